@@ -1,0 +1,3 @@
+from poppy_tui.cli.main import main
+
+raise SystemExit(main())

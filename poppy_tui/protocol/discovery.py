@@ -1,0 +1,159 @@
+"""poppy.json (spec 3): what a Company offers, validated before we use any of it."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from poppy_tui.protocol.conventions import (
+    CONVERSATION_PROTOCOL_TYPE,
+    SUPPORTED_DOCUMENT_VERSIONS,
+    WELL_KNOWN_PATH,
+)
+from poppy_tui.protocol.errors import InvalidDiscovery
+from poppy_tui.protocol.extensions import document_supports_operations
+
+MAX_NAME_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class ApiEntry:
+    type: str  # "openapi" or "mcp"
+    url: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CompanyDocument:
+    protocol_version: str
+    name: str
+    domain: str
+    issuer: str | None
+    apis: tuple[ApiEntry, ...]
+    conversation_endpoints: tuple[str, ...]
+    supports_operations: bool
+    raw: dict[str, Any] = field(compare=False, repr=False, default_factory=dict)
+
+    @property
+    def openapi_url(self) -> str | None:
+        return next((a.url for a in self.apis if a.type == "openapi"), None)
+
+    @property
+    def mcp_url(self) -> str | None:
+        return next((a.url for a in self.apis if a.type == "mcp"), None)
+
+    @property
+    def conversation_endpoint(self) -> str | None:
+        return self.conversation_endpoints[0] if self.conversation_endpoints else None
+
+    @property
+    def audience(self) -> str:
+        """Who Session JWTs are addressed to: the issuer, or the domain's origin without one."""
+        return self.issuer or f"https://{self.domain}"
+
+
+def is_loopback_host(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
+    """HTTPS only; plain http only to loopback and only when explicitly allowed."""
+    if not isinstance(url, str) or not url:
+        raise InvalidDiscovery(where, "must be a non-empty URL string")
+    parts = urlsplit(url)
+    if not parts.hostname:
+        raise InvalidDiscovery(where, f"has no host: {url!r}")
+    if parts.username or parts.password:
+        raise InvalidDiscovery(where, "must not carry credentials")
+    if parts.scheme == "https":
+        if is_loopback_host(parts.hostname) and not allow_loopback_http:
+            raise InvalidDiscovery(where, "points at a loopback address, allowed only for local Companies")
+        return url
+    if parts.scheme == "http" and allow_loopback_http and is_loopback_host(parts.hostname):
+        return url
+    raise InvalidDiscovery(where, f"must be an https URL, got {parts.scheme or 'no'} scheme")
+
+
+def discovery_url(domain_or_url: str, allow_loopback_http: bool = False) -> str:
+    """Where to fetch poppy.json for a domain (https) or a base URL (loopback http allowed)."""
+    text = domain_or_url.strip()
+    if "://" not in text:
+        text = "https://" + text
+    parts = urlsplit(text)
+    check_url(f"{parts.scheme}://{parts.netloc}/", "company", allow_loopback_http)
+    return f"{parts.scheme}://{parts.netloc}{WELL_KNOWN_PATH}"
+
+
+def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = False) -> CompanyDocument:
+    """Validate a poppy.json document served by `served_host`."""
+    if not isinstance(doc, dict):
+        raise InvalidDiscovery("poppy.json", "must be a JSON object")
+    version = doc.get("protocol_version")
+    if not isinstance(version, str):
+        raise InvalidDiscovery("protocol_version", "is required and must be a string")
+    if version not in SUPPORTED_DOCUMENT_VERSIONS:
+        supported = ", ".join(sorted(SUPPORTED_DOCUMENT_VERSIONS))
+        raise InvalidDiscovery("protocol_version", f"is {version!r}; poppy-tui supports {supported}")
+    org = doc.get("organization")
+    if not isinstance(org, dict):
+        raise InvalidDiscovery("organization", "is required and must be an object")
+    name = org.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidDiscovery("organization.name", "is required and must be a non-empty string")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidDiscovery("organization.name", f"is longer than {MAX_NAME_LENGTH} characters")
+    domain = org.get("domain")
+    if not isinstance(domain, str) or not domain:
+        raise InvalidDiscovery("organization.domain", "is required and must be a string")
+    if domain.lower() != served_host.lower():
+        raise InvalidDiscovery(
+            "organization.domain", f"is {domain!r} but the document was served by {served_host!r}"
+        )
+    issuer = None
+    auth = doc.get("auth")
+    if auth is not None:
+        if not isinstance(auth, dict):
+            raise InvalidDiscovery("auth", "must be an object")
+        if "issuer" in auth:
+            issuer = check_url(auth["issuer"], "auth.issuer", allow_loopback_http)
+    apis: list[ApiEntry] = []
+    raw_apis = doc.get("apis", [])
+    if not isinstance(raw_apis, list):
+        raise InvalidDiscovery("apis", "must be an array")
+    for i, entry in enumerate(raw_apis):
+        if not isinstance(entry, dict):
+            raise InvalidDiscovery(f"apis[{i}]", "must be an object")
+        kind = entry.get("type")
+        if kind not in ("openapi", "mcp"):
+            continue  # Unknown API types are skipped (spec 7).
+        url = check_url(entry.get("url"), f"apis[{i}].url", allow_loopback_http)
+        description = entry.get("description", "")
+        apis.append(ApiEntry(kind, url, description if isinstance(description, str) else ""))
+    endpoints: list[str] = []
+    agent = doc.get("agent")
+    if agent is not None:
+        if not isinstance(agent, dict) or not isinstance(agent.get("protocols", []), list):
+            raise InvalidDiscovery("agent.protocols", "must be an array")
+        for i, proto in enumerate(agent.get("protocols", [])):
+            if isinstance(proto, dict) and proto.get("type") == CONVERSATION_PROTOCOL_TYPE:
+                endpoints.append(check_url(proto.get("endpoint"), f"agent.protocols[{i}].endpoint", allow_loopback_http))
+    if not apis and not endpoints and "web" not in doc:
+        raise InvalidDiscovery("poppy.json", "offers no interface (agent, apis or web)")
+    return CompanyDocument(
+        protocol_version=version,
+        name=name,
+        domain=domain,
+        issuer=issuer,
+        apis=tuple(apis),
+        conversation_endpoints=tuple(endpoints),
+        supports_operations=document_supports_operations(doc.get("extensions")),
+        raw=doc,
+    )

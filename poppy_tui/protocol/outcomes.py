@@ -1,0 +1,96 @@
+"""What a Company's answer means for an operation, independent of the interface.
+
+Transports turn wire responses into one of these; the approval state machine
+acts on them. Keeping the classification pure makes every branch testable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from poppy_tui.protocol.errors import ProtocolError
+from poppy_tui.protocol.operation import Operation
+
+
+@dataclass(frozen=True)
+class Performed:
+    """The Company responded as it would without operations (2xx, non-error tool result, ...)."""
+
+    status: int | None
+    body: Any
+
+
+@dataclass(frozen=True)
+class ApprovalRequired:
+    operation: Operation
+
+
+@dataclass(frozen=True)
+class RetryLater:
+    """503 and the like: being performed, or the Company doesn't know yet. Never a failure."""
+
+    retry_after: float | None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class NotPerformed:
+    """A definite refusal or error: the action did not happen."""
+
+    status: int | None
+    error: str
+    body: Any
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """The request may have reached the Company (timeout, dropped connection)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class NotSent:
+    """The request certainly did not reach the Company (connect refused)."""
+
+    detail: str
+
+
+@dataclass(frozen=True)
+class BadResponse:
+    """The Company answered, but not in a way the protocol allows."""
+
+    error: ProtocolError
+    status: int | None = None
+
+
+Outcome = Union[Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse]
+
+RETRYABLE = (RetryLater, Unknown, NotSent)
+
+
+def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: float | None) -> Outcome:
+    """Classify an API response. `body` is parsed JSON or None; `headers` lower-cased."""
+    from poppy_tui.protocol.operation import operation_from_api_body
+
+    if status == 403 and isinstance(body, dict) and body.get("error") == "approval_required":
+        try:
+            operation = operation_from_api_body(status, body)
+        except ProtocolError as exc:
+            return BadResponse(exc, status)
+        assert operation is not None
+        return ApprovalRequired(operation)
+    if status in (503, 429) or (status == 409 and _error_code(body) == "operation_in_progress"):
+        return RetryLater(retry_after, f"HTTP {status}")
+    if status in (502, 504):
+        return Unknown(f"HTTP {status} from a gateway")
+    if 200 <= status < 300:
+        return Performed(status, body)
+    return NotPerformed(status, _error_code(body) or f"http_{status}", body)
+
+
+def _error_code(body: Any) -> str | None:
+    if isinstance(body, dict) and isinstance(body.get("error"), str):
+        return body["error"]
+    return None

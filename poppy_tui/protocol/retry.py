@@ -1,0 +1,47 @@
+"""Retry-After (RFC 9110 10.2.3) and capped exponential backoff with jitter."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait, or None if absent or unreadable. A past date means 0."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return float(int(text))
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:  # asctime form comes back naive; HTTP dates are UTC.
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+@dataclass(frozen=True)
+class BackoffPolicy:
+    base_seconds: float = 0.5
+    factor: float = 2.0
+    cap_seconds: float = 30.0
+    max_retry_after_seconds: float = 300.0
+    jitter_low: float = 0.5
+
+    def delay(self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
+        """Delay before retry number `attempt` (1 = first retry)."""
+        rng = rng or random
+        raw = min(self.base_seconds * self.factor ** max(0, attempt - 1), self.cap_seconds)
+        delay = raw * rng.uniform(self.jitter_low, 1.0)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.max_retry_after_seconds))
+        return delay
