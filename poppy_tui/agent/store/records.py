@@ -1,0 +1,178 @@
+"""Read models returned by the store. Plain frozen dataclasses: safe to hand to any thread."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from poppy_tui.protocol.operation import Operation, parse_operation
+from poppy_tui.protocol.requests import RequestDescription, request_from_json
+
+
+class Status(StrEnum):
+    """The approval state machine (docs/state-machine.md)."""
+
+    PENDING = "pending"  # waiting for the person
+    APPROVED = "approved"  # decision committed; grace period before the first send
+    SENDING = "sending"  # at least one send attempt started; retries use the same approval
+    PERFORMED = "performed"
+    NOT_PERFORMED = "not_performed"
+    OUTCOME_UNKNOWN = "outcome_unknown"  # sent, no definite answer: no new approval until resolved
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"  # approval taken back before any send; may be decided again
+    EXPIRED = "expired"
+
+    @property
+    def is_open(self) -> bool:
+        """Waiting for a person to decide."""
+        return self in (Status.PENDING, Status.WITHDRAWN)
+
+    @property
+    def is_final(self) -> bool:
+        return self in (Status.PERFORMED, Status.NOT_PERFORMED, Status.DECLINED, Status.EXPIRED)
+
+
+@dataclass(frozen=True)
+class CompanyRecord:
+    id: int
+    base_url: str
+    domain: str
+    name: str
+    document: dict[str, Any]
+    supports_operations: bool
+    user_id: str
+    session_id: str
+    discovered_at: str
+    updated_at: str
+
+    @property
+    def apis(self) -> list[dict[str, Any]]:
+        apis = self.document.get("apis")
+        return apis if isinstance(apis, list) else []
+
+
+@dataclass(frozen=True)
+class RevisionRecord:
+    id: int
+    operation_row: int
+    revision: str
+    request_id: int
+    summary: str
+    terms: dict[str, Any] | None
+    expires_at: datetime
+    expires_at_text: str
+    raw: dict[str, Any]
+    carrier_text: str | None
+    received_at: str
+    seen_at: str | None
+
+    def as_operation(self) -> Operation:
+        return parse_operation(self.raw)
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    id: int
+    operation_row: int
+    revision_id: int
+    decision: str
+    decided_at: str
+    actor: str
+    note: str | None
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    id: int
+    operation_row: int
+    revision_id: int
+    number: int
+    idempotency_key: str | None
+    started_at: str
+    finished_at: str | None
+    outcome: str | None  # None: started, never finished (the process died while sending)
+    http_status: int | None
+    response: Any
+    detail: str | None
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    id: int
+    operation_row: int
+    at: str
+    kind: str
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class OperationRow:
+    """One line of the inbox or history: enough to list without loading everything."""
+
+    id: int
+    company_id: int
+    company_name: str
+    company_domain: str
+    operation_id: str
+    interface: str
+    status: Status
+    revision: str
+    summary: str
+    terms: dict[str, Any] | None
+    expires_at: datetime
+    revision_count: int
+    created_at: str
+    updated_at: str
+    decided_at: str | None
+    approved_revision: str | None
+    outcome_detail: str | None
+
+
+@dataclass(frozen=True)
+class OperationRecord:
+    """Everything about one operation, for the review screen and the dispatcher."""
+
+    id: int
+    company: CompanyRecord
+    operation_id: str
+    interface: str
+    session_id: str
+    status: Status
+    current: RevisionRecord
+    approved_revision_id: int | None
+    send_after: str | None
+    idempotency_key: str | None
+    next_attempt_at: str | None
+    attempt_count: int
+    outcome: Any
+    outcome_detail: str | None
+    created_at: str
+    updated_at: str
+    request: RequestDescription
+    request_id: int
+
+    @property
+    def approved(self) -> RevisionRecord | None:
+        return self.current if self.approved_revision_id == self.current.id else None
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    operation_row: int
+    revision_id: int
+    new_operation: bool
+    new_revision: bool
+    previous_revision_id: int | None
+    status: Status
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def request_of(text: str) -> RequestDescription:
+    return request_from_json(text)

@@ -1,0 +1,128 @@
+"""Schema migrations, applied in order; PRAGMA user_version records how far a file has come.
+
+Never edit a released migration: add a new one. Old files must keep opening.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the first schema.
+    """
+    CREATE TABLE companies (
+        id INTEGER PRIMARY KEY,
+        base_url TEXT NOT NULL UNIQUE,
+        domain TEXT NOT NULL,
+        name TEXT NOT NULL,
+        document_json TEXT NOT NULL,
+        supports_operations INTEGER NOT NULL,
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        discovered_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE requests (
+        id INTEGER PRIMARY KEY,
+        company_id INTEGER NOT NULL REFERENCES companies(id),
+        interface TEXT NOT NULL CHECK (interface IN ('api', 'mcp', 'conversation')),
+        request_json TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        first_status INTEGER,
+        first_response_json TEXT
+    );
+    CREATE TABLE operations (
+        id INTEGER PRIMARY KEY,
+        company_id INTEGER NOT NULL REFERENCES companies(id),
+        operation_id TEXT NOT NULL,
+        interface TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        current_revision_id INTEGER,
+        approved_revision_id INTEGER,
+        send_after TEXT,
+        idempotency_key TEXT,
+        lease_owner TEXT,
+        lease_until TEXT,
+        next_attempt_at TEXT,
+        attempt_count INTEGER NOT NULL DEFAULT 0,
+        outcome_json TEXT,
+        outcome_detail TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (company_id, operation_id)
+    );
+    CREATE INDEX operations_status ON operations (status, updated_at);
+    CREATE INDEX operations_updated ON operations (updated_at);
+    CREATE TABLE revisions (
+        id INTEGER PRIMARY KEY,
+        operation_row INTEGER NOT NULL REFERENCES operations(id),
+        revision TEXT NOT NULL,
+        request_id INTEGER NOT NULL REFERENCES requests(id),
+        summary TEXT NOT NULL,
+        terms_json TEXT,
+        expires_at TEXT NOT NULL,
+        expires_at_text TEXT NOT NULL,
+        raw_json TEXT NOT NULL,
+        carrier_text TEXT,
+        received_at TEXT NOT NULL,
+        seen_at TEXT,
+        UNIQUE (operation_row, revision)
+    );
+    CREATE TABLE decisions (
+        id INTEGER PRIMARY KEY,
+        operation_row INTEGER NOT NULL REFERENCES operations(id),
+        revision_id INTEGER NOT NULL REFERENCES revisions(id),
+        decision TEXT NOT NULL CHECK (decision IN
+            ('approved', 'declined', 'withdrawn', 'resolved_performed', 'resolved_not_performed')),
+        decided_at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        note TEXT
+    );
+    CREATE INDEX decisions_operation ON decisions (operation_row);
+    CREATE TABLE attempts (
+        id INTEGER PRIMARY KEY,
+        operation_row INTEGER NOT NULL REFERENCES operations(id),
+        revision_id INTEGER NOT NULL REFERENCES revisions(id),
+        number INTEGER NOT NULL,
+        idempotency_key TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        outcome TEXT,
+        http_status INTEGER,
+        response_json TEXT,
+        detail TEXT,
+        owner TEXT
+    );
+    CREATE INDEX attempts_operation ON attempts (operation_row);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        operation_row INTEGER NOT NULL REFERENCES operations(id),
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT
+    );
+    CREATE INDEX events_operation ON events (operation_row);
+    CREATE TABLE conversations (
+        id INTEGER PRIMARY KEY,
+        company_id INTEGER NOT NULL REFERENCES companies(id),
+        endpoint TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        cursor TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (company_id, conversation_id)
+    );
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        conversation_row INTEGER NOT NULL REFERENCES conversations(id),
+        message_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        text TEXT,
+        message_json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (conversation_row, message_id)
+    );
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)

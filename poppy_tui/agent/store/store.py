@@ -1,0 +1,831 @@
+"""The durable record: SQLite on disk, WAL with synchronous=FULL, file mode 0600.
+
+Every state change is one short `BEGIN IMMEDIATE` transaction whose WHERE clause
+checks the state it moves from, so several processes (the TUI, CLI agents) can
+share one file and a change only happens once. A decision is committed before
+anything is sent; an attempt row is committed before the request leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from poppy_tui.agent.store.records import (
+    AttemptRecord,
+    CompanyRecord,
+    DecisionRecord,
+    EventRecord,
+    OperationRecord,
+    OperationRow,
+    RecordResult,
+    RevisionRecord,
+    Status,
+    loads,
+    request_of,
+)
+from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
+from poppy_tui.protocol.discovery import CompanyDocument
+from poppy_tui.protocol.ids import new_id
+from poppy_tui.protocol.operation import Operation
+from poppy_tui.protocol.requests import RequestDescription, request_to_json
+
+BUSY_TIMEOUT_SECONDS = 10.0
+
+
+class StoreError(RuntimeError):
+    """The database can't be used (corrupt, locked, newer, unwritable). Nothing was changed."""
+
+
+class StateError(RuntimeError):
+    """The operation is not in a state that allows this (e.g. approving an expired revision)."""
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def stamp(value: datetime | None = None) -> str:
+    """UTC, fixed width, so text comparison in SQL is time comparison."""
+    value = (value or now_utc()).astimezone(timezone.utc)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_stamp(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+
+
+def _create_private_file(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
+class Store:
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._db = connection
+        self.path = path
+
+    # ---- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> "Store":
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private_file(path)
+        except OSError as exc:
+            raise StoreError(f"cannot create the database {path}: {exc.strerror or exc}") from None
+        try:
+            connection = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {path}: {exc}") from None
+        store = cls(connection, path)
+        try:
+            store._configure()
+            store._migrate()
+        except sqlite3.DatabaseError as exc:
+            connection.close()
+            message = str(exc)
+            if "not a database" in message or "malformed" in message:
+                raise StoreError(
+                    f"the database {path} is damaged ({message}). It was left untouched; "
+                    "move it aside to start a new one, or restore a backup."
+                ) from None
+            if "locked" in message or "busy" in message:
+                raise StoreError(
+                    f"the database {path} is locked by another process ({message}); try again."
+                ) from None
+            raise StoreError(f"the database {path} can't be used: {message}") from None
+        return store
+
+    def _configure(self) -> None:
+        mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"the database {self.path} could not switch to WAL mode (got {mode})")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the database {self.path} was written by a newer poppy-tui (schema {version}, "
+                f"this one knows {SCHEMA_VERSION}); upgrade poppy-tui."
+            )
+        if version == SCHEMA_VERSION:
+            self._db.execute("PRAGMA quick_check").fetchone()
+            return
+        with self._write():
+            current = self._db.execute("PRAGMA user_version").fetchone()[0]
+            for number in range(current, SCHEMA_VERSION):
+                for statement in _split_sql(MIGRATIONS[number]):
+                    self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"the database is busy or locked ({exc}); nothing was changed") from None
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
+
+    def _event(self, operation_row: int, kind: str, detail: str | None = None, at: datetime | None = None) -> None:
+        self._db.execute(
+            "INSERT INTO events (operation_row, at, kind, detail) VALUES (?, ?, ?, ?)",
+            (operation_row, stamp(at), kind, detail),
+        )
+
+    def change_token(self) -> tuple[int, int]:
+        """Changes when any connection (this or another process) commits; cheap to poll."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        return version, self._db.total_changes
+
+    # ---- companies -----------------------------------------------------------------------
+
+    def upsert_company(self, base_url: str, document: CompanyDocument) -> CompanyRecord:
+        at = stamp()
+        with self._write() as db:
+            row = db.execute("SELECT id FROM companies WHERE base_url = ?", (base_url,)).fetchone()
+            doc_json = json.dumps(document.raw, ensure_ascii=False)
+            if row is None:
+                db.execute(
+                    "INSERT INTO companies (base_url, domain, name, document_json, supports_operations,"
+                    " user_id, session_id, discovered_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (
+                        base_url,
+                        document.domain,
+                        document.name,
+                        doc_json,
+                        int(document.supports_operations),
+                        new_id("usr_"),
+                        new_id("ses_"),
+                        at,
+                        at,
+                    ),
+                )
+            else:
+                db.execute(
+                    "UPDATE companies SET domain=?, name=?, document_json=?, supports_operations=?,"
+                    " updated_at=? WHERE id=?",
+                    (document.domain, document.name, doc_json, int(document.supports_operations), at, row[0]),
+                )
+        company = self.find_company(base_url)
+        assert company is not None
+        return company
+
+    def new_session(self, company_id: int) -> CompanyRecord:
+        """Start a new Session with a Company (after invalid_session)."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE companies SET session_id=?, updated_at=? WHERE id=?",
+                (new_id("ses_"), stamp(), company_id),
+            )
+        return self.get_company(company_id)
+
+    def get_company(self, company_id: int) -> CompanyRecord:
+        row = self._db.execute(f"SELECT {_COMPANY_COLUMNS} FROM companies WHERE id=?", (company_id,)).fetchone()
+        if row is None:
+            raise KeyError(company_id)
+        return _company(row)
+
+    def find_company(self, key: str) -> CompanyRecord | None:
+        """By base URL, domain or name (case-insensitive), in that order."""
+        for column in ("base_url", "domain", "name"):
+            row = self._db.execute(
+                f"SELECT {_COMPANY_COLUMNS} FROM companies WHERE lower({column}) = lower(?) ORDER BY id LIMIT 1",
+                (key.rstrip("/") if column == "base_url" else key,),
+            ).fetchone()
+            if row is not None:
+                return _company(row)
+        return None
+
+    def list_companies(self) -> list[CompanyRecord]:
+        rows = self._db.execute(f"SELECT {_COMPANY_COLUMNS} FROM companies ORDER BY name, id").fetchall()
+        return [_company(r) for r in rows]
+
+    # ---- requests ------------------------------------------------------------------------
+
+    def add_request(self, company_id: int, request: RequestDescription, origin: str) -> int:
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
+                (company_id, request.interface, request_to_json(request), origin, stamp()),
+            )
+            return int(cursor.lastrowid)
+
+    def set_first_response(self, request_id: int, status: int | None, response: Any) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE requests SET first_status=?, first_response_json=? WHERE id=? AND first_response_json IS NULL",
+                (status, json.dumps(response, ensure_ascii=False), request_id),
+            )
+
+    def get_request(self, request_id: int) -> tuple[RequestDescription, int | None, Any]:
+        row = self._db.execute(
+            "SELECT request_json, first_status, first_response_json FROM requests WHERE id=?", (request_id,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(request_id)
+        return request_of(row[0]), row[1], loads(row[2])
+
+    # ---- operations and revisions ----------------------------------------------------------
+
+    def record_operation(
+        self,
+        company_id: int,
+        request_id: int,
+        session_id: str,
+        operation: Operation,
+        carrier_text: str | None = None,
+        interface: str | None = None,
+    ) -> RecordResult:
+        """Keep an operation (or a new revision of one) that a request returned.
+
+        A new revision replaces the current one. Where no approval is under way it reopens
+        the operation for a decision; while sending, the caller decides (see engine).
+        """
+        if interface is None:
+            interface = self.get_request(request_id)[0].interface
+        at = stamp()
+        with self._write() as db:
+            row = db.execute(
+                "SELECT id, status, current_revision_id FROM operations WHERE company_id=? AND operation_id=?",
+                (company_id, operation.operation_id),
+            ).fetchone()
+            new_operation = row is None
+            if new_operation:
+                cursor = db.execute(
+                    "INSERT INTO operations (company_id, operation_id, interface, session_id, status,"
+                    " created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
+                    (company_id, operation.operation_id, interface, session_id, Status.PENDING, at, at),
+                )
+                op_row, status, previous = int(cursor.lastrowid), Status.PENDING, None
+                self._event(op_row, "received", f"revision {operation.revision}")
+            else:
+                op_row, status, previous = int(row[0]), Status(row[1]), row[2]
+            existing = db.execute(
+                "SELECT id FROM revisions WHERE operation_row=? AND revision=?", (op_row, operation.revision)
+            ).fetchone()
+            if existing is not None:
+                return RecordResult(op_row, int(existing[0]), False, False, previous, status)
+            cursor = db.execute(
+                "INSERT INTO revisions (operation_row, revision, request_id, summary, terms_json, expires_at,"
+                " expires_at_text, raw_json, carrier_text, received_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    op_row,
+                    operation.revision,
+                    request_id,
+                    operation.summary,
+                    operation.terms_json,
+                    stamp(operation.expires_at),
+                    operation.expires_at_text,
+                    json.dumps(operation.raw, ensure_ascii=False),
+                    carrier_text,
+                    at,
+                ),
+            )
+            revision_id = int(cursor.lastrowid)
+            new_status = status
+            if not new_operation:
+                self._event(op_row, "new_revision", f"revision {operation.revision}")
+                if status in (Status.PENDING, Status.WITHDRAWN, Status.DECLINED, Status.EXPIRED, Status.NOT_PERFORMED):
+                    new_status = Status.PENDING
+                elif status == Status.APPROVED:
+                    # The approval was for other terms: it must not be sent (spec 5).
+                    new_status = Status.PENDING
+                    self._event(op_row, "superseded", "a new revision arrived before sending; approve again")
+            db.execute(
+                "UPDATE operations SET current_revision_id=?, status=?, updated_at=?,"
+                " approved_revision_id=CASE WHEN ? THEN NULL ELSE approved_revision_id END,"
+                " send_after=CASE WHEN ? THEN NULL ELSE send_after END"
+                " WHERE id=?",
+                (
+                    revision_id,
+                    new_status,
+                    at,
+                    int(status == Status.APPROVED),
+                    int(status == Status.APPROVED),
+                    op_row,
+                ),
+            )
+            return RecordResult(op_row, revision_id, new_operation, True, previous, new_status)
+
+    def get_operation(self, operation_row: int) -> OperationRecord:
+        row = self._db.execute(f"SELECT {_OPERATION_COLUMNS} FROM operations WHERE id=?", (operation_row,)).fetchone()
+        if row is None:
+            raise KeyError(operation_row)
+        return self._operation(row)
+
+    def find_operation(self, key: str) -> OperationRecord | None:
+        """By row number or by the Company's operation_id (the newest if several Companies reuse one)."""
+        if key.isdigit():
+            try:
+                return self.get_operation(int(key))
+            except KeyError:
+                pass
+        row = self._db.execute(
+            f"SELECT {_OPERATION_COLUMNS} FROM operations WHERE operation_id=? ORDER BY id DESC LIMIT 1", (key,)
+        ).fetchone()
+        return None if row is None else self._operation(row)
+
+    def _operation(self, row: Sequence[Any]) -> OperationRecord:
+        (op_id, company_id, operation_id, interface, session_id, status, current_id, approved_id, send_after,
+         idem, next_at, attempts, outcome_json, outcome_detail, created, updated) = row
+        current = self.get_revision(current_id)
+        request, _, _ = self.get_request(current.request_id)
+        return OperationRecord(
+            id=op_id,
+            company=self.get_company(company_id),
+            operation_id=operation_id,
+            interface=interface,
+            session_id=session_id,
+            status=Status(status),
+            current=current,
+            approved_revision_id=approved_id,
+            send_after=send_after,
+            idempotency_key=idem,
+            next_attempt_at=next_at,
+            attempt_count=attempts,
+            outcome=loads(outcome_json),
+            outcome_detail=outcome_detail,
+            created_at=created,
+            updated_at=updated,
+            request=request,
+            request_id=current.request_id,
+        )
+
+    def get_revision(self, revision_id: int) -> RevisionRecord:
+        row = self._db.execute(f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE id=?", (revision_id,)).fetchone()
+        if row is None:
+            raise KeyError(revision_id)
+        return _revision(row)
+
+    def revisions(self, operation_row: int) -> list[RevisionRecord]:
+        rows = self._db.execute(
+            f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? ORDER BY id", (operation_row,)
+        ).fetchall()
+        return [_revision(r) for r in rows]
+
+    def previous_seen_revision(self, operation_row: int, before_revision_id: int) -> RevisionRecord | None:
+        """The latest revision the person opened before this one: what 'changed since' compares with."""
+        row = self._db.execute(
+            f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? AND id<? AND seen_at IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1",
+            (operation_row, before_revision_id),
+        ).fetchone()
+        if row is None:
+            row = self._db.execute(
+                f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? AND id<? ORDER BY id DESC LIMIT 1",
+                (operation_row, before_revision_id),
+            ).fetchone()
+        return None if row is None else _revision(row)
+
+    def mark_seen(self, revision_id: int) -> None:
+        with self._write() as db:
+            db.execute("UPDATE revisions SET seen_at=? WHERE id=? AND seen_at IS NULL", (stamp(), revision_id))
+
+    def decisions(self, operation_row: int) -> list[DecisionRecord]:
+        rows = self._db.execute(
+            "SELECT id, operation_row, revision_id, decision, decided_at, actor, note FROM decisions"
+            " WHERE operation_row=? ORDER BY id",
+            (operation_row,),
+        ).fetchall()
+        return [DecisionRecord(*r) for r in rows]
+
+    def attempts(self, operation_row: int) -> list[AttemptRecord]:
+        rows = self._db.execute(
+            f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE operation_row=? ORDER BY id", (operation_row,)
+        ).fetchall()
+        return [_attempt(r) for r in rows]
+
+    def events(self, operation_row: int) -> list[EventRecord]:
+        rows = self._db.execute(
+            "SELECT id, operation_row, at, kind, detail FROM events WHERE operation_row=? ORDER BY id",
+            (operation_row,),
+        ).fetchall()
+        return [EventRecord(*r) for r in rows]
+
+    def list_operations(
+        self,
+        statuses: Iterable[Status | str] | None = None,
+        company_id: int | None = None,
+        text: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[OperationRow]:
+        where, params = self._filters(statuses, company_id, text)
+        order = "DESC" if newest_first else "ASC"
+        rows = self._db.execute(
+            f"""
+            SELECT o.id, o.company_id, c.name, c.domain, o.operation_id, o.interface, o.status,
+                   r.revision, r.summary, r.terms_json, r.expires_at,
+                   (SELECT count(*) FROM revisions rr WHERE rr.operation_row = o.id),
+                   o.created_at, o.updated_at,
+                   (SELECT max(d.decided_at) FROM decisions d WHERE d.operation_row = o.id),
+                   (SELECT ar.revision FROM revisions ar WHERE ar.id = o.approved_revision_id),
+                   o.outcome_detail
+            FROM operations o
+            JOIN companies c ON c.id = o.company_id
+            JOIN revisions r ON r.id = o.current_revision_id
+            {where}
+            ORDER BY o.updated_at {order}, o.id {order}
+            LIMIT ? OFFSET ?
+            """,
+            (*params, limit, offset),
+        ).fetchall()
+        return [
+            OperationRow(
+                id=r[0], company_id=r[1], company_name=r[2], company_domain=r[3], operation_id=r[4],
+                interface=r[5], status=Status(r[6]), revision=r[7], summary=r[8], terms=loads(r[9]),
+                expires_at=parse_stamp(r[10]), revision_count=r[11], created_at=r[12], updated_at=r[13],
+                decided_at=r[14], approved_revision=r[15], outcome_detail=r[16],
+            )
+            for r in rows
+        ]
+
+    def count_operations(
+        self, statuses: Iterable[Status | str] | None = None, company_id: int | None = None, text: str | None = None
+    ) -> int:
+        where, params = self._filters(statuses, company_id, text)
+        return self._db.execute(
+            f"SELECT count(*) FROM operations o JOIN companies c ON c.id = o.company_id"
+            f" JOIN revisions r ON r.id = o.current_revision_id {where}",
+            params,
+        ).fetchone()[0]
+
+    @staticmethod
+    def _filters(
+        statuses: Iterable[Status | str] | None, company_id: int | None, text: str | None
+    ) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if statuses is not None:
+            values = [str(Status(s)) for s in statuses]
+            clauses.append(f"o.status IN ({','.join('?' * len(values))})" if values else "0")
+            params.extend(values)
+        if company_id is not None:
+            clauses.append("o.company_id = ?")
+            params.append(company_id)
+        if text:
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append(
+                "(r.summary LIKE ? ESCAPE '\\' OR o.operation_id LIKE ? ESCAPE '\\' OR c.name LIKE ? ESCAPE '\\')"
+            )
+            params.extend([pattern] * 3)
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    # ---- decisions (only the person at the TUI makes these) --------------------------------
+
+    def approve(
+        self, operation_row: int, revision_id: int, grace_seconds: float, actor: str = "tui", now: datetime | None = None
+    ) -> OperationRecord:
+        now = now or now_utc()
+        with self._write() as db:
+            row = db.execute(
+                "SELECT o.status, o.current_revision_id, r.expires_at FROM operations o"
+                " JOIN revisions r ON r.id = o.current_revision_id WHERE o.id=?",
+                (operation_row,),
+            ).fetchone()
+            if row is None:
+                raise StateError("no such operation")
+            status, current_id, expires_at = Status(row[0]), row[1], parse_stamp(row[2])
+            if current_id != revision_id:
+                raise StateError("a newer revision of these terms arrived; review it before approving")
+            if not status.is_open:
+                raise StateError(f"the operation is {status.value}; it can't be approved now")
+            if expires_at <= now:
+                raise StateError("this revision has expired; it can no longer be approved")
+            db.execute(
+                "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
+                " next_attempt_at=NULL, updated_at=? WHERE id=?",
+                (
+                    Status.APPROVED,
+                    revision_id,
+                    stamp(now + timedelta(seconds=max(0.0, grace_seconds))),
+                    str(uuid.uuid4()),
+                    stamp(now),
+                    operation_row,
+                ),
+            )
+            self._decision(operation_row, revision_id, "approved", actor, None, now)
+            self._event(operation_row, "approved", f"grace {grace_seconds:g}s", now)
+        return self.get_operation(operation_row)
+
+    def decline(self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None) -> OperationRecord:
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=?"
+                " WHERE id=? AND current_revision_id=? AND status IN (?,?,?)",
+                (Status.DECLINED, stamp(), operation_row, revision_id, Status.PENDING, Status.WITHDRAWN, Status.APPROVED),
+            )
+            if cursor.rowcount != 1:
+                raise StateError(self._why_not(operation_row, "declined"))
+            self._decision(operation_row, revision_id, "declined", actor, note)
+            self._event(operation_row, "declined", note)
+        return self.get_operation(operation_row)
+
+    def withdraw(self, operation_row: int, actor: str = "tui") -> OperationRecord:
+        """Take an approval back. Possible only until the first send attempt starts."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT approved_revision_id FROM operations WHERE id=? AND status=?", (operation_row, Status.APPROVED)
+            ).fetchone()
+            if row is None:
+                raise StateError(self._why_not(operation_row, "withdrawn"))
+            db.execute(
+                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=? WHERE id=?",
+                (Status.WITHDRAWN, stamp(), operation_row),
+            )
+            self._decision(operation_row, row[0], "withdrawn", actor, None)
+            self._event(operation_row, "withdrawn")
+        return self.get_operation(operation_row)
+
+    def resolve_unknown(self, operation_row: int, performed: bool, actor: str = "tui", note: str | None = None) -> OperationRecord:
+        """The person found out (e.g. from the order) whether an unknown send took effect."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT approved_revision_id, current_revision_id FROM operations WHERE id=? AND status=?",
+                (operation_row, Status.OUTCOME_UNKNOWN),
+            ).fetchone()
+            if row is None:
+                raise StateError(self._why_not(operation_row, "resolved"))
+            approved_id, current_id = row
+            if performed:
+                status = Status.PERFORMED
+            elif current_id != approved_id:
+                status = Status.PENDING  # a newer revision may now be decided on
+            else:
+                status = Status.NOT_PERFORMED
+            db.execute(
+                "UPDATE operations SET status=?, lease_owner=NULL, lease_until=NULL, next_attempt_at=NULL,"
+                " outcome_detail=?, updated_at=? WHERE id=?",
+                (status, note or ("confirmed performed" if performed else "confirmed not performed"), stamp(), operation_row),
+            )
+            self._decision(
+                operation_row, approved_id or current_id,
+                "resolved_performed" if performed else "resolved_not_performed", actor, note,
+            )
+            self._event(operation_row, "resolved", status.value)
+        return self.get_operation(operation_row)
+
+    def _decision(
+        self, operation_row: int, revision_id: int, decision: str, actor: str, note: str | None, at: datetime | None = None
+    ) -> None:
+        self._db.execute(
+            "INSERT INTO decisions (operation_row, revision_id, decision, decided_at, actor, note) VALUES (?,?,?,?,?,?)",
+            (operation_row, revision_id, decision, stamp(at), actor, note),
+        )
+
+    def _why_not(self, operation_row: int, verb: str) -> str:
+        row = self._db.execute("SELECT status FROM operations WHERE id=?", (operation_row,)).fetchone()
+        if row is None:
+            return "no such operation"
+        return f"the operation is {row[0]}; it can't be {verb} now"
+
+    # ---- the dispatcher's side -------------------------------------------------------------
+
+    def expire_due(self, now: datetime | None = None) -> list[int]:
+        """Undecided (or approved, never sent) operations whose revision expired."""
+        at = stamp(now)
+        with self._write() as db:
+            rows = db.execute(
+                "SELECT o.id FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
+                " WHERE o.status IN (?,?,?) AND r.expires_at <= ?",
+                (Status.PENDING, Status.WITHDRAWN, Status.APPROVED, at),
+            ).fetchall()
+            for (op_row,) in rows:
+                db.execute(
+                    "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=? WHERE id=?",
+                    (Status.EXPIRED, at, op_row),
+                )
+                self._event(op_row, "expired")
+        return [r[0] for r in rows]
+
+    def claim_due(
+        self, owner: str, lease_seconds: float, now: datetime | None = None, operation_row: int | None = None
+    ) -> OperationRecord | None:
+        """Take the lease on one operation that is due to be sent, atomically across processes."""
+        now = now or now_utc()
+        at = stamp(now)
+        only = "AND id = ?" if operation_row is not None else ""
+        with self._write() as db:
+            row = db.execute(
+                f"""SELECT id FROM operations
+                    WHERE ((status = ? AND send_after <= ?)
+                       OR (status = ? AND (lease_until IS NULL OR lease_until <= ?)
+                           AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
+                    {only}
+                    ORDER BY updated_at LIMIT 1""",
+                (Status.APPROVED, at, Status.SENDING, at, at, *([operation_row] if operation_row is not None else [])),
+            ).fetchone()
+            if row is None:
+                return None
+            db.execute(
+                "UPDATE operations SET lease_owner=?, lease_until=? WHERE id=?",
+                (owner, stamp(now + timedelta(seconds=lease_seconds)), row[0]),
+            )
+        return self.get_operation(row[0])
+
+    def renew_lease(self, operation_row: int, owner: str, lease_seconds: float) -> bool:
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE operations SET lease_until=? WHERE id=? AND lease_owner=?",
+                (stamp(now_utc() + timedelta(seconds=lease_seconds)), operation_row, owner),
+            )
+            return cursor.rowcount == 1
+
+    def start_attempt(self, operation_row: int, owner: str) -> AttemptRecord:
+        """Commit the attempt (and approved -> sending) BEFORE the request leaves."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
+                (operation_row,),
+            ).fetchone()
+            if row is None:
+                raise StateError("no such operation")
+            status, approved_id, idem, count, lease_owner = row
+            if status not in (Status.APPROVED, Status.SENDING) or approved_id is None:
+                raise StateError(f"the operation is {status}; nothing to send")
+            if lease_owner != owner:
+                raise StateError("another sender holds this operation")
+            number = count + 1
+            at = stamp()
+            db.execute(
+                "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
+                (Status.SENDING, number, at, operation_row),
+            )
+            cursor = db.execute(
+                "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
+                " VALUES (?,?,?,?,?,?)",
+                (operation_row, approved_id, number, idem, at, owner),
+            )
+            self._event(operation_row, "attempt", f"#{number}")
+            attempt_id = int(cursor.lastrowid)
+        return _attempt(
+            self._db.execute(f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE id=?", (attempt_id,)).fetchone()
+        )
+
+    def finish_attempt(
+        self,
+        attempt_id: int,
+        outcome: str,
+        http_status: int | None = None,
+        response: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE attempts SET finished_at=?, outcome=?, http_status=?, response_json=?, detail=? WHERE id=?",
+                (stamp(), outcome, http_status, json.dumps(response, ensure_ascii=False), detail, attempt_id),
+            )
+
+    def schedule_retry(self, operation_row: int, owner: str, delay_seconds: float, detail: str | None = None) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE operations SET next_attempt_at=?, lease_owner=NULL, lease_until=NULL, outcome_detail=?,"
+                " updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+                (stamp(now_utc() + timedelta(seconds=delay_seconds)), detail, stamp(), operation_row, owner, Status.SENDING),
+            )
+
+    def settle(
+        self,
+        operation_row: int,
+        owner: str,
+        status: Status,
+        outcome: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        """End a send: performed, not performed, or outcome unknown (or pending again after a new revision)."""
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
+                " next_attempt_at=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+                (status, json.dumps(outcome, ensure_ascii=False), detail, stamp(), operation_row, owner, Status.SENDING),
+            )
+            if cursor.rowcount != 1:
+                raise StateError(self._why_not(operation_row, f"settled as {status.value}"))
+            self._event(operation_row, status.value, detail)
+
+    # ---- conversations ---------------------------------------------------------------------
+
+    def upsert_conversation(self, company_id: int, endpoint: str, conversation_id: str, cursor: str | None = None) -> int:
+        at = stamp()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO conversations (company_id, endpoint, conversation_id, cursor, created_at, updated_at)"
+                " VALUES (?,?,?,?,?,?) ON CONFLICT (company_id, conversation_id)"
+                " DO UPDATE SET cursor=coalesce(excluded.cursor, cursor), updated_at=excluded.updated_at",
+                (company_id, endpoint, conversation_id, cursor, at, at),
+            )
+            return db.execute(
+                "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?", (company_id, conversation_id)
+            ).fetchone()[0]
+
+    def latest_conversation(self, company_id: int) -> tuple[int, str, str, str | None] | None:
+        """(row, endpoint, conversation_id, cursor) of the newest conversation with a Company."""
+        row = self._db.execute(
+            "SELECT id, endpoint, conversation_id, cursor FROM conversations WHERE company_id=?"
+            " ORDER BY updated_at DESC, id DESC LIMIT 1",
+            (company_id,),
+        ).fetchone()
+        return None if row is None else tuple(row)  # type: ignore[return-value]
+
+    def add_message(self, conversation_row: int, message: dict[str, Any], role: str) -> bool:
+        """Keep a message once (by its ID); returns False if it was already kept."""
+        message_id = str(message.get("id") or new_id("msg_"))
+        text = message.get("text") if isinstance(message.get("text"), str) else None
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO messages (conversation_row, message_id, role, text, message_json, created_at)"
+                " VALUES (?,?,?,?,?,?)",
+                (conversation_row, message_id, role, text, json.dumps(message, ensure_ascii=False), stamp()),
+            )
+            return cursor.rowcount == 1
+
+    def messages(self, conversation_row: int) -> list[tuple[str, str, str | None, dict[str, Any]]]:
+        """(message_id, role, text, message) in the order received."""
+        rows = self._db.execute(
+            "SELECT message_id, role, text, message_json FROM messages WHERE conversation_row=? ORDER BY id",
+            (conversation_row,),
+        ).fetchall()
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+
+_COMPANY_COLUMNS = (
+    "id, base_url, domain, name, document_json, supports_operations, user_id, session_id, discovered_at, updated_at"
+)
+_OPERATION_COLUMNS = (
+    "id, company_id, operation_id, interface, session_id, status, current_revision_id, approved_revision_id,"
+    " send_after, idempotency_key, next_attempt_at, attempt_count, outcome_json, outcome_detail, created_at, updated_at"
+)
+_REVISION_COLUMNS = (
+    "id, operation_row, revision, request_id, summary, terms_json, expires_at, expires_at_text, raw_json,"
+    " carrier_text, received_at, seen_at"
+)
+_ATTEMPT_COLUMNS = (
+    "id, operation_row, revision_id, number, idempotency_key, started_at, finished_at, outcome, http_status,"
+    " response_json, detail, owner"
+)
+
+
+def _company(row: Sequence[Any]) -> CompanyRecord:
+    return CompanyRecord(
+        id=row[0], base_url=row[1], domain=row[2], name=row[3], document=json.loads(row[4]),
+        supports_operations=bool(row[5]), user_id=row[6], session_id=row[7], discovered_at=row[8], updated_at=row[9],
+    )
+
+
+def _revision(row: Sequence[Any]) -> RevisionRecord:
+    return RevisionRecord(
+        id=row[0], operation_row=row[1], revision=row[2], request_id=row[3], summary=row[4], terms=loads(row[5]),
+        expires_at=parse_stamp(row[6]), expires_at_text=row[7], raw=json.loads(row[8]), carrier_text=row[9],
+        received_at=row[10], seen_at=row[11],
+    )
+
+
+def _attempt(row: Sequence[Any]) -> AttemptRecord:
+    return AttemptRecord(
+        id=row[0], operation_row=row[1], revision_id=row[2], number=row[3], idempotency_key=row[4],
+        started_at=row[5], finished_at=row[6], outcome=row[7], http_status=row[8], response=loads(row[9]),
+        detail=row[10], owner=row[11],
+    )
+
+
+def _split_sql(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
