@@ -1,0 +1,145 @@
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from poppy_tui.protocol.errors import InvalidMessage, InvalidOperation
+from poppy_tui.protocol.operation import (
+    operation_from_api_body,
+    operation_from_mcp_result,
+    operation_from_message,
+    parse_operation,
+)
+from tests.protocol import spec_examples as ex
+
+
+def test_spec_operation_parses_with_every_field():
+    op = parse_operation(ex.OPERATION)
+    assert op.operation_id == "exc_5Rt2"
+    assert op.revision == "1791487200-k3Jd9Qx2mW8v"
+    assert op.terms["price_difference"] == {"amount": "70.00", "currency": "USD"}
+    assert op.expires_at == datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)
+    assert op.expires_at.utcoffset() == timedelta(hours=-7)
+    assert op.expires_at_text == "2026-10-08T12:20:00-07:00"
+
+
+def test_each_carrier_of_the_spec_yields_the_same_operation():
+    api = operation_from_api_body(403, json.loads(ex.API_403_BODY))
+    mcp = operation_from_mcp_result(json.loads(ex.MCP_RESULT))
+    msg = operation_from_message(json.loads(ex.CONVERSATION_EVENT)["message"])
+    assert api == mcp == msg
+    assert api.terms is None
+
+
+def test_api_body_that_is_not_an_approval_refusal_is_not_an_operation():
+    assert operation_from_api_body(200, {"error": "approval_required"}) is None
+    assert operation_from_api_body(403, {"error": "invalid_session"}) is None
+    assert operation_from_api_body(403, "text") is None
+
+
+def test_approval_required_without_operation_names_the_field():
+    with pytest.raises(InvalidOperation) as err:
+        operation_from_api_body(403, {"error": "approval_required"})
+    assert err.value.field == "operation"
+
+
+def test_mcp_result_without_error_or_operation_carries_none():
+    assert operation_from_mcp_result({"isError": False, "structuredContent": {"operation": ex.OPERATION}}) is None
+    assert operation_from_mcp_result({"isError": True, "content": []}) is None
+
+
+def test_message_without_extension_content_carries_none():
+    assert operation_from_message({"id": "m", "text": "hi"}) is None
+    assert operation_from_message({"extensions": {"other": {}}}) is None
+    with pytest.raises(InvalidMessage):
+        operation_from_message({"extensions": {"operations": "yes"}})
+
+
+@pytest.mark.parametrize("missing", ["operation_id", "revision", "summary", "expires_at"])
+def test_missing_required_field_is_named(missing):
+    obj = dict(ex.OPERATION)
+    del obj[missing]
+    with pytest.raises(InvalidOperation) as err:
+        parse_operation(obj)
+    assert err.value.field == f"operation.{missing}"
+    assert "missing" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "field,value,reason",
+    [
+        ("operation_id", "exc 5Rt2", "may hold only"),
+        ("operation_id", "", "must not be empty"),
+        ("operation_id", "x" * 257, "at most 256"),
+        ("operation_id", 42, "must be a string"),
+        ("revision", "r/1", "may hold only"),
+        ("revision", "rév", "may hold only"),
+        ("summary", "   ", "must not be empty"),
+        ("summary", ["a"], "must be a string"),
+        ("expires_at", "2026-10-08T12:20:00", "offset"),
+        ("expires_at", "2026-10-08 12:20:00Z", "offset"),
+        ("expires_at", "2026-02-30T12:20:00Z", "not a real date-time"),
+        ("expires_at", 1791487200, "RFC 3339 string"),
+        ("terms", [1, 2], "must be a JSON object"),
+        ("terms", "x", "must be a JSON object"),
+        ("terms", None, "got null"),
+    ],
+)
+def test_bad_values_are_rejected_with_the_field(field, value, reason):
+    obj = dict(ex.OPERATION, **{field: value})
+    with pytest.raises(InvalidOperation) as err:
+        parse_operation(obj)
+    assert err.value.field == f"operation.{field}"
+    assert reason in err.value.reason
+
+
+def test_ids_at_the_length_limit_are_accepted():
+    op = parse_operation(dict(ex.OPERATION, operation_id="a" * 256, revision="-_" * 128))
+    assert len(op.operation_id) == 256
+
+
+def test_sizes_are_bounded():
+    with pytest.raises(InvalidOperation, match="bytes"):
+        parse_operation(dict(ex.OPERATION, summary="x" * (2 * 1024 * 1024 + 1)))
+    deep: dict = {}
+    node = deep
+    for _ in range(40):
+        node["k"] = {}
+        node = node["k"]
+    with pytest.raises(InvalidOperation, match="deeper"):
+        parse_operation(dict(ex.OPERATION, terms=deep))
+    with pytest.raises(InvalidOperation, match="bytes"):
+        parse_operation(dict(ex.OPERATION, terms={"k": "v" * (1024 * 1024 + 1)}))
+
+
+def test_a_one_megabyte_summary_is_accepted():
+    assert len(parse_operation(dict(ex.OPERATION, summary="y" * 1_000_000)).summary) == 1_000_000
+
+
+def test_not_an_object():
+    with pytest.raises(InvalidOperation, match="an array"):
+        parse_operation([ex.OPERATION])
+
+
+def test_rfc3339_variants():
+    for text, expected in [
+        ("2026-10-08t19:20:00z", datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)),
+        ("2026-10-08T19:20:00.123456789Z", datetime(2026, 10, 8, 19, 20, 0, 123456, tzinfo=timezone.utc)),
+        ("2026-12-31T23:59:60Z", datetime(2027, 1, 1, tzinfo=timezone.utc)),
+        ("2026-10-08T21:20:00+02:00", datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)),
+    ]:
+        assert parse_operation(dict(ex.OPERATION, expires_at=text)).expires_at == expected
+
+
+def test_unknown_members_are_kept_raw_but_ignored():
+    op = parse_operation(dict(ex.OPERATION, future_member={"x": 1}))
+    assert op.raw["future_member"] == {"x": 1}
+    assert op == parse_operation(ex.OPERATION)
+
+
+def test_same_terms_compares_summary_terms_and_expiry():
+    a = parse_operation(ex.OPERATION)
+    b = parse_operation(dict(ex.OPERATION, revision="r2"))
+    c = parse_operation(dict(ex.OPERATION, revision="r3", summary="other"))
+    assert a.same_terms_as(b)
+    assert not a.same_terms_as(c)
