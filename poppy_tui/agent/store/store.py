@@ -533,7 +533,7 @@ class Store:
                 raise StateError("this revision has expired; it can no longer be approved")
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
-                " next_attempt_at=NULL, updated_at=? WHERE id=?",
+                " next_attempt_at=NULL, lease_owner=NULL, lease_until=NULL, updated_at=? WHERE id=?",
                 (
                     Status.APPROVED,
                     revision_id,
@@ -550,8 +550,8 @@ class Store:
     def decline(self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None) -> OperationRecord:
         with self._write() as db:
             cursor = db.execute(
-                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=?"
-                " WHERE id=? AND current_revision_id=? AND status IN (?,?,?)",
+                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
+                " lease_until=NULL, updated_at=? WHERE id=? AND current_revision_id=? AND status IN (?,?,?)",
                 (Status.DECLINED, stamp(), operation_row, revision_id, Status.PENDING, Status.WITHDRAWN, Status.APPROVED),
             )
             if cursor.rowcount != 1:
@@ -569,7 +569,8 @@ class Store:
             if row is None:
                 raise StateError(self._why_not(operation_row, "withdrawn"))
             db.execute(
-                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=? WHERE id=?",
+                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
+                " lease_until=NULL, updated_at=? WHERE id=?",
                 (Status.WITHDRAWN, stamp(), operation_row),
             )
             self._decision(operation_row, row[0], "withdrawn", actor, None)
@@ -647,12 +648,12 @@ class Store:
         with self._write() as db:
             row = db.execute(
                 f"""SELECT id FROM operations
-                    WHERE ((status = ? AND send_after <= ?)
-                       OR (status = ? AND (lease_until IS NULL OR lease_until <= ?)
-                           AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
+                    WHERE (lease_until IS NULL OR lease_until <= ?)
+                      AND ((status = ? AND send_after <= ?)
+                       OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
                     {only}
                     ORDER BY updated_at LIMIT 1""",
-                (Status.APPROVED, at, Status.SENDING, at, at, *([operation_row] if operation_row is not None else [])),
+                (at, Status.APPROVED, at, Status.SENDING, at, *([operation_row] if operation_row is not None else [])),
             ).fetchone()
             if row is None:
                 return None

@@ -1,0 +1,287 @@
+"""The durable store: every transition, cross-connection atomicity, and files it must not destroy."""
+
+import os
+import sqlite3
+import stat
+import threading
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from poppy_tui.agent.store import StateError, Status, Store, StoreError
+from poppy_tui.protocol.discovery import parse_poppy_json
+from poppy_tui.protocol.operation import parse_operation
+from poppy_tui.protocol.requests import ApiRequest
+
+FUTURE = "2099-01-01T00:00:00Z"
+
+
+def company_doc():
+    return parse_poppy_json(
+        {
+            "protocol_version": "0.4",
+            "organization": {"name": "Manzanita Outfitters", "domain": "127.0.0.1:9"},
+            "apis": [{"type": "openapi", "url": "http://127.0.0.1:9/openapi.json"}],
+            "extensions": {"operations": [{"version": "2"}]},
+        },
+        "127.0.0.1:9",
+        allow_loopback_http=True,
+    )
+
+
+def op(revision="r1", summary="Exchange for $70.00 more", expires=FUTURE, **extra):
+    return parse_operation(
+        {"operation_id": "exc_5Rt2", "revision": revision, "summary": summary, "expires_at": expires, **extra}
+    )
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store.open(tmp_path / "poppy.db") as s:
+        yield s
+
+
+@pytest.fixture
+def seeded(store):
+    company = store.upsert_company("http://127.0.0.1:9", company_doc())
+    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli")
+    result = store.record_operation(company.id, request_id, company.session_id, op())
+    return store, company, request_id, result
+
+
+def test_file_is_private_and_wal(tmp_path):
+    path = tmp_path / "sub" / "poppy.db"
+    with Store.open(path) as s:
+        s.upsert_company("http://127.0.0.1:9", company_doc())
+        assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert s._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    for name in ("poppy.db", "poppy.db-wal"):
+        if (path.parent / name).exists():
+            assert stat.S_IMODE(os.stat(path.parent / name).st_mode) == 0o600
+
+
+def test_company_gets_a_stable_pairwise_user_and_session(store):
+    first = store.upsert_company("http://127.0.0.1:9", company_doc())
+    again = store.upsert_company("http://127.0.0.1:9", company_doc())
+    assert first.id == again.id and first.user_id == again.user_id and first.session_id == again.session_id
+    assert store.find_company("manzanita outfitters").id == first.id
+    assert store.find_company("127.0.0.1:9").id == first.id
+    renewed = store.new_session(first.id)
+    assert renewed.session_id != first.session_id and renewed.user_id == first.user_id
+
+
+def test_new_operation_is_pending_with_its_request(seeded):
+    store, company, request_id, result = seeded
+    assert result.new_operation and result.status == Status.PENDING
+    record = store.get_operation(result.operation_row)
+    assert record.request == ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1})
+    assert record.current.revision == "r1"
+    assert store.count_operations([Status.PENDING]) == 1
+
+
+def test_the_same_revision_again_adds_nothing(seeded):
+    store, company, request_id, result = seeded
+    again = store.record_operation(company.id, request_id, company.session_id, op())
+    assert not again.new_revision and again.revision_id == result.revision_id
+    assert len(store.revisions(result.operation_row)) == 1
+
+
+def test_approve_commits_decision_and_key_before_anything(seeded):
+    store, _, _, result = seeded
+    record = store.approve(result.operation_row, result.revision_id, grace_seconds=5)
+    assert record.status == Status.APPROVED and record.idempotency_key
+    assert [d.decision for d in store.decisions(result.operation_row)] == ["approved"]
+    # Another connection sees it committed.
+    with Store.open(store.path) as other:
+        assert other.get_operation(result.operation_row).status == Status.APPROVED
+
+
+def test_nothing_is_due_during_the_grace_period(seeded):
+    store, _, _, result = seeded
+    store.approve(result.operation_row, result.revision_id, grace_seconds=60)
+    assert store.claim_due("a", 30) is None
+    later = datetime.now(timezone.utc) + timedelta(seconds=61)
+    assert store.claim_due("a", 30, now=later).id == result.operation_row
+
+
+def test_withdraw_until_the_first_attempt(seeded):
+    store, _, _, result = seeded
+    store.approve(result.operation_row, result.revision_id, grace_seconds=0)
+    record = store.withdraw(result.operation_row)
+    assert record.status == Status.WITHDRAWN and record.approved_revision_id is None
+    assert store.claim_due("a", 30) is None
+    store.approve(result.operation_row, result.revision_id, grace_seconds=0)
+    claimed = store.claim_due("a", 30)
+    store.start_attempt(claimed.id, "a")
+    with pytest.raises(StateError, match="sending"):
+        store.withdraw(result.operation_row)
+
+
+def test_declined_is_never_due(seeded):
+    store, _, _, result = seeded
+    store.decline(result.operation_row, result.revision_id)
+    assert store.get_operation(result.operation_row).status == Status.DECLINED
+    assert store.claim_due("a", 30, now=datetime.now(timezone.utc) + timedelta(days=1)) is None
+    with pytest.raises(StateError):
+        store.approve(result.operation_row, result.revision_id, 0)
+
+
+def test_expired_revision_cannot_be_approved_and_expires(seeded):
+    store, company, request_id, result = seeded
+    past = store.record_operation(company.id, request_id, company.session_id, op("r2", expires="2020-01-01T00:00:00Z"))
+    with pytest.raises(StateError, match="expired"):
+        store.approve(past.operation_row, past.revision_id, 0)
+    assert store.expire_due() == [past.operation_row]
+    assert store.get_operation(past.operation_row).status == Status.EXPIRED
+
+
+def test_a_new_revision_supersedes_an_unsent_approval(seeded):
+    store, company, request_id, result = seeded
+    store.approve(result.operation_row, result.revision_id, grace_seconds=60)
+    newer = store.record_operation(company.id, request_id, company.session_id, op("r2", "Exchange for $90.00 more"))
+    assert newer.new_revision and newer.status == Status.PENDING
+    record = store.get_operation(result.operation_row)
+    assert record.approved_revision_id is None and record.current.revision == "r2"
+    assert "superseded" in [e.kind for e in store.events(result.operation_row)]
+    with pytest.raises(StateError, match="newer revision"):
+        store.approve(result.operation_row, result.revision_id, 0)
+    assert store.previous_seen_revision(result.operation_row, newer.revision_id).revision == "r1"
+
+
+def test_a_new_revision_while_sending_leaves_the_decision_to_the_engine(seeded):
+    store, company, request_id, result = seeded
+    store.approve(result.operation_row, result.revision_id, 0)
+    store.claim_due("a", 30)
+    store.start_attempt(result.operation_row, "a")
+    newer = store.record_operation(company.id, request_id, company.session_id, op("r2"))
+    assert newer.status == Status.SENDING
+
+
+def test_only_one_of_many_claimers_wins(seeded, tmp_path):
+    store, _, _, result = seeded
+    store.approve(result.operation_row, result.revision_id, 0)
+    winners = []
+    barrier = threading.Barrier(8)
+
+    def claim(name):
+        with Store.open(store.path) as mine:
+            barrier.wait()
+            if mine.claim_due(name, 30) is not None:
+                winners.append(name)
+
+    threads = [threading.Thread(target=claim, args=(f"w{i}",)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(winners) == 1
+
+
+def test_attempt_lifecycle_and_lapsed_lease_resumes(seeded):
+    store, _, _, result = seeded
+    record = store.approve(result.operation_row, result.revision_id, 0)
+    store.claim_due("dead", lease_seconds=0.01)
+    attempt = store.start_attempt(result.operation_row, "dead")
+    assert attempt.number == 1 and attempt.idempotency_key == record.idempotency_key and attempt.outcome is None
+    with pytest.raises(StateError, match="another sender"):
+        store.start_attempt(result.operation_row, "other")
+    later = datetime.now(timezone.utc) + timedelta(seconds=1)
+    resumed = store.claim_due("alive", 30, now=later)
+    assert resumed.id == result.operation_row and resumed.status == Status.SENDING
+    second = store.start_attempt(result.operation_row, "alive")
+    assert second.number == 2 and second.idempotency_key == attempt.idempotency_key
+    store.finish_attempt(second.id, "performed", 200, {"ok": True})
+    with pytest.raises(StateError):
+        store.settle(result.operation_row, "dead", Status.PERFORMED)
+    store.settle(result.operation_row, "alive", Status.PERFORMED, {"ok": True})
+    final = store.get_operation(result.operation_row)
+    assert final.status == Status.PERFORMED and final.outcome == {"ok": True}
+    assert [a.outcome for a in store.attempts(result.operation_row)] == [None, "performed"]
+
+
+def test_retry_schedule_blocks_claims_until_due(seeded):
+    store, _, _, result = seeded
+    store.approve(result.operation_row, result.revision_id, 0)
+    store.claim_due("a", 30)
+    store.start_attempt(result.operation_row, "a")
+    store.schedule_retry(result.operation_row, "a", 30, "HTTP 503")
+    assert store.claim_due("b", 30) is None
+    assert store.claim_due("b", 30, now=datetime.now(timezone.utc) + timedelta(seconds=31)) is not None
+
+
+def test_resolving_an_unknown_outcome(seeded):
+    store, company, request_id, result = seeded
+    store.approve(result.operation_row, result.revision_id, 0)
+    store.claim_due("a", 30)
+    store.start_attempt(result.operation_row, "a")
+    store.record_operation(company.id, request_id, company.session_id, op("r2"))
+    store.settle(result.operation_row, "a", Status.OUTCOME_UNKNOWN, detail="new revision after a timeout")
+    with pytest.raises(StateError):
+        store.approve(result.operation_row, store.get_operation(result.operation_row).current.id, 0)
+    record = store.resolve_unknown(result.operation_row, performed=False)
+    assert record.status == Status.PENDING  # the newer revision may now be decided on
+    assert store.decisions(result.operation_row)[-1].decision == "resolved_not_performed"
+
+
+def test_history_filters_and_paging(store):
+    company = store.upsert_company("http://127.0.0.1:9", company_doc())
+    rid = store.add_request(company.id, ApiRequest("GET", "http://127.0.0.1:9/x"), "cli")
+    for i in range(30):
+        store.record_operation(
+            company.id, rid, company.session_id,
+            parse_operation({"operation_id": f"op_{i}", "revision": "r", "summary": f"Item {i} 100%_off", "expires_at": FUTURE}),
+        )
+    assert store.count_operations() == 30
+    page = store.list_operations(limit=10, offset=10)
+    assert len(page) == 10 and page[0].operation_id == "op_19"
+    assert [r.operation_id for r in store.list_operations(text="Item 7 ")] == ["op_7"]
+    assert store.count_operations(text="100%_") == 30
+    assert store.count_operations(text="100%x") == 0
+    assert store.count_operations([Status.DECLINED]) == 0
+    assert store.count_operations(company_id=company.id + 1) == 0
+
+
+def test_damaged_file_is_reported_and_left_untouched(tmp_path):
+    path = tmp_path / "poppy.db"
+    path.write_bytes(b"this is not a database" * 100)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="damaged"):
+        Store.open(path)
+    assert path.read_bytes() == before
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "poppy.db"
+    Store.open(path).close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version=99")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="newer poppy-tui"):
+        Store.open(path)
+
+
+def test_locked_database_is_a_clear_error_and_changes_nothing(seeded, monkeypatch):
+    store, _, _, result = seeded
+    import poppy_tui.agent.store.store as module
+
+    blocker = sqlite3.connect(store.path, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    store._db.execute("PRAGMA busy_timeout=100")
+    try:
+        with pytest.raises(StoreError, match="busy or locked"):
+            store.approve(result.operation_row, result.revision_id, 0)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert store.get_operation(result.operation_row).status == Status.PENDING
+
+
+def test_conversation_messages_are_kept_once(store):
+    company = store.upsert_company("http://127.0.0.1:9", company_doc())
+    row = store.upsert_conversation(company.id, "http://127.0.0.1:9/poppy/conversations", "cnv_1")
+    assert store.upsert_conversation(company.id, "http://127.0.0.1:9/poppy/conversations", "cnv_1", "c2") == row
+    assert store.add_message(row, {"id": "msg_1", "text": "hi"}, "user")
+    assert not store.add_message(row, {"id": "msg_1", "text": "hi"}, "user")
+    assert store.messages(row) == [("msg_1", "user", "hi", {"id": "msg_1", "text": "hi"})]
+    assert store.latest_conversation(company.id) == (row, "http://127.0.0.1:9/poppy/conversations", "cnv_1", "c2")
