@@ -531,6 +531,11 @@ class Store:
                 raise StateError(f"the operation is {status.value}; it can't be approved now")
             if expires_at <= now:
                 raise StateError("this revision has expired; it can no longer be approved")
+            interface = db.execute("SELECT interface FROM operations WHERE id=?", (operation_row,)).fetchone()[0]
+            # The key is generated once per approval and reused on every resend. For a
+            # conversation it is the approval message's own ID (at least 128 random bits, as
+            # message IDs need); elsewhere a bare UUID (conventions.IDEMPOTENCY_KEY_QUOTED).
+            key = new_id("msg_") if interface == "conversation" else str(uuid.uuid4())
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
                 " next_attempt_at=NULL, lease_owner=NULL, lease_until=NULL, updated_at=? WHERE id=?",
@@ -538,7 +543,7 @@ class Store:
                     Status.APPROVED,
                     revision_id,
                     stamp(now + timedelta(seconds=max(0.0, grace_seconds))),
-                    str(uuid.uuid4()),
+                    key,
                     stamp(now),
                     operation_row,
                 ),
@@ -663,6 +668,14 @@ class Store:
             )
         return self.get_operation(row[0])
 
+    def release_lease(self, operation_row: int, owner: str) -> None:
+        """Give a lease back without sending (the operation changed under us); others may claim at once."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE operations SET lease_owner=NULL, lease_until=NULL WHERE id=? AND lease_owner=?",
+                (operation_row, owner),
+            )
+
     def renew_lease(self, operation_row: int, owner: str, lease_seconds: float) -> bool:
         with self._write() as db:
             cursor = db.execute(
@@ -778,6 +791,71 @@ class Store:
                 (conversation_row, message_id, role, text, json.dumps(message, ensure_ascii=False), stamp()),
             )
             return cursor.rowcount == 1
+
+    def get_conversation(self, conversation_row: int) -> tuple[int, int, str, str, str | None]:
+        """(row, company_id, endpoint, conversation_id, cursor)."""
+        row = self._db.execute(
+            "SELECT id, company_id, endpoint, conversation_id, cursor FROM conversations WHERE id=?",
+            (conversation_row,),
+        ).fetchone()
+        if row is None:
+            raise KeyError(conversation_row)
+        return tuple(row)  # type: ignore[return-value]
+
+    def find_conversation(self, company_id: int, conversation_id: str) -> int | None:
+        row = self._db.execute(
+            "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?", (company_id, conversation_id)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def set_cursor(self, conversation_row: int, cursor: str | None) -> None:
+        """Move the read position; None resets it (after cursor_expired)."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE conversations SET cursor=?, updated_at=? WHERE id=?", (cursor, stamp(), conversation_row)
+            )
+
+    def message_position(self, conversation_row: int, message_id: str) -> int | None:
+        """Where a kept message sits in the conversation (its row id); later messages sort after it."""
+        row = self._db.execute(
+            "SELECT id FROM messages WHERE conversation_row=? AND message_id=?", (conversation_row, message_id)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def messages_after(
+        self, conversation_row: int, position: int, role: str | None = None
+    ) -> list[tuple[str, str, str | None, dict[str, Any]]]:
+        """(message_id, role, text, message) kept after `position`, in the order received."""
+        rows = self._db.execute(
+            "SELECT message_id, role, text, message_json FROM messages WHERE conversation_row=? AND id>?"
+            + (" AND role=?" if role else "") + " ORDER BY id",
+            (conversation_row, position, *([role] if role else [])),
+        ).fetchall()
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def set_request_conversation(self, request_id: int, conversation_id: str) -> None:
+        """Fill in the conversation a first message created, once the Company has named it."""
+        with self._write() as db:
+            row = db.execute("SELECT request_json FROM requests WHERE id=?", (request_id,)).fetchone()
+            if row is None:
+                raise KeyError(request_id)
+            data = json.loads(row[0])
+            if data.get("interface") != "conversation" or data.get("conversation_id") not in (None, conversation_id):
+                raise StateError("this request already belongs to another conversation")
+            data["conversation_id"] = conversation_id
+            db.execute(
+                "UPDATE requests SET request_json=? WHERE id=?",
+                (json.dumps(data, ensure_ascii=False, sort_keys=True), request_id),
+            )
+
+    def last_conversation_request(self, company_id: int, conversation_id: str) -> int | None:
+        """The newest message we sent in a conversation: what a Company message there answers."""
+        row = self._db.execute(
+            "SELECT id FROM requests WHERE company_id=? AND interface='conversation'"
+            " AND json_extract(request_json, '$.conversation_id') = ? ORDER BY id DESC LIMIT 1",
+            (company_id, conversation_id),
+        ).fetchone()
+        return None if row is None else int(row[0])
 
     def messages(self, conversation_row: int) -> list[tuple[str, str, str | None, dict[str, Any]]]:
         """(message_id, role, text, message) in the order received."""
