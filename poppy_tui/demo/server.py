@@ -1,0 +1,190 @@
+"""Run the demo Company on 127.0.0.1: in a background thread (`start_company`) or
+in the current event loop (`serve_company`). Nothing is logged to the terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+import time
+from typing import AsyncIterator
+
+import uvicorn
+
+from poppy_tui.demo.app import build_app
+from poppy_tui.demo.context import CompanyContext
+from poppy_tui.demo.faults import Faults
+from poppy_tui.demo.operations import OperationDesk
+from poppy_tui.demo.shop import Shop
+from poppy_tui.protocol import conventions as c
+
+HOST = "127.0.0.1"
+STARTUP_TIMEOUT_SECONDS = 15.0
+
+# Loggers of the server side only: the TUI shares the terminal, and the
+# drop_after_perform fault makes uvicorn log an error on purpose.
+_SERVER_LOGGERS = ("uvicorn", "mcp.server", "sse_starlette")
+
+
+def _quiet_logging() -> None:
+    for name in _SERVER_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+
+
+class _Server(uvicorn.Server):
+    def capture_signals(self):  # the host program (the TUI, pytest) owns signals
+        return contextlib.nullcontext()
+
+
+class RunningCompany:
+    """A demo Company being served. Use as a context manager, or call stop()."""
+
+    def __init__(self, ctx: CompanyContext, server: uvicorn.Server, thread: threading.Thread | None = None) -> None:
+        self.context = ctx
+        self._server = server
+        self._thread = thread
+
+    @property
+    def base_url(self) -> str:
+        """http://127.0.0.1:PORT"""
+        return self.context.base_url
+
+    @property
+    def domain(self) -> str:
+        """127.0.0.1:PORT, as organization.domain says."""
+        return self.context.domain
+
+    @property
+    def port(self) -> int:
+        return int(self.domain.rsplit(":", 1)[1])
+
+    @property
+    def issuer(self) -> str:
+        """auth.issuer, the audience of Session JWTs."""
+        return self.context.issuer
+
+    @property
+    def state(self) -> Shop:
+        """The shop, to inspect: orders, subscriptions, bookings, `performed(operation_id)`."""
+        return self.context.shop
+
+    @property
+    def desk(self) -> OperationDesk:
+        return self.context.desk
+
+    @property
+    def faults(self) -> Faults:
+        return self.context.faults
+
+    @property
+    def discovery_url(self) -> str:
+        return self.base_url + c.WELL_KNOWN_PATH
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._server.should_exit = True
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def __enter__(self) -> "RunningCompany":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _prepare(
+    faults: Faults | None, port: int, expiry_seconds: float, extension_version: str | None
+) -> tuple[socket.socket, CompanyContext, _Server]:
+    _quiet_logging()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    bound_port = sock.getsockname()[1]
+    ctx = CompanyContext(
+        base_url=f"http://{HOST}:{bound_port}",
+        faults=faults or Faults(),
+        expiry_seconds=expiry_seconds,
+        extension_version=extension_version,
+    )
+    config = uvicorn.Config(
+        build_app(ctx),
+        log_config=None,
+        log_level="critical",
+        access_log=False,
+        lifespan="on",
+        http="h11",
+        loop="asyncio",
+        ws="none",
+        timeout_graceful_shutdown=2,
+        timeout_keep_alive=30,
+    )
+    return sock, ctx, _Server(config)
+
+
+def start_company(
+    faults: Faults | None = None,
+    port: int = 0,
+    expiry_seconds: int = 900,
+    extension_version: str | None = c.EXTENSION_VERSION,
+) -> RunningCompany:
+    """Serve a fresh demo Company on 127.0.0.1:`port` (0 = any free port) in a
+    background thread with its own event loop; returns once it accepts requests.
+
+    `extension_version`: what poppy.json lists under `extensions.operations`
+    ("2"; another major such as "3"; or None for no extension at all).
+    """
+    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version)
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.run(sockets=[sock])
+        except BaseException as exc:  # reported to the starting thread below
+            failure.append(exc)
+        finally:
+            sock.close()
+
+    thread = threading.Thread(target=run, name=f"demo-company-{ctx.domain}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+    while not server.started:
+        if failure or not thread.is_alive():
+            raise RuntimeError(f"the demo Company failed to start: {failure[0] if failure else 'server exited'}")
+        if time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError("the demo Company did not start in time")
+        time.sleep(0.01)
+    return RunningCompany(ctx, server, thread)
+
+
+@contextlib.asynccontextmanager
+async def serve_company(
+    faults: Faults | None = None,
+    port: int = 0,
+    expiry_seconds: int = 900,
+    extension_version: str | None = c.EXTENSION_VERSION,
+) -> AsyncIterator[RunningCompany]:
+    """Like start_company, but served by the running event loop:
+    `async with serve_company() as company: ...`."""
+    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version)
+    task = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("the demo Company exited during startup")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the demo Company did not start in time")
+            await asyncio.sleep(0.01)
+        yield RunningCompany(ctx, server)
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            await task
+        sock.close()

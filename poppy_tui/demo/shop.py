@@ -1,0 +1,573 @@
+"""Manzanita Outfitters' shop: catalog, orders, a subscription and a booking.
+
+The shop knows nothing about operations or approvals. It answers two questions
+for an action that needs approval: what exactly would happen (`propose`), and
+do it (`perform`). Everything else (who may approve, revisions, at most once)
+is in operations.py. All methods expect the caller to hold `shop.lock`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta, timezone
+from decimal import Decimal
+from typing import Any, Mapping
+
+from poppy_tui.protocol.ids import new_id
+from poppy_tui.protocol.timestamps import format_rfc3339, parse_rfc3339, utcnow
+
+try:
+    from zoneinfo import ZoneInfo
+
+    STORE_TZ: Any = ZoneInfo("America/Los_Angeles")
+except Exception:  # no tz database: a fixed offset keeps dates readable
+    STORE_TZ = timezone(timedelta(hours=-8), "PT")
+
+CURRENCY = "USD"
+CARD = "Visa ending 4242"
+STORE_NAME = "Manzanita Outfitters"
+FITTING_LOCATION = "Manzanita Outfitters Portland, 1221 NW Couch St, Portland, OR"
+BOOKING_CHANGE_FEE = Decimal("10.00")
+OPENING_HOUR, CLOSING_HOUR = 10, 18
+RETURN_DAYS = 14
+
+# The spec's examples name this operation for this exchange; keeping the name
+# makes the demo read like the spec.
+SPEC_EXCHANGE = ("exchange", "ord_7Hk2", "itm_4Qa")
+SPEC_EXCHANGE_OPERATION_ID = "exc_5Rt2"
+
+
+def money(amount: Decimal) -> dict[str, str]:
+    return {"amount": f"{amount.quantize(Decimal('0.01'))}", "currency": CURRENCY}
+
+
+def usd(amount: Decimal) -> str:
+    return f"${abs(amount).quantize(Decimal('0.01')):,}"
+
+
+def local_text(when: datetime) -> str:
+    """e.g. "Fri, Dec 11 at 10:00 AM", in the store's time zone."""
+    local = when.astimezone(STORE_TZ)
+    hour = local.strftime("%I").lstrip("0")
+    return f"{local.strftime('%a, %b')} {local.day} at {hour}:{local.strftime('%M %p')}"
+
+
+def local_rfc3339(when: datetime) -> str:
+    return format_rfc3339(when.astimezone(STORE_TZ).replace(microsecond=0))
+
+
+class ShopError(Exception):
+    """A request the shop refuses; `status` and `code` become the API error."""
+
+    def __init__(self, status: int, code: str, description: str, **extra: Any) -> None:
+        super().__init__(description)
+        self.status = status
+        self.code = code
+        self.description = description
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        return {"error": self.code, "error_description": self.description, **self.extra}
+
+
+@dataclass
+class Product:
+    sku: str
+    name: str
+    price: Decimal
+    category: str
+    description: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sku": self.sku,
+            "name": self.name,
+            "price": money(self.price),
+            "category": self.category,
+            "description": self.description,
+            "in_stock": True,
+        }
+
+
+@dataclass
+class Item:
+    item_id: str
+    sku: str
+    name: str
+    price: Decimal
+    category: str
+    status: str  # delivered | shipped | preparing | exchanged
+    replaces: str | None = None
+    exchange: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "item_id": self.item_id,
+            "sku": self.sku,
+            "name": self.name,
+            "price": money(self.price),
+            "quantity": 1,
+            "status": self.status,
+        }
+        if self.replaces:
+            data["replaces"] = self.replaces
+        if self.exchange:
+            data["exchange"] = self.exchange
+        return data
+
+
+@dataclass
+class Order:
+    order_id: str
+    placed_at: datetime
+    status: str
+    items: list[Item]
+    payment_method: str = CARD
+    charges: list[dict[str, Any]] = field(default_factory=list)
+
+    def item(self, item_id: str) -> Item | None:
+        return next((i for i in self.items if i.item_id == item_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        total = sum((i.price for i in self.items if i.replaces is None), Decimal("0"))
+        return {
+            "order_id": self.order_id,
+            "placed_at": format_rfc3339(self.placed_at),
+            "status": self.status,
+            "items": [i.to_json() for i in self.items],
+            "total": money(total),
+            "payment_method": self.payment_method,
+            "charges": list(self.charges),
+        }
+
+
+@dataclass
+class Subscription:
+    subscription_id: str
+    plan: str
+    price: Decimal
+    interval: str
+    status: str  # active | cancelled
+    started_at: datetime
+    current_period_end: datetime
+    cancelled_at: datetime | None = None
+    ends_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "subscription_id": self.subscription_id,
+            "plan": self.plan,
+            "price": money(self.price),
+            "interval": self.interval,
+            "status": self.status,
+            "started_at": format_rfc3339(self.started_at),
+            "current_period_end": local_rfc3339(self.current_period_end),
+            "member_discount": "10% off everything in the shop",
+        }
+        if self.cancelled_at:
+            data["cancelled_at"] = format_rfc3339(self.cancelled_at)
+        if self.ends_at:
+            data["ends_at"] = local_rfc3339(self.ends_at)
+        return data
+
+
+@dataclass
+class Booking:
+    booking_id: str
+    service: str
+    location: str
+    starts_at: datetime
+    duration_minutes: int
+    status: str
+    version: int = 1
+    charges: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "booking_id": self.booking_id,
+            "service": self.service,
+            "location": self.location,
+            "starts_at": local_rfc3339(self.starts_at),
+            "duration_minutes": self.duration_minutes,
+            "status": self.status,
+            "change_fee": money(BOOKING_CHANGE_FEE),
+            "charges": list(self.charges),
+            "history": list(self.history),
+        }
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action that needs approval, as asked: kind plus its parameters."""
+
+    kind: str  # exchange | cancel_subscription | change_booking
+    params: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, kind: str, **params: str) -> "Action":
+        return cls(kind, tuple(sorted(params.items())))
+
+    @property
+    def args(self) -> dict[str, str]:
+        return dict(self.params)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the shop would do for an action, now: the content of one revision."""
+
+    operation_id: str
+    action: Action
+    terms: Mapping[str, Any]
+    summary: str
+    short: str  # lower-case clause for "This needs the user's approval: <short>."
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What performing did: the response as it would be without operations."""
+
+    status_code: int
+    result: dict[str, Any]
+    text: str
+
+
+class Shop:
+    def __init__(self, now: datetime | None = None) -> None:
+        self.lock = threading.RLock()
+        self.perform_counts: Counter[str] = Counter()
+        self._operation_ids: dict[tuple[str, ...], str] = {SPEC_EXCHANGE: SPEC_EXCHANGE_OPERATION_ID}
+        now = now or utcnow()
+        self.products = {p.sku: p for p in _catalog()}
+        self.orders = {o.order_id: o for o in self._orders(now)}
+        self.subscriptions = {s.subscription_id: s for s in [self._subscription(now)]}
+        self.bookings = {b.booking_id: b for b in [self._booking(now)]}
+
+    # ----- seeds -------------------------------------------------------------
+
+    def _item(self, item_id: str, sku: str, status: str) -> Item:
+        p = self.products[sku]
+        return Item(item_id, sku, p.name, p.price, p.category, status)
+
+    def _orders(self, now: datetime) -> list[Order]:
+        return [
+            Order(
+                "ord_7Hk2",
+                now - timedelta(days=9),
+                "delivered",
+                [self._item("itm_4Qa", "stormline-m", "delivered"), self._item("itm_8Wn", "merino-trail-socks-m", "delivered")],
+            ),
+            Order("ord_3Pz9", now - timedelta(days=2), "shipped", [self._item("itm_2Lc", "ridgeline-daypack-28", "shipped")]),
+            Order("ord_5Mx3", now - timedelta(days=40), "delivered", [self._item("itm_6Rb", "cascade-rain-pants-m", "delivered")]),
+        ]
+
+    def _subscription(self, now: datetime) -> Subscription:
+        local = now.astimezone(STORE_TZ)
+        first_next = (local.replace(day=28) + timedelta(days=4)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        period_end = first_next - timedelta(seconds=1)
+        return Subscription(
+            "sub_6Tc1", "Trailhead Coffee Club", Decimal("18.00"), "month", "active", now - timedelta(days=130), period_end
+        )
+
+    def _booking(self, now: datetime) -> Booking:
+        day = (now.astimezone(STORE_TZ) + timedelta(days=3)).date()
+        starts = datetime.combine(day, time(10, 0), tzinfo=STORE_TZ)
+        return Booking("bkg_2Fm8", "Jacket fitting", FITTING_LOCATION, starts, 30, "confirmed")
+
+    # ----- reads -------------------------------------------------------------
+
+    def order(self, order_id: str) -> Order:
+        order = self.orders.get(order_id)
+        if order is None:
+            raise ShopError(404, "order_not_found", f"There is no order {order_id}.")
+        return order
+
+    def subscription(self, subscription_id: str) -> Subscription:
+        sub = self.subscriptions.get(subscription_id)
+        if sub is None:
+            raise ShopError(404, "subscription_not_found", f"There is no subscription {subscription_id}.")
+        return sub
+
+    def booking(self, booking_id: str) -> Booking:
+        booking = self.bookings.get(booking_id)
+        if booking is None:
+            raise ShopError(404, "booking_not_found", f"There is no booking {booking_id}.")
+        return booking
+
+    def search(self, query: str = "") -> list[Product]:
+        words = [w for w in re.split(r"[^a-z0-9]+", query.lower()) if w]
+        found = []
+        for p in self.products.values():
+            haystack = f"{p.sku} {p.name} {p.category} {p.description}".lower()
+            if all(w in haystack for w in words):
+                found.append(p)
+        return found
+
+    def performed(self, operation_id: str) -> int:
+        """How many times the operation was performed (at most once, if all is well)."""
+        return self.perform_counts[operation_id]
+
+    # ----- operations ids ----------------------------------------------------
+
+    def operation_id_for(self, key: tuple[str, ...], prefix: str) -> str:
+        """One id per action, from the shop's own records, stable across revisions."""
+        op_id = self._operation_ids.get(key)
+        if op_id is None:
+            op_id = self._operation_ids[key] = new_id(prefix, 6)
+        return op_id
+
+    # ----- propose -----------------------------------------------------------
+
+    def propose(self, action: Action, now: datetime | None = None) -> Proposal:
+        now = now or utcnow()
+        args = action.args
+        if action.kind == "exchange":
+            return self._propose_exchange(action, args["order_id"], args["item_id"], args["replacement_sku"])
+        if action.kind == "cancel_subscription":
+            return self._propose_cancel(action, args["subscription_id"])
+        if action.kind == "change_booking":
+            return self._propose_booking(action, args["booking_id"], args["starts_at"], now)
+        raise ShopError(400, "invalid_request", f"Unknown action {action.kind}.")
+
+    def _propose_exchange(self, action: Action, order_id: str, item_id: str, sku: str) -> Proposal:
+        order = self.order(order_id)
+        item = order.item(item_id)
+        if item is None:
+            raise ShopError(404, "item_not_found", f"Order {order_id} has no item {item_id}.")
+        if item.status == "exchanged":
+            raise ShopError(
+                409, "already_exchanged", f"The {item.name} on order {order_id} was already exchanged.", exchange=item.exchange
+            )
+        if item.status != "delivered":
+            raise ShopError(
+                409, "item_not_exchangeable", f"The {item.name} is {item.status}; it can be exchanged once it is delivered."
+            )
+        replacement = self.products.get(sku)
+        if replacement is None:
+            raise ShopError(404, "product_not_found", f"There is no product with SKU {sku}.")
+        if replacement.sku == item.sku:
+            raise ShopError(422, "same_product", f"The {item.name} can't be exchanged for itself.")
+        if replacement.category != item.category:
+            raise ShopError(422, "not_exchangeable_for", f"The {item.name} can be exchanged only for other {item.category}.")
+        difference = replacement.price - item.price
+        if difference > 0:
+            cost, short_cost = f", for {usd(difference)} more, charged to the card used for the order", f", for {usd(difference)} more"
+        elif difference < 0:
+            cost, short_cost = f", for {usd(difference)} less, refunded to the card used for the order", f", for {usd(difference)} less"
+        else:
+            cost = short_cost = ", at no extra cost"
+        op_id = self.operation_id_for(("exchange", order_id, item_id), "exc_")
+        return Proposal(
+            operation_id=op_id,
+            action=action,
+            terms={
+                "order_id": order_id,
+                "item_id": item_id,
+                "replacement_sku": sku,
+                "price_difference": money(difference),
+            },
+            summary=f"Exchange the {item.name} on order {order_id} for the {replacement.name}{cost}.",
+            short=f"exchange the {item.name} for the {replacement.name}{short_cost}",
+        )
+
+    def _propose_cancel(self, action: Action, subscription_id: str) -> Proposal:
+        sub = self.subscription(subscription_id)
+        if sub.status == "cancelled":
+            raise ShopError(409, "already_cancelled", f"The {sub.plan} subscription is already cancelled.", subscription=sub.to_json())
+        end = sub.current_period_end
+        end_day = f"{end.astimezone(STORE_TZ).strftime('%a, %b')} {end.astimezone(STORE_TZ).day}"
+        op_id = self.operation_id_for(("cancel_subscription", subscription_id), "cnl_")
+        return Proposal(
+            operation_id=op_id,
+            action=action,
+            terms={
+                "subscription_id": subscription_id,
+                "plan": sub.plan,
+                "price": money(sub.price),
+                "ends_at": local_rfc3339(end),
+                "refund": money(Decimal("0")),
+                "member_discount_ends_at": local_rfc3339(end),
+            },
+            summary=(
+                f"Cancel your {sub.plan} subscription ({subscription_id}, {usd(sub.price)} a month). "
+                f"This month is paid and isn't refunded: your membership and its 10% member discount end on {end_day}, "
+                "and nothing more is charged after that."
+            ),
+            short=f"cancel the {sub.plan} subscription; it ends on {end_day}, with no refund for this month",
+        )
+
+    def _propose_booking(self, action: Action, booking_id: str, starts_at: str, now: datetime) -> Proposal:
+        booking = self.booking(booking_id)
+        if booking.status != "confirmed":
+            raise ShopError(409, "booking_not_changeable", f"The booking is {booking.status}.")
+        try:
+            when = parse_rfc3339(starts_at)
+        except ValueError as exc:
+            raise ShopError(400, "invalid_request", f"starts_at {exc}.") from None
+        local = when.astimezone(STORE_TZ)
+        if when == booking.starts_at:
+            raise ShopError(409, "no_change", f"Your fitting is already on {local_text(when)}.", booking=booking.to_json())
+        if when < now + timedelta(hours=1):
+            raise ShopError(422, "slot_unavailable", "Fittings can be booked from one hour ahead.")
+        if when > now + timedelta(days=60):
+            raise ShopError(422, "slot_unavailable", "Fittings can be booked up to 60 days ahead.")
+        end = local + timedelta(minutes=booking.duration_minutes)
+        if (
+            local.minute not in (0, 30)
+            or local.second
+            or local.hour < OPENING_HOUR
+            or (end.hour, end.minute) > (CLOSING_HOUR, 0)
+            or end.date() != local.date()
+        ):
+            raise ShopError(
+                422,
+                "slot_unavailable",
+                f"Fittings start on the hour or half hour between {OPENING_HOUR}:00 and {CLOSING_HOUR - 1}:30, store time.",
+            )
+        op_id = self.operation_id_for(("change_booking", booking_id, str(booking.version)), "bkc_")
+        return Proposal(
+            operation_id=op_id,
+            action=action,
+            terms={
+                "booking_id": booking_id,
+                "service": booking.service,
+                "previous_starts_at": local_rfc3339(booking.starts_at),
+                "starts_at": local_rfc3339(when),
+                "change_fee": money(BOOKING_CHANGE_FEE),
+            },
+            summary=(
+                f"Move your {booking.service.lower()} ({booking_id}) at Manzanita Outfitters Portland "
+                f"from {local_text(booking.starts_at)} to {local_text(when)} (Pacific time), "
+                f"for a {usd(BOOKING_CHANGE_FEE)} change fee charged to the {CARD}."
+            ),
+            short=f"move your {booking.service.lower()} to {local_text(when)}, for a {usd(BOOKING_CHANGE_FEE)} fee",
+        )
+
+    # ----- perform -----------------------------------------------------------
+
+    def perform(self, proposal: Proposal, now: datetime | None = None) -> Outcome:
+        """Do exactly what the proposal says. The caller checked it is still current."""
+        now = now or utcnow()
+        kind, terms = proposal.action.kind, proposal.terms
+        if kind == "exchange":
+            outcome = self._perform_exchange(proposal.operation_id, terms, now)
+        elif kind == "cancel_subscription":
+            outcome = self._perform_cancel(proposal.operation_id, terms, now)
+        elif kind == "change_booking":
+            outcome = self._perform_booking(proposal.operation_id, terms, now)
+        else:
+            raise ShopError(400, "invalid_request", f"Unknown action {kind}.")
+        self.perform_counts[proposal.operation_id] += 1
+        return outcome
+
+    def _perform_exchange(self, op_id: str, terms: Mapping[str, Any], now: datetime) -> Outcome:
+        order = self.order(terms["order_id"])
+        item = order.item(terms["item_id"])
+        assert item is not None
+        replacement = self.products[terms["replacement_sku"]]
+        difference = Decimal(terms["price_difference"]["amount"])
+        new_item = Item(new_id("itm_", 4), replacement.sku, replacement.name, replacement.price, replacement.category, "preparing", replaces=item.item_id)
+        return_by = (now.astimezone(STORE_TZ) + timedelta(days=RETURN_DAYS)).date()
+        exchange_id = new_id("exg_", 6)
+        item.status = "exchanged"
+        item.exchange = {
+            "exchange_id": exchange_id,
+            "operation_id": op_id,
+            "replacement_item_id": new_item.item_id,
+            "replacement_sku": replacement.sku,
+            "price_difference": money(difference),
+            "performed_at": format_rfc3339(now.replace(microsecond=0)),
+            "return_by": return_by.isoformat(),
+        }
+        order.items.append(new_item)
+        if difference:
+            order.charges.append(
+                {
+                    "charge_id": new_id("chg_", 6),
+                    "type": "charge" if difference > 0 else "refund",
+                    "amount": money(abs(difference)),
+                    "description": f"Price difference, exchange of the {item.name} for the {replacement.name}",
+                    "operation_id": op_id,
+                    "card": CARD,
+                    "created_at": format_rfc3339(now.replace(microsecond=0)),
+                }
+            )
+        result = {
+            "exchange_id": exchange_id,
+            "operation_id": op_id,
+            "status": "completed",
+            "order_id": order.order_id,
+            "item_id": item.item_id,
+            "replacement_item_id": new_item.item_id,
+            "replacement_sku": replacement.sku,
+            "price_difference": money(difference),
+            "card": CARD,
+            "return_by": return_by.isoformat(),
+        }
+        if difference > 0:
+            money_text = f"{usd(difference)} was charged to the {CARD}."
+        elif difference < 0:
+            money_text = f"{usd(difference)} was refunded to the {CARD}."
+        else:
+            money_text = "There was nothing to pay."
+        text = (
+            f"Done: the {item.name} on order {order.order_id} is exchanged for the {replacement.name} "
+            f"(new item {new_item.item_id}). {money_text} Please send the original back by {return_by.strftime('%b')} {return_by.day}."
+        )
+        return Outcome(201, result, text)
+
+    def _perform_cancel(self, op_id: str, terms: Mapping[str, Any], now: datetime) -> Outcome:
+        sub = self.subscription(terms["subscription_id"])
+        sub.status = "cancelled"
+        sub.cancelled_at = now.replace(microsecond=0)
+        sub.ends_at = sub.current_period_end
+        result = {**sub.to_json(), "operation_id": op_id}
+        end = sub.ends_at.astimezone(STORE_TZ)
+        text = f"Done: your {sub.plan} subscription is cancelled. It ends on {end.strftime('%a, %b')} {end.day}, and nothing more will be charged."
+        return Outcome(200, result, text)
+
+    def _perform_booking(self, op_id: str, terms: Mapping[str, Any], now: datetime) -> Outcome:
+        booking = self.booking(terms["booking_id"])
+        previous = booking.starts_at
+        booking.starts_at = parse_rfc3339(terms["starts_at"])
+        booking.version += 1
+        booking.history.append(
+            {"from": local_rfc3339(previous), "to": local_rfc3339(booking.starts_at), "operation_id": op_id, "changed_at": format_rfc3339(now.replace(microsecond=0))}
+        )
+        booking.charges.append(
+            {
+                "charge_id": new_id("chg_", 6),
+                "type": "charge",
+                "amount": money(BOOKING_CHANGE_FEE),
+                "description": "Fitting change fee",
+                "operation_id": op_id,
+                "card": CARD,
+                "created_at": format_rfc3339(now.replace(microsecond=0)),
+            }
+        )
+        result = {**booking.to_json(), "operation_id": op_id}
+        text = f"Done: your fitting is now on {local_text(booking.starts_at)} at Manzanita Outfitters Portland. The {usd(BOOKING_CHANGE_FEE)} change fee was charged to the {CARD}."
+        return Outcome(200, result, text)
+
+
+def _catalog() -> list[Product]:
+    def p(sku: str, name: str, price: str, category: str, description: str) -> Product:
+        return Product(sku, name, Decimal(price), category, description)
+
+    shell = "Waterproof, breathable 3-layer shell with a storm hood."
+    insulated = "The Stormline shell with 100 g recycled synthetic insulation, for cold wet days."
+    return [
+        p("stormline-m", "Stormline Jacket (M)", "129.00", "jackets", shell),
+        p("stormline-l", "Stormline Jacket (L)", "129.00", "jackets", shell),
+        p("stormline-insulated-m", "Stormline Insulated Jacket (M)", "199.00", "jackets", insulated),
+        p("stormline-insulated-l", "Stormline Insulated Jacket (L)", "209.00", "jackets", insulated),
+        p("cascade-rain-pants-m", "Cascade Rain Pants (M)", "79.00", "pants", "Full-zip waterproof pants."),
+        p("cascade-rain-pants-l", "Cascade Rain Pants (L)", "79.00", "pants", "Full-zip waterproof pants."),
+        p("merino-trail-socks-m", "Merino Trail Socks (M)", "24.00", "socks", "Cushioned merino wool hiking socks."),
+        p("ridgeline-daypack-28", "Ridgeline Daypack 28L", "89.00", "packs", "A 28-litre daypack with a rain cover."),
+        p("trailhead-coffee-club", "Trailhead Coffee Club", "18.00", "subscriptions", "A bag of small-roaster coffee every month; members get 10% off."),
+    ]
