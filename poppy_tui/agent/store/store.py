@@ -668,6 +668,19 @@ class Store:
             )
         return self.get_operation(row[0])
 
+    def next_due_at(self) -> datetime | None:
+        """The soonest moment claim_due could return something: a grace period ending, a
+        scheduled retry, or a lease lapsing. None when nothing is approved or sending."""
+        rows = self._db.execute(
+            "SELECT status, send_after, next_attempt_at, lease_until FROM operations WHERE status IN (?,?)",
+            (Status.APPROVED, Status.SENDING),
+        ).fetchall()
+        times = []
+        for status, send_after, next_at, lease_until in rows:
+            candidates = [t for t in ((send_after if status == Status.APPROVED else next_at), lease_until) if t]
+            times.append(max(candidates) if candidates else stamp())
+        return parse_stamp(min(times)) if times else None
+
     def release_lease(self, operation_row: int, owner: str) -> None:
         """Give a lease back without sending (the operation changed under us); others may claim at once."""
         with self._write() as db:

@@ -1,0 +1,355 @@
+"""The `Agent` facade: the only entry point the UI and CLI use to talk to Companies.
+
+It wires the pieces together (store, Sessions, transports, dispatcher) and turns what each
+interface answered into a `RequestResult` or `ConversationResult`. Every request is recorded
+before it is sent, every first response after; operations are kept the moment they arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from poppy_tui.agent import companies as discovery
+from poppy_tui.agent.config import Config, load_config
+from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
+from poppy_tui.agent.http import make_client
+from poppy_tui.agent.keys import load_or_create_key
+from poppy_tui.agent.paths import Paths
+from poppy_tui.agent.sessions import Sessions
+from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
+from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
+from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
+from poppy_tui.agent.transports.mcp import McpTransport
+from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.outcomes import (
+    ApprovalRequired,
+    BadResponse,
+    NotPerformed,
+    NotSent,
+    Performed,
+    RetryLater,
+    Unknown,
+)
+from poppy_tui.protocol.requests import ApiRequest, McpRequest
+from poppy_tui.protocol.retry import BackoffPolicy
+
+# Statuses wait_for_outcome returns on: the send is over, or the person said no.
+SETTLED = frozenset(
+    {Status.PERFORMED, Status.NOT_PERFORMED, Status.OUTCOME_UNKNOWN, Status.DECLINED, Status.EXPIRED}
+)
+# A first request (no approval yet) is resent on its own only when that is safe: it never
+# left (NotSent), or the Company asked us to wait briefly and the request is idempotent
+# (a GET, or a write carrying its Idempotency-Key).
+FIRST_REQUEST_SENDS = 3
+FIRST_REQUEST_MAX_WAIT = 5.0
+
+
+class AgentError(RuntimeError):
+    """Something the person asked for can't be done (no such interface, a bad URL, ...)."""
+
+
+@dataclass(frozen=True)
+class RequestResult:
+    outcome: Literal["performed", "operation", "not_performed", "unknown"]
+    status: int | None  # HTTP status where there is one
+    body: Any  # parsed JSON body / tool result (wire names) / conversation reply
+    operation_row: int | None  # the stored operation when outcome == "operation"
+    detail: str = ""
+    request_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ConversationResult:
+    conversation_row: int
+    conversation_id: str
+    messages: list[dict]  # Company messages received in answer, as sent (unsanitised)
+    operation_rows: list[int]  # operations (or new revisions) those messages carried
+    delivered: bool = True  # False when our message could not be delivered (see detail)
+    detail: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+class Agent:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        paths: Paths,
+        *,
+        key: ec.EllipticCurvePrivateKey | None = None,
+        owner: str | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        backoff: BackoffPolicy | None = None,
+        reply_wait_seconds: float | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.paths = paths
+        self._client: httpx.AsyncClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self.sessions = Sessions(
+            store,
+            (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config)),
+            allow_loopback=config.allow_loopback,
+        )
+        self.api = ApiTransport(self._http, self.sessions)
+        self.mcp = McpTransport(self.sessions, config.request_timeout_seconds)
+        self.conversations = Conversations(
+            store,
+            ConversationTransport(self._http, self.sessions),
+            reply_wait_seconds=reply_wait_seconds if reply_wait_seconds is not None
+            else min(10.0, config.request_timeout_seconds),
+        )
+        self.dispatcher = Dispatcher(store, self._send_approval, config, owner, lease_seconds, backoff)
+
+    @classmethod
+    def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
+        paths.ensure()
+        config = config or load_config(paths)
+        return cls(Store.open(paths.database), config, paths, **options)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            try:
+                await client.aclose()
+            except RuntimeError:
+                pass  # its event loop is gone; nothing left to close
+        self.store.close()
+
+    async def _http(self) -> httpx.AsyncClient:
+        # A client belongs to the event loop that made it; the CLI may run several loops.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = make_client(self.config.request_timeout_seconds)
+            self._client_loop = loop
+        return self._client
+
+    def signing_key(self) -> ec.EllipticCurvePrivateKey:
+        """Load (or create) the signing key now, so a missing keyring is reported up front."""
+        return self.sessions.key
+
+    # ---- Companies -----------------------------------------------------------------------------
+
+    async def add_company(self, domain_or_url: str) -> CompanyRecord:
+        return await discovery.discover(await self._http(), self.store, domain_or_url, self.config.allow_loopback)
+
+    def find_company(self, key: str) -> CompanyRecord | None:
+        text = key.strip()
+        found = self.store.find_company(text)
+        if found is None and "://" in text:
+            found = self.store.find_company(discovery.origin_of(text))
+        return found
+
+    async def fetch_openapi(self, company: CompanyRecord) -> dict:
+        return await discovery.fetch_openapi(
+            await self._http(), company, self.config.allow_loopback, self.sessions.headers(company)
+        )
+
+    async def list_tools(self, company: CompanyRecord) -> list[dict]:
+        url = discovery.mcp_url(company)
+        if url is None:
+            raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
+        try:
+            return await self.mcp.list_tools(self.store.get_company(company.id), url)
+        except RuntimeError as exc:
+            raise AgentError(str(exc)) from None
+
+    # ---- requests --------------------------------------------------------------------------------
+
+    async def call_api(
+        self, company: CompanyRecord, method: str, path_or_url: str, body: Any = None, origin: str = "cli"
+    ) -> RequestResult:
+        company = self.store.get_company(company.id)
+        try:
+            url = discovery.resolve_api_url(company, path_or_url, self.config.allow_loopback)
+        except ValueError as exc:
+            raise AgentError(str(exc)) from None
+        request = ApiRequest(method=method.upper(), url=url, body=body)
+        request_id = self.store.add_request(company.id, request, origin)
+        # The first request's own key; the approval's resend gets another (Ops 6).
+        key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
+        idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
+        exchange = await self._first_request(
+            lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key), company, idempotent
+        )
+        return self._result(company, request_id, exchange, "api")
+
+    async def call_tool(
+        self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
+    ) -> RequestResult:
+        company = self.store.get_company(company.id)
+        url = discovery.mcp_url(company)
+        if url is None:
+            raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
+        request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
+        request_id = self.store.add_request(company.id, request, origin)
+        exchange = await self._first_request(
+            lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id), company, False
+        )
+        return self._result(company, request_id, exchange, "mcp")
+
+    async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
+        exchange: Exchange | None = None
+        for number in range(1, FIRST_REQUEST_SENDS + 1):
+            exchange = await send(self.store.get_company(company.id))
+            outcome = exchange.outcome
+            again = isinstance(outcome, NotSent) or (
+                idempotent and isinstance(outcome, RetryLater)
+                and (outcome.retry_after or 0) <= FIRST_REQUEST_MAX_WAIT
+            )
+            if not again or number == FIRST_REQUEST_SENDS:
+                return exchange
+            retry_after = outcome.retry_after if isinstance(outcome, RetryLater) else None
+            await asyncio.sleep(min(self.dispatcher._backoff.delay(number, retry_after), FIRST_REQUEST_MAX_WAIT))
+        assert exchange is not None
+        return exchange
+
+    def _result(self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str) -> RequestResult:
+        self.store.set_first_response(request_id, exchange.status, exchange.response)
+        outcome = exchange.outcome
+        body = exchange.response.get("body") if interface == "api" and isinstance(exchange.response, dict) else exchange.response
+        if isinstance(outcome, Performed):
+            return RequestResult("performed", exchange.status, body, None, exchange.detail, request_id)
+        if isinstance(outcome, ApprovalRequired):
+            recorded = self.store.record_operation(
+                company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface
+            )
+            detail = "the Company needs the person's approval before it does this"
+            if not recorded.new_operation:
+                current = self.store.get_operation(recorded.operation_row)
+                if current.status not in (Status.PENDING, Status.WITHDRAWN):
+                    detail = f"this operation is already {current.status.value}"
+            return RequestResult("operation", exchange.status, body, recorded.operation_row, detail, request_id)
+        if isinstance(outcome, RetryLater):
+            wait = f", retry after {outcome.retry_after:g}s" if outcome.retry_after is not None else ""
+            return RequestResult(
+                "unknown", exchange.status, body, None,
+                f"the Company is busy or still working on it ({outcome.detail}{wait})", request_id,
+            )
+        if isinstance(outcome, Unknown):
+            return RequestResult(
+                "unknown", exchange.status, body, None,
+                f"no complete answer ({outcome.detail}); the Company may have acted on it", request_id,
+            )
+        if isinstance(outcome, NotSent):
+            return RequestResult("not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id)
+        if isinstance(outcome, NotPerformed):
+            detail = exchange.detail or f"the Company refused it ({outcome.error})"
+            return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
+        assert isinstance(outcome, BadResponse)
+        return RequestResult(
+            "not_performed", exchange.status, body, None,
+            f"the Company's answer can't be used: {outcome.error}", request_id,
+        )
+
+    # ---- conversations ---------------------------------------------------------------------------
+
+    async def say(
+        self, company: CompanyRecord, text: str, conversation_row: int | None = None, origin: str = "cli"
+    ) -> ConversationResult:
+        company = self.store.get_company(company.id)
+        if not text.strip():
+            raise AgentError("there is nothing to say")
+        endpoint = discovery.conversation_endpoint(company)
+        if conversation_row is not None:
+            _, owner_company, endpoint, _, _ = self.store.get_conversation(conversation_row)
+            if owner_company != company.id:
+                raise AgentError("that conversation is with another Company")
+        if endpoint is None:
+            raise AgentError(f"{company.name} offers no conversations in its poppy.json")
+        said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
+        if said.conversation_row is None:
+            raise AgentError(f"{company.name} did not start the conversation: {said.exchange.detail or _short(said.exchange)}")
+        detail = "" if said.delivered else f"the message was not delivered: {said.exchange.detail or _short(said.exchange)}"
+        return ConversationResult(
+            said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
+            said.delivered, detail, said.ingested.problems,
+        )
+
+    async def refresh_conversation(self, conversation_row: int) -> ConversationResult:
+        _, company_id, _, conversation_id, _ = self.store.get_conversation(conversation_row)
+        company = self.store.get_company(company_id)
+        got = await self.conversations.read(company, conversation_row)
+        return ConversationResult(
+            conversation_row, conversation_id, got.messages, got.operation_rows, True,
+            "; ".join(got.problems), got.problems,
+        )
+
+    # ---- decisions (only the person at the TUI makes these) ------------------------------------
+
+    def approve(self, operation_row: int, revision_id: int) -> OperationRecord:
+        return self.store.approve(operation_row, revision_id, self.config.grace_seconds)
+
+    def decline(self, operation_row: int, revision_id: int) -> OperationRecord:
+        return self.store.decline(operation_row, revision_id)
+
+    def withdraw(self, operation_row: int) -> OperationRecord:
+        return self.store.withdraw(operation_row)
+
+    def resolve_unknown(self, operation_row: int, performed: bool) -> OperationRecord:
+        return self.store.resolve_unknown(operation_row, performed)
+
+    # ---- sending ---------------------------------------------------------------------------------
+
+    async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        request = op.request
+        if op.interface == "api" and isinstance(request, ApiRequest):
+            return await self.api.send(
+                op.company, request, session_id=op.session_id, approval=approval, idempotency_key=op.idempotency_key
+            )
+        if op.interface == "mcp" and isinstance(request, McpRequest):
+            return await self.mcp.call(
+                op.company, request.server_url, request.tool, request.arguments, session_id=op.session_id,
+                approval=approval,
+            )
+        if op.interface == "conversation":
+            return await self.conversations.send_approval(op, approval)
+        detail = f"poppy-tui can't send an approval over {op.interface!r}"
+        return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
+
+    async def dispatch_once(self) -> int:
+        return await self.dispatcher.dispatch_once()
+
+    async def run_dispatcher(self, stop: asyncio.Event) -> None:
+        await self.dispatcher.run(stop)
+
+    async def wait_for_outcome(self, operation_row: int, timeout: float | None = None) -> OperationRecord:
+        """Returns once the operation is performed, not_performed, outcome_unknown, declined or
+        expired, or once a send ended with new terms to decide on; dispatches meanwhile."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        attempts_seen = len(self.store.attempts(operation_row))
+        while True:
+            op = self.store.get_operation(operation_row)
+            if op.status in SETTLED:
+                return op
+            if op.status == Status.PENDING and len(self.store.attempts(operation_row)) > attempts_seen:
+                return op  # a send answered with new terms: the person has to decide again
+            if deadline is not None and loop.time() >= deadline:
+                return op
+            await self.dispatch_once()
+            op = self.store.get_operation(operation_row)
+            if op.status in SETTLED:
+                return op
+            due = self.dispatcher.next_due_in()
+            pause = 0.25 if due is None else min(0.25, max(0.02, due))
+            if deadline is not None:
+                pause = min(pause, max(0.0, deadline - loop.time()))
+            await asyncio.sleep(pause)
+
+
+def _short(exchange: Exchange) -> str:
+    outcome = exchange.outcome
+    for name in ("detail", "error"):
+        value = getattr(outcome, name, None)
+        if value:
+            return str(value)
+    return type(outcome).__name__

@@ -1,0 +1,354 @@
+"""The sending half of the approval state machine (docs/state-machine.md).
+
+approved --(grace ends)--> sending --> performed | not_performed | outcome_unknown
+                                   \\-> pending (a new revision, when no earlier send is in doubt)
+
+Rules the code below keeps, each because the spec or a crash demands it:
+- The decision is in the store before we get here; each attempt row is committed before its
+  request leaves, so a process killed mid-send leaves evidence ("interrupted") that the next
+  dispatcher treats as "may have been performed".
+- Only the lease holder sends. The lease is taken atomically in SQL and renewed while a send
+  or an in-process retry wait runs; losing it cancels our send rather than risk two senders.
+- Every resend carries the same approval and the same Idempotency-Key (or message ID).
+- While any earlier send is in doubt, nothing we hear makes us ask for a new approval (Ops 7).
+- An answer naming the same revision we approved is a protocol violation: stop, never loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Awaitable, Callable
+
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.store import OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
+from poppy_tui.agent.store.store import now_utc, parse_stamp
+from poppy_tui.agent.transports import Exchange, outcome_name
+from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.outcomes import (
+    ApprovalRequired,
+    BadResponse,
+    NotPerformed,
+    NotSent,
+    Performed,
+    RetryLater,
+    Unknown,
+)
+from poppy_tui.protocol.retry import BackoffPolicy
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LEASE_SECONDS = 30.0
+# Waits up to this long are spent holding (and renewing) the lease; longer ones hand the
+# operation back to the store with next_attempt_at so any dispatcher can pick it up.
+DEFAULT_INLINE_RETRY_SECONDS = 15.0
+# Attempt outcomes after which the Company may have performed the operation.
+IN_DOUBT = frozenset({"unknown", "retry_later", "interrupted"})
+
+Sender = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
+
+
+def new_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class _Settle:
+    status: Status
+    detail: str
+    outcome: object = None
+
+
+@dataclass(frozen=True)
+class _Retry:
+    delay: float
+    detail: str
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        store: Store,
+        sender: Sender,
+        config: Config,
+        owner: str | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        backoff: BackoffPolicy | None = None,
+        inline_retry_seconds: float = DEFAULT_INLINE_RETRY_SECONDS,
+    ) -> None:
+        self.store = store
+        self._send = sender
+        self._config = config
+        self.owner = owner or new_owner()
+        self.lease_seconds = lease_seconds
+        self._backoff = backoff or BackoffPolicy()
+        self._inline = inline_retry_seconds
+
+    # ---- the loop ------------------------------------------------------------------------------
+
+    async def dispatch_once(self) -> int:
+        """Expire what is due, then send every operation whose time has come. Returns how many."""
+        self.store.expire_due()
+        tasks = []
+        while True:
+            op = self.store.claim_due(self.owner, self.lease_seconds)
+            if op is None:
+                break
+            tasks.append(asyncio.create_task(self._handle(op), name=f"send-operation-{op.id}"))
+        if tasks:
+            for result in await asyncio.gather(*tasks, return_exceptions=True):
+                if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+                    log.error("sending an operation failed", exc_info=result)
+        return len(tasks)
+
+    def next_due_in(self) -> float | None:
+        """Seconds until something may be due (a grace period ends, a retry, a lease lapses)."""
+        due = self.store.next_due_at()
+        return None if due is None else max(0.0, (due - now_utc()).total_seconds())
+
+    async def run(self, stop: asyncio.Event, idle_seconds: float = 0.5) -> None:
+        while not stop.is_set():
+            try:
+                await self.dispatch_once()
+            except StoreError as exc:
+                log.warning("dispatcher: %s", exc)
+            due = self.next_due_in()
+            wait = idle_seconds if due is None else min(idle_seconds, max(0.05, due))
+            try:
+                await asyncio.wait_for(stop.wait(), wait)
+            except asyncio.TimeoutError:
+                pass
+
+    # ---- one operation ---------------------------------------------------------------------------
+
+    async def _handle(self, op: OperationRecord) -> None:
+        lost = asyncio.Event()
+        heartbeat = asyncio.create_task(self._heartbeat(op.id, lost))
+        try:
+            await self._drive(op, lost)
+        except StateError as exc:
+            # Declined, withdrawn, superseded or expired between the claim and the send: nothing
+            # was sent for this claim. Give the lease back so the next decision isn't delayed.
+            log.info("operation %s not sent: %s", op.id, exc)
+            self.store.release_lease(op.id, self.owner)
+        finally:
+            heartbeat.cancel()
+            try:
+                await heartbeat
+            except asyncio.CancelledError:
+                pass
+
+    async def _heartbeat(self, op_row: int, lost: asyncio.Event) -> None:
+        interval = max(0.05, self.lease_seconds / 3)
+        last_ok = asyncio.get_running_loop().time()
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                if not self.store.renew_lease(op_row, self.owner, self.lease_seconds):
+                    lost.set()
+                    return
+                last_ok = asyncio.get_running_loop().time()
+            except StoreError:
+                if asyncio.get_running_loop().time() - last_ok > self.lease_seconds * 0.7:
+                    lost.set()
+                    return
+
+    async def _drive(self, op: OperationRecord, lost: asyncio.Event) -> None:
+        self._mark_interrupted(op.id)
+        if op.approved_revision_id is None:
+            raise StateError("nothing is approved")
+        approved = self.store.get_revision(op.approved_revision_id)
+        approval = Approval(op.operation_id, approved.revision)
+        retries = 0
+        while True:
+            in_doubt = self._in_doubt(op.id)
+            stop = self._should_stop(op, approved, in_doubt)
+            if stop is not None:
+                self._settle(op.id, stop)
+                return
+            if lost.is_set():
+                return
+            attempt = self.store.start_attempt(op.id, self.owner)
+            current = self.store.get_operation(op.id)
+            exchange = await self._send_guarded(current, approval, lost)
+            if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
+                return
+            self.store.finish_attempt(
+                attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
+                exchange.detail or _describe(exchange),
+            )
+            verdict = self._decide(current, approved, exchange, in_doubt, retries)
+            if isinstance(verdict, _Settle):
+                self._settle(op.id, verdict)
+                return
+            retries += 1
+            window_end = self._window_end(op.id)
+            # Never wait past the approval's expiry or the retry window; _should_stop ends it there.
+            limit = min(approved.expires_at, window_end) - now_utc()
+            delay = max(0.0, min(verdict.delay, limit.total_seconds()))
+            if delay > self._inline:
+                self.store.schedule_retry(op.id, self.owner, delay, verdict.detail)
+                return
+            if not self.store.renew_lease(op.id, self.owner, self.lease_seconds + delay):
+                return
+            try:
+                await asyncio.wait_for(lost.wait(), delay)
+                return  # lost the lease while waiting
+            except asyncio.TimeoutError:
+                pass
+
+    async def _send_guarded(self, op: OperationRecord, approval: Approval, lost: asyncio.Event) -> Exchange | None:
+        send = asyncio.create_task(self._send_safely(op, approval))
+        watch = asyncio.create_task(lost.wait())
+        try:
+            done, _ = await asyncio.wait({send, watch}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watch.cancel()
+        if send in done:
+            return send.result()
+        send.cancel()
+        try:
+            await send
+        except BaseException:  # noqa: BLE001 - we only need it stopped
+            pass
+        return None
+
+    async def _send_safely(self, op: OperationRecord, approval: Approval) -> Exchange:
+        try:
+            return await self._send(op, approval)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug of ours must not look like "not sent"
+            log.exception("sending operation %s failed inside poppy-tui", op.id)
+            detail = f"poppy-tui failed while sending ({type(exc).__name__}: {exc})"
+            return Exchange(Unknown(detail), None, {"error": detail}, op.session_id, detail)
+
+    # ---- deciding ----------------------------------------------------------------------------------
+
+    def _mark_interrupted(self, op_row: int) -> None:
+        """An attempt started by a process that died: its request may have reached the Company."""
+        for attempt in self.store.attempts(op_row):
+            if attempt.finished_at is None and attempt.owner != self.owner:
+                self.store.finish_attempt(
+                    attempt.id, "interrupted", None, None,
+                    f"the sender ({attempt.owner}) stopped before an answer arrived; it may have been performed",
+                )
+
+    def _in_doubt(self, op_row: int) -> bool:
+        return any(
+            a.outcome in IN_DOUBT or a.finished_at is None for a in self.store.attempts(op_row)
+        )
+
+    def _window_end(self, op_row: int):
+        attempts = self.store.attempts(op_row)
+        start = parse_stamp(attempts[0].started_at) if attempts else now_utc()
+        return start + timedelta(seconds=self._config.retry_window_seconds)
+
+    def _should_stop(self, op: OperationRecord, approved: RevisionRecord, in_doubt: bool) -> _Settle | None:
+        attempts = self.store.attempts(op.id)
+        if not attempts:
+            return None  # an unsent approval that expired is expire_due's job (status expired)
+        now = now_utc()
+        if approved.expires_at <= now:
+            # After expires_at the Company may forget the operation (Ops 7), so a resend could
+            # no longer tell us anything; stop and say what we know.
+            if in_doubt:
+                return _Settle(
+                    Status.OUTCOME_UNKNOWN,
+                    "the approved terms expired before the Company gave a definite answer; check with the "
+                    "Company (for example the order) whether it was done",
+                )
+            return _Settle(Status.NOT_PERFORMED, "the approved terms expired before the approval could be delivered")
+        if self._window_end(op.id) <= now:
+            if in_doubt:
+                return _Settle(
+                    Status.OUTCOME_UNKNOWN,
+                    f"no definite answer after {self._config.retry_window_seconds:g}s of resending; check with the "
+                    "Company whether it was done",
+                )
+            return _Settle(
+                Status.NOT_PERFORMED,
+                f"the Company could not be reached for {self._config.retry_window_seconds:g}s; nothing was delivered",
+            )
+        return None
+
+    def _decide(
+        self, op: OperationRecord, approved: RevisionRecord, exchange: Exchange, in_doubt: bool, retries: int
+    ) -> _Settle | _Retry:
+        outcome = exchange.outcome
+
+        def refused(detail: str) -> _Settle:
+            if in_doubt:
+                return _Settle(
+                    Status.OUTCOME_UNKNOWN,
+                    f"{detail}; an earlier send may still have been performed, so check with the Company",
+                    exchange.response,
+                )
+            return _Settle(Status.NOT_PERFORMED, detail, exchange.response)
+
+        if isinstance(outcome, Performed):
+            return _Settle(Status.PERFORMED, exchange.detail or "performed", exchange.response)
+        if isinstance(outcome, ApprovalRequired):
+            answered = outcome.operation
+            if answered.operation_id != op.operation_id:
+                # Not recorded as an operation to decide on: while this one may be in doubt the
+                # person must not be asked to approve another (Ops 7). The attempt row keeps it.
+                return refused(
+                    f"the Company answered the approval with a different operation ({answered.operation_id})"
+                )
+            if answered.revision == approved.revision:
+                return refused(
+                    "protocol violation: the Company answered the approval with the same revision it names "
+                    f"({answered.revision}), which Ops 6 forbids; stopped instead of resending"
+                )
+            self.store.record_operation(
+                op.company.id, op.request_id, op.session_id, answered, exchange.carrier_text, op.interface
+            )
+            if in_doubt:
+                return _Settle(
+                    Status.OUTCOME_UNKNOWN,
+                    f"the Company answered a resend with new terms (revision {answered.revision}); an earlier "
+                    "send may have been performed, so find out before approving anything new",
+                    exchange.response,
+                )
+            return _Settle(
+                Status.PENDING,
+                f"the Company did not perform it and returned new terms (revision {answered.revision}); "
+                "they need a new approval",
+                exchange.response,
+            )
+        if isinstance(outcome, RetryLater):
+            return _Retry(self._backoff.delay(retries + 1, outcome.retry_after), f"the Company asked us to wait ({outcome.detail})")
+        if isinstance(outcome, Unknown):
+            if exchange.final:
+                return _Settle(Status.OUTCOME_UNKNOWN, exchange.detail or outcome.detail, exchange.response)
+            return _Retry(self._backoff.delay(retries + 1), f"no definite answer ({outcome.detail}); resending")
+        if isinstance(outcome, NotSent):
+            return _Retry(self._backoff.delay(retries + 1), f"not delivered ({outcome.detail}); resending")
+        if isinstance(outcome, NotPerformed):
+            if exchange.session_error:
+                return refused(exchange.detail)
+            return refused(f"the Company refused it ({outcome.error}, HTTP {outcome.status})")
+        if isinstance(outcome, BadResponse):
+            return refused(f"the Company's answer broke the protocol: {outcome.error}")
+        return refused(f"unexpected answer {outcome!r}")  # pragma: no cover
+
+    def _settle(self, op_row: int, verdict: _Settle) -> None:
+        try:
+            self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+        except StateError as exc:
+            log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
+
+
+def _describe(exchange: Exchange) -> str:
+    outcome = exchange.outcome
+    for name in ("detail", "error"):
+        value = getattr(outcome, name, None)
+        if value:
+            return str(value)
+    return type(outcome).__name__

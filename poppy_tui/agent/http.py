@@ -1,0 +1,164 @@
+"""One place for how the agent talks HTTP: client settings, bounded reads, and what a failure means.
+
+The question every transport must answer after a failure is "did the Company get it?".
+httpx's exception classes answer it (research notes, section 7.4), and the mapping lives here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import httpx
+
+from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
+from poppy_tui.protocol.jsonlimits import json_depth
+from poppy_tui.protocol.outcomes import NotSent, Unknown
+
+USER_AGENT = "poppy-tui/0.1"
+CONNECT_TIMEOUT_SECONDS = 10.0
+MAX_JSON_DEPTH = 64
+
+# Exceptions raised before any byte of the request could have reached the Company.
+NOT_SENT_ERRORS: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Exceptions raised once the request was (maybe partly) on the wire: the Company may have acted.
+UNKNOWN_ERRORS: tuple[type[BaseException], ...] = (
+    httpx.ReadTimeout,
+    httpx.WriteTimeout,
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.RemoteProtocolError,
+)
+
+
+# A mount of None means "the client's own transport", i.e. no proxy, for these hosts.
+_LOOPBACK_PATTERNS = ("all://127.0.0.1", "all://localhost", "all://[::1]")
+
+
+class ResponseTooLarge(ValueError):
+    pass
+
+
+def make_client(timeout_seconds: float) -> httpx.AsyncClient:
+    """The API/discovery client. Redirects are never followed implicitly: a redirected approval
+    would leave the interface that returned the operation, and discovery checks every hop."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
+        follow_redirects=False,
+        headers={"User-Agent": USER_AGENT},
+        # A user's proxy settings are honoured, but never for loopback: the demo and tests
+        # run there, and a proxy in between would see every Session header.
+        trust_env=True,
+        mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
+        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
+    )
+
+
+def classify_transport_error(exc: BaseException) -> NotSent | Unknown:
+    if isinstance(exc, NOT_SENT_ERRORS):
+        return NotSent(f"{type(exc).__name__}: {exc or 'could not connect'}")
+    if isinstance(exc, UNKNOWN_ERRORS):
+        return Unknown(f"{type(exc).__name__}: {exc or 'no complete answer'}")
+    # Anything else (an unexpected transport failure) is treated as possibly delivered:
+    # claiming "not sent" wrongly could make us send twice.
+    return Unknown(f"{type(exc).__name__}: {exc}")
+
+
+@dataclass
+class HttpAnswer:
+    """What came back. `error` is set when the status arrived but the body could not be read."""
+
+    status: int
+    headers: dict[str, str]
+    raw: bytes
+    body: Any = None
+    error: str | None = None
+    url: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def for_record(self) -> dict[str, Any]:
+        """What we keep of a response: status, the headers that matter, and the body."""
+        keep = {k: v for k, v in self.headers.items() if k in ("content-type", "retry-after", "location")}
+        body: Any = self.body
+        if body is None and self.raw:
+            body = self.raw[:4096].decode("utf-8", "replace")
+        record = {"status": self.status, "headers": keep, "body": body}
+        if self.error:
+            record["error"] = self.error
+        return record
+
+
+async def read_bounded(response: httpx.Response, limit: int = MAX_RESPONSE_BYTES) -> bytes:
+    """The decoded body, refusing more than `limit` bytes (counted after decompression)."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge(f"the Company announced {declared} bytes, more than the {limit} allowed")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise ResponseTooLarge(f"the response is more than the {limit} bytes allowed")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """Parsed JSON, or None for an empty body. Raises ValueError with a reason."""
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"the body is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError("the body nests too deeply") from None
+    if json_depth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise ValueError(f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+async def request(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    content: bytes | None = None,
+    params: Mapping[str, str] | None = None,
+    limit: int = MAX_RESPONSE_BYTES,
+    extra_read_seconds: float = 0.0,
+) -> HttpAnswer | NotSent | Unknown:
+    """Send once. Transport failures come back as NotSent/Unknown, never as exceptions.
+
+    `extra_read_seconds` lengthens the read timeout for long polls, which hold the answer back.
+    """
+    timeout: Any = httpx.USE_CLIENT_DEFAULT
+    if extra_read_seconds:
+        base = client.timeout
+        timeout = httpx.Timeout(
+            connect=base.connect, read=(base.read or 30.0) + extra_read_seconds, write=base.write, pool=base.pool
+        )
+    try:
+        async with client.stream(
+            method, url, headers=headers, content=content, params=params, timeout=timeout
+        ) as response:
+            status = response.status_code
+            answer_headers = {k.lower(): v for k, v in response.headers.items()}
+            try:
+                raw = await read_bounded(response, limit)
+            except ResponseTooLarge as exc:
+                return HttpAnswer(status, answer_headers, b"", None, str(exc), str(response.url))
+            except httpx.TransportError as exc:
+                # The status line arrived, so the Company did answer; only the body is missing.
+                return HttpAnswer(status, answer_headers, b"", None, f"the body was cut off ({exc})", str(response.url))
+    except httpx.TransportError as exc:
+        return classify_transport_error(exc)
+    answer = HttpAnswer(status, answer_headers, raw, url=str(response.url))
+    try:
+        answer.body = parse_json_body(raw)
+    except ValueError as exc:
+        if "json" in answer_headers.get("content-type", ""):
+            answer.error = str(exc)
+    return answer

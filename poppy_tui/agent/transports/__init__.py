@@ -1,0 +1,43 @@
+"""The three interfaces a Company offers (API, MCP, conversations), each behind the same shape.
+
+Every send returns an `Exchange`: the protocol Outcome (what it means) plus what we keep of the
+wire answer (for the store). Transports never raise for a Company's answer or a network
+failure; they raise only for our own mistakes (a request that can't be built).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from poppy_tui.protocol.outcomes import Outcome
+
+
+@dataclass(frozen=True)
+class Exchange:
+    outcome: Outcome
+    status: int | None  # HTTP status where there is one
+    response: Any  # JSON-able record of the answer, kept in the store
+    session_id: str  # the Session the (last) request went out in
+    detail: str = ""
+    session_error: bool = False  # the Company said invalid_session and it was not retried
+    final: bool = False  # an Unknown that resending can't settle (a conversation reply we can't read)
+    carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
+
+
+def outcome_name(outcome: Outcome) -> str:
+    """The attempt-row spelling of an outcome."""
+    from poppy_tui.protocol import outcomes as o
+
+    return {
+        o.Performed: "performed",
+        o.ApprovalRequired: "approval_required",
+        o.RetryLater: "retry_later",
+        o.NotPerformed: "not_performed",
+        o.Unknown: "unknown",
+        o.NotSent: "not_sent",
+        o.BadResponse: "bad_response",
+    }[type(outcome)]
+
+
+__all__ = ["Exchange", "outcome_name"]

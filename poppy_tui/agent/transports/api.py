@@ -1,0 +1,104 @@
+"""The API interface (spec 7, Ops 4 and 6): one HTTP request, resent unchanged with the approval."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Awaitable, Callable
+
+import httpx
+
+from poppy_tui.agent import http
+from poppy_tui.agent.sessions import Sessions, is_invalid_session
+from poppy_tui.agent.store import CompanyRecord
+from poppy_tui.agent.transports import Exchange
+from poppy_tui.protocol import conventions as c
+from poppy_tui.protocol.approval import Approval, encode_approval_header
+from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
+from poppy_tui.protocol.outcomes import (
+    ApprovalRequired,
+    BadResponse,
+    NotPerformed,
+    NotSent,
+    Performed,
+    Unknown,
+    classify_http,
+)
+from poppy_tui.protocol.requests import ApiRequest
+from poppy_tui.protocol.retry import parse_retry_after
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def encode_body(body: Any) -> bytes | None:
+    """One spelling for a JSON body. The stored request is re-encoded the same way on every
+    resend, so "the same body" (Ops 6) holds byte for byte, whatever order the keys came in."""
+    if body is None:
+        return None
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def idempotency_header(key: str) -> str:
+    # Bare, as the Poppy example sends it (conventions.IDEMPOTENCY_KEY_QUOTED).
+    return f'"{key}"' if c.IDEMPOTENCY_KEY_QUOTED else key
+
+
+class ApiTransport:
+    def __init__(self, client: Callable[[], Awaitable[httpx.AsyncClient]], sessions: Sessions) -> None:
+        self._client = client
+        self._sessions = sessions
+
+    async def send(
+        self,
+        company: CompanyRecord,
+        req: ApiRequest,
+        *,
+        session_id: str,
+        approval: Approval | None = None,
+        idempotency_key: str | None = None,
+    ) -> Exchange:
+        client = await self._client()
+        content = encode_body(req.body)
+        retried = False
+        while True:
+            headers = self._sessions.headers(company, session_id)
+            headers["Accept"] = "application/json"
+            if content is not None:
+                headers["Content-Type"] = "application/json"
+            if idempotency_key:
+                headers[c.HEADER_IDEMPOTENCY_KEY] = idempotency_header(idempotency_key)
+            if approval is not None:
+                headers[c.HEADER_APPROVAL] = encode_approval_header(approval)
+            answer = await http.request(client, req.method, req.url, headers=headers, content=content)
+            if isinstance(answer, (NotSent, Unknown)):
+                return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
+            if is_invalid_session(answer.status, answer.body):
+                verdict = self._sessions.on_invalid_session(company, session_id, approval is not None, retried)
+                if verdict.retry:
+                    company, session_id, retried = verdict.company, verdict.company.session_id, True
+                    continue
+                outcome = NotPerformed(answer.status, "invalid_session", answer.body)
+                return Exchange(outcome, answer.status, answer.for_record(), session_id, verdict.detail, True)
+            return Exchange(
+                self._classify(company, answer), answer.status, answer.for_record(), session_id,
+                "started a new Session (invalid_session)" if retried else "",
+            )
+
+    def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):
+        ok = 200 <= answer.status < 300
+        if answer.error and ok:
+            # The Company said it did it; we just can't keep what it said.
+            return Performed(answer.status, None)
+        if answer.error:
+            return BadResponse(ProtocolError("response", answer.error), answer.status)
+        retry_after = parse_retry_after(answer.headers.get("retry-after"))
+        outcome = classify_http(answer.status, answer.headers, answer.body, retry_after)
+        if isinstance(outcome, ApprovalRequired) and not self._sessions.declares_operations(company):
+            return BadResponse(
+                ProtocolViolation(
+                    "operation",
+                    "the Company returned an operation to a request that did not declare the operations "
+                    "extension (it does not list operations v2 in its poppy.json)",
+                ),
+                answer.status,
+            )
+        return outcome

@@ -1,0 +1,260 @@
+"""The MCP interface: the real MCP SDK client over Streamable HTTP.
+
+The SDK hides HTTP: a 503 on tools/call surfaces only as MCPError -32603, and a timeout as
+-32001. An httpx2.Auth flow sees every HTTP request and response, so it is where we sign a
+fresh Poppy-Session JWT per request and where we learn the tools/call status, its
+Retry-After, and whether the tools/call ever left (research notes, section 8).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable
+
+import httpx2
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import REQUEST_TIMEOUT, CallToolResult
+
+from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, parse_json_body
+from poppy_tui.agent.sessions import Sessions, is_invalid_session
+from poppy_tui.agent.store import CompanyRecord
+from poppy_tui.agent.transports import Exchange
+from poppy_tui.protocol.approval import Approval, approval_to_mcp_meta
+from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
+from poppy_tui.protocol.operation import operation_from_mcp_result
+from poppy_tui.protocol.outcomes import (
+    ApprovalRequired,
+    BadResponse,
+    NotPerformed,
+    NotSent,
+    Performed,
+    RetryLater,
+    Unknown,
+)
+from poppy_tui.protocol.retry import parse_retry_after
+
+MAX_ERROR_BODY_BYTES = 64 * 1024
+
+
+@dataclass
+class _Seen:
+    """What the Auth flow saw of one JSON-RPC method's HTTP exchange."""
+
+    sent: bool = False
+    status: int | None = None
+    retry_after: float | None = None
+    body: Any = None
+
+
+@dataclass
+class PoppyAuth(httpx2.Auth):
+    """Signs each HTTP request and records the answers the SDK would otherwise hide."""
+
+    header_factory: Callable[[], dict[str, str]]
+    seen: dict[str, _Seen] = field(default_factory=dict)
+    last_error: _Seen | None = None
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncIterator[httpx2.Request]:  # type: ignore[override]
+        request.headers.update(self.header_factory())
+        method = _jsonrpc_method(request)
+        record = self.seen.setdefault(method, _Seen()) if method else None
+        if record is not None:
+            record.sent = True
+        response = yield request
+        if record is not None:
+            record.status = response.status_code
+            record.retry_after = parse_retry_after(response.headers.get("retry-after"))
+        if response.status_code >= 400:
+            error = record or _Seen(sent=True, status=response.status_code)
+            error.body = await _small_json_body(response)
+            self.last_error = error
+
+    def sync_auth_flow(self, request: httpx2.Request):  # pragma: no cover - the SDK is async only
+        raise RuntimeError("poppy-tui's MCP client is async only")
+
+
+def _jsonrpc_method(request: httpx2.Request) -> str | None:
+    if request.method != "POST":
+        return None
+    try:
+        message = json.loads(request.content)
+    except (ValueError, httpx2.RequestNotRead):
+        return None
+    return message.get("method") if isinstance(message, dict) else None
+
+
+async def _small_json_body(response: httpx2.Response) -> Any:
+    if "json" not in response.headers.get("content-type", ""):
+        return None
+    declared = response.headers.get("content-length")
+    if declared is None or not declared.isdigit() or int(declared) > MAX_ERROR_BODY_BYTES:
+        return None
+    try:
+        return parse_json_body(await response.aread())
+    except (ValueError, httpx2.HTTPError):
+        return None
+
+
+def result_to_wire(result: CallToolResult) -> dict[str, Any]:
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class McpTransport:
+    def __init__(self, sessions: Sessions, timeout_seconds: float) -> None:
+        self._sessions = sessions
+        self._timeout = timeout_seconds
+
+    def _client(self, auth: PoppyAuth) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            auth=auth,
+            headers={"User-Agent": USER_AGENT},
+            timeout=httpx2.Timeout(self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)),
+            follow_redirects=False,
+        )
+
+    async def _run(self, company: CompanyRecord, url: str, session_id: str, work) -> tuple[Any, PoppyAuth, BaseException | None]:
+        auth = PoppyAuth(lambda: self._sessions.headers(company, session_id))
+        outcome: Any = None
+        failure: BaseException | None = None
+        try:
+            async with asyncio.timeout(self._timeout * 2 + 10):
+                async with self._client(auth) as http_client:
+                    async with streamable_http_client(url, http_client=http_client) as (read, write):
+                        async with ClientSession(read, write, read_timeout_seconds=self._timeout) as session:
+                            await session.initialize()
+                            outcome = await work(session)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the SDK raises exception groups and its own errors
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            failure = exc
+        return outcome, auth, failure
+
+    async def list_tools(self, company: CompanyRecord, url: str) -> list[dict[str, Any]]:
+        async def work(session: ClientSession) -> list[dict[str, Any]]:
+            tools: list[dict[str, Any]] = []
+            cursor = None
+            for _ in range(50):  # a bound on pages, so a server can't keep us listing forever
+                from mcp_types import PaginatedRequestParams
+
+                page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+                for tool in page.tools:
+                    tools.append(
+                        {"name": tool.name, "description": tool.description or "", "inputSchema": tool.input_schema}
+                    )
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            return tools
+
+        result, auth, failure = await self._run(company, url, company.session_id, work)
+        if failure is not None:
+            raise RuntimeError(f"could not list {company.name}'s MCP tools: {_describe(failure, auth)}")
+        return result
+
+    async def call(
+        self,
+        company: CompanyRecord,
+        url: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        session_id: str,
+        approval: Approval | None = None,
+    ) -> Exchange:
+        meta = approval_to_mcp_meta(approval) if approval is not None else None
+        retried = False
+        while True:
+            async def work(session: ClientSession) -> CallToolResult:
+                return await session.call_tool(tool, arguments, read_timeout_seconds=self._timeout, meta=meta)
+
+            result, auth, failure = await self._run(company, url, session_id, work)
+            error = auth.last_error
+            if error is not None and is_invalid_session(error.status, error.body):
+                verdict = self._sessions.on_invalid_session(company, session_id, approval is not None, retried)
+                if verdict.retry:
+                    company, session_id, retried = verdict.company, verdict.company.session_id, True
+                    continue
+                return Exchange(
+                    NotPerformed(error.status, "invalid_session", error.body), error.status,
+                    {"status": error.status, "body": error.body}, session_id, verdict.detail, True,
+                )
+            return self._classify(company, result, auth, failure, session_id)
+
+    def _classify(
+        self, company: CompanyRecord, result: Any, auth: PoppyAuth, failure: BaseException | None, session_id: str
+    ) -> Exchange:
+        call = auth.seen.get("tools/call", _Seen())
+        if isinstance(result, CallToolResult):
+            wire = result_to_wire(result)
+            status = call.status
+            try:
+                operation = operation_from_mcp_result(wire)
+            except ProtocolError as exc:
+                return Exchange(BadResponse(exc, status), status, wire, session_id, str(exc))
+            if operation is not None:
+                if not self._sessions.declares_operations(company):
+                    violation = ProtocolViolation(
+                        "structuredContent.operation",
+                        "the tool returned an operation to a client that did not declare the operations extension",
+                    )
+                    return Exchange(BadResponse(violation, status), status, wire, session_id, str(violation))
+                return Exchange(ApprovalRequired(operation), status, wire, session_id, carrier_text=_text_of(wire))
+            if result.is_error:
+                text = _text_of(wire)
+                return Exchange(NotPerformed(status, "tool_error", wire), status, wire, session_id, text)
+            return Exchange(Performed(status, wire), status, wire, session_id)
+        if failure is None:  # pragma: no cover - work() always returns a CallToolResult
+            failure = RuntimeError("the MCP call returned nothing")
+        detail = _describe(failure, auth)
+        record = {"error": detail, "status": call.status, "body": call.body}
+        if not call.sent:
+            return Exchange(NotSent(detail), None, record, session_id, detail)
+        if call.status in (503, 429):
+            return Exchange(RetryLater(call.retry_after, f"HTTP {call.status}"), call.status, record, session_id, detail)
+        if call.status is not None and call.status >= 400 and call.status not in (502, 504):
+            code = call.body.get("error") if isinstance(call.body, dict) and isinstance(call.body.get("error"), str) else None
+            return Exchange(NotPerformed(call.status, code or f"http_{call.status}", call.body), call.status, record, session_id, detail)
+        mcp_error = _find(failure, MCPError)
+        if mcp_error is not None and mcp_error.code != REQUEST_TIMEOUT and call.status is not None and call.status < 300:
+            # A JSON-RPC error answer to tools/call: the server refused the call itself.
+            return Exchange(
+                NotPerformed(call.status, f"mcp_error_{mcp_error.code}", {"code": mcp_error.code, "message": mcp_error.message}),
+                call.status, record, session_id, detail,
+            )
+        return Exchange(Unknown(detail), call.status, record, session_id, detail)
+
+
+def _find(exc: BaseException, kind: type) -> Any:
+    if isinstance(exc, kind):
+        return exc
+    for inner in getattr(exc, "exceptions", ()) or ():
+        found = _find(inner, kind)
+        if found is not None:
+            return found
+    if exc.__cause__ is not None and exc.__cause__ is not exc:
+        return _find(exc.__cause__, kind)
+    return None
+
+
+def _describe(exc: BaseException, auth: PoppyAuth) -> str:
+    inner = exc
+    while getattr(inner, "exceptions", None):
+        inner = inner.exceptions[0]  # type: ignore[attr-defined]
+    if isinstance(inner, TimeoutError):
+        return "the MCP server did not answer in time"
+    if isinstance(inner, MCPError):
+        if inner.code == REQUEST_TIMEOUT:
+            return f"the MCP server did not answer in time ({inner.message})"
+        return f"MCP error {inner.code}: {inner.message}"
+    return f"{type(inner).__name__}: {inner}"
+
+
+def _text_of(wire: dict[str, Any]) -> str:
+    parts = [c.get("text", "") for c in wire.get("content", []) if isinstance(c, dict) and c.get("type") == "text"]
+    return " ".join(p for p in parts if isinstance(p, str))[:2000]
