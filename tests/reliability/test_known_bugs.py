@@ -1,0 +1,162 @@
+"""Each bug in known_bugs.py, reduced to one input, as a strict xfail.
+
+The test states the correct behaviour. While the bug is there it xfails; once the owner
+fixes it, it passes, strict xfail turns that into a failure, and whoever sees it deletes
+the marker here and the entry in known_bugs.py (so the fuzzers stop tolerating it).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from poppy_tui.agent.store import Store, StoreError
+from poppy_tui.protocol.approval import parse_approval_header
+from poppy_tui.protocol.conventions import SESSION_JWT_TYP
+from poppy_tui.protocol.discovery import parse_poppy_json
+from poppy_tui.protocol.errors import InvalidApproval, InvalidDiscovery, InvalidExtensions, InvalidOperation
+from poppy_tui.protocol.extensions import declares_operations, parse_extensions_header
+from poppy_tui.protocol.operation import operation_from_api_body, parse_operation
+from poppy_tui.protocol.requests import ApiRequest
+from poppy_tui.protocol.retry import parse_retry_after
+from poppy_tui.protocol.session_jwt import InvalidSession, verify_session_jwt
+from tests.reliability.known_bugs import KNOWN_BUGS
+
+BUGS = {bug.key: bug for bug in KNOWN_BUGS}
+
+
+def known(key: str):
+    bug = BUGS[key]
+    return pytest.mark.xfail(strict=True, reason=f"known bug, {bug.where}: {bug.what}")
+
+
+def _op(expires_at: str, operation_id: str = "exc_5Rt2") -> dict:
+    return {"operation_id": operation_id, "revision": "r1", "summary": "Exchange", "expires_at": expires_at}
+
+
+@known("approval-header-non-latin1")
+def test_approval_header_with_a_non_latin1_character_is_invalid_approval():
+    with pytest.raises(InvalidApproval):
+        parse_approval_header('operation_id="exc_\u20ac", revision="r1"')
+
+
+@known("extensions-header-non-latin1")
+def test_extensions_header_with_a_non_latin1_character_is_invalid_or_not_declared():
+    with pytest.raises(InvalidExtensions):
+        parse_extensions_header('"operations";v="2", "\u0100"')
+
+
+@known("extensions-header-non-latin1")
+def test_declares_operations_never_raises():
+    assert declares_operations('"operations";v="2", "\u0100"') is False
+
+
+@known("retry-after-digits")
+@pytest.mark.parametrize("value", ["\xb2", "9" * 400, "9" * 5000], ids=["superscript-two", "400-digits", "5000-digits"])
+def test_unreadable_retry_after_is_none_or_a_number(value):
+    seconds = parse_retry_after(value)
+    assert seconds is None or seconds >= 0
+
+
+@known("rfc3339-leap-second-overflow")
+def test_leap_second_at_the_end_of_time_is_invalid_operation():
+    with pytest.raises(InvalidOperation):
+        parse_operation(_op("9999-12-31T23:59:60Z"))
+
+
+@known("rfc3339-leap-second-overflow")
+def test_api_refusal_with_that_operation_is_invalid_operation():
+    with pytest.raises(InvalidOperation):
+        operation_from_api_body(403, {"error": "approval_required", "operation": _op("9999-12-31T23:59:60Z")})
+
+
+@known("discovery-url-valueerror")
+@pytest.mark.parametrize("url", ["http://[", "http://[zz]/"])
+def test_bad_bracketed_host_is_invalid_discovery(url):
+    doc = {
+        "protocol_version": "0.4",
+        "organization": {"name": "Shop", "domain": "shop.example"},
+        "apis": [{"type": "openapi", "url": url}],
+    }
+    with pytest.raises(InvalidDiscovery):
+        parse_poppy_json(doc, "shop.example")
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _token(jwk: dict) -> str:
+    header = {"typ": SESSION_JWT_TYP, "alg": "ES256", "jwk": jwk}
+    return _b64(json.dumps(header).encode()) + "." + _b64(b'{"iss":"a"}') + "." + _b64(b"\0" * 64)
+
+
+@known("session-jwt-jwk-errors")
+@pytest.mark.parametrize(
+    "jwk",
+    [
+        {"kty": "EC", "crv": "P-256", "x": 1, "y": None},
+        {"kty": "EC", "crv": "P-256", "x": _b64(b"\1" * 32), "y": _b64(b"\1" * 32)},
+        {"kty": "EC", "crv": "P-256", "x": "A", "y": "A"},
+    ],
+    ids=["coordinates-not-strings", "point-off-curve", "bad-padding"],
+)
+def test_bad_jwk_in_session_header_is_invalid_session(jwk):
+    with pytest.raises(InvalidSession):
+        verify_session_jwt(_token(jwk), "aud")
+
+
+@known("session-jwt-iat-type")
+def test_string_iat_is_invalid_session():
+    import time
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
+    now = int(time.time())
+    token = jwt.encode(
+        {"iss": "a", "sub": "u", "aud": "aud", "sid": "s", "iat": "soon", "exp": now + 60, "jti": "j"},
+        key,
+        algorithm="ES256",
+        headers={"typ": SESSION_JWT_TYP, "jwk": jwk},
+    )
+    with pytest.raises(InvalidSession):
+        verify_session_jwt(token, "aud")
+
+
+@pytest.fixture
+def store_with_request(tmp_path):
+    from tests.reliability.test_fuzz_protocol import _demo_document
+
+    store = Store.open(tmp_path / "poppy.db")
+    company = store.upsert_company("http://127.0.0.1:9", _demo_document())
+    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {}), "cli")
+    yield store, company, request_id
+    store.close()
+
+
+@known("store-expires-at-overflow")
+@pytest.mark.parametrize("expires_at", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
+def test_an_operation_that_parses_can_be_recorded(store_with_request, expires_at):
+    store, company, request_id = store_with_request
+    op = parse_operation(_op(expires_at))
+    try:
+        store.record_operation(company.id, request_id, company.session_id, op)
+    except StoreError:
+        pass  # a clear refusal would do too
+
+
+@known("store-stamp-year-below-1000")
+def test_an_operation_from_before_year_1000_does_not_break_the_inbox(store_with_request):
+    store, company, request_id = store_with_request
+    store.record_operation(company.id, request_id, company.session_id, parse_operation(_op("2099-01-01T00:00:00Z", "ok")))
+    try:
+        store.record_operation(
+            company.id, request_id, company.session_id, parse_operation(_op("0999-01-01T00:00:00Z", "old"))
+        )
+    except StoreError:
+        pass
+    assert len(store.list_operations()) in (1, 2)  # raises ValueError today: the whole list is unreadable
