@@ -1,0 +1,46 @@
+"""Showing hostile Company text safely, and checking an operation before approval.
+
+Names are exported lazily (PEP 562) so `import poppy_tui.safety` stays free of
+Textual: only the summary module, which builds `Content`, imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Sanitized": "sanitize",
+    "sanitize": "sanitize",
+    "sanitize_line": "sanitize",
+    "mixed_script": "sanitize",
+    "mixed_script_words": "sanitize",
+    "RenderedSummary": "summary",
+    "render_summary": "summary",
+    "safe_content": "summary",
+    "safe_line_content": "summary",
+    "Finding": "discrepancies",
+    "RevisionDiff": "discrepancies",
+    "TermsChange": "discrepancies",
+    "CODES": "discrepancies",
+    "check_operation": "discrepancies",
+    "diff_revisions": "discrepancies",
+    "key_amount": "discrepancies",
+    "terms_rows": "discrepancies",
+    "format_path": "discrepancies",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
