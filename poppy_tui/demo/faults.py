@@ -57,16 +57,22 @@ class Faults:
                     raise ValueError(f"fault {name!r} takes no value or a boolean, got {value!r}")
                 values[name] = not sep or value.lower() in ("1", "true", "yes", "on")
             elif name in _INT_NAMES:
-                number = int(value) if sep else 1
+                try:
+                    number = int(value) if sep else 1
+                except ValueError:
+                    raise ValueError(f"fault {name!r} needs a whole number, got {value!r}") from None
                 if number < 0:
                     raise ValueError(f"fault {name!r} must be 0 or more, got {number}")
                 values[name] = number
             elif name in _FLOAT_NAMES:
                 if not sep:
                     raise ValueError(f"fault {name!r} needs a value in seconds, e.g. {name}=1.5")
-                seconds = float(Decimal(value))
-                if seconds < 0:
-                    raise ValueError(f"fault {name!r} must be 0 or more seconds, got {value}")
+                try:
+                    seconds = float(value)
+                except ValueError:
+                    raise ValueError(f"fault {name!r} needs a number of seconds, got {value!r}") from None
+                if not 0 <= seconds < 86400:
+                    raise ValueError(f"fault {name!r} must be 0 or more seconds (less than a day), got {value}")
                 values[name] = seconds
             else:
                 known = ", ".join(f.name for f in fields(cls))
