@@ -42,7 +42,10 @@ def encode_approval_header(approval: Approval) -> str:
 
 def parse_approval_header(value: str | bytes) -> Approval:
     """Parse `Poppy-Approval`. Unknown members are ignored, as the spec requires of Companies."""
-    raw = value.encode("latin-1") if isinstance(value, str) else value
+    try:
+        raw = value.encode("ascii") if isinstance(value, str) else value
+    except UnicodeEncodeError:
+        raise InvalidApproval("Poppy-Approval", "must be ASCII (RFC 9651)") from None
     if not raw.strip():
         raise InvalidApproval("Poppy-Approval", "is empty")
     d = http_sfv.Dictionary()

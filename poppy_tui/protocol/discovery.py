@@ -68,16 +68,20 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
     """HTTPS only; plain http only to loopback and only when explicitly allowed."""
     if not isinstance(url, str) or not url:
         raise InvalidDiscovery(where, "must be a non-empty URL string")
-    parts = urlsplit(url)
-    if not parts.hostname:
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except ValueError as exc:
+        raise InvalidDiscovery(where, f"is not a valid URL ({exc})") from None
+    if not hostname:
         raise InvalidDiscovery(where, f"has no host: {url!r}")
     if parts.username or parts.password:
         raise InvalidDiscovery(where, "must not carry credentials")
     if parts.scheme == "https":
-        if is_loopback_host(parts.hostname) and not allow_loopback_http:
+        if is_loopback_host(hostname) and not allow_loopback_http:
             raise InvalidDiscovery(where, "points at a loopback address, allowed only for local Companies")
         return url
-    if parts.scheme == "http" and allow_loopback_http and is_loopback_host(parts.hostname):
+    if parts.scheme == "http" and allow_loopback_http and is_loopback_host(hostname):
         return url
     raise InvalidDiscovery(where, f"must be an https URL, got {parts.scheme or 'no'} scheme")
 
@@ -87,7 +91,10 @@ def discovery_url(domain_or_url: str, allow_loopback_http: bool = False) -> str:
     text = domain_or_url.strip()
     if "://" not in text:
         text = "https://" + text
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:
+        raise InvalidDiscovery("company", f"is not a valid domain or URL ({exc})") from None
     check_url(f"{parts.scheme}://{parts.netloc}/", "company", allow_loopback_http)
     return f"{parts.scheme}://{parts.netloc}{WELL_KNOWN_PATH}"
 

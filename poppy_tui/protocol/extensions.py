@@ -27,7 +27,10 @@ def parse_extensions_header(value: str | bytes | None) -> dict[str, str]:
     """Name -> declared version. Members we can't read are skipped, not fatal."""
     if value is None:
         return {}
-    raw = value.encode("latin-1") if isinstance(value, str) else value
+    try:
+        raw = value.encode("ascii") if isinstance(value, str) else value
+    except UnicodeEncodeError:
+        raise InvalidExtensions("Poppy-Extensions", "must be ASCII (RFC 9651)") from None
     if not raw.strip():
         return {}
     members = http_sfv.List()

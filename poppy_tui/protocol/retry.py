@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
+
+_DELAY_SECONDS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also accepts '²'.
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -15,8 +18,9 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     text = value.strip()
     if not text:
         return None
-    if text.isdigit():
-        return float(int(text))
+    if _DELAY_SECONDS.fullmatch(text):
+        # A delay longer than any schedule we keep is as good as "very long"; don't build a bignum.
+        return float(int(text)) if len(text) <= 12 else float(10**12)
     try:
         when = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):

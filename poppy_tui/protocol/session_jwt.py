@@ -6,6 +6,7 @@ Choices are in conventions.py. Signing needs a key but no I/O, so it lives in th
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 import time
@@ -95,8 +96,12 @@ def verify_session_jwt(token: str | None, audience: str, now: float | None = Non
             options={"require": ["iss", "sub", "aud", "sid", "iat", "exp", "jti"], "verify_iat": False},
             leeway=c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS,
         )
-    except jwt.PyJWTError as exc:
+    except (jwt.PyJWTError, TypeError, ValueError, binascii.Error) as exc:
+        # from_jwk raises plain TypeError/ValueError/binascii.Error for malformed key members.
         raise InvalidSession(f"the Session JWT was rejected ({exc})") from None
+    for name in ("iat", "exp"):
+        if isinstance(claims[name], bool) or not isinstance(claims[name], (int, float)):
+            raise InvalidSession(f"claim {name} must be a number")
     if claims["iat"] > now + c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS:
         raise InvalidSession("the Session JWT was issued in the future")
     if claims["exp"] - claims["iat"] > 10 * 60:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
+# Beyond these a stored UTC stamp stops sorting as text (years < 1000) or overflows datetime.
+MIN_YEAR = 1970
+MAX_YEAR = 9998
+
 _RFC3339_RE = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})[Tt](?P<h>\d{2}):(?P<m>\d{2}):(?P<s>\d{2})"
     r"(?P<frac>\.\d{1,9})?(?P<off>[Zz]|[+-]\d{2}:\d{2})"
@@ -30,8 +34,14 @@ def parse_rfc3339(text: object) -> datetime:
         value = datetime.fromisoformat(iso)
     except ValueError as exc:
         raise ValueError(f"is not a real date-time ({exc})") from None
-    if leap:
-        value += timedelta(seconds=1)
+    try:
+        if leap:
+            value += timedelta(seconds=1)
+        utc_year = value.astimezone(timezone.utc).year
+    except OverflowError:
+        raise ValueError("is outside the range of dates poppy-tui can keep") from None
+    if not MIN_YEAR <= utc_year <= MAX_YEAR:
+        raise ValueError(f"must be between the years {MIN_YEAR} and {MAX_YEAR}")
     return value
 
 
