@@ -167,7 +167,7 @@ class Dispatcher:
         retries = 0
         while True:
             in_doubt = self._in_doubt(op.id)
-            stop = self._should_stop(op, approved, in_doubt)
+            stop = self._should_stop(op, approved, in_doubt, self._saw_success(op))
             if stop is not None:
                 self._settle(op.id, stop)
                 return
@@ -182,7 +182,7 @@ class Dispatcher:
                 attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
                 exchange.detail or _describe(exchange),
             )
-            verdict = self._decide(current, approved, exchange, in_doubt, retries)
+            verdict = self._decide(current, approved, exchange, in_doubt, retries, self._saw_success(op))
             if isinstance(verdict, _Settle):
                 self._settle(op.id, verdict)
                 return
@@ -249,11 +249,15 @@ class Dispatcher:
         start = parse_stamp(attempts[0].started_at) if attempts else now_utc()
         return start + timedelta(seconds=self._config.retry_window_seconds)
 
-    def _should_stop(self, op: OperationRecord, approved: RevisionRecord, in_doubt: bool) -> _Settle | None:
+    def _should_stop(
+        self, op: OperationRecord, approved: RevisionRecord, in_doubt: bool, saw_success: bool = False
+    ) -> _Settle | None:
         attempts = self.store.attempts(op.id)
         if not attempts:
             return None  # an unsent approval that expired is expire_due's job (status expired)
         now = now_utc()
+        if saw_success and (approved.expires_at <= now or self._window_end(op.id) <= now):
+            return _Settle(Status.PERFORMED, "the Company answered with a success status, though its answer was cut off")
         if approved.expires_at <= now:
             # After expires_at the Company may forget the operation (Ops 7), so a resend could
             # no longer tell us anything; stop and say what we know.
@@ -277,12 +281,27 @@ class Dispatcher:
             )
         return None
 
+    def _saw_success(self, op: OperationRecord) -> bool:
+        """An API attempt got a 2xx status line before its body was cut off: the Company said it
+        was done. (For MCP and conversations a 2xx is only the transport's, so it proves nothing.)"""
+        return op.interface == "api" and any(
+            a.outcome == "unknown" and a.http_status is not None and 200 <= a.http_status < 300
+            for a in self.store.attempts(op.id)
+        )
+
     def _decide(
-        self, op: OperationRecord, approved: RevisionRecord, exchange: Exchange, in_doubt: bool, retries: int
+        self, op: OperationRecord, approved: RevisionRecord, exchange: Exchange, in_doubt: bool, retries: int,
+        saw_success: bool = False,
     ) -> _Settle | _Retry:
         outcome = exchange.outcome
 
         def refused(detail: str) -> _Settle:
+            if saw_success:
+                return _Settle(
+                    Status.PERFORMED,
+                    f"an earlier send was answered with a success status (its body was cut off); a resend then got: {detail}",
+                    exchange.response,
+                )
             if in_doubt:
                 return _Settle(
                     Status.OUTCOME_UNKNOWN,
@@ -309,6 +328,8 @@ class Dispatcher:
             self.store.record_operation(
                 op.company.id, op.request_id, op.session_id, answered, exchange.carrier_text, op.interface
             )
+            if saw_success:
+                return refused(f"new terms (revision {answered.revision})")
             if in_doubt:
                 return _Settle(
                     Status.OUTCOME_UNKNOWN,

@@ -75,6 +75,7 @@ class HttpAnswer:
     body: Any = None
     error: str | None = None
     url: str = ""
+    cut_off: bool = False  # the status arrived, then the connection broke mid-body
     extra: dict[str, Any] = field(default_factory=dict)
 
     def for_record(self) -> dict[str, Any]:
@@ -152,7 +153,9 @@ async def request(
                 return HttpAnswer(status, answer_headers, b"", None, str(exc), str(response.url))
             except httpx.TransportError as exc:
                 # The status line arrived, so the Company did answer; only the body is missing.
-                return HttpAnswer(status, answer_headers, b"", None, f"the body was cut off ({exc})", str(response.url))
+                return HttpAnswer(
+                    status, answer_headers, b"", None, f"the body was cut off ({exc})", str(response.url), cut_off=True
+                )
     except httpx.TransportError as exc:
         return classify_transport_error(exc)
     answer = HttpAnswer(status, answer_headers, raw, url=str(response.url))

@@ -85,6 +85,10 @@ class ApiTransport:
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):
         ok = 200 <= answer.status < 300
+        if answer.cut_off:
+            # We don't know what the rest said. Resending the same approval is safe (at most
+            # once) and gets the Company's whole answer; the dispatcher remembers the 2xx.
+            return Unknown(f"HTTP {answer.status} arrived but the connection broke before the body")
         if answer.error and ok:
             # The Company said it did it; we just can't keep what it said.
             return Performed(answer.status, None)

@@ -189,7 +189,10 @@ def _classify(answer: http.HttpAnswer):
 # A Company message that says an approved operation was done carries data.status == "performed"
 # (the demo Company's convention; the spec leaves how the Company "says how it went" to text).
 PERFORMED_STATUS = "performed"
+# data.status values that mean "not finished yet": keep waiting for the message that says.
+IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})
 MAX_MESSAGE_SENDS = 4
+MAX_PAGES_PER_READ = 100  # a Company that always says has_more can't keep us reading forever
 MAX_MESSAGE_RETRY_DELAY = 10.0
 
 
@@ -305,6 +308,7 @@ class Conversations:
         deadline = loop.time() + wait
         got = Ingested()
         restarted = False
+        pages = 0
         while True:
             remaining = max(0.0, deadline - loop.time())
             exchange = await self._transport.read_events(
@@ -329,7 +333,8 @@ class Conversations:
             if page.cursor and page.cursor != cursor:
                 cursor = page.cursor
                 self._store.set_cursor(conversation_row, cursor)
-            if page.has_more and page.events:
+            pages += 1
+            if page.has_more and page.events and pages < MAX_PAGES_PER_READ:
                 continue
             if until is None or until() or loop.time() >= deadline:
                 return got
@@ -443,6 +448,8 @@ class Conversations:
             if isinstance(data, dict) and data.get("operation_id") not in (None, op.operation_id):
                 continue
             shown = (text or "")[:2000]
+            if isinstance(data, dict) and data.get("status") in IN_PROGRESS_STATUSES:
+                continue
             if isinstance(data, dict) and data.get("status") == PERFORMED_STATUS:
                 return Exchange(Performed(sent.status, message), sent.status, message, sent.session_id,
                                 f"the Company said it was done: {shown}" if shown else "the Company said it was done")
