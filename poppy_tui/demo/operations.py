@@ -128,11 +128,14 @@ class OperationDesk:
 
     def issue(self, proposal: Proposal, session_id: str, channel: str, avoid: str | None = None) -> dict[str, Any]:
         """The operation object for this proposal, returned in `session_id` through `channel`."""
-        now = utcnow().replace(microsecond=0)
+        now = utcnow()
         if self.faults.expired:
-            expires_at = now - timedelta(minutes=1)
+            expires_at = now.replace(microsecond=0) - timedelta(minutes=1)
         else:
+            # Rounded up to the whole second RFC 3339 shows, so the User gets at least the full expiry.
             expires_at = now + timedelta(seconds=max(1.0, self.expiry_seconds))
+            if expires_at.microsecond:
+                expires_at = expires_at.replace(microsecond=0) + timedelta(seconds=1)
         expires_text = format_rfc3339(expires_at.astimezone(STORE_TZ))
         summary = apply_summary_faults(proposal.summary, self.faults)
         content = canonical_json({"summary": summary, "terms": proposal.terms})

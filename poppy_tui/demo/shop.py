@@ -275,6 +275,8 @@ class Shop:
 
     def _booking(self, now: datetime) -> Booking:
         day = (now.astimezone(STORE_TZ) + timedelta(days=3)).date()
+        if day.weekday() == 4:  # never on a Friday, so "move my fitting to Friday" always means a change
+            day += timedelta(days=1)
         starts = datetime.combine(day, time(10, 0), tzinfo=STORE_TZ)
         return Booking("bkg_2Fm8", "Jacket fitting", FITTING_LOCATION, starts, 30, "confirmed")
 

@@ -232,7 +232,7 @@ def test_check3_an_expired_revision_gets_a_new_one(start):
     agent = AgentSession.at(company)
     with httpx.Client(base_url=company.base_url) as http:
         operation = propose(http, agent)
-        time.sleep(2.1)
+        time.sleep(2.5)
         response = send_approved(http, agent, operation)
         assert response.status_code == 403
         fresh = response.json()["operation"]

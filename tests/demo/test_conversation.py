@@ -202,3 +202,45 @@ def test_someone_elses_conversation_is_not_found(company, http, chat):
 def test_invalid_messages(http, agent, bad):
     response = http.post(ENDPOINT, json={"message": bad}, headers=agent.headers())
     assert response.status_code == 400
+
+
+def test_a_dropped_approval_response_is_recovered_by_resending_the_same_message(start):
+    company = start("drop_after_perform=1,busy=1")
+    agent = AgentSession.at(company)
+    with httpx.Client(base_url=company.base_url) as http:
+        chat = Chat(http, agent)
+        [proposal] = chat.say("exchange my Stormline jacket for the insulated one")
+        msg = message("The user approved the exchange.", approval=approval_of(operation_from_message(proposal).raw))
+        busy = chat.send(msg)
+        assert busy.status_code == 503 and busy.headers["Retry-After"] == "1"
+        assert company.state.performed("exc_5Rt2") == 0
+        with pytest.raises(httpx.TransportError):
+            chat.send(msg)
+        assert company.state.performed("exc_5Rt2") == 1
+        retry = chat.send(msg)
+        assert retry.status_code == 202
+        [done] = [e["message"] for e in retry.json()["events"] if e["message"]["role"] == "company"]
+        assert done["data"] == {**done["data"], "operation_id": "exc_5Rt2", "status": "performed"}
+    assert company.state.performed("exc_5Rt2") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("move my fitting to Friday", "bkc_"),
+        ("can you move my fitting to tomorrow at 3pm", "bkc_"),
+        ("reschedule my appointment to Monday at 11:30", "bkc_"),
+        ("cancel my coffee subscription", "cnl_"),
+        ("I'd like to swap my jacket for the insulated one in large", "exc_"),
+    ],
+)
+def test_phrases_that_propose(chat, text, kind):
+    [reply] = chat.say(text)
+    operation = operation_from_message(reply)
+    assert operation is not None and operation.operation_id.startswith(kind), reply["text"]
+
+
+@pytest.mark.parametrize("text", ["hello", "yes do it", "ok", "what's the weather?"])
+def test_phrases_that_propose_nothing(company, chat, text):
+    [reply] = chat.say(text)
+    assert operation_from_message(reply) is None and "data" not in reply

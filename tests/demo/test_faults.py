@@ -67,7 +67,7 @@ def test_short_expiry(start):
     agent = AgentSession.at(company)
     with httpx.Client(base_url=company.base_url) as http:
         operation = propose(http, agent)
-        time.sleep(2.1)
+        time.sleep(2.5)
         assert send_approved(http, agent, operation).status_code == 403
     assert company.state.performed("exc_5Rt2") == 0
 

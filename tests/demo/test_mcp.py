@@ -162,3 +162,31 @@ def test_mcp_http_requests_without_a_session_are_refused_like_the_api(company, h
     )
     expected = (403, "invalid_session") if headers else (400, "unsupported_version")
     assert (response.status_code, response.json()["error"]) == expected
+
+
+async def test_busy_over_mcp_then_success(start):
+    company = start("busy=1")
+    agent = AgentSession.at(company)
+    async with mcp_session(company, agent) as session:
+        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
+        meta = approval_to_mcp_meta(approval_of(operation))
+        with pytest.raises(MCPError) as caught:
+            await session.call_tool("exchange_item", EXCHANGE, meta=meta)
+        assert session.poppy_auth.last_status == 503 and caught.value.error.data["error"] == "temporarily_unavailable"
+        assert company.state.performed("exc_5Rt2") == 0
+        assert not (await session.call_tool("exchange_item", EXCHANGE, meta=meta)).is_error
+    assert company.state.performed("exc_5Rt2") == 1
+
+
+async def test_drop_after_perform_over_mcp(start):
+    company = start("drop_after_perform=1")
+    agent = AgentSession.at(company)
+    async with mcp_session(company, agent) as session:
+        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
+        meta = approval_to_mcp_meta(approval_of(operation))
+        with pytest.raises(MCPError):  # the SSE stream ends without a response
+            await session.call_tool("exchange_item", EXCHANGE, meta=meta, read_timeout_seconds=5)
+        assert company.state.performed("exc_5Rt2") == 1
+        again = await session.call_tool("exchange_item", EXCHANGE, meta=meta)
+        assert not again.is_error and again.structured_content["operation_id"] == "exc_5Rt2"
+    assert company.state.performed("exc_5Rt2") == 1
