@@ -17,7 +17,7 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import REQUEST_TIMEOUT, CallToolResult
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
 
 from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
@@ -38,6 +38,9 @@ from poppy_tui.protocol.outcomes import (
 from poppy_tui.protocol.retry import parse_retry_after
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
+# JSON-RPC errors that say the server did not run the tool: it doesn't know it, or the
+# arguments don't fit it.
+DEFINITE_REFUSALS = frozenset({METHOD_NOT_FOUND, INVALID_PARAMS})
 
 
 @dataclass
@@ -221,8 +224,9 @@ class McpTransport:
             code = call.body.get("error") if isinstance(call.body, dict) and isinstance(call.body.get("error"), str) else None
             return Exchange(NotPerformed(call.status, code or f"http_{call.status}", call.body), call.status, record, session_id, detail)
         mcp_error = _find(failure, MCPError)
-        if mcp_error is not None and mcp_error.code != REQUEST_TIMEOUT and call.status is not None and call.status < 300:
-            # A JSON-RPC error answer to tools/call: the server refused the call itself.
+        if mcp_error is not None and mcp_error.code in DEFINITE_REFUSALS and call.status is not None and call.status < 300:
+            # The server refused to run the tool at all. Other codes may be the SDK's own
+            # stand-ins for a broken stream (-32000) or an HTTP error (-32603): unknown.
             return Exchange(
                 NotPerformed(call.status, f"mcp_error_{mcp_error.code}", {"code": mcp_error.code, "message": mcp_error.message}),
                 call.status, record, session_id, detail,
