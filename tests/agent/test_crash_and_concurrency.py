@@ -1,0 +1,159 @@
+"""Crash recovery and concurrency with real processes: kill -9 mid-send, two dispatchers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from poppy_tui.agent.keys import KEY_STORAGE_ENV
+from poppy_tui.agent.store import Status
+
+from .company_app import is_api_approval
+
+CHILD = Path(__file__).with_name("child_agent.py")
+REPO = Path(__file__).resolve().parents[2]
+EXCHANGE = "/api/orders/ord_7Hk2/exchanges"
+BODY = {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env[KEY_STORAGE_ENV] = "file"  # the key must outlive the process, like a real keyring entry
+    return env
+
+
+def spawn(*args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(CHILD), *args], env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def wait_until(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.mark.slow
+async def test_kill_9_mid_send_then_resume_performs_exactly_once(make_agent, start, paths, monkeypatch):
+    shop = start("perform_seconds=2.5")
+    child = spawn("ask-approve-send", str(paths.config_dir), str(paths.data_dir), shop.base_url)
+    try:
+        await asyncio.to_thread(wait_until, lambda: shop.requests(is_api_approval), 30, "the approval to reach the Company")
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(10)
+    assert child.returncode == -signal.SIGKILL, child.stderr.read()
+    assert "finished" not in child.stdout.read()
+
+    monkeypatch.setenv(KEY_STORAGE_ENV, "file")
+    agent = make_agent(lease_seconds=2.0)
+    [row] = agent.store.list_operations()
+    op = agent.store.get_operation(row.id)
+    assert op.status == Status.SENDING  # the decision and the attempt were committed before the send
+    [attempt] = agent.store.attempts(op.id)
+    assert attempt.finished_at is None
+
+    done = await agent.wait_for_outcome(op.id, timeout=40)
+    assert done.status == Status.PERFORMED
+    assert shop.performed("exc_5Rt2") == 1
+    attempts = agent.store.attempts(op.id)
+    assert attempts[0].outcome == "interrupted" and attempts[-1].outcome == "performed"
+    sent = shop.requests(is_api_approval)
+    assert len({r.approval for r in sent}) == 1
+    assert len({r.headers["idempotency-key"] for r in sent}) == 1  # the approval's own key, every time
+    assert len({r.body for r in sent}) == 1
+
+
+@pytest.mark.slow
+async def test_two_dispatcher_processes_send_each_operation_once(make_agent, shop, paths, monkeypatch, tmp_path):
+    monkeypatch.setenv(KEY_STORAGE_ENV, "file")
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    rows = []
+    for path, body in ((EXCHANGE, BODY), ("/api/subscriptions/sub_6Tc1/cancel", {})):
+        result = await agent.call_api(company, "POST", path, body)
+        op = agent.store.get_operation(result.operation_row)
+        agent.store.approve(op.id, op.current.id, grace_seconds=0)
+        rows.append(op)
+    go = tmp_path / "go"
+    children = [spawn("dispatch", str(paths.config_dir), str(paths.data_dir), str(go)) for _ in range(2)]
+    await asyncio.sleep(1.0)  # let both open the store and start polling
+    go.touch()
+    outputs = []
+    for child in children:
+        out, err = await asyncio.to_thread(child.communicate, timeout=60)
+        assert child.returncode == 0, err
+        outputs.append(out)
+    for op in rows:
+        record = agent.store.get_operation(op.id)
+        assert record.status == Status.PERFORMED, record.outcome_detail
+        assert shop.performed(op.operation_id) == 1
+        assert len(agent.store.attempts(op.id)) == 1
+    assert len(shop.requests(is_api_approval)) == 2  # one send per operation, from one process each
+    handled = sorted(int(o.split()[1]) for o in outputs)
+    assert sum(handled) == 2
+
+
+async def test_approved_before_a_restart_is_sent_by_the_next_agent(make_agent, shop, paths):
+    first = make_agent(grace_seconds=0.3)
+    company = await first.add_company(shop.base_url)
+    result = await first.call_api(company, "POST", EXCHANGE, BODY)
+    op = first.store.get_operation(result.operation_row)
+    first.approve(op.id, op.current.id)
+    declined = await first.call_api(company, "POST", "/api/subscriptions/sub_6Tc1/cancel", {})
+    first.decline(declined.operation_row, first.store.get_operation(declined.operation_row).current.id)
+    await first.aclose()  # the process stops before the grace period ends: nothing was sent
+
+    assert shop.requests(is_api_approval) == []
+    second = make_agent()
+    done = await second.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and shop.performed("exc_5Rt2") == 1
+    await second.dispatch_once()
+    assert second.store.get_operation(declined.operation_row).status == Status.DECLINED
+    assert len(shop.requests(is_api_approval)) == 1  # the declined one was never sent
+
+
+async def test_a_settled_operation_is_never_sent_again_after_restart(make_agent, shop):
+    first = make_agent()
+    company = await first.add_company(shop.base_url)
+    result = await first.call_api(company, "POST", EXCHANGE, BODY)
+    op = first.store.get_operation(result.operation_row)
+    first.approve(op.id, op.current.id)
+    assert (await first.wait_for_outcome(op.id, timeout=20)).status == Status.PERFORMED
+    await first.aclose()
+    second = make_agent()
+    assert await second.dispatch_once() == 0
+    await asyncio.sleep(0.2)
+    assert await second.dispatch_once() == 0
+    assert len(shop.requests(is_api_approval)) == 1
+
+
+async def test_a_live_lease_keeps_a_second_dispatcher_out(make_agent, start):
+    shop = start("perform_seconds=1.5")
+    one = make_agent(lease_seconds=1.0)
+    two = make_agent(lease_seconds=1.0)
+    company = await one.add_company(shop.base_url)
+    result = await one.call_api(company, "POST", EXCHANGE, BODY)
+    op = one.store.get_operation(result.operation_row)
+    one.approve(op.id, op.current.id)
+    sending = asyncio.create_task(one.dispatch_once())
+    while one.store.get_operation(op.id).status != Status.SENDING:
+        await asyncio.sleep(0.01)
+    # The send outlasts the lease; the heartbeat keeps renewing it, so the other never claims it.
+    for _ in range(20):
+        assert await two.dispatch_once() == 0
+        await asyncio.sleep(0.1)
+    assert await sending == 1
+    assert one.store.get_operation(op.id).status == Status.PERFORMED
+    assert len(shop.requests(is_api_approval)) == 1
