@@ -1,0 +1,204 @@
+"""PoppyApp: the one module that pulls in Textual. Screens load on first use."""
+
+from __future__ import annotations
+
+from poppy_tui.ui import _start_time  # first: the start-up time includes Textual's import
+
+import asyncio
+import logging
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import ModalScreen, Screen
+
+from poppy_tui.ui.messages import StoreChanged
+
+log = logging.getLogger("poppy_tui.ui")
+
+# Other processes (CLI agents) write the same SQLite file; this is how soon their operations show.
+POLL_SECONDS = 0.5
+
+NAVIGATION = {"show_inbox", "show_history", "show_companies", "compose", "talk", "help"}
+
+
+def _inbox() -> Screen:
+    from poppy_tui.ui.screens.inbox import InboxScreen
+
+    return InboxScreen()
+
+
+def _history() -> Screen:
+    from poppy_tui.ui.screens.history import HistoryScreen
+
+    return HistoryScreen()
+
+
+def _companies() -> Screen:
+    from poppy_tui.ui.screens.companies import CompaniesScreen
+
+    return CompaniesScreen()
+
+
+def _compose() -> Screen:
+    from poppy_tui.ui.screens.composer import ComposerScreen
+
+    return ComposerScreen()
+
+
+def _talk() -> Screen:
+    from poppy_tui.ui.screens.conversation import ConversationScreen
+
+    return ConversationScreen()
+
+
+class PoppyApp(App[None]):
+    """Decisions (approve, decline, withdraw, resolve) are screen bindings only, never command-palette
+    commands: the palette selects its top hit, so one stray Enter could approve."""
+
+    CSS_PATH = "poppy.tcss"
+    TITLE = "poppy"
+    MODES = {
+        "inbox": _inbox,
+        "history": _history,
+        "companies": _companies,
+        "compose": _compose,
+        "talk": _talk,
+    }
+    BINDINGS = [
+        Binding("i", "show_inbox", "Inbox", id="inbox"),
+        Binding("h", "show_history", "History", id="history"),
+        Binding("c", "show_companies", "Companies", id="companies"),
+        Binding("n", "compose", "New request", id="compose"),
+        Binding("t", "talk", "Talk", id="talk"),
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        initial_screen: str = "inbox",
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        mode, _, argument = initial_screen.partition(":")
+        if mode not in self.MODES and mode not in ("review", "help"):
+            raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")
+        # App.__init__ reads DEFAULT_MODE, so the first screen built is the one asked for.
+        self.DEFAULT_MODE = mode if mode in self.MODES else "inbox"
+        super().__init__()
+        self.agent = agent
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
+        self._initial_extra = (mode, argument) if mode in ("review", "help") else None
+        self._change_token: Any = None
+        self._dispatcher_stop: asyncio.Event | None = None
+        self.startup_ms: float | None = None
+        self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
+
+    # ---- start-up -------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        theme = getattr(self.agent.config, "theme", None)
+        if theme:
+            if theme in self.available_themes:
+                self.theme = theme
+            else:
+                self.notify(
+                    f"Unknown theme {theme!r} in the config; using {self.theme}. "
+                    f"Known: {', '.join(sorted(self.available_themes))}",
+                    severity="warning",
+                    markup=False,
+                )
+        if self.keymap_overrides:
+            self.set_keymap(self.keymap_overrides)
+
+    def on_ready(self) -> None:
+        self.startup_ms = _start_time.elapsed_ms()
+        age = _start_time.process_age_ms()
+        message = f"started in {self.startup_ms:.0f} ms" + (f" ({age:.0f} ms since process start)" if age else "")
+        self.log.info(message)
+        log.info(message)
+        # Store polling and the dispatcher wait until the first frame is on screen.
+        self._change_token = self.agent.store.change_token()
+        self.set_interval(POLL_SECONDS, self._poll_store)
+        self._start_dispatcher()
+        if self._initial_extra is not None:
+            mode, argument = self._initial_extra
+            if mode == "review" and argument.isdigit():
+                self.open_review(int(argument))
+            elif mode == "help":
+                self.action_help()
+
+    def _start_dispatcher(self) -> None:
+        run = getattr(self.agent, "run_dispatcher", None)
+        if run is None:
+            return
+        self._dispatcher_stop = asyncio.Event()
+        self.run_worker(run(self._dispatcher_stop), name="dispatcher", group="dispatcher", exit_on_error=False)
+
+    async def on_unmount(self) -> None:
+        if self._dispatcher_stop is not None:
+            self._dispatcher_stop.set()
+
+    def _poll_store(self) -> None:
+        try:
+            token = self.agent.store.change_token()
+        except Exception as exc:  # a locked or vanished database must not kill the UI
+            self.log.warning(f"store poll failed: {exc}")
+            return
+        if token != self._change_token:
+            self._change_token = token
+            self.notify_store_changed()
+
+    def notify_store_changed(self) -> None:
+        # Screens under a modal hear it too: a review under the confirm dialog must see new terms.
+        for screen in self.screen_stack:
+            screen.post_message(StoreChanged())
+
+    # ---- keys -----------------------------------------------------------------------------
+
+    def key_for(self, binding_id: str, default: str) -> str:
+        """The key the person has for a binding, after their keymap."""
+        keys = self.keymap_overrides.get(binding_id, default)
+        return keys.split(",")[0].strip()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Letters typed in a dialog must not switch screens behind it.
+        if action in NAVIGATION and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
+    # ---- navigation -----------------------------------------------------------------------
+
+    def action_show_inbox(self) -> None:
+        self.switch_mode("inbox")
+
+    def action_show_history(self) -> None:
+        self.switch_mode("history")
+
+    def action_show_companies(self) -> None:
+        self.switch_mode("companies")
+
+    def action_compose(self) -> None:
+        self.switch_mode("compose")
+
+    def action_talk(self) -> None:
+        self.switch_mode("talk")
+
+    def action_help(self) -> None:
+        from poppy_tui.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def open_review(self, operation_row: int) -> None:
+        from poppy_tui.ui.screens.review import ReviewScreen
+
+        self.push_screen(ReviewScreen(operation_row))
+
+    def open_history_detail(self, operation_row: int) -> None:
+        from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
+
+        self.push_screen(HistoryDetailScreen(operation_row))

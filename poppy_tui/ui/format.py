@@ -1,0 +1,105 @@
+"""Words and numbers the screens show: countdowns, times, what each status means.
+
+No Textual here, so it is cheap to import and trivial to test.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from poppy_tui.agent.store.records import Status
+
+INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
+
+# Short label for tables, then what it means for the person, in their terms.
+STATUS_TEXT: dict[Status, tuple[str, str]] = {
+    Status.PENDING: (
+        "waiting for you",
+        "The Company is waiting for your decision. Nothing has been done.",
+    ),
+    Status.WITHDRAWN: (
+        "withdrawn",
+        "You withdrew your approval before it was sent. Nothing was sent and nothing was done. "
+        "You can approve again or decline.",
+    ),
+    Status.APPROVED: (
+        "approved",
+        "You approved. Nothing has been sent yet: until the grace period ends you can withdraw.",
+    ),
+    Status.SENDING: (
+        "sending",
+        "Your approval is being sent to the Company. Retries reuse the same approval, so it is done at most once.",
+    ),
+    Status.PERFORMED: ("performed", "The Company confirmed it performed the action."),
+    Status.NOT_PERFORMED: (
+        "not performed",
+        "The Company did not perform the action.",
+    ),
+    Status.OUTCOME_UNKNOWN: (
+        "outcome unknown",
+        "Your approval was sent but no definite answer came back, so poppy does not know whether the "
+        "Company performed the action. Nothing more is sent. Check with the Company (for example your "
+        "order page or e-mail), then tell poppy what you found.",
+    ),
+    Status.DECLINED: ("declined", "You declined. Nothing was sent and the action was not performed."),
+    Status.EXPIRED: (
+        "expired",
+        "This revision expired before an approval was sent. The action was not performed.",
+    ),
+}
+
+INBOX_STATUSES = (Status.PENDING, Status.WITHDRAWN)
+IN_PROGRESS_STATUSES = (Status.APPROVED, Status.SENDING, Status.OUTCOME_UNKNOWN)
+
+
+def status_label(status: Status) -> str:
+    return STATUS_TEXT[status][0]
+
+
+def status_meaning(status: Status) -> str:
+    return STATUS_TEXT[status][1]
+
+
+def interface_label(interface: str) -> str:
+    return INTERFACE_LABELS.get(interface, interface)
+
+
+def countdown(seconds: float) -> str:
+    """'4m 05s', '2h 03m', '3d 04h'; 'expired' once it has passed."""
+    if seconds <= 0:
+        return "expired"
+    total = int(seconds)
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours:02d}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"
+
+
+def seconds_until(moment: datetime, now: datetime) -> float:
+    return (moment - now).total_seconds()
+
+
+def parse_stamp(text: str | None) -> datetime | None:
+    """The store's fixed-width UTC stamps (and RFC 3339 in general)."""
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def local_time(value: datetime | str | None) -> str:
+    if isinstance(value, str):
+        value = parse_stamp(value)
+    if value is None:
+        return "—"
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S")

@@ -1,0 +1,71 @@
+"""The only door through which Company text reaches a widget.
+
+Everything a Company wrote (summary, terms, names, messages, tool descriptions, error
+bodies) is shown through these helpers, never as a plain `str` handed to a widget:
+Textual parses a plain str as markup, and `[@click=...]` in it runs app actions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+
+from poppy_tui.safety.discrepancies import check_operation, diff_revisions, key_amount, terms_rows
+from poppy_tui.safety.sanitize import sanitize_line
+from poppy_tui.safety.summary import render_summary, safe_content, safe_line_content
+
+__all__ = [
+    "cell",
+    "check_operation",
+    "diff_revisions",
+    "first_line",
+    "json_content",
+    "key_amount",
+    "plain_line",
+    "render_summary",
+    "safe_content",
+    "safe_line_content",
+    "sanitize_line",
+    "strong",
+    "terms_rows",
+]
+
+# A cell is one line; the full text is always one key away (review, detail screens).
+CELL_MAX = 200
+
+
+def cell(text: Any, max_chars: int = CELL_MAX) -> Text:
+    """A DataTable cell: DataTable parses str cells as Rich markup, so hand it Text."""
+    return Text(sanitize_line("" if text is None else str(text), max_chars).text, no_wrap=True)
+
+
+def first_line(text: str, max_chars: int):
+    """The first non-empty line of a (possibly huge) summary, as one safe line of Content."""
+    head = text[: max_chars * 4]
+    for line in head.splitlines():
+        if line.strip():
+            return safe_line_content(line.strip(), max_chars)
+    return safe_line_content(head.strip(), max_chars)
+
+
+def first_line_text(text: str, max_chars: int) -> Text:
+    head = text[: max_chars * 4]
+    line = next((part.strip() for part in head.splitlines() if part.strip()), head.strip())
+    return cell(line, max_chars)
+
+
+def plain_line(text: Any, max_chars: int = 300) -> str:
+    """For notify(..., markup=False): toasts are literal but don't neutralise escape codes."""
+    return sanitize_line("" if text is None else str(text), max_chars).text
+
+
+def strong(text: str, max_chars: int):
+    """A Company-supplied name or amount on one line, in bold."""
+    return safe_line_content(text, max_chars).stylize("bold")
+
+
+def json_content(value: Any):
+    """Company JSON, pretty-printed, every string sanitised on the way to the screen."""
+    return safe_content(json.dumps(value, indent=2, ensure_ascii=False, default=str))

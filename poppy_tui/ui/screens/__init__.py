@@ -1,0 +1,1 @@
+"""Screens, each in its own module so the app imports one only when it is first shown."""

@@ -1,0 +1,134 @@
+"""The Companies poppy has discovered, what they offer, and a way to add one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import DataTable, Footer, Input, Static
+
+from poppy_tui.agent.store.records import CompanyRecord
+from poppy_tui.ui.format import local_time
+from poppy_tui.ui.safe import cell, plain_line
+from poppy_tui.ui.screens.base import PoppyScreen
+
+
+def interfaces(company: CompanyRecord) -> list[str]:
+    """What poppy.json offers: its apis (openapi, mcp) and the agent's conversation protocol."""
+    found: list[str] = []
+    for api in company.apis:
+        kind = api.get("type") if isinstance(api, dict) else None
+        if kind == "openapi" and "API" not in found:
+            found.append("API")
+        elif kind == "mcp" and "MCP" not in found:
+            found.append("MCP")
+    agent = company.document.get("agent")
+    protocols = agent.get("protocols") if isinstance(agent, dict) else None
+    if isinstance(protocols, list) and any(isinstance(p, dict) and p.get("type") == "poppy" for p in protocols):
+        found.append("conversation")
+    return found
+
+
+class CompaniesScreen(PoppyScreen):
+    TITLE_TEXT = "Companies"
+    AUTO_FOCUS = "#companies-table"
+    BINDINGS = [
+        Binding("t", "talk_to", "Talk to it", id="talk_to_company"),
+        Binding("plus", "add", "Add a Company", id="add_company"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="companies")
+        self.companies: list[CompanyRecord] = []
+
+    def compose(self) -> ComposeResult:
+        yield from self.title_bar()
+        with Horizontal(id="companies-add"):
+            yield Input(placeholder="Add a Company: its domain, or a loopback URL for a local one  (+)", id="add-company")
+        yield DataTable(id="companies-table", cursor_type="row", zebra_stripes=True)
+        yield Static(
+            Content("Enter: make a request to the selected Company   t: talk to its agent"),
+            id="companies-help",
+            classes="empty",
+        )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#companies-table", DataTable)
+        for key, label in (
+            ("name", "Company"),
+            ("domain", "Domain"),
+            ("interfaces", "Interfaces"),
+            ("operations", "Operations v2"),
+            ("discovered", "Discovered"),
+            ("url", "Base URL"),
+        ):
+            table.add_column(label, key=key)
+
+    def refresh_data(self) -> None:
+        self.companies = self.store.list_companies()
+        table = self.query_one("#companies-table", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for company in self.companies:
+            supports = company.supports_operations
+            table.add_row(
+                cell(company.name, 40),
+                cell(company.domain, 40),
+                cell(", ".join(interfaces(company)) or "none", 40),
+                Text("yes" if supports else "no — approval happens at the Company", style="" if supports else "dim"),
+                cell(local_time(company.discovered_at)),
+                cell(company.base_url, 60),
+                key=str(company.id),
+            )
+        if self.companies:
+            table.move_cursor(row=min(cursor, len(self.companies) - 1))
+        self.query_one("#companies-help").display = bool(self.companies)
+
+    def selected(self) -> CompanyRecord | None:
+        table = self.query_one("#companies-table", DataTable)
+        if not self.companies or table.cursor_row >= len(self.companies):
+            return None
+        return self.companies[table.cursor_row]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        company = self.selected()
+        if company is not None:
+            from poppy_tui.ui.screens.composer import ComposerScreen
+
+            self.app.push_screen(ComposerScreen(company.id))
+
+    def action_talk_to(self) -> None:
+        company = self.selected()
+        if company is not None:
+            from poppy_tui.ui.screens.conversation import ConversationScreen
+
+            self.app.push_screen(ConversationScreen(company.id))
+
+    def action_add(self) -> None:
+        self.query_one("#add-company").focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if text:
+            self.add_company(text)
+
+    @work(group="add-company", exclusive=True)
+    async def add_company(self, text: str) -> None:
+        try:
+            company: Any = await self.agent.add_company(text)
+        except Exception as exc:  # discovery errors name the field; they may quote the Company
+            self.notify(f"Could not add {plain_line(text)}: {plain_line(exc)}", severity="error", markup=False,
+                        timeout=10)
+            return
+        self.query_one("#add-company", Input).value = ""
+        self.notify(
+            f"Added {plain_line(company.name, 80)} ({plain_line(company.domain, 80)}).", markup=False
+        )
+        self.refresh_data()
+        self.query_one("#companies-table").focus()

@@ -1,0 +1,258 @@
+"""Make a request without a script: pick a Company, one of its API operations or MCP tools,
+fill in the inputs its schema describes, and send. An operation in the answer opens its review."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Input, OptionList, Select, Static, TextArea
+from textual.widgets.option_list import Option
+
+from poppy_tui.agent.store.records import CompanyRecord
+from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content, strong
+from poppy_tui.ui.schema_forms import Action, FormError, FormField, api_actions, build_request, tool_actions
+from poppy_tui.ui.screens.base import PoppyScreen
+
+OUTCOME_TEXT = {
+    "performed": "DONE — the Company performed the request.",
+    "operation": "APPROVAL NEEDED — the Company returned an operation; nothing was done yet. Opening its review.",
+    "not_performed": "NOT PERFORMED — the Company refused or failed the request.",
+    "unknown": "OUTCOME UNKNOWN — no definite answer came back.",
+}
+
+
+def has_interface(company: CompanyRecord, kind: str) -> bool:
+    return any(isinstance(a, dict) and a.get("type") == kind for a in company.apis)
+
+
+def _input_type(field: FormField) -> str:
+    return {"integer": "integer", "number": "number"}.get(field.type, "text")
+
+
+class ComposerScreen(PoppyScreen):
+    TITLE_TEXT = "New request"
+    AUTO_FOCUS = "#composer-company"
+    BINDINGS = [
+        Binding("ctrl+s", "send", "Send", id="send_request", priority=True),
+        Binding("escape", "back", "Back", id="back", show=False),
+    ]
+
+    def __init__(self, company_id: int | None = None) -> None:
+        super().__init__()
+        self.initial_company_id = company_id
+        self.company: CompanyRecord | None = None
+        self.actions: list[Action] = []
+        self.action: Action | None = None
+        self.field_ids: dict[str, FormField] = {}
+        self.last_result: Any = None
+        self._companies_token: object = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.title_bar()
+        with Horizontal(id="composer-company-row"):
+            yield Select([], prompt="Pick a Company", id="composer-company")
+        with Horizontal(id="composer-main"):
+            yield OptionList(id="composer-actions")
+            with VerticalScroll(id="composer-right"):
+                yield Static(Content("Pick a Company, then one of its operations or tools."), id="composer-title")
+                yield Static(id="composer-description", classes="field-help")
+                yield Vertical(id="composer-form")
+                yield Button(Content("Send (ctrl+s)"), id="composer-send", disabled=True)
+                yield Static(id="composer-result")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#composer-result").display = False
+        self._refresh_companies()
+        if self.initial_company_id is not None:
+            self.query_one("#composer-company", Select).value = self.initial_company_id
+
+    def refresh_data(self) -> None:
+        self._refresh_companies()
+
+    def _refresh_companies(self) -> None:
+        companies = self.store.list_companies()
+        token = tuple((c.id, c.name) for c in companies)
+        if token == self._companies_token:
+            return
+        self._companies_token = token
+        select = self.query_one("#composer-company", Select)
+        value = select.value
+        select.set_options(
+            [(Content.assemble(strong(c.name, 40), ("  " + c.domain, "dim")), c.id) for c in companies]
+        )
+        if any(c.id == value for c in companies):
+            select.value = value
+
+    # ---- picking --------------------------------------------------------------------------
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id != "composer-company":
+            return
+        event.stop()
+        if not isinstance(event.value, int):
+            return
+        self.company = self.store.get_company(event.value)
+        self.load_actions(self.company)
+
+    @work(group="composer-actions", exclusive=True)
+    async def load_actions(self, company: CompanyRecord) -> None:
+        listing = self.query_one("#composer-actions", OptionList)
+        listing.clear_options()
+        listing.add_option(Option(Content("Loading what this Company offers…"), disabled=True))
+        actions: list[Action] = []
+        problems: list[str] = []
+        if has_interface(company, "openapi"):
+            try:
+                actions += api_actions(await self.agent.fetch_openapi(company))
+            except Exception as exc:
+                problems.append(f"OpenAPI: {exc}")
+        if has_interface(company, "mcp"):
+            try:
+                actions += tool_actions(await self.agent.list_tools(company))
+            except Exception as exc:
+                problems.append(f"MCP: {exc}")
+        self.actions = actions
+        listing.clear_options()
+        for index, action in enumerate(actions):
+            listing.add_option(
+                Option(
+                    Content.assemble(
+                        (action.label, "bold"),
+                        ("  needs approval" if action.needs_approval else "", "italic"),
+                        "\n  ",
+                        safe_line_content(action.title, 60),
+                    ),
+                    id=str(index),
+                )
+            )
+        if not actions:
+            listing.add_option(Option(Content("This Company offers no API operations or tools."), disabled=True))
+        for problem in problems:
+            self.notify(plain_line(problem), severity="error", markup=False, timeout=10)
+        if actions:
+            listing.focus()
+
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is None:
+            return
+        await self.show_form(self.actions[int(event.option.id)])
+
+    async def show_form(self, action: Action) -> None:
+        self.action = action
+        self.query_one("#composer-title", Static).update(
+            Content.assemble((action.label, "bold"), "  ", safe_line_content(action.title, 80))
+        )
+        self.query_one("#composer-description", Static).update(safe_content(action.description))
+        form = self.query_one("#composer-form", Vertical)
+        await form.remove_children()
+        self.field_ids = {}
+        widgets: list[Widget] = []
+        for index, f in enumerate(action.fields):
+            widget_id = f"field-{index}"
+            self.field_ids[widget_id] = f
+            label = Content.assemble(
+                safe_line_content(f.title or f.name, 60),
+                (f"  {f.location} {f.name}" if f.title else f"  {f.location}", "dim"),
+                (f"  {f.type}" if f.type else "", "dim"),
+                (" *required" if f.required else "", "bold"),
+            )
+            widgets.append(Static(label, classes="field-label"))
+            if f.description:
+                widgets.append(Static(safe_content(f.description), classes="field-help"))
+            widgets.append(self._input_for(f, widget_id))
+        if action.raw_body:
+            widgets.append(Static(Content("JSON body" if action.kind == "api" else "Arguments (JSON)"),
+                                  classes="field-label"))
+            widgets.append(TextArea("", id="composer-raw"))
+        if not widgets:
+            widgets.append(Static(Content("This takes no inputs."), classes="field-help"))
+        await form.mount_all(widgets)
+        self.query_one("#composer-send", Button).disabled = False
+        first = next(iter(form.query("Input, Select, TextArea")), None)
+        if first is not None:
+            first.focus()
+
+    def _input_for(self, f: FormField, widget_id: str) -> Widget:
+        if f.enum or f.type == "boolean":
+            values = list(f.enum) if f.enum else [True, False]
+            return Select(
+                [(safe_line_content(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v, 60), v)
+                 for v in values],
+                prompt="(leave out)" if not f.required else "Pick one",
+                id=widget_id,
+            )
+        hint = f.example if f.example is not None else f.default
+        placeholder = f"e.g. {hint}" if hint is not None else (f.type or "value")
+        if f.type in ("object", "array"):
+            placeholder += "  (JSON)"
+        # Input placeholders are plain text (not markup), but a Company's example can still hold controls.
+        return Input(placeholder=plain_line(placeholder, 80), type=_input_type(f), id=widget_id)
+
+    # ---- sending --------------------------------------------------------------------------
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for widget_id, f in self.field_ids.items():
+            widget = self.query_one(f"#{widget_id}")
+            if isinstance(widget, Select):
+                out[f.key] = "" if widget.value is Select.NULL else widget.value
+            elif isinstance(widget, Input):
+                out[f.key] = widget.value
+        return out
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "composer-send":
+            self.action_send()
+
+    def action_send(self) -> None:
+        if self.company is None or self.action is None:
+            self.notify("Pick a Company and an operation first.", markup=False)
+            return
+        raw = self.query("#composer-raw")
+        raw_text = raw.first(TextArea).text if raw else ""
+        try:
+            built = build_request(self.action, self.values(), raw_text)
+        except FormError as exc:
+            self.notify(plain_line(exc), severity="error", markup=False)
+            return
+        self.send(self.company, self.action, built)
+
+    @work(group="composer-send", exclusive=True)
+    async def send(self, company: CompanyRecord, action: Action, built: Any) -> None:
+        result_view = self.query_one("#composer-result", Static)
+        result_view.display = True
+        result_view.update(Content("Sending…"))
+        self.query_one("#composer-send", Button).disabled = True
+        try:
+            if action.kind == "api":
+                result = await self.agent.call_api(company, action.method, built.path, built.body, origin="tui")
+            else:
+                result = await self.agent.call_tool(company, action.name, built.arguments, origin="tui")
+        except Exception as exc:
+            result_view.update(Content.assemble(("FAILED — ", "bold"), safe_content(str(exc))))
+            return
+        finally:
+            self.query_one("#composer-send", Button).disabled = False
+        self.last_result = result
+        head = OUTCOME_TEXT.get(result.outcome, result.outcome)
+        status = f"  (HTTP {result.status})" if result.status is not None else ""
+        parts: list[Content | str | tuple[str, str]] = [(head + status, "bold")]
+        if result.detail:
+            parts += ["\n", safe_content(result.detail)]
+        if result.body is not None:
+            parts += ["\n", json_content(result.body)]
+        result_view.update(Content.assemble(*parts))
+        if result.outcome == "operation" and result.operation_row is not None:
+            self.poppy.open_review(result.operation_row)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

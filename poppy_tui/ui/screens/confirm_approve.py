@@ -1,0 +1,167 @@
+"""The second, deliberate step of approving: it repeats who and how much, and only `y` says yes.
+
+Nothing here can take focus, so Enter does nothing; Esc or `n` cancel. The buttons are for
+the mouse only.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from poppy_tui.ui.safe import safe_line_content, strong
+from poppy_tui.ui.widgets.countdown import Countdown
+
+
+class MouseButton(Button, can_focus=False):
+    """Clickable, never focused: a focused button would make Enter a decision."""
+
+
+class ConfirmApproveScreen(ModalScreen[bool]):
+    AUTO_FOCUS = None
+    BINDINGS = [
+        Binding("y", "confirm", "Yes, approve", id="confirm_approve"),
+        Binding("escape,n", "cancel", "Cancel", id="cancel_approve"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        company_name: str,
+        company_domain: str,
+        amount: str | None,
+        dangers: int,
+        warnings: int,
+        operation_id: str,
+        revision: str,
+        revision_id: int,
+        expires_at: datetime,
+        grace_seconds: float,
+    ) -> None:
+        super().__init__(id="confirm-approve")
+        self.company_name = company_name
+        self.company_domain = company_domain
+        self.amount = amount
+        self.dangers = dangers
+        self.warnings = warnings
+        self.operation_id = operation_id
+        self.revision = revision
+        self.revision_id = revision_id
+        self.expires_at = expires_at
+        self.grace_seconds = grace_seconds
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog"):
+            yield Static(Content("Approve this operation?"), id="confirm-title")
+            yield Static(
+                Content.assemble(
+                    ("Company  ", "dim"),
+                    strong(self.company_name, 80),
+                    ("  at ", "dim"),
+                    safe_line_content(self.company_domain, 80),
+                ),
+                id="confirm-company",
+            )
+            amount = (
+                Content.assemble(("Amount   ", "dim"), strong(self.amount, 60))
+                if self.amount
+                else Content.assemble(("Amount   ", "dim"), "no amount in the terms — check the summary")
+            )
+            yield Static(amount, id="confirm-amount")
+            if self.dangers or self.warnings:
+                yield Static(
+                    Content(
+                        f"DANGER: {self.dangers} danger and {self.warnings} warning findings on the review "
+                        "screen. Approve only if you have read them and still agree."
+                        if self.dangers
+                        else f"WARNING: {self.warnings} warning findings on the review screen."
+                    ),
+                    id="confirm-findings",
+                    classes="-danger" if self.dangers else "-warning",
+                )
+            yield Static(
+                Content.assemble(
+                    ("Revision ", "dim"),
+                    safe_line_content(self.revision, 80),
+                    (" of ", "dim"),
+                    safe_line_content(self.operation_id, 80),
+                ),
+                id="confirm-revision",
+            )
+            yield Countdown(self.expires_at, id="confirm-expiry")
+            yield Static(
+                Content(
+                    f"y approves this revision only. It is sent after {self.grace_seconds:g} s, "
+                    "during which w withdraws it.   Esc or n: cancel."
+                ),
+                id="confirm-help",
+            )
+            with Horizontal(id="confirm-buttons"):
+                yield MouseButton(Content("Approve (y)"), variant="error", id="confirm-yes")
+                yield MouseButton(Content("Cancel (Esc)"), id="confirm-no")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+
+class ResolveOutcomeScreen(ModalScreen["bool | None"]):
+    """For an outcome nobody knows: the person checked with the Company and says what happened."""
+
+    AUTO_FOCUS = None
+    BINDINGS = [
+        Binding("p", "performed", "It was performed", id="resolve_performed"),
+        Binding("x", "not_performed", "It was NOT performed", id="resolve_not_performed"),
+        Binding("escape", "cancel", "Cancel", id="cancel_resolve"),
+    ]
+
+    def __init__(self, company_name: str) -> None:
+        super().__init__(id="resolve-outcome")
+        self.company_name = company_name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="resolve-dialog"):
+            yield Static(Content("What did you find out?"), id="resolve-title")
+            yield Static(
+                Content.assemble(
+                    "poppy sent your approval to ",
+                    strong(self.company_name, 80),
+                    " but never got a definite answer. Check with the Company (your order page, an e-mail, "
+                    "their support) before you answer: if you say it was not performed and approve new terms, "
+                    "the action could happen twice.",
+                ),
+                id="resolve-explain",
+            )
+            yield Static(
+                Content("p: I checked — it WAS performed      x: I checked — it was NOT performed      Esc: not yet"),
+                id="resolve-help",
+            )
+            with Horizontal(id="resolve-buttons"):
+                yield MouseButton(Content("It was performed (p)"), id="resolve-yes")
+                yield MouseButton(Content("It was not performed (x)"), id="resolve-no")
+                yield MouseButton(Content("Cancel (Esc)"), id="resolve-cancel")
+
+    def action_performed(self) -> None:
+        self.dismiss(True)
+
+    def action_not_performed(self) -> None:
+        self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss({"resolve-yes": True, "resolve-no": False}.get(event.button.id or ""))

@@ -1,0 +1,225 @@
+"""Talk with a Company's agent. Its messages are shown as sanitised text and are never an
+approval: an operation a message carries appears as a card that opens the review screen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Input, Select, Static
+
+from poppy_tui.agent.store.records import CompanyRecord, Status
+from poppy_tui.agent.store.store import Store
+from poppy_tui.ui.format import status_label
+from poppy_tui.ui.safe import first_line, plain_line, safe_content, safe_line_content, strong
+from poppy_tui.ui.screens.base import PoppyScreen
+
+
+def carried_operation(message: dict[str, Any]) -> dict[str, Any] | None:
+    extensions = message.get("extensions")
+    content = extensions.get("operations") if isinstance(extensions, dict) else None
+    operation = content.get("operation") if isinstance(content, dict) else None
+    return operation if isinstance(operation, dict) else None
+
+
+def operation_row_for(store: Store, company_id: int, operation_id: str) -> int | None:
+    for row in store.list_operations(company_id=company_id, text=operation_id, limit=20):
+        if row.operation_id == operation_id:
+            return row.id
+    return None
+
+
+class MessageView(Static):
+    DEFAULT_CLASSES = "message"
+
+
+class OperationCard(Static, can_focus=True):
+    """A pointer to the review screen. The card repeats nothing the Company could use to look like poppy."""
+
+    DEFAULT_CLASSES = "operation-card"
+    BINDINGS = [Binding("enter", "open", "Review", id="open_card")]
+
+    def __init__(self, operation_row: int, content: Content) -> None:
+        super().__init__(content)
+        self.operation_row = operation_row
+
+    def action_open(self) -> None:
+        self.app.open_review(self.operation_row)  # type: ignore[attr-defined]
+
+    def on_click(self) -> None:
+        self.action_open()
+
+
+class ConversationScreen(PoppyScreen):
+    TITLE_TEXT = "Talk"
+    AUTO_FOCUS = "#talk-input"
+    BINDINGS = [
+        Binding("ctrl+r", "refresh_conversation", "Check for replies", id="refresh_conversation"),
+        Binding("escape", "back", "Back", id="back", show=False),
+    ]
+
+    def __init__(self, company_id: int | None = None) -> None:
+        super().__init__()
+        self.initial_company_id = company_id
+        self.company: CompanyRecord | None = None
+        self.conversation_row: int | None = None
+        self._shown: tuple[int | None, int, tuple[tuple[int, str], ...]] | None = None
+        self._companies_token: object = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.title_bar()
+        with Horizontal(id="talk-company-row"):
+            yield Select([], prompt="Pick a Company to talk to", id="talk-company")
+        yield Static(
+            Content(
+                "Messages are only words: nothing you or the Company write here approves anything. "
+                "Operations open in the review screen, where only you decide."
+            ),
+            id="talk-note",
+        )
+        yield VerticalScroll(id="talk-log")
+        yield Input(placeholder="Write to the Company's agent and press Enter", id="talk-input")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._refresh_companies()
+        if self.initial_company_id is not None:
+            self.query_one("#talk-company", Select).value = self.initial_company_id
+
+    def refresh_data(self) -> None:
+        self._refresh_companies()
+        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
+
+    def _refresh_companies(self) -> None:
+        companies = [c for c in self.store.list_companies() if self._talks(c)]
+        token = tuple((c.id, c.name) for c in companies)
+        if token == self._companies_token:
+            return
+        self._companies_token = token
+        select = self.query_one("#talk-company", Select)
+        value = select.value
+        select.set_options(
+            [(Content.assemble(strong(c.name, 40), ("  " + c.domain, "dim")), c.id) for c in companies]
+        )
+        if any(c.id == value for c in companies):
+            select.value = value
+
+    @staticmethod
+    def _talks(company: CompanyRecord) -> bool:
+        agent = company.document.get("agent")
+        protocols = agent.get("protocols") if isinstance(agent, dict) else None
+        return isinstance(protocols, list) and any(isinstance(p, dict) and p.get("type") == "poppy" for p in protocols)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if not isinstance(event.value, int):
+            return
+        self.company = self.store.get_company(event.value)
+        latest = self.store.latest_conversation(self.company.id)
+        self.conversation_row = latest[0] if latest else None
+        self._shown = None
+        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
+        self.query_one("#talk-input").focus()
+
+    async def show_messages(self) -> None:
+        log = self.query_one("#talk-log", VerticalScroll)
+        company = self.company
+        if company is None:
+            return
+        rows = self.store.messages(self.conversation_row) if self.conversation_row is not None else []
+        # Cards show the operation's status, so a change there redraws too.
+        cards: list[tuple[int, str]] = []
+        widgets: list[Static] = []
+        for _message_id, role, text, message in rows:
+            is_company = role == "company"
+            who = strong(company.name, 40) if is_company else Content.styled("You", "bold")
+            widgets.append(
+                MessageView(
+                    Content.assemble(who, "\n", safe_content(text or "")),
+                    classes="-company" if is_company else "-person",
+                )
+            )
+            operation = carried_operation(message) if is_company else None
+            if operation is None:
+                continue
+            operation_id = str(operation.get("operation_id", ""))
+            row = operation_row_for(self.store, company.id, operation_id)
+            if row is None:
+                widgets.append(Static(Content.assemble(
+                    ("This message carried an operation poppy could not accept: ", "bold"),
+                    safe_line_content(operation_id, 80),
+                ), classes="message"))
+                continue
+            record = self.store.get_operation(row)
+            cards.append((row, record.status.value))
+            widgets.append(OperationCard(row, self._card(record)))
+        shown = (self.conversation_row, len(rows), tuple(cards))
+        if shown == self._shown:
+            return
+        self._shown = shown
+        with self.app.batch_update():
+            await log.remove_children()
+            if not widgets:
+                widgets.append(Static(Content("No messages yet. Say hello below."), classes="empty"))
+            await log.mount_all(widgets)
+        log.scroll_end(animate=False)
+
+    def _card(self, record: Any) -> Content:
+        current = record.current
+        waiting = record.status in (Status.PENDING, Status.WITHDRAWN)
+        return Content.assemble(
+            ("OPERATION  ", "bold"),
+            safe_line_content(record.operation_id, 60),
+            ("  revision ", "dim"),
+            safe_line_content(current.revision, 60),
+            ("   " + status_label(record.status), "bold"),
+            "\n",
+            first_line(current.summary, 100),
+            "\n",
+            Content.styled(
+                "Enter or click: review it and decide" if waiting else "Enter or click: see it", "italic"
+            ),
+        )
+
+    # ---- talking --------------------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if self.company is None:
+            self.notify("Pick a Company to talk to first.", markup=False)
+            return
+        event.input.value = ""
+        self.say(self.company, text)
+
+    @work(group="talk-say", exclusive=False)
+    async def say(self, company: CompanyRecord, text: str) -> None:
+        try:
+            result = await self.agent.say(company, text, conversation_row=self.conversation_row, origin="tui")
+        except Exception as exc:
+            self.notify(f"Not sent: {plain_line(exc)}", severity="error", markup=False, timeout=10)
+            return
+        self.conversation_row = result.conversation_row
+        await self.show_messages()
+
+    def action_refresh_conversation(self) -> None:
+        if self.conversation_row is not None:
+            self.refresh_conversation(self.conversation_row)
+
+    @work(group="talk-refresh", exclusive=True)
+    async def refresh_conversation(self, conversation_row: int) -> None:
+        try:
+            await self.agent.refresh_conversation(conversation_row)
+        except Exception as exc:
+            self.notify(f"Could not check for replies: {plain_line(exc)}", severity="error", markup=False)
+            return
+        await self.show_messages()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

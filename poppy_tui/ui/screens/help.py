@@ -1,0 +1,82 @@
+"""Every key, per screen, with the binding id to remap it in config.toml [keybindings]."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+
+def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
+    """(screen, bindings, extra (keys, what) rows for keys widgets handle themselves)."""
+    from poppy_tui.ui.app import PoppyApp
+    from poppy_tui.ui.screens.companies import CompaniesScreen
+    from poppy_tui.ui.screens.composer import ComposerScreen
+    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ResolveOutcomeScreen
+    from poppy_tui.ui.screens.conversation import ConversationScreen, OperationCard
+    from poppy_tui.ui.screens.history import HistoryScreen
+    from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
+    from poppy_tui.ui.screens.review import ReviewScreen
+
+    def bindings(items: Iterable[Binding | tuple[str, ...]]) -> list[Binding]:
+        return [b for b in items if isinstance(b, Binding)]
+
+    return [
+        ("Everywhere", bindings(PoppyApp.BINDINGS), [("ctrl+p", "command palette: theme, keys, quit (never decisions)")]),
+        ("Inbox", [], [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")]),
+        ("Review", bindings(ReviewScreen.BINDINGS), [("up/down/pgup/pgdn", "scroll the summary and terms")]),
+        ("Confirm approval", bindings(ConfirmApproveScreen.BINDINGS), [("enter", "does nothing here, on purpose")]),
+        ("Outcome unknown", bindings(ResolveOutcomeScreen.BINDINGS), []),
+        ("History", bindings(HistoryScreen.BINDINGS), [("enter", "show the full record")]),
+        ("Operation record", bindings(HistoryDetailScreen.BINDINGS), []),
+        ("Companies", bindings(CompaniesScreen.BINDINGS), [("enter", "make a request to the Company")]),
+        ("New request", bindings(ComposerScreen.BINDINGS), [("enter", "pick the highlighted operation or tool")]),
+        ("Talk", bindings(ConversationScreen.BINDINGS) + bindings(OperationCard.BINDINGS),
+         [("enter (in the box)", "send the message")]),
+    ]
+
+
+KEYS_WIDTH = 22
+WHAT_WIDTH = 50
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,question_mark,f1", "close", "Close", id="close_help"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-dialog", can_focus=True):
+            yield Static(Content("Keys"), classes="section-title")
+            yield Static(
+                Content(
+                    "Remap any key by its id in config.toml, e.g.  [keybindings]  approve = \"A\".  "
+                    "Approve always takes a second step (y); Enter never approves."
+                ),
+                classes="field-help",
+            )
+            for title, bindings, extra in binding_groups():
+                yield Static(Content(title), classes="section-title")
+                yield Static(self._table(bindings, extra))
+        yield Footer()
+
+    def _keys(self, binding: Binding) -> str:
+        overrides = getattr(self.app, "keymap_overrides", {})
+        keys = overrides.get(binding.id, binding.key) if binding.id else binding.key
+        return ", ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
+
+    def _table(self, bindings: list[Binding], extra: list[tuple[str, str]]) -> Content:
+        rows = [(self._keys(b), b.description, b.id or "") for b in bindings]
+        rows += [(keys, what, "") for keys, what in extra]
+        lines: list[Content | str | tuple[str, str]] = []
+        for keys, what, binding_id in rows:
+            lines += [(keys.ljust(KEYS_WIDTH), "bold"), what.ljust(WHAT_WIDTH), (binding_id, "dim"), "\n"]
+        return Content.assemble(*lines).rstrip()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

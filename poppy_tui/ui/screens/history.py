@@ -1,0 +1,177 @@
+"""Every operation ever received, a page at a time: the table never holds more than one page."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
+from poppy_tui.ui.safe import cell, first_line_text, safe_line_content
+from poppy_tui.ui.screens.base import PoppyScreen
+
+PAGE_SIZE = 50
+# Typing in the search box waits this long for the next key before querying.
+TEXT_DEBOUNCE_SECONDS = 0.25
+
+STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
+    "all": ("Any status", None),
+    "waiting": ("Waiting for you", INBOX_STATUSES),
+    "progress": ("In progress", IN_PROGRESS_STATUSES),
+    **{s.value: (status_label(s).capitalize(), (s,)) for s in Status},
+}
+
+
+def decision_text(row: OperationRow) -> str:
+    status = row.status
+    if row.approved_revision:
+        return f"approved {row.approved_revision}"
+    if status == Status.DECLINED:
+        return "declined"
+    if status == Status.WITHDRAWN:
+        return "withdrawn"
+    return "—"
+
+
+class HistoryScreen(PoppyScreen):
+    TITLE_TEXT = "History"
+    AUTO_FOCUS = "#history-table"
+    BINDINGS = [
+        Binding("right_square_bracket,pagedown", "next_page", "Next page", id="next_page"),
+        Binding("left_square_bracket,pageup", "prev_page", "Prev page", id="prev_page"),
+        Binding("slash", "focus_search", "Search", id="search"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="history")
+        self.page = 0
+        self.total = 0
+        self.rows: list[OperationRow] = []
+        self._debounce: Timer | None = None
+        self._companies_token: object = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.title_bar()
+        with Horizontal(id="history-filters"):
+            yield Select([], prompt="Any Company", id="history-company")
+            yield Select(
+                [(Content(label), key) for key, (label, _) in STATUS_FILTERS.items() if key != "all"],
+                prompt="Any status",
+                id="history-status",
+            )
+            yield Input(placeholder="Search summary, operation id or Company  (/)", id="history-search")
+        yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="history-pager")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#history-table", DataTable)
+        for key, label in (
+            ("updated", "Updated"),
+            ("company", "Company"),
+            ("summary", "Summary"),
+            ("via", "Via"),
+            ("status", "Status"),
+            ("decision", "Decision"),
+            ("decided", "Decided"),
+            ("outcome", "Outcome"),
+        ):
+            table.add_column(label, key=key)
+
+    # ---- filters --------------------------------------------------------------------------
+
+    def _filters(self) -> dict[str, object]:
+        company = self.query_one("#history-company", Select).value
+        status = self.query_one("#history-status", Select).value
+        text = self.query_one("#history-search", Input).value.strip()
+        return {
+            "company_id": company if isinstance(company, int) else None,
+            "statuses": STATUS_FILTERS[status][1] if isinstance(status, str) else None,
+            "text": text or None,
+        }
+
+    def _refresh_companies(self) -> None:
+        companies = self.store.list_companies()
+        token = tuple((c.id, c.name) for c in companies)
+        if token == self._companies_token:
+            return
+        self._companies_token = token
+        select = self.query_one("#history-company", Select)
+        value = select.value
+        select.set_options([(safe_line_content(c.name, 40), c.id) for c in companies])
+        if any(c.id == value for c in companies):
+            select.value = value
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.page = 0
+        self.refresh_data()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self.page = 0
+        self._debounce = self.set_timer(TEXT_DEBOUNCE_SECONDS, self.refresh_data)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#history-table").focus()
+
+    def action_focus_search(self) -> None:
+        self.query_one("#history-search").focus()
+
+    # ---- paging ---------------------------------------------------------------------------
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // PAGE_SIZE))
+
+    def action_next_page(self) -> None:
+        if self.page + 1 < self.pages:
+            self.page += 1
+            self.refresh_data()
+
+    def action_prev_page(self) -> None:
+        if self.page > 0:
+            self.page -= 1
+            self.refresh_data()
+
+    def refresh_data(self) -> None:
+        self._refresh_companies()
+        filters = self._filters()
+        self.total = self.store.count_operations(**filters)  # type: ignore[arg-type]
+        self.page = min(self.page, self.pages - 1)
+        self.rows = self.store.list_operations(
+            limit=PAGE_SIZE, offset=self.page * PAGE_SIZE, **filters  # type: ignore[arg-type]
+        )
+        table = self.query_one("#history-table", DataTable)
+        selected = table.cursor_row
+        table.clear()
+        summary_chars = max(30, self.app.size.width - 100)
+        for row in self.rows:
+            table.add_row(
+                cell(local_time(row.updated_at)),
+                cell(row.company_name, 24),
+                first_line_text(row.summary, summary_chars),
+                cell(interface_label(row.interface)),
+                cell(status_label(row.status)),
+                cell(decision_text(row), 40),
+                cell(local_time(row.decided_at) if row.decided_at else "—"),
+                cell(row.outcome_detail or "—", 60),
+                key=str(row.id),
+            )
+        if self.rows:
+            table.move_cursor(row=min(selected, len(self.rows) - 1))
+        first = self.page * PAGE_SIZE + 1 if self.rows else 0
+        self.query_one("#history-pager", Static).update(
+            Content(
+                f"{first}–{self.page * PAGE_SIZE + len(self.rows)} of {self.total}   "
+                f"page {self.page + 1} of {self.pages}   ([ and ] turn pages; Enter shows the full record)"
+            )
+        )
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.poppy.open_history_detail(int(event.row_key.value))

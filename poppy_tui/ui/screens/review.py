@@ -1,0 +1,368 @@
+"""Review one operation, then approve or decline it, deliberately.
+
+- The Company's identity comes from the store's company record, shown in a fixed header
+  above and outside the scrolling summary, so no summary can imitate it.
+- Findings come first; focus starts on the scrollable body, never on a button.
+- Approve (`a`) is dimmed for `arm_delay_seconds` after the screen opens or the terms
+  change, and while the operation is expired or not open; it then asks for `y` in a modal.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from poppy_tui.agent.store.records import OperationRecord, Status
+from poppy_tui.ui.format import interface_label, local_time
+from poppy_tui.ui.safe import (
+    check_operation,
+    diff_revisions,
+    json_content,
+    key_amount,
+    plain_line,
+    safe_content,
+    safe_line_content,
+    strong,
+)
+from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.countdown import Countdown, app_now
+from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
+from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
+from poppy_tui.ui.widgets.request_view import RequestView
+from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
+from poppy_tui.ui.widgets.terms_table import TermsTable
+
+DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
+
+
+class ReviewScreen(PoppyScreen):
+    TITLE_TEXT = "Review"
+    AUTO_FOCUS = "#summary-view"
+    BINDINGS = [
+        Binding("a", "approve", "Approve…", id="approve"),
+        Binding("d", "decline", "Decline", id="decline"),
+        Binding("w", "withdraw", "Withdraw", id="withdraw"),
+        Binding("r", "resolve", "I checked…", id="resolve"),
+        Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
+        Binding("escape", "back", "Back", id="back"),
+    ]
+
+    def __init__(self, operation_row: int) -> None:
+        super().__init__()
+        self.operation_row = operation_row
+        self.record: OperationRecord | None = None
+        self.shown_revision_id: int | None = None
+        self.findings: list[Any] = []
+        self.amount: str | None = None
+        self._armed_at = float("inf")
+        self._arm_timer: Timer | None = None
+        self._could_approve: bool | None = None
+
+    # ---- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="review-header"):
+            yield Static(id="company-line")
+            yield Static(id="operation-line")
+            yield Countdown(id="review-expiry")
+        yield OutcomeBanner(id="outcome", key_for=self.poppy.key_for)
+        with SummaryView(id="summary-view"):
+            yield DiscrepancyPanel(id="discrepancies")
+            yield Static(id="changes", classes="changes")
+            yield Static(Content("Summary — written by the Company"), classes="section-title")
+            yield SummaryText(id="summary")
+            yield Static(Content("Terms — written by the Company"), classes="section-title")
+            yield TermsTable(id="terms")
+            yield Static(Content("What you asked for"), classes="section-title")
+            yield RequestView(id="request")
+            yield Static(Content("Sending and outcome"), classes="section-title")
+            yield ProgressView(id="progress")
+            yield Static(Content("Operation as received (j hides)"), classes="section-title", id="json-title")
+            yield Static(id="operation-json", classes="operation-json")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one("#operation-json").display = False
+        self.query_one("#json-title").display = False
+        await self.load()
+        self.set_interval(0.5, self._watch_clock)
+
+    # ---- loading --------------------------------------------------------------------------
+
+    async def load(self) -> None:
+        try:
+            record = self.store.get_operation(self.operation_row)
+        except KeyError:
+            self.notify("That operation is not in the store.", severity="error", markup=False)
+            return
+        previous_id = self.shown_revision_id
+        self.record = record
+        if record.current.id != previous_id:
+            if previous_id is not None:
+                self._cancel_confirm()
+                self.notify(
+                    "The Company sent new terms. Read them again; an approval covers one revision only.",
+                    title="New revision",
+                    severity="warning",
+                    markup=False,
+                    timeout=8,
+                )
+            await self._show_revision(record)
+        self._show_status(record)
+
+    def refresh_data(self) -> None:
+        self.run_worker(self.load, group="review-load", exclusive=True)
+
+    async def _show_revision(self, record: OperationRecord) -> None:
+        current = record.current
+        company = record.company
+        revisions = self.store.revisions(record.id)
+        previous = self.store.previous_seen_revision(record.id, current.id)
+        operation = current.as_operation()
+        previous_operation = previous.as_operation() if previous else None
+        self.findings = list(
+            check_operation(
+                operation,
+                record.request,
+                previous=previous_operation,
+                now=app_now(self),
+                min_read_seconds=self.agent.config.min_read_seconds,
+            )
+        )
+        self.amount = key_amount(operation)
+
+        self.query_one("#company-line", Static).update(
+            Content.assemble(
+                ("Company  ", "dim"),
+                strong(company.name, 80),
+                ("   discovered at  ", "dim"),
+                strong(company.domain, 80),
+                ("   ", ""),
+                Content.styled(safe_line_content(company.base_url, 80).plain, "dim"),
+                "" if company.supports_operations else "   (does not advertise operations v2)",
+            )
+        )
+        number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))
+        self.query_one("#operation-line", Static).update(
+            Content.assemble(
+                ("Operation  ", "dim"),
+                safe_line_content(record.operation_id, 80),
+                ("   revision  ", "dim"),
+                safe_line_content(current.revision, 80),
+                (f"  ({number} of {len(revisions)})", "dim"),
+                ("   via ", "dim"),
+                interface_label(record.interface),
+                ("   received ", "dim"),
+                local_time(current.received_at),
+            )
+        )
+        self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
+        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
+        changes = self.query_one("#changes", Static)
+        if previous_operation is not None and previous is not None:
+            changes.update(self._changes_content(previous, previous_operation, operation))
+            changes.display = True
+        else:
+            changes.display = False
+        self.query_one("#summary", SummaryText).show_summary(current.summary)
+        self.query_one("#terms", TermsTable).show_terms(current.terms)
+        self.query_one("#request", RequestView).show_request(record.request)
+        self.query_one("#operation-json", Static).update(json_content(current.raw))
+        self.shown_revision_id = current.id
+        self.store.mark_seen(current.id)
+        self.arm()
+
+    def _changes_content(self, previous: Any, previous_operation: Any, operation: Any) -> Content:
+        seen = "you saw" if previous.seen_at else "before this one (you did not open it)"
+        lines: list[Content | str | tuple[str, str]] = [
+            ("NEW TERMS: ", "bold"),
+            "changed since revision ",
+            safe_line_content(previous.revision, 80),
+            f" {seen}. An approval covers one revision, so this one needs your decision.\n",
+        ]
+        diff = diff_revisions(previous_operation, operation)
+        if not diff.changed:
+            lines.append(Content.styled("The summary, terms and expiry are the same.", "dim"))
+        for change in diff.terms_changes:
+            old = safe_content(change.old) if change.old is not None else Content.styled("(absent)", "dim")
+            new = safe_content(change.new) if change.new is not None else Content.styled("(absent)", "dim")
+            lines += [("  " + change.path, "bold"), f"  {change.kind}\n", ("    was  ", "dim"), old,
+                      "\n", ("    now  ", "dim"), new, "\n"]
+        if diff.expires_changed:
+            lines += [("  expires_at", "bold"), "  changed\n", ("    was  ", "dim"),
+                      safe_content(previous_operation.expires_at_text), "\n", ("    now  ", "dim"),
+                      safe_content(operation.expires_at_text), "\n"]
+        if diff.summary_diff:
+            lines.append(("  summary (- was, + now)\n", "bold"))
+            for line in diff.summary_diff:
+                if line.startswith(("--- ", "+++ ")):
+                    continue
+                style = "$error" if line.startswith("-") else "$success" if line.startswith("+") else "dim"
+                lines += ["    ", safe_content(line).stylize(style), "\n"]
+        return Content.assemble(*lines)
+
+    def _show_status(self, record: OperationRecord) -> None:
+        self.query_one("#outcome", OutcomeBanner).show_record(record)
+        self.query_one("#progress", ProgressView).show_progress(record, self.store.attempts(record.id))
+        self._could_approve = self.can_approve()
+        self.refresh_bindings()
+
+    # ---- arming ---------------------------------------------------------------------------
+
+    def arm(self) -> None:
+        """Start the arming delay again: keys typed before the person could read are not a decision."""
+        delay = self.agent.config.arm_delay_seconds
+        self._armed_at = time.monotonic() + delay
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        self._arm_timer = self.set_timer(delay + 0.02, self._watch_clock)
+        self._could_approve = self.can_approve()
+        self.refresh_bindings()
+
+    def can_approve(self) -> bool:
+        record = self.record
+        return (
+            record is not None
+            and record.current.id == self.shown_revision_id
+            and record.status.is_open
+            and record.current.expires_at > app_now(self)
+            and time.monotonic() >= self._armed_at
+        )
+
+    def _watch_clock(self) -> None:
+        """Re-show the footer when arming completes or the revision expires on screen."""
+        now_possible = self.can_approve()
+        if now_possible != self._could_approve:
+            self._could_approve = now_possible
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        status = self.record.status if self.record is not None else None
+        if action == "approve":
+            # None, not False: the footer keeps showing Approve, dimmed, so its absence never surprises.
+            return True if self.can_approve() else None
+        if action == "decline":
+            return status in DECLINABLE
+        if action == "withdraw":
+            return status == Status.APPROVED
+        if action == "resolve":
+            return status == Status.OUTCOME_UNKNOWN
+        return True
+
+    # ---- decisions ------------------------------------------------------------------------
+
+    def action_approve(self) -> None:
+        if not self.can_approve() or self.record is None or self.shown_revision_id is None:
+            return
+        from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+
+        record = self.record
+        revision_id = self.shown_revision_id
+        dangers, warnings = badge_counts(self.findings)
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._approve(record.id, revision_id)
+
+        self.app.push_screen(
+            ConfirmApproveScreen(
+                company_name=record.company.name,
+                company_domain=record.company.domain,
+                amount=self.amount,
+                dangers=dangers,
+                warnings=warnings,
+                operation_id=record.operation_id,
+                revision=record.current.revision,
+                revision_id=revision_id,
+                expires_at=record.current.expires_at,
+                grace_seconds=self.agent.config.grace_seconds,
+            ),
+            confirmed,
+        )
+
+    def _approve(self, operation_row: int, revision_id: int) -> None:
+        # The modal showed one revision; if another replaced it meanwhile, that one is unreviewed.
+        if revision_id != self.shown_revision_id:
+            self.notify("New terms arrived while you were confirming; nothing was approved.",
+                        severity="warning", markup=False)
+            return
+        try:
+            self.agent.approve(operation_row, revision_id)
+        except Exception as exc:  # StateError from the store: expired, superseded, decided elsewhere
+            self.notify(f"Not approved: {plain_line(exc)}", severity="error", markup=False)
+        else:
+            self.notify(
+                f"Approved. Sending in {self.agent.config.grace_seconds:g} s; press "
+                f"{self.poppy.key_for('withdraw', 'w')} to withdraw before then.",
+                markup=False,
+            )
+        self.refresh_data()
+
+    def action_decline(self) -> None:
+        if self.record is None or self.record.status not in DECLINABLE:
+            return
+        try:
+            self.agent.decline(self.record.id, self.record.current.id)
+        except Exception as exc:
+            self.notify(f"Not declined: {plain_line(exc)}", severity="error", markup=False)
+        else:
+            self.notify("Declined. Nothing was sent; the action was not performed.", markup=False)
+        self.refresh_data()
+
+    def action_withdraw(self) -> None:
+        if self.record is None or self.record.status != Status.APPROVED:
+            return
+        try:
+            self.agent.withdraw(self.record.id)
+        except Exception as exc:  # too late: the first attempt already started
+            self.notify(f"Could not withdraw: {plain_line(exc)}", severity="error", markup=False)
+        else:
+            self.notify("Approval withdrawn. Nothing was sent.", markup=False)
+        self.refresh_data()
+
+    def action_resolve(self) -> None:
+        if self.record is None or self.record.status != Status.OUTCOME_UNKNOWN:
+            return
+        from poppy_tui.ui.screens.confirm_approve import ResolveOutcomeScreen
+
+        row = self.record.id
+
+        def answered(performed: bool | None) -> None:
+            if performed is None:
+                return
+            try:
+                self.agent.resolve_unknown(row, performed)
+            except Exception as exc:
+                self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
+            self.refresh_data()
+
+        self.app.push_screen(ResolveOutcomeScreen(self.record.company.name), answered)
+
+    def _cancel_confirm(self) -> None:
+        from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ConfirmApproveScreen):
+                screen.dismiss(False)
+
+    # ---- viewing --------------------------------------------------------------------------
+
+    def action_toggle_json(self) -> None:
+        raw = self.query_one("#operation-json")
+        raw.display = not raw.display
+        self.query_one("#json-title").display = raw.display
+        if raw.display:
+            self.query_one("#summary-view", SummaryView).scroll_to_widget(self.query_one("#json-title"))
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        else:
+            self.app.switch_mode("inbox")

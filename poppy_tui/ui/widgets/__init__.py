@@ -1,0 +1,1 @@
+"""Widgets of the review and list screens. Import the module you need; nothing is re-exported."""

@@ -1,0 +1,128 @@
+"""The inbox tables: one row per operation, with a live expiry column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.ui.format import countdown, interface_label, local_time, parse_stamp, status_label
+from poppy_tui.ui.safe import cell, first_line_text
+from poppy_tui.ui.widgets.countdown import app_now
+from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
+
+# Columns other than the summary take about this many cells; the summary gets the rest.
+OTHER_COLUMNS_WIDTH = 86
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    row: OperationRow
+    amount: str | None = None
+    findings: tuple[Any, ...] = field(default=())
+    send_after: str | None = None  # for the grace countdown of approved operations
+
+
+class OperationTable(DataTable):
+    """Rows are keyed by the operation's row number, so refreshes keep the cursor in place."""
+
+    DEFAULT_CLASSES = "operation-table"
+
+    COLUMNS = (
+        ("company", "Company"),
+        ("summary", "Summary"),
+        ("amount", "Amount"),
+        ("via", "Via"),
+        ("expires", "Expires in"),
+        ("status", "Status"),
+        ("checks", "Checks"),
+    )
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.items: dict[str, InboxItem] = {}
+
+    def on_mount(self) -> None:
+        for key, label in self.COLUMNS:
+            self.add_column(label, key=key)
+
+    def show_items(self, items: list[InboxItem]) -> None:
+        selected = self.selected_row_key()
+        self.clear()
+        self.items = {}
+        for item in items:
+            key = str(item.row.id)
+            self.items[key] = item
+            self.add_row(*self._cells(item), key=key)
+        if selected in self.items:
+            self.move_cursor(row=self.get_row_index(selected))
+
+    def selected_row_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        except Exception:
+            return None
+
+    def tick(self) -> None:
+        """Move the countdowns on without rebuilding rows."""
+        now = app_now(self)
+        for key, item in self.items.items():
+            self.update_cell(key, "expires", self._expires_cell(item, now))
+            if item.row.status == Status.APPROVED:
+                self.update_cell(key, "status", self._status_cell(item, now))
+
+    def _cells(self, item: InboxItem) -> list[Text]:
+        now = app_now(self)
+        row = item.row
+        return [
+            cell(row.company_name, 24),
+            first_line_text(row.summary, max(24, self.app.size.width - OTHER_COLUMNS_WIDTH)),
+            cell(item.amount or "—", 24),
+            Text(interface_label(row.interface)),
+            self._expires_cell(item, now),
+            self._status_cell(item, now),
+            self._checks_cell(item),
+        ]
+
+    def _expires_cell(self, item: InboxItem, now: datetime) -> Text:
+        left = (item.row.expires_at - now).total_seconds()
+        if left <= 0:
+            return Text("EXPIRED", style=f"bold {self._color('error')}")
+        style = f"bold {self._color('warning')}" if left < 60 else ""
+        return Text(countdown(left), style=style)
+
+    def _status_cell(self, item: InboxItem, now: datetime) -> Text:
+        status = item.row.status
+        if status == Status.APPROVED:
+            send_after = parse_stamp(item.send_after)
+            if send_after is not None and send_after > now:
+                return Text(f"approved, sends in {countdown((send_after - now).total_seconds())}")
+        if status == Status.OUTCOME_UNKNOWN:
+            return Text("OUTCOME UNKNOWN: check", style=f"bold {self._color('warning')}")
+        return Text(status_label(status))
+
+    def _checks_cell(self, item: InboxItem) -> Text:
+        dangers, warnings = badge_counts(item.findings)
+        if dangers:
+            text = f"DANGER {dangers}" + (f" +{warnings} warn" if warnings else "")
+            return Text(text, style=f"bold {self._color('error')}")
+        if warnings:
+            return Text(f"WARN {warnings}", style=f"bold {self._color('warning')}")
+        return Text("ok", style="dim")
+
+    def _color(self, name: str) -> str:
+        # Rich Text can't resolve $variables, so take the theme's value (themes change colours, not meaning).
+        try:
+            return self.app.theme_variables.get(name, "red")
+        except Exception:
+            return "red"
+
+
+def updated_text(row: OperationRow) -> str:
+    return local_time(row.updated_at)

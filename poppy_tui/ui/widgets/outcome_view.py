@@ -1,0 +1,121 @@
+"""Where an operation stands: waiting, the grace period, sending and retries, the outcome."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from textual.content import Content
+from textual.widgets import Static
+
+from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
+from poppy_tui.ui.format import countdown, local_time, parse_stamp, status_meaning
+from poppy_tui.ui.safe import json_content, safe_content
+from poppy_tui.ui.widgets.countdown import app_now
+
+KeyFor = Callable[[str, str], str]
+
+
+def _default_key(binding_id: str, default: str) -> str:
+    return default
+
+
+class OutcomeBanner(Static):
+    """One fixed line (two with the explanation) at the top of the review screen."""
+
+    DEFAULT_CLASSES = "outcome-banner"
+
+    def __init__(self, *, key_for: KeyFor = _default_key, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.record: OperationRecord | None = None
+        self.key_for = key_for
+
+    def on_mount(self) -> None:
+        # The grace countdown moves by the second; a quarter second keeps it from lagging visibly.
+        self.set_interval(0.25, self._refresh_text)
+
+    def show_record(self, record: OperationRecord) -> None:
+        self.record = record
+        for status in Status:
+            self.set_class(record.status == status, f"-{status.value.replace('_', '-')}")
+        self._refresh_text()
+
+    def grace_left(self) -> float | None:
+        if self.record is None or self.record.status != Status.APPROVED:
+            return None
+        send_after = parse_stamp(self.record.send_after)
+        return None if send_after is None else (send_after - app_now(self)).total_seconds()
+
+    def _refresh_text(self) -> None:
+        if self.record is not None:
+            self.update(self.banner_content())
+
+    def banner_content(self) -> Content:
+        record = self.record
+        assert record is not None
+        status = record.status
+        key = self.key_for
+        if status == Status.PENDING:
+            head = f"WAITING FOR YOUR DECISION — {key('approve', 'a')}: approve…   {key('decline', 'd')}: decline"
+        elif status == Status.WITHDRAWN:
+            head = (
+                f"WITHDRAWN — nothing was sent. {key('approve', 'a')}: approve again…   "
+                f"{key('decline', 'd')}: decline"
+            )
+        elif status == Status.APPROVED:
+            left = self.grace_left()
+            if left is not None and left > 0:
+                head = (
+                    f"APPROVED — sending in {countdown(left)}. Press {key('withdraw', 'w')} to withdraw; "
+                    "nothing has been sent yet"
+                )
+            else:
+                head = "APPROVED — the grace period is over; sending now"
+        elif status == Status.SENDING:
+            head = f"SENDING — attempt {record.attempt_count}"
+            if record.next_attempt_at:
+                retry_at = parse_stamp(record.next_attempt_at)
+                if retry_at is not None:
+                    wait = (retry_at - app_now(self)).total_seconds()
+                    head += f"; next retry in {countdown(wait)}" if wait > 0 else "; retrying now"
+        elif status == Status.PERFORMED:
+            head = "PERFORMED — the Company confirmed it did this"
+        elif status == Status.NOT_PERFORMED:
+            head = "NOT PERFORMED — the Company did not do this"
+        elif status == Status.OUTCOME_UNKNOWN:
+            head = f"OUTCOME UNKNOWN — press {key('resolve', 'r')} once you have checked with the Company"
+        elif status == Status.DECLINED:
+            head = "DECLINED — you declined; the action was not performed"
+        else:
+            head = "EXPIRED — this can no longer be approved; the action was not performed"
+        return Content.assemble((head, "bold"), "\n", status_meaning(status))
+
+
+def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord]) -> Content:
+    """Attempts, retries and the final outcome, as the store recorded them."""
+    parts: list[Content | str | tuple[str, str]] = []
+    if not attempts:
+        parts.append(Content.styled("Nothing has been sent for this operation.", "dim"))
+    for attempt in attempts:
+        line = f"#{attempt.number}  started {local_time(attempt.started_at)}"
+        if attempt.finished_at is None:
+            line += "  — no answer recorded yet (in flight, or the sender stopped)"
+        else:
+            line += f"  → {attempt.outcome or '?'}"
+            if attempt.http_status is not None:
+                line += f" (HTTP {attempt.http_status})"
+        parts += [line, "\n"]
+        if attempt.detail:
+            # Details can quote a Company's error body.
+            parts += ["    ", safe_content(attempt.detail), "\n"]
+    if record.outcome_detail:
+        parts += [("Outcome: ", "bold"), safe_content(record.outcome_detail), "\n"]
+    if record.outcome is not None:
+        parts += [("Company's answer\n", "bold"), json_content(record.outcome)]
+    return Content.assemble(*parts)
+
+
+class ProgressView(Static):
+    DEFAULT_CLASSES = "progress-view"
+
+    def show_progress(self, record: OperationRecord, attempts: Sequence[AttemptRecord]) -> None:
+        self.update(progress_content(record, attempts))

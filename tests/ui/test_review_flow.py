@@ -1,0 +1,327 @@
+"""The approval flow, driven with Pilot against a real Store."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+
+from poppy_tui.agent.store import Status, Store
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ResolveOutcomeScreen
+from poppy_tui.ui.screens.review import ReviewScreen
+from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
+from tests.ui.ui_sample import (
+    HOSTILE_SUMMARY,
+    JACKET_SUMMARY,
+    StoreAgent,
+    add_company,
+    add_operation,
+    jacket_terms,
+    send_through,
+    ui_config,
+)
+
+SIZE = (120, 36)
+
+
+def jacket(store: Store, **kwargs) -> int:
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    return add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(), **kwargs)
+
+
+async def open_review(app: PoppyApp, pilot, row: int) -> ReviewScreen:
+    app.open_review(row)
+    await pilot.pause(0.2)
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+async def wait_armed(pilot, screen: ReviewScreen, timeout: float = 3.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if screen.can_approve():
+            await pilot.pause()
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("approve never became available")
+
+
+def decisions(store: Store, row: int) -> list[str]:
+    return [d.decision for d in store.decisions(row)]
+
+
+async def test_focus_starts_on_the_scrollable_summary_not_a_button(store, agent):
+    row = jacket(store)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        assert isinstance(app.focused, SummaryView)
+        assert screen.query_one(SummaryText) in app.focused.walk_children()
+        assert not any(w.can_focus for w in screen.query("Button"))
+
+
+async def test_enter_never_approves(store, agent):
+    row = jacket(store)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        await pilot.press("enter", "enter", "space")
+        await pilot.pause()
+        assert app.screen is screen
+        # Not even inside the confirmation.
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmApproveScreen)
+        assert app.focused is None
+        await pilot.press("enter", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmApproveScreen)
+        assert store.get_operation(row).status == Status.PENDING
+        assert decisions(store, row) == []
+
+
+async def test_approve_is_unavailable_during_the_arming_delay(store):
+    row = jacket(store)
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=5)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        assert screen.check_action("approve", ()) is None  # shown dimmed in the footer
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.screen is screen
+        assert store.get_operation(row).status == Status.PENDING
+
+
+async def test_a_then_y_approves_and_records_the_decision(store, agent):
+    row = jacket(store)
+    revision_id = store.get_operation(row).current.id
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        assert screen.check_action("approve", ()) is True
+        await pilot.press("a")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ConfirmApproveScreen)
+        shown = " ".join(str(s.render()) for s in modal.query("Static"))
+        assert "Manzanita Outfitters" in shown and "USD 70.00" in shown
+        await pilot.press("y")
+        await pilot.pause(0.2)
+        assert app.screen is screen
+        record = store.get_operation(row)
+        assert record.status == Status.APPROVED
+        assert record.approved_revision_id == revision_id
+        assert decisions(store, row) == ["approved"]
+        # The grace period shows, with its withdraw key.
+        banner = str(screen.query_one("#outcome").render())
+        assert "APPROVED" in banner and "withdraw" in banner
+        assert screen.check_action("withdraw", ()) is True
+
+
+async def test_escape_or_n_in_the_confirmation_cancels(store, agent):
+    row = jacket(store)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        for key in ("escape", "n"):
+            await pilot.press("a")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmApproveScreen)
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen
+        assert store.get_operation(row).status == Status.PENDING
+        assert decisions(store, row) == []
+
+
+async def test_withdraw_within_the_grace_period(store, agent):
+    row = jacket(store)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        await pilot.press("a", "y")
+        await pilot.pause(0.2)
+        assert store.get_operation(row).status == Status.APPROVED
+        await pilot.press("w")
+        await pilot.pause(0.2)
+        assert store.get_operation(row).status == Status.WITHDRAWN
+        assert decisions(store, row) == ["approved", "withdrawn"]
+        assert "WITHDRAWN" in str(screen.query_one("#outcome").render())
+        # Withdrawn is open again: it can be decided anew.
+        assert screen.check_action("decline", ()) is True
+        assert screen.check_action("withdraw", ()) is False
+
+
+async def test_decline_records_it_and_says_nothing_was_done(store, agent):
+    row = jacket(store)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await pilot.press("d")
+        await pilot.pause(0.2)
+        assert store.get_operation(row).status == Status.DECLINED
+        assert decisions(store, row) == ["declined"]
+        banner = str(screen.query_one("#outcome").render())
+        assert "DECLINED" in banner and "not performed" in banner
+        assert screen.check_action("approve", ()) is None
+
+
+async def test_an_expired_operation_cannot_be_approved(store, agent):
+    row = jacket(store, expires_at=datetime.now(timezone.utc) - timedelta(seconds=5))
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await pilot.pause(0.5)  # past the arming delay: expiry alone keeps it off
+        assert screen.check_action("approve", ()) is None
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.screen is screen
+        assert "EXPIRED" in str(screen.query_one("#review-expiry").render())
+        assert store.get_operation(row).approved_revision_id is None
+
+
+async def test_approve_goes_dim_when_the_revision_expires_on_screen(store, agent):
+    row = jacket(store, expires_at=datetime.now(timezone.utc) + timedelta(seconds=1.5))
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        await asyncio.sleep(1.6)
+        await pilot.pause(0.6)
+        assert screen.check_action("approve", ()) is None
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_hostile_summary_is_literal_and_clicking_it_does_nothing(store, agent):
+    company = add_company(store, "Tidewater Telecom", 8403)
+    row = add_operation(store, company, "can_77Z", HOSTILE_SUMMARY, terms={"plan": "fiber-500"})
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        summary = screen.query_one("#summary", SummaryText)
+        visual = summary.render()  # what is on screen, not what we meant to put there
+        shown = visual.plain
+        assert "[@click=app.quit]" in shown
+        assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
+        assert "\\x1b" in shown and "[Docs](https://evil.example)" in shown and "<b>" in shown
+        # No span may carry an action or a link.
+        for span in visual.spans:
+            assert "@click" not in str(span.style) and "link" not in str(span.style)
+        for x in range(0, summary.size.width, 4):
+            for y in range(summary.size.height):
+                await pilot.click(summary, offset=(x, y))
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+        assert store.get_operation(row).status == Status.PENDING
+        assert "DANGER:" in " ".join(str(w.render()) for w in screen.query(".finding"))
+
+
+async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(store, tmp_path):
+    row = jacket(store)
+    # Long enough that a loaded machine can't finish re-arming before we look.
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=2.0)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen, timeout=6)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmApproveScreen)
+        # Another process (a CLI agent) records new terms in the same file.
+        with Store.open(tmp_path / "poppy.db") as other:
+            company = other.find_company("Manzanita Outfitters")
+            add_operation(other, company, "exc_5Rt2", JACKET_SUMMARY.replace("70.00", "95.00"),
+                          terms=jacket_terms("95.00"), revision="r2")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.shown_revision_id == store.get_operation(row).current.id:
+                break
+        await pilot.pause()
+        assert app.screen is screen  # the confirmation for r1 is gone
+        assert screen.check_action("approve", ()) is None  # armed again from zero
+        changes = str(screen.query_one("#changes").render())
+        assert "NEW TERMS" in changes and "95.00" in changes and "70.00" in changes
+        await pilot.press("y")  # a stray y from the old dialog approves nothing
+        await pilot.pause()
+        assert store.get_operation(row).status == Status.PENDING
+        assert decisions(store, row) == []
+
+
+async def test_outcome_unknown_explains_and_takes_the_persons_answer(store, agent):
+    row = jacket(store)
+    send_through(store, row, datetime.now(timezone.utc), Status.OUTCOME_UNKNOWN, "connection dropped", http_status=None)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        banner = str(screen.query_one("#outcome").render())
+        assert "OUTCOME UNKNOWN" in banner and "does not know" in banner
+        assert screen.check_action("approve", ()) is None
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ResolveOutcomeScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert store.get_operation(row).status == Status.OUTCOME_UNKNOWN
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause(0.2)
+        assert store.get_operation(row).status == Status.PERFORMED
+        assert decisions(store, row)[-1] == "resolved_performed"
+
+
+async def test_operation_json_toggles_as_sanitised_text(store, agent):
+    company = add_company(store, "Tidewater Telecom", 8403)
+    row = add_operation(store, company, "can_77Z", HOSTILE_SUMMARY)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        raw = screen.query_one("#operation-json")
+        assert not raw.display
+        await pilot.press("j")
+        await pilot.pause()
+        assert raw.display
+        text = str(raw.render())
+        assert '"operation_id": "can_77Z"' in text and "\x1b" not in text
+        await pilot.press("j")
+        await pilot.pause()
+        assert not raw.display
+
+
+async def test_opening_a_revision_marks_it_seen(store, agent):
+    row = jacket(store)
+    assert store.get_operation(row).current.seen_at is None
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(app, pilot, row)
+    assert store.get_operation(row).current.seen_at is not None
+
+
+async def test_keymap_from_config_moves_approve(store):
+    row = jacket(store)
+    app = PoppyApp(StoreAgent(store, ui_config(keybindings={"approve": "A"})))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmApproveScreen)
+
+
+async def test_no_decision_is_a_command_palette_command(store, agent):
+    row = jacket(store)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        commands = list(app.get_system_commands(screen))
+        names = " ".join(f"{c.title} {c.help} {getattr(c.callback, '__name__', '')}".lower() for c in commands)
+        for word in ("approve", "decline", "withdraw", "resolve"):
+            assert word not in names

@@ -1,0 +1,259 @@
+"""Inbox, history, companies, help, themes and start-up, driven with Pilot against a real Store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from textual.widgets import DataTable, Input, Select
+
+from poppy_tui.agent.store import Status, Store
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.screens.help import HelpScreen
+from poppy_tui.ui.screens.history import PAGE_SIZE
+from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
+from poppy_tui.ui.screens.review import ReviewScreen
+from poppy_tui.ui.widgets.operation_list import OperationTable
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    JACKET_SUMMARY,
+    StoreAgent,
+    add_company,
+    add_operation,
+    build_sample,
+    jacket_terms,
+    ui_config,
+)
+
+SIZE = (120, 36)
+
+
+def table_text(table: DataTable) -> str:
+    return "\n".join(
+        " | ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)
+    )
+
+
+async def settle(pilot, seconds: float = 0.3) -> None:
+    await pilot.pause(seconds)
+
+
+async def test_inbox_shows_operations_another_process_writes_while_running(store, agent, tmp_path):
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        assert pending.row_count == 0
+        assert app.screen.query_one("#pending-empty").display
+        with Store.open(tmp_path / "poppy.db") as other:  # a CLI agent's own connection
+            company = add_company(other, "Manzanita Outfitters", 8401)
+            add_operation(other, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+        for _ in range(30):
+            await pilot.pause(0.1)
+            if pending.row_count:
+                break
+        assert pending.row_count == 1
+        text = table_text(pending)
+        assert "Manzanita Outfitters" in text and "USD 70.00" in text and "API" in text
+        assert not app.screen.query_one("#pending-empty").display
+
+
+async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
+    rows = build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        progress = app.screen.query_one("#progress-table", OperationTable)
+        assert set(pending.items) == {str(rows["jacket"]), str(rows["flight"]), str(rows["hostile"])}
+        assert set(progress.items) == {str(rows["approved"]), str(rows["unknown"])}
+        # Soonest expiry first; its countdown and its danger badge are in words.
+        first = " | ".join(str(c) for c in pending.get_row_at(0))
+        assert "Larkspur Air" in first and "40s" in first and "DANGER" in first
+        hostile = " | ".join(str(c) for c in pending.get_row(str(rows["hostile"])))
+        assert "\x1b" not in hostile and "Fiber 500" in hostile
+        assert "OUTCOME UNKNOWN" in table_text(progress)
+        assert "sends in 5s" in table_text(progress)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.operation_row == rows["flight"]
+
+
+async def test_history_filters_by_status_company_and_text(store):
+    rows = build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one("#history-table", DataTable)
+        assert table.row_count == len(rows) == screen.total
+        screen.query_one("#history-status", Select).value = "declined"
+        await settle(pilot)
+        assert [r.id for r in screen.rows] == [rows["declined"]]
+        assert "declined" in table_text(table)
+        screen.query_one("#history-status", Select).value = "progress"
+        await settle(pilot)
+        assert {r.id for r in screen.rows} == {rows["approved"], rows["unknown"]}
+        screen.query_one("#history-status", Select).clear()
+        larkspur = store.find_company("Larkspur Air")
+        screen.query_one("#history-company", Select).value = larkspur.id
+        await settle(pilot)
+        assert {r.company_id for r in screen.rows} == {larkspur.id} and len(screen.rows) == 3
+        screen.query_one("#history-company", Select).clear()
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"Beanie")
+        await settle(pilot, 0.5)
+        assert [r.id for r in screen.rows] == [rows["approved"]]
+        assert "approved r1" in table_text(table)
+        await pilot.press("enter")  # leaves the search box for the table
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryDetailScreen)
+
+
+async def test_history_detail_shows_every_revision_decision_attempt_and_event(store):
+    rows = build_sample(store)
+    company = store.find_company("Manzanita Outfitters")
+    add_operation(store, company, "exc_5Rt2", "Exchange it for $95.00 more.", terms=jacket_terms("95.00"), revision="r2")
+    app = PoppyApp(StoreAgent(store, ui_config()))
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_history_detail(rows["jacket"])
+        await settle(pilot)
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Revisions (2)" in text and "$95.00" in text and "$70.00" in text
+        app.open_history_detail(rows["performed"])
+        await settle(pilot)
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Decisions (1)" in text and "approved" in text
+        assert "#1" in text and "performed" in text and "xch_88" in text
+        assert "Events (" in text and "attempt" in text
+        assert app.screen.check_action("open_review", ()) is False
+
+
+async def test_history_pages_instead_of_loading_everything(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    for i in range(PAGE_SIZE + 7):
+        add_operation(store, company, f"op_{i:03d}", f"Operation number {i}")
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one("#history-table", DataTable)
+        assert table.row_count == PAGE_SIZE and screen.total == PAGE_SIZE + 7 and screen.pages == 2
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert table.row_count == 7 and screen.page == 1
+        assert "page 2 of 2" in str(screen.query_one("#history-pager").render())
+        await pilot.press("right_square_bracket")  # no page 3
+        await settle(pilot)
+        assert screen.page == 1
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert table.row_count == PAGE_SIZE and screen.page == 0
+
+
+async def test_companies_view_lists_interfaces_and_extension_support(store):
+    build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="companies")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = table_text(app.screen.query_one("#companies-table", DataTable))
+        lines = {line.split(" | ")[0]: line for line in text.splitlines()}
+        assert set(lines) == {"Manzanita Outfitters", "Larkspur Air", "Tidewater Telecom", "Juniper Books"}
+        assert "API, MCP, conversation" in lines["Manzanita Outfitters"] and "| yes |" in lines["Manzanita Outfitters"]
+        assert "| MCP |" in lines["Tidewater Telecom"]
+        assert "| no" in lines["Juniper Books"]
+
+
+async def test_hostile_company_name_is_shown_literally_everywhere(store):
+    company = add_company(store, "Evil [@click=app.quit]Co\x1b[2J", 8409)
+    add_operation(store, company, "exc_1", "Do a thing for $5.00.")
+    app = PoppyApp(StoreAgent(store, ui_config()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        inbox = table_text(app.screen.query_one("#pending-table", DataTable))
+        assert "[@click=app.quit]" in inbox and "\x1b" not in inbox
+        await pilot.press("c")
+        await settle(pilot)
+        companies = table_text(app.screen.query_one("#companies-table", DataTable))
+        assert "[@click=app.quit]" in companies and "\x1b" not in companies
+
+
+async def test_help_lists_every_binding_with_its_id(store, agent):
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        for binding_id in ("approve", "decline", "withdraw", "resolve", "confirm_approve", "cancel_approve",
+                           "next_page", "send_request", "talk_to_company", "refresh_conversation"):
+            assert binding_id in text
+        assert "Enter never approves" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_navigation_keys_do_nothing_behind_a_dialog(store, agent):
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen) and app.current_mode == "inbox"
+
+
+@pytest.mark.parametrize("theme", ["nord", "textual-light"])
+async def test_theme_comes_from_config(store, theme):
+    app = PoppyApp(StoreAgent(store, ui_config(theme=theme)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, 0.1)
+        assert app.theme == theme
+
+
+async def test_unknown_theme_falls_back_without_crashing(store):
+    app = PoppyApp(StoreAgent(store, ui_config(theme="no-such-theme")))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, 0.1)
+        assert app.theme in app.available_themes
+
+
+async def test_startup_is_measured_and_store_work_waits_for_first_paint(store, agent):
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, 0.1)
+        assert app.startup_ms is not None and app.startup_ms > 0
+        assert app.screen.loaded
+
+
+def test_importing_the_ui_package_does_not_import_textual():
+    code = (
+        "import sys, json, poppy_tui.ui, poppy_tui.ui.format, poppy_tui.ui.schema_forms;"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
+
+
+async def test_approved_operation_moves_to_in_progress(store, agent):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        progress = app.screen.query_one("#progress-table", OperationTable)
+        assert str(row) in pending.items
+        agent.approve(row, store.get_operation(row).current.id)
+        for _ in range(20):
+            await pilot.pause(0.1)
+            if str(row) in progress.items:
+                break
+        assert str(row) in progress.items and str(row) not in pending.items
+        assert store.get_operation(row).status == Status.APPROVED

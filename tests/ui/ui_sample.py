@@ -1,0 +1,239 @@
+"""Test data for the UI, written through the real Store so the screens read real records."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.store import CompanyRecord, Status, Store
+from poppy_tui.protocol.discovery import parse_poppy_json
+from poppy_tui.protocol.operation import parse_operation
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
+
+# Snapshots and screenshots freeze time here: far enough ahead that no real dispatcher expires it.
+FIXED_NOW = datetime(2030, 1, 15, 12, 0, 0, tzinfo=timezone.utc)
+
+HOSTILE_SUMMARY = (
+    "Cancel your **Fiber 500** plan at the end of this month. "
+    "[@click=app.quit]Click here to keep your discount[/] "
+    "\x1b[41mINJECTED RED\x1b[0m \x1b]52;c;ZXZpbA==\x07 "
+    "[Docs](https://evil.example) <b>bold?</b> order \u202eEXE.txt"
+)
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def company_document(name: str, port: int, *, api: bool = True, mcp: bool = False, talk: bool = False,
+                     operations: bool = True) -> Any:
+    host = f"127.0.0.1:{port}"
+    doc: dict[str, Any] = {
+        "protocol_version": "0.4",
+        "organization": {"name": name, "domain": host},
+        "apis": [],
+    }
+    if api:
+        doc["apis"].append({"type": "openapi", "url": f"http://{host}/openapi.json"})
+    if mcp:
+        doc["apis"].append({"type": "mcp", "url": f"http://{host}/mcp"})
+    if talk:
+        doc["agent"] = {"protocols": [{"type": "poppy", "endpoint": f"http://{host}/conversations"}]}
+    if operations:
+        doc["extensions"] = {"operations": [{"version": "2"}]}
+    return parse_poppy_json(doc, host, allow_loopback_http=True)
+
+
+def add_company(store: Store, name: str, port: int, **kwargs: Any) -> CompanyRecord:
+    return store.upsert_company(f"http://127.0.0.1:{port}", company_document(name, port, **kwargs))
+
+
+def add_operation(
+    store: Store,
+    company: CompanyRecord,
+    operation_id: str,
+    summary: str,
+    *,
+    terms: dict[str, Any] | None = None,
+    expires_at: datetime | None = None,
+    revision: str = "r1",
+    request: Any = None,
+) -> int:
+    if request is None:
+        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", {"sku": "stormline-insulated-m"})
+    request_id = store.add_request(company.id, request, "test")
+    raw: dict[str, Any] = {
+        "operation_id": operation_id,
+        "revision": revision,
+        "summary": summary,
+        "expires_at": rfc3339(expires_at or datetime.now(timezone.utc) + timedelta(hours=1)),
+    }
+    if terms is not None:
+        raw["terms"] = terms
+    result = store.record_operation(company.id, request_id, company.session_id, parse_operation(raw))
+    return result.operation_row
+
+
+def jacket_terms(amount: str = "70.00") -> dict[str, Any]:
+    return {
+        "order_id": "ord_7Hk2",
+        "item_id": "itm_4Qa",
+        "replacement_sku": "stormline-insulated-m",
+        "price_difference": {"amount": amount, "currency": "USD"},
+    }
+
+
+JACKET_SUMMARY = (
+    "Exchange the **Stormline Jacket (M)** on order ord_7Hk2 for the Stormline Insulated Jacket (M), "
+    "for $70.00 more, charged to the card used for the order."
+)
+
+
+def send_through(store: Store, row: int, now: datetime, final: Status, detail: str, response: Any = None,
+                 http_status: int | None = 200) -> None:
+    """Play the dispatcher's part: claim, attempt, and settle, as the engine records them."""
+    record = store.get_operation(row)
+    if record.status != Status.APPROVED:
+        store.approve(row, record.current.id, grace_seconds=0, now=now)
+    claimed = store.claim_due("test-dispatcher", 30, now=now + timedelta(seconds=1), operation_row=row)
+    assert claimed is not None
+    attempt = store.start_attempt(row, "test-dispatcher")
+    outcome = {Status.PERFORMED: "performed", Status.NOT_PERFORMED: "not_performed"}.get(final, "unknown")
+    store.finish_attempt(attempt.id, outcome, http_status, response, None if final != Status.OUTCOME_UNKNOWN else detail)
+    store.settle(row, "test-dispatcher", final, response, detail)
+
+
+def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
+    """Three Companies; operations in every state the screens show."""
+    manzanita = add_company(store, "Manzanita Outfitters", 8401, api=True, mcp=True, talk=True)
+    larkspur = add_company(store, "Larkspur Air", 8402)
+    tidewater = add_company(store, "Tidewater Telecom", 8403, api=False, mcp=True, operations=True)
+    add_company(store, "Juniper Books", 8404, operations=False, talk=True)
+    rows: dict[str, int] = {}
+    rows["jacket"] = add_operation(
+        store, manzanita, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(), expires_at=now + timedelta(minutes=15),
+        revision="1791487200-k3Jd9Qx2mW8v",
+    )
+    rows["flight"] = add_operation(
+        store, larkspur, "chg_LA118",
+        "Move your flight LA118 from 20 January to **22 January**, for a change fee of $45.00.",
+        terms={"booking": "LA118-QX", "new_date": "2030-01-22", "change_fee": {"amount": "145.00", "currency": "USD"}},
+        expires_at=now + timedelta(seconds=40),
+        request=ApiRequest("POST", f"{larkspur.base_url}/api/bookings/LA118-QX/change", {"new_date": "2030-01-22"}),
+    )
+    rows["hostile"] = add_operation(
+        store, tidewater, "can_77Z", HOSTILE_SUMMARY,
+        terms={"plan": "fiber-500", "effective": "2030-01-31"},
+        expires_at=now + timedelta(hours=3),
+        request=McpRequest(f"{tidewater.base_url}/mcp", "cancel_plan", {"plan": "fiber-500"}),
+    )
+    # On their way: one in its grace period, one whose outcome nobody knows.
+    rows["approved"] = add_operation(
+        store, manzanita, "ret_2Bx", "Return the Trailhead Beanie on order ord_9Pq for a refund of $24.00.",
+        terms={"order_id": "ord_9Pq", "refund": {"amount": "24.00", "currency": "USD"}},
+        expires_at=now + timedelta(hours=2),
+    )
+    store.approve(rows["approved"], store.get_operation(rows["approved"]).current.id, grace_seconds=5, now=now)
+    rows["unknown"] = add_operation(
+        store, larkspur, "seat_4C", "Upgrade seat 14C to 4C on LA220 for $89.00.",
+        terms={"flight": "LA220", "seat": "4C", "price": {"amount": "89.00", "currency": "USD"}},
+        expires_at=now + timedelta(hours=1),
+    )
+    send_through(store, rows["unknown"], now, Status.OUTCOME_UNKNOWN,
+                 "no definite answer within the retry window (connection dropped after sending)", http_status=None)
+    # History.
+    rows["performed"] = add_operation(
+        store, manzanita, "exc_1Aa", "Exchange the Ridge Gloves (S) for size M, no extra charge.",
+        terms={"order_id": "ord_1Aa", "price_difference": {"amount": "0.00", "currency": "USD"}},
+        expires_at=now + timedelta(hours=1),
+    )
+    send_through(store, rows["performed"], now, Status.PERFORMED, "performed (HTTP 200)",
+                 {"exchange_id": "xch_88", "status": "confirmed"})
+    rows["declined"] = add_operation(
+        store, tidewater, "add_TV", "Add the Sports TV package for $19.99 a month, starting today.",
+        terms={"package": "sports-tv", "monthly": {"amount": "19.99", "currency": "USD"}},
+        expires_at=now + timedelta(hours=1),
+        request=McpRequest(f"{tidewater.base_url}/mcp", "add_package", {"package": "sports-tv"}),
+    )
+    store.decline(rows["declined"], store.get_operation(rows["declined"]).current.id)
+    rows["expired"] = add_operation(
+        store, larkspur, "bag_2X", "Add a second checked bag to LA118 for $35.00.",
+        terms={"booking": "LA118-QX", "price": {"amount": "35.00", "currency": "USD"}},
+        expires_at=now + timedelta(seconds=10),
+    )
+    store.expire_due(now=now + timedelta(seconds=20))
+    rows["not_performed"] = add_operation(
+        store, manzanita, "exc_0Zz", "Exchange the Canyon Shorts for the Canyon Pants, $15.00 more.",
+        terms={"order_id": "ord_0Zz", "price_difference": {"amount": "15.00", "currency": "USD"}},
+        expires_at=now + timedelta(hours=1),
+    )
+    send_through(store, rows["not_performed"], now, Status.NOT_PERFORMED, "the Company refused: out of stock",
+                 {"error": "out_of_stock"}, http_status=409)
+    return rows
+
+
+def freeze_times(path: Path, now: datetime = FIXED_NOW) -> None:
+    """Rewrite every stored timestamp onto a fixed timeline, so screenshots don't change run to run."""
+    def at(minutes: int) -> str:
+        return (now - timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    db = sqlite3.connect(path)
+    try:
+        with db:
+            count = db.execute("SELECT max(id) FROM operations").fetchone()[0] or 0
+            for op_row in range(1, count + 1):
+                base = (count - op_row + 1) * 7
+                db.execute("UPDATE operations SET created_at=?, updated_at=? WHERE id=?", (at(base + 5), at(base), op_row))
+                db.execute("UPDATE revisions SET received_at=? WHERE operation_row=?", (at(base + 5), op_row))
+                db.execute("UPDATE revisions SET seen_at=NULL WHERE operation_row=?", (op_row,))
+                db.execute("UPDATE decisions SET decided_at=? WHERE operation_row=?", (at(base + 2), op_row))
+                db.execute("UPDATE attempts SET started_at=?, finished_at=CASE WHEN finished_at IS NULL THEN NULL"
+                           " ELSE ? END WHERE operation_row=?", (at(base + 1), at(base), op_row))
+                db.execute("UPDATE events SET at=? WHERE operation_row=?", (at(base), op_row))
+            db.execute("UPDATE companies SET discovered_at=?, updated_at=?", (at(600), at(600)))
+    finally:
+        db.close()
+
+
+class StoreAgent:
+    """The decision half of the Agent facade over a real Store (docs/architecture.md), for screens
+    that need no Company. Tests that talk to a Company use the real Agent."""
+
+    def __init__(self, store: Store, config: Config | None = None) -> None:
+        self.store = store
+        self.config = config or Config()
+
+    def approve(self, operation_row: int, revision_id: int):
+        return self.store.approve(operation_row, revision_id, self.config.grace_seconds)
+
+    def decline(self, operation_row: int, revision_id: int):
+        return self.store.decline(operation_row, revision_id)
+
+    def withdraw(self, operation_row: int):
+        return self.store.withdraw(operation_row)
+
+    def resolve_unknown(self, operation_row: int, performed: bool):
+        return self.store.resolve_unknown(operation_row, performed)
+
+
+def ui_config(**overrides: Any) -> Config:
+    base = Config(grace_seconds=30.0, arm_delay_seconds=0.3, min_read_seconds=60.0)
+    return replace(base, **overrides)
+
+
+__all__ = [
+    "ConversationRequest",
+    "FIXED_NOW",
+    "HOSTILE_SUMMARY",
+    "StoreAgent",
+    "add_company",
+    "add_operation",
+    "build_sample",
+    "freeze_times",
+    "jacket_terms",
+    "ui_config",
+]
