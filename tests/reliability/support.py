@@ -256,6 +256,8 @@ class RestartableCompany:
         self.context = CompanyContext(base_url=f"http://127.0.0.1:{self.port}", faults=faults or Faults())
         self._server = None
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.approval_requests = 0  # requests that reached the server carrying Poppy-Approval
 
     @property
     def base_url(self) -> str:
@@ -282,8 +284,16 @@ class RestartableCompany:
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", self.port))
+        app = build_app(self.context)
+
+        async def observed(scope, receive, send):  # counts, changes nothing
+            if scope["type"] == "http" and any(name == b"poppy-approval" for name, _ in scope["headers"]):
+                with self._lock:
+                    self.approval_requests += 1
+            await app(scope, receive, send)
+
         config = uvicorn.Config(
-            build_app(self.context), log_config=None, log_level="critical", access_log=False, lifespan="on",
+            observed, log_config=None, log_level="critical", access_log=False, lifespan="on",
             http="h11", loop="asyncio", ws="none", timeout_graceful_shutdown=1,
         )
         server = _Server(config)
@@ -310,6 +320,18 @@ class RestartableCompany:
             assert self._thread is not None
             self._thread.join(10)
             self._server = self._thread = None
+
+    def performed(self, operation_id: str = EXCHANGE_OPERATION_ID) -> int:
+        return self.context.shop.performed(operation_id)
+
+    def in_progress(self, operation_id: str = EXCHANGE_OPERATION_ID) -> bool:
+        return self.context.desk.in_progress(operation_id)
+
+    def __enter__(self) -> "RestartableCompany":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def refuses_connections(self) -> bool:
         try:
