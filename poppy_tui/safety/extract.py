@@ -175,7 +175,7 @@ def find_money(text: str) -> list[MoneyMention]:
     return list(_find_money(text))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=4)
 def _find_money(text: str) -> tuple[MoneyMention, ...]:
     found: dict[tuple[str, str | None], MoneyMention] = {}
     for match in _MONEY_RE.finditer(text):
@@ -204,7 +204,7 @@ def find_dates(text: str) -> list[DateMention]:
     return list(_find_dates(text))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=4)
 def _find_dates(text: str) -> tuple[DateMention, ...]:
     found: dict[tuple[int | None, int, int], DateMention] = {}
     for pattern in _DATE_RES:

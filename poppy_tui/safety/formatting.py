@@ -210,7 +210,9 @@ def _plain(summary: str, reason_flag: bool) -> FormattedText:
     return FormattedText(clean.text, spans, frozenset(flags), formatted=False)
 
 
-@lru_cache(maxsize=32)
+# Small: the approval screen and the checks ask for the same few summaries,
+# and a hostile one can be megabytes.
+@lru_cache(maxsize=8)
 def format_summary(summary: str) -> FormattedText:
     """The summary as the User sees it. Never raises: any surprise shows plain text.
 
