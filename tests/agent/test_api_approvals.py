@@ -152,7 +152,8 @@ async def test_new_revision_before_sending_supersedes_the_approval(make_agent, s
     assert shop.requests(is_api_approval) == []
     with pytest.raises(StateError):
         agent.approve(op.id, op.current.id)  # the old revision can't be approved any more
-    done = await approve_and_wait(agent, record)
+    agent.store.approve(op.id, record.current.id, grace_seconds=0)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.PERFORMED and shop.performed("exc_5Rt2") == 1
 
 
