@@ -94,6 +94,9 @@ class Store:
         try:
             store._configure()
             store._migrate()
+        except StoreError:
+            connection.close()
+            raise
         except sqlite3.DatabaseError as exc:
             connection.close()
             message = str(exc)
@@ -125,7 +128,7 @@ class Store:
                 f"this one knows {SCHEMA_VERSION}); upgrade poppy-tui."
             )
         if version == SCHEMA_VERSION:
-            self._db.execute("PRAGMA quick_check").fetchone()
+            self._check_integrity()
             return
         with self._write():
             current = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -133,6 +136,15 @@ class Store:
                 for statement in _split_sql(MIGRATIONS[number]):
                     self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _check_integrity(self) -> None:
+        # A damaged page would otherwise surface later, as a raw sqlite3 error in the middle of a read.
+        problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)").fetchall()]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"the database {self.path} is damaged ({'; '.join(problems)}). It was left untouched; "
+                "move it aside to start a new one, or restore a backup."
+            )
 
     def close(self) -> None:
         self._db.close()
