@@ -80,13 +80,9 @@ def test_a_damaged_file_is_refused_with_a_clear_error_and_left_byte_for_byte(tmp
     assert sha256(path) == before, "the damaged file was modified"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug, poppy_tui/agent/store/store.py _migrate: the result of PRAGMA quick_check is read but never "
-    "compared with 'ok', so a file with a damaged table or index page opens, and the first read that touches the page "
-    "raises sqlite3.DatabaseError ('database disk image is malformed') instead of StoreError",
-)
 def test_damage_in_any_single_page_is_reported_as_store_error_never_a_raw_sqlite_error(tmp_path, good_database):
+    """Was a bug (fixed in f262a7e): quick_check's answer was never compared with 'ok', so a
+    damaged table page opened fine and a later read raised a raw sqlite3.DatabaseError."""
     page = 4096
     raw_errors = []
     for number in range(1, len(good_database) // page):
