@@ -1,0 +1,426 @@
+"""The commands. stdout carries the result (the Company's answer, or which operations wait);
+stderr carries poppy-tui's own commentary, so `poppy-tui call ... | jq` sees only the answer.
+
+Nothing here can approve or decline: those are the person's, in the TUI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from poppy_tui.agent.config import Config, ConfigError, load_config_file
+from poppy_tui.agent.paths import Paths, resolve_paths
+from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, CliError, Exit, first_failure
+from poppy_tui.cli.output import (
+    STATUS_TEXT,
+    company_block,
+    company_json,
+    company_line,
+    emit,
+    indented,
+    note,
+    record_json,
+    row_json,
+    row_line,
+    safe_block,
+    safe_line,
+    show_text,
+    to_json,
+)
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
+
+_METHOD_RE = re.compile(r"[A-Za-z]+")
+
+
+@dataclass(frozen=True)
+class Context:
+    paths: Paths
+    config: Config
+    config_file: Path
+
+
+def config_file_of(args: argparse.Namespace, paths: Paths) -> Path:
+    given = getattr(args, "config", None)
+    return Path(given).expanduser().absolute() if given else paths.config_file
+
+
+def load_context(args: argparse.Namespace) -> Context:
+    paths = resolve_paths(getattr(args, "home", None))
+    config_file = config_file_of(args, paths)
+    if getattr(args, "config", None) and not config_file.is_file():
+        # A missing default config.toml means defaults; a file named on the command line must exist.
+        raise ConfigError(f"{config_file}: no such config file (given with --config)")
+    return Context(paths, load_config_file(config_file), config_file)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "locate":
+        # Works even when config.toml is broken: that is when people need to find it.
+        return cmd_locate(args)
+    ctx = load_context(args)
+    if args.demo:
+        from poppy_tui.cli.demo import run_demo
+
+        return run_demo(ctx, args.faults)
+    if args.command is None:
+        return open_tui(ctx)
+    if args.command == "companies":
+        return cmd_companies_add(ctx, args) if args.companies_command == "add" else cmd_companies_list(ctx, args)
+    handlers: dict[str, Callable[[Context, argparse.Namespace], int]] = {
+        "call": cmd_call,
+        "tool": cmd_tool,
+        "say": cmd_say,
+        "pending": cmd_pending,
+        "history": cmd_history,
+        "show": cmd_show,
+    }
+    return handlers[args.command](ctx, args)
+
+
+# ---- the TUI ----------------------------------------------------------------------------------
+
+
+def require_terminal() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CliError(
+            "the TUI needs a terminal; from scripts use a command such as 'poppy-tui pending' (see --help)",
+            Exit.USAGE,
+        )
+
+
+def run_tui(agent: "Agent", initial_screen: str = "inbox") -> None:
+    from poppy_tui.ui.app import PoppyApp
+
+    PoppyApp(agent, initial_screen=initial_screen).run()
+
+
+def open_agent(ctx: Context) -> "Agent":
+    from poppy_tui.agent.agent import Agent
+
+    ctx.paths.ensure()
+    return Agent.open(ctx.paths, ctx.config)
+
+
+def close_agent(agent: "Agent") -> None:
+    import asyncio
+
+    asyncio.run(agent.aclose())
+
+
+def open_tui(ctx: Context) -> int:
+    require_terminal()
+    agent = open_agent(ctx)
+    try:
+        run_tui(agent)
+    finally:
+        close_agent(agent)
+    return Exit.OK
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+
+
+def open_store(ctx: Context) -> "Store":
+    from poppy_tui.agent.store import Store
+
+    ctx.paths.ensure()
+    return Store.open(ctx.paths.database)
+
+
+def with_agent(ctx: Context, work: Callable[["Agent"], Awaitable[int]]) -> int:
+    import asyncio
+
+    async def session() -> int:
+        agent = open_agent(ctx)
+        try:
+            return await work(agent)
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(session())
+
+
+def parse_json_argument(text: str, option: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(
+            f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", Exit.USAGE
+        ) from None
+
+
+def unknown_company(key: str, known: list["CompanyRecord"]) -> CliError:
+    names = ", ".join(safe_line(c.name, 60) for c in known) or "none yet"
+    return CliError(
+        f"unknown company {safe_line(key, 100)!r} (known: {names}); add it with 'poppy-tui companies add DOMAIN'"
+    )
+
+
+def need_company(agent: "Agent", key: str) -> "CompanyRecord":
+    company = agent.find_company(key)
+    if company is None:
+        raise unknown_company(key, agent.store.list_companies())
+    return company
+
+
+def print_answer(value: Any) -> None:
+    """A Company's answer on stdout: JSON stays JSON (ASCII-escaped), text is sanitised and indented."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        emit(indented(safe_block(value)[0]))
+    else:
+        emit(to_json(value))
+
+
+def print_messages(company_name: str, messages: list[Any]) -> None:
+    for message in messages:
+        text = message.get("text") if isinstance(message, dict) else None
+        emit(company_block(company_name, text) if isinstance(text, str) else to_json(message))
+
+
+def print_final(record: "OperationRecord") -> None:
+    """The Company's last word on an operation, shaped like the answer to the original command."""
+    value = record.outcome
+    if record.interface == "api" and isinstance(value, dict) and "body" in value:
+        value = value["body"]  # the store keeps status and headers too; `call` prints bodies
+    if record.interface == "conversation" and isinstance(value, (dict, list)):
+        print_messages(record.company.name, value if isinstance(value, list) else [value])
+        return
+    print_answer(value)
+
+
+def announce(record: "OperationRecord", stream: Any) -> None:
+    emit(f"operation {record.id}: {STATUS_TEXT.get(record.status.value, record.status.value)}", stream)
+    emit(
+        f"  {safe_line(record.company.name, 60)} ({safe_line(record.operation_id, 60)}): "
+        f"{safe_line(record.current.summary, 300)}",
+        stream,
+    )
+
+
+def report_final(record: "OperationRecord") -> int:
+    print_final(record)
+    status = record.status.value
+    detail = record.outcome_detail
+    said = f" ({safe_line(detail, 400)})" if detail and detail != status else ""
+    note(f"operation {record.id}: {STATUS_TEXT.get(status, status)}{said}")
+    return STATUS_EXIT[status]
+
+
+async def wait_for(agent: "Agent", record: "OperationRecord") -> "OperationRecord":
+    while True:
+        record = await agent.wait_for_outcome(record.id)
+        if not record.status.is_open:
+            return record
+        # A resend was answered with new terms: nothing was done, and the person decides again.
+        note(f"operation {record.id}: the Company answered with new terms; they need your approval too")
+        announce(record, sys.stderr)
+
+
+async def settle(agent: "Agent", rows: list[int], wait: bool) -> int:
+    records = [agent.store.get_operation(row) for row in rows]
+    stream = sys.stderr if wait else sys.stdout
+    for record in records:
+        announce(record, stream)
+    if not wait:
+        return first_failure([STATUS_EXIT[r.status.value] for r in records])
+    numbers = ", ".join(str(r.id) for r in records)
+    note(
+        f"waiting for a decision in poppy-tui on operation {numbers}; "
+        "Ctrl-C stops waiting (the operation stays queued)"
+    )
+    codes = [report_final(await wait_for(agent, record)) for record in records]
+    return first_failure(codes)
+
+
+async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) -> int:
+    if result.outcome == "operation" and result.operation_row is not None:
+        return await settle(agent, [result.operation_row], wait)
+    print_answer(result.body)
+    if result.outcome == "performed":
+        return Exit.OK
+    status = f" (HTTP {result.status})" if http and result.status is not None else ""
+    detail = f": {safe_line(result.detail, 400)}" if result.detail else ""
+    if result.outcome == "not_performed":
+        note(f"not performed{status}{detail}")
+    else:
+        note(f"outcome unknown{status}{detail}; check with the Company before trying again")
+    return REQUEST_EXIT.get(result.outcome, Exit.ERROR)
+
+
+# ---- requests ---------------------------------------------------------------------------------
+
+
+def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
+    if not _METHOD_RE.fullmatch(args.method):
+        raise CliError(f"METHOD must be an HTTP method such as GET or POST, got {args.method!r}", Exit.USAGE)
+    method = args.method.upper()
+    body = parse_json_argument(args.body, "--json") if args.body is not None else None
+
+    async def work(agent: "Agent") -> int:
+        company = need_company(agent, args.company)
+        result = await agent.call_api(company, method, args.path, body)
+        return await finish_request(agent, result, args.wait, http=True)
+
+    return with_agent(ctx, work)
+
+
+def cmd_tool(ctx: Context, args: argparse.Namespace) -> int:
+    arguments = parse_json_argument(args.arguments, "--args") if args.arguments is not None else {}
+    if not isinstance(arguments, dict):
+        raise CliError("--args must be a JSON object, e.g. '{\"subscription_id\": \"sub_1\"}'", Exit.USAGE)
+
+    async def work(agent: "Agent") -> int:
+        company = need_company(agent, args.company)
+        result = await agent.call_tool(company, args.tool, arguments)
+        return await finish_request(agent, result, args.wait, http=False)
+
+    return with_agent(ctx, work)
+
+
+def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
+    if not args.text.strip():
+        raise CliError("TEXT is empty; say something", Exit.USAGE)
+
+    async def work(agent: "Agent") -> int:
+        company = need_company(agent, args.company)
+        result = await agent.say(company, args.text)
+        print_messages(company.name, result.messages)
+        for problem in result.problems:
+            note(f"note: {safe_line(problem, 400)}")
+        if not result.delivered:
+            raise CliError(safe_line(result.detail or "the message was not delivered", 400))
+        if result.operation_rows:
+            return await settle(agent, list(result.operation_rows), args.wait)
+        return Exit.OK
+
+    return with_agent(ctx, work)
+
+
+# ---- companies --------------------------------------------------------------------------------
+
+
+def cmd_companies_add(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.protocol.discovery import discovery_url
+    from poppy_tui.protocol.errors import InvalidDiscovery
+
+    try:
+        discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
+    except InvalidDiscovery as exc:
+        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback else ""
+        raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
+
+    async def work(agent: "Agent") -> int:
+        company = await agent.add_company(args.target)
+        emit(f"{company.id}  {company_line(company)}")
+        if not company.supports_operations:
+            note(
+                "note: this Company doesn't offer the operations extension v2; "
+                "it will ask for approval its own way (for example on its website)"
+            )
+        return Exit.OK
+
+    return with_agent(ctx, work)
+
+
+def cmd_companies_list(ctx: Context, args: argparse.Namespace) -> int:
+    with open_store(ctx) as store:
+        companies = store.list_companies()
+    if args.json:
+        emit(to_json({"companies": [company_json(c) for c in companies]}))
+    elif not companies:
+        note("no Companies yet; add one with 'poppy-tui companies add DOMAIN'")
+    else:
+        for company in companies:
+            emit(f"{company.id}  {company_line(company)}")
+    return Exit.OK
+
+
+# ---- the queue --------------------------------------------------------------------------------
+
+
+def _statuses(values: list[str] | None) -> list[Any] | None:
+    from poppy_tui.agent.store import Status
+
+    if not values:
+        return None
+    chosen = []
+    for part in (p.strip() for value in values for p in value.split(",")):
+        if not part:
+            continue
+        try:
+            chosen.append(Status(part.lower()))
+        except ValueError:
+            known = ", ".join(s.value for s in Status)
+            raise CliError(f"unknown status {part!r}; use one of {known}", Exit.USAGE) from None
+    return chosen
+
+
+def _print_rows(rows: list[Any], as_json: bool, empty: str) -> None:
+    if as_json:
+        emit(to_json({"operations": [row_json(r) for r in rows]}))
+    elif not rows:
+        note(empty)
+    else:
+        for row in rows:
+            emit(row_line(row))
+
+
+def cmd_pending(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.agent.store import Status
+
+    unfinished = [s for s in Status if not s.is_final]
+    with open_store(ctx) as store:
+        # An expiry is a fact about time, not a decision: record it so the list doesn't show stale terms as open.
+        store.expire_due()
+        count = store.count_operations(unfinished)
+        rows = store.list_operations(unfinished, limit=max(count, 1), newest_first=False)
+    _print_rows(rows, args.json, "nothing is waiting")
+    return Exit.OK
+
+
+def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
+    statuses = _statuses(args.status)
+    with open_store(ctx) as store:
+        company_id = None
+        if args.company:
+            company = store.find_company(args.company)
+            if company is None:
+                raise unknown_company(args.company, store.list_companies())
+            company_id = company.id
+        store.expire_due()
+        rows = store.list_operations(statuses, company_id=company_id, limit=args.limit)
+    _print_rows(rows, args.json, "no operations")
+    return Exit.OK
+
+
+def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
+    with open_store(ctx) as store:
+        store.expire_due()
+        record = store.find_operation(args.operation)
+        if record is None:
+            raise CliError(f"no operation {safe_line(args.operation, 100)!r}; see 'poppy-tui history'")
+        emit(to_json({"operation": record_json(store, record)}) if args.json else show_text(store, record))
+    return Exit.OK
+
+
+def cmd_locate(args: argparse.Namespace) -> int:
+    paths = resolve_paths(getattr(args, "home", None))
+    where = {
+        "config": config_file_of(args, paths),
+        "data": paths.data_dir,
+        "db": paths.database,
+    }[args.what]
+    emit(str(where))
+    return Exit.OK
+

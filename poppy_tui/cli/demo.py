@@ -1,0 +1,158 @@
+"""`poppy-tui --demo`: the whole flow in under a minute, with nothing to set up.
+
+It serves the demo Company (Manzanita Outfitters) on 127.0.0.1, makes one real request
+through each interface so that three operations wait, and opens the TUI on the inbox.
+Everything lives in a demo home of its own, reset on each start, so demo operations
+never appear among real ones and approving one can't reach a real Company.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.paths import Paths
+from poppy_tui.cli.commands import Context, close_agent, open_agent, require_terminal, run_tui
+from poppy_tui.cli.exit_codes import CliError, Exit
+from poppy_tui.cli.output import note, safe_line
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.store import CompanyRecord
+
+DEMO_FOLDER = "demo"
+
+
+@dataclass(frozen=True)
+class DemoRequest:
+    label: str
+    send: Callable[["Agent", "CompanyRecord"], Awaitable[Any]]
+
+
+# One per interface. They ask for three different actions: the demo Company gives one
+# action one operation_id whatever the interface, so a second jacket exchange (say, in the
+# conversation) would only be a new revision of the first, not a third operation.
+DEMO_REQUESTS = (
+    DemoRequest(
+        "API: POST /api/orders/ord_7Hk2/exchanges (the Stormline jacket for the insulated one)",
+        lambda agent, company: agent.call_api(
+            company,
+            "POST",
+            "/api/orders/ord_7Hk2/exchanges",
+            {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+            origin="demo",
+        ),
+    ),
+    DemoRequest(
+        "MCP: cancel_subscription (the Trailhead Coffee Club)",
+        lambda agent, company: agent.call_tool(
+            company, "cancel_subscription", {"subscription_id": "sub_6Tc1"}, origin="demo"
+        ),
+    ),
+    DemoRequest(
+        "Conversation: \"Could you move my fitting appointment to tomorrow at 2pm?\"",
+        lambda agent, company: agent.say(
+            company, "Could you move my fitting appointment to tomorrow at 2pm?", origin="demo"
+        ),
+    ),
+)
+
+
+def demo_paths(paths: Paths) -> Paths:
+    root = paths.data_dir / DEMO_FOLDER
+    return Paths(config_dir=root / "config", data_dir=root / "data")
+
+
+def demo_config(config: Config) -> Config:
+    """The person's look and feel, none of their Companies, and a key kept with the demo data.
+
+    The key file keeps the demo off the real keyring entry: the demo Company never sees
+    the agent key real Companies know.
+    """
+    return replace(config, companies=(), key_storage="file", allow_loopback=True)
+
+
+def reset_demo_data(paths: Paths) -> None:
+    """Each demo starts from a fresh queue: the last demo's Company (and port) is gone."""
+    for suffix in ("", "-wal", "-shm"):
+        target = paths.database.with_name(paths.database.name + suffix)
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def parse_faults(spec: str | None) -> Any:
+    from poppy_tui.demo.faults import Faults
+
+    try:
+        return Faults.parse(spec)
+    except ValueError as exc:
+        raise CliError(f"--faults: {exc}", Exit.USAGE) from None
+
+
+def _waiting_rows(result: Any) -> list[int]:
+    rows = getattr(result, "operation_rows", None)
+    if rows is not None:
+        return list(rows)
+    row = getattr(result, "operation_row", None)
+    return [row] if row is not None else []
+
+
+async def seed(agent: "Agent", base_url: str) -> list[int]:
+    """Register the demo Company and make the demo requests; returns the waiting operations."""
+    from poppy_tui.cli.main import _expected_errors
+
+    company = await agent.add_company(base_url)
+    waiting: list[int] = []
+    for request in DEMO_REQUESTS:
+        try:
+            rows = _waiting_rows(await request.send(agent, company))
+        except Exception as exc:
+            # A fault spec can make a request fail; the demo goes on with what did arrive.
+            if not isinstance(exc, _expected_errors()):
+                raise
+            note(f"  {request.label}: failed: {safe_line(str(exc), 300)}")
+            continue
+        waiting.extend(rows)
+        outcome = f"operation {', '.join(map(str, rows))} waits for your approval" if rows else "no operation came back"
+        note(f"  {request.label}: {outcome}")
+    return waiting
+
+
+def run_demo(ctx: Context, faults_spec: str | None) -> int:
+    faults = parse_faults(faults_spec)
+    require_terminal()
+    demo = Context(demo_paths(ctx.paths), demo_config(ctx.config), ctx.config_file)
+    demo.paths.ensure()
+    reset_demo_data(demo.paths)
+    from poppy_tui.demo.server import start_company
+
+    company = start_company(faults)
+    try:
+        described = faults.describe()
+        note(f"Demo Company Manzanita Outfitters is running at {company.base_url}"
+             + (f" with faults: {described}" if described else ""))
+        note(f"Demo data: {demo.paths.data_dir} (separate from your own; reset on each start)")
+        note("Making requests through each interface:")
+
+        async def make_requests() -> list[int]:
+            agent = open_agent(demo)
+            try:
+                return await seed(agent, company.base_url)
+            finally:
+                await agent.aclose()
+
+        waiting = asyncio.run(make_requests())
+        note(f"{len(waiting)} operations wait. Opening the inbox: review each one, then approve or decline it.")
+        agent = open_agent(demo)
+        try:
+            run_tui(agent, "inbox")
+        finally:
+            close_agent(agent)
+    finally:
+        company.stop()
+    note("Demo Company stopped. Run 'poppy-tui --demo' again for a fresh start.")
+    return Exit.OK

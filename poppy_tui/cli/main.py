@@ -1,0 +1,256 @@
+"""`poppy-tui`: the entry point. Parses arguments and maps every expected failure to one
+clear line on stderr and a documented exit code (poppy_tui.cli.exit_codes).
+
+Only argparse and our own light modules load here, so `--help` and `--version` never pay
+for Textual, mcp or httpx; each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn, Sequence
+
+from poppy_tui import __version__
+from poppy_tui.cli.exit_codes import EPILOG, CliError, Exit
+
+PROG = "poppy-tui"
+
+_NO_APPROVE_HINT = (
+    "poppy-tui has no approve command and no --yes: only a person approves, in the TUI (run poppy-tui)"
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line rather than argparse's usage block: agents read stderr too.
+        hint = ""
+        if "'approve'" in message or "--yes" in message or "'-y'" in message or " -y" in message:
+            hint = f"; {_NO_APPROVE_HINT}"
+        print(f"{self.prog}: {message}{hint} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(Exit.USAGE)
+
+
+def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    # Repeated on every subcommand with SUPPRESS defaults so `poppy-tui pending --home X`
+    # works as well as `poppy-tui --home X pending`, without one hiding the other.
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--home",
+        metavar="PATH",
+        default=default,
+        help="keep config and data under PATH (default: $POPPY_TUI_HOME, else the platform's folders)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=default,
+        help="read settings from this TOML file instead of the home's config.toml",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description=(
+            "A terminal Personal Agent for Poppy's operations extension v2.\n\n"
+            "Without a command it opens the TUI, where a person reviews what Companies ask to do\n"
+            "and approves or declines it. Commands make requests for agents and scripts; the\n"
+            "operations they get back wait in the same queue for that person."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _global_options(parser, suppress=False)
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="start the demo Company on 127.0.0.1, make a few requests so operations wait, open the TUI "
+        "(separate demo data; reset on each start)",
+    )
+    parser.add_argument(
+        "--faults",
+        metavar="SPEC",
+        help="with --demo: make the demo Company misbehave, e.g. 'slow=1.5,busy=2,hostile' (see docs/cli.md)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
+        sub = commands.add_parser(
+            name,
+            help=help_text,
+            description=description or help_text,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            allow_abbrev=False,
+        )
+        _global_options(sub, suppress=True)
+        return sub
+
+    companies = command("companies", "add or list Companies")
+    company_commands = companies.add_subparsers(dest="companies_command", metavar="ACTION", parser_class=_Parser)
+    company_commands.required = True
+    add = company_commands.add_parser(
+        "add",
+        help="discover a Company from its domain or URL and remember it",
+        description="Fetch DOMAIN's /.well-known/poppy.json and remember the Company. HTTPS only; plain "
+        "http only for loopback addresses (127.0.0.1, ::1, localhost).",
+        allow_abbrev=False,
+    )
+    _global_options(add, suppress=True)
+    add.add_argument("target", metavar="DOMAIN_OR_URL", help="e.g. shop.example or https://shop.example")
+    listing = company_commands.add_parser("list", help="list the Companies poppy-tui knows", allow_abbrev=False)
+    _global_options(listing, suppress=True)
+    listing.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+
+    wait_help = (
+        "if an operation comes back, wait until a person decides in the TUI and it is settled, "
+        "then print the Company's final response"
+    )
+    call = command(
+        "call",
+        "make an API request to a Company",
+        "Send METHOD PATH to the Company's API. If the Company asks for approval, the operation is queued, its "
+        "number printed, and poppy-tui exits 3: open poppy-tui to review it.",
+    )
+    call.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
+    call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
+    call.add_argument("--json", dest="body", metavar="BODY", help="JSON request body")
+    call.add_argument("--wait", action="store_true", help=wait_help)
+
+    tool = command(
+        "tool",
+        "call a tool on a Company's MCP server",
+        "Call TOOL on the Company's MCP server. An operation is queued and exits 3, as for call.",
+    )
+    tool.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    tool.add_argument("tool", metavar="TOOL", help="tool name, e.g. cancel_subscription")
+    tool.add_argument("--args", dest="arguments", metavar="JSON", help="tool arguments as a JSON object")
+    tool.add_argument("--wait", action="store_true", help=wait_help)
+
+    say = command(
+        "say",
+        "send a message in a conversation with a Company's agent",
+        "Send TEXT to the Company's agent (continuing the latest conversation with it) and print its answer. "
+        "Operations it proposes are queued and exit 3, as for call.",
+    )
+    say.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    say.add_argument("text", metavar="TEXT", help="the message")
+    say.add_argument("--wait", action="store_true", help=wait_help)
+
+    pending = command(
+        "pending",
+        "list operations not finished yet",
+        "List operations that aren't finished: waiting for a decision, approved and being sent, or with an "
+        "unknown outcome. Oldest first.",
+    )
+    pending.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+
+    history = command("history", "list operations, newest first")
+    history.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+    history.add_argument(
+        "--status",
+        action="append",
+        metavar="S",
+        help="only this status (repeatable, or comma-separated): pending, withdrawn, approved, sending, "
+        "performed, not_performed, outcome_unknown, declined, expired",
+    )
+    history.add_argument("--company", metavar="C", help="only this Company (name, domain or URL)")
+    history.add_argument("--limit", type=_positive_int, default=50, metavar="N", help="at most N (default 50)")
+
+    show = command(
+        "show",
+        "show one operation's full record as plain text",
+        "Show everything recorded about one operation, as labelled plain text (no tables; suits screen "
+        "readers). OPERATION is its number, or the Company's operation_id.",
+    )
+    show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
+    show.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+
+    locate = command("locate", "print where poppy-tui keeps its files")
+    locate.add_argument(
+        "what",
+        choices=("config", "data", "db"),
+        help="config: the config file; data: the data folder; db: the database",
+    )
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _expected_errors() -> tuple[type[BaseException], ...]:
+    """Failures that are the user's or the Company's, not poppy-tui bugs: no traceback for these.
+
+    Network libraries are looked up only if a command already imported them.
+    """
+    from poppy_tui.agent.config import ConfigError
+    from poppy_tui.agent.store import StateError, StoreError
+    from poppy_tui.protocol.errors import ProtocolError
+
+    found: list[type[BaseException]] = [ConfigError, StoreError, StateError, ProtocolError, OSError]
+    for module_name, attribute in (
+        ("poppy_tui.agent.keys", "KeyStorageError"),
+        ("poppy_tui.agent.agent", "AgentError"),
+        ("poppy_tui.agent.companies", "DiscoveryError"),
+        ("poppy_tui.agent.http", "ResponseTooLarge"),
+        ("httpx", "HTTPError"),
+    ):
+        module = sys.modules.get(module_name)
+        error = getattr(module, attribute, None) if module else None
+        if isinstance(error, type) and issubclass(error, BaseException):
+            found.append(error)
+    return tuple(found)
+
+
+def _report(exc: BaseException) -> int:
+    from poppy_tui.agent.config import ConfigError
+    from poppy_tui.cli.output import safe_line
+
+    code = getattr(exc, "code", None) if isinstance(exc, CliError) else None
+    if code is None:
+        code = Exit.USAGE if isinstance(exc, ConfigError) else Exit.ERROR
+    message = str(exc) or type(exc).__name__
+    # Error text can quote a Company (a name, a reason): it gets the same treatment as any Company text.
+    print(f"{PROG}: {safe_line(message, 1000)}", file=sys.stderr)
+    return int(code)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        # argparse exits for --help, --version and usage errors; callers of main() get the code instead.
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if args.faults is not None and not args.demo:
+            parser.error("--faults works only with --demo")
+        if args.demo and args.command:
+            parser.error("--demo opens the TUI; it can't be combined with a command")
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else Exit.USAGE
+    try:
+        from poppy_tui.cli import commands
+
+        return int(commands.run(args))
+    except CliError as exc:
+        return _report(exc)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; anything queued stays in the queue", file=sys.stderr)
+        return int(Exit.INTERRUPTED)
+    except Exception as exc:
+        if isinstance(exc, _expected_errors()):
+            return _report(exc)
+        raise
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,370 @@
+"""What the command line prints: JSON shapes for scripts and plain text for people.
+
+Everything a Company wrote is hostile until proven otherwise. Text meant for a terminal
+goes through poppy_tui.safety.sanitize; JSON is dumped with ensure_ascii, which escapes
+every control, bidi and non-ASCII character, so it is both terminal-safe and lossless
+for a parser. The shapes here are documented in docs/cli.md: add fields, never rename.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Iterator, TextIO
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.store import (
+        AttemptRecord,
+        CompanyRecord,
+        DecisionRecord,
+        EventRecord,
+        OperationRecord,
+        OperationRow,
+        RevisionRecord,
+        Store,
+    )
+
+# Company text is indented by this much, so a line that starts at column 0 is always poppy-tui's.
+COMPANY_INDENT = "  "
+LINE_CHARS = 200
+
+STATUS_TEXT = {
+    "pending": "needs your approval: open poppy-tui to review",
+    "withdrawn": "approval withdrawn before anything was sent; waiting for a decision: open poppy-tui to review",
+    "approved": "approved; it will be sent when the grace period ends",
+    "sending": "approved; being sent to the Company",
+    "performed": "performed by the Company",
+    "declined": "declined; nothing was sent",
+    "not_performed": "not performed: the Company did not do it",
+    "outcome_unknown": (
+        "sent, but whether it took effect is unknown; check with the Company, then record what happened in poppy-tui"
+    ),
+    "expired": "expired before it was approved; nothing was sent",
+}
+
+
+# ---- terminal-safe text ---------------------------------------------------------------------
+
+
+def safe_line(text: object, max_chars: int = LINE_CHARS) -> str:
+    """One line of untrusted text: controls, escapes and bidi tricks neutralised, newlines folded."""
+    from poppy_tui.safety.sanitize import sanitize_line
+
+    return sanitize_line("" if text is None else str(text), max_chars).text
+
+
+# What each sanitiser flag means, in words a person can act on.
+FLAG_TEXT = {
+    "control": "control characters",
+    "escape": "terminal escape sequences",
+    "bidi": "text-direction controls",
+    "invisible": "invisible characters",
+    "markup": "markup that looks like an action or a link",
+    "mixed_script": "words mixing alphabets (look-alike letters)",
+}
+
+
+def safe_block(text: object) -> tuple[str, list[str]]:
+    """Several lines of untrusted text, and (in words) what the sanitiser had to neutralise."""
+    from poppy_tui.safety.sanitize import sanitize
+
+    result = sanitize("" if text is None else str(text))
+    return result.text, [FLAG_TEXT.get(flag, flag) for flag in sorted(result.flags) if flag != "truncated"]
+
+
+def indented(text: str, prefix: str = COMPANY_INDENT) -> str:
+    return "\n".join(prefix + line if line else prefix.rstrip() for line in text.splitlines() or [""])
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, indent=2)
+
+
+def emit(text: str = "", stream: TextIO | None = None) -> None:
+    print(text, file=stream or sys.stdout, flush=True)
+
+
+def note(text: str) -> None:
+    """poppy-tui's own commentary (progress, explanations): stderr, so stdout stays the result."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def company_block(name: str, text: object) -> str:
+    """A Company's words, labelled with who said them and indented beneath."""
+    body, flags = safe_block(text)
+    lines = [f"{safe_line(name, 80)}:", indented(body)]
+    if flags:
+        lines.append(f"(poppy-tui neutralised in that text: {', '.join(flags)})")
+    return "\n".join(lines)
+
+
+def company_json_text(value: Any) -> str:
+    """A Company's JSON answer for people: ASCII-escaped JSON, indented like other Company text."""
+    return indented(to_json(value))
+
+
+# ---- times ----------------------------------------------------------------------------------
+
+
+def utc_text(value: datetime) -> str:
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def expiry_text(value: datetime, now: datetime | None = None) -> str:
+    now = now or datetime.now(timezone.utc)
+    shown = value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    seconds = (value - now).total_seconds()
+    if seconds <= 0:
+        return f"{shown} (passed)"
+    return f"{shown} (in {_duration(seconds)})"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{int(seconds)} seconds"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} minutes"
+    if seconds < 36 * 3600:
+        return f"{round(seconds / 3600)} hours"
+    return f"{round(seconds / 86400)} days"
+
+
+# ---- JSON shapes ----------------------------------------------------------------------------
+
+
+def company_interfaces(company: "CompanyRecord") -> dict[str, str | None]:
+    """Where each interface is, read from the poppy.json the agent validated at discovery."""
+    doc = company.document if isinstance(company.document, dict) else {}
+    found: dict[str, str | None] = {"api": None, "mcp": None, "conversation": None}
+    for entry in company.apis:
+        if isinstance(entry, dict) and isinstance(entry.get("url"), str):
+            kind = {"openapi": "api", "mcp": "mcp"}.get(entry.get("type"))
+            if kind and found[kind] is None:
+                found[kind] = entry["url"]
+    agent = doc.get("agent")
+    protocols = agent.get("protocols") if isinstance(agent, dict) else None
+    for entry in protocols if isinstance(protocols, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("endpoint"), str) and found["conversation"] is None:
+            found["conversation"] = entry["endpoint"]
+    return found
+
+
+def company_json(company: "CompanyRecord") -> dict[str, Any]:
+    return {
+        "id": company.id,
+        "name": company.name,
+        "domain": company.domain,
+        "base_url": company.base_url,
+        "supports_operations": company.supports_operations,
+        "interfaces": company_interfaces(company),
+        "discovered_at": company.discovered_at,
+        "updated_at": company.updated_at,
+    }
+
+
+def row_json(row: "OperationRow") -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "operation_id": row.operation_id,
+        "company": {"id": row.company_id, "name": row.company_name, "domain": row.company_domain},
+        "interface": row.interface,
+        "status": row.status.value,
+        "summary": row.summary,
+        "terms": row.terms,
+        "expires_at": utc_text(row.expires_at),
+        "revision": row.revision,
+        "revision_count": row.revision_count,
+        "approved_revision": row.approved_revision,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+        "decided_at": row.decided_at,
+        "outcome_detail": row.outcome_detail,
+    }
+
+
+def revision_json(revision: "RevisionRecord") -> dict[str, Any]:
+    return {
+        "revision": revision.revision,
+        "summary": revision.summary,
+        "terms": revision.terms,
+        "expires_at": utc_text(revision.expires_at),
+        "expires_at_as_sent": revision.expires_at_text,
+        "company_text": revision.carrier_text,
+        "received_at": revision.received_at,
+        "seen_at": revision.seen_at,
+    }
+
+
+def _request_json(record: "OperationRecord") -> dict[str, Any]:
+    from poppy_tui.protocol.requests import request_to_json
+
+    return json.loads(request_to_json(record.request))
+
+
+def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
+    revisions = store.revisions(record.id)
+    names = {r.id: r.revision for r in revisions}
+    return {
+        "id": record.id,
+        "operation_id": record.operation_id,
+        "company": {
+            "id": record.company.id,
+            "name": record.company.name,
+            "domain": record.company.domain,
+            "base_url": record.company.base_url,
+        },
+        "interface": record.interface,
+        "status": record.status.value,
+        "current": revision_json(record.current),
+        "approved_revision": names.get(record.approved_revision_id) if record.approved_revision_id else None,
+        "request": _request_json(record),
+        "revisions": [revision_json(r) for r in revisions],
+        "decisions": [_decision_json(d, names) for d in store.decisions(record.id)],
+        "attempts": [_attempt_json(a, names) for a in store.attempts(record.id)],
+        "events": [_event_json(e) for e in store.events(record.id)],
+        "outcome": record.outcome,
+        "outcome_detail": record.outcome_detail,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+    }
+
+
+def _decision_json(decision: "DecisionRecord", names: dict[int, str]) -> dict[str, Any]:
+    return {
+        "decision": decision.decision,
+        "revision": names.get(decision.revision_id),
+        "decided_at": decision.decided_at,
+        "actor": decision.actor,
+        "note": decision.note,
+    }
+
+
+def _attempt_json(attempt: "AttemptRecord", names: dict[int, str]) -> dict[str, Any]:
+    return {
+        "number": attempt.number,
+        "revision": names.get(attempt.revision_id),
+        "started_at": attempt.started_at,
+        "finished_at": attempt.finished_at,
+        "outcome": attempt.outcome,
+        "http_status": attempt.http_status,
+        "detail": attempt.detail,
+        "response": attempt.response,
+    }
+
+
+def _event_json(event: "EventRecord") -> dict[str, Any]:
+    return {"at": event.at, "kind": event.kind, "detail": event.detail}
+
+
+# ---- plain text for people (and screen readers: no tables, no box drawing) --------------------
+
+
+def company_line(company: "CompanyRecord") -> str:
+    interfaces = [name for name, url in company_interfaces(company).items() if url]
+    return (
+        f"{safe_line(company.name, 80)} ({safe_line(company.domain, 80)}) at {safe_line(company.base_url)}; "
+        f"operations v2: {'yes' if company.supports_operations else 'no'}; "
+        f"interfaces: {', '.join(interfaces) or 'none'}"
+    )
+
+
+def row_line(row: "OperationRow") -> str:
+    return (
+        f"{row.id}  {row.status.value}  {safe_line(row.company_name, 60)}  "
+        f"expires {expiry_text(row.expires_at)}\n"
+        f"{COMPANY_INDENT}{safe_line(row.summary)}"
+    )
+
+
+def flatten_terms(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from flatten_terms(item, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from flatten_terms(item, f"{prefix}[{index}]")
+    else:
+        yield prefix, value if isinstance(value, str) else json.dumps(value)
+
+
+def _asked_through(record: "OperationRecord") -> str:
+    request = record.request
+    if record.interface == "api":
+        return f"API: {safe_line(request.describe())}"
+    if record.interface == "mcp":
+        return f"MCP: tool {safe_line(getattr(request, 'tool', ''), 100)} at {safe_line(getattr(request, 'server_url', ''))}"
+    if record.interface == "conversation":
+        return f"conversation at {safe_line(getattr(request, 'endpoint', ''))}"
+    return safe_line(record.interface, 40)
+
+
+def show_text(store: "Store", record: "OperationRecord") -> str:
+    """One operation, linear and labelled, for reading aloud as well as reading."""
+    revisions = store.revisions(record.id)
+    names = {r.id: r.revision for r in revisions}
+    current = record.current
+    lines = [
+        f"Operation {record.id}: {safe_line(record.operation_id, 100)}",
+        f"Company: {safe_line(record.company.name, 80)} ({safe_line(record.company.domain, 80)})",
+        f"Status: {record.status.value}: {STATUS_TEXT.get(record.status.value, '')}",
+        f"Asked through: {_asked_through(record)}",
+    ]
+    body = getattr(record.request, "body", None)
+    arguments = getattr(record.request, "arguments", None)
+    text = getattr(record.request, "text", None)
+    if body is not None:
+        lines.append(f"Request body: {safe_line(json.dumps(body, ensure_ascii=True), 400)}")
+    if arguments:
+        lines.append(f"Tool arguments: {safe_line(json.dumps(arguments, ensure_ascii=True), 400)}")
+    if text:
+        lines.append(f"Message sent: {safe_line(text, 400)}")
+    summary, flags = safe_block(current.summary)
+    lines.append("Summary, as the Company wrote it:")
+    lines.append(indented(summary))
+    if flags:
+        lines.append(f"Warning: poppy-tui neutralised in the summary: {', '.join(flags)}")
+    if current.terms:
+        lines.append("Terms, as the Company sent them:")
+        for key, value in flatten_terms(current.terms):
+            lines.append(f"{COMPANY_INDENT}{safe_line(key, 80)}: {safe_line(value)}")
+    else:
+        lines.append("Terms: none sent (only the summary describes this operation)")
+    if current.carrier_text:
+        lines.append("The Company's message with it:")
+        lines.append(indented(safe_block(current.carrier_text)[0]))
+    lines.append(f"Expires: {expiry_text(current.expires_at)}")
+    changed = f" (the terms changed: this is revision {len(revisions)})" if len(revisions) > 1 else ""
+    lines.append(f"Revision: {safe_line(current.revision, 100)}{changed}")
+    if record.approved_revision_id is not None:
+        lines.append(f"Approved revision: {safe_line(names.get(record.approved_revision_id), 100)}")
+    lines.append(f"Received: {record.created_at}; last change: {record.updated_at}")
+    decisions = store.decisions(record.id)
+    if decisions:
+        lines.append("Decisions:")
+        for d in decisions:
+            extra = f"; note: {safe_line(d.note)}" if d.note else ""
+            lines.append(
+                f"{COMPANY_INDENT}{d.decided_at}: {d.decision} revision {safe_line(names.get(d.revision_id), 100)}"
+                f" by {safe_line(d.actor, 40)}{extra}"
+            )
+    attempts = store.attempts(record.id)
+    if attempts:
+        lines.append("Send attempts:")
+        for a in attempts:
+            status = f", HTTP {a.http_status}" if a.http_status is not None else ""
+            result = a.outcome or "no answer recorded (interrupted while sending)"
+            detail = f"; {safe_line(a.detail)}" if a.detail else ""
+            lines.append(f"{COMPANY_INDENT}{a.number}: started {a.started_at}: {result}{status}{detail}")
+    events = store.events(record.id)
+    if events:
+        lines.append("History:")
+        for e in events:
+            detail = f": {safe_line(e.detail)}" if e.detail else ""
+            lines.append(f"{COMPANY_INDENT}{e.at}: {safe_line(e.kind, 40)}{detail}")
+    if record.outcome_detail:
+        lines.append(f"Outcome: {safe_line(record.outcome_detail, 400)}")
+    if record.outcome is not None:
+        lines.append("The Company's final response:")
+        lines.append(company_json_text(record.outcome))
+    return "\n".join(lines)
