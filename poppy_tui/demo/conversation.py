@@ -46,15 +46,34 @@ class Conversation:
     conversation_id: str
     owner: tuple[str, str]  # (client_id, user_id): whose conversation it is
     events: list[dict[str, Any]] = field(default_factory=list)
-    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
-    turn: asyncio.Lock = field(default_factory=asyncio.Lock)  # one message at a time, in order
     pending: dict[str, Action] = field(default_factory=dict)  # operation_id -> what was last proposed
     latest: dict[str, str] = field(default_factory=dict)  # operation_id -> revision last sent
     exchange_op: str | None = None  # the exchange under discussion, for "size L instead"
 
+    _loop: Any = field(default=None, repr=False)
+    _changed: asyncio.Condition | None = field(default=None, repr=False)
+    _turn: asyncio.Lock | None = field(default=None, repr=False)
+
     @property
     def channel(self) -> str:
         return f"conversation:{self.conversation_id}"
+
+    def _primitives(self) -> tuple[asyncio.Condition, asyncio.Lock]:
+        # asyncio primitives belong to one loop; a Company restarted on the same
+        # state (tests do this) serves from a new one.
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._changed is None or self._turn is None:
+            self._loop, self._changed, self._turn = loop, asyncio.Condition(), asyncio.Lock()
+        return self._changed, self._turn
+
+    @property
+    def changed(self) -> asyncio.Condition:
+        return self._primitives()[0]
+
+    @property
+    def turn(self) -> asyncio.Lock:
+        """One message at a time, in order."""
+        return self._primitives()[1]
 
 
 @dataclass

@@ -83,11 +83,10 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
             # The gate answers 503 when it sees this first; here a duplicate slipped
             # past it, so wait for the outcome rather than call it a failure.
             assert answer.record is not None
-            await answer.record.done.wait()
-            record = ctx.desk.record(answer.operation_id)
-            if record is None or record.outcome is None:
+            outcome = await ctx.desk.wait_finished(answer.record)
+            if outcome is None:  # it ended without performing: judge this call afresh
                 return await needs_approval(tool, action, context)
-            answer = Answer("replayed", answer.operation_id, outcome=record.outcome)
+            answer = Answer("replayed", answer.operation_id, outcome=outcome)
         if answer.kind == "approval_required":
             assert answer.operation is not None
             return _tool_error(

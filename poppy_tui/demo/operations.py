@@ -20,7 +20,7 @@ import base64
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Literal, Union
 
@@ -51,7 +51,6 @@ class PerformedRecord:
     channel: str
     started_at: datetime
     outcome: Outcome | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def finished(self) -> bool:
@@ -299,10 +298,22 @@ class OperationDesk:
             with self.lock:
                 if record.outcome is None and self._performed.get(record.operation_id) is record:
                     del self._performed[record.operation_id]
-            record.done.set()
             raise
-        record.done.set()
         return outcome
+
+    async def wait_finished(self, record: PerformedRecord, poll_seconds: float = 0.05) -> Outcome | None:
+        """The outcome once performing ends, or None if it ended without performing.
+
+        Polls rather than awaiting an asyncio.Event: the ledger outlives any one event
+        loop (a Company restarted on the same state serves from a new loop).
+        """
+        while True:
+            with self.lock:
+                if record.outcome is not None:
+                    return record.outcome
+                if self._performed.get(record.operation_id) is not record:
+                    return None
+            await asyncio.sleep(poll_seconds)
 
 
 __all__ = [

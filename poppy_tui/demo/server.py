@@ -28,12 +28,16 @@ STARTUP_TIMEOUT_SECONDS = 15.0
 _SERVER_LOGGERS = ("uvicorn", "mcp.server", "sse_starlette")
 
 
-def _quiet_logging() -> None:
+def quiet_logging() -> None:
+    """Keep the server side's loggers off the terminal (idempotent)."""
     for name in _SERVER_LOGGERS:
         logger = logging.getLogger(name)
         if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
             logger.addHandler(logging.NullHandler())
         logger.propagate = False
+
+
+_quiet_logging = quiet_logging  # the name other test helpers already import
 
 
 class _Server(uvicorn.Server):
@@ -100,7 +104,7 @@ class RunningCompany:
 def _prepare(
     faults: Faults | None, port: int, expiry_seconds: float, extension_version: str | None
 ) -> tuple[socket.socket, CompanyContext, _Server]:
-    _quiet_logging()
+    quiet_logging()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))

@@ -56,6 +56,8 @@ class SessionVerifier:
             session = verify_session_jwt(headers.get(c.HEADER_SESSION), audience=self.audience)
         except InvalidSession as exc:
             raise _invalid(str(exc)) from None
+        except Exception as exc:  # an unreadable JWT is an invalid Session, never a 500
+            raise _invalid(f"the Session JWT could not be read ({type(exc).__name__})") from None
         with self._lock:
             self._forget_expired()
             if session.jti in self._seen_jti:

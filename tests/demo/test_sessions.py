@@ -73,3 +73,22 @@ def test_wrong_audience_and_tampering_are_invalid(company, http):
 def test_every_request_needs_a_fresh_jwt_but_the_session_continues(http, agent):
     for _ in range(3):
         assert http.get("/api/orders", headers=agent.headers()).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "jwk",
+    [
+        {"kty": "EC", "crv": "P-256", "x": 1, "y": 2},
+        {"kty": "EC", "crv": "P-256", "x": "AAAA", "y": "AAAA"},
+        {"kty": "EC", "crv": "P-256", "x": "!!", "y": "??"},
+    ],
+)
+def test_an_unreadable_key_is_invalid_session_not_a_server_error(http, jwk):
+    key = ec.generate_private_key(ec.SECP256R1())
+    token = jwt.encode(
+        {"iss": "a", "sub": "u", "aud": "x", "sid": "s", "iat": 0, "exp": 1, "jti": "j"},
+        key,
+        algorithm="ES256",
+        headers={"typ": "poppy-session+jwt", "jwk": jwk},
+    )
+    _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token}))
