@@ -28,7 +28,6 @@ from poppy_tui.safety.extract import (
     find_dates,
     find_money,
     normalize_for_compare,
-    parse_decimal,
 )
 from poppy_tui.safety.formatting import format_summary
 from poppy_tui.safety.sanitize import mixed_script_words, sanitize, sanitize_line
@@ -243,6 +242,8 @@ def _same_value(a: Any, b: Any) -> bool:
 def _canonical(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except RecursionError:
+        return "(nested too deeply to show)"  # the protocol caps terms at 32 levels; this is not one
     except (TypeError, ValueError):
         return repr(value)
 
@@ -438,7 +439,7 @@ _FLAG_FINDINGS: tuple[tuple[str, str, str], ...] = (
 
 
 def _text_safety(findings: _Findings, flags: frozenset[str], where: str, field: str, capped: bool, mixed_words: bool) -> None:
-    add = findings.add_capped if capped else (lambda c, m, f, s=None: findings.add(c, m, f, s))
+    add = findings.add_capped if capped else findings.add
     for flag, code, text in _FLAG_FINDINGS:
         if flag not in flags:
             continue
@@ -1008,12 +1009,12 @@ def check_operation(
             )
         )
     else:
-        index_holder: dict[str, Any] = {}
+        cache: dict[str, str] = {}
 
         def summary_text() -> str:
-            if "text" not in index_holder:
-                index_holder["text"] = _summary_check_text(operation.summary)
-            return index_holder["text"]
+            if "text" not in cache:
+                cache["text"] = _summary_check_text(operation.summary)
+            return cache["text"]
 
         stages += [
             ("request", lambda: _check_request(findings, _TermsIndex(terms), request)),

@@ -358,3 +358,17 @@ def test_headless_modules_do_not_import_textual_or_the_markdown_parser():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
     assert result.returncode == 0, result.stderr
+
+
+def test_absurdly_deep_terms_do_not_crash_anything():
+    terms: dict = {}
+    node = terms
+    for _ in range(5000):
+        node["k"] = {}
+        node = node["k"]
+    node["amount"] = "5"
+    operation = op(summary="Pay $5", terms=terms)
+    codes = [f.code for f in check_operation(operation, None, now=NOW)]
+    assert "check_failed" not in codes
+    assert terms_rows(terms)[0][1] == "(nested too deeply to show)"
+    assert key_amount(operation) == "$5"
