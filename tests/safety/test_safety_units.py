@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-import time
 from datetime import timedelta
 
 import pytest
@@ -86,11 +85,10 @@ def test_mixed_script(text, expected):
     assert mixed_script(text) is expected
 
 
-def test_mixed_script_is_linear_enough_on_a_megabyte():
+def test_mixed_script_is_found_in_a_megabyte():
+    # Speed is measured in tests/benchmarks, never asserted here.
     text = "pаypal " * 150_000
-    started = time.perf_counter()
     assert "mixed_script" in sanitize(text).flags
-    assert time.perf_counter() - started < 3
 
 
 # --- summary rendering ------------------------------------------------------------
@@ -154,26 +152,19 @@ def test_summaries_past_the_size_limit_show_as_plain_text():
         ("surrogates", "\ud800" * 1_000_000),
     ],
 )
-def test_a_megabyte_renders_and_checks_in_reasonable_time(name, source):
+def test_a_megabyte_renders_and_checks(name, source):
     formatting.format_summary.cache_clear()
-    started = time.perf_counter()
     rendered = render_summary(source)
-    render_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    check_operation(op(summary=source), None, now=NOW)
-    check_seconds = time.perf_counter() - started
-    assert render_seconds < 3, render_seconds
-    assert check_seconds < 6, check_seconds
+    findings = check_operation(op(summary=source), None, now=NOW)
     assert len(rendered.plain) >= len(source) // 2
+    assert all(f.severity in ("danger", "warning", "info") for f in findings)
 
 
-def test_largest_formatted_summary_is_quick():
+def test_largest_formatted_summary_is_formatted():
     source = "- **a** *b*\n" * (formatting.MAX_MARKDOWN_CHARS // 12)
     formatting.format_summary.cache_clear()
-    started = time.perf_counter()
     rendered = render_summary(source)
     assert rendered.formatted
-    assert time.perf_counter() - started < 2
 
 
 def test_safe_content_styles_our_tokens_and_keeps_markup_literal():
@@ -338,9 +329,7 @@ def test_diff_of_identical_revisions_is_empty():
 def test_huge_summary_diff_is_summarised_not_computed():
     before = op(summary="a\n" * 15_000)
     after = op(summary="b\n" * 15_000, revision="r2")
-    started = time.perf_counter()
     diff = diff_revisions(before, after)
-    assert time.perf_counter() - started < 2
     assert len(diff.summary_diff) == 1 and "too long" in diff.summary_diff[0]
 
 
