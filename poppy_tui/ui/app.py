@@ -7,6 +7,7 @@ from poppy_tui.ui import _start_time  # first: the start-up time includes Textua
 import asyncio
 import logging
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable
 
 from textual.app import App
@@ -57,7 +58,8 @@ class PoppyApp(App[None]):
     """Decisions (approve, decline, withdraw, resolve) are screen bindings only, never command-palette
     commands: the palette selects its top hit, so one stray Enter could approve."""
 
-    CSS_PATH = "poppy.tcss"
+    # Absolute: Textual resolves a relative CSS_PATH against the subclass's module.
+    CSS_PATH = str(Path(__file__).with_name("poppy.tcss"))
     TITLE = "poppy"
     MODES = {
         "inbox": _inbox,

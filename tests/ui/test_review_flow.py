@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from datetime import datetime, timedelta, timezone
 
 from poppy_tui.agent.store import Status, Store
@@ -325,3 +326,20 @@ async def test_no_decision_is_a_command_palette_command(store, agent):
         names = " ".join(f"{c.title} {c.help} {getattr(c.callback, '__name__', '')}".lower() for c in commands)
         for word in ("approve", "decline", "withdraw", "resolve"):
             assert word not in names
+
+
+async def test_a_record_that_no_longer_parses_is_a_danger_and_cannot_be_approved(store, agent, tmp_path):
+    row = jacket(store)
+    db = sqlite3.connect(tmp_path / "poppy.db")
+    with db:  # damage the stored revision behind the store's back
+        db.execute("UPDATE revisions SET raw_json='{}' WHERE operation_row=?", (row,))
+    db.close()
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        inbox = app.screen.query_one("#pending-table")
+        assert "DANGER 1" in " ".join(str(c) for c in inbox.get_row(str(row)))
+        screen = await open_review(app, pilot, row)
+        await pilot.pause(0.5)
+        assert "could not read this operation" in " ".join(str(w.render()) for w in screen.query(".finding"))
+        assert screen.check_action("approve", ()) is None

@@ -109,6 +109,8 @@ async def test_history_filters_by_status_company_and_text(store):
         assert [r.id for r in screen.rows] == [rows["approved"]]
         assert "approved r1" in table_text(table)
         await pilot.press("enter")  # leaves the search box for the table
+        await settle(pilot)
+        assert isinstance(app.focused, DataTable)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, HistoryDetailScreen)

@@ -52,7 +52,10 @@ class CompaniesScreen(PoppyScreen):
             yield Input(placeholder="Add a Company: its domain, or a loopback URL for a local one  (+)", id="add-company")
         yield DataTable(id="companies-table", cursor_type="row", zebra_stripes=True)
         yield Static(
-            Content("Enter: make a request to the selected Company   t: talk to its agent"),
+            Content(
+                "Enter: make a request to the selected Company   t: talk to its agent.   "
+                "A Company without operations v2 asks for approval on its own site instead."
+            ),
             id="companies-help",
             classes="empty",
         )
@@ -81,7 +84,7 @@ class CompaniesScreen(PoppyScreen):
                 cell(company.name, 40),
                 cell(company.domain, 40),
                 cell(", ".join(interfaces(company)) or "none", 40),
-                Text("yes" if supports else "no — approval happens at the Company", style="" if supports else "dim"),
+                Text("yes" if supports else "no", style="" if supports else "dim"),
                 cell(local_time(company.discovered_at)),
                 cell(company.base_url, 60),
                 key=str(company.id),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -9,6 +12,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
 from poppy_tui.ui.safe import cell, first_line_text, safe_line_content
@@ -53,6 +57,11 @@ class HistoryScreen(PoppyScreen):
         self.rows: list[OperationRow] = []
         self._debounce: Timer | None = None
         self._companies_token: object = None
+        # Its own connection, used from worker threads only: a text search over 100,000 records
+        # takes a few hundred ms, and the event loop must not wait for it.
+        self._reader: Store | None = None
+        self._reader_lock = threading.Lock()
+        self.fetching = False
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -140,17 +149,32 @@ class HistoryScreen(PoppyScreen):
 
     def refresh_data(self) -> None:
         self._refresh_companies()
-        filters = self._filters()
-        self.total = self.store.count_operations(**filters)  # type: ignore[arg-type]
-        self.page = min(self.page, self.pages - 1)
-        self.rows = self.store.list_operations(
-            limit=PAGE_SIZE, offset=self.page * PAGE_SIZE, **filters  # type: ignore[arg-type]
-        )
+        self.fetching = True
+        self._load(self._filters(), self.page)
+
+    @work(thread=True, exclusive=True, group="history-page")
+    def _load(self, filters: dict[str, object], page: int) -> None:
+        from textual.worker import get_current_worker
+
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = Store.open(self.store.path)
+            total = self._reader.count_operations(**filters)  # type: ignore[arg-type]
+            pages = max(1, -(-total // PAGE_SIZE))
+            page = min(page, pages - 1)
+            rows = self._reader.list_operations(
+                limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters  # type: ignore[arg-type]
+            )
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, rows, total, page)
+
+    def _show(self, rows: list[OperationRow], total: int, page: int) -> None:
+        self.rows, self.total, self.page = rows, total, page
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
         table.clear()
         summary_chars = max(30, self.app.size.width - 100)
-        for row in self.rows:
+        for row in rows:
             table.add_row(
                 cell(local_time(row.updated_at)),
                 cell(row.company_name, 24),
@@ -162,15 +186,22 @@ class HistoryScreen(PoppyScreen):
                 cell(row.outcome_detail or "—", 60),
                 key=str(row.id),
             )
-        if self.rows:
-            table.move_cursor(row=min(selected, len(self.rows) - 1))
-        first = self.page * PAGE_SIZE + 1 if self.rows else 0
+        if rows:
+            table.move_cursor(row=min(selected, len(rows) - 1))
+        first = page * PAGE_SIZE + 1 if rows else 0
         self.query_one("#history-pager", Static).update(
             Content(
-                f"{first}–{self.page * PAGE_SIZE + len(self.rows)} of {self.total}   "
-                f"page {self.page + 1} of {self.pages}   ([ and ] turn pages; Enter shows the full record)"
+                f"{first}–{page * PAGE_SIZE + len(rows)} of {total}   "
+                f"page {page + 1} of {self.pages}   ([ and ] turn pages; Enter shows the full record)"
             )
         )
+        self.fetching = False
+
+    def on_unmount(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:

@@ -11,10 +11,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from poppy_tui.agent.store.records import OperationRow
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
-from poppy_tui.ui.safe import check_operation, key_amount
+from poppy_tui.ui.checks import check_record
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.countdown import app_now
-from poppy_tui.ui.widgets.operation_list import InboxItem, OperationTable
+from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
 
 # Far more than a person can have open at once; the history screen pages through the rest.
 INBOX_LIMIT = 500
@@ -44,7 +44,12 @@ class InboxScreen(PoppyScreen):
                 classes="empty",
             )
             yield Static(Content("In progress"), id="progress-title", classes="section-title")
-            yield OperationTable(id="progress-table")
+            yield OperationTable(PROGRESS_COLUMNS, id="progress-table")
+            yield Static(
+                Content("Enter: review the highlighted operation. Nothing is ever approved from this list."),
+                id="inbox-hint",
+                classes="empty",
+            )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -74,21 +79,16 @@ class InboxScreen(PoppyScreen):
         cached = self._checked.get(key)
         if cached is None:
             record = self.store.get_operation(row.id)
-            operation = record.current.as_operation()
-            previous = self.store.previous_seen_revision(row.id, record.current.id)
-            findings = tuple(
-                check_operation(
-                    operation,
-                    record.request,
-                    previous=previous.as_operation() if previous else None,
-                    now=app_now(self),
-                    min_read_seconds=self.poppy.agent.config.min_read_seconds,
-                )
-            )
-            cached = (key_amount(operation), findings, record.send_after)
+            checked = check_record(self.store, record, app_now(self), self.agent.config.min_read_seconds)
+            cached = (checked.amount, checked.findings, record.send_after)
             self._checked[key] = cached
         amount, findings, send_after = cached
         return InboxItem(row=row, amount=amount, findings=findings, send_after=send_after)
+
+    def on_resize(self) -> None:
+        # The summary column takes what the others leave, so a new width re-lays the rows.
+        if self.loaded:
+            self.refresh_data()
 
     def _tick(self) -> None:
         for table in self.query(OperationTable):

@@ -21,11 +21,10 @@ from textual.widgets import Footer, Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.ui.format import interface_label, local_time
+from poppy_tui.ui.checks import Checked, check_record
 from poppy_tui.ui.safe import (
-    check_operation,
     diff_revisions,
     json_content,
-    key_amount,
     plain_line,
     safe_content,
     safe_line_content,
@@ -59,8 +58,7 @@ class ReviewScreen(PoppyScreen):
         self.operation_row = operation_row
         self.record: OperationRecord | None = None
         self.shown_revision_id: int | None = None
-        self.findings: list[Any] = []
-        self.amount: str | None = None
+        self.checked: Checked | None = None
         self._armed_at = float("inf")
         self._arm_timer: Timer | None = None
         self._could_approve: bool | None = None
@@ -124,19 +122,7 @@ class ReviewScreen(PoppyScreen):
         current = record.current
         company = record.company
         revisions = self.store.revisions(record.id)
-        previous = self.store.previous_seen_revision(record.id, current.id)
-        operation = current.as_operation()
-        previous_operation = previous.as_operation() if previous else None
-        self.findings = list(
-            check_operation(
-                operation,
-                record.request,
-                previous=previous_operation,
-                now=app_now(self),
-                min_read_seconds=self.agent.config.min_read_seconds,
-            )
-        )
-        self.amount = key_amount(operation)
+        self.checked = check_record(self.store, record, app_now(self), self.agent.config.min_read_seconds)
 
         self.query_one("#company-line", Static).update(
             Content.assemble(
@@ -145,7 +131,7 @@ class ReviewScreen(PoppyScreen):
                 ("   discovered at  ", "dim"),
                 strong(company.domain, 80),
                 ("   ", ""),
-                Content.styled(safe_line_content(company.base_url, 80).plain, "dim"),
+                safe_line_content(company.base_url, 80).stylize("dim"),
                 "" if company.supports_operations else "   (does not advertise operations v2)",
             )
         )
@@ -164,10 +150,11 @@ class ReviewScreen(PoppyScreen):
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
-        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
+        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.checked.findings)
         changes = self.query_one("#changes", Static)
-        if previous_operation is not None and previous is not None:
-            changes.update(self._changes_content(previous, previous_operation, operation))
+        checked = self.checked
+        if checked.previous_operation is not None:  # implies a readable current and a previous revision
+            changes.update(self._changes_content(checked.previous, checked.previous_operation, checked.operation))
             changes.display = True
         else:
             changes.display = False
@@ -230,6 +217,8 @@ class ReviewScreen(PoppyScreen):
         record = self.record
         return (
             record is not None
+            and self.checked is not None
+            and self.checked.operation is not None
             and record.current.id == self.shown_revision_id
             and record.status.is_open
             and record.current.expires_at > app_now(self)
@@ -259,13 +248,13 @@ class ReviewScreen(PoppyScreen):
     # ---- decisions ------------------------------------------------------------------------
 
     def action_approve(self) -> None:
-        if not self.can_approve() or self.record is None or self.shown_revision_id is None:
+        if not self.can_approve() or self.record is None or self.checked is None or self.shown_revision_id is None:
             return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 
         record = self.record
         revision_id = self.shown_revision_id
-        dangers, warnings = badge_counts(self.findings)
+        dangers, warnings = badge_counts(self.checked.findings)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -275,7 +264,7 @@ class ReviewScreen(PoppyScreen):
             ConfirmApproveScreen(
                 company_name=record.company.name,
                 company_domain=record.company.domain,
-                amount=self.amount,
+                amount=self.checked.amount,
                 dangers=dangers,
                 warnings=warnings,
                 operation_id=record.operation_id,

@@ -10,13 +10,32 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from poppy_tui.agent.store.records import OperationRow, Status
-from poppy_tui.ui.format import countdown, interface_label, local_time, parse_stamp, status_label
+from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
 from poppy_tui.ui.safe import cell, first_line_text
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 
-# Columns other than the summary take about this many cells; the summary gets the rest.
-OTHER_COLUMNS_WIDTH = 86
+COMPANY_CHARS = 22
+# Cells each column other than the summary can take (cell padding included); the summary gets the rest.
+FIXED_WIDTH = {"company": COMPANY_CHARS + 2, "checks": 18, "expires": 12, "amount": 14, "via": 6, "status": 26}
+# The table's own edges and its vertical scrollbar.
+TABLE_CHROME = 12
+
+PENDING_COLUMNS = (
+    ("company", "Company"),
+    ("checks", "Checks"),
+    ("expires", "Expires in"),
+    ("amount", "Amount"),
+    ("via", "Via"),
+    ("summary", "Summary"),
+)
+PROGRESS_COLUMNS = (
+    ("company", "Company"),
+    ("status", "Status"),
+    ("amount", "Amount"),
+    ("via", "Via"),
+    ("summary", "Summary"),
+)
 
 
 @dataclass(frozen=True)
@@ -32,23 +51,19 @@ class OperationTable(DataTable):
 
     DEFAULT_CLASSES = "operation-table"
 
-    COLUMNS = (
-        ("company", "Company"),
-        ("summary", "Summary"),
-        ("amount", "Amount"),
-        ("via", "Via"),
-        ("expires", "Expires in"),
-        ("status", "Status"),
-        ("checks", "Checks"),
-    )
-
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, columns: tuple[tuple[str, str], ...] = PENDING_COLUMNS, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.column_keys = tuple(key for key, _ in columns)
+        self._labels = columns
         self.items: dict[str, InboxItem] = {}
 
     def on_mount(self) -> None:
-        for key, label in self.COLUMNS:
+        for key, label in self._labels:
             self.add_column(label, key=key)
+
+    def summary_chars(self) -> int:
+        fixed = sum(FIXED_WIDTH[k] for k in self.column_keys if k != "summary")
+        return max(20, self.app.size.width - fixed - TABLE_CHROME)
 
     def show_items(self, items: list[InboxItem]) -> None:
         selected = self.selected_row_key()
@@ -73,22 +88,31 @@ class OperationTable(DataTable):
         """Move the countdowns on without rebuilding rows."""
         now = app_now(self)
         for key, item in self.items.items():
-            self.update_cell(key, "expires", self._expires_cell(item, now))
-            if item.row.status == Status.APPROVED:
+            if "expires" in self.column_keys:
+                self.update_cell(key, "expires", self._expires_cell(item, now))
+            if "status" in self.column_keys and item.row.status == Status.APPROVED:
                 self.update_cell(key, "status", self._status_cell(item, now))
 
     def _cells(self, item: InboxItem) -> list[Text]:
         now = app_now(self)
         row = item.row
-        return [
-            cell(row.company_name, 24),
-            first_line_text(row.summary, max(24, self.app.size.width - OTHER_COLUMNS_WIDTH)),
-            cell(item.amount or "—", 24),
-            Text(interface_label(row.interface)),
-            self._expires_cell(item, now),
-            self._status_cell(item, now),
-            self._checks_cell(item),
-        ]
+        makers = {
+            "company": lambda: cell(row.company_name, COMPANY_CHARS),
+            "checks": lambda: self._checks_cell(item),
+            "expires": lambda: self._expires_cell(item, now),
+            "amount": lambda: cell(item.amount or "—", FIXED_WIDTH["amount"] - 2),
+            "via": lambda: Text(interface_label(row.interface)),
+            "status": lambda: self._status_cell(item, now),
+            "summary": lambda: self._summary_cell(item),
+        }
+        return [makers[key]() for key in self.column_keys]
+
+    def _summary_cell(self, item: InboxItem) -> Text:
+        if item.row.status == Status.WITHDRAWN:
+            text = Text("(withdrawn) ", style="italic")
+            text.append_text(first_line_text(item.row.summary, self.summary_chars() - 12))
+            return text
+        return first_line_text(item.row.summary, self.summary_chars())
 
     def _expires_cell(self, item: InboxItem, now: datetime) -> Text:
         left = (item.row.expires_at - now).total_seconds()
@@ -105,12 +129,14 @@ class OperationTable(DataTable):
                 return Text(f"approved, sends in {countdown((send_after - now).total_seconds())}")
         if status == Status.OUTCOME_UNKNOWN:
             return Text("OUTCOME UNKNOWN: check", style=f"bold {self._color('warning')}")
+        if status == Status.SENDING:
+            return Text("sending…")
         return Text(status_label(status))
 
     def _checks_cell(self, item: InboxItem) -> Text:
         dangers, warnings = badge_counts(item.findings)
         if dangers:
-            text = f"DANGER {dangers}" + (f" +{warnings} warn" if warnings else "")
+            text = f"DANGER {dangers}" + (f" WARN {warnings}" if warnings else "")
             return Text(text, style=f"bold {self._color('error')}")
         if warnings:
             return Text(f"WARN {warnings}", style=f"bold {self._color('warning')}")
@@ -122,7 +148,3 @@ class OperationTable(DataTable):
             return self.app.theme_variables.get(name, "red")
         except Exception:
             return "red"
-
-
-def updated_text(row: OperationRow) -> str:
-    return local_time(row.updated_at)
