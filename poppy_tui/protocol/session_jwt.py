@@ -93,7 +93,8 @@ def verify_session_jwt(token: str | None, audience: str, now: float | None = Non
             public_key,
             algorithms=[c.SESSION_JWT_ALG],
             audience=audience,
-            options={"require": ["iss", "sub", "aud", "sid", "iat", "exp", "jti"], "verify_iat": False},
+            # exp is checked below against `now`, so a caller's clock governs both ends.
+            options={"require": ["iss", "sub", "aud", "sid", "iat", "exp", "jti"], "verify_iat": False, "verify_exp": False},
             leeway=c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS,
         )
     except (jwt.PyJWTError, TypeError, ValueError, binascii.Error) as exc:
@@ -102,6 +103,8 @@ def verify_session_jwt(token: str | None, audience: str, now: float | None = Non
     for name in ("iat", "exp"):
         if isinstance(claims[name], bool) or not isinstance(claims[name], (int, float)):
             raise InvalidSession(f"claim {name} must be a number")
+    if claims["exp"] + c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS <= now:
+        raise InvalidSession("the Session JWT has expired")
     if claims["iat"] > now + c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS:
         raise InvalidSession("the Session JWT was issued in the future")
     if claims["exp"] - claims["iat"] > 10 * 60:

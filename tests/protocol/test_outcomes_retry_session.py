@@ -76,8 +76,12 @@ def test_session_jwt_rejections():
     with pytest.raises(InvalidSession, match="rejected"):
         verify_session_jwt(sign_session_jwt(key, ident, "aud"), "other-aud")
     old = sign_session_jwt(key, ident, "aud", now=datetime.now(timezone.utc).timestamp() - 3600)
-    with pytest.raises(InvalidSession, match="rejected"):
+    with pytest.raises(InvalidSession, match="expired"):
         verify_session_jwt(old, "aud")
+    fresh = sign_session_jwt(key, ident, "aud")
+    later = datetime.now(timezone.utc).timestamp() + 3600
+    with pytest.raises(InvalidSession, match="expired"):
+        verify_session_jwt(fresh, "aud", now=later)
     token = sign_session_jwt(key, ident, "aud")
     head, body, sig = token.split(".")
     tampered = ".".join([head, body, sig[:-4] + ("AAAA" if sig[-4:] != "AAAA" else "BBBB")])
