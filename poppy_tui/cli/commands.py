@@ -294,7 +294,8 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
 
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.company)
-        result = await agent.say(company, args.text)
+        latest = None if args.new else agent.store.latest_conversation(company.id)
+        result = await agent.say(company, args.text, latest[0] if latest else None)
         print_messages(company.name, result.messages)
         for problem in result.problems:
             note(f"note: {safe_line(problem, 400)}")

@@ -134,11 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     say = command(
         "say",
         "send a message in a conversation with a Company's agent",
-        "Send TEXT to the Company's agent (continuing the latest conversation with it) and print its answer. "
-        "Operations it proposes are queued and exit 3, as for call.",
+        "Send TEXT to the Company's agent and print its answer. It continues the latest conversation with "
+        "that Company (the TUI's too), so 'size L instead' follows on; --new starts another. Operations "
+        "it proposes are queued and exit 3, as for call.",
     )
     say.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
     say.add_argument("text", metavar="TEXT", help="the message")
+    say.add_argument("--new", action="store_true", help="start a new conversation instead of continuing the latest")
     say.add_argument("--wait", action="store_true", help=wait_help)
 
     pending = command(

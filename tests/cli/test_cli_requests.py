@@ -153,6 +153,13 @@ def test_call_by_company_name(cli, shop):
     assert run.code == Exit.OK, run.err
 
 
+def test_call_refuses_urls_off_the_company(cli, shop):
+    run = cli("call", shop.domain, "POST", "https://elsewhere.example/api/orders/ord_7Hk2/exchanges", "--json", "{}")
+    assert run.code == Exit.ERROR
+    assert "poppy-tui sends a Company's requests only to the Company" in run.err
+    assert len(run.err.strip().splitlines()) == 1
+
+
 def test_call_error_answer_is_not_performed(cli, shop):
     run = cli("call", shop.domain, "GET", "/api/orders/ord_nope")
     assert run.code == Exit.NOT_PERFORMED, run.err
@@ -204,6 +211,29 @@ def test_say_returning_an_operation_exits_3(cli, home, shop):
     assert (row.status, row.interface) == (Status.PENDING, "conversation")
     assert run.out.startswith("Manzanita Outfitters:\n  ")
     assert f"operation {row.id}: needs your approval: open poppy-tui to review" in run.out
+
+
+def test_say_continues_the_conversation_and_new_terms_replace_the_old(cli, home, shop):
+    first = cli("say", shop.domain, "I'd like to exchange my Stormline jacket for the insulated one")
+    assert first.code == Exit.PENDING, first.err
+    [row] = operations(home)
+    assert (row.operation_id, row.revision_count) == ("exc_5Rt2", 1)
+    assert "Stormline Insulated Jacket (M)" in row.summary
+    again = cli("say", shop.domain, "size L instead")
+    assert again.code == Exit.PENDING, again.err
+    [row] = operations(home)
+    assert (row.operation_id, row.revision_count, row.status) == ("exc_5Rt2", 2, Status.PENDING)
+    assert "Stormline Insulated Jacket (L)" in row.summary
+    assert f"operation {row.id}: needs your approval" in again.out
+
+
+def test_say_new_starts_another_conversation(cli, home, shop):
+    assert cli("say", shop.domain, "I'd like to exchange my Stormline jacket for the insulated one").code == 3
+    fresh = cli("say", shop.domain, "size L instead", "--new")
+    # Out of context, "size L instead" is not an exchange the Company can act on.
+    assert fresh.code == Exit.OK, fresh.err
+    [row] = operations(home)
+    assert row.revision_count == 1
 
 
 def test_pending_operation_as_a_real_program(home, shop):
@@ -295,6 +325,27 @@ def test_wait_as_a_real_program_decided_by_another_process(home, shop, cli):
     assert json.loads(out)["status"] == "completed"
     assert "operation 1: needs your approval: open poppy-tui to review" in err
     assert shop.state.performed("exc_5Rt2") == 1
+
+
+def test_ctrl_c_stops_waiting_and_leaves_the_operation_queued(home, shop):
+    import signal
+
+    agent = start_process("tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home)
+    try:
+        line = ""
+        while "waiting for a decision" not in line:
+            line = agent.stderr.readline()
+            assert line, "the agent exited before waiting"
+        agent.send_signal(signal.SIGINT)
+        out, err = agent.communicate(timeout=30)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+    assert agent.returncode == Exit.INTERRUPTED, err
+    assert "anything queued stays in the queue" in err
+    assert "Traceback" not in err
+    [row] = operations(home)
+    assert row.status == Status.PENDING
 
 
 def test_wait_survives_a_dropped_answer_without_a_second_perform(cli, home, start):

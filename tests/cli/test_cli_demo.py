@@ -1,0 +1,164 @@
+"""`poppy-tui --demo`: its requests, its separate home, and the whole run in a real terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cli_support import run_process, subprocess_env
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.paths import resolve_paths
+from poppy_tui.agent.store import Status, Store
+from poppy_tui.cli.demo import demo_config, demo_paths, seed
+from poppy_tui.cli.exit_codes import Exit
+from poppy_tui.demo.server import start_company
+
+
+@pytest.fixture
+def company():
+    running = start_company()
+    yield running
+    running.stop()
+
+
+async def test_demo_requests_leave_one_operation_waiting_per_interface(home, company, capsys):
+    paths = demo_paths(resolve_paths(home))
+    agent = Agent.open(paths, demo_config(Config()))
+    try:
+        waiting = await seed(agent, company.base_url)
+        rows = agent.store.list_operations(newest_first=False)
+    finally:
+        await agent.aclose()
+    assert len(waiting) == 3
+    assert [row.id for row in rows] == waiting
+    assert [row.interface for row in rows] == ["api", "mcp", "conversation"]
+    assert all(row.status == Status.PENDING for row in rows)
+    assert rows[0].operation_id == "exc_5Rt2"
+    for row in rows:
+        assert company.state.performed(row.operation_id) == 0
+    err = capsys.readouterr().err
+    assert err.count("waits for your approval") == 3
+
+
+def test_demo_home_is_apart_from_the_real_one(tmp_path):
+    real = resolve_paths(tmp_path)
+    demo = demo_paths(real)
+    assert demo.database == tmp_path / "data" / "demo" / "data" / "poppy.db"
+    assert demo.database != real.database
+    assert demo.key_file != real.key_file
+
+
+def test_demo_config_keeps_the_look_but_not_the_companies():
+    mine = Config(theme="textual-light", companies=("shop.example",), key_storage="keyring", grace_seconds=9)
+    demo = demo_config(mine)
+    assert (demo.theme, demo.grace_seconds) == ("textual-light", 9)
+    assert demo.companies == ()
+    assert demo.key_storage == "file"
+
+
+def test_demo_needs_a_terminal_and_starts_nothing_without_one(home):
+    done = run_process("--demo", home=home)
+    assert done.code == Exit.USAGE
+    assert "needs a terminal" in done.err
+    assert not (home / "data" / "demo").exists()
+
+
+def test_demo_rejects_an_unknown_fault(home):
+    done = run_process("--demo", "--faults", "slow=1,gremlins", home=home)
+    assert done.code == Exit.USAGE
+    assert "--faults: unknown fault 'gremlins'" in done.err
+    assert "Traceback" not in done.err
+
+
+_ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def _screen_text(raw: bytes) -> str:
+    return _ESCAPES.sub("", raw.decode("utf-8", "replace"))
+
+
+@pytest.mark.slow
+def test_demo_in_a_real_terminal(home):
+    """The newcomer's minute: the Company starts, three operations wait, the inbox shows them,
+    quitting stops the Company. Run in a pseudo-terminal, as a person would run it."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = subprocess_env(home, TERM="xterm-256color", COLUMNS="120", LINES="40")
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "poppy_tui", "--demo"],
+        stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
+    )
+    os.close(follower)
+    seen = b""
+
+    def read_until(pattern: str, timeout: float) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, _screen_text(seen)):
+            left = deadline - time.monotonic()
+            assert left > 0 and process.poll() is None, f"never saw {pattern!r}:\n{_screen_text(seen)[-3000:]}"
+            ready, _, _ = select.select([leader], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    seen += os.read(leader, 65536)
+                except OSError:  # the program closed the terminal
+                    break
+
+    try:
+        read_until(r"3 operations wait", 60)
+        # Only the inbox shows summaries (the notes before it don't), so this is the TUI drawn.
+        read_until(r"Exchange the Stormline Jacket", 60)
+        assert time.monotonic() - started < 60  # "the whole flow in under a minute"
+        time.sleep(0.5)
+        os.write(leader, b"q")
+        deadline = time.monotonic() + 30
+        while process.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.2)
+            if ready:
+                try:
+                    seen += os.read(leader, 65536)
+                except OSError:
+                    break
+        assert process.wait(timeout=5) == Exit.OK, _screen_text(seen)[-3000:]
+        try:
+            while select.select([leader], [], [], 0.2)[0]:
+                chunk = os.read(leader, 65536)
+                if not chunk:
+                    break
+                seen += chunk
+        except OSError:
+            pass
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        os.close(leader)
+    text = _screen_text(seen)
+    assert "Demo Company Manzanita Outfitters is running at http://127.0.0.1:" in text
+    assert "Demo Company stopped" in text
+    port = re.search(r"running at http://127\.0\.0\.1:(\d+)", text).group(1)
+    # The Company really stopped: nothing listens on its port any more.
+    import socket
+
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", int(port))) != 0
+    # Demo data went to the demo home only.
+    demo = demo_paths(resolve_paths(home))
+    with Store.open(demo.database) as store:
+        assert [row.interface for row in store.list_operations(newest_first=False)] == ["api", "mcp", "conversation"]
+    assert not resolve_paths(home).database.exists()
+    assert json.loads(run_process("pending", "--json", home=home).out) == {"operations": []}
