@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from poppy_tui.agent.store import StateError, Status
-from poppy_tui.protocol import conventions as c
 
 from .company_app import Answer, Rule, is_api_approval, is_api_first_request, operation_for
 
