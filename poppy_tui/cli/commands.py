@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.config import Config, ConfigError, load_config_file
 from poppy_tui.agent.paths import Paths, resolve_paths
-from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, CliError, Exit, first_failure
+from poppy_tui.cli.errors import CliError, expected_errors
+from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_failure
 from poppy_tui.cli.output import (
     STATUS_TEXT,
     company_block,
@@ -116,10 +117,36 @@ def close_agent(agent: "Agent") -> None:
     asyncio.run(agent.aclose())
 
 
+# A listed Company that can't be reached must not hold the TUI back for long.
+DISCOVERY_ON_START_SECONDS = 10.0
+
+
+async def discover_listed(agent: "Agent") -> None:
+    """Add the Companies config.toml lists and the store doesn't know yet (known ones cost nothing)."""
+    import asyncio
+
+    for entry in agent.config.companies:
+        if agent.find_company(entry) is not None:
+            continue
+        note(f"adding {safe_line(entry, 200)} (listed in the config)...")
+        try:
+            company = await asyncio.wait_for(agent.add_company(entry), DISCOVERY_ON_START_SECONDS)
+        except asyncio.TimeoutError:
+            note(f"warning: {safe_line(entry, 200)} did not answer in {DISCOVERY_ON_START_SECONDS:g}s; skipped")
+        except expected_errors() as exc:
+            note(f"warning: could not add {safe_line(entry, 200)}: {safe_line(str(exc), 300)}")
+        else:
+            note(f"added {company_line(company)}")
+
+
 def open_tui(ctx: Context) -> int:
+    import asyncio
+
     require_terminal()
     agent = open_agent(ctx)
     try:
+        if ctx.config.companies:
+            asyncio.run(discover_listed(agent))
         run_tui(agent)
     finally:
         close_agent(agent)

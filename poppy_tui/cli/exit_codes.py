@@ -38,14 +38,6 @@ REQUEST_EXIT = {
 }
 
 
-class CliError(Exception):
-    """An expected failure: its message is printed as one line, then we exit with `code`."""
-
-    def __init__(self, message: str, code: int = Exit.ERROR) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 def first_failure(codes: list[int]) -> int:
     """Several operations from one request: the first code that isn't success speaks for all."""
     return next((code for code in codes if code != Exit.OK), Exit.OK)

@@ -12,7 +12,8 @@ import sys
 from typing import NoReturn, Sequence
 
 from poppy_tui import __version__
-from poppy_tui.cli.exit_codes import EPILOG, CliError, Exit
+from poppy_tui.cli.errors import CliError, expected_errors
+from poppy_tui.cli.exit_codes import EPILOG, Exit
 
 PROG = "poppy-tui"
 
@@ -191,30 +192,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _expected_errors() -> tuple[type[BaseException], ...]:
-    """Failures that are the user's or the Company's, not poppy-tui bugs: no traceback for these.
-
-    Network libraries are looked up only if a command already imported them.
-    """
-    from poppy_tui.agent.config import ConfigError
-    from poppy_tui.agent.store import StateError, StoreError
-    from poppy_tui.protocol.errors import ProtocolError
-
-    found: list[type[BaseException]] = [ConfigError, StoreError, StateError, ProtocolError, OSError]
-    for module_name, attribute in (
-        ("poppy_tui.agent.keys", "KeyStorageError"),
-        ("poppy_tui.agent.agent", "AgentError"),
-        ("poppy_tui.agent.companies", "DiscoveryError"),
-        ("poppy_tui.agent.http", "ResponseTooLarge"),
-        ("httpx", "HTTPError"),
-    ):
-        module = sys.modules.get(module_name)
-        error = getattr(module, attribute, None) if module else None
-        if isinstance(error, type) and issubclass(error, BaseException):
-            found.append(error)
-    return tuple(found)
-
-
 def _report(exc: BaseException) -> int:
     from poppy_tui.agent.config import ConfigError
     from poppy_tui.cli.output import safe_line
@@ -248,10 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; anything queued stays in the queue", file=sys.stderr)
         return int(Exit.INTERRUPTED)
-    except Exception as exc:
-        if isinstance(exc, _expected_errors()):
-            return _report(exc)
-        raise
+    except expected_errors() as exc:  # evaluated only once something was raised
+        return _report(exc)
 
 
 if __name__ == "__main__":

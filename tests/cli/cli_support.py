@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
+import select
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,3 +55,72 @@ def start_process(*argv: str, home: Path | None, **extra_env: str) -> subprocess
         stdin=subprocess.DEVNULL,
         text=True,
     )
+
+
+_ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def screen_text(raw: bytes) -> str:
+    """What a terminal would have been sent, less its escape sequences: enough to find words in."""
+    return _ESCAPES.sub("", raw.decode("utf-8", "replace"))
+
+
+class Terminal:
+    """poppy-tui running in a pseudo-terminal, as a person runs it (POSIX only)."""
+
+    def __init__(self, *argv: str, home: Path, columns: int = 120, lines: int = 40) -> None:
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self._leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+        env = subprocess_env(home, TERM="xterm-256color", COLUMNS=str(columns), LINES=str(lines))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "poppy_tui", *argv],
+            stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
+        )
+        os.close(follower)
+        self.seen = b""
+
+    @property
+    def text(self) -> str:
+        return screen_text(self.seen)
+
+    def _read(self, wait: float) -> bool:
+        """Read what is there; False once the program closed the terminal."""
+        if not select.select([self._leader], [], [], wait)[0]:
+            return True
+        try:
+            chunk = os.read(self._leader, 65536)
+        except OSError:
+            return False
+        self.seen += chunk
+        return bool(chunk)
+
+    def read_until(self, pattern: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.text):
+            left = deadline - time.monotonic()
+            assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
+            if not self._read(min(left, 0.5)):
+                break
+
+    def press(self, keys: bytes) -> None:
+        os.write(self._leader, keys)
+
+    def wait(self, timeout: float = 30) -> int:
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None and time.monotonic() < deadline:
+            self._read(0.2)
+        code = self.process.wait(timeout=5)
+        while select.select([self._leader], [], [], 0.2)[0] and self._read(0):
+            pass  # what it wrote just before exiting
+        return code
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        os.close(self._leader)

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import select
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
-from cli_support import run_process, subprocess_env
+from cli_support import Terminal, run_process
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import resolve_paths
@@ -79,75 +74,23 @@ def test_demo_rejects_an_unknown_fault(home):
     assert "Traceback" not in done.err
 
 
-_ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
-
-
-def _screen_text(raw: bytes) -> str:
-    return _ESCAPES.sub("", raw.decode("utf-8", "replace"))
-
-
 @pytest.mark.slow
 def test_demo_in_a_real_terminal(home):
     """The newcomer's minute: the Company starts, three operations wait, the inbox shows them,
     quitting stops the Company. Run in a pseudo-terminal, as a person would run it."""
-    import fcntl
-    import pty
-    import struct
-    import termios
-
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    env = subprocess_env(home, TERM="xterm-256color", COLUMNS="120", LINES="40")
     started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "poppy_tui", "--demo"],
-        stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
-    )
-    os.close(follower)
-    seen = b""
-
-    def read_until(pattern: str, timeout: float) -> None:
-        nonlocal seen
-        deadline = time.monotonic() + timeout
-        while not re.search(pattern, _screen_text(seen)):
-            left = deadline - time.monotonic()
-            assert left > 0 and process.poll() is None, f"never saw {pattern!r}:\n{_screen_text(seen)[-3000:]}"
-            ready, _, _ = select.select([leader], [], [], min(left, 0.5))
-            if ready:
-                try:
-                    seen += os.read(leader, 65536)
-                except OSError:  # the program closed the terminal
-                    break
-
+    terminal = Terminal("--demo", home=home)
     try:
-        read_until(r"3 operations wait", 60)
+        terminal.read_until(r"3 operations wait")
         # Only the inbox shows summaries (the notes before it don't), so this is the TUI drawn.
-        read_until(r"Exchange the Stormline Jacket", 60)
+        terminal.read_until(r"Exchange the Stormline Jacket")
         assert time.monotonic() - started < 60  # "the whole flow in under a minute"
         time.sleep(0.5)
-        os.write(leader, b"q")
-        deadline = time.monotonic() + 30
-        while process.poll() is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([leader], [], [], 0.2)
-            if ready:
-                try:
-                    seen += os.read(leader, 65536)
-                except OSError:
-                    break
-        assert process.wait(timeout=5) == Exit.OK, _screen_text(seen)[-3000:]
-        try:
-            while select.select([leader], [], [], 0.2)[0]:
-                chunk = os.read(leader, 65536)
-                if not chunk:
-                    break
-                seen += chunk
-        except OSError:
-            pass
+        terminal.press(b"q")
+        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        os.close(leader)
-    text = _screen_text(seen)
+        terminal.close()
+    text = terminal.text
     assert "Demo Company Manzanita Outfitters is running at http://127.0.0.1:" in text
     assert "Demo Company stopped" in text
     port = re.search(r"running at http://127\.0\.0\.1:(\d+)", text).group(1)
@@ -162,3 +105,22 @@ def test_demo_in_a_real_terminal(home):
         assert [row.interface for row in store.list_operations(newest_first=False)] == ["api", "mcp", "conversation"]
     assert not resolve_paths(home).database.exists()
     assert json.loads(run_process("pending", "--json", home=home).out) == {"operations": []}
+
+
+@pytest.mark.slow
+def test_plain_poppy_tui_opens_the_inbox_and_adds_listed_companies(home, company):
+    (home / "config" / "config.toml").write_text(
+        f'key_storage = "file"\ncompanies = ["{company.base_url}", "http://127.0.0.1:9"]\n'
+    )
+    terminal = Terminal(home=home)
+    try:
+        terminal.read_until(r"added Manzanita Outfitters")
+        terminal.read_until(r"Inbox")
+        time.sleep(0.5)
+        terminal.press(b"q")
+        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+    finally:
+        terminal.close()
+    assert "warning: could not add http://127.0.0.1:9" in terminal.text
+    listed = json.loads(run_process("companies", "list", "--json", home=home).out)["companies"]
+    assert [c["base_url"] for c in listed] == [company.base_url]
