@@ -6,11 +6,9 @@ Update after an intended change: pytest tests/ui/test_snapshots.py --snapshot-up
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
-
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, ui_config
+from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config
 
 SIZE = (120, 36)
 
@@ -30,12 +28,6 @@ def make_app(store: Store, initial_screen: str = "inbox") -> PoppyApp:
     # No arming delay: the footer then shows Approve as it looks once armed.
     return PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0)), initial_screen=initial_screen,
                     clock=lambda: FIXED_NOW)
-
-
-async def steady(pilot) -> None:
-    for widget in pilot.app.screen.query(Input):
-        widget.cursor_blink = False
-    await pilot.pause(0.3)
 
 
 def test_inbox(snap_compare, sample):

@@ -237,3 +237,20 @@ __all__ = [
     "jacket_terms",
     "ui_config",
 ]
+
+
+async def steady(pilot) -> None:
+    """Wait until a screen has stopped changing on its own: loaded, armed, cursor not blinking."""
+    from textual.widgets import Input
+
+    from poppy_tui.ui.screens.review import ReviewScreen
+
+    app = pilot.app
+    for widget in app.screen.query(Input):
+        widget.cursor_blink = False
+    screens = [s for s in app.screen_stack if isinstance(s, ReviewScreen)]
+    for _ in range(100):
+        if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)

@@ -61,7 +61,7 @@ class ReviewScreen(PoppyScreen):
         self.checked: Checked | None = None
         self._armed_at = float("inf")
         self._arm_timer: Timer | None = None
-        self._could_approve: bool | None = None
+        self._footer_state: tuple[object, bool] | None = None
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -90,7 +90,7 @@ class ReviewScreen(PoppyScreen):
         self.query_one("#operation-json").display = False
         self.query_one("#json-title").display = False
         await self.load()
-        self.set_interval(0.5, self._watch_clock)
+        self.set_interval(0.5, self._update_footer)
 
     # ---- loading --------------------------------------------------------------------------
 
@@ -198,8 +198,7 @@ class ReviewScreen(PoppyScreen):
     def _show_status(self, record: OperationRecord) -> None:
         self.query_one("#outcome", OutcomeBanner).show_record(record)
         self.query_one("#progress", ProgressView).show_progress(record, self.store.attempts(record.id))
-        self._could_approve = self.can_approve()
-        self.refresh_bindings()
+        self._update_footer()
 
     # ---- arming ---------------------------------------------------------------------------
 
@@ -209,9 +208,8 @@ class ReviewScreen(PoppyScreen):
         self._armed_at = time.monotonic() + delay
         if self._arm_timer is not None:
             self._arm_timer.stop()
-        self._arm_timer = self.set_timer(delay + 0.02, self._watch_clock)
-        self._could_approve = self.can_approve()
-        self.refresh_bindings()
+        self._arm_timer = self.set_timer(delay + 0.02, self._update_footer)
+        self._update_footer()
 
     def can_approve(self) -> bool:
         record = self.record
@@ -225,11 +223,12 @@ class ReviewScreen(PoppyScreen):
             and time.monotonic() >= self._armed_at
         )
 
-    def _watch_clock(self) -> None:
-        """Re-show the footer when arming completes or the revision expires on screen."""
-        now_possible = self.can_approve()
-        if now_possible != self._could_approve:
-            self._could_approve = now_possible
+    def _update_footer(self) -> None:
+        """Re-show the footer when what the keys can do changed: arming completed, the revision
+        expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
+        state = (self.record.status if self.record else None, self.can_approve())
+        if state != self._footer_state:
+            self._footer_state = state
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
