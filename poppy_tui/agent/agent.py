@@ -100,7 +100,7 @@ class Agent:
             allow_loopback=config.allow_loopback,
         )
         self.api = ApiTransport(self._http, self.sessions)
-        self.mcp = McpTransport(self.sessions, config.request_timeout_seconds)
+        self.mcp = McpTransport(self.sessions, config.request_timeout_seconds, config.allow_loopback)
         self.conversations = Conversations(
             store,
             ConversationTransport(self._http, self.sessions),
@@ -128,7 +128,7 @@ class Agent:
         # A client belongs to the event loop that made it; the CLI may run several loops.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            self._client = make_client(self.config.request_timeout_seconds)
+            self._client = make_client(self.config.request_timeout_seconds, self.config.allow_loopback)
             self._client_loop = loop
         return self._client
 

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 import httpx
 
+from poppy_tui.agent.netguard import request_guard
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import json_depth
 from poppy_tui.protocol.outcomes import NotSent, Unknown
@@ -40,10 +41,11 @@ class ResponseTooLarge(ValueError):
     pass
 
 
-def make_client(timeout_seconds: float) -> httpx.AsyncClient:
+def make_client(timeout_seconds: float, allow_loopback: bool = True) -> httpx.AsyncClient:
     """The API/discovery client. Redirects are never followed implicitly: a redirected approval
     would leave the interface that returned the operation, and discovery checks every hop."""
     return httpx.AsyncClient(
+        event_hooks={"request": [request_guard(httpx.ConnectError, allow_loopback)]},
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},

@@ -54,6 +54,13 @@ class CompanyDocument:
         return self.issuer or f"https://{self.domain}"
 
 
+def _host_of(served_host: str) -> str:
+    try:
+        return urlsplit(f"//{served_host}").hostname or served_host
+    except ValueError:
+        return served_host
+
+
 def is_loopback_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host == "localhost":
@@ -62,6 +69,15 @@ def is_loopback_host(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_private_literal(host: str) -> bool:
+    """An IP literal that is neither public nor loopback (10/8, 192.168/16, fe80::/10, ...)."""
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return not ip.is_loopback and not ip.is_global
 
 
 def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
@@ -77,6 +93,8 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
         raise InvalidDiscovery(where, f"has no host: {url!r}")
     if parts.username or parts.password:
         raise InvalidDiscovery(where, "must not carry credentials")
+    if is_private_literal(hostname):
+        raise InvalidDiscovery(where, f"points at a private, link-local or reserved address ({hostname})")
     if parts.scheme == "https":
         if is_loopback_host(hostname) and not allow_loopback_http:
             raise InvalidDiscovery(where, "points at a loopback address, allowed only for local Companies")
@@ -100,7 +118,12 @@ def discovery_url(domain_or_url: str, allow_loopback_http: bool = False) -> str:
 
 
 def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = False) -> CompanyDocument:
-    """Validate a poppy.json document served by `served_host`."""
+    """Validate a poppy.json document served by `served_host` (host[:port]).
+
+    Loopback URLs are accepted only in a document that was itself served from loopback:
+    a Company on the internet must not point the agent at the user's own machine.
+    """
+    allow_loopback_http = allow_loopback_http and is_loopback_host(_host_of(served_host))
     if not isinstance(doc, dict):
         raise InvalidDiscovery("poppy.json", "must be a JSON object")
     version = doc.get("protocol_version")

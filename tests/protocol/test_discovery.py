@@ -91,3 +91,15 @@ def test_discovery_url():
 def test_operations_extension_absent_or_other_major():
     assert not parse_poppy_json(doc(extensions={}), "example.com").supports_operations
     assert not parse_poppy_json(doc(extensions={"operations": [{"version": "3"}]}), "example.com").supports_operations
+
+
+def test_private_address_literals_are_refused_even_for_local_companies():
+    for url in ("https://10.0.0.1/mcp", "https://192.168.1.5/o", "https://[fe80::1]/o", "https://169.254.169.254/x"):
+        with pytest.raises(InvalidDiscovery, match="private"):
+            parse_poppy_json(doc(apis=[{"type": "openapi", "url": url}]), "example.com", allow_loopback_http=True)
+
+
+def test_a_remote_company_cannot_point_the_agent_at_loopback():
+    remote = doc(apis=[{"type": "mcp", "url": "https://127.0.0.1:8443/mcp"}])
+    with pytest.raises(InvalidDiscovery, match="loopback"):
+        parse_poppy_json(remote, "example.com", allow_loopback_http=True)
