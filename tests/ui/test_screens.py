@@ -259,3 +259,15 @@ async def test_approved_operation_moves_to_in_progress(store, agent):
                 break
         assert str(row) in progress.items and str(row) not in pending.items
         assert store.get_operation(row).status == Status.APPROVED
+
+
+async def test_composer_and_talk_preselect_the_only_company(store):
+    company = add_company(store, "Juniper Books", 8404, talk=True)
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one("#talk-company", Select).value == company.id
+        add_company(store, "Larkspur Air", 8402, talk=True)
+        await settle(pilot, 0.8)  # a second Company appears without replacing the choice
+        select = app.screen.query_one("#talk-company", Select)
+        assert select.value == company.id and len(select._options) == 3  # blank + two

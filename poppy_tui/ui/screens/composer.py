@@ -16,9 +16,10 @@ from textual.widgets import Button, Footer, Input, OptionList, Select, Static, T
 from textual.widgets.option_list import Option
 
 from poppy_tui.agent.store.records import CompanyRecord
-from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content, strong
+from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.schema_forms import Action, FormError, FormField, api_actions, build_request, tool_actions
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.company_select import CompanySelect
 
 OUTCOME_TEXT = {
     "performed": "DONE — the Company performed the request.",
@@ -52,12 +53,12 @@ class ComposerScreen(PoppyScreen):
         self.action: Action | None = None
         self.field_ids: dict[str, FormField] = {}
         self.last_result: Any = None
-        self._companies_token: object = None
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Horizontal(id="composer-company-row"):
-            yield Select([], prompt="Pick a Company", id="composer-company")
+            yield CompanySelect(prompt="Pick a Company", id="composer-company",
+                                preselect=self.initial_company_id, pick_only_one=True)
         with Horizontal(id="composer-main"):
             yield OptionList(id="composer-actions")
             with VerticalScroll(id="composer-right"):
@@ -70,26 +71,10 @@ class ComposerScreen(PoppyScreen):
 
     def on_mount(self) -> None:
         self.query_one("#composer-result").display = False
-        self._refresh_companies()
-        if self.initial_company_id is not None:
-            self.query_one("#composer-company", Select).value = self.initial_company_id
+        self.refresh_data()
 
     def refresh_data(self) -> None:
-        self._refresh_companies()
-
-    def _refresh_companies(self) -> None:
-        companies = self.store.list_companies()
-        token = tuple((c.id, c.name) for c in companies)
-        if token == self._companies_token:
-            return
-        self._companies_token = token
-        select = self.query_one("#composer-company", Select)
-        value = select.value
-        select.set_options(
-            [(Content.assemble(strong(c.name, 40), ("  " + c.domain, "dim")), c.id) for c in companies]
-        )
-        if any(c.id == value for c in companies):
-            select.value = value
+        self.query_one("#composer-company", CompanySelect).show_companies(self.store.list_companies())
 
     # ---- picking --------------------------------------------------------------------------
 

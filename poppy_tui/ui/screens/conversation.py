@@ -17,6 +17,7 @@ from poppy_tui.agent.store.store import Store
 from poppy_tui.ui.format import status_label
 from poppy_tui.ui.safe import first_line, plain_line, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.company_select import CompanySelect
 
 
 def carried_operation(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -68,12 +69,12 @@ class ConversationScreen(PoppyScreen):
         self.company: CompanyRecord | None = None
         self.conversation_row: int | None = None
         self._shown: tuple[int | None, int, tuple[tuple[int, str], ...]] | None = None
-        self._companies_token: object = None
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Horizontal(id="talk-company-row"):
-            yield Select([], prompt="Pick a Company to talk to", id="talk-company")
+            yield CompanySelect(prompt="Pick a Company to talk to", id="talk-company",
+                                preselect=self.initial_company_id, pick_only_one=True)
         yield Static(
             Content(
                 "Messages are only words: nothing you or the Company write here approves anything. "
@@ -86,27 +87,13 @@ class ConversationScreen(PoppyScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._refresh_companies()
-        if self.initial_company_id is not None:
-            self.query_one("#talk-company", Select).value = self.initial_company_id
+        self.refresh_data()
 
     def refresh_data(self) -> None:
-        self._refresh_companies()
-        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
-
-    def _refresh_companies(self) -> None:
-        companies = [c for c in self.store.list_companies() if self._talks(c)]
-        token = tuple((c.id, c.name) for c in companies)
-        if token == self._companies_token:
-            return
-        self._companies_token = token
-        select = self.query_one("#talk-company", Select)
-        value = select.value
-        select.set_options(
-            [(Content.assemble(strong(c.name, 40), ("  " + c.domain, "dim")), c.id) for c in companies]
+        self.query_one("#talk-company", CompanySelect).show_companies(
+            c for c in self.store.list_companies() if self._talks(c)
         )
-        if any(c.id == value for c in companies):
-            select.value = value
+        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
 
     @staticmethod
     def _talks(company: CompanyRecord) -> bool:

@@ -15,8 +15,9 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
-from poppy_tui.ui.safe import cell, first_line_text, safe_line_content
+from poppy_tui.ui.safe import cell, first_line_text
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.company_select import CompanySelect
 
 PAGE_SIZE = 50
 # Typing in the search box waits this long for the next key before querying.
@@ -56,7 +57,6 @@ class HistoryScreen(PoppyScreen):
         self.total = 0
         self.rows: list[OperationRow] = []
         self._debounce: Timer | None = None
-        self._companies_token: object = None
         # Its own connection, used from worker threads only: a text search over 100,000 records
         # takes a few hundred ms, and the event loop must not wait for it.
         self._reader: Store | None = None
@@ -66,7 +66,7 @@ class HistoryScreen(PoppyScreen):
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Horizontal(id="history-filters"):
-            yield Select([], prompt="Any Company", id="history-company")
+            yield CompanySelect(prompt="Any Company", id="history-company")
             yield Select(
                 [(Content(label), key) for key, (label, _) in STATUS_FILTERS.items() if key != "all"],
                 prompt="Any status",
@@ -103,18 +103,6 @@ class HistoryScreen(PoppyScreen):
             "text": text or None,
         }
 
-    def _refresh_companies(self) -> None:
-        companies = self.store.list_companies()
-        token = tuple((c.id, c.name) for c in companies)
-        if token == self._companies_token:
-            return
-        self._companies_token = token
-        select = self.query_one("#history-company", Select)
-        value = select.value
-        select.set_options([(safe_line_content(c.name, 40), c.id) for c in companies])
-        if any(c.id == value for c in companies):
-            select.value = value
-
     def on_select_changed(self, event: Select.Changed) -> None:
         self.page = 0
         self.refresh_data()
@@ -148,7 +136,7 @@ class HistoryScreen(PoppyScreen):
             self.refresh_data()
 
     def refresh_data(self) -> None:
-        self._refresh_companies()
+        self.query_one("#history-company", CompanySelect).show_companies(self.store.list_companies())
         self.fetching = True
         self._load(self._filters(), self.page)
 

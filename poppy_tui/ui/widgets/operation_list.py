@@ -17,7 +17,7 @@ from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 
 COMPANY_CHARS = 22
 # Cells each column other than the summary can take (cell padding included); the summary gets the rest.
-FIXED_WIDTH = {"company": COMPANY_CHARS + 2, "checks": 18, "expires": 12, "amount": 14, "via": 6, "status": 26}
+FIXED_WIDTH = {"company": COMPANY_CHARS + 2, "checks": 18, "expires": 12, "amount": 14, "via": 14, "status": 26}
 # The table's own edges and its vertical scrollbar.
 TABLE_CHROME = 12
 

@@ -1,0 +1,39 @@
+"""A Select of discovered Companies that keeps its choice when the list is refreshed."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from textual.content import Content
+from textual.widgets import Select
+
+from poppy_tui.agent.store.records import CompanyRecord
+from poppy_tui.ui.safe import strong
+
+
+class CompanySelect(Select[int]):
+    def __init__(self, *, prompt: str, id: str, preselect: int | None = None, pick_only_one: bool = False) -> None:
+        super().__init__([], prompt=prompt, id=id)
+        self._token: object = None
+        # Chosen once, when the options first arrive; later refreshes keep whatever the person picked.
+        self._preselect = preselect
+        self._pick_only_one = pick_only_one
+
+    def show_companies(self, companies: Iterable[CompanyRecord]) -> None:
+        companies = list(companies)
+        token = tuple((c.id, c.name, c.domain) for c in companies)
+        if token == self._token:
+            return
+        first_time = self._token is None
+        self._token = token
+        value = self.value
+        self.set_options(
+            [(Content.assemble(strong(c.name, 40), ("  " + c.domain, "dim")), c.id) for c in companies]
+        )
+        ids = {c.id for c in companies}
+        if first_time and self._preselect in ids:
+            self.value = self._preselect
+        elif first_time and self._pick_only_one and len(ids) == 1:
+            self.value = companies[0].id
+        elif value in ids:
+            self.value = value
