@@ -7,8 +7,9 @@ Writing 100,000 operations through the Store API costs minutes of fsyncs, so:
 2. the file is copied to the target with SQLite's backup API;
 3. its rows are replicated, in one transaction, until there are `count` operations: every id
    and foreign key remapped, operation ids made unique, timestamps shifted back in time in
-   the Store's own stamp format, copies of undecided operations marked expired (only the
-   seed's 40 wait in the inbox). Same schema, same shapes, the same mix of decided states.
+   the Store's own stamp format; copies of undecided operations are marked expired and copies
+   of unknown outcomes performed (resolved), so only the seed's 60 undecided and 20 unknown
+   ones are open. Same schema, same shapes, the same mix of decided states.
 """
 
 from __future__ import annotations
@@ -174,10 +175,14 @@ def replicate(path: Path, count: int) -> None:
                             values[index[column]] = (when - shift).strftime(STAMP)
                     if table == "operations":
                         values[index["operation_id"]] = f"{values[index['operation_id']]}-{k:05d}"
-                        # Only the seed's few stay undecided; older copies of them have since expired
-                        # (as expire_due leaves them), so the inbox holds dozens, history 100,000.
-                        if values[index["status"]] in ("pending", "withdrawn"):
+                        # Only the seed's few stay open: older copies of undecided ones have since
+                        # expired (as expire_due leaves them) and older unknown outcomes were resolved,
+                        # so the inbox holds dozens and history 100,000.
+                        status = values[index["status"]]
+                        if status in ("pending", "withdrawn"):
                             values[index["status"]] = "expired"
+                        elif status == "outcome_unknown":
+                            values[index["status"]] = "performed"
                     out.append(values)
                 if table == "operations":
                     kept = {v[index["id"]] for v in out}

@@ -56,6 +56,7 @@ from poppy_tui.protocol.outcomes import (
     Unknown,
     classify_http,
 )
+from poppy_tui.protocol.requests import ApiRequest
 from poppy_tui.protocol.retry import parse_retry_after
 from poppy_tui.protocol.session_jwt import InvalidSession, VerifiedSession, verify_session_jwt
 from poppy_tui.protocol.timestamps import parse_rfc3339
@@ -619,7 +620,6 @@ def test_loads_bounded(data, limit):
 @pytest.fixture(scope="module")
 def fuzz_store(tmp_path_factory):
     from poppy_tui.agent.store import Store
-    from poppy_tui.protocol.requests import ApiRequest
 
     store = Store.open(tmp_path_factory.mktemp("fuzzstore") / "poppy.db")
     company = store.upsert_company("http://127.0.0.1:9", _demo_document())
@@ -667,3 +667,29 @@ def test_every_parsed_operation_can_be_stored_and_read_back(fuzz_store, obj):
         assert json.dumps(revision.raw, sort_keys=True) == json.dumps(json.loads(op.to_json()), sort_keys=True)
         rows, _ = guarded("Store.read", (), store.list_operations, limit=1)
         assert rows is None or (rows and rows[0].id == result.operation_row)
+
+
+# ---- what parses must be showable and checkable -------------------------------------------------
+
+fuzz_requests = st.one_of(
+    st.none(),
+    st.builds(lambda body: ApiRequest("POST", "http://127.0.0.1:9/api/orders/ord_7Hk2/exchanges", body), json_values),
+)
+
+
+@settings(FUZZ, max_examples=300)
+@given(operation_objects(), operation_objects(), fuzz_requests)
+def test_every_parsed_operation_can_be_rendered_and_checked(obj, previous_obj, request):
+    """The review screen's path for Company input: parse, then render the summary and check the
+    terms (against the request and the previous revision). Neither may raise."""
+    from poppy_tui.safety.discrepancies import Finding, check_operation
+    from poppy_tui.safety.summary import render_summary
+
+    op, _ = guarded("parse_operation", OPERATION_ERRORS, parse_operation, obj)
+    if op is None:
+        return
+    previous, _ = guarded("parse_operation", OPERATION_ERRORS, parse_operation, previous_obj)
+    rendered, _ = guarded("render_summary", (), render_summary, op.summary)
+    assert rendered is not None and isinstance(rendered.plain, str)
+    findings, _ = guarded("check_operation", (), check_operation, op, request, previous)
+    assert findings is not None and all(isinstance(f, Finding) for f in findings)
