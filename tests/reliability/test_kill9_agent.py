@@ -214,11 +214,11 @@ async def test_killed_at_random_moments_the_invariants_hold_whichever_step_was_h
     hit: dict[str, int] = {}
     for trial in range(6):
         home = tmp_path / f"home{trial}"
-        write_config(home, grace_seconds=rng.choice([0, 0.3]))
-        with RestartableCompany(Faults(perform_seconds=0.4)) as company:
+        write_config(home, grace_seconds=rng.choice([0, 0.5]))
+        with RestartableCompany(Faults(perform_seconds=1.0)) as company:
             with child("agent_step.py", str(home), company.base_url, "run") as agent:
                 agent.expect("company")
-                time.sleep(rng.uniform(0.0, 0.8))
+                time.sleep(rng.uniform(0.0, 1.6))
                 agent.kill9()
                 lines = agent.drain()
             database = resolve_paths(home).database
