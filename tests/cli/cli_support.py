@@ -99,9 +99,10 @@ class Terminal:
         self.seen += chunk
         return bool(chunk)
 
-    def read_until(self, pattern: str, timeout: float = 60) -> None:
+    def read_until(self, pattern: str, timeout: float = 60, after: str = "") -> None:
+        """Wait for `pattern` in the output, looking only past the first `after` once that has shown."""
         deadline = time.monotonic() + timeout
-        while not re.search(pattern, self.text):
+        while not re.search(pattern, self.text.partition(after)[2] if after else self.text):
             left = deadline - time.monotonic()
             assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
             if not self._read(min(left, 0.5)):
