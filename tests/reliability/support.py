@@ -271,9 +271,9 @@ class RestartableCompany:
         import uvicorn
 
         from poppy_tui.demo.app import build_app
-        from poppy_tui.demo.server import _quiet_logging  # keep uvicorn off the terminal
+        from poppy_tui.demo.server import quiet_logging  # keep uvicorn off the terminal
 
-        _quiet_logging()
+        quiet_logging()
 
         class _Server(uvicorn.Server):
             def capture_signals(self):  # pytest owns signals
