@@ -105,7 +105,9 @@ def _prepare(
     faults: Faults | None, port: int, expiry_seconds: float, extension_version: str | None
 ) -> tuple[socket.socket, CompanyContext, _Server]:
     quiet_logging()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only then; without it every
+    # response on a kept-alive connection waits ~40 ms for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))
     bound_port = sock.getsockname()[1]
