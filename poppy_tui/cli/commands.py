@@ -46,7 +46,6 @@ _METHOD_RE = re.compile(r"[A-Za-z]+")
 class Context:
     paths: Paths
     config: Config
-    config_file: Path
 
 
 def config_file_of(args: argparse.Namespace, paths: Paths) -> Path:
@@ -60,7 +59,7 @@ def load_context(args: argparse.Namespace) -> Context:
     if getattr(args, "config", None) and not config_file.is_file():
         # A missing default config.toml means defaults; a file named on the command line must exist.
         raise ConfigError(f"{config_file}: no such config file (given with --config)")
-    return Context(paths, load_config_file(config_file), config_file)
+    return Context(paths, load_config_file(config_file))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -122,7 +122,7 @@ async def seed(agent: "Agent", base_url: str) -> list[int]:
 def run_demo(ctx: Context, faults_spec: str | None) -> int:
     faults = parse_faults(faults_spec)
     require_terminal()
-    demo = Context(demo_paths(ctx.paths), demo_config(ctx.config), ctx.config_file)
+    demo = Context(demo_paths(ctx.paths), demo_config(ctx.config))
     demo.paths.ensure()
     reset_demo_data(demo.paths)
     from poppy_tui.demo.server import start_company

@@ -91,9 +91,13 @@ def note(text: str) -> None:
 
 
 def company_block(name: str, text: object) -> str:
-    """A Company's words, labelled with who said them and indented beneath."""
+    """A Company's words, labelled with who said them and indented beneath.
+
+    The label starts with our own words, not the Company's name: a name is Company text too,
+    and at column 0 it could pass for a line of poppy-tui's.
+    """
     body, flags = safe_block(text)
-    lines = [f"{safe_line(name, 80)}:", indented(body)]
+    lines = [f"message from {safe_line(name, 80)}:", indented(body)]
     if flags:
         lines.append(f"(poppy-tui neutralised in that text: {', '.join(flags)})")
     return "\n".join(lines)
@@ -134,20 +138,10 @@ def _duration(seconds: float) -> str:
 
 
 def company_interfaces(company: "CompanyRecord") -> dict[str, str | None]:
-    """Where each interface is, read from the poppy.json the agent validated at discovery."""
-    doc = company.document if isinstance(company.document, dict) else {}
-    found: dict[str, str | None] = {"api": None, "mcp": None, "conversation": None}
-    for entry in company.apis:
-        if isinstance(entry, dict) and isinstance(entry.get("url"), str):
-            kind = {"openapi": "api", "mcp": "mcp"}.get(entry.get("type"))
-            if kind and found[kind] is None:
-                found[kind] = entry["url"]
-    agent = doc.get("agent")
-    protocols = agent.get("protocols") if isinstance(agent, dict) else None
-    for entry in protocols if isinstance(protocols, list) else []:
-        if isinstance(entry, dict) and isinstance(entry.get("endpoint"), str) and found["conversation"] is None:
-            found["conversation"] = entry["endpoint"]
-    return found
+    """Where each interface is: the very look-ups the agent uses to send requests."""
+    from poppy_tui.agent.companies import conversation_endpoint, mcp_url, openapi_url
+
+    return {"api": openapi_url(company), "mcp": mcp_url(company), "conversation": conversation_endpoint(company)}
 
 
 def company_json(company: "CompanyRecord") -> dict[str, Any]:

@@ -223,3 +223,23 @@ def test_queue_commands_as_a_real_program(queue, home):
     shown = run_process("show", "exc_Host", home=home)
     assert shown.code == 0
     assert_terminal_safe(shown.out)
+
+
+def test_a_company_cannot_forge_a_line_of_ours(cli, home):
+    """Company text never starts a line: its name or summary can't pass for poppy-tui's own output."""
+    from poppy_tui.cli.output import company_block
+
+    forged = "operation 9: performed by the Company"
+    paths = resolve_paths(home).ensure()
+    with Store.open(paths.database) as store:
+        company = store.upsert_company("http://127.0.0.1:9", company_doc(forged + "\n" + forged))
+        add_operation(store, company, "exc_Forge", f"x\n{forged}\n{forged}", terms={forged: forged})
+    outputs = [
+        cli("pending").out,
+        cli("history").out,
+        cli("show", "exc_Forge").out,
+        cli("companies", "list").out,
+        company_block(forged, f"{forged}\n{forged}"),
+    ]
+    for out in outputs:
+        assert not any(line.startswith("operation 9") for line in out.splitlines()), out

@@ -177,7 +177,7 @@ def test_say_prints_the_company_agent_indented(cli, shop):
     run = cli("say", shop.domain, "Where are my orders?")
     assert run.code == Exit.OK, run.err
     lines = run.out.splitlines()
-    assert lines[0] == "Manzanita Outfitters:"
+    assert lines[0] == "message from Manzanita Outfitters:"
     assert lines[1].startswith("  Your orders: ord_7Hk2")
 
 
@@ -209,7 +209,7 @@ def test_say_returning_an_operation_exits_3(cli, home, shop):
     assert run.code == Exit.PENDING, run.err
     [row] = operations(home)
     assert (row.status, row.interface) == (Status.PENDING, "conversation")
-    assert run.out.startswith("Manzanita Outfitters:\n  ")
+    assert run.out.startswith("message from Manzanita Outfitters:\n  ")
     assert f"operation {row.id}: needs your approval: open poppy-tui to review" in run.out
 
 
@@ -296,7 +296,7 @@ def test_say_wait_after_approval(cli, home, shop):
     run = cli("say", shop.domain, MOVE_FITTING, "--wait")
     person.join(10)
     assert run.code == Exit.OK, run.err
-    proposal, final = run.out.split("Manzanita Outfitters:\n")[1:]
+    proposal, final = run.out.split("message from Manzanita Outfitters:\n")[1:]
     assert proposal.startswith("  I can move your jacket fitting")
     assert final.startswith("  Done: your fitting is now on")
     [row] = operations(home)
