@@ -213,14 +213,16 @@ class Agent:
         return exchange
 
     def _result(self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str) -> RequestResult:
-        self.store.set_first_response(request_id, exchange.status, exchange.response)
         outcome = exchange.outcome
+        if not isinstance(outcome, ApprovalRequired):  # else kept with the operation, in one commit
+            self.store.set_first_response(request_id, exchange.status, exchange.response)
         body = exchange.response.get("body") if interface == "api" and isinstance(exchange.response, dict) else exchange.response
         if isinstance(outcome, Performed):
             return RequestResult("performed", exchange.status, body, None, exchange.detail, request_id)
         if isinstance(outcome, ApprovalRequired):
             recorded = self.store.record_operation(
-                company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface
+                company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface,
+                first_response=(exchange.status, exchange.response),
             )
             detail = "the Company needs the person's approval before it does this"
             if not recorded.new_operation:

@@ -178,14 +178,16 @@ class Dispatcher:
             exchange = await self._send_guarded(current, approval, lost)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return
-            self.store.finish_attempt(
+            finished = (
                 attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
                 exchange.detail or _describe(exchange),
             )
-            verdict = self._decide(current, approved, exchange, in_doubt, retries, self._saw_success(op))
+            saw_success = self._saw_success(op) or _cut_off_success(op, finished)
+            verdict = self._decide(current, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):
-                self._settle(op.id, verdict)
+                self._settle(op.id, verdict, finished)
                 return
+            self.store.finish_attempt(*finished)
             retries += 1
             window_end = self._window_end(op.id)
             # Never wait past the approval's expiry or the retry window; _should_stop ends it there.
@@ -284,10 +286,7 @@ class Dispatcher:
     def _saw_success(self, op: OperationRecord) -> bool:
         """An API attempt got a 2xx status line before its body was cut off: the Company said it
         was done. (For MCP and conversations a 2xx is only the transport's, so it proves nothing.)"""
-        return op.interface == "api" and any(
-            a.outcome == "unknown" and a.http_status is not None and 200 <= a.http_status < 300
-            for a in self.store.attempts(op.id)
-        )
+        return any(_cut_off_success(op, (a.id, a.outcome, a.http_status)) for a in self.store.attempts(op.id))
 
     def _decide(
         self, op: OperationRecord, approved: RevisionRecord, exchange: Exchange, in_doubt: bool, retries: int,
@@ -359,11 +358,20 @@ class Dispatcher:
             return refused(f"the Company's answer broke the protocol: {outcome.error}")
         return refused(f"unexpected answer {outcome!r}")  # pragma: no cover
 
-    def _settle(self, op_row: int, verdict: _Settle) -> None:
+    def _settle(self, op_row: int, verdict: _Settle, finished: tuple | None = None) -> None:
         try:
-            self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+            if finished is None:
+                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+            else:
+                self.store.finish_and_settle(finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
         except StateError as exc:
             log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
+
+
+def _cut_off_success(op: OperationRecord, attempt: tuple) -> bool:
+    """(id, outcome, http_status, ...) of an API attempt whose 2xx status arrived but not its body."""
+    _, outcome, status = attempt[:3]
+    return op.interface == "api" and outcome == "unknown" and status is not None and 200 <= status < 300
 
 
 def _describe(exchange: Exchange) -> str:

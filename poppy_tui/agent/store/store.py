@@ -261,11 +261,14 @@ class Store:
             return int(cursor.lastrowid)
 
     def set_first_response(self, request_id: int, status: int | None, response: Any) -> None:
-        with self._write() as db:
-            db.execute(
-                "UPDATE requests SET first_status=?, first_response_json=? WHERE id=? AND first_response_json IS NULL",
-                (status, json.dumps(response, ensure_ascii=False), request_id),
-            )
+        with self._write():
+            self._first_response(request_id, status, response)
+
+    def _first_response(self, request_id: int, status: int | None, response: Any) -> None:
+        self._db.execute(
+            "UPDATE requests SET first_status=?, first_response_json=? WHERE id=? AND first_response_json IS NULL",
+            (status, json.dumps(response, ensure_ascii=False), request_id),
+        )
 
     def get_request(self, request_id: int) -> tuple[RequestDescription, int | None, Any]:
         row = self._db.execute(
@@ -285,16 +288,20 @@ class Store:
         operation: Operation,
         carrier_text: str | None = None,
         interface: str | None = None,
+        first_response: tuple[int | None, Any] | None = None,
     ) -> RecordResult:
         """Keep an operation (or a new revision of one) that a request returned.
 
         A new revision replaces the current one. Where no approval is under way it reopens
         the operation for a decision; while sending, the caller decides (see engine).
+        `first_response` (status, response) is kept for the request in the same commit.
         """
         if interface is None:
             interface = self.get_request(request_id)[0].interface
         at = stamp()
         with self._write() as db:
+            if first_response is not None:
+                self._first_response(request_id, *first_response)
             row = db.execute(
                 "SELECT id, status, current_revision_id FROM operations WHERE company_id=? AND operation_id=?",
                 (company_id, operation.operation_id),
@@ -641,12 +648,17 @@ class Store:
     def expire_due(self, now: datetime | None = None) -> list[int]:
         """Undecided (or approved, never sent) operations whose revision expired."""
         at = stamp(now)
+        query = (
+            "SELECT o.id FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
+            " WHERE o.status IN (?,?,?) AND r.expires_at <= ?"
+        )
+        params = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED, at)
+        # Looked up outside a write transaction first: the dispatcher asks on every pass,
+        # and an empty BEGIN IMMEDIATE would still take the lock from other processes.
+        if not self._db.execute(query, params).fetchone():
+            return []
         with self._write() as db:
-            rows = db.execute(
-                "SELECT o.id FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
-                " WHERE o.status IN (?,?,?) AND r.expires_at <= ?",
-                (Status.PENDING, Status.WITHDRAWN, Status.APPROVED, at),
-            ).fetchall()
+            rows = db.execute(query, params).fetchall()
             for (op_row,) in rows:
                 db.execute(
                     "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=? WHERE id=?",
@@ -662,16 +674,17 @@ class Store:
         now = now or now_utc()
         at = stamp(now)
         only = "AND id = ?" if operation_row is not None else ""
-        with self._write() as db:
-            row = db.execute(
-                f"""SELECT id FROM operations
+        query = f"""SELECT id FROM operations
                     WHERE (lease_until IS NULL OR lease_until <= ?)
                       AND ((status = ? AND send_after <= ?)
                        OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
                     {only}
-                    ORDER BY updated_at LIMIT 1""",
-                (at, Status.APPROVED, at, Status.SENDING, at, *([operation_row] if operation_row is not None else [])),
-            ).fetchone()
+                    ORDER BY updated_at LIMIT 1"""
+        params = (at, Status.APPROVED, at, Status.SENDING, at, *([operation_row] if operation_row is not None else []))
+        if self._db.execute(query, params).fetchone() is None:
+            return None  # nothing due: no write lock taken
+        with self._write() as db:
+            row = db.execute(query, params).fetchone()  # again under the lock: another process may have won
             if row is None:
                 return None
             db.execute(
@@ -748,11 +761,16 @@ class Store:
         response: Any = None,
         detail: str | None = None,
     ) -> None:
-        with self._write() as db:
-            db.execute(
-                "UPDATE attempts SET finished_at=?, outcome=?, http_status=?, response_json=?, detail=? WHERE id=?",
-                (stamp(), outcome, http_status, json.dumps(response, ensure_ascii=False), detail, attempt_id),
-            )
+        with self._write():
+            self._finish_attempt(attempt_id, outcome, http_status, response, detail)
+
+    def _finish_attempt(
+        self, attempt_id: int, outcome: str, http_status: int | None, response: Any, detail: str | None
+    ) -> None:
+        self._db.execute(
+            "UPDATE attempts SET finished_at=?, outcome=?, http_status=?, response_json=?, detail=? WHERE id=?",
+            (stamp(), outcome, http_status, json.dumps(response, ensure_ascii=False), detail, attempt_id),
+        )
 
     def schedule_retry(self, operation_row: int, owner: str, delay_seconds: float, detail: str | None = None) -> None:
         with self._write() as db:
@@ -771,15 +789,33 @@ class Store:
         detail: str | None = None,
     ) -> None:
         """End a send: performed, not performed, or outcome unknown (or pending again after a new revision)."""
-        with self._write() as db:
-            cursor = db.execute(
-                "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
-                " next_attempt_at=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
-                (status, json.dumps(outcome, ensure_ascii=False), detail, stamp(), operation_row, owner, Status.SENDING),
-            )
-            if cursor.rowcount != 1:
-                raise StateError(self._why_not(operation_row, f"settled as {status.value}"))
-            self._event(operation_row, status.value, detail)
+        with self._write():
+            self._settle(operation_row, owner, status, outcome, detail)
+
+    def finish_and_settle(
+        self,
+        attempt: tuple[int, str, int | None, Any, str | None],
+        operation_row: int,
+        owner: str,
+        status: Status,
+        outcome: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        """finish_attempt(*attempt) and settle(...) in one commit: the last answer and the
+        operation's final state are kept together or not at all."""
+        with self._write():
+            self._finish_attempt(*attempt)
+            self._settle(operation_row, owner, status, outcome, detail)
+
+    def _settle(self, operation_row: int, owner: str, status: Status, outcome: Any, detail: str | None) -> None:
+        cursor = self._db.execute(
+            "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
+            " next_attempt_at=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+            (status, json.dumps(outcome, ensure_ascii=False), detail, stamp(), operation_row, owner, Status.SENDING),
+        )
+        if cursor.rowcount != 1:
+            raise StateError(self._why_not(operation_row, f"settled as {status.value}"))
+        self._event(operation_row, status.value, detail)
 
     # ---- conversations ---------------------------------------------------------------------
 
