@@ -26,7 +26,6 @@ from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
 from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
-from poppy_tui.agent.transports.mcp import McpTransport
 from poppy_tui.protocol.approval import Approval
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
@@ -100,7 +99,7 @@ class Agent:
             allow_loopback=config.allow_loopback,
         )
         self.api = ApiTransport(self._http, self.sessions)
-        self.mcp = McpTransport(self.sessions, config.request_timeout_seconds, config.allow_loopback)
+        self._mcp: Any = None
         self.conversations = Conversations(
             store,
             ConversationTransport(self._http, self.sessions),
@@ -123,6 +122,16 @@ class Agent:
             except RuntimeError:
                 pass  # its event loop is gone; nothing left to close
         self.store.close()
+
+    @property
+    def mcp(self) -> Any:
+        """The MCP transport, imported on first use: the MCP SDK costs ~0.5 s to import, and
+        the TUI's first paint, the CLI and most requests never need it."""
+        if self._mcp is None:
+            from poppy_tui.agent.transports.mcp import McpTransport
+
+            self._mcp = McpTransport(self.sessions, self.config.request_timeout_seconds, self.config.allow_loopback)
+        return self._mcp
 
     async def _http(self) -> httpx.AsyncClient:
         # A client belongs to the event loop that made it; the CLI may run several loops.
