@@ -6,6 +6,7 @@ from poppy_tui.ui import _start_time  # first: the start-up time includes Textua
 
 import asyncio
 import logging
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -97,6 +98,7 @@ class PoppyApp(App[None]):
         self._change_token: Any = None
         self._dispatcher_stop: asyncio.Event | None = None
         self.startup_ms: float | None = None
+        self.painted = False  # the first frame is on screen; screens may read the store
         self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
 
     # ---- start-up -------------------------------------------------------------------------
@@ -122,7 +124,9 @@ class PoppyApp(App[None]):
         message = f"started in {self.startup_ms:.0f} ms" + (f" ({age:.0f} ms since process start)" if age else "")
         self.log.info(message)
         log.info(message)
-        # Store polling and the dispatcher wait until the first frame is on screen.
+        # Reading the store, polling it and the dispatcher all wait until the first frame is on screen.
+        self.painted = True
+        self.notify_store_changed()
         self._change_token = self.agent.store.change_token()
         self.set_interval(POLL_SECONDS, self._poll_store)
         self._start_dispatcher()
@@ -138,7 +142,9 @@ class PoppyApp(App[None]):
         if run is None:
             return
         self._dispatcher_stop = asyncio.Event()
-        self.run_worker(run(self._dispatcher_stop), name="dispatcher", group="dispatcher", exit_on_error=False)
+        # The callable, not a coroutine: an app that exits before the worker starts leaves nothing unawaited.
+        self.run_worker(partial(run, self._dispatcher_stop), name="dispatcher", group="dispatcher",
+                        exit_on_error=False)
 
     async def on_unmount(self) -> None:
         if self._dispatcher_stop is not None:

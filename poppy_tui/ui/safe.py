@@ -18,6 +18,7 @@ from poppy_tui.safety.summary import render_summary, safe_content, safe_line_con
 
 __all__ = [
     "cell",
+    "fit_line",
     "check_operation",
     "diff_revisions",
     "first_line",
@@ -36,24 +37,41 @@ __all__ = [
 CELL_MAX = 200
 
 
+def fit_line(text: str, width: int) -> str:
+    """Sanitised, and at most `width` characters *including* the "…(+N chars)" marker that
+    sanitize_line appends after its `max_chars`: columns have a fixed width."""
+    budget = width
+    for _ in range(4):  # the marker's length moves with N, so settle in a few steps
+        shown = sanitize_line(text, max(0, budget)).text
+        if len(shown) <= width or budget <= 0:
+            return shown
+        budget -= len(shown) - width
+    return shown[:width]
+
+
 def cell(text: Any, max_chars: int = CELL_MAX) -> Text:
     """A DataTable cell: DataTable parses str cells as Rich markup, so hand it Text."""
-    return Text(sanitize_line("" if text is None else str(text), max_chars).text, no_wrap=True)
+    return Text(fit_line("" if text is None else str(text), max_chars), no_wrap=True)
+
+
+def _first_line(text: str) -> str:
+    """The first line with anything on it, found without splitting a (possibly huge) summary."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.strip() or end < 0:
+            return line.strip()
+        start = end + 1
 
 
 def first_line(text: str, max_chars: int):
-    """The first non-empty line of a (possibly huge) summary, as one safe line of Content."""
-    head = text[: max_chars * 4]
-    for line in head.splitlines():
-        if line.strip():
-            return safe_line_content(line.strip(), max_chars)
-    return safe_line_content(head.strip(), max_chars)
+    """The summary's first line as safe Content; the marker counts what the line has left."""
+    return safe_line_content(_first_line(text), max_chars)
 
 
 def first_line_text(text: str, max_chars: int) -> Text:
-    head = text[: max_chars * 4]
-    line = next((part.strip() for part in head.splitlines() if part.strip()), head.strip())
-    return cell(line, max_chars)
+    return cell(_first_line(text), max_chars)
 
 
 def plain_line(text: Any, max_chars: int = 300) -> str:

@@ -171,17 +171,17 @@ async def test_companies_view_lists_interfaces_and_extension_support(store):
 
 
 async def test_hostile_company_name_is_shown_literally_everywhere(store):
-    company = add_company(store, "Evil [@click=app.quit]Co\x1b[2J", 8409)
+    company = add_company(store, "Evil [@click=app.quit]\x1b[2J", 8409)
     add_operation(store, company, "exc_1", "Do a thing for $5.00.")
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         inbox = table_text(app.screen.query_one("#pending-table", DataTable))
-        assert "[@click=app.quit]" in inbox and "\x1b" not in inbox
+        assert "Evil [@c" in inbox and "\x1b" not in inbox  # cut to its column, with a marker
         await pilot.press("c")
         await settle(pilot)
         companies = table_text(app.screen.query_one("#companies-table", DataTable))
-        assert "[@click=app.quit]" in companies and "\x1b" not in companies
+        assert "Evil [@click=app.quit]\\x1b[2J" in companies and "\x1b" not in companies
 
 
 async def test_help_lists_every_binding_with_its_id(store, agent):

@@ -46,6 +46,13 @@ class PoppyScreen(Screen):
     def on_store_changed(self, message: StoreChanged) -> None:
         self.refresh_data()
 
+    def on_resize(self) -> None:
+        # Tables give their summary column what the others leave, so a new width re-lays them.
+        if self.poppy.painted:
+            self.refresh_data()
+
     def on_screen_resume(self) -> None:
-        # After the paint, not before: first paint must not wait for SQLite.
-        self.call_after_refresh(self.refresh_data)
+        # Not before the first frame is on screen (the app refreshes every screen then):
+        # first paint must not wait for SQLite.
+        if self.poppy.painted:
+            self.call_after_refresh(self.refresh_data)

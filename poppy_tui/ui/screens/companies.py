@@ -16,6 +16,17 @@ from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import local_time
 from poppy_tui.ui.safe import cell, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.tables import remaining_width, set_columns
+
+
+COLUMNS = (
+    ("name", "Company", 30),
+    ("domain", "Domain", 24),
+    ("interfaces", "Interfaces", 24),
+    ("operations", "Operations v2", 13),
+    ("discovered", "Discovered", 19),
+    ("url", "Base URL", 0),  # takes what the others leave
+)
 
 
 def interfaces(company: CompanyRecord) -> list[str]:
@@ -61,32 +72,25 @@ class CompaniesScreen(PoppyScreen):
         )
         yield Footer()
 
-    def on_mount(self) -> None:
-        table = self.query_one("#companies-table", DataTable)
-        for key, label in (
-            ("name", "Company"),
-            ("domain", "Domain"),
-            ("interfaces", "Interfaces"),
-            ("operations", "Operations v2"),
-            ("discovered", "Discovered"),
-            ("url", "Base URL"),
-        ):
-            table.add_column(label, key=key)
-
     def refresh_data(self) -> None:
         self.companies = self.store.list_companies()
         table = self.query_one("#companies-table", DataTable)
         cursor = table.cursor_row
+        url = remaining_width(self.app.size.width, (w for k, _, w in COLUMNS if k != "url"), minimum=30)
+        set_columns(table, [(k, label, url if k == "url" else w) for k, label, w in COLUMNS])
         table.clear()
         for company in self.companies:
-            supports = company.supports_operations
+            values = {
+                "name": company.name,
+                "domain": company.domain,
+                "interfaces": ", ".join(interfaces(company)) or "none",
+                "discovered": local_time(company.discovered_at),
+                "url": company.base_url,
+            }
+            supports = Text("yes" if company.supports_operations else "no",
+                            style="" if company.supports_operations else "dim")
             table.add_row(
-                cell(company.name, 40),
-                cell(company.domain, 40),
-                cell(", ".join(interfaces(company)) or "none", 40),
-                Text("yes" if supports else "no", style="" if supports else "dim"),
-                cell(local_time(company.discovered_at)),
-                cell(company.base_url, 60),
+                *(supports if k == "operations" else cell(values[k], url if k == "url" else w) for k, _, w in COLUMNS),
                 key=str(company.id),
             )
         if self.companies:

@@ -18,6 +18,7 @@ from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_
 from poppy_tui.ui.safe import cell, first_line_text
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.company_select import CompanySelect
+from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
 PAGE_SIZE = 50
 # Typing in the search box waits this long for the next key before querying.
@@ -29,6 +30,19 @@ STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
     "progress": ("In progress", IN_PROGRESS_STATUSES),
     **{s.value: (status_label(s).capitalize(), (s,)) for s in Status},
 }
+
+
+# What tells records apart comes first; the rest scrolls into view.
+COLUMNS = (
+    ("updated", "Updated", 19),
+    ("company", "Company", 22),
+    ("status", "Status", 15),
+    ("decision", "Decision", 22),
+    ("summary", "Summary", 0),  # takes what the others leave
+    ("via", "Via", 12),
+    ("decided", "Decided", 19),
+    ("outcome", "Outcome", 40),
+)
 
 
 def decision_text(row: OperationRow) -> str:
@@ -76,20 +90,6 @@ class HistoryScreen(PoppyScreen):
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="history-pager")
         yield Footer()
-
-    def on_mount(self) -> None:
-        table = self.query_one("#history-table", DataTable)
-        for key, label in (
-            ("updated", "Updated"),
-            ("company", "Company"),
-            ("summary", "Summary"),
-            ("via", "Via"),
-            ("status", "Status"),
-            ("decision", "Decision"),
-            ("decided", "Decided"),
-            ("outcome", "Outcome"),
-        ):
-            table.add_column(label, key=key)
 
     # ---- filters --------------------------------------------------------------------------
 
@@ -160,18 +160,22 @@ class HistoryScreen(PoppyScreen):
         self.rows, self.total, self.page = rows, total, page
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
+        summary = remaining_width(self.app.size.width, (w for k, _, w in COLUMNS if k != "summary"), minimum=30)
+        set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in COLUMNS])
         table.clear()
-        summary_chars = max(30, self.app.size.width - 100)
         for row in rows:
+            values = {
+                "updated": local_time(row.updated_at),
+                "company": row.company_name,
+                "status": status_label(row.status),
+                "decision": decision_text(row),
+                "via": interface_label(row.interface),
+                "decided": local_time(row.decided_at) if row.decided_at else "—",
+                "outcome": row.outcome_detail or "—",
+            }
             table.add_row(
-                cell(local_time(row.updated_at)),
-                cell(row.company_name, 24),
-                first_line_text(row.summary, summary_chars),
-                cell(interface_label(row.interface)),
-                cell(status_label(row.status)),
-                cell(decision_text(row), 40),
-                cell(local_time(row.decided_at) if row.decided_at else "—"),
-                cell(row.outcome_detail or "—", 60),
+                *(first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
+                  for k, _, w in COLUMNS),
                 key=str(row.id),
             )
         if rows:

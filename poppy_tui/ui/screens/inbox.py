@@ -85,11 +85,6 @@ class InboxScreen(PoppyScreen):
         amount, findings, send_after = cached
         return InboxItem(row=row, amount=amount, findings=findings, send_after=send_after)
 
-    def on_resize(self) -> None:
-        # The summary column takes what the others leave, so a new width re-lays the rows.
-        if self.loaded:
-            self.refresh_data()
-
     def _tick(self) -> None:
         for table in self.query(OperationTable):
             table.tick()

@@ -14,12 +14,12 @@ from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_
 from poppy_tui.ui.safe import cell, first_line_text
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
+from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
-COMPANY_CHARS = 22
-# Cells each column other than the summary can take (cell padding included); the summary gets the rest.
-FIXED_WIDTH = {"company": COMPANY_CHARS + 2, "checks": 18, "expires": 12, "amount": 14, "via": 14, "status": 26}
-# The table's own edges and its vertical scrollbar.
-TABLE_CHROME = 12
+# Content widths of every column but the summary, which takes what is left.
+WIDTHS = {"company": 20, "checks": 16, "expires": 10, "amount": 12, "via": 4, "status": 26}
+# "conversation" would cost the summary eight cells on every row.
+VIA = {"api": "API", "mcp": "MCP", "conversation": "Chat"}
 
 PENDING_COLUMNS = (
     ("company", "Company"),
@@ -56,17 +56,16 @@ class OperationTable(DataTable):
         self.column_keys = tuple(key for key, _ in columns)
         self._labels = columns
         self.items: dict[str, InboxItem] = {}
-
-    def on_mount(self) -> None:
-        for key, label in self._labels:
-            self.add_column(label, key=key)
+        # Sanitising a hostile megabyte summary takes tens of ms; rows are rebuilt on every change.
+        self._summaries: dict[tuple[int, str, int, bool], Text] = {}
 
     def summary_chars(self) -> int:
-        fixed = sum(FIXED_WIDTH[k] for k in self.column_keys if k != "summary")
-        return max(20, self.app.size.width - fixed - TABLE_CHROME)
+        return remaining_width(self.app.size.width, (WIDTHS[k] for k in self.column_keys if k != "summary"))
 
     def show_items(self, items: list[InboxItem]) -> None:
         selected = self.selected_row_key()
+        summary = self.summary_chars()
+        set_columns(self, [(k, label, summary if k == "summary" else WIDTHS[k]) for k, label in self._labels])
         self.clear()
         self.items = {}
         for item in items:
@@ -75,6 +74,11 @@ class OperationTable(DataTable):
             self.add_row(*self._cells(item), key=key)
         if selected in self.items:
             self.move_cursor(row=self.get_row_index(selected))
+        shown = {item.row.id for item in items}
+        self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
+        # One line per row and the header; max-height in the stylesheet caps it. (height: auto
+        # would follow the rows only after a relayout that adding rows doesn't trigger.)
+        self.styles.height = len(items) + 1
 
     def selected_row_key(self) -> str | None:
         if not self.row_count:
@@ -97,22 +101,29 @@ class OperationTable(DataTable):
         now = app_now(self)
         row = item.row
         makers = {
-            "company": lambda: cell(row.company_name, COMPANY_CHARS),
+            "company": lambda: cell(row.company_name, WIDTHS["company"]),
             "checks": lambda: self._checks_cell(item),
             "expires": lambda: self._expires_cell(item, now),
-            "amount": lambda: cell(item.amount or "—", FIXED_WIDTH["amount"] - 2),
-            "via": lambda: Text(interface_label(row.interface)),
+            "amount": lambda: cell(item.amount or "—", WIDTHS["amount"]),
+            "via": lambda: Text(VIA.get(row.interface, interface_label(row.interface))),
             "status": lambda: self._status_cell(item, now),
             "summary": lambda: self._summary_cell(item),
         }
         return [makers[key]() for key in self.column_keys]
 
     def _summary_cell(self, item: InboxItem) -> Text:
-        if item.row.status == Status.WITHDRAWN:
-            text = Text("(withdrawn) ", style="italic")
-            text.append_text(first_line_text(item.row.summary, self.summary_chars() - 12))
-            return text
-        return first_line_text(item.row.summary, self.summary_chars())
+        withdrawn = item.row.status == Status.WITHDRAWN
+        width = self.summary_chars()
+        key = (item.row.id, item.row.revision, width, withdrawn)
+        cached = self._summaries.get(key)
+        if cached is None:
+            if withdrawn:
+                cached = Text("(withdrawn) ", style="italic")
+                cached.append_text(first_line_text(item.row.summary, width - 12))
+            else:
+                cached = first_line_text(item.row.summary, width)
+            self._summaries[key] = cached
+        return cached
 
     def _expires_cell(self, item: InboxItem, now: datetime) -> Text:
         left = (item.row.expires_at - now).total_seconds()
