@@ -81,8 +81,8 @@ def test_a_damaged_file_is_refused_with_a_clear_error_and_left_byte_for_byte(tmp
 
 
 def test_damage_in_any_single_page_is_reported_as_store_error_never_a_raw_sqlite_error(tmp_path, good_database):
-    """Was a bug (fixed in f262a7e): quick_check's answer was never compared with 'ok', so a
-    damaged table page opened fine and a later read raised a raw sqlite3.DatabaseError."""
+    """Was a bug: a damaged table page opened fine and a later read raised a raw
+    sqlite3.DatabaseError. Every statement's sqlite error now surfaces as StoreError."""
     page = 4096
     raw_errors = []
     for number in range(1, len(good_database) // page):

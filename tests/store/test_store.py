@@ -285,3 +285,20 @@ def test_conversation_messages_are_kept_once(store):
     assert not store.add_message(row, {"id": "msg_1", "text": "hi"}, "user")
     assert store.messages(row) == [("msg_1", "user", "hi", {"id": "msg_1", "text": "hi"})]
     assert store.latest_conversation(company.id) == (row, "http://127.0.0.1:9/poppy/conversations", "cnv_1", "c2")
+
+
+def test_integrity_check_is_available_on_demand(store):
+    assert store.check_integrity() == ["ok"]
+
+
+def test_damage_met_by_a_read_is_a_store_error_and_our_own_bugs_are_not(store):
+    with pytest.raises(sqlite3.OperationalError):
+        store._db._connection.execute("SELECT nonsense FROM nowhere")
+    with pytest.raises(StoreError, match="can't be used"):
+        store._db.execute("SELECT nonsense FROM nowhere")
+    company = store.upsert_company("http://127.0.0.1:9", company_doc())
+    with pytest.raises(sqlite3.IntegrityError):  # a constraint we broke is a bug, never hidden
+        store._db.execute(
+            "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
+            (company.id, "carrier-pigeon", "{}", "cli", "now"),
+        )

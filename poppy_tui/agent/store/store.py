@@ -69,9 +69,82 @@ def _create_private_file(path: Path) -> None:
     os.close(fd)
 
 
+def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
+    message = str(exc)
+    if "not a database" in message or "malformed" in message:
+        return StoreError(
+            f"the database {path} is damaged ({message}). It was left untouched; "
+            "move it aside to start a new one, or restore a backup."
+        )
+    if "locked" in message or "busy" in message:
+        return StoreError(f"the database {path} is busy or locked by another process ({message}); nothing was changed")
+    if "disk" in message or "full" in message:
+        return StoreError(f"the database {path} could not be written ({message}); nothing was changed")
+    return StoreError(f"the database {path} can't be used: {message}")
+
+
+class _Cursor:
+    __slots__ = ("_cursor", "_path")
+
+    def __init__(self, cursor: sqlite3.Cursor, path: Path) -> None:
+        self._cursor = cursor
+        self._path = path
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cursor.lastrowid
+
+    def fetchone(self) -> Any:
+        try:
+            return self._cursor.fetchone()
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise store_error(exc, self._path) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return self._cursor.fetchall()
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise store_error(exc, self._path) from None
+
+
+class _Connection:
+    """The connection as the store uses it: a damaged page, a lock or a full disk surfaces as a
+    StoreError wherever a statement meets it, instead of a raw sqlite3 error mid-screen. Our own
+    mistakes (constraint violations, bad SQL) still raise as themselves."""
+
+    __slots__ = ("_connection", "_path")
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._connection = connection
+        self._path = path
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Cursor:
+        try:
+            return _Cursor(self._connection.execute(sql, params), self._path)
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise store_error(exc, self._path) from None
+
+    @property
+    def total_changes(self) -> int:
+        return self._connection.total_changes
+
+    def close(self) -> None:
+        self._connection.close()
+
+
 class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
-        self._db = connection
+        self._db = _Connection(connection, path)
         self.path = path
 
     # ---- opening -------------------------------------------------------------------------
@@ -99,17 +172,7 @@ class Store:
             raise
         except sqlite3.DatabaseError as exc:
             connection.close()
-            message = str(exc)
-            if "not a database" in message or "malformed" in message:
-                raise StoreError(
-                    f"the database {path} is damaged ({message}). It was left untouched; "
-                    "move it aside to start a new one, or restore a backup."
-                ) from None
-            if "locked" in message or "busy" in message:
-                raise StoreError(
-                    f"the database {path} is locked by another process ({message}); try again."
-                ) from None
-            raise StoreError(f"the database {path} can't be used: {message}") from None
+            raise store_error(exc, path) from None
         return store
 
     def _configure(self) -> None:
@@ -128,7 +191,6 @@ class Store:
                 f"this one knows {SCHEMA_VERSION}); upgrade poppy-tui."
             )
         if version == SCHEMA_VERSION:
-            self._check_integrity()
             return
         with self._write():
             current = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -137,14 +199,10 @@ class Store:
                     self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
-    def _check_integrity(self) -> None:
-        # A damaged page would otherwise surface later, as a raw sqlite3 error in the middle of a read.
-        problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)").fetchall()]
-        if problems != ["ok"]:
-            raise StoreError(
-                f"the database {self.path} is damaged ({'; '.join(problems)}). It was left untouched; "
-                "move it aside to start a new one, or restore a backup."
-            )
+    def check_integrity(self) -> list[str]:
+        """SQLite's quick_check: ["ok"], or what is damaged. Reads the whole file, so it is not
+        run on every open; damage met by a read raises StoreError anyway."""
+        return [row[0] for row in self._db.execute("PRAGMA quick_check(5)").fetchall()]
 
     def close(self) -> None:
         self._db.close()
@@ -156,23 +214,23 @@ class Store:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"the database is busy or locked ({exc}); nothing was changed") from None
+    def _write(self) -> Iterator[_Connection]:
+        self._db.execute("BEGIN IMMEDIATE")  # a lock held elsewhere past the busy timeout: StoreError
         try:
             yield self._db
         except BaseException:
-            self._db.execute("ROLLBACK")
+            try:
+                self._db.execute("ROLLBACK")
+            except StoreError:
+                pass  # SQLite already rolled back (e.g. after a full disk)
             raise
         else:
             try:
                 self._db.execute("COMMIT")
-            except sqlite3.Error as exc:
+            except StoreError as exc:
                 try:
                     self._db.execute("ROLLBACK")
-                except sqlite3.Error:
+                except StoreError:
                     pass
                 raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
 
