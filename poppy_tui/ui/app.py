@@ -6,14 +6,15 @@ from poppy_tui.ui import _start_time  # first: the start-up time includes Textua
 
 import asyncio
 import logging
-from functools import partial
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
+from textual.worker import Worker, WorkerState
 
 from poppy_tui.ui.messages import StoreChanged
 
@@ -21,6 +22,8 @@ log = logging.getLogger("poppy_tui.ui")
 
 # Other processes (CLI agents) write the same SQLite file; this is how soon their operations show.
 POLL_SECONDS = 0.5
+# A dispatcher that failed is started again after this long; its work is in the store, not in memory.
+DISPATCHER_RESTART_SECONDS = 5.0
 
 NAVIGATION = {"show_inbox", "show_history", "show_companies", "compose", "talk", "help"}
 
@@ -145,6 +148,20 @@ class PoppyApp(App[None]):
         # The callable, not a coroutine: an app that exits before the worker starts leaves nothing unawaited.
         self.run_worker(partial(run, self._dispatcher_stop), name="dispatcher", group="dispatcher",
                         exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "dispatcher" or event.state != WorkerState.ERROR:
+            return
+        from poppy_tui.ui.safe import plain_line
+
+        self.notify(
+            f"Sending stopped: {plain_line(event.worker.error)}. Approvals are kept; trying again in "
+            f"{DISPATCHER_RESTART_SECONDS:g} s.",
+            severity="error",
+            markup=False,
+            timeout=DISPATCHER_RESTART_SECONDS,
+        )
+        self.set_timer(DISPATCHER_RESTART_SECONDS, self._start_dispatcher)
 
     async def on_unmount(self) -> None:
         if self._dispatcher_stop is not None:

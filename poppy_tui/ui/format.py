@@ -81,10 +81,6 @@ def countdown(seconds: float) -> str:
     return f"{secs}s"
 
 
-def seconds_until(moment: datetime, now: datetime) -> float:
-    return (moment - now).total_seconds()
-
-
 def parse_stamp(text: str | None) -> datetime | None:
     """The store's fixed-width UTC stamps (and RFC 3339 in general)."""
     if not text:

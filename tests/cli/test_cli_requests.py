@@ -248,6 +248,16 @@ def test_pending_operation_as_a_real_program(home, shop):
     assert f"Company: Manzanita Outfitters ({shop.domain})" in shown.out
 
 
+def test_key_file_opt_in_from_the_environment(home, company):
+    """Headless, no keyring: POPPY_TUI_KEY_STORAGE=file is the documented opt-in, config untouched."""
+    (home / "config" / "config.toml").write_text("")
+    keyless = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "POPPY_TUI_KEY_STORAGE": "file"}
+    assert run_process("companies", "add", company.base_url, home=home, **keyless).code == Exit.OK
+    done = run_process("call", company.domain, *EXCHANGE, "--json", EXCHANGE_BODY, home=home, **keyless)
+    assert done.code == Exit.PENDING, done.err
+    assert (home / "data" / "agent-key.pem").exists()
+
+
 def test_hostile_summary_is_sanitised_on_the_terminal(cli, home, start):
     hostile = start("hostile")
     assert cli("companies", "add", hostile.base_url).code == Exit.OK

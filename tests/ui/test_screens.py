@@ -271,3 +271,25 @@ async def test_composer_and_talk_preselect_the_only_company(store):
         await settle(pilot, 0.8)  # a second Company appears without replacing the choice
         select = app.screen.query_one("#talk-company", Select)
         assert select.value == company.id and len(select._options) == 3  # blank + two
+
+
+async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypatch):
+    import poppy_tui.ui.app as app_module
+
+    monkeypatch.setattr(app_module, "DISPATCHER_RESTART_SECONDS", 0.2)
+    starts: list[int] = []
+
+    class FailingAgent(StoreAgent):
+        async def run_dispatcher(self, stop):
+            starts.append(1)
+            raise RuntimeError("network \x1b[2J gone")
+
+    app = PoppyApp(FailingAgent(store, ui_config()))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if len(starts) >= 2:
+                break
+        assert len(starts) >= 2
+        messages = [n.message for n in app._notifications]
+        assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)

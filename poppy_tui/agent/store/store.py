@@ -117,8 +117,8 @@ class _Cursor:
 
 class _Connection:
     """The connection as the store uses it: a damaged page, a lock or a full disk surfaces as a
-    StoreError wherever a statement meets it, instead of a raw sqlite3 error mid-screen. Our own
-    mistakes (constraint violations, bad SQL) still raise as themselves."""
+    StoreError wherever a statement meets it, instead of a raw sqlite3 error mid-screen. Constraint
+    violations and API misuse (IntegrityError, ProgrammingError) are our bugs and raise as themselves."""
 
     __slots__ = ("_connection", "_path")
 

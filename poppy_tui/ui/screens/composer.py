@@ -110,7 +110,7 @@ class ComposerScreen(PoppyScreen):
             listing.add_option(
                 Option(
                     Content.assemble(
-                        (action.label, "bold"),
+                        safe_line_content(action.label, 60).stylize("bold"),
                         ("  needs approval" if action.needs_approval else "", "italic"),
                         "\n  ",
                         safe_line_content(action.title, 60),
@@ -133,7 +133,8 @@ class ComposerScreen(PoppyScreen):
     async def show_form(self, action: Action) -> None:
         self.action = action
         self.query_one("#composer-title", Static).update(
-            Content.assemble((action.label, "bold"), "  ", safe_line_content(action.title, 80))
+            Content.assemble(safe_line_content(action.label, 80).stylize("bold"), "  ",
+                             safe_line_content(action.title, 80))
         )
         self.query_one("#composer-description", Static).update(safe_content(action.description))
         form = self.query_one("#composer-form", Vertical)
@@ -143,10 +144,12 @@ class ComposerScreen(PoppyScreen):
         for index, f in enumerate(action.fields):
             widget_id = f"field-{index}"
             self.field_ids[widget_id] = f
+            # Names, titles and types all come from the Company's schema.
             label = Content.assemble(
                 safe_line_content(f.title or f.name, 60),
-                (f"  {f.location} {f.name}" if f.title else f"  {f.location}", "dim"),
-                (f"  {f.type}" if f.type else "", "dim"),
+                (f"  {f.location} ", "dim"),
+                safe_line_content(f.name, 60).stylize("dim") if f.title else "",
+                safe_line_content(f"  {f.type}", 30).stylize("dim") if f.type else "",
                 (" *required" if f.required else "", "bold"),
             )
             widgets.append(Static(label, classes="field-label"))

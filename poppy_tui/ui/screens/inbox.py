@@ -64,6 +64,8 @@ class InboxScreen(PoppyScreen):
         progress_table = self.query_one("#progress-table", OperationTable)
         pending_table.show_items([self._item(r) for r in pending])
         progress_table.show_items([self._item(r) for r in progress])
+        current = {(r.id, r.revision, r.status.value) for r in (*pending, *progress)}
+        self._checked = {k: v for k, v in self._checked.items() if k in current}
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({len(pending)})")
         )

@@ -20,8 +20,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
-from poppy_tui.ui.format import interface_label, local_time
 from poppy_tui.ui.checks import Checked, check_record
+from poppy_tui.ui.format import interface_label, local_time
 from poppy_tui.ui.safe import (
     diff_revisions,
     json_content,

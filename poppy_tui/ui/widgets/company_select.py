@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import Select
 
 from poppy_tui.agent.store.records import CompanyRecord
-from poppy_tui.ui.safe import strong
+from poppy_tui.ui.safe import safe_line_content, strong
 
 
 class CompanySelect(Select[int]):
@@ -28,7 +28,8 @@ class CompanySelect(Select[int]):
         self._token = token
         value = self.value
         self.set_options(
-            [(Content.assemble(strong(c.name, 40), ("  " + c.domain, "dim")), c.id) for c in companies]
+            [(Content.assemble(strong(c.name, 40), "  ", safe_line_content(c.domain, 60).stylize("dim")), c.id)
+             for c in companies]
         )
         ids = {c.id for c in companies}
         if first_time and self._preselect in ids:

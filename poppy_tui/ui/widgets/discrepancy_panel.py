@@ -9,14 +9,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from poppy_tui.ui.safe import safe_content
+from poppy_tui.ui.safe import safe_content, safe_line_content
 
-SEVERITY_ORDER = {"danger": 0, "warning": 1, "info": 2}
 SEVERITY_LABEL = {"danger": "DANGER:", "warning": "WARNING:", "info": "NOTE:"}
-
-
-def sort_findings(findings: Iterable[Any]) -> list[Any]:
-    return sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 3))
 
 
 def badge_counts(findings: Iterable[Any]) -> tuple[int, int]:
@@ -30,33 +25,23 @@ def badge_counts(findings: Iterable[Any]) -> tuple[int, int]:
     return dangers, warnings
 
 
-def badge_text(findings: Iterable[Any]) -> str:
-    dangers, warnings = badge_counts(findings)
-    parts = []
-    if dangers:
-        parts.append(f"!{dangers} danger")
-    if warnings:
-        parts.append(f"{warnings} warn")
-    return " ".join(parts) or "ok"
-
-
 def finding_line(finding: Any) -> Content:
     label = SEVERITY_LABEL.get(finding.severity, finding.severity.upper() + ":")
     # The message may quote the Company's text, so it goes through safe_content.
     parts: list[Content | str | tuple[str, str]] = [(label, "bold"), " ", safe_content(finding.message)]
-    if getattr(finding, "field", None):
-        parts.append(Content.styled(f"  [{finding.field}]", "dim"))
+    if getattr(finding, "field", None):  # a terms path: the Company chose its keys
+        parts += ["  ", safe_line_content(f"[{finding.field}]", 80).stylize("dim")]
     return Content.assemble(*parts)
 
 
 class DiscrepancyPanel(Vertical):
-    """Sits above the summary so it is read first."""
+    """Sits above the summary so it is read first. Findings come danger first from check_operation."""
 
     DEFAULT_CLASSES = "discrepancy-panel"
 
     def __init__(self, findings: Iterable[Any] = (), *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._findings = sort_findings(findings)
+        self._findings = list(findings)
 
     def compose(self) -> ComposeResult:
         yield from self._lines()
@@ -73,19 +58,16 @@ class DiscrepancyPanel(Vertical):
         lines += [Static(finding_line(f), classes=f"finding -{f.severity}") for f in self._findings]
         return lines
 
-    @property
-    def findings(self) -> list[Any]:
-        return list(self._findings)
-
     async def set_findings(self, findings: Iterable[Any]) -> None:
-        self._findings = sort_findings(findings)
-        dangers, warnings = badge_counts(self._findings)
-        self.set_class(dangers > 0, "-has-danger")
-        self.set_class(dangers == 0 and warnings > 0, "-has-warning")
+        self._findings = list(findings)
+        self._set_border()
         await self.remove_children()
         await self.mount_all(self._lines())
 
     def on_mount(self) -> None:
+        self._set_border()
+
+    def _set_border(self) -> None:
         dangers, warnings = badge_counts(self._findings)
         self.set_class(dangers > 0, "-has-danger")
         self.set_class(dangers == 0 and warnings > 0, "-has-warning")
