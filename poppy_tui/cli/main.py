@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import NoReturn, Sequence
 
 from poppy_tui import __version__
@@ -82,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name,
             help=help_text,
-            description=description or help_text,
+            # The raw formatter keeps the epilog's table; the prose still wants wrapping.
+            description=textwrap.fill(description or help_text, 88),
             epilog=EPILOG,
             formatter_class=argparse.RawDescriptionHelpFormatter,
             allow_abbrev=False,
