@@ -302,3 +302,14 @@ def test_damage_met_by_a_read_is_a_store_error_and_our_own_bugs_are_not(store):
             "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
             (company.id, "carrier-pigeon", "{}", "cli", "now"),
         )
+
+
+def test_leases_skip_the_fsync_but_decisions_never_do(seeded):
+    store, _, _, result = seeded
+    synchronous = lambda: store._db.execute("PRAGMA synchronous").fetchone()[0]
+    store.approve(result.operation_row, result.revision_id, 0)
+    assert synchronous() == 2
+    assert store.claim_due("a", 30) is not None
+    assert synchronous() == 2  # back to FULL right after the lease commit
+    with Store.open(store.path) as other:  # the lease is committed and visible to other processes
+        assert other.claim_due("b", 30) is None

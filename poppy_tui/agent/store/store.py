@@ -214,7 +214,21 @@ class Store:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[_Connection]:
+    def _write(self, durable: bool = True) -> Iterator[_Connection]:
+        """One write transaction. `durable=False` skips the fsync for coordination state (leases):
+        still atomic and seen by every process at once, but a power loss may take the last such
+        commit with it, which only frees a lease early. Decisions, attempts and outcomes are durable."""
+        if not durable:
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            with self._transaction() as db:
+                yield db
+        finally:
+            if not durable:
+                self._db.execute("PRAGMA synchronous=FULL")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[_Connection]:
         self._db.execute("BEGIN IMMEDIATE")  # a lock held elsewhere past the busy timeout: StoreError
         try:
             yield self._db
@@ -741,7 +755,7 @@ class Store:
         params = (at, Status.APPROVED, at, Status.SENDING, at, *([operation_row] if operation_row is not None else []))
         if self._db.execute(query, params).fetchone() is None:
             return None  # nothing due: no write lock taken
-        with self._write() as db:
+        with self._write(durable=False) as db:
             row = db.execute(query, params).fetchone()  # again under the lock: another process may have won
             if row is None:
                 return None
@@ -766,14 +780,14 @@ class Store:
 
     def release_lease(self, operation_row: int, owner: str) -> None:
         """Give a lease back without sending (the operation changed under us); others may claim at once."""
-        with self._write() as db:
+        with self._write(durable=False) as db:
             db.execute(
                 "UPDATE operations SET lease_owner=NULL, lease_until=NULL WHERE id=? AND lease_owner=?",
                 (operation_row, owner),
             )
 
     def renew_lease(self, operation_row: int, owner: str, lease_seconds: float) -> bool:
-        with self._write() as db:
+        with self._write(durable=False) as db:
             cursor = db.execute(
                 "UPDATE operations SET lease_until=? WHERE id=? AND lease_owner=?",
                 (stamp(now_utc() + timedelta(seconds=lease_seconds)), operation_row, owner),
