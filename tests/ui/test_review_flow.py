@@ -214,7 +214,7 @@ async def test_hostile_summary_is_literal_and_clicking_it_does_nothing(store, ag
         # No span may carry an action or a link.
         for span in visual.spans:
             assert "@click" not in str(span.style) and "link" not in str(span.style)
-        for x in range(0, summary.size.width, 4):
+        for x in range(0, summary.size.width, 7):
             for y in range(summary.size.height):
                 await pilot.click(summary, offset=(x, y))
         await pilot.pause()
