@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from poppy_tui.agent.store.records import Status
+from poppy_tui.agent.store.records import CompanyRecord, Status
+from poppy_tui.agent.store.store import parse_stamp as store_stamp
+from poppy_tui.protocol.conventions import CONVERSATION_PROTOCOL_TYPE
 
 INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
 
@@ -82,13 +84,8 @@ def countdown(seconds: float) -> str:
 
 
 def parse_stamp(text: str | None) -> datetime | None:
-    """The store's fixed-width UTC stamps (and RFC 3339 in general)."""
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    """A store stamp (send_after, decided_at, …), or None where the store has none."""
+    return store_stamp(text) if text else None
 
 
 def local_time(value: datetime | str | None) -> str:
@@ -99,3 +96,20 @@ def local_time(value: datetime | str | None) -> str:
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
     return value.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def company_interfaces(company: CompanyRecord) -> list[str]:
+    """What its poppy.json offers: "API" (openapi), "MCP", and "conversation" (its agent)."""
+    found: list[str] = []
+    for api in company.apis:
+        kind = api.get("type") if isinstance(api, dict) else None
+        label = {"openapi": "API", "mcp": "MCP"}.get(kind or "")
+        if label and label not in found:
+            found.append(label)
+    agent = company.document.get("agent")
+    protocols = agent.get("protocols") if isinstance(agent, dict) else None
+    if isinstance(protocols, list) and any(
+        isinstance(p, dict) and p.get("type") == CONVERSATION_PROTOCOL_TYPE for p in protocols
+    ):
+        found.append("conversation")
+    return found

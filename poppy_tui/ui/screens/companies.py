@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, Static
 
 from poppy_tui.agent.store.records import CompanyRecord
-from poppy_tui.ui.format import local_time
+from poppy_tui.ui.format import company_interfaces, local_time
 from poppy_tui.ui.safe import cell, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -27,22 +27,6 @@ COLUMNS = (
     ("discovered", "Discovered", 19),
     ("url", "Base URL", 0),  # takes what the others leave
 )
-
-
-def interfaces(company: CompanyRecord) -> list[str]:
-    """What poppy.json offers: its apis (openapi, mcp) and the agent's conversation protocol."""
-    found: list[str] = []
-    for api in company.apis:
-        kind = api.get("type") if isinstance(api, dict) else None
-        if kind == "openapi" and "API" not in found:
-            found.append("API")
-        elif kind == "mcp" and "MCP" not in found:
-            found.append("MCP")
-    agent = company.document.get("agent")
-    protocols = agent.get("protocols") if isinstance(agent, dict) else None
-    if isinstance(protocols, list) and any(isinstance(p, dict) and p.get("type") == "poppy" for p in protocols):
-        found.append("conversation")
-    return found
 
 
 class CompaniesScreen(PoppyScreen):
@@ -83,7 +67,7 @@ class CompaniesScreen(PoppyScreen):
             values = {
                 "name": company.name,
                 "domain": company.domain,
-                "interfaces": ", ".join(interfaces(company)) or "none",
+                "interfaces": ", ".join(company_interfaces(company)) or "none",
                 "discovered": local_time(company.discovered_at),
                 "url": company.base_url,
             }

@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Input, OptionList, Select, Static, T
 from textual.widgets.option_list import Option
 
 from poppy_tui.agent.store.records import CompanyRecord
+from poppy_tui.ui.format import company_interfaces
 from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.schema_forms import Action, FormError, FormField, api_actions, build_request, tool_actions
 from poppy_tui.ui.screens.base import PoppyScreen
@@ -27,10 +28,6 @@ OUTCOME_TEXT = {
     "not_performed": "NOT PERFORMED — the Company refused or failed the request.",
     "unknown": "OUTCOME UNKNOWN — no definite answer came back.",
 }
-
-
-def has_interface(company: CompanyRecord, kind: str) -> bool:
-    return any(isinstance(a, dict) and a.get("type") == kind for a in company.apis)
 
 
 def _input_type(field: FormField) -> str:
@@ -94,12 +91,13 @@ class ComposerScreen(PoppyScreen):
         listing.add_option(Option(Content("Loading what this Company offers…"), disabled=True))
         actions: list[Action] = []
         problems: list[str] = []
-        if has_interface(company, "openapi"):
+        offered = company_interfaces(company)
+        if "API" in offered:
             try:
                 actions += api_actions(await self.agent.fetch_openapi(company))
             except Exception as exc:
                 problems.append(f"OpenAPI: {exc}")
-        if has_interface(company, "mcp"):
+        if "MCP" in offered:
             try:
                 actions += tool_actions(await self.agent.list_tools(company))
             except Exception as exc:

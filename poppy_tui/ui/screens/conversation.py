@@ -14,7 +14,7 @@ from textual.widgets import Footer, Input, Select, Static
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
-from poppy_tui.ui.format import status_label
+from poppy_tui.ui.format import company_interfaces, status_label
 from poppy_tui.ui.safe import first_line, plain_line, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.company_select import CompanySelect
@@ -91,15 +91,9 @@ class ConversationScreen(PoppyScreen):
 
     def refresh_data(self) -> None:
         self.query_one("#talk-company", CompanySelect).show_companies(
-            c for c in self.store.list_companies() if self._talks(c)
+            c for c in self.store.list_companies() if "conversation" in company_interfaces(c)
         )
         self.run_worker(self.show_messages, group="talk-show", exclusive=True)
-
-    @staticmethod
-    def _talks(company: CompanyRecord) -> bool:
-        agent = company.document.get("agent")
-        protocols = agent.get("protocols") if isinstance(agent, dict) else None
-        return isinstance(protocols, list) and any(isinstance(p, dict) and p.get("type") == "poppy" for p in protocols)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()

@@ -45,6 +45,10 @@ COLUMNS = (
 )
 
 
+def page_count(total: int) -> int:
+    return max(1, -(-total // PAGE_SIZE))
+
+
 def decision_text(row: OperationRow) -> str:
     status = row.status
     if row.approved_revision:
@@ -123,7 +127,7 @@ class HistoryScreen(PoppyScreen):
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.total // PAGE_SIZE))
+        return page_count(self.total)
 
     def action_next_page(self) -> None:
         if self.page + 1 < self.pages:
@@ -148,8 +152,7 @@ class HistoryScreen(PoppyScreen):
             if self._reader is None:
                 self._reader = Store.open(self.store.path)
             total = self._reader.count_operations(**filters)  # type: ignore[arg-type]
-            pages = max(1, -(-total // PAGE_SIZE))
-            page = min(page, pages - 1)
+            page = min(page, page_count(total) - 1)
             rows = self._reader.list_operations(
                 limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters  # type: ignore[arg-type]
             )
