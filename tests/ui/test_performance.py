@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 
 import pytest
 from textual.widgets import DataTable
@@ -63,11 +62,12 @@ async def test_history_with_100k_records_pages_and_never_blocks(big_store):
         await loaded()
         assert screen.total == RECORDS + 1 and table.row_count == PAGE_SIZE
         for search in ("number 4242", "Larkspur"):
-            started = time.perf_counter()
             screen.query_one("#history-search").value = search
             screen.refresh_data()
-            # The query runs in a thread: the event loop got control back at once.
-            assert time.perf_counter() - started < 0.1
+            # The query runs in a worker thread: refresh_data returns before the page is shown,
+            # so the event loop never waits on SQLite (speed itself is in tests/benchmarks).
+            assert screen.fetching
+            assert any(w.group == "history-page" and w.is_running for w in app.workers)
             await loaded()
         assert screen.total == RECORDS // 2 and table.row_count == PAGE_SIZE
         await pilot.press("right_square_bracket")
