@@ -38,8 +38,8 @@ COLUMNS = (
     ("company", "Company", 22),
     ("status", "Status", 15),
     ("decision", "Decision", 22),
-    ("summary", "Summary", 0),  # takes what the others leave
     ("via", "Via", 12),
+    ("summary", "Summary", 0),  # takes what the others leave; the table scrolls sideways for the rest
     ("decided", "Decided", 19),
     ("outcome", "Outcome", 40),
 )
