@@ -9,7 +9,7 @@ import logging
 import socket
 import threading
 import time
-from typing import AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import uvicorn
 
@@ -102,7 +102,11 @@ class RunningCompany:
 
 
 def _prepare(
-    faults: Faults | None, port: int, expiry_seconds: float, extension_version: str | None
+    faults: Faults | None,
+    port: int,
+    expiry_seconds: float,
+    extension_version: str | None,
+    wrap: Callable[[Any], Any] | None = None,
 ) -> tuple[socket.socket, CompanyContext, _Server]:
     quiet_logging()
     # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only then; without it every
@@ -117,8 +121,9 @@ def _prepare(
         expiry_seconds=expiry_seconds,
         extension_version=extension_version,
     )
+    app = build_app(ctx)
     config = uvicorn.Config(
-        build_app(ctx),
+        wrap(app) if wrap is not None else app,
         log_config=None,
         log_level="critical",
         access_log=False,
@@ -137,14 +142,16 @@ def start_company(
     port: int = 0,
     expiry_seconds: int = 900,
     extension_version: str | None = c.EXTENSION_VERSION,
+    wrap: Callable[[Any], Any] | None = None,
 ) -> RunningCompany:
     """Serve a fresh demo Company on 127.0.0.1:`port` (0 = any free port) in a
     background thread with its own event loop; returns once it accepts requests.
 
     `extension_version`: what poppy.json lists under `extensions.operations`
     ("2"; another major such as "3"; or None for no extension at all).
+    `wrap`: ASGI middleware put in front of the app (tests record or script requests with it).
     """
-    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version)
+    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version, wrap)
     failure: list[BaseException] = []
 
     def run() -> None:

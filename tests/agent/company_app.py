@@ -12,18 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-import uvicorn
 
-from poppy_tui.demo.app import build_app
-from poppy_tui.demo.context import CompanyContext
 from poppy_tui.demo.faults import Faults
-from poppy_tui.demo.server import _quiet_logging
+from poppy_tui.demo.server import RunningCompany, start_company
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import parse_approval_header
 
@@ -181,17 +177,13 @@ class Recorder:
         await self.app(scope, replay, send)
 
 
-class _Server(uvicorn.Server):
-    def capture_signals(self):
-        return contextlib.nullcontext()
-
-
 class LiveCompany:
-    def __init__(self, ctx: CompanyContext, recorder: Recorder, server: uvicorn.Server, thread: threading.Thread):
-        self.context = ctx
+    """The demo Company with a Recorder in front: every request kept as received, scripted answers."""
+
+    def __init__(self, running: RunningCompany, recorder: Recorder):
+        self.running = running
+        self.context = running.context
         self.recorder = recorder
-        self._server = server
-        self._thread = thread
 
     @property
     def base_url(self) -> str:
@@ -215,8 +207,7 @@ class LiveCompany:
         return self.recorder.add(rule)
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
+        self.running.stop()
 
 
 def start_live_company(
@@ -224,29 +215,14 @@ def start_live_company(
 ) -> LiveCompany:
     if isinstance(faults, str):
         faults = Faults.parse(faults)
-    _quiet_logging()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    ctx = CompanyContext(
-        base_url=f"http://127.0.0.1:{port}", faults=faults or Faults(), expiry_seconds=expiry_seconds,
-        extension_version=extension_version,
-    )
-    recorder = Recorder(build_app(ctx))
-    config = uvicorn.Config(
-        recorder, log_config=None, log_level="critical", access_log=False, lifespan="on", http="h11",
-        loop="asyncio", ws="none", timeout_graceful_shutdown=1,
-    )
-    server = _Server(config)
-    thread = threading.Thread(target=lambda: server.run(sockets=[sock]), daemon=True, name=f"test-company-{port}")
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the Company did not start")
-        time.sleep(0.01)
-    return LiveCompany(ctx, recorder, server, thread)
+    recorders: list[Recorder] = []
+
+    def wrap(app: Any) -> Recorder:
+        recorders.append(Recorder(app))
+        return recorders[0]
+
+    running = start_company(faults, expiry_seconds=expiry_seconds, extension_version=extension_version, wrap=wrap)
+    return LiveCompany(running, recorders[0])
 
 
 @contextlib.contextmanager
