@@ -4,16 +4,14 @@ disk, and a writer killed with SIGKILL at random moments. Real SQLite files, rea
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
-from poppy_tui.agent.store import StateError, Status, Store, StoreError
+from poppy_tui.agent.store import Status, Store, StoreError
 from tests.reliability.support import (
     child,
     consistency_problems,

@@ -261,10 +261,8 @@ def test_newer_schema_is_refused(tmp_path):
         Store.open(path)
 
 
-def test_locked_database_is_a_clear_error_and_changes_nothing(seeded, monkeypatch):
+def test_locked_database_is_a_clear_error_and_changes_nothing(seeded):
     store, _, _, result = seeded
-    import poppy_tui.agent.store.store as module
-
     blocker = sqlite3.connect(store.path, isolation_level=None)
     blocker.execute("BEGIN EXCLUSIVE")
     store._db.execute("PRAGMA busy_timeout=100")
