@@ -189,3 +189,23 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
         await pilot.press("enter")
         await pilot.pause(0.3)
         assert isinstance(app.screen, ReviewScreen) and app.screen.operation_row == row
+
+
+async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
+    agent = make_agent()
+    manzanita = await agent.add_company(shop.base_url)
+    app = PoppyApp(agent, initial_screen="talk")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.pause(0.2)
+        screen.query_one("#talk-company", Select).value = manzanita.id
+        await pilot.pause(0.2)
+        await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
+        await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
+        await pilot.press(*"size L instead", "enter")
+        await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 2, timeout=15)
+        first, second = [str(card.render()) for card in screen.query(OperationCard)]
+        revisions = agent.store.revisions(screen.query(OperationCard).first().operation_row)
+        assert len(revisions) == 2
+        assert revisions[0].revision in first and "(M)" in first and "replaced by a newer revision" in first
+        assert revisions[1].revision in second and "(L)" in second and "waiting for you" in second

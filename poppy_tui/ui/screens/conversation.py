@@ -136,8 +136,13 @@ class ConversationScreen(PoppyScreen):
                 ), classes="message"))
                 continue
             record = self.store.get_operation(row)
-            cards.append((row, record.status.value))
-            widgets.append(OperationCard(row, self._card(record)))
+            # The revision this message carried, not the operation's newest: an earlier message
+            # must keep showing the terms it proposed.
+            carried = next(
+                (r for r in self.store.revisions(row) if r.revision == operation.get("revision")), record.current
+            )
+            cards.append((row, record.status.value, record.current.id))
+            widgets.append(OperationCard(row, self._card(record, carried)))
         shown = (self.conversation_row, len(rows), tuple(cards))
         if shown == self._shown:
             return
@@ -149,21 +154,24 @@ class ConversationScreen(PoppyScreen):
             await log.mount_all(widgets)
         log.scroll_end(animate=False)
 
-    def _card(self, record: Any) -> Content:
-        current = record.current
+    def _card(self, record: Any, carried: Any) -> Content:
+        replaced = carried.id != record.current.id
         waiting = record.status in (Status.PENDING, Status.WITHDRAWN)
+        if replaced:
+            state, hint = "replaced by a newer revision", "Enter or click: see the newest revision"
+        else:
+            state = status_label(record.status)
+            hint = "Enter or click: review it and decide" if waiting else "Enter or click: see it"
         return Content.assemble(
             ("OPERATION  ", "bold"),
             safe_line_content(record.operation_id, 60),
             ("  revision ", "dim"),
-            safe_line_content(current.revision, 60),
-            ("   " + status_label(record.status), "bold"),
+            safe_line_content(carried.revision, 60),
+            ("   " + state, "bold"),
             "\n",
-            first_line(current.summary, 100),
+            first_line(carried.summary, 100),
             "\n",
-            Content.styled(
-                "Enter or click: review it and decide" if waiting else "Enter or click: see it", "italic"
-            ),
+            Content.styled(hint, "italic"),
         )
 
     # ---- talking --------------------------------------------------------------------------
