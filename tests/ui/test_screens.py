@@ -293,3 +293,15 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
         assert len(starts) >= 2
         messages = [n.message for n in app._notifications]
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
+
+
+@pytest.mark.parametrize("mode", ["talk", "compose"])
+async def test_escape_leaves_talk_and_the_composer_even_while_typing(store, mode):
+    from poppy_tui.ui.screens.inbox import InboxScreen
+
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen=mode)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, InboxScreen)

@@ -39,7 +39,7 @@ class ComposerScreen(PoppyScreen):
     AUTO_FOCUS = "#composer-company"
     BINDINGS = [
         Binding("ctrl+s", "send", "Send", id="send_request", priority=True),
-        Binding("escape", "back", "Back", id="back", show=False),
+        Binding("escape", "back", "Back", id="back"),
     ]
 
     def __init__(self, company_id: int | None = None) -> None:
@@ -240,5 +240,8 @@ class ComposerScreen(PoppyScreen):
             self.poppy.open_review(result.operation_row)
 
     def action_back(self) -> None:
+        # Opened as a mode (t / n), this screen is alone on its stack: back means the inbox.
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+        else:
+            self.app.action_show_inbox()

@@ -60,7 +60,7 @@ class ConversationScreen(PoppyScreen):
     AUTO_FOCUS = "#talk-input"
     BINDINGS = [
         Binding("ctrl+r", "refresh_conversation", "Check for replies", id="refresh_conversation"),
-        Binding("escape", "back", "Back", id="back", show=False),
+        Binding("escape", "back", "Back", id="back"),
     ]
 
     def __init__(self, company_id: int | None = None) -> None:
@@ -210,5 +210,8 @@ class ConversationScreen(PoppyScreen):
         await self.show_messages()
 
     def action_back(self) -> None:
+        # Opened as a mode (t / n), this screen is alone on its stack: back means the inbox.
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+        else:
+            self.app.action_show_inbox()
