@@ -187,7 +187,8 @@ def tool_actions(tools: list[Mapping[str, Any]]) -> list[Action]:
             Action(
                 kind="mcp",
                 name=name,
-                title=_text(tool.get("title")) or name,
+                # MCP tools rarely have a title; the description's first line says more than the name again.
+                title=_text(tool.get("title")) or description.strip().split("\n", 1)[0] or name,
                 description=description,
                 fields=tuple(fields),
                 raw_body=raw and bool(schema),

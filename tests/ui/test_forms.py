@@ -66,3 +66,10 @@ def test_tool_arguments_are_typed_from_the_schema():
 )
 def test_countdown(seconds, shown):
     assert countdown(seconds) == shown
+
+
+def test_a_tool_without_a_title_is_listed_by_its_description():
+    described = {"name": "get_order", "description": "Get one order.\nWith items.", "inputSchema": {"type": "object"}}
+    titled = {"name": "x", "title": "Find X", "description": "Long words", "inputSchema": {"type": "object"}}
+    bare = {"name": "ping", "inputSchema": {"type": "object"}}
+    assert [a.title for a in tool_actions([described, titled, bare])] == ["Get one order.", "Find X", "ping"]
