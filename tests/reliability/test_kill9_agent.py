@@ -7,6 +7,7 @@ process, so the Company and its ledger outlive the agent) and is SIGKILLed at on
   while the Company performs | after the Company performed, before the answer is recorded
   (with and without a dropped connection) | after a decline
 
+The steps inside a send are also run over MCP and in a conversation (the tests at the end).
 Then a fresh Agent opens the same store and runs the dispatcher. Whatever the step:
   - nothing approved is lost: the approval is delivered without asking the person again;
   - nothing is performed twice: the Company's own count stays at most 1;
@@ -241,3 +242,58 @@ async def test_killed_at_random_moments_the_invariants_hold_whichever_step_was_h
             assert company.performed(EXCHANGE_OPERATION_ID) == 1
     assert sum(hit.values()) == 6
     print("steps hit:", hit)
+
+
+# ---- the same steps over MCP and conversations -----------------------------------------------------
+# The approval travels in _meta or in a message there, not in a header, so these tests count what
+# matters (the Company's own perform count) rather than Poppy-Approval headers.
+
+OTHER_INTERFACES = ["mcp", "conversation"]
+
+
+@pytest.mark.parametrize("interface", OTHER_INTERFACES)
+async def test_other_interfaces_killed_before_the_request_leaves(home, company, interface):
+    write_config(home, grace_seconds=0)
+    with child("agent_step.py", str(home), company.base_url, "before-send", POPPY_TEST_INTERFACE=interface) as agent:
+        row = row_of(agent.expect("sending"))
+        op, attempts, _ = snapshot(home, row)
+        assert op.interface == interface
+        assert op.status == Status.SENDING and len(attempts) == 1 and attempts[0].finished_at is None
+        agent.kill9()
+    assert company.performed() == 0
+    final, attempts, decisions = await resume(home, row)
+    assert_delivered_once(company, final, attempts, decisions)
+    assert attempts[0].outcome == "interrupted"
+
+
+@pytest.mark.parametrize("interface", OTHER_INTERFACES)
+async def test_other_interfaces_killed_while_the_company_is_performing(home, slow_perform, interface):
+    company = slow_perform
+    write_config(home, grace_seconds=0)
+    with child("agent_step.py", str(home), company.base_url, "in-flight", POPPY_TEST_INTERFACE=interface) as agent:
+        row = row_of(agent.expect("sending"))
+        deadline = time.monotonic() + 10
+        while not company.in_progress():
+            assert time.monotonic() < deadline, "the Company never started performing"
+            time.sleep(0.01)
+        agent.kill9()
+    assert company.performed() == 0 and company.in_progress()
+    final, attempts, decisions = await resume(home, row)
+    assert_delivered_once(company, final, attempts, decisions)
+    assert attempts[0].outcome == "interrupted"
+
+
+@pytest.mark.parametrize("interface", OTHER_INTERFACES)
+async def test_other_interfaces_killed_after_the_company_performed(home, company, interface):
+    write_config(home, grace_seconds=0)
+    with child("agent_step.py", str(home), company.base_url, "answered", POPPY_TEST_INTERFACE=interface) as agent:
+        row = row_of(agent.expect("answered"))
+        deadline = time.monotonic() + 10
+        while company.performed() == 0:  # a conversation's Company agent reports in a later message
+            assert time.monotonic() < deadline, "the Company never performed"
+            time.sleep(0.01)
+        agent.kill9()
+    op, attempts, _ = snapshot(home, row)
+    assert op.status == Status.SENDING and attempts[-1].finished_at is None, "the answer was recorded after all"
+    final, attempts, decisions = await resume(home, row)
+    assert_delivered_once(company, final, attempts, decisions)

@@ -3,6 +3,8 @@ approval state machine. It prints one line per step reached; the parent waits fo
 it wants, then kills this process with SIGKILL.
 
 usage: agent_step.py HOME BASE_URL STEP [LEASE_SECONDS]
+The request goes through the interface POPPY_TEST_INTERFACE names: api (default), mcp or
+conversation; each asks for the same jacket exchange.
 
 The engine offers no pause hook, so the steps that happen inside a send are reached by
 overriding Agent._send_approval (the one function the dispatcher calls to put a request on
@@ -20,6 +22,7 @@ the wire), in this child only:
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 from poppy_tui.agent.agent import Agent
@@ -57,11 +60,22 @@ async def main() -> None:
     agent = SteppedAgent.open(paths, load_config(paths), lease_seconds=lease)
     company = await agent.add_company(base_url)
     say("company", company.id)
-    result = await agent.call_api(company, "POST", EXCHANGE_PATH, EXCHANGE_BODY)
-    if result.outcome != "operation":
-        say("unexpected", result.outcome, result.detail)
-        return
-    row = result.operation_row
+    interface = os.environ.get("POPPY_TEST_INTERFACE", "api")
+    if interface == "conversation":
+        said = await agent.say(company, "I'd like to exchange my Stormline jacket for the insulated one")
+        if not said.operation_rows:
+            say("unexpected", "no operation in the reply", said.detail)
+            return
+        row = said.operation_rows[0]
+    else:
+        if interface == "mcp":
+            result = await agent.call_tool(company, "exchange_item", {"order_id": "ord_7Hk2", **EXCHANGE_BODY})
+        else:
+            result = await agent.call_api(company, "POST", EXCHANGE_PATH, EXCHANGE_BODY)
+        if result.outcome != "operation":
+            say("unexpected", result.outcome, result.detail)
+            return
+        row = result.operation_row
     op = agent.store.get_operation(row)
     say("operation", row, op.operation_id, op.current.revision)
     if step == "declined":
