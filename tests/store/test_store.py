@@ -311,3 +311,22 @@ def test_leases_skip_the_fsync_but_decisions_never_do(seeded):
     assert synchronous() == 2  # back to FULL right after the lease commit
     with Store.open(store.path) as other:  # the lease is committed and visible to other processes
         assert other.claim_due("b", 30) is None
+
+
+def test_a_company_is_found_by_the_unique_start_of_its_name(store):
+    manzanita = store.upsert_company("http://127.0.0.1:9", company_doc())
+    assert store.find_company("manzanita").id == manzanita.id
+    assert store.find_company("MANZ").id == manzanita.id
+    other = parse_poppy_json(
+        {
+            "protocol_version": "0.4",
+            "organization": {"name": "Manzanilla Tea", "domain": "127.0.0.1:10"},
+            "apis": [{"type": "openapi", "url": "http://127.0.0.1:10/openapi.json"}],
+        },
+        "127.0.0.1:10",
+        allow_loopback_http=True,
+    )
+    store.upsert_company("http://127.0.0.1:10", other)
+    assert store.find_company("manza") is None  # two Companies start that way: no guessing
+    assert store.find_company("manzanit").id == manzanita.id
+    assert store.find_company("  ") is None

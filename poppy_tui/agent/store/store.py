@@ -308,7 +308,8 @@ class Store:
         return _company(row)
 
     def find_company(self, key: str) -> CompanyRecord | None:
-        """By base URL, domain or name (case-insensitive), in that order."""
+        """By base URL, domain or name (case-insensitive), in that order; then by the start of a
+        name ("manzanita"), but only when exactly one Company's name starts that way."""
         for column in ("base_url", "domain", "name"):
             row = self._db.execute(
                 f"SELECT {_COMPANY_COLUMNS} FROM companies WHERE lower({column}) = lower(?) ORDER BY id LIMIT 1",
@@ -316,7 +317,11 @@ class Store:
             ).fetchone()
             if row is not None:
                 return _company(row)
-        return None
+        if not key.strip():
+            return None
+        prefix = key.strip().lower()
+        matches = [c for c in self.list_companies() if c.name.lower().startswith(prefix)]
+        return matches[0] if len(matches) == 1 else None
 
     def list_companies(self) -> list[CompanyRecord]:
         rows = self._db.execute(f"SELECT {_COMPANY_COLUMNS} FROM companies ORDER BY name, id").fetchall()
