@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from poppy_tui.agent.store import (
@@ -271,17 +271,6 @@ def row_line(row: "OperationRow") -> str:
     )
 
 
-def flatten_terms(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from flatten_terms(item, f"{prefix}.{key}" if prefix else str(key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from flatten_terms(item, f"{prefix}[{index}]")
-    else:
-        yield prefix, value if isinstance(value, str) else json.dumps(value)
-
-
 def _asked_through(record: "OperationRecord") -> str:
     request = record.request
     if record.interface == "api":
@@ -320,7 +309,9 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
         lines.append(f"Warning: poppy-tui neutralised in the summary: {', '.join(flags)}")
     if current.terms:
         lines.append("Terms, as the Company sent them:")
-        for key, value in flatten_terms(current.terms):
+        from poppy_tui.safety.discrepancies import terms_rows  # the TUI's terms table, same rows
+
+        for key, value in terms_rows(current.terms):
             lines.append(f"{COMPANY_INDENT}{safe_line(key, 80)}: {safe_line(value)}")
     else:
         lines.append("Terms: none sent (only the summary describes this operation)")

@@ -243,3 +243,25 @@ def test_a_company_cannot_forge_a_line_of_ours(cli, home):
     ]
     for out in outputs:
         assert not any(line.startswith("operation 9") for line in out.splitlines()), out
+
+
+def test_show_quotes_a_flat_dotted_key_so_it_cannot_pass_for_a_nested_one(tmp_path):
+    from poppy_tui.agent.store import Store
+    from poppy_tui.cli.output import show_text
+    from poppy_tui.protocol.operation import parse_operation
+    from poppy_tui.protocol.requests import ApiRequest
+    from tests.reliability.support import demo_document
+
+    terms = {"price.amount": "0.01", "price": {"amount": "70.00"}, "gift": {}}
+    op = parse_operation(
+        {"operation_id": "exc_1", "revision": "r1", "summary": "Pay $70.00", "expires_at": "2099-01-01T00:00:00Z",
+         "terms": terms}
+    )
+    with Store.open(tmp_path / "p.db") as store:
+        company = store.upsert_company("http://127.0.0.1:9", demo_document())
+        request = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {}), "cli")
+        recorded = store.record_operation(company.id, request, company.session_id, op)
+        text = show_text(store, store.get_operation(recorded.operation_row))
+    assert '  ["price.amount"]: 0.01\n' in text
+    assert "  price.amount: 70.00\n" in text
+    assert "  gift: {}\n" in text
