@@ -15,7 +15,7 @@ import httpx
 
 from poppy_tui.agent.http import HttpAnswer, request
 from poppy_tui.agent.store import CompanyRecord, Store
-from poppy_tui.protocol.conventions import MAX_DISCOVERY_BYTES, MAX_RESPONSE_BYTES
+from poppy_tui.protocol.conventions import CONVERSATION_PROTOCOL_TYPE, MAX_DISCOVERY_BYTES, MAX_RESPONSE_BYTES
 from poppy_tui.protocol.discovery import check_url, discovery_url, is_loopback_host, parse_poppy_json
 from poppy_tui.protocol.errors import InvalidDiscovery
 from poppy_tui.protocol.outcomes import NotSent, Unknown
@@ -167,7 +167,7 @@ def conversation_endpoint(company: CompanyRecord) -> str | None:
     if not isinstance(agent, dict):
         return None
     for proto in agent.get("protocols") or []:
-        if isinstance(proto, dict) and proto.get("type") == "poppy" and isinstance(proto.get("endpoint"), str):
+        if isinstance(proto, dict) and proto.get("type") == CONVERSATION_PROTOCOL_TYPE and isinstance(proto.get("endpoint"), str):
             return proto["endpoint"]
     return None
 

@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import parse_stamp as store_stamp
-from poppy_tui.protocol.conventions import CONVERSATION_PROTOCOL_TYPE
 
 INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
 
@@ -99,17 +98,9 @@ def local_time(value: datetime | str | None) -> str:
 
 
 def company_interfaces(company: CompanyRecord) -> list[str]:
-    """What its poppy.json offers: "API" (openapi), "MCP", and "conversation" (its agent)."""
-    found: list[str] = []
-    for api in company.apis:
-        kind = api.get("type") if isinstance(api, dict) else None
-        label = {"openapi": "API", "mcp": "MCP"}.get(kind or "")
-        if label and label not in found:
-            found.append(label)
-    agent = company.document.get("agent")
-    protocols = agent.get("protocols") if isinstance(agent, dict) else None
-    if isinstance(protocols, list) and any(
-        isinstance(p, dict) and p.get("type") == CONVERSATION_PROTOCOL_TYPE for p in protocols
-    ):
-        found.append("conversation")
-    return found
+    """What its poppy.json offers: "API" (openapi), "MCP", and "conversation" (its agent), found
+    by the same look-ups the agent sends requests with."""
+    from poppy_tui.agent.companies import conversation_endpoint, mcp_url, openapi_url
+
+    found = (("API", openapi_url(company)), ("MCP", mcp_url(company)), ("conversation", conversation_endpoint(company)))
+    return [label for label, url in found if url]
