@@ -25,6 +25,36 @@ def json_depth(value: Any, limit: int) -> int:
     return deepest
 
 
+def lone_surrogate(value: Any) -> tuple[str, str] | None:
+    """(path, code point) of the first string (key or value) holding a lone surrogate, or None.
+    JSON can spell one ("\\ud800") but it is no character: it can't be shown, stored as UTF-8 or
+    compared, so Company input holding one is refused (I-JSON, RFC 7493, refuses it too)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            bad = _surrogate(item)
+            if bad:
+                return path, bad
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                bad = _surrogate(key) if isinstance(key, str) else None
+                if bad:
+                    return f"{path}.{key!a}", bad
+                stack.append((child, f"{path}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
+    return None
+
+
+def _surrogate(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(text[exc.start]):04X}"
+    return None
+
+
 def canonical_json(value: Any) -> str:
     """One spelling for a JSON value, for hashing and comparing."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

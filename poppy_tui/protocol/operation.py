@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from poppy_tui.protocol.conventions import MAX_SUMMARY_BYTES, MAX_TERMS_BYTES, MAX_TERMS_DEPTH
 from poppy_tui.protocol.errors import InvalidMessage, InvalidOperation
 from poppy_tui.protocol.ids import id_problem
-from poppy_tui.protocol.jsonlimits import canonical_json, json_depth
+from poppy_tui.protocol.jsonlimits import canonical_json, json_depth, lone_surrogate
 from poppy_tui.protocol.timestamps import parse_rfc3339
 
 REQUIRED_FIELDS = ("operation_id", "revision", "summary", "expires_at")
@@ -59,7 +59,7 @@ def parse_operation(obj: object, where: str = "operation") -> Operation:
         raise InvalidOperation(f"{where}.summary", f"must be a string, got {_json_type(summary)}")
     if not summary.strip():
         raise InvalidOperation(f"{where}.summary", "must not be empty")
-    size = len(summary.encode("utf-8", "surrogatepass"))
+    size = len(summary.encode("utf-8", "surrogatepass"))  # counted before the lone-surrogate check below
     if size > MAX_SUMMARY_BYTES:
         raise InvalidOperation(
             f"{where}.summary", f"is {size} bytes, more than the {MAX_SUMMARY_BYTES} allowed"
@@ -81,6 +81,10 @@ def parse_operation(obj: object, where: str = "operation") -> Operation:
             raise InvalidOperation(
                 f"{where}.terms", f"is {terms_size} bytes, more than the {MAX_TERMS_BYTES} allowed"
             )
+    bad = lone_surrogate(obj)
+    if bad is not None:
+        path, code_point = bad
+        raise InvalidOperation(f"{where}{path}", f"holds a lone surrogate ({code_point}), which is not a character")
     return Operation(
         operation_id=obj["operation_id"],
         revision=obj["revision"],

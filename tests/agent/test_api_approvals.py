@@ -393,3 +393,26 @@ async def test_extension_not_advertised_means_no_header_and_no_operations(make_a
 
 def _revision(received) -> str:
     return received.approval.split('revision="', 1)[1].rstrip('"')
+
+
+async def test_an_outcome_holding_a_lone_surrogate_is_kept_with_a_replacement_character(make_agent, shop):
+    """JSON can spell "\\ud800"; Python reads it as a lone surrogate, which has no UTF-8 form.
+    The outcome is still recorded (performed), with U+FFFD in its place, never a crash mid-send."""
+    shop.add(Rule(is_api_approval, lambda r: Answer(201, {"status": "exchanged", "note": "done \ud800"})))
+    agent = make_agent()
+    _, op = await ask(agent, shop)
+    done = await approve_and_wait(agent, op)
+    assert done.status == Status.PERFORMED
+    assert done.outcome["body"] == {"status": "exchanged", "note": "done \ufffd"}
+
+
+async def test_an_operation_holding_a_lone_surrogate_is_a_clear_error(make_agent, shop):
+    operation = {"operation_id": "exc_1", "revision": "r1", "summary": "Exchange \ud800", "expires_at": "2099-01-01T00:00:00Z"}
+    shop.add(Rule(is_api_first_request, lambda r: Answer(403, {"error": "approval_required", "operation": operation})))
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    result = await agent.call_api(company, "POST", EXCHANGE, BODY)
+    assert result.outcome == "not_performed" and "lone surrogate" in result.detail
+    assert agent.store.list_operations() == []
+    _, status, response = agent.store.get_request(result.request_id)
+    assert status == 403 and response["body"]["operation"]["summary"] == "Exchange \ufffd"

@@ -143,3 +143,25 @@ def test_same_terms_compares_summary_terms_and_expiry():
     c = parse_operation(dict(ex.OPERATION, revision="r3", summary="other"))
     assert a.same_terms_as(b)
     assert not a.same_terms_as(c)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "code_point"),
+    [
+        ({"summary": "Exchange the jacket\ud800"}, "operation.summary", "U+D800"),
+        ({"terms": {"sku": ["ok", "b\udc00"]}}, "operation.terms.sku[1]", "U+DC00"),
+        ({"terms": {"s\udfffku": 1}}, "operation.terms.'s\\udfffku'", "U+DFFF"),
+        ({"note": "\udbff"}, "operation.note", "U+DBFF"),
+    ],
+    ids=["summary", "terms-value", "terms-key", "extra-member"],
+)
+def test_a_lone_surrogate_anywhere_in_an_operation_is_refused_by_name(extra, field, code_point):
+    """JSON can spell "\\ud800", which is no character: it can't be shown, stored or compared."""
+    with pytest.raises(InvalidOperation) as caught:
+        parse_operation({**ex.OPERATION, **extra})
+    assert caught.value.field == field and code_point in str(caught.value)
+
+
+def test_a_surrogate_pair_is_an_ordinary_character():
+    op = parse_operation({**json.loads(json.dumps(ex.OPERATION)), "summary": json.loads('"Exchange \\ud83e\\udde5"')})
+    assert op.summary == "Exchange \U0001F9E5"

@@ -156,3 +156,19 @@ def test_an_operation_from_before_year_1000_does_not_break_the_inbox(store_with_
     except (InvalidOperation, StoreError):
         pass
     assert len(store.list_operations()) in (1, 2)
+
+
+def test_an_operation_with_a_lone_surrogate_is_refused_not_a_crash_in_the_store(store_with_request):
+    """Was: parse_operation accepted summary '\\ud800' and Store.record_operation raised
+    UnicodeEncodeError (no UTF-8 form) from inside its transaction."""
+    store, company, request_id = store_with_request
+    with pytest.raises(InvalidOperation):
+        parse_operation({**_op("2099-01-01T00:00:00Z"), "summary": "\ud800"})
+    assert store.list_operations() == []
+
+
+def test_any_other_lone_surrogate_from_a_company_is_stored_as_a_replacement_character(store_with_request):
+    store, company, request_id = store_with_request
+    store.set_first_response(request_id, 200, {"body": {"note": "done \ud800"}})
+    _, status, response = store.get_request(request_id)
+    assert status == 200 and response == {"body": {"note": "done \ufffd"}}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import uuid
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ from poppy_tui.protocol.operation import Operation
 from poppy_tui.protocol.requests import RequestDescription, request_to_json
 
 BUSY_TIMEOUT_SECONDS = 10.0
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class StoreError(RuntimeError):
@@ -129,6 +131,11 @@ class _Connection:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> _Cursor:
         try:
             return _Cursor(self._connection.execute(sql, params), self._path)
+        except UnicodeEncodeError:
+            # A lone surrogate (JSON can spell "\ud800") is no character and has no UTF-8 form.
+            # Keep the record anyway, with U+FFFD in its place. (Operations holding one are
+            # refused earlier, by parse_operation; this is for everything else a Company says.)
+            return self.execute(sql, [_LONE_SURROGATE.sub("\ufffd", p) if isinstance(p, str) else p for p in params])
         except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
             raise
         except sqlite3.DatabaseError as exc:
