@@ -17,6 +17,7 @@ Rules the code below keeps, each because the spec or a crash demands it:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -26,7 +27,7 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
-from poppy_tui.agent.store import OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
+from poppy_tui.agent.store import AttemptRecord, OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
@@ -55,6 +56,20 @@ Sender = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
 
 def new_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class _Lease:
+    """Whether this dispatcher still holds an operation's lease. Losing it stops the send under
+    way: another dispatcher may already be sending, and two senders must never overlap."""
+
+    def __init__(self) -> None:
+        self.lost = asyncio.Event()
+        self.sending: asyncio.Task | None = None
+
+    def lose(self) -> None:
+        self.lost.set()
+        if self.sending is not None:
+            self.sending.cancel()
 
 
 @dataclass(frozen=True)
@@ -127,10 +142,10 @@ class Dispatcher:
     # ---- one operation ---------------------------------------------------------------------------
 
     async def _handle(self, op: OperationRecord) -> None:
-        lost = asyncio.Event()
-        heartbeat = asyncio.create_task(self._heartbeat(op.id, lost))
+        lease = _Lease()
+        heartbeat = asyncio.create_task(self._heartbeat(op.id, lease))
         try:
-            await self._drive(op, lost)
+            await self._drive(op, lease)
         except StateError as exc:
             # Declined, withdrawn, superseded or expired between the claim and the send: nothing
             # was sent for this claim. Give the lease back so the next decision isn't delayed.
@@ -143,53 +158,59 @@ class Dispatcher:
             except asyncio.CancelledError:
                 pass
 
-    async def _heartbeat(self, op_row: int, lost: asyncio.Event) -> None:
+    async def _heartbeat(self, op_row: int, lease: "_Lease") -> None:
         interval = max(0.05, self.lease_seconds / 3)
         last_ok = asyncio.get_running_loop().time()
         while True:
             await asyncio.sleep(interval)
             try:
                 if not self.store.renew_lease(op_row, self.owner, self.lease_seconds):
-                    lost.set()
+                    lease.lose()
                     return
                 last_ok = asyncio.get_running_loop().time()
             except StoreError:
                 if asyncio.get_running_loop().time() - last_ok > self.lease_seconds * 0.7:
-                    lost.set()
+                    lease.lose()
                     return
 
-    async def _drive(self, op: OperationRecord, lost: asyncio.Event) -> None:
-        self._mark_interrupted(op.id)
+    async def _drive(self, op: OperationRecord, lease: "_Lease") -> None:
+        attempts = self._mark_interrupted(op.id)
         if op.approved_revision_id is None:
             raise StateError("nothing is approved")
         approved = self.store.get_revision(op.approved_revision_id)
         approval = Approval(op.operation_id, approved.revision)
+        # The approval goes with the request that returned the approved revision ("the same
+        # request again", Ops 6), even if a newer revision has since come from another request.
+        request, _, _ = self.store.get_request(approved.request_id)
+        sending = dataclasses.replace(op, request=request, request_id=approved.request_id)
         retries = 0
         while True:
-            in_doubt = self._in_doubt(op.id)
-            stop = self._should_stop(op, approved, in_doubt, self._saw_success(op))
+            # `attempts` holds every earlier attempt, read once per pass: only the lease holder
+            # (us) adds or finishes attempts while we hold it.
+            in_doubt = _in_doubt(attempts)
+            stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(op, attempts))
             if stop is not None:
                 self._settle(op.id, stop)
                 return
-            if lost.is_set():
+            if lease.lost.is_set():
                 return
             attempt = self.store.start_attempt(op.id, self.owner)
-            current = self.store.get_operation(op.id)
-            exchange = await self._send_guarded(current, approval, lost)
+            exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return
             finished = (
                 attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
                 exchange.detail or _describe(exchange),
             )
-            saw_success = self._saw_success(op) or _cut_off_success(op, finished)
-            verdict = self._decide(current, approved, exchange, in_doubt, retries, saw_success)
+            saw_success = _saw_success(op, attempts) or _cut_off_success(op, finished)
+            verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):
                 self._settle(op.id, verdict, finished)
                 return
             self.store.finish_attempt(*finished)
             retries += 1
-            window_end = self._window_end(op.id)
+            window_end = self._window_end(attempts[0] if attempts else attempt)
+            attempts = self.store.attempts(op.id)
             # Never wait past the approval's expiry or the retry window; _should_stop ends it there.
             limit = min(approved.expires_at, window_end) - now_utc()
             delay = max(0.0, min(verdict.delay, limit.total_seconds()))
@@ -199,26 +220,26 @@ class Dispatcher:
             if not self.store.renew_lease(op.id, self.owner, self.lease_seconds + delay):
                 return
             try:
-                await asyncio.wait_for(lost.wait(), delay)
+                await asyncio.wait_for(lease.lost.wait(), delay)
                 return  # lost the lease while waiting
             except asyncio.TimeoutError:
                 pass
 
-    async def _send_guarded(self, op: OperationRecord, approval: Approval, lost: asyncio.Event) -> Exchange | None:
+    async def _send_guarded(self, op: OperationRecord, approval: Approval, lease: "_Lease") -> Exchange | None:
+        """The send, or None when the lease was lost (the heartbeat then stops the send itself)."""
+        if lease.lost.is_set():
+            return None
         send = asyncio.create_task(self._send_safely(op, approval))
-        watch = asyncio.create_task(lost.wait())
+        lease.sending = send
         try:
-            done, _ = await asyncio.wait({send, watch}, return_when=asyncio.FIRST_COMPLETED)
+            return await send
+        except asyncio.CancelledError:
+            me = asyncio.current_task()
+            if lease.lost.is_set() and (me is None or not me.cancelling()):
+                return None  # our send was stopped because the lease is gone; we were not cancelled
+            raise
         finally:
-            watch.cancel()
-        if send in done:
-            return send.result()
-        send.cancel()
-        try:
-            await send
-        except BaseException:  # noqa: BLE001 - we only need it stopped
-            pass
-        return None
+            lease.sending = None
 
     async def _send_safely(self, op: OperationRecord, approval: Approval) -> Exchange:
         try:
@@ -232,33 +253,30 @@ class Dispatcher:
 
     # ---- deciding ----------------------------------------------------------------------------------
 
-    def _mark_interrupted(self, op_row: int) -> None:
-        """An attempt started by a process that died: its request may have reached the Company."""
-        for attempt in self.store.attempts(op_row):
-            if attempt.finished_at is None and attempt.owner != self.owner:
-                self.store.finish_attempt(
-                    attempt.id, "interrupted", None, None,
-                    f"the sender ({attempt.owner}) stopped before an answer arrived; it may have been performed",
-                )
-
-    def _in_doubt(self, op_row: int) -> bool:
-        return any(
-            a.outcome in IN_DOUBT or a.finished_at is None for a in self.store.attempts(op_row)
-        )
-
-    def _window_end(self, op_row: int):
+    def _mark_interrupted(self, op_row: int) -> list[AttemptRecord]:
+        """An attempt started by a process that died: its request may have reached the Company.
+        Returns the operation's attempts as they stand afterwards."""
         attempts = self.store.attempts(op_row)
-        start = parse_stamp(attempts[0].started_at) if attempts else now_utc()
-        return start + timedelta(seconds=self._config.retry_window_seconds)
+        orphans = [a for a in attempts if a.finished_at is None and a.owner != self.owner]
+        for attempt in orphans:
+            self.store.finish_attempt(
+                attempt.id, "interrupted", None, None,
+                f"the sender ({attempt.owner}) stopped before an answer arrived; it may have been performed",
+            )
+        return self.store.attempts(op_row) if orphans else attempts
+
+    def _window_end(self, first_attempt: AttemptRecord):
+        return parse_stamp(first_attempt.started_at) + timedelta(seconds=self._config.retry_window_seconds)
 
     def _should_stop(
-        self, op: OperationRecord, approved: RevisionRecord, in_doubt: bool, saw_success: bool = False
+        self, op: OperationRecord, approved: RevisionRecord, attempts: list[AttemptRecord], in_doubt: bool,
+        saw_success: bool = False,
     ) -> _Settle | None:
-        attempts = self.store.attempts(op.id)
         if not attempts:
             return None  # an unsent approval that expired is expire_due's job (status expired)
         now = now_utc()
-        if saw_success and (approved.expires_at <= now or self._window_end(op.id) <= now):
+        window_end = self._window_end(attempts[0])
+        if saw_success and (approved.expires_at <= now or window_end <= now):
             return _Settle(Status.PERFORMED, "the Company answered with a success status, though its answer was cut off")
         if approved.expires_at <= now:
             # After expires_at the Company may forget the operation (Ops 7), so a resend could
@@ -270,7 +288,7 @@ class Dispatcher:
                     "Company (for example the order) whether it was done",
                 )
             return _Settle(Status.NOT_PERFORMED, "the approved terms expired before the approval could be delivered")
-        if self._window_end(op.id) <= now:
+        if window_end <= now:
             if in_doubt:
                 return _Settle(
                     Status.OUTCOME_UNKNOWN,
@@ -282,11 +300,6 @@ class Dispatcher:
                 f"the Company could not be reached for {self._config.retry_window_seconds:g}s; nothing was delivered",
             )
         return None
-
-    def _saw_success(self, op: OperationRecord) -> bool:
-        """An API attempt got a 2xx status line before its body was cut off: the Company said it
-        was done. (For MCP and conversations a 2xx is only the transport's, so it proves nothing.)"""
-        return any(_cut_off_success(op, (a.id, a.outcome, a.http_status)) for a in self.store.attempts(op.id))
 
     def _decide(
         self, op: OperationRecord, approved: RevisionRecord, exchange: Exchange, in_doubt: bool, retries: int,
@@ -366,6 +379,16 @@ class Dispatcher:
                 self.store.finish_and_settle(finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
         except StateError as exc:
             log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
+
+
+def _in_doubt(attempts: list[AttemptRecord]) -> bool:
+    return any(a.outcome in IN_DOUBT or a.finished_at is None for a in attempts)
+
+
+def _saw_success(op: OperationRecord, attempts: list[AttemptRecord]) -> bool:
+    """An API attempt got a 2xx status line before its body was cut off: the Company said it
+    was done. (For MCP and conversations a 2xx is only the transport's, so it proves nothing.)"""
+    return any(_cut_off_success(op, (a.id, a.outcome, a.http_status)) for a in attempts)
 
 
 def _cut_off_success(op: OperationRecord, attempt: tuple) -> bool:

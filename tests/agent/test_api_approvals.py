@@ -395,6 +395,27 @@ def _revision(received) -> str:
     return received.approval.split('revision="', 1)[1].rstrip('"')
 
 
+async def test_a_resend_carries_the_approved_revisions_request_not_a_newer_one(make_agent, paths, shop):
+    """Ops 6: the approval goes with "the same request again". While the first send waits to be
+    retried, the same action is asked for again with other terms (another request, a new
+    revision of the same operation); the retry must still carry the approved request's body."""
+    shop.add(Rule(is_api_approval, lambda r: Answer(503, {"error": "busy"}, {"Retry-After": "1"})))
+    agent = make_agent()
+    company, op = await ask(agent, shop)
+    agent.approve(op.id, op.current.id)
+    sending = asyncio.create_task(agent.wait_for_outcome(op.id, timeout=30))
+    while not shop.requests(is_api_approval):
+        await asyncio.sleep(0.01)
+    other = make_agent()  # a script asking again, through its own Agent on the same store
+    larger = {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-l"}
+    again = await other.call_api(company, "POST", EXCHANGE, larger)
+    assert again.operation_row == op.id and other.store.get_operation(op.id).current.revision != op.current.revision
+    await sending
+    first, retry = shop.requests(is_api_approval)[:2]
+    assert retry.body == first.body and retry.json() == BODY
+    assert retry.approval == first.approval
+
+
 async def test_an_outcome_holding_a_lone_surrogate_is_kept_with_a_replacement_character(make_agent, shop):
     """JSON can spell "\\ud800"; Python reads it as a lone surrogate, which has no UTF-8 form.
     The outcome is still recorded (performed), with U+FFFD in its place, never a crash mid-send."""

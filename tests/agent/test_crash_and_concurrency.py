@@ -157,3 +157,25 @@ async def test_a_live_lease_keeps_a_second_dispatcher_out(make_agent, start):
     assert await sending == 1
     assert one.store.get_operation(op.id).status == Status.PERFORMED
     assert len(shop.requests(is_api_approval)) == 1
+
+
+async def test_losing_the_lease_stops_the_send_under_way(make_agent, start):
+    """Another dispatcher took the operation over (our lease had lapsed): the heartbeat notices
+    and our send is stopped at once, its attempt left unfinished (in doubt) for the new holder."""
+    shop = start("perform_seconds=3")
+    one = make_agent(lease_seconds=0.6)
+    company = await one.add_company(shop.base_url)
+    result = await one.call_api(company, "POST", EXCHANGE, BODY)
+    op = one.store.get_operation(result.operation_row)
+    one.approve(op.id, op.current.id)
+    sending = asyncio.create_task(one.dispatch_once())
+    while not shop.requests(is_api_approval):
+        await asyncio.sleep(0.01)
+    started = time.monotonic()
+    with one.store._transaction() as db:  # what a claim by another dispatcher leaves behind
+        db.execute("UPDATE operations SET lease_owner='someone-else' WHERE id=?", (op.id,))
+    assert await asyncio.wait_for(sending, 5) == 1
+    assert time.monotonic() - started < 1.5  # stopped by the next heartbeat, not after the 3 s perform
+    (attempt,) = one.store.attempts(op.id)
+    assert attempt.finished_at is None  # the next holder marks it interrupted and resends
+    assert one.store.get_operation(op.id).status == Status.SENDING
