@@ -302,15 +302,88 @@ def test_damage_met_by_a_read_is_a_store_error_and_our_own_bugs_are_not(store):
         )
 
 
-def test_leases_skip_the_fsync_but_decisions_never_do(seeded):
+def commits_under(store, action):
+    """Run `action`; return the synchronous mode each of its COMMITs ran under, from SQLite's own
+    statement trace, and what it reported to the background flusher (SOON commits)."""
+    statements: list[str] = []
+    store._db._connection.set_trace_callback(statements.append)
+    before = store._flusher.soon_commits
+    try:
+        action()
+    finally:
+        store._db._connection.set_trace_callback(None)
+    mode, modes = "FULL", []
+    for statement in statements:
+        if statement.startswith("PRAGMA synchronous="):
+            mode = statement.split("=", 1)[1]
+        elif statement == "COMMIT":
+            modes.append(mode)
+    return modes, store._flusher.soon_commits - before
+
+
+def test_commits_that_stop_or_guard_a_send_are_fsynced_before_they_return(seeded):
+    store, company, request_id, result = seeded
+    row, revision = result.operation_row, result.revision_id
+    assert commits_under(store, lambda: store.approve(row, revision, 60)) == (["NORMAL"], 1)  # SOON
+    assert commits_under(store, lambda: store.withdraw(row)) == (["FULL"], 0)
+    assert store._flusher.pending == 0  # a FULL commit fsyncs the log: every earlier commit is on disk too
+    assert commits_under(store, lambda: store.approve(row, revision, 0)) == (["NORMAL"], 1)
+    assert commits_under(store, lambda: store.decline(row, revision)) == (["FULL"], 0)
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # the connection stays FULL
+
+
+def test_an_attempt_is_fsynced_before_it_leaves_and_an_outcome_soon_after(seeded):
     store, _, _, result = seeded
-    synchronous = lambda: store._db.execute("PRAGMA synchronous").fetchone()[0]
-    store.approve(result.operation_row, result.revision_id, 0)
-    assert synchronous() == 2
-    assert store.claim_due("a", 30) is not None
-    assert synchronous() == 2  # back to FULL right after the lease commit
+    row = result.operation_row
+    store.approve(row, result.revision_id, 0)
+    claimed = []
+    assert commits_under(store, lambda: claimed.append(store.claim_due("a", 30))) == (["NORMAL"], 0)  # LAZY
     with Store.open(store.path) as other:  # the lease is committed and visible to other processes
         assert other.claim_due("b", 30) is None
+    attempt = []
+    assert commits_under(store, lambda: attempt.append(store.start_attempt(row, "a"))) == (["FULL"], 0)
+    assert store._flusher.pending == 0
+    finished = (attempt[0].id, "performed", 200, {"ok": True}, "performed")
+    assert commits_under(store, lambda: store.finish_and_settle(finished, row, "a", Status.PERFORMED)) == (["NORMAL"], 1)
+    assert store.flush(5)  # the background flusher fsyncs it
+    assert store._flusher.pending == 0 and store._flusher.failures == 0
+
+
+def test_a_new_revision_that_supersedes_an_approval_is_on_disk_before_it_returns(seeded):
+    store, company, request_id, result = seeded
+    store.approve(result.operation_row, result.revision_id, 60)
+    new = store.record_operation(company.id, request_id, company.session_id, op("r2", "Exchange for $80.00 more"))
+    assert new.status == Status.PENDING
+    assert store._flusher.pending == 0  # synced inline, no waiting for the flusher
+
+
+def test_closing_the_store_flushes_what_is_pending(tmp_path):
+    store = Store.open(tmp_path / "poppy.db")
+    store.upsert_company("http://127.0.0.1:9", company_doc())
+    flusher = store._flusher
+    assert flusher.soon_commits == 1
+    store.close()
+    assert flusher.pending == 0 and flusher.failures == 0
+
+
+def test_a_write_that_changes_nothing_claims_no_durability(seeded, monkeypatch):
+    """SQLite neither writes nor fsyncs a transaction that changed nothing, so such a commit must
+    not count as having made earlier SOON commits durable."""
+    store, _, _, result = seeded
+    told = []
+    monkeypatch.setattr(store._flusher, "committed_now", lambda: told.append("now"))
+    monkeypatch.setattr(store._flusher, "committed_soon", lambda: told.append("soon"))
+    with store._write():
+        pass
+    with store._write() as db:
+        db.execute("UPDATE operations SET status = status WHERE id = -1")
+    assert told == []
+    with pytest.raises(StateError):
+        store.withdraw(result.operation_row)  # pending, not approved: refused, nothing written
+    assert told == []
+    store.approve(result.operation_row, result.revision_id, 60)
+    store.withdraw(result.operation_row)
+    assert told == ["soon", "now"]
 
 
 def test_a_company_is_found_by_the_unique_start_of_its_name(store):
@@ -330,3 +403,19 @@ def test_a_company_is_found_by_the_unique_start_of_its_name(store):
     assert store.find_company("manza") is None  # two Companies start that way: no guessing
     assert store.find_company("manzanit").id == manzanita.id
     assert store.find_company("  ") is None
+
+
+def test_an_idle_flusher_thread_ends_and_the_next_commit_starts_another(seeded, monkeypatch):
+    from poppy_tui.agent.store import durability
+
+    store, _, _, result = seeded
+    monkeypatch.setattr(durability, "IDLE_SECONDS", 0.05)
+    store.approve(result.operation_row, result.revision_id, 60)
+    assert store.flush(5)
+    first = store._flusher._thread
+    assert first is not None
+    first.join(5)  # nothing more to do: it ends by itself
+    assert not first.is_alive() and store._flusher._thread is None
+    store.withdraw(result.operation_row)
+    store.approve(result.operation_row, result.revision_id, 60)  # SOON again: a new thread flushes it
+    assert store.flush(5) and store._flusher.pending == 0

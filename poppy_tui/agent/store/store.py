@@ -8,6 +8,7 @@ anything is sent; an attempt row is committed before the request leaves.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from poppy_tui.agent.store.records import (
     loads,
     request_of,
 )
+from poppy_tui.agent.store.durability import Durability, WalFlusher
 from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
 from poppy_tui.protocol.discovery import CompanyDocument
 from poppy_tui.protocol.ids import new_id
@@ -39,6 +41,7 @@ from poppy_tui.protocol.requests import RequestDescription, request_to_json
 
 BUSY_TIMEOUT_SECONDS = 10.0
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+STAMP_LENGTH = len("2026-01-01T00:00:00.000000Z")
 
 
 class StoreError(RuntimeError):
@@ -54,13 +57,16 @@ def now_utc() -> datetime:
 
 
 def stamp(value: datetime | None = None) -> str:
-    """UTC, fixed width, so text comparison in SQL is time comparison."""
+    """UTC, fixed width (YYYY-MM-DDTHH:MM:SS.ffffffZ), so text comparison in SQL is time comparison."""
     value = (value or now_utc()).astimezone(timezone.utc)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return value.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_stamp(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None or len(text) != STAMP_LENGTH:
+        raise ValueError(f"not a stored time stamp: {text!r}")
+    return value
 
 
 def _create_private_file(path: Path) -> None:
@@ -153,6 +159,7 @@ class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = _Connection(connection, path)
         self.path = path
+        self._flusher = WalFlusher(path)
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -212,6 +219,7 @@ class Store:
         return [row[0] for row in self._db.execute("PRAGMA quick_check(5)").fetchall()]
 
     def close(self) -> None:
+        self._flusher.close()
         self._db.close()
 
     def __enter__(self) -> "Store":
@@ -221,18 +229,28 @@ class Store:
         self.close()
 
     @contextmanager
-    def _write(self, durable: bool = True) -> Iterator[_Connection]:
-        """One write transaction. `durable=False` skips the fsync for coordination state (leases):
-        still atomic and seen by every process at once, but a power loss may take the last such
-        commit with it, which only frees a lease early. Decisions, attempts and outcomes are durable."""
-        if not durable:
+    def _write(self, durability: Durability = Durability.NOW) -> Iterator[_Connection]:
+        """One write transaction, on disk when `durability` says (durability.py explains the three)."""
+        relaxed = durability is not Durability.NOW
+        changes = self._db.total_changes
+        if relaxed:
             self._db.execute("PRAGMA synchronous=NORMAL")
         try:
             with self._transaction() as db:
                 yield db
         finally:
-            if not durable:
+            if relaxed:
                 self._db.execute("PRAGMA synchronous=FULL")
+        if self._db.total_changes == changes:
+            return  # nothing was written, so nothing was synced either
+        if durability is Durability.NOW:
+            self._flusher.committed_now()
+        elif durability is Durability.SOON:
+            self._flusher.committed_soon()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every commit so far is on disk (SOON commits are fsynced in the background)."""
+        return self._flusher.wait(timeout)
 
     @contextmanager
     def _transaction(self) -> Iterator[_Connection]:
@@ -270,9 +288,9 @@ class Store:
 
     def upsert_company(self, base_url: str, document: CompanyDocument) -> CompanyRecord:
         at = stamp()
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             row = db.execute("SELECT id FROM companies WHERE base_url = ?", (base_url,)).fetchone()
-            doc_json = json.dumps(document.raw, ensure_ascii=False)
+            doc_json = _dumps(document.raw)
             if row is None:
                 db.execute(
                     "INSERT INTO companies (base_url, domain, name, document_json, supports_operations,"
@@ -301,7 +319,7 @@ class Store:
 
     def new_session(self, company_id: int) -> CompanyRecord:
         """Start a new Session with a Company (after invalid_session)."""
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             db.execute(
                 "UPDATE companies SET session_id=?, updated_at=? WHERE id=?",
                 (new_id("ses_"), stamp(), company_id),
@@ -337,7 +355,7 @@ class Store:
     # ---- requests ------------------------------------------------------------------------
 
     def add_request(self, company_id: int, request: RequestDescription, origin: str) -> int:
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             cursor = db.execute(
                 "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
                 (company_id, request.interface, request_to_json(request), origin, stamp()),
@@ -345,13 +363,13 @@ class Store:
             return int(cursor.lastrowid)
 
     def set_first_response(self, request_id: int, status: int | None, response: Any) -> None:
-        with self._write():
+        with self._write(Durability.SOON):
             self._first_response(request_id, status, response)
 
     def _first_response(self, request_id: int, status: int | None, response: Any) -> None:
         self._db.execute(
             "UPDATE requests SET first_status=?, first_response_json=? WHERE id=? AND first_response_json IS NULL",
-            (status, json.dumps(response, ensure_ascii=False), request_id),
+            (status, _dumps(response), request_id),
         )
 
     def get_request(self, request_id: int) -> tuple[RequestDescription, int | None, Any]:
@@ -383,76 +401,97 @@ class Store:
         if interface is None:
             interface = self.get_request(request_id)[0].interface
         at = stamp()
-        with self._write() as db:
-            if first_response is not None:
-                self._first_response(request_id, *first_response)
-            row = db.execute(
-                "SELECT id, status, current_revision_id FROM operations WHERE company_id=? AND operation_id=?",
-                (company_id, operation.operation_id),
-            ).fetchone()
-            new_operation = row is None
-            if new_operation:
-                cursor = db.execute(
-                    "INSERT INTO operations (company_id, operation_id, interface, session_id, status,"
-                    " created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
-                    (company_id, operation.operation_id, interface, session_id, Status.PENDING, at, at),
-                )
-                op_row, status, previous = int(cursor.lastrowid), Status.PENDING, None
-                self._event(op_row, "received", f"revision {operation.revision}")
-            else:
-                op_row, status, previous = int(row[0]), Status(row[1]), row[2]
-            existing = db.execute(
-                "SELECT id FROM revisions WHERE operation_row=? AND revision=?", (op_row, operation.revision)
-            ).fetchone()
-            if existing is not None:
-                return RecordResult(op_row, int(existing[0]), False, False, previous, status)
+        with self._write(Durability.SOON):
+            result, superseded = self._record_operation(
+                company_id, request_id, session_id, operation, carrier_text, interface, first_response, at
+            )
+        if superseded:
+            # An approval that must no longer be sent: on disk before anyone is told.
+            self._flusher.sync_now()
+        return result
+
+    def _record_operation(
+        self,
+        company_id: int,
+        request_id: int,
+        session_id: str,
+        operation: Operation,
+        carrier_text: str | None,
+        interface: str,
+        first_response: tuple[int | None, Any] | None,
+        at: str,
+    ) -> tuple[RecordResult, bool]:
+        """record_operation's transaction body; also says whether it superseded an approval."""
+        db = self._db
+        if first_response is not None:
+            self._first_response(request_id, *first_response)
+        row = db.execute(
+            "SELECT id, status, current_revision_id FROM operations WHERE company_id=? AND operation_id=?",
+            (company_id, operation.operation_id),
+        ).fetchone()
+        new_operation = row is None
+        if new_operation:
             cursor = db.execute(
-                "INSERT INTO revisions (operation_row, revision, request_id, summary, terms_json, expires_at,"
-                " expires_at_text, raw_json, carrier_text, received_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (
-                    op_row,
-                    operation.revision,
-                    request_id,
-                    operation.summary,
-                    operation.terms_json,
-                    stamp(operation.expires_at),
-                    operation.expires_at_text,
-                    json.dumps(operation.raw, ensure_ascii=False),
-                    carrier_text,
-                    at,
-                ),
+                "INSERT INTO operations (company_id, operation_id, interface, session_id, status,"
+                " created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
+                (company_id, operation.operation_id, interface, session_id, Status.PENDING, at, at),
             )
-            revision_id = int(cursor.lastrowid)
-            new_status = status
-            if not new_operation:
-                self._event(op_row, "new_revision", f"revision {operation.revision}")
-                if status in (Status.PENDING, Status.WITHDRAWN, Status.DECLINED, Status.EXPIRED, Status.NOT_PERFORMED):
-                    new_status = Status.PENDING
-                elif status == Status.APPROVED:
-                    # The approval was for other terms: it must not be sent (spec 5).
-                    new_status = Status.PENDING
-                    self._event(op_row, "superseded", "a new revision arrived before sending; approve again")
-            db.execute(
-                "UPDATE operations SET current_revision_id=?, status=?, updated_at=?,"
-                " approved_revision_id=CASE WHEN ? THEN NULL ELSE approved_revision_id END,"
-                " send_after=CASE WHEN ? THEN NULL ELSE send_after END"
-                " WHERE id=?",
-                (
-                    revision_id,
-                    new_status,
-                    at,
-                    int(status == Status.APPROVED),
-                    int(status == Status.APPROVED),
-                    op_row,
-                ),
-            )
-            return RecordResult(op_row, revision_id, new_operation, True, previous, new_status)
+            op_row, status, previous = int(cursor.lastrowid), Status.PENDING, None
+            self._event(op_row, "received", f"revision {operation.revision}")
+        else:
+            op_row, status, previous = int(row[0]), Status(row[1]), row[2]
+        existing = None if new_operation else db.execute(
+            "SELECT id FROM revisions WHERE operation_row=? AND revision=?", (op_row, operation.revision)
+        ).fetchone()
+        if existing is not None:
+            return RecordResult(op_row, int(existing[0]), False, False, previous, status), False
+        cursor = db.execute(
+            "INSERT INTO revisions (operation_row, revision, request_id, summary, terms_json, expires_at,"
+            " expires_at_text, raw_json, carrier_text, received_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                op_row,
+                operation.revision,
+                request_id,
+                operation.summary,
+                operation.terms_json,
+                stamp(operation.expires_at),
+                operation.expires_at_text,
+                _dumps(operation.raw),
+                carrier_text,
+                at,
+            ),
+        )
+        revision_id = int(cursor.lastrowid)
+        new_status = status
+        if not new_operation:
+            self._event(op_row, "new_revision", f"revision {operation.revision}")
+            if status in (Status.PENDING, Status.WITHDRAWN, Status.DECLINED, Status.EXPIRED, Status.NOT_PERFORMED):
+                new_status = Status.PENDING
+            elif status == Status.APPROVED:
+                # The approval was for other terms: it must not be sent (spec 5).
+                new_status = Status.PENDING
+                self._event(op_row, "superseded", "a new revision arrived before sending; approve again")
+        db.execute(
+            "UPDATE operations SET current_revision_id=?, status=?, updated_at=?,"
+            " approved_revision_id=CASE WHEN ? THEN NULL ELSE approved_revision_id END,"
+            " send_after=CASE WHEN ? THEN NULL ELSE send_after END"
+            " WHERE id=?",
+            (
+                revision_id,
+                new_status,
+                at,
+                int(status == Status.APPROVED),
+                int(status == Status.APPROVED),
+                op_row,
+            ),
+        )
+        return RecordResult(op_row, revision_id, new_operation, True, previous, new_status), status == Status.APPROVED
 
     def get_operation(self, operation_row: int) -> OperationRecord:
-        row = self._db.execute(f"SELECT {_OPERATION_COLUMNS} FROM operations WHERE id=?", (operation_row,)).fetchone()
+        row = self._db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()
         if row is None:
             raise KeyError(operation_row)
-        return self._operation(row)
+        return _operation(row)
 
     def find_operation(self, key: str) -> OperationRecord | None:
         """By row number or by the Company's operation_id (the newest if several Companies reuse one)."""
@@ -462,35 +501,9 @@ class Store:
             except KeyError:
                 pass
         row = self._db.execute(
-            f"SELECT {_OPERATION_COLUMNS} FROM operations WHERE operation_id=? ORDER BY id DESC LIMIT 1", (key,)
+            f"{_OPERATION_SELECT} WHERE o.operation_id=? ORDER BY o.id DESC LIMIT 1", (key,)
         ).fetchone()
-        return None if row is None else self._operation(row)
-
-    def _operation(self, row: Sequence[Any]) -> OperationRecord:
-        (op_id, company_id, operation_id, interface, session_id, status, current_id, approved_id, send_after,
-         idem, next_at, attempts, outcome_json, outcome_detail, created, updated) = row
-        current = self.get_revision(current_id)
-        request, _, _ = self.get_request(current.request_id)
-        return OperationRecord(
-            id=op_id,
-            company=self.get_company(company_id),
-            operation_id=operation_id,
-            interface=interface,
-            session_id=session_id,
-            status=Status(status),
-            current=current,
-            approved_revision_id=approved_id,
-            send_after=send_after,
-            idempotency_key=idem,
-            next_attempt_at=next_at,
-            attempt_count=attempts,
-            outcome=loads(outcome_json),
-            outcome_detail=outcome_detail,
-            created_at=created,
-            updated_at=updated,
-            request=request,
-            request_id=current.request_id,
-        )
+        return None if row is None else _operation(row)
 
     def get_revision(self, revision_id: int) -> RevisionRecord:
         row = self._db.execute(f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE id=?", (revision_id,)).fetchone()
@@ -519,7 +532,7 @@ class Store:
         return None if row is None else _revision(row)
 
     def mark_seen(self, revision_id: int) -> None:
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             db.execute("UPDATE revisions SET seen_at=? WHERE id=? AND seen_at IS NULL", (stamp(), revision_id))
 
     def decisions(self, operation_row: int) -> list[DecisionRecord]:
@@ -619,22 +632,21 @@ class Store:
         self, operation_row: int, revision_id: int, grace_seconds: float, actor: str = "tui", now: datetime | None = None
     ) -> OperationRecord:
         now = now or now_utc()
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             row = db.execute(
-                "SELECT o.status, o.current_revision_id, r.expires_at FROM operations o"
+                "SELECT o.status, o.current_revision_id, r.expires_at, o.interface FROM operations o"
                 " JOIN revisions r ON r.id = o.current_revision_id WHERE o.id=?",
                 (operation_row,),
             ).fetchone()
             if row is None:
                 raise StateError("no such operation")
-            status, current_id, expires_at = Status(row[0]), row[1], parse_stamp(row[2])
+            status, current_id, expires_at, interface = Status(row[0]), row[1], parse_stamp(row[2]), row[3]
             if current_id != revision_id:
                 raise StateError("a newer revision of these terms arrived; review it before approving")
             if not status.is_open:
                 raise StateError(f"the operation is {status.value}; it can't be approved now")
             if expires_at <= now:
                 raise StateError("this revision has expired; it can no longer be approved")
-            interface = db.execute("SELECT interface FROM operations WHERE id=?", (operation_row,)).fetchone()[0]
             # The key is generated once per approval and reused on every resend. For a
             # conversation it is the approval message's own ID (at least 128 random bits, as
             # message IDs need); elsewhere a bare UUID (conventions.IDEMPOTENCY_KEY_QUOTED).
@@ -741,7 +753,7 @@ class Store:
         # and an empty BEGIN IMMEDIATE would still take the lock from other processes.
         if not self._db.execute(query, params).fetchone():
             return []
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             rows = db.execute(query, params).fetchall()
             for (op_row,) in rows:
                 db.execute(
@@ -767,7 +779,7 @@ class Store:
         params = (at, Status.APPROVED, at, Status.SENDING, at, *([operation_row] if operation_row is not None else []))
         if self._db.execute(query, params).fetchone() is None:
             return None  # nothing due: no write lock taken
-        with self._write(durable=False) as db:
+        with self._write(Durability.LAZY) as db:
             row = db.execute(query, params).fetchone()  # again under the lock: another process may have won
             if row is None:
                 return None
@@ -792,14 +804,14 @@ class Store:
 
     def release_lease(self, operation_row: int, owner: str) -> None:
         """Give a lease back without sending (the operation changed under us); others may claim at once."""
-        with self._write(durable=False) as db:
+        with self._write(Durability.LAZY) as db:
             db.execute(
                 "UPDATE operations SET lease_owner=NULL, lease_until=NULL WHERE id=? AND lease_owner=?",
                 (operation_row, owner),
             )
 
     def renew_lease(self, operation_row: int, owner: str, lease_seconds: float) -> bool:
-        with self._write(durable=False) as db:
+        with self._write(Durability.LAZY) as db:
             cursor = db.execute(
                 "UPDATE operations SET lease_until=? WHERE id=? AND lease_owner=?",
                 (stamp(now_utc() + timedelta(seconds=lease_seconds)), operation_row, owner),
@@ -832,9 +844,10 @@ class Store:
                 (operation_row, approved_id, number, idem, at, owner),
             )
             self._event(operation_row, "attempt", f"#{number}")
-            attempt_id = int(cursor.lastrowid)
-        return _attempt(
-            self._db.execute(f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE id=?", (attempt_id,)).fetchone()
+        return AttemptRecord(
+            id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
+            idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
+            detail=None, owner=owner,
         )
 
     def finish_attempt(
@@ -845,19 +858,19 @@ class Store:
         response: Any = None,
         detail: str | None = None,
     ) -> None:
-        with self._write():
-            self._finish_attempt(attempt_id, outcome, http_status, response, detail)
+        with self._write(Durability.SOON):
+            self._finish_attempt(attempt_id, outcome, http_status, _dumps(response), detail)
 
     def _finish_attempt(
-        self, attempt_id: int, outcome: str, http_status: int | None, response: Any, detail: str | None
+        self, attempt_id: int, outcome: str, http_status: int | None, response_json: str, detail: str | None
     ) -> None:
         self._db.execute(
             "UPDATE attempts SET finished_at=?, outcome=?, http_status=?, response_json=?, detail=? WHERE id=?",
-            (stamp(), outcome, http_status, json.dumps(response, ensure_ascii=False), detail, attempt_id),
+            (stamp(), outcome, http_status, response_json, detail, attempt_id),
         )
 
     def schedule_retry(self, operation_row: int, owner: str, delay_seconds: float, detail: str | None = None) -> None:
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             db.execute(
                 "UPDATE operations SET next_attempt_at=?, lease_owner=NULL, lease_until=NULL, outcome_detail=?,"
                 " updated_at=? WHERE id=? AND lease_owner=? AND status=?",
@@ -873,8 +886,8 @@ class Store:
         detail: str | None = None,
     ) -> None:
         """End a send: performed, not performed, or outcome unknown (or pending again after a new revision)."""
-        with self._write():
-            self._settle(operation_row, owner, status, outcome, detail)
+        with self._write(Durability.SOON):
+            self._settle(operation_row, owner, status, _dumps(outcome), detail)
 
     def finish_and_settle(
         self,
@@ -887,15 +900,19 @@ class Store:
     ) -> None:
         """finish_attempt(*attempt) and settle(...) in one commit: the last answer and the
         operation's final state are kept together or not at all."""
-        with self._write():
-            self._finish_attempt(*attempt)
-            self._settle(operation_row, owner, status, outcome, detail)
+        attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
+        response_json = _dumps(response)
+        # The outcome is usually the last answer itself: encode it once.
+        outcome_json = response_json if outcome is response else _dumps(outcome)
+        with self._write(Durability.SOON):
+            self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
+            self._settle(operation_row, owner, status, outcome_json, detail)
 
-    def _settle(self, operation_row: int, owner: str, status: Status, outcome: Any, detail: str | None) -> None:
+    def _settle(self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None) -> None:
         cursor = self._db.execute(
             "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
             " next_attempt_at=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
-            (status, json.dumps(outcome, ensure_ascii=False), detail, stamp(), operation_row, owner, Status.SENDING),
+            (status, outcome_json, detail, stamp(), operation_row, owner, Status.SENDING),
         )
         if cursor.rowcount != 1:
             raise StateError(self._why_not(operation_row, f"settled as {status.value}"))
@@ -905,7 +922,7 @@ class Store:
 
     def upsert_conversation(self, company_id: int, endpoint: str, conversation_id: str, cursor: str | None = None) -> int:
         at = stamp()
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             db.execute(
                 "INSERT INTO conversations (company_id, endpoint, conversation_id, cursor, created_at, updated_at)"
                 " VALUES (?,?,?,?,?,?) ON CONFLICT (company_id, conversation_id)"
@@ -929,11 +946,11 @@ class Store:
         """Keep a message once (by its ID); returns False if it was already kept."""
         message_id = str(message.get("id") or new_id("msg_"))
         text = message.get("text") if isinstance(message.get("text"), str) else None
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO messages (conversation_row, message_id, role, text, message_json, created_at)"
                 " VALUES (?,?,?,?,?,?)",
-                (conversation_row, message_id, role, text, json.dumps(message, ensure_ascii=False), stamp()),
+                (conversation_row, message_id, role, text, _dumps(message), stamp()),
             )
             return cursor.rowcount == 1
 
@@ -955,7 +972,7 @@ class Store:
 
     def set_cursor(self, conversation_row: int, cursor: str | None) -> None:
         """Move the read position; None resets it (after cursor_expired)."""
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             db.execute(
                 "UPDATE conversations SET cursor=?, updated_at=? WHERE id=?", (cursor, stamp(), conversation_row)
             )
@@ -980,7 +997,7 @@ class Store:
 
     def set_request_conversation(self, request_id: int, conversation_id: str) -> None:
         """Fill in the conversation a first message created, once the Company has named it."""
-        with self._write() as db:
+        with self._write(Durability.SOON) as db:
             row = db.execute("SELECT request_json FROM requests WHERE id=?", (request_id,)).fetchone()
             if row is None:
                 raise KeyError(request_id)
@@ -1014,10 +1031,6 @@ class Store:
 _COMPANY_COLUMNS = (
     "id, base_url, domain, name, document_json, supports_operations, user_id, session_id, discovered_at, updated_at"
 )
-_OPERATION_COLUMNS = (
-    "id, company_id, operation_id, interface, session_id, status, current_revision_id, approved_revision_id,"
-    " send_after, idempotency_key, next_attempt_at, attempt_count, outcome_json, outcome_detail, created_at, updated_at"
-)
 _REVISION_COLUMNS = (
     "id, operation_row, revision, request_id, summary, terms_json, expires_at, expires_at_text, raw_json,"
     " carrier_text, received_at, seen_at"
@@ -1028,7 +1041,25 @@ _ATTEMPT_COLUMNS = (
 )
 
 
-def _company(row: Sequence[Any]) -> CompanyRecord:
+# An operation with its current revision, the request that revision answered, and its Company:
+# one statement, since every screen and every send reads all four together.
+_OPERATION_SELECT = (
+    "SELECT o.id, o.operation_id, o.interface, o.session_id, o.status, o.approved_revision_id, o.send_after,"
+    " o.idempotency_key, o.next_attempt_at, o.attempt_count, o.outcome_json, o.outcome_detail, o.created_at,"
+    " o.updated_at, q.request_json, "
+    + ", ".join(f"r.{c.strip()}" for c in _REVISION_COLUMNS.split(","))
+    + ", "
+    + ", ".join(f"c.{c.strip()}" for c in _COMPANY_COLUMNS.split(","))
+    + " FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
+    " JOIN requests q ON q.id = r.request_id JOIN companies c ON c.id = o.company_id"
+)
+_REVISION_WIDTH = len(_REVISION_COLUMNS.split(","))
+
+
+@functools.lru_cache(maxsize=64)
+def _company(row: tuple[Any, ...]) -> CompanyRecord:
+    """Every operation read carries its Company, whose row (poppy.json included) rarely changes:
+    one parsed record per distinct row. Records are read-only, so sharing one is safe."""
     return CompanyRecord(
         id=row[0], base_url=row[1], domain=row[2], name=row[3], document=json.loads(row[4]),
         supports_operations=bool(row[5]), user_id=row[6], session_id=row[7], discovered_at=row[8], updated_at=row[9],
@@ -1049,6 +1080,36 @@ def _attempt(row: Sequence[Any]) -> AttemptRecord:
         started_at=row[5], finished_at=row[6], outcome=row[7], http_status=row[8], response=loads(row[9]),
         detail=row[10], owner=row[11],
     )
+
+
+def _operation(row: Sequence[Any]) -> OperationRecord:
+    (op_id, operation_id, interface, session_id, status, approved_id, send_after, idem, next_at, attempts,
+     outcome_json, outcome_detail, created, updated, request_json) = row[:15]
+    current = _revision(row[15:15 + _REVISION_WIDTH])
+    return OperationRecord(
+        id=op_id,
+        company=_company(tuple(row[15 + _REVISION_WIDTH:])),
+        operation_id=operation_id,
+        interface=interface,
+        session_id=session_id,
+        status=Status(status),
+        current=current,
+        approved_revision_id=approved_id,
+        send_after=send_after,
+        idempotency_key=idem,
+        next_attempt_at=next_at,
+        attempt_count=attempts,
+        outcome=loads(outcome_json),
+        outcome_detail=outcome_detail,
+        created_at=created,
+        updated_at=updated,
+        request=request_of(request_json),
+        request_id=current.request_id,
+    )
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _split_sql(script: str) -> list[str]:
