@@ -208,7 +208,8 @@ class Agent:
     async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
         exchange: Exchange | None = None
         for number in range(1, FIRST_REQUEST_SENDS + 1):
-            exchange = await send(self.store.get_company(company.id))
+            # Read again before a resend: another process may have started a new Session meanwhile.
+            exchange = await send(company if number == 1 else self.store.get_company(company.id))
             outcome = exchange.outcome
             again = isinstance(outcome, NotSent) or (
                 idempotent and isinstance(outcome, RetryLater)

@@ -7,22 +7,21 @@ from typing import Any
 
 
 def json_depth(value: Any, limit: int) -> int:
-    """Depth of nested containers, stopping early once `limit` is exceeded."""
-    stack = [(value, 1)]
-    deepest = 0
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
+    """Depth of nested containers, stopping early once `limit` is exceeded. Walks one level at a
+    time, so the work per value stays in C (list.extend) rather than a Python loop per item."""
+    depth = 0
+    level = [value]
+    while level:
+        containers = [item for item in level if isinstance(item, (dict, list))]
+        if not containers:
+            break
+        depth += 1
+        if depth > limit:
+            break
+        level = []
+        for item in containers:
+            level.extend(item.values() if isinstance(item, dict) else item)
+    return depth
 
 
 def lone_surrogate(value: Any) -> tuple[str, str] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import time
@@ -42,11 +43,17 @@ def jwk_thumbprint(jwk: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+@functools.lru_cache(maxsize=8)
+def _signing_header(key: ec.EllipticCurvePrivateKey) -> tuple[tuple[str, Any], ...]:
+    """The JOSE header members that depend only on the key: computed once per key, not per request."""
+    jwk = public_jwk(key.public_key())
+    return (("typ", c.SESSION_JWT_TYP), ("jwk", jwk), ("kid", jwk_thumbprint(jwk)))
+
+
 def sign_session_jwt(
     key: ec.EllipticCurvePrivateKey, identity: SessionIdentity, audience: str, now: float | None = None
 ) -> str:
     now = time.time() if now is None else now
-    jwk = public_jwk(key.public_key())
     claims = {
         "iss": identity.client_id,
         "sub": identity.user_id,
@@ -56,8 +63,7 @@ def sign_session_jwt(
         "exp": int(now) + c.SESSION_JWT_LIFETIME_SECONDS,
         "jti": new_id("jti_"),
     }
-    headers = {"typ": c.SESSION_JWT_TYP, "jwk": jwk, "kid": jwk_thumbprint(jwk)}
-    return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers=headers)
+    return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers=dict(_signing_header(key)))
 
 
 @dataclass(frozen=True)
