@@ -177,12 +177,15 @@ class Dispatcher:
         attempts = self._mark_interrupted(op.id)
         if op.approved_revision_id is None:
             raise StateError("nothing is approved")
-        approved = self.store.get_revision(op.approved_revision_id)
-        approval = Approval(op.operation_id, approved.revision)
         # The approval goes with the request that returned the approved revision ("the same
         # request again", Ops 6), even if a newer revision has since come from another request.
-        request, _, _ = self.store.get_request(approved.request_id)
-        sending = dataclasses.replace(op, request=request, request_id=approved.request_id)
+        if op.current.id == op.approved_revision_id:
+            approved, sending = op.current, op
+        else:
+            approved = self.store.get_revision(op.approved_revision_id)
+            request, _, _ = self.store.get_request(approved.request_id)
+            sending = dataclasses.replace(op, request=request, request_id=approved.request_id)
+        approval = Approval(op.operation_id, approved.revision)
         retries = 0
         while True:
             # `attempts` holds every earlier attempt, read once per pass: only the lease holder

@@ -1,4 +1,4 @@
-"""The durable record: SQLite on disk, WAL with synchronous=FULL, file mode 0600.
+"""The durable record: SQLite on disk, WAL, file mode 0600; when each commit is fsynced: durability.py.
 
 Every state change is one short `BEGIN IMMEDIATE` transaction whose WHERE clause
 checks the state it moves from, so several processes (the TUI, CLI agents) can
@@ -193,7 +193,8 @@ class Store:
         mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"the database {self.path} could not switch to WAL mode (got {mode})")
-        self._db.execute("PRAGMA synchronous=FULL")
+        # NORMAL between transactions; _write raises it to FULL around each NOW commit (durability.py).
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
 
@@ -231,16 +232,16 @@ class Store:
     @contextmanager
     def _write(self, durability: Durability = Durability.NOW) -> Iterator[_Connection]:
         """One write transaction, on disk when `durability` says (durability.py explains the three)."""
-        relaxed = durability is not Durability.NOW
+        now = durability is Durability.NOW
         changes = self._db.total_changes
-        if relaxed:
-            self._db.execute("PRAGMA synchronous=NORMAL")
+        if now:
+            self._db.execute("PRAGMA synchronous=FULL")
         try:
             with self._transaction() as db:
                 yield db
         finally:
-            if relaxed:
-                self._db.execute("PRAGMA synchronous=FULL")
+            if now:
+                self._db.execute("PRAGMA synchronous=NORMAL")
         if self._db.total_changes == changes:
             return  # nothing was written, so nothing was synced either
         if durability is Durability.NOW:
