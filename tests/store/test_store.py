@@ -312,12 +312,17 @@ def commits_under(store, action):
         action()
     finally:
         store._db._connection.set_trace_callback(None)
-    mode, modes = "NORMAL", []
+    mode, modes, in_transaction = "NORMAL", [], False
     for statement in statements:
         if statement.startswith("PRAGMA synchronous="):
             mode = statement.split("=", 1)[1]
+        elif statement.startswith("BEGIN"):
+            in_transaction = True
         elif statement == "COMMIT":
             modes.append(mode)
+            in_transaction = False
+        elif not in_transaction and statement.split(None, 1)[0] in ("INSERT", "UPDATE", "DELETE"):
+            modes.append(mode)  # a statement on its own is its own transaction
     return modes, store._flusher.soon_commits - before
 
 

@@ -249,6 +249,18 @@ class Store:
         elif durability is Durability.SOON:
             self._flusher.committed_soon()
 
+    def _write_one(self, sql: str, params: Sequence[Any], durability: Durability) -> _Cursor:
+        """One statement as its own transaction (SQLite's autocommit): as atomic as a _write, and
+        spared the BEGIN and COMMIT round trips. For SOON and LAZY commits; NOW ones use _write."""
+        assert durability is not Durability.NOW
+        try:
+            cursor = self._db.execute(sql, params)
+        except StoreError as exc:
+            raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
+        if cursor.rowcount > 0 and durability is Durability.SOON:
+            self._flusher.committed_soon()
+        return cursor
+
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every commit so far is on disk (SOON commits are fsynced in the background)."""
         return self._flusher.wait(timeout)
@@ -356,12 +368,12 @@ class Store:
     # ---- requests ------------------------------------------------------------------------
 
     def add_request(self, company_id: int, request: RequestDescription, origin: str) -> int:
-        with self._write(Durability.SOON) as db:
-            cursor = db.execute(
-                "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
-                (company_id, request.interface, request_to_json(request), origin, stamp()),
-            )
-            return int(cursor.lastrowid)
+        cursor = self._write_one(
+            "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
+            (company_id, request.interface, request_to_json(request), origin, stamp()),
+            Durability.SOON,
+        )
+        return int(cursor.lastrowid)
 
     def set_first_response(self, request_id: int, status: int | None, response: Any) -> None:
         with self._write(Durability.SOON):
@@ -770,24 +782,26 @@ class Store:
         """Take the lease on one operation that is due to be sent, atomically across processes."""
         now = now or now_utc()
         at = stamp(now)
+        due = """(lease_until IS NULL OR lease_until <= ?)
+                 AND ((status = ? AND send_after <= ?)
+                  OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))"""
+        due_params = (at, Status.APPROVED, at, Status.SENDING, at)
         only = "AND id = ?" if operation_row is not None else ""
-        query = f"""SELECT id FROM operations
-                    WHERE (lease_until IS NULL OR lease_until <= ?)
-                      AND ((status = ? AND send_after <= ?)
-                       OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
-                    {only}
-                    ORDER BY updated_at LIMIT 1"""
-        params = (at, Status.APPROVED, at, Status.SENDING, at, *([operation_row] if operation_row is not None else []))
-        if self._db.execute(query, params).fetchone() is None:
-            return None  # nothing due: no write lock taken
-        with self._write(Durability.LAZY) as db:
-            row = db.execute(query, params).fetchone()  # again under the lock: another process may have won
+        find = f"SELECT id FROM operations WHERE {due} {only} ORDER BY updated_at LIMIT 1"
+        find_params = (*due_params, *([operation_row] if operation_row is not None else []))
+        while True:
+            row = self._db.execute(find, find_params).fetchone()
             if row is None:
-                return None
-            db.execute(
-                "UPDATE operations SET lease_owner=?, lease_until=? WHERE id=?",
-                (owner, stamp(now + timedelta(seconds=lease_seconds)), row[0]),
+                return None  # nothing due: no write lock taken
+            # One statement is one transaction: the lease is taken only if the operation is
+            # still due and unleased when the write lock is ours. Another process may have won.
+            claimed = self._write_one(
+                f"UPDATE operations SET lease_owner=?, lease_until=? WHERE id=? AND {due}",
+                (owner, stamp(now + timedelta(seconds=lease_seconds)), row[0], *due_params),
+                Durability.LAZY,
             )
+            if claimed.rowcount == 1:
+                break
         return self.get_operation(row[0])
 
     def next_due_at(self) -> datetime | None:
@@ -805,19 +819,19 @@ class Store:
 
     def release_lease(self, operation_row: int, owner: str) -> None:
         """Give a lease back without sending (the operation changed under us); others may claim at once."""
-        with self._write(Durability.LAZY) as db:
-            db.execute(
-                "UPDATE operations SET lease_owner=NULL, lease_until=NULL WHERE id=? AND lease_owner=?",
-                (operation_row, owner),
-            )
+        self._write_one(
+            "UPDATE operations SET lease_owner=NULL, lease_until=NULL WHERE id=? AND lease_owner=?",
+            (operation_row, owner),
+            Durability.LAZY,
+        )
 
     def renew_lease(self, operation_row: int, owner: str, lease_seconds: float) -> bool:
-        with self._write(Durability.LAZY) as db:
-            cursor = db.execute(
-                "UPDATE operations SET lease_until=? WHERE id=? AND lease_owner=?",
-                (stamp(now_utc() + timedelta(seconds=lease_seconds)), operation_row, owner),
-            )
-            return cursor.rowcount == 1
+        cursor = self._write_one(
+            "UPDATE operations SET lease_until=? WHERE id=? AND lease_owner=?",
+            (stamp(now_utc() + timedelta(seconds=lease_seconds)), operation_row, owner),
+            Durability.LAZY,
+        )
+        return cursor.rowcount == 1
 
     def start_attempt(self, operation_row: int, owner: str) -> AttemptRecord:
         """Commit the attempt (and approved -> sending) BEFORE the request leaves."""
