@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     import bench_roundtrip
 
-                    got = bench_roundtrip.run(10 if args.quick else 40)
+                    got = bench_roundtrip.run(20 if args.quick else 100)
             except Exception as exc:  # noqa: BLE001 - report and go on with the others
                 traceback.print_exc()
                 errors.append(f"{section}: {type(exc).__name__}: {exc}")
