@@ -36,6 +36,15 @@ def spawn(*args: str) -> subprocess.Popen:
     )
 
 
+async def approved_exchange(agent, shop):
+    """Ask the Company for the exchange and approve the operation it returns (grace 0)."""
+    company = await agent.add_company(shop.base_url)
+    result = await agent.call_api(company, "POST", EXCHANGE, BODY)
+    op = agent.store.get_operation(result.operation_row)
+    agent.approve(op.id, op.current.id)
+    return op
+
+
 def wait_until(predicate, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -126,10 +135,7 @@ async def test_approved_before_a_restart_is_sent_by_the_next_agent(make_agent, s
 
 async def test_a_settled_operation_is_never_sent_again_after_restart(make_agent, shop):
     first = make_agent()
-    company = await first.add_company(shop.base_url)
-    result = await first.call_api(company, "POST", EXCHANGE, BODY)
-    op = first.store.get_operation(result.operation_row)
-    first.approve(op.id, op.current.id)
+    op = await approved_exchange(first, shop)
     assert (await first.wait_for_outcome(op.id, timeout=20)).status == Status.PERFORMED
     await first.aclose()
     second = make_agent()
@@ -143,10 +149,7 @@ async def test_a_live_lease_keeps_a_second_dispatcher_out(make_agent, start):
     shop = start("perform_seconds=1.5")
     one = make_agent(lease_seconds=1.0)
     two = make_agent(lease_seconds=1.0)
-    company = await one.add_company(shop.base_url)
-    result = await one.call_api(company, "POST", EXCHANGE, BODY)
-    op = one.store.get_operation(result.operation_row)
-    one.approve(op.id, op.current.id)
+    op = await approved_exchange(one, shop)
     sending = asyncio.create_task(one.dispatch_once())
     while one.store.get_operation(op.id).status != Status.SENDING:
         await asyncio.sleep(0.01)
@@ -164,10 +167,7 @@ async def test_losing_the_lease_stops_the_send_under_way(make_agent, start):
     and our send is stopped at once, its attempt left unfinished (in doubt) for the new holder."""
     shop = start("perform_seconds=3")
     one = make_agent(lease_seconds=0.6)
-    company = await one.add_company(shop.base_url)
-    result = await one.call_api(company, "POST", EXCHANGE, BODY)
-    op = one.store.get_operation(result.operation_row)
-    one.approve(op.id, op.current.id)
+    op = await approved_exchange(one, shop)
     sending = asyncio.create_task(one.dispatch_once())
     while not shop.requests(is_api_approval):
         await asyncio.sleep(0.01)
