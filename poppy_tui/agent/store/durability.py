@@ -169,14 +169,18 @@ class WalFlusher:
     def _fsync_locked(self) -> None:
         try:
             if self._fd is None:
-                self._fd = os.open(self._wal, os.O_RDONLY)
-                # A log created since the database was opened must be findable after a power
-                # failure too: its directory entry is made durable once, as SQLite does.
-                directory = os.open(self._directory, os.O_RDONLY)
-                try:
-                    os.fsync(directory)
-                finally:
-                    os.close(directory)
+                # Opened for writing only because Windows refuses to fsync a read-only descriptor;
+                # nothing is written through it. The log carries no fcntl locks (SQLite locks
+                # the -shm file and the database), so closing this descriptor can't drop any.
+                self._fd = os.open(self._wal, os.O_RDWR)
+                if os.name == "posix":
+                    # A log created since the database was opened must be findable after a
+                    # power failure too: its directory entry is made durable once, as SQLite does.
+                    directory = os.open(self._directory, os.O_RDONLY)
+                    try:
+                        os.fsync(directory)
+                    finally:
+                        os.close(directory)
             os.fsync(self._fd)
         except FileNotFoundError:
             pass  # no log: everything was checkpointed into the database file, which SQLite synced
