@@ -256,6 +256,8 @@ class Store:
         try:
             cursor = self._db.execute(sql, params)
         except StoreError as exc:
+            if "nothing was changed" in str(exc):
+                raise  # a lock or a full disk, already said so
             raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
         if cursor.rowcount > 0 and durability is Durability.SOON:
             self._flusher.committed_soon()
