@@ -212,8 +212,8 @@ class Dispatcher:
                 return
             self.store.finish_attempt(*finished)
             retries += 1
-            window_end = self._window_end(attempts[0] if attempts else attempt)
-            attempts = self.store.attempts(op.id)
+            attempts = self.store.attempts(op.id)  # now with this one: the first starts the window
+            window_end = self._window_end(attempts[0])
             # Never wait past the approval's expiry or the retry window; _should_stop ends it there.
             limit = min(approved.expires_at, window_end) - now_utc()
             delay = max(0.0, min(verdict.delay, limit.total_seconds()))
@@ -273,7 +273,7 @@ class Dispatcher:
 
     def _should_stop(
         self, op: OperationRecord, approved: RevisionRecord, attempts: list[AttemptRecord], in_doubt: bool,
-        saw_success: bool = False,
+        saw_success: bool,
     ) -> _Settle | None:
         if not attempts:
             return None  # an unsent approval that expired is expire_due's job (status expired)
