@@ -21,8 +21,9 @@ class DecisionStore(OperationStore):
         now = now or now_utc()
         with self._write(Durability.SOON) as db:
             row = db.execute(
-                "SELECT o.status, o.current_revision_id, r.expires_at, o.interface FROM operations o"
-                " JOIN revisions r ON r.id = o.current_revision_id WHERE o.id=?",
+                "SELECT o.status, o.current_revision_id, r.expires_at, json_extract(q.request_json, '$.interface')"
+                " FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
+                " JOIN requests q ON q.id = r.request_id WHERE o.id=?",
                 (operation_row,),
             ).fetchone()
             if row is None:

@@ -24,7 +24,9 @@ class HistoryStore(StoreBase):
         order = "DESC" if newest_first else "ASC"
         rows = self._db.execute(
             f"""
-            SELECT o.id, o.company_id, c.name, c.domain, o.operation_id, o.interface, o.status,
+            SELECT o.id, o.company_id, c.name, c.domain, o.operation_id,
+                   (SELECT json_extract(q.request_json, '$.interface') FROM requests q WHERE q.id = r.request_id),
+                   o.status,
                    r.revision, r.summary, r.terms_json, r.expires_at,
                    (SELECT count(*) FROM revisions rr WHERE rr.operation_row = o.id),
                    o.created_at, o.updated_at,

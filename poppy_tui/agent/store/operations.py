@@ -120,8 +120,10 @@ class OperationStore(RequestStore):
                 # The approval was for other terms: it must not be sent (spec 5).
                 new_status = Status.PENDING
                 self._event(op_row, "superseded", "a new revision arrived before sending; approve again")
+        # `interface` follows the current revision: an approval of it goes back through the
+        # interface of the request that returned it (Ops 6), whichever returned the first one.
         db.execute(
-            "UPDATE operations SET current_revision_id=?, status=?, updated_at=?,"
+            "UPDATE operations SET current_revision_id=?, status=?, updated_at=?, interface=?,"
             " approved_revision_id=CASE WHEN ? THEN NULL ELSE approved_revision_id END,"
             " send_after=CASE WHEN ? THEN NULL ELSE send_after END"
             " WHERE id=?",
@@ -129,6 +131,7 @@ class OperationStore(RequestStore):
                 revision_id,
                 new_status,
                 at,
+                interface,
                 int(status == Status.APPROVED),
                 int(status == Status.APPROVED),
                 op_row,

@@ -76,11 +76,12 @@ def _operation(row: Sequence[Any]) -> OperationRecord:
     (op_id, operation_id, interface, session_id, status, approved_id, send_after, idem, next_at, attempts,
      outcome_json, outcome_detail, created, updated, request_json) = row[:15]
     current = _revision(row[15:15 + _REVISION_WIDTH])
+    request = request_of(request_json)
     return OperationRecord(
         id=op_id,
         company=_company(tuple(row[15 + _REVISION_WIDTH:])),
         operation_id=operation_id,
-        interface=interface,
+        interface=request.interface,  # the current revision's (older rows kept the first's)
         session_id=session_id,
         status=Status(status),
         current=current,
@@ -93,7 +94,7 @@ def _operation(row: Sequence[Any]) -> OperationRecord:
         outcome_detail=outcome_detail,
         created_at=created,
         updated_at=updated,
-        request=request_of(request_json),
+        request=request,
         request_id=current.request_id,
     )
 
