@@ -7,7 +7,6 @@ https, and the document speaks for the host that finally served it.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -25,23 +24,6 @@ MAX_REDIRECTS = 5
 
 class DiscoveryError(RuntimeError):
     """poppy.json could not be fetched or used. The message names the URL and the reason."""
-
-
-def _refuse_private_literal(url: str) -> None:
-    """Anti-SSRF for hosts written as IP literals: private and link-local addresses are refused.
-
-    Loopback is handled by check_url (allowed only on purpose). Names that resolve to private
-    addresses are not checked here; see docs/protocol-choices.md.
-    """
-    host = (urlsplit(url).hostname or "").strip("[]")
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return
-    if address.is_loopback:
-        return
-    if address.is_private or address.is_link_local or address.is_multicast or address.is_unspecified:
-        raise DiscoveryError(f"{url} points at a private or link-local address; poppy-tui will not connect there")
 
 
 def served_host(url: str) -> str:
@@ -77,7 +59,6 @@ async def fetch_json(
                 check_url(current, what, allow_loopback)
         except InvalidDiscovery as exc:
             raise DiscoveryError(str(exc)) from None
-        _refuse_private_literal(current)
         answer = await request(client, "GET", current, headers={"Accept": "application/json", **(headers or {})}, limit=limit)
         if isinstance(answer, (NotSent, Unknown)):
             raise DiscoveryError(f"could not fetch {current}: {answer.detail}")

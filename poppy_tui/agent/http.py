@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 import httpx
 
-from poppy_tui.agent.netguard import request_guard
+from poppy_tui.agent.netguard import guarded_client_options
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import json_depth
 from poppy_tui.protocol.outcomes import NotSent, Unknown
@@ -45,7 +45,7 @@ def make_client(timeout_seconds: float, allow_loopback: bool = True) -> httpx.As
     """The API/discovery client. Redirects are never followed implicitly: a redirected approval
     would leave the interface that returned the operation, and discovery checks every hop."""
     return httpx.AsyncClient(
-        event_hooks={"request": [request_guard(httpx.ConnectError, allow_loopback)]},
+        **guarded_client_options(httpx, allow_loopback, httpx.Limits(max_connections=20, max_keepalive_connections=10)),
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
@@ -53,7 +53,6 @@ def make_client(timeout_seconds: float, allow_loopback: bool = True) -> httpx.As
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
         mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
-        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
     )
 
 

@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
 
-from poppy_tui.agent.netguard import request_guard
+from poppy_tui.agent.netguard import guarded_client_options
 from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
@@ -115,7 +115,7 @@ class McpTransport:
 
     def _client(self, auth: PoppyAuth) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(
-            event_hooks={"request": [request_guard(httpx2.ConnectError, self._allow_loopback)]},
+            **guarded_client_options(httpx2, self._allow_loopback),
             auth=auth,
             headers={"User-Agent": USER_AGENT},
             timeout=httpx2.Timeout(self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)),
