@@ -148,3 +148,29 @@ async def test_the_connection_goes_to_the_checked_address_with_the_host_kept(mon
         monkeypatch.setattr(netguard.anyio, "getaddrinfo", anyio.getaddrinfo)
         server.shutdown()
         server.server_close()
+
+
+async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tmp_path, monkeypatch):
+    """The same stand-in resolver: `localhost` is 127.0.0.2, where alone the TLS server listens.
+    The handshake names `localhost` (SNI) and the certificate is checked for `localhost`."""
+    import anyio
+
+    from poppy_tui.agent import netguard
+    from tests.netguard.spec_company import SpecCompany
+    from tests.netguard.tls import make_certificates
+
+    async def resolver(host, port, **kwargs):
+        return [(2, 1, 6, "", ("127.0.0.2", port))]
+
+    certificates = make_certificates(tmp_path / "tls")
+    monkeypatch.setenv("SSL_CERT_FILE", str(certificates.ca_file))
+    server_names: list = []
+    with SpecCompany(tls=certificates.server_context(server_names), host="127.0.0.2") as running:
+        monkeypatch.setattr(netguard.anyio, "getaddrinfo", resolver)
+        try:
+            async with make_client(5.0, allow_loopback=True) as client:
+                answer = await request(client, "GET", running.base_url + "/.well-known/poppy.json")
+        finally:
+            monkeypatch.setattr(netguard.anyio, "getaddrinfo", anyio.getaddrinfo)
+    assert answer.status == 200 and answer.body["organization"]["domain"] == f"localhost:{running.port}"
+    assert server_names == ["localhost"]
