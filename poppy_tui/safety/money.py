@@ -12,7 +12,7 @@ from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.extract import MoneyMention, find_money, normalize_for_compare
 from poppy_tui.safety.findings import _Findings
 from poppy_tui.safety.quantities import _is_quantity_key
-from poppy_tui.safety.sanitize import sanitize_line
+from poppy_tui.safety.sanitize import reading_text, sanitize_line
 from poppy_tui.safety.summary_reading import _summary_check_text
 from poppy_tui.safety.terms_values import (
     _QUOTE_CHARS,
@@ -54,6 +54,11 @@ def _is_money_key(key: str) -> bool:
     return key in _MONEY_KEYS or key.endswith(("amount", "price", "total", "fee", "cost"))
 
 
+def _as_read(value: Any) -> Any:
+    """A terms string as a reader takes it: "70\u200b0.00" is 700.00, not "no amount"."""
+    return reading_text(value) if isinstance(value, str) else value
+
+
 def _terms_money(terms: Any) -> list[_Money]:
     """Structured money in the terms: numbers next to a currency, or under money-ish keys."""
     found: list[_Money] = []
@@ -67,10 +72,10 @@ def _terms_money(terms: Any) -> list[_Money]:
             norm = _norm_key(key)
             if norm in _CURRENCY_KEYS or _is_quantity_key(norm):
                 continue
-            amount = _decimal(value)
+            amount = _decimal(_as_read(value))
             if amount is None:
                 if isinstance(value, str) and _is_money_key(norm):
-                    mentions = [m for m in find_money(normalize_for_compare(value)) if m.currencies]
+                    mentions = [m for m in find_money(normalize_for_compare(reading_text(value))) if m.currencies]
                     if len(mentions) == 1:
                         only = mentions[0]
                         code = next(iter(only.currencies)) if len(only.currencies) == 1 else None  # type: ignore[arg-type]
@@ -90,6 +95,9 @@ def _terms_money(terms: Any) -> list[_Money]:
 
 def _money_label(money: _Money) -> str:
     text = sanitize_line(money.text, _QUOTE_CHARS).text
+    read = reading_text(money.text).strip()
+    if read != money.text.strip():  # a hidden character changes the amount: say how it reads
+        text = f"{text} (read as {sanitize_line(read, _QUOTE_CHARS).text})"
     if money.currency:
         return f"{sanitize_line(money.currency, 12).text} {text}"
     return text
@@ -141,11 +149,11 @@ def _check_money(findings: _Findings, terms: Mapping[str, Any], text: str) -> No
     for path, value in _flatten(terms):
         if path in money_paths:
             continue  # already counted with its currency; bare, it would excuse "€70" for USD 70
-        number = _decimal(value)
+        number = _decimal(_as_read(value))
         if number is not None:
             explaining.append((abs(number), None))
         elif isinstance(value, str):
-            for inner in find_money(normalize_for_compare(value)):
+            for inner in find_money(normalize_for_compare(reading_text(value))):
                 codes = inner.currencies
                 explaining.append((abs(inner.amount), next(iter(codes)) if codes and len(codes) == 1 else None))
 

@@ -361,3 +361,34 @@ def test_absurdly_deep_terms_do_not_crash_anything():
     assert "check_failed" not in codes
     assert terms_rows(terms)[0][1] == "(nested too deeply to show)"
     assert key_amount(operation) == "$5"
+
+
+# --- text as a reader takes it (compared, never shown) ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "read"),
+    [
+        ("$70\u200b0.00", "$700.00"),  # zero-width: nothing on a terminal
+        ("1\u00ad050 $", "1050 $"),  # soft hyphen
+        ("a\u202eb", "ab"),  # bidi control
+        ("\x1b7\x1b8 $70", " $70"),  # ESC 7 / ESC 8 leave no digit behind
+        ("\x1b[38;5;196m$70\x1b[0m", "$70"),  # CSI with its parameters
+        ("\x1b]8;;https://x/99\x1b\\here\x1b]8;;\x1b\\", "here"),  # OSC 8 up to ST
+        ("\x1b]0;title 99\x07rest", "rest"),  # OSC up to BEL
+        ("\x9b31m$5", "$5"),  # 8-bit CSI
+        ("$7\u28000", "$7 0"),  # a blank filler reads as a space
+        ("a\x00b\rc", "a b c"),  # other controls separate
+        ("plain $70.00", "plain $70.00"),
+    ],
+)
+def test_reading_text_drops_invisibles_and_whole_escape_sequences(raw, read):
+    from poppy_tui.safety.sanitize import reading_text
+
+    assert reading_text(raw) == read
+
+
+def test_an_unterminated_osc_swallows_only_its_own_line():
+    from poppy_tui.safety.sanitize import reading_text
+
+    assert reading_text("\x1b]0;evil $1\nPay $70.00") == "\nPay $70.00"
