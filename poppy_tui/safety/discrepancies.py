@@ -21,7 +21,7 @@ from poppy_tui.safety.dates import _check_dates
 from poppy_tui.safety.expiry import _check_expiry
 from poppy_tui.safety.findings import _RANK, CODES, Finding, Severity, _Findings
 from poppy_tui.safety.identifiers import _check_ids
-from poppy_tui.safety.money import _check_money, key_amount
+from poppy_tui.safety.money import _check_direction, _check_money, key_amount
 from poppy_tui.safety.quantities import _check_quantities
 from poppy_tui.safety.request_match import _check_request, _request_values, _TermsIndex
 from poppy_tui.safety.revisions import RevisionDiff, TermsChange, _check_revision, diff_revisions
@@ -85,6 +85,7 @@ def check_operation(
         stages += [
             ("request", lambda: _check_request(findings, _TermsIndex(terms), request)),
             ("money", lambda: _check_money(findings, terms, summary_text())),
+            ("money direction", lambda: _check_direction(findings, terms, summary_text())),
             ("dates", lambda: _check_dates(findings, terms, summary_text(), operation)),
             ("quantities", lambda: _check_quantities(findings, terms, summary_text())),
             ("ids", lambda: _check_ids(findings, terms, summary_text(), _request_values(request))),

@@ -18,6 +18,7 @@ CODES: dict[str, Severity] = {
     "request_mismatch": "danger",
     "amount_mismatch": "danger",
     "currency_mismatch": "danger",
+    "direction_mismatch": "danger",
     "summary_amount_not_in_terms": "danger",
     "amount_not_in_summary": "warning",
     "id_mismatch": "danger",

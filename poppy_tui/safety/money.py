@@ -11,6 +11,16 @@ from typing import Any, Mapping
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.extract import MoneyMention, find_money, normalize_for_compare
 from poppy_tui.safety.findings import _Findings
+from poppy_tui.safety.money_direction import (
+    Direction,
+    is_rate,
+    mention_direction,
+    mentions_of,
+    rate_label,
+    said_as_zero,
+    terms_direction,
+    zero_direction,
+)
 from poppy_tui.safety.quantities import _is_quantity_key
 from poppy_tui.safety.sanitize import reading_text, sanitize_line
 from poppy_tui.safety.summary_reading import _summary_check_text
@@ -41,7 +51,7 @@ _CURRENCY_KEYS = frozenset({"currency", "currencycode", "ccy", "curr"})
 _MINOR_KEYS = frozenset({"amountminor", "minorunits", "amountcents", "cents", "amountinminorunits", "minoramount"})
 _MONEY_KEYS = (
     "total", "totalamount", "grandtotal", "amountdue", "charge", "pricedifference", "difference",
-    "amount", "price", "cost", "fee", "refund", "subtotal", "tax", "deposit", "balance", "fare",
+    "amount", "price", "cost", "fee", "refund", "subtotal", "tax", "deposit", "balance", "fare", "credit",
 )
 
 _ZERO_DECIMAL = frozenset({"JPY", "KRW", "VND", "CLP", "ISK"})
@@ -103,27 +113,64 @@ def _money_label(money: _Money) -> str:
     return text
 
 
-def key_amount(operation: Operation) -> str | None:
-    """The main money amount for display, e.g. "USD 70.00", or None.
+_AMOUNT_LEAVES = ("amount", "value", "amountminor", "minorunits", "amountcents", "cents")
 
-    From the terms when they have one (a total before a price difference before
-    any amount); otherwise the summary's amount if it names exactly one.
+
+def _money_name(money: _Money) -> str:
+    """The key that says what the money is: "price_difference" for price_difference.amount."""
+    names = [_norm_key(e) for e in money.path if isinstance(e, str)]
+    name = names[-1] if names else ""
+    if name in _AMOUNT_LEAVES and len(names) > 1:
+        name = names[-2]
+    return name
+
+
+def _rank(money: _Money) -> int:
+    name = _money_name(money)
+    for index, key in enumerate(_MONEY_KEYS):
+        if name == key:
+            return index
+    return len(_MONEY_KEYS)
+
+
+def key_amount(operation: Operation) -> str | None:
+    """What the person pays, for display, e.g. "USD 70.00"; "refund USD 5.00" when money
+    only comes back; None when nothing is paid or refunded.
+
+    From the terms when they have money: the best paid amount (a total before a
+    price difference before any amount) that isn't a rate the summary gives per
+    period, so cancelling an "$18.00 a month" plan shows no amount. Otherwise a
+    non-zero refund. A plan whose only price is a rate, with nothing refunded,
+    shows the rate ("USD 18.00 a month"). Without terms money, the summary's
+    amount if it names exactly one.
     """
     try:
         moneys = _terms_money(operation.terms) if isinstance(operation.terms, Mapping) else []
         if moneys:
-
-            def rank(money: _Money) -> int:
-                names = [_norm_key(e) for e in money.path if isinstance(e, str)]
-                name = names[-1] if names else ""
-                if name in ("amount", "value", "amountminor", "minorunits", "amountcents", "cents") and len(names) > 1:
-                    name = names[-2]
-                for index, key in enumerate(_MONEY_KEYS):
-                    if name == key:
-                        return index
-                return len(_MONEY_KEYS)
-
-            return _money_label(min(moneys, key=rank))
+            text = _summary_check_text(operation.summary)
+            paid, refunds, rates = [], [], []
+            for money in moneys:
+                name = _money_name(money)
+                direction = terms_direction(name, money.amount) if money.amount else zero_direction(name)
+                if direction == "receives":
+                    refunds.append(money)
+                    continue
+                spans = mentions_of(text, money.amount, lambda m, c=money.currency: _compatible(m, c))
+                if is_rate(text, spans):
+                    rates.append((money, rate_label(text, spans)))
+                else:
+                    paid.append(money)
+            if paid:
+                return _money_label(min(paid, key=_rank))
+            given_back = [m for m in refunds if m.amount]
+            if given_back:
+                refund = min(given_back, key=_rank)
+                unsigned = _Money(refund.path, abs(refund.amount), refund.currency, refund.text.strip().lstrip("-−+"))
+                return "refund " + _money_label(unsigned)  # "refund" says the direction; a sign would say it twice
+            if rates and not refunds:
+                money, period = min(rates, key=lambda pair: _rank(pair[0]))
+                return f"{_money_label(money)} {sanitize_line(period, 20).text}".rstrip()
+            return None
         mentions = [m for m in find_money(_summary_check_text(operation.summary)) if m.currencies]
         distinct = {(abs(m.amount), m.currencies) for m in mentions}
         if len(distinct) == 1:
@@ -169,6 +216,8 @@ def _check_money(findings: _Findings, terms: Mapping[str, Any], text: str) -> No
             amount in bare and not any(abs(m.amount) == amount for m in marked)
         ):
             continue
+        if amount == 0 and said_as_zero(text, zero_direction(_money_name(money))):
+            continue  # "at no extra cost", "isn't refunded": zero, said in words
         wrong_currency = [m for m in unexplained if abs(m.amount) == amount]
         if wrong_currency:
             for mention in wrong_currency:
@@ -204,3 +253,28 @@ def _check_money(findings: _Findings, terms: Mapping[str, Any], text: str) -> No
             f"The summary mentions {_quote(mention.text)}, which isn't in the terms.",
             "summary",
         )
+
+
+def _check_direction(findings: _Findings, terms: Mapping[str, Any], text: str) -> None:
+    """A charge the summary calls a refund, or a refund it calls a charge (Ops §5)."""
+    for money in _terms_money(terms):
+        expected = terms_direction(_money_name(money), money.amount)
+        if expected is None:
+            continue
+        spans = mentions_of(text, money.amount, lambda m, c=money.currency: _compatible(m, c))
+        said = {mention_direction(text, start, end): mention for mention, start, end in spans}
+        opposite: Direction = "receives" if expected == "pays" else "pays"
+        if expected in said or opposite not in said:
+            continue
+        quoted = _quote(said[opposite].text)
+        if expected == "pays":
+            message = (
+                f"The terms have you pay {_money_label(money)} ({format_path(money.path)}), "
+                f"but the summary presents {quoted} as money coming back to you."
+            )
+        else:
+            message = (
+                f"The terms give you {_money_label(money)} back ({format_path(money.path)}), "
+                f"but the summary presents {quoted} as a charge."
+            )
+        findings.add("direction_mismatch", message, _field(money.path))

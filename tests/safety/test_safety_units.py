@@ -295,6 +295,34 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
         (None, "Pay 70.00 USD now", "70.00 USD"),
         (None, "Pay $70.00 now, or $80.00 later", None),
         (None, "Nothing to pay", None),
+        # What the person pays (#14.8): cancelling an "$18.00 a month" plan pays nothing.
+        (
+            {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
+             "refund": {"amount": "0.00", "currency": "USD"}},
+            "Cancel your plan (sub_6Tc1, $18.00 a month). This month isn't refunded.",
+            None,
+        ),
+        (
+            {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
+             "refund": {"amount": "6.00", "currency": "USD"}},
+            "Cancel your plan (sub_6Tc1, $18.00 a month); $6.00 is refunded.",
+            "refund USD 6.00",
+        ),
+        (
+            {"plan": "Coffee Club", "price": {"amount": "18.00", "currency": "USD"}},
+            "Join the Coffee Club for $18.00 a month.",
+            "USD 18.00 a month",
+        ),
+        (
+            {"price_difference": {"amount": "0.00", "currency": "USD"}},
+            "Exchange it at no extra cost.",
+            "USD 0.00",
+        ),
+        (
+            {"price_difference": {"amount": "-70.00", "currency": "USD"}},
+            "Exchange it for $70.00 less, refunded to your card.",
+            "refund USD 70.00",
+        ),
     ],
 )
 def test_key_amount(terms, summary, expected):
