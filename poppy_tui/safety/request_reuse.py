@@ -17,7 +17,7 @@ import json
 from typing import Any, Iterable
 
 from poppy_tui.protocol.requests import ApiRequest, McpRequest
-from poppy_tui.safety.discrepancies import Finding
+from poppy_tui.safety.findings import Finding
 from poppy_tui.safety.sanitize import sanitize_line
 
 CODE = "operation_reused"
