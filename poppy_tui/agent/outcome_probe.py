@@ -105,7 +105,11 @@ class OutcomeProbe:
                 self.store.release_lease(op.id, self.owner)
             except Exception:  # noqa: BLE001 - one Company's oddity must not stop the others
                 log.exception("finding out about operation %s failed", op.id)
-                self.store.release_lease(op.id, self.owner)
+                # Look again later, not on the very next pass: a failure must not become a loop.
+                self.store.finish_probe(
+                    op.id, self.owner, detail=op.outcome_detail or "", observations=[],
+                    next_probe_at=now_utc() + timedelta(seconds=self.interval),
+                )
 
     # ---- one operation ----------------------------------------------------------------------
 
@@ -120,6 +124,14 @@ class OutcomeProbe:
         now = now_utc()
         remembered = approved.expires_at > now
         found = _Found()
+        problem = self._agent.signing_problem()
+        if problem:
+            # Nothing can be signed, so nothing can be sent or read: no attempt, look again later.
+            reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
+            next_at = self._next_probe(now, approved.expires_at, 1)
+            self.store.finish_probe(op.id, self.owner, detail=_detail(reason, [f"can't look now: {problem}"], next_at),
+                                    observations=[], next_probe_at=next_at)
+            return
         if isinstance(request, ConversationRequest):
             replied = await self._read_conversation(sending, found)
             if found.settle is None and not replied and remembered and self._worth_resending(op):

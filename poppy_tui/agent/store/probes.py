@@ -48,7 +48,9 @@ class ProbeStore(OperationStore):
 
     def next_probe_at(self) -> datetime | None:
         row = self._db.execute(
-            "SELECT min(next_attempt_at) FROM operations WHERE status=? AND next_attempt_at IS NOT NULL",
+            # Not before a live lease lapses: another process is looking at it meanwhile.
+            "SELECT min(max(next_attempt_at, coalesce(lease_until, next_attempt_at))) FROM operations"
+            " WHERE status=? AND next_attempt_at IS NOT NULL",
             (Status.OUTCOME_UNKNOWN,),
         ).fetchone()
         return None if row is None or row[0] is None else parse_stamp(row[0])
