@@ -163,6 +163,13 @@ class OutcomeProbe:
         return min(now + timedelta(seconds=delay), expires_at)
 
     def _worth_resending(self, op: OperationRecord) -> bool:
+        for orphan in self.store.attempts(op.id):
+            if orphan.finished_at is None and orphan.owner != self.owner:
+                # A probe's resend whose process died: it may have reached the Company.
+                self.store.finish_attempt(
+                    orphan.id, "interrupted", None, None,
+                    f"the sender ({orphan.owner}) stopped before an answer arrived; it may have been performed",
+                )
         finished = [a for a in self.store.attempts(op.id) if a.finished_at is not None]
         return bool(finished) and finished[-1].outcome in RESEND_AFTER
 
