@@ -79,6 +79,18 @@ def test_non_strings_do_not_crash():
         ("$70.00", False),
         ("Αθήνα", False),
         ("Αthens", True),  # Greek capital alpha
+        # From Unicode Script_Extensions (UTS #39), not from character names (#11.8):
+        ("\u041c\u0430nzanita Outfitters", True),  # Cyrillic М and а
+        ("\U0001d400cme", True),  # MATHEMATICAL BOLD CAPITAL A: script Common, a Latin look-alike
+        ("\u2113oan", True),  # SCRIPT SMALL L, also Common
+        ("\u13aapple", True),  # CHEROKEE LETTER GO, an A look-alike
+        ("\u2160nvoice", True),  # ROMAN NUMERAL ONE
+        ("らーめん Tokyo", False),  # ー has Script_Extensions {Hiragana, Katakana}
+        ("삼성 Galaxy", False),  # Latin beside Korean is "highly restrictive"
+        ("\u0391\u03b8\u03ae\u043da", True),  # Greek, Cyrillic and Latin
+        ("Straße", False),
+        ("\ufb01le", False),  # a ligature of two Latin letters is still Latin
+        ("مرحبا", False),
     ],
 )
 def test_mixed_script(text, expected):
