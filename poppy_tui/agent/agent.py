@@ -182,12 +182,31 @@ class Agent:
     async def add_company(self, domain_or_url: str) -> CompanyRecord:
         return await discovery.discover(await self._http(), self.store, domain_or_url, self.config.allow_loopback)
 
-    def find_company(self, key: str) -> CompanyRecord | None:
+    async def refresh_company(self, company: CompanyRecord, force: bool = False) -> "discovery.Refreshed":
+        """poppy.json brought up to date as its HTTP caching allows (`force`: ask now, conditionally)."""
+        return await discovery.refresh(
+            await self._http(), self.store, self.store.get_company(company.id), self.config.allow_loopback, force
+        )
+
+    async def _fresh(self, company: CompanyRecord) -> CompanyRecord:
+        """The Company with an up-to-date poppy.json, read before a new request decides whether to
+        declare the operations extension. A failed refresh keeps the stored copy."""
+        return (await self.refresh_company(company)).company
+
+    def remove_company(self, company: CompanyRecord) -> CompanyRecord:
+        return self.store.remove_company(company.id)
+
+    def match_companies(self, key: str) -> list[CompanyRecord]:
+        """Every Company `key` (name, domain, URL) could mean: one, none, or several (ambiguous)."""
         text = key.strip()
-        found = self.store.find_company(text)
-        if found is None and "://" in text:
-            found = self.store.find_company(discovery.origin_of(text))
+        found = self.store.match_companies(text)
+        if not found and "://" in text:
+            found = self.store.match_companies(discovery.origin_of(text))
         return found
+
+    def find_company(self, key: str) -> CompanyRecord | None:
+        found = self.match_companies(key)
+        return found[0] if len(found) == 1 else None
 
     async def fetch_openapi(self, company: CompanyRecord) -> dict:
         return await discovery.fetch_openapi(
@@ -208,7 +227,7 @@ class Agent:
     async def call_api(
         self, company: CompanyRecord, method: str, path_or_url: str, body: Any = None, origin: str = "cli"
     ) -> RequestResult:
-        company = self.store.get_company(company.id)
+        company = await self._fresh(company)
         try:
             url = discovery.resolve_api_url(company, path_or_url, self.config.allow_loopback)
         except ValueError as exc:
@@ -218,24 +237,36 @@ class Agent:
         # The first request's own key; the approval's resend gets another (Ops 6).
         key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
         idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
+        declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
             lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key), company, idempotent
         )
-        return self._result(company, request_id, exchange, "api")
+        company = await self._recheck_after(exchange, company)
+        return self._result(company, request_id, exchange, "api", declared)
 
     async def call_tool(
         self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
     ) -> RequestResult:
-        company = self.store.get_company(company.id)
+        company = await self._fresh(company)
         url = discovery.mcp_url(company)
         if url is None:
             raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
         request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
         request_id = self.store.add_request(company.id, request, origin)
+        declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
             lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id), company, False
         )
-        return self._result(company, request_id, exchange, "mcp")
+        company = await self._recheck_after(exchange, company)
+        return self._result(company, request_id, exchange, "mcp", declared)
+
+    async def _recheck_after(self, exchange: Exchange, company: CompanyRecord) -> CompanyRecord:
+        """After `extension_required`, read poppy.json again now (conditionally): the copy that
+        decided what to declare may be out of date, and the explanation should say so."""
+        outcome = exchange.outcome
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            return (await self.refresh_company(company, force=True)).company
+        return company
 
     async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
         exchange: Exchange | None = None
@@ -254,7 +285,9 @@ class Agent:
         assert exchange is not None
         return exchange
 
-    def _result(self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str) -> RequestResult:
+    def _result(
+        self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str, declared: bool | None = None
+    ) -> RequestResult:
         outcome = exchange.outcome
         if not isinstance(outcome, ApprovalRequired):  # else kept with the operation, in one commit
             self.store.set_first_response(request_id, exchange.status, exchange.response)
@@ -285,6 +318,11 @@ class Agent:
             )
         if isinstance(outcome, NotSent):
             return RequestResult("not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id)
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            if declared is None:
+                declared = self.sessions.declares_operations(company)
+            detail = discovery.explain_extension_required(company, outcome.body, declared)
+            return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
         if isinstance(outcome, NotPerformed):
             detail = exchange.detail or f"the Company refused it ({outcome.error})"
             return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
@@ -299,7 +337,7 @@ class Agent:
     async def say(
         self, company: CompanyRecord, text: str, conversation_row: int | None = None, origin: str = "cli"
     ) -> ConversationResult:
-        company = self.store.get_company(company.id)
+        company = await self._fresh(company)
         if not text.strip():
             raise AgentError("there is nothing to say")
         endpoint = discovery.conversation_endpoint(company)
