@@ -59,6 +59,7 @@ class SpecCompany:
                 {"type": "mcp", "url": f"{self.base_url}/mcp{'?sse' if self.mcp_sse else ''}"},
             ],
         }
+        doc["agent"] = {"protocols": [{"type": "poppy", "endpoint": f"{self.base_url}/poppy/conversations"}]}
         if self.operations_versions:
             doc["extensions"] = {"operations": [{"version": v} for v in self.operations_versions]}
         return doc
@@ -123,6 +124,9 @@ class SpecCompany:
                         }
                         return self._send(403, json.dumps(body).encode(), {"Content-Type": "application/json"})
                     return self._send(201, b'{"order":"created"}', {"Content-Type": "application/json"})
+                if self.path.startswith("/poppy/conversations") and not declares_v2:
+                    body = {"error": "extension_required", "extension": "operations"}
+                    return self._send(403, json.dumps(body).encode(), {"Content-Type": "application/json"})
                 if self.path.startswith("/mcp"):
                     return company._mcp(self, body_bytes)
                 if self.path == "/api/duplicate-summary":

@@ -125,3 +125,16 @@ async def test_removing_a_company_keeps_its_records_and_waits_for_open_operation
         back = await agent.add_company(shop.base_url)  # adding it again brings it back, same identity
     assert (back.id, back.user_id) == (company.id, company.user_id)
     assert [c.id for c in agent.store.list_companies()] == [company.id]
+
+
+async def test_extension_required_in_a_conversation_is_explained_too(make_agent):
+    from poppy_tui.agent.agent import AgentError
+
+    with SpecCompany(operations_versions=[]) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        with pytest.raises(AgentError) as caught:
+            await agent.say(company, "I'd like the commuter bike")
+    message = str(caught.value)
+    assert "did not start the conversation" in message and "doesn't offer it" in message
+    assert "Nothing was done" in message
