@@ -239,9 +239,10 @@ def report_final(record: "OperationRecord") -> int:
     return STATUS_EXIT[status]
 
 
-async def wait_for(agent: "Agent", record: "OperationRecord") -> "OperationRecord":
+async def wait_for(agent: "Agent", record: "OperationRecord", request_id: int | None = None) -> "OperationRecord":
     while True:
-        record = await agent.wait_for_outcome(record.id)
+        # With our request's ID: the outcome of our request only, never another's (issue #11 item 2).
+        record = await agent.wait_for_outcome(record.id, request_id=request_id)
         if not record.status.is_open:
             return record
         # A resend was answered with new terms: nothing was done, and the person decides again.
@@ -249,7 +250,7 @@ async def wait_for(agent: "Agent", record: "OperationRecord") -> "OperationRecor
         announce(record, sys.stderr)
 
 
-async def settle(agent: "Agent", rows: list[int], wait: bool) -> int:
+async def settle(agent: "Agent", rows: list[int], wait: bool, request_id: int | None = None) -> int:
     records = [agent.store.get_operation(row) for row in rows]
     stream = sys.stderr if wait else sys.stdout
     for record in records:
@@ -261,13 +262,13 @@ async def settle(agent: "Agent", rows: list[int], wait: bool) -> int:
         f"waiting for a decision in poppy-tui on operation {numbers}; "
         "Ctrl-C stops waiting (the operation stays queued)"
     )
-    codes = [report_final(await wait_for(agent, record)) for record in records]
+    codes = [report_final(await wait_for(agent, record, request_id)) for record in records]
     return first_failure(codes)
 
 
 async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) -> int:
     if result.outcome == "operation" and result.operation_row is not None:
-        return await settle(agent, [result.operation_row], wait)
+        return await settle(agent, [result.operation_row], wait, result.request_id)
     print_answer(result.body)
     if result.outcome == "performed":
         return Exit.OK
