@@ -28,7 +28,7 @@ class SpecCompany:
     # poppy.json: which versions of `operations` it lists ([] lists none), and its caching headers.
     operations_versions: list[str] = field(default_factory=lambda: ["2"])
     cache_control: str | None = "max-age=300"
-    etag: str = '"v1"'
+    etag: str = '"v1"'  # "" sends no ETag
     # What /api/orders does for a request that doesn't declare operations v2.
     require_extension: bool = True
     # Transport misbehaviour, by path: see _hostile().
@@ -86,12 +86,14 @@ class SpecCompany:
                     company.discovery_requests.append({k.lower(): v for k, v in self.headers.items()})
                     if company.discovery_override:
                         return company._hostile(self, company.discovery_override)
-                    if self.headers.get("If-None-Match") == company.etag:
+                    if company.etag and self.headers.get("If-None-Match") == company.etag:
                         headers = {"ETag": company.etag}
                         if company.cache_control:
                             headers["Cache-Control"] = company.cache_control
                         return self._send(304, b"", headers)
-                    headers = {"Content-Type": "application/json", "ETag": company.etag}
+                    headers = {"Content-Type": "application/json"}
+                    if company.etag:
+                        headers["ETag"] = company.etag
                     if company.cache_control:
                         headers["Cache-Control"] = company.cache_control
                     return self._send(200, json.dumps(company.document()).encode(), headers)
