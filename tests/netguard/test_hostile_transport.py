@@ -107,3 +107,12 @@ async def test_an_mcp_tool_result_with_two_summaries_is_refused_naming_the_membe
         result = await agent.call_tool(record, "order_bike", {})
     assert result.outcome != "operation" and result.operation_row is None
     assert "'summary' appears twice" in result.detail and "tools/call" in result.detail
+
+
+async def test_an_mcp_call_trickled_forever_is_abandoned_as_unknown(make_agent):
+    with SpecCompany(mcp_trickle=True) as company:
+        agent = make_agent(request_timeout_seconds=1.0)
+        record = await agent.add_company(company.base_url)
+        result = await agent.call_tool(record, "order_bike", {})
+    # The call left, so whether it took effect is unknown; what matters is that it ended.
+    assert result.outcome == "unknown" and "in time" in result.detail
