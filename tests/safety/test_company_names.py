@@ -238,3 +238,8 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             header = str(review.screen.query_one("#company-line").render())
             assert f"{NAME_MARK} {LOOKALIKE}" in header and "127.0.0.1:8411" in header
             assert "look-alike letters" in header
+            await pilot.pause(1.0)  # past the arming delay
+            await pilot.press("a")
+            await pilot.pause(0.3)
+            confirm = str(review.screen.query_one("#confirm-company").render())
+            assert f"{NAME_MARK} {LOOKALIKE}" in confirm and "127.0.0.1:8411" in confirm
