@@ -347,10 +347,16 @@ class Agent:
                 raise AgentError("that conversation is with another Company")
         if endpoint is None:
             raise AgentError(f"{company.name} offers no conversations in its poppy.json")
+        declared = self.sessions.declares_operations(company)
         said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
+        why = said.exchange.detail or _short(said.exchange)
+        outcome = said.exchange.outcome
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            company = await self._recheck_after(said.exchange, company)
+            why = discovery.explain_extension_required(company, outcome.body, declared)
         if said.conversation_row is None:
-            raise AgentError(f"{company.name} did not start the conversation: {said.exchange.detail or _short(said.exchange)}")
-        detail = "" if said.delivered else f"the message was not delivered: {said.exchange.detail or _short(said.exchange)}"
+            raise AgentError(f"{company.name} did not start the conversation: {why}")
+        detail = "" if said.delivered else f"the message was not delivered: {why}"
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
             said.delivered, detail, said.ingested.problems,

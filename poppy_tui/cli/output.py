@@ -258,17 +258,36 @@ def _event_json(event: "EventRecord") -> dict[str, Any]:
 
 
 def company_line(company: "CompanyRecord") -> str:
+    """Name (marked ⚠ when it could imitate another) and verified domain, then the rest;
+    a marked name gets a second, indented line saying why."""
+    from poppy_tui.safety.company_name import company_label
+
+    label = company_label(company.name, company.domain, 80)
     interfaces = [name for name, url in company_interfaces(company).items() if url]
-    return (
-        f"{safe_line(company.name, 80)} ({safe_line(company.domain, 80)}) at {safe_line(company.base_url)}; "
+    line = (
+        f"{label.text} at {safe_line(company.base_url)}; "
         f"operations v2: {'yes' if company.supports_operations else 'no'}; "
         f"interfaces: {', '.join(interfaces) or 'none'}"
     )
+    return f"{line}\n{COMPANY_INDENT}{label.warning}" if label.warning else line
+
+
+def _company_label_text(name: object, domain: object, max_chars: int = 80) -> str:
+    from poppy_tui.safety.company_name import company_label
+
+    return company_label(name, domain, max_chars).text
+
+
+def _company_marked_name(name: object, domain: object, max_chars: int) -> str:
+    """A queue row's Company: the name with ⚠ when it could imitate another (`show` gives the domain)."""
+    from poppy_tui.safety.company_name import company_label
+
+    return company_label(name, domain, max_chars).marked_name
 
 
 def row_line(row: "OperationRow") -> str:
     return (
-        f"{row.id}  {row.status.value}  {safe_line(row.company_name, 60)}  "
+        f"{row.id}  {row.status.value}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
         f"expires {expiry_text(row.expires_at)}\n"
         f"{COMPANY_INDENT}{safe_line(row.summary)}"
     )
@@ -311,7 +330,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     current = record.current
     lines = [
         f"Operation {record.id}: {safe_line(record.operation_id, 100)}",
-        f"Company: {safe_line(record.company.name, 80)} ({safe_line(record.company.domain, 80)})",
+        f"Company: {_company_label_text(record.company.name, record.company.domain)}",
         f"Status: {record.status.value}: {STATUS_TEXT.get(record.status.value, '')}",
         f"Asked through: {_asked_through(record)}",
     ]
