@@ -19,6 +19,7 @@ from poppy_tui.agent import companies as discovery
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
 from poppy_tui.agent.http import make_client
+from poppy_tui.agent.identity import AgentIdentity, load_identity
 from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
@@ -93,11 +94,9 @@ class Agent:
         self.paths = paths
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self.sessions = Sessions(
-            store,
-            (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config)),
-            allow_loopback=config.allow_loopback,
-        )
+        self._key_loader = (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config))
+        self._identity: AgentIdentity | None = None
+        self.sessions = Sessions(store, lambda: self.identity, allow_loopback=config.allow_loopback)
         self.api = ApiTransport(self._http, self.sessions)
         self._mcp: Any = None
         self.conversations = Conversations(
@@ -143,7 +142,15 @@ class Agent:
 
     def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
-        return self.sessions.key
+        return self.identity.key
+
+    @property
+    def identity(self) -> AgentIdentity:
+        """Who this agent is to Companies (spec 4.1). Read from identity.json on first use; a
+        development identity (loopback client_id) is served on 127.0.0.1 from then on."""
+        if self._identity is None:
+            self._identity = load_identity(self.paths, self.config.allow_loopback, self._key_loader)
+        return self._identity
 
     # ---- Companies -----------------------------------------------------------------------------
 
