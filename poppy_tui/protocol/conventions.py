@@ -25,15 +25,36 @@ MCP_APPROVAL_META_KEY = "personalagentprotocol.org/approval"
 WELL_KNOWN_PATH = "/.well-known/poppy.json"
 
 # Session JWT. The digest confirms only `typ`. Claims follow the 0.2 Session
-# assertion (iss/sub/aud/iat/exp/jti) plus `sid` for the Session. The public key
-# travels in the protected header as `jwk` (as DPoP does) because a terminal
-# agent has no hosted CIMD/jwks_uri; a Company binds the Session to the key's
-# RFC 7638 thumbprint on first use and rejects any other key for that Session.
+# assertion (iss/sub/aud/iat/exp/jti) plus `sid` for the Session.
 SESSION_JWT_TYP = "poppy-session+jwt"
 SESSION_JWT_ALG = "ES256"
 SESSION_JWT_LIFETIME_SECONDS = 120
 SESSION_JWT_MAX_CLOCK_SKEW_SECONDS = 60
-# The agent's client_id would be the HTTPS URL of its Client ID Metadata Document.
+# How a Session JWT is signed (NOT FOUND for 0.4; digest 3.4). Chosen: "direct", the
+# 0.4-compatible reading: each JWT is signed with the agent's long-term key, named by `kid`
+# (its RFC 7638 thumbprint) and published in the JWKS at the CIMD's jwks_uri. The 1.0 reading
+# ("delegated": a short-lived key vouched for under the `poppy_dlg` header) would add a
+# second signature format nobody can test against yet. The token never carries its key:
+# `jwk`, `jku`, `x5u` and `x5c` in its header are refused.
+SESSION_JWT_KEY_MODE = "direct"
+SESSION_JWT_FORBIDDEN_HEADER_MEMBERS = ("jwk", "jku", "x5u", "x5c")
+
+# Agent identity (spec 4.1): client_id is the HTTPS URL of the agent's Client ID Metadata
+# Document. Until `poppy-tui identity init --client-id URL` sets one, an agent that may talk
+# to loopback Companies (the demo, tests) gets a development identity it serves itself on
+# 127.0.0.1 (agent/identity/); only a loopback Company accepts such an http:// client_id.
+AGENT_TOKEN_ENDPOINT_AUTH_METHOD = "private_key_jwt"
+LOOPBACK_CLIENT_IDS_FOR_LOOPBACK_COMPANIES = True
+DEV_CLIENT_ID_PATH = "/poppy-tui/agent.json"
+DEV_JWKS_PATH = "/poppy-tui/jwks.json"
+# A Company refetches an agent's JWKS on an unknown kid at most this often (digest 3.1).
+JWKS_REFETCH_MIN_SECONDS = 30.0
+# private_key_jwt client assertions (RFC 7523): aud is the Company's auth.issuer as one string.
+CLIENT_ASSERTION_TYP = "JWT"
+# The OAuth error codes a Company answers with when it can't verify the agent itself (its
+# CIMD, its JWKS, or the key a request names); the agent then names its CIMD URL.
+IDENTITY_REJECTED_ERRORS = ("invalid_client", "unauthorized_client")
+# Kept for old records and messages only: the placeholder client_id of poppy-tui before #12.
 AGENT_CLIENT_ID = "https://poppy-tui.invalid/agent.json"
 
 # Idempotency-Key: the Poppy example sends a bare UUID (Stripe style), not an
