@@ -79,6 +79,9 @@ def test_device_signin_then_companies_list_then_signout(home, served, cli):
 
     code, out, _ = cli("signin", "Juniper", "--scope", "poppy:read")
     assert (code, out.strip()) == (Exit.OK, "already signed in to Juniper Outfitters with poppy:read")
+    code, out, _ = cli("signin", "Juniper")  # the device kind's scopes, all held already
+    assert (code, out.strip()) == (Exit.OK, "already signed in to Juniper Outfitters with poppy:read poppy:write")
+    assert len([s for s in served.received if s.path == "/oauth/device"]) == 1
 
     code, out, err = cli("signout", "Juniper")
     assert code == Exit.OK and "revoked" in out

@@ -385,3 +385,22 @@ async def test_a_new_issuer_in_poppy_json_signs_out(setup, memory_keyring):
     assert await setup.signins.access_token(setup.company) is None
     assert setup.signins.status(setup.company) is None
     assert _refresh_in_keyring(memory_keyring, setup.auth.issuer) is None
+
+
+async def test_a_token_endpoint_answering_5xx_text_is_one_clear_line(setup):
+    setup.auth.token_status = 503
+    flow = await setup.signins.begin(setup.company, "device", sleep=Sleeps())
+    await flow.start()
+    with pytest.raises(SignInError, match="token endpoint answered HTTP 503") as failure:
+        await flow.wait()
+    assert "\n" not in str(failure.value)
+    assert setup.signins.status(setup.company) is None
+
+
+async def test_a_failed_refresh_keeps_the_sign_in_and_the_unexpired_token(setup):
+    setup.auth.access_lifetime = 30  # due for refresh, still usable
+    await _mediated_sign_in(setup)
+    first = setup.signins.vault.access(setup.auth.issuer).token
+    setup.auth.token_status = 500
+    assert await setup.signins.access_token(setup.company) == first
+    assert setup.signins.status(setup.company) is not None
