@@ -155,7 +155,8 @@ async def _device(flow: Any) -> Any:
 
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
     url = await flow.start(open_browser=not args.no_browser)
-    note(f"Sign in on {safe_line(flow.company_name, 200)}'s page" + ("" if args.no_browser else " (opened in your browser)") + ":")
+    opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
+    note(f"Sign in on {safe_line(flow.company_name, 200)}'s page{opened}:")
     note(f"  {safe_line(url, 2000)}")
     if not sys.stdin.isatty():
         note("Waiting for the browser to come back to poppy-tui (Ctrl-C to stop)...")

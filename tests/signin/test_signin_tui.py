@@ -4,13 +4,13 @@ the Companies screen's keys and column, and the function other screens push it w
 from __future__ import annotations
 
 import asyncio
-import webbrowser
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from textual.widgets import DataTable, Input, Static
 
+from poppy_tui.agent.signin import flows
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.signin import SignInScreen, open_sign_in, sign_in
 
@@ -100,7 +100,7 @@ async def test_device_link_outside_the_company_is_not_shown(setup):
 
 async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setup, monkeypatch):
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url, new=0: opened.append(url) or True)
+    monkeypatch.setattr(flows, "_open_in_browser", lambda url: opened.append(url) or True)
     app = PoppyApp(setup.agent, initial_screen="companies")
     outcome: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:

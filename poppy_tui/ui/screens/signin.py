@@ -192,8 +192,9 @@ class SignInScreen(ModalScreen[bool]):
         flow = self.flow
         url = await flow.start()
         self.set_body(
-            Static(Content.assemble("Your browser opened ", strong(flow.company_name, 80), "'s sign-in page:"),
-                   classes="sign-in-line"),
+            Static(Content.assemble(
+                "Your browser opened " if flow.browser_opened else "Open this in your browser: ",
+                strong(flow.company_name, 80), "'s sign-in page:"), classes="sign-in-line"),
             Static(safe_line_content(url, 2000), id="sign-in-link"),
             Input(placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
                   id="sign-in-paste"),
