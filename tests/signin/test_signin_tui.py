@@ -3,11 +3,9 @@ the Companies screen's keys and column, and the function other screens push it w
 
 from __future__ import annotations
 
-import asyncio
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import pytest
 from textual.widgets import DataTable, Input, Static
 
 from poppy_tui.agent.signin import flows
