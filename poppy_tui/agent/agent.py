@@ -25,6 +25,7 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.agent.signin.service import SignIns
+from poppy_tui.agent.signin.vault import TokenVault
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
@@ -117,7 +118,7 @@ class Agent:
         self.dispatcher = Dispatcher(store, self._send_approval, config, owner, lease_seconds, backoff)
         # Sign-in (issue #12): the access token a signed-in request carries, or None when signed out.
         self.access_token_source: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
-        self.signins = SignIns(store, config, self._client_identity, self._http)
+        self.signins = SignIns(store, config, self._client_identity, self._http, TokenVault(paths, config))
         self.access_token_source = self.signins.access_token
         # Read through self so that whatever is assigned to access_token_source later counts.
         self.sessions.token_source = self._access_token

@@ -34,7 +34,7 @@ def add_commands(command: Any) -> None:
         "Sign in to COMPANY so requests act on your account there. Device Sign-In (the default when "
         "offered) shows a code and the Company's own link; --direct opens the Company's page in your "
         "browser; --mediated asks for the Company's declared fields here (secrets are not echoed). "
-        "The refresh token goes to the system keyring.",
+        "The refresh token goes where the signing key lives (the keyring, or the opt-in key_storage file).",
     )
     signin.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
     kind = signin.add_mutually_exclusive_group()

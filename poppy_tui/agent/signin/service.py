@@ -3,7 +3,7 @@
 - begin() binds the issuer (RFC 8414 metadata: `issuer` equal to auth.issuer character for
   character, `poppy_domains` holding organization.domain) before any sign-in starts, then hands
   back the flow for the kind asked (Device, Direct or Mediated).
-- A finished sign-in keeps the refresh token in the keyring, the access token in memory, and
+- A finished sign-in keeps the refresh token where the signing key lives (keyring or opt-in file), the access token in memory, and
   the granted scopes (not secret) in the store's sign_ins table.
 - access_token() is `Agent.access_token_source`: the current access token, refreshed
   ACCESS_TOKEN_REFRESH_MARGIN_SECONDS before it expires; None when signed out.
@@ -158,7 +158,7 @@ class SignIns:
     def _keep(
         self, company: CompanyRecord, server: AuthServer, kind: SignInKind, tokens: TokenResponse, account: str | None
     ) -> Grant:
-        # The keyring first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
+        # The refresh token first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
         if tokens.refresh_token:
             self.vault.keep_refresh_token(server.issuer, tokens.refresh_token)
         else:
