@@ -71,7 +71,8 @@ class SpecAuthCompany:
     redirect_iss: str | None = None  # the iss put in the redirect (defaults to the issuer)
     access_lifetime: int = 3600
     mediated_needs_code: bool = False
-    token_status: int | None = None  # answer the token endpoint with this bare status (5xx, text)
+    token_status: int | None = None
+    user_code: str | None = None  # a scripted (hostile) user code  # answer the token endpoint with this bare status (5xx, text)
     # State.
     grants: dict[str, Grant] = field(default_factory=dict)  # refresh token -> grant
     access_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # token -> (refresh, exp)
@@ -201,7 +202,8 @@ class SpecAuthCompany:
             client_id = self._client(form)
             if client_id is None:
                 return error("invalid_client", 401)
-            device_code, user_code = secrets.token_urlsafe(24), f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
+            device_code = secrets.token_urlsafe(24)
+            user_code = self.user_code or f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
             self.devices[device_code] = {
                 "client_id": client_id, "user_code": user_code, "scopes": form.get("scope", "").split(),
                 "approved": False, "denied": False, "expires": time.time() + self.device_expires_in,

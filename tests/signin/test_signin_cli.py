@@ -159,3 +159,15 @@ def test_issuer_binding_failure_is_one_clear_line(home, served, cli):
     code, out, err = cli("signin", "Juniper")
     assert code == Exit.ERROR and out == ""
     assert len(err.strip().splitlines()) == 1 and "issuer binding" in err and "poppy_domains" in err
+
+
+def test_company_text_is_printed_safely(home, served, cli):
+    served.name = "Juniper\x1b[2J Outfitters"
+    served.user_code = "12\x1b]52;c;aGk=\x0734"
+    cli("companies", "add", served.base_url)
+    thread = _in_background(lambda: _approve_when_asked(served))
+    code, out, err = cli("signin", "Juniper")
+    thread.join(5)
+    assert code == Exit.OK, err
+    assert "\x1b" not in out + err and "\x07" not in err
+    assert "\\x1b]52" in err and "Juniper\\x1b[2J Outfitters" in out

@@ -148,3 +148,20 @@ async def test_sign_out_key_revokes(setup):
         await _until(pilot, lambda: setup.auth.revoked_tokens, "revocation")
         await _until(pilot, lambda: "no" in _companies_row(app), "the column")
     assert setup.signins.status(setup.company) is None
+
+
+async def test_hostile_company_text_in_the_dialog_stays_text(setup):
+    setup.auth.name = "Juniper [@click=app.quit]\x1b[2J"
+    setup.auth.user_code = "12\x1b]52;c;aGk=\x07[b]34"
+    await setup.agent.add_company(setup.auth.base_url)  # the new name
+    app = PoppyApp(setup.agent, initial_screen="companies")
+    async with app.run_test(size=SIZE) as pilot:
+        open_sign_in(app, setup.company.id, kind="device")
+        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"), "code")
+        text = _text(app.screen)
+        assert "[@click=app.quit]" in text and "\\x1b" in text and "\x1b" not in text
+        assert "\\x1b]52" in str(app.screen.query_one("#sign-in-code", Static).render())
+        await pilot.click("#sign-in-title")
+        await pilot.pause(0.1)
+        assert app.is_running
+        await pilot.press("escape")
