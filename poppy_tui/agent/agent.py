@@ -355,14 +355,18 @@ class Agent:
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
+        # An operation returned signed out can be approved only in its own Session; one returned
+        # signed in is the account's, approved from the agent's current Session (Ops 3).
+        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         if isinstance(request, ApiRequest):
             return await self.api.send(
-                op.company, request, session_id=op.session_id, approval=approval, idempotency_key=op.idempotency_key
+                op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
+                account_owned=op.account_owned,
             )
         if isinstance(request, McpRequest):
             return await self.mcp.call(
-                op.company, request.server_url, request.tool, request.arguments, session_id=op.session_id,
-                approval=approval,
+                op.company, request.server_url, request.tool, request.arguments, session_id=session_id,
+                approval=approval, account_owned=op.account_owned,
             )
         if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)
@@ -387,6 +391,8 @@ class Agent:
                 return op
             if op.status == Status.PENDING and len(self.store.attempts(operation_row)) > attempts_seen:
                 return op  # a send answered with new terms: the person has to decide again
+            if op.waiting_sign_in and len(self.store.attempts(operation_row)) > attempts_seen:
+                return op  # a send met a sign-in challenge: the person has to sign in first
             if deadline is not None and loop.time() >= deadline:
                 return op
             await self.dispatch_once()
