@@ -404,3 +404,19 @@ async def test_a_failed_refresh_keeps_the_sign_in_and_the_unexpired_token(setup)
     setup.auth.token_status = 500
     assert await setup.signins.access_token(setup.company) == first
     assert setup.signins.status(setup.company) is not None
+
+
+async def test_a_token_endpoint_that_trickles_is_abandoned_at_the_overall_deadline(setup):
+    from dataclasses import replace
+
+    from poppy_tui.agent.signin.service import SignIns
+
+    signins = SignIns(
+        setup.agent.store, replace(setup.agent.config, request_timeout_seconds=1.0), lambda: setup.identity,
+        setup.agent._http,
+    )
+    setup.auth.token_trickle_seconds = 0.3  # inside every 1 s read timeout, never done
+    flow = await signins.begin(setup.company, "device", sleep=Sleeps())
+    await flow.start()
+    with pytest.raises(SignInError, match="no complete answer within 2 s"):
+        await flow.wait()

@@ -217,12 +217,15 @@ class SignIns:
         except SignInError as exc:
             log.warning("can't refresh the sign-in for company %s: %s", company.id, exc)
             return None
-        from poppy_tui.agent.signin.oauth import OAuthError, oauth_client
+        from poppy_tui.agent.signin.oauth import OAuthError, oauth_client, within
 
         allow = self._allow_loopback(company)
         async with oauth_client(self._identity(), server.issuer, self._config.request_timeout_seconds, allow) as client:
             try:
-                token = await client.refresh_token(server.token_endpoint, refresh_token=refresh_token)
+                token = await within(
+                    client.refresh_token(server.token_endpoint, refresh_token=refresh_token),
+                    self._config.request_timeout_seconds,
+                )
             except OAuthError as exc:
                 if exc.error == "invalid_grant" and self._rotated_elsewhere(record.issuer, refresh_token):
                     # Another poppy-tui process (the TUI beside a CLI run) refreshed first and
@@ -271,7 +274,7 @@ class SignIns:
             refresh_token = self.vault.refresh_token(issuer)
         except SignInError:
             pass
-        from poppy_tui.agent.signin.oauth import describe_failure, oauth_client
+        from poppy_tui.agent.signin.oauth import describe_failure, oauth_client, within
 
         revoked, detail = False, ""
         token = refresh_token or (self.vault.access(issuer).token if self.vault.access(issuer) else None)
@@ -288,7 +291,10 @@ class SignIns:
                     async with oauth_client(
                         self._identity(), issuer, self._config.request_timeout_seconds, allow
                     ) as client:
-                        response = await client.revoke_token(server.revocation_endpoint, token=token, token_type_hint=hint)
+                        response = await within(
+                            client.revoke_token(server.revocation_endpoint, token=token, token_type_hint=hint),
+                            self._config.request_timeout_seconds,
+                        )
                     revoked = response.status_code == 200
                     if not revoked:
                         detail = f"{company.name}'s revocation endpoint answered HTTP {response.status_code}"
