@@ -195,6 +195,10 @@ def _read_line_in_background() -> "asyncio.Future[str]":
 async def _mediated(flow: Any) -> Any:
     from poppy_tui.agent.signin.flows import CodeRequired
 
+    note(
+        f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(flow.endpoint_host, 100)} "
+        "and nowhere else; secrets are not shown or kept."
+    )
     values: dict[str, str] = {}
     for field in flow.fields:
         label = safe_line(field.label, 100)

@@ -136,6 +136,7 @@ def test_mediated_signin_reads_the_secret_without_echo(home, served, cli, monkey
 
     assert code == Exit.OK, err
     assert prompts == ["Password (not shown): "]
+    assert f"go once to Juniper Outfitters at {served.domain}" in err
     assert out.strip() == f"signed in to Juniper Outfitters as {USER['email']} (mediated), scopes poppy:read"
     assert USER["password"] not in out + err
 

@@ -46,6 +46,7 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
         assert "Juniper Outfitters" in _text(dialog) and setup.auth.domain in _text(dialog)
         await pilot.press("m")
         await _until(pilot, lambda: dialog.query("#sign-in-field-1"), "the fields")
+        assert f"Sent once to Juniper Outfitters at {setup.auth.domain}" in _text(dialog)
         email, password = dialog.query_one("#sign-in-field-0", Input), dialog.query_one("#sign-in-field-1", Input)
         assert not email.password and password.password  # the secret field is masked
         await pilot.press(*USER["email"])

@@ -315,6 +315,13 @@ class MediatedSignIn(_Flow):
         self._sent = False
         self._code_step: CodeRequired | None = None
 
+    @property
+    def endpoint_host(self) -> str:
+        """Where the credentials go, to show the person before they type them."""
+        from urllib.parse import urlsplit
+
+        return urlsplit(self.endpoint).netloc
+
     async def submit(self, values: dict[str, str]) -> Grant | CodeRequired:
         """Send the person's answers, once. `values` must hold exactly the declared fields."""
         declared = [f.name for f in self.fields]

@@ -205,7 +205,8 @@ class SignInScreen(ModalScreen[bool]):
     def _mediated_form(self) -> None:
         flow = self.flow
         widgets: list[Any] = [Static(Content.assemble(
-            "Sent once to ", strong(flow.company_name, 80), " and nowhere else; secrets are not kept."),
+            "Sent once to ", strong(flow.company_name, 80), " at ", safe_line_content(flow.endpoint_host, 100),
+            " and nowhere else; secrets are not kept."),
             classes="sign-in-line")]
         for index, field in enumerate(flow.fields):
             widgets.append(Static(safe_line_content(field.label, 100), classes="sign-in-label"))
