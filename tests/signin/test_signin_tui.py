@@ -166,3 +166,20 @@ async def test_hostile_company_text_in_the_dialog_stays_text(setup):
         await pilot.pause(0.1)
         assert app.is_running
         await pilot.press("escape")
+
+
+async def test_a_refused_mediated_sign_in_says_why_and_can_be_tried_again(setup):
+    app = PoppyApp(setup.agent, initial_screen="companies")
+    async with app.run_test(size=SIZE) as pilot:
+        open_sign_in(app, setup.company.id, kind="mediated")
+        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-field-1"), "form")
+        dialog = app.screen
+        await pilot.press(*USER["email"], "enter", *"wrong-password", "enter")
+        await _until(pilot, lambda: "wrong email or password" in _text(dialog), "the refusal")
+        assert dialog.query_one("#sign-in-status", Static).has_class("-error")
+        await pilot.press("m")
+        await _until(pilot, lambda: dialog.query("#sign-in-field-0") and not dialog.query_one(
+            "#sign-in-field-0", Input).disabled, "a fresh form")
+        await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
+        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
+    assert setup.signins.status(setup.company).kind == "mediated"
