@@ -88,6 +88,8 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
         review = app.screen
         assert review.check_action("sign_in", ()) is True
+        banner = str(review.query_one("#outcome").render())
+        assert "WAITING FOR SIGN-IN" in banner and f"Sign in to {NAME} to continue (scopes orders)" in banner
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
         agent.access_token_source.token = "tok_alice"
