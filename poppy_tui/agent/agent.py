@@ -8,6 +8,7 @@ before it is sent, every first response after; operations are kept the moment th
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Literal
@@ -121,7 +122,7 @@ class Agent:
         self.access_token_source = self.signins.access_token
         # Read through self so that whatever is assigned to access_token_source later counts.
         self.sessions.token_source = self._access_token
-        self.dispatcher.signed_in = self._is_signed_in
+        self.dispatcher.sign_in_state = self._sign_in_state
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -165,8 +166,10 @@ class Agent:
         source = self.access_token_source
         return None if source is None else await source(company)
 
-    async def _is_signed_in(self, company: CompanyRecord) -> bool:
-        return await self.sessions.access_token(company) is not None
+    async def _sign_in_state(self, company: CompanyRecord) -> str | None:
+        """A fingerprint of the access token now (never the token itself), or None signed out."""
+        token = await self.sessions.access_token(company)
+        return None if token is None else hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
 
     def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""

@@ -115,9 +115,12 @@ class Dispatcher:
         self.lease_seconds = lease_seconds
         self._backoff = backoff or BackoffPolicy()
         self._inline = inline_retry_seconds
-        # Whether the agent is signed in at a Company now (Agent wires it to its token source):
-        # approvals waiting for sign-in are sent again once it says yes.
-        self.signed_in: Callable[[CompanyRecord], Awaitable[bool]] | None = None
+        # The agent's sign-in at a Company now, as a fingerprint of its access token (None: signed
+        # out); the Agent wires it to its token source. An approval waiting for sign-in is sent
+        # again once the fingerprint is not None and differs from the one its challenge met, so a
+        # token the Company keeps refusing (too few scopes, revoked) is not resent in a loop.
+        self.sign_in_state: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
+        self._challenged_with: dict[int, str | None] = {}
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -138,13 +141,20 @@ class Dispatcher:
         return len(tasks)
 
     async def _resume_signed_in(self) -> None:
-        if self.signed_in is None:
+        if self.sign_in_state is None:
             return
-        for company_id in self.store.waiting_for_sign_in():
+        for company_id, rows in self.store.waiting_for_sign_in().items():
             try:
                 company = self.store.get_company(company_id)
-                if await self.signed_in(company):
-                    resumed = self.store.resume_after_sign_in(company_id)
+                state = await self.sign_in_state(company)
+                if state is None:
+                    continue
+                # Unknown to this process (another one saw the challenge): try once.
+                due = [r for r in rows if self._challenged_with.get(r, "") != state]
+                if due:
+                    resumed = self.store.resume_after_sign_in(company_id, due)
+                    for row in resumed:
+                        self._challenged_with.pop(row, None)
                     log.info("signed in at company %s: sending approvals %s again", company_id, resumed)
             except StoreError as exc:
                 log.warning("dispatcher: %s", exc)
@@ -243,6 +253,9 @@ class Dispatcher:
             if challenge is not None and challenge.needs_sign_in and not saw_success:
                 # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
                 # Keep the approval and send it again after sign-in, while it is still valid.
+                self._challenged_with[op.id] = (
+                    await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                )
                 self.store.wait_for_sign_in(
                     finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
                     f"waiting for sign-in: {exchange.detail}",

@@ -182,9 +182,9 @@ class DispatchStore(OperationStore):
             waiting.setdefault(company_id, []).append(op_row)
         return waiting
 
-    def resume_after_sign_in(self, company_id: int) -> list[int]:
-        """The person signed in at this Company: its waiting approvals are due now."""
-        rows = [r for r in self.waiting_for_sign_in().get(company_id, [])]
+    def resume_after_sign_in(self, company_id: int, only: list[int] | None = None) -> list[int]:
+        """The person signed in at this Company: its waiting approvals (or `only` these) are due now."""
+        rows = [r for r in self.waiting_for_sign_in().get(company_id, []) if only is None or r in only]
         if not rows:
             return []
         at = stamp()
