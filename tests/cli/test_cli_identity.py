@@ -40,7 +40,7 @@ def test_identity_init_writes_the_documents_to_publish(home, cli):
         "client_id": "https://agent.example.org/poppy/agent.json",
         "client_name": "Ada's agent",
         "jwks_uri": "https://agent.example.org/poppy/jwks.json",
-        # Direct Sign-In's loopback redirect (RFC 8252 7.3), then one on the client_id's host.
+        # Direct Sign-In's loopback redirect (RFC 8252 7.3), then the page on the client_id's domain.
         "redirect_uris": ["http://127.0.0.1/callback", "https://agent.example.org/poppy-tui/signed-in"],
         "token_endpoint_auth_method": "private_key_jwt",
     }
