@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Literal
@@ -21,6 +22,7 @@ from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
 from poppy_tui.agent.http import make_client
 from poppy_tui.agent.identity import AgentIdentity, load_identity
+from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS, OutcomeProbe
 from poppy_tui.agent.keys import KeyStorageError, keyring_problem, load_or_create_key, storage_mode
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
@@ -122,7 +124,8 @@ class Agent:
             else min(10.0, config.request_timeout_seconds),
         )
         self.dispatcher = Dispatcher(
-            store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem
+            store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem,
+            prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
         )
         # Sign-in (issue #12): the access token a signed-in request carries, or None when signed out.
         self.access_token_source: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
@@ -130,7 +133,9 @@ class Agent:
         self.access_token_source = self.signins.access_token
         # Read through self so that whatever is assigned to access_token_source later counts.
         self.sessions.token_source = self._access_token
-        self.dispatcher.signed_in = self._is_signed_in
+        self.dispatcher.sign_in_state = self._sign_in_state
+        # Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop.
+        self.outcome_probe = OutcomeProbe(self, self.dispatcher.owner, lease_seconds)
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -174,8 +179,10 @@ class Agent:
         source = self.access_token_source
         return None if source is None else await source(company)
 
-    async def _is_signed_in(self, company: CompanyRecord) -> bool:
-        return await self.sessions.access_token(company) is not None
+    async def _sign_in_state(self, company: CompanyRecord) -> str | None:
+        """A fingerprint of the access token now (never the token itself), or None signed out."""
+        token = await self.sessions.access_token(company)
+        return None if token is None else hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
 
     def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
@@ -379,13 +386,16 @@ class Agent:
                 raise AgentError("that conversation is with another Company")
         if endpoint is None:
             raise AgentError(f"{company.name} offers no conversations in its poppy.json")
+        declared = self.sessions.declares_operations(company)
         said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
+        why = said.exchange.detail or _short(said.exchange)
+        outcome = said.exchange.outcome
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            company = await self._recheck_after(said.exchange, company)
+            why = discovery.explain_extension_required(company, outcome.body, declared)
         if said.conversation_row is None:
-            raise AgentError(
-                f"{company.name} did not start the conversation: {said.exchange.detail or _short(said.exchange)}",
-                said.exchange.challenge,
-            )
-        detail = "" if said.delivered else f"the message was not delivered: {said.exchange.detail or _short(said.exchange)}"
+            raise AgentError(f"{company.name} did not start the conversation: {why}", said.exchange.challenge)
+        detail = "" if said.delivered else f"the message was not delivered: {why}"
         challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
@@ -443,6 +453,9 @@ class Agent:
             return await self.conversations.send_approval(op, approval)
         detail = f"poppy-tui can't send an approval over {request.interface!r}"
         return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
+
+    async def _find_out(self) -> int:
+        return await self.outcome_probe.probe_once()
 
     async def dispatch_once(self) -> int:
         return await self.dispatcher.dispatch_once()

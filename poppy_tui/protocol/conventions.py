@@ -133,3 +133,13 @@ DEVICE_SLOW_DOWN_SECONDS = 5
 MEDIATED_FIELDS_MEMBER = "fields"
 # Access tokens are refreshed this long before they expire.
 ACCESS_TOKEN_REFRESH_MARGIN_SECONDS = 60
+
+# How a Company says in a conversation how an approved operation went (Ops 6: "says how it went
+# in a later message", in words; the spec defines no structured field). poppy-tui reads one
+# convention, and only it: message.data.status, about message.data.operation_id when present.
+# Words alone are shown to the person and never taken as an outcome (docs/protocol-choices.md).
+CONVERSATION_OUTCOME_STATUS_FIELD = "status"  # in message.data
+CONVERSATION_OUTCOME_OPERATION_FIELD = "operation_id"  # in message.data
+CONVERSATION_PERFORMED_STATUSES = frozenset({"performed"})
+CONVERSATION_NOT_PERFORMED_STATUSES = frozenset({"not_performed"})
+CONVERSATION_IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})

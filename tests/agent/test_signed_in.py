@@ -182,3 +182,19 @@ async def test_signed_out_requests_carry_no_authorization(make_agent, shop):
     )
     assert not agent.store.get_operation(result.operation_row).account_owned
     assert not any("authorization" in r.headers for r in shop.requests())
+
+
+async def test_a_token_the_company_keeps_refusing_is_not_resent_in_a_loop(make_agent, birch):
+    agent, company, tokens = await setup(make_agent, birch, "tok_alice")
+    result = await agent.call_api(company, "POST", "/orders", {"oats": 2})
+    op = agent.store.get_operation(result.operation_row)
+    tokens.token = "tok_alice_read"  # still signed in, but without the `orders` scope
+    agent.approve(op.id, op.current.id)
+    waiting = await agent.wait_for_outcome(op.id, timeout=5)
+    assert waiting.waiting_sign_in and "scopes orders" in waiting.waiting_sign_in
+    for _ in range(5):
+        await agent.dispatch_once()
+    assert len(agent.store.attempts(op.id)) == 1  # the same refused token is not tried again
+    tokens.token = "tok_alice"  # signed in again, with the scope
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and birch.state.performed["ord_birch_1"] == 1
