@@ -37,7 +37,7 @@ def guarded(ctx: CompanyContext, handler: Handler) -> Callable[[Request], Awaita
 
     async def endpoint(request: Request) -> Response:
         try:
-            session = ctx.sessions.check(request.headers)
+            session = await ctx.sessions.check(request.headers)
             request_flags(request.scope)["session"] = session
             return await handler(request, session)
         except Refusal as refusal:

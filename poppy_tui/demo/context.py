@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, MutableMapping
 
+from poppy_tui.demo.agent_registry import AgentRegistry
 from poppy_tui.demo.faults import FaultCounters, Faults
 from poppy_tui.demo.operations import OperationDesk
 from poppy_tui.demo.sessions import SessionVerifier
@@ -25,13 +26,15 @@ class CompanyContext:
     extension_version: str | None = c.EXTENSION_VERSION  # what poppy.json lists; None lists nothing
     shop: Shop = field(default_factory=Shop)
     desk: OperationDesk = field(init=False)
+    agents: AgentRegistry = field(init=False)  # the agents' CIMDs and keys, fetched and checked
     sessions: SessionVerifier = field(init=False)
     counters: FaultCounters = field(init=False)
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
         self.desk = OperationDesk(self.shop, self.faults, self.expiry_seconds)
-        self.sessions = SessionVerifier(audience=self.issuer)
+        self.agents = AgentRegistry()
+        self.sessions = SessionVerifier(audience=self.issuer, registry=self.agents)
         self.counters = FaultCounters(self.faults)
 
     @property

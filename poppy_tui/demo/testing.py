@@ -1,5 +1,9 @@
 """Test helpers any test folder can import: a demo Company, and a test Personal
-Agent's Session that signs a fresh Session JWT for every request."""
+Agent's Session that signs a fresh Session JWT for every request.
+
+A test agent is a real one to the Company: its Client ID Metadata Document and JWKS are served
+on 127.0.0.1 (one small server per test process, agent/identity/publisher.py), and the Company
+fetches and checks them like any other agent's."""
 
 from __future__ import annotations
 
@@ -16,7 +20,32 @@ from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, encode_approval_header
 from poppy_tui.protocol.extensions import OPERATIONS_HEADER_VALUE
 from poppy_tui.protocol.ids import new_id
+from poppy_tui.protocol.client_metadata import jwks_document, key_id
 from poppy_tui.protocol.session_jwt import SessionIdentity, sign_session_jwt
+
+_test_agents_port: int | None = None
+
+
+def publish_test_agent(key: ec.EllipticCurvePrivateKey, name: str | None = None) -> str:
+    """Serve a CIMD and JWKS for `key` on loopback; returns the client_id. One per key (or name)."""
+    global _test_agents_port
+    from poppy_tui.agent.identity.publisher import serve
+    from poppy_tui.agent.identity.settings import free_loopback_port
+
+    if _test_agents_port is None:
+        _test_agents_port = free_loopback_port()
+    origin = f"http://127.0.0.1:{_test_agents_port}"
+    folder = f"/agents/{name or key_id(key.public_key())}"
+    client_id = f"{origin}{folder}/agent.json"
+    metadata = {
+        "client_id": client_id,
+        "client_name": "poppy-tui test agent",
+        "jwks_uri": f"{origin}{folder}/jwks.json",
+        "redirect_uris": [f"{origin}{folder}/signed-in"],
+        "token_endpoint_auth_method": c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD,
+    }
+    serve(_test_agents_port, {f"{folder}/agent.json": metadata, f"{folder}/jwks.json": jwks_document([key.public_key()])})
+    return client_id
 
 
 @contextlib.contextmanager
@@ -41,10 +70,12 @@ class AgentSession:
         key: ec.EllipticCurvePrivateKey | None = None,
         session_id: str | None = None,
         user_id: str | None = None,
-        client_id: str = c.AGENT_CLIENT_ID,
+        client_id: str | None = None,
     ) -> None:
+        """Without `client_id`, the key's own CIMD is published on loopback and named."""
         self.audience = audience
         self.key = key or ec.generate_private_key(ec.SECP256R1())
+        client_id = client_id or publish_test_agent(self.key)
         self.identity = SessionIdentity(client_id, user_id or new_id("usr_"), session_id or new_id("ses_"))
 
     @classmethod
@@ -124,4 +155,4 @@ async def mcp_session(company: RunningCompany, agent: AgentSession, extensions: 
                 yield session
 
 
-__all__ = ["AgentSession", "company", "mcp_session"]
+__all__ = ["AgentSession", "company", "mcp_session", "publish_test_agent"]
