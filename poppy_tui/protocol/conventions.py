@@ -53,3 +53,37 @@ MAX_TERMS_BYTES = 1024 * 1024
 MAX_TERMS_DEPTH = 32
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_DISCOVERY_BYTES = 1024 * 1024
+
+# Sign-in challenges (spec 7 as read; 0.4/1.0 text NOT FOUND). The 0.2 form was
+# `WWW-Authenticate: DPoP error="insufficient_scope", scope="..."`; DPoP is gone
+# from the 0.4 example (`Authorization: Bearer`), so the scheme is Bearer.
+# sign_in_required and invalid_token are 401 (no usable credentials, RFC 6750 3.1);
+# insufficient_scope is 403 (RFC 6750 3.1). The body repeats the challenge as JSON:
+# {"error", "error_description", "scope"}.
+CHALLENGE_SCHEME = "Bearer"
+SIGN_IN_REQUIRED = "sign_in_required"
+INSUFFICIENT_SCOPE = "insufficient_scope"
+INVALID_TOKEN = "invalid_token"
+CHALLENGE_STATUS = {SIGN_IN_REQUIRED: 401, INVALID_TOKEN: 401, INSUFFICIENT_SCOPE: 403}
+# MCP: a tool call that needs sign-in is refused at the HTTP layer (the MCP
+# authorization model: 401/403 + WWW-Authenticate), with a JSON-RPC error body the
+# SDK surfaces as MCPError(code, data={"error", "scope", "error_description"}).
+MCP_CHALLENGE_CODE = -32051
+# Conversations: 0.2's `authorization` event, `{"type": "authorization", "error", "scope"}`.
+CONVERSATION_AUTHORIZATION_EVENT = "authorization"
+
+# Protocol scopes (0.1/0.2); a Company's own scopes are listed in auth.custom_scopes.
+SCOPE_READ = "poppy:read"
+SCOPE_WRITE = "poppy:write"
+
+# The agent's client assertion at the token, revocation and mediated endpoints
+# (private_key_jwt): `aud` is auth.issuer as one string, nothing else (0.2).
+CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+AS_METADATA_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+
+# Mediated Sign-In (0.2): the request format is NOT FOUND. We read it as a JSON POST
+# to auth.mediated.endpoint: {"client_id", "client_assertion_type", "client_assertion",
+# "scope", "fields": {name: value}}; the answer's `status` is one of these, and a
+# complete answer carries the token response members beside it. After code_required
+# the agent POSTs {"code", client assertion members} to {endpoint}/{sign_in_id}.
+MEDIATED_STATUSES = ("complete", "code_required", "failed", "expired")
