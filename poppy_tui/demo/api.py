@@ -10,6 +10,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from poppy_tui.demo.accounts.guard import Caller, Challenge
+from poppy_tui.demo.accounts.users import ACTION_NEEDS, READ_NEEDS
 from poppy_tui.demo.context import RETRY_AFTER_SECONDS, CompanyContext, request_flags
 from poppy_tui.demo.shop import Action, ShopError
 from poppy_tui.demo.sessions import Refusal
@@ -23,6 +25,13 @@ _IDEMPOTENCY_KEY_RE = re.compile(r'^"?([\x21\x23-\x7e]{1,255})"?$')
 
 Handler = Callable[[Request, VerifiedSession], Awaitable[Response]]
 
+READ_WHAT = "see your orders, subscription and bookings"
+ACTION_WHAT = {
+    "exchange": "exchange an item",
+    "cancel_subscription": "cancel your subscription",
+    "change_booking": "move your fitting",
+}
+
 
 def error(status: int, code: str, description: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": code, "error_description": description, **extra}, status_code=status, headers=headers)
@@ -32,20 +41,32 @@ def refusal_response(refusal: Refusal) -> JSONResponse:
     return JSONResponse(refusal.body, status_code=refusal.status, headers=refusal.headers or None)
 
 
-def guarded(ctx: CompanyContext, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """Session header checks first (spec 5.3), then the handler; shop refusals become errors."""
+def guarded(
+    ctx: CompanyContext, handler: Handler, needs: tuple[str, ...] = (), what: str = "do this"
+) -> Callable[[Request], Awaitable[Response]]:
+    """Session header checks first (spec 5.3), then the token checks and the scopes
+    `needs` (spec 7), then the handler; shop refusals become errors."""
 
     async def endpoint(request: Request) -> Response:
         try:
             session = ctx.sessions.check(request.headers)
-            request_flags(request.scope)["session"] = session
+            flags = request_flags(request.scope)
+            flags["session"] = session
+            caller = flags["caller"] = ctx.caller(request.headers, session)
+            ctx.require(caller, needs, what)
             return await handler(request, session)
+        except Challenge as challenge:
+            return refusal_response(challenge.refusal())
         except Refusal as refusal:
             return refusal_response(refusal)
         except ShopError as exc:
             return JSONResponse(exc.body(), status_code=exc.status)
 
     return endpoint
+
+
+def caller_of(request: Request) -> Caller:
+    return request_flags(request.scope)["caller"]
 
 
 async def json_body(request: Request, allow_empty: bool = False) -> dict[str, Any]:
@@ -93,6 +114,9 @@ def check_idempotency_key(request: Request) -> None:
 async def approval_needed(ctx: CompanyContext, request: Request, session: VerifiedSession, action: Action) -> Response:
     """One request for an action that needs approval, through the API (spec 4, 6, 7)."""
     check_idempotency_key(request)
+    caller = caller_of(request)
+    # Token checks come before the extension's checks (Ops 6).
+    ctx.require(caller, ACTION_NEEDS[action.kind], ACTION_WHAT[action.kind])
     if not ctx.operations_in_use(request.headers):
         status, body = ctx.approval_unavailable()
         return JSONResponse(body, status_code=status)
@@ -100,7 +124,7 @@ async def approval_needed(ctx: CompanyContext, request: Request, session: Verifi
     if approval is not None and ctx.counters.take_busy():
         return error(503, "temporarily_unavailable", "Busy; try again shortly.", {"Retry-After": str(RETRY_AFTER_SECONDS)})
     channel = f"api:{request.method} {request.url.path}"
-    answer = await ctx.desk.answer(action, approval, session.session_id, channel)
+    answer = await ctx.desk.answer(action, approval, caller.owner, channel)
     if answer.kind == "approval_required":
         return JSONResponse({"error": "approval_required", "operation": answer.operation}, status_code=403)
     if answer.kind == "in_progress":
@@ -172,20 +196,22 @@ def routes(ctx: CompanyContext) -> list[Route]:
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document(ctx.base_url), headers={"Cache-Control": "max-age=60"})
 
-    def r(path: str, handler: Handler, method: str) -> Route:
-        return Route(path, guarded(ctx, handler), methods=[method])
+    def r(path: str, handler: Handler, method: str, needs: tuple[str, ...] = ()) -> Route:
+        return Route(path, guarded(ctx, handler, needs, READ_WHAT), methods=[method])
 
+    # The catalogue is open to signed-out Sessions; the account's data needs poppy:read;
+    # actions check their own scopes in approval_needed (after reading the body).
     return [
         Route("/openapi.json", openapi, methods=["GET"]),
-        r("/api/orders", list_orders, "GET"),
-        r("/api/orders/{order_id}", get_order, "GET"),
+        r("/api/orders", list_orders, "GET", READ_NEEDS),
+        r("/api/orders/{order_id}", get_order, "GET", READ_NEEDS),
         r("/api/orders/{order_id}/exchanges", exchange, "POST"),
         r("/api/products", list_products, "GET"),
-        r("/api/subscriptions", list_subscriptions, "GET"),
-        r("/api/subscriptions/{subscription_id}", get_subscription, "GET"),
+        r("/api/subscriptions", list_subscriptions, "GET", READ_NEEDS),
+        r("/api/subscriptions/{subscription_id}", get_subscription, "GET", READ_NEEDS),
         r("/api/subscriptions/{subscription_id}/cancel", cancel_subscription, "POST"),
-        r("/api/bookings", list_bookings, "GET"),
-        r("/api/bookings/{booking_id}", get_booking, "GET"),
+        r("/api/bookings", list_bookings, "GET", READ_NEEDS),
+        r("/api/bookings/{booking_id}", get_booking, "GET", READ_NEEDS),
         r("/api/bookings/{booking_id}/change", change_booking, "POST"),
     ]
 
