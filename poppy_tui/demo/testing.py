@@ -46,6 +46,7 @@ class AgentSession:
         self.audience = audience
         self.key = key or ec.generate_private_key(ec.SECP256R1())
         self.identity = SessionIdentity(client_id, user_id or new_id("usr_"), session_id or new_id("ses_"))
+        self.access_token: str | None = None  # set to send Authorization: Bearer (signed in)
 
     @classmethod
     def at(cls, company: RunningCompany, **kwargs: Any) -> "AgentSession":
@@ -63,6 +64,8 @@ class AgentSession:
     ) -> dict[str, str]:
         """Poppy headers for one request (a new JWT each call)."""
         headers = {c.HEADER_SESSION: self.token()}
+        if self.access_token is not None:
+            headers["Authorization"] = f"Bearer {self.access_token}"
         if version is not None:
             headers[c.HEADER_VERSION] = version
         if extensions is True:
@@ -124,4 +127,85 @@ async def mcp_session(company: RunningCompany, agent: AgentSession, extensions: 
                 yield session
 
 
-__all__ = ["AgentSession", "company", "mcp_session"]
+class TestAgentIdentity:
+    """A Personal Agent's long-term identity as a Company sees it: an ES256 key named by
+    `kid`, its Client ID Metadata Document and its JWKS."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(
+        self,
+        client_id: str = c.AGENT_CLIENT_ID,
+        *,
+        client_name: str = "poppy-tui test agent",
+        redirect_uris: tuple[str, ...] = ("http://127.0.0.1:8765/callback",),
+        key: ec.EllipticCurvePrivateKey | None = None,
+        kid: str | None = None,
+    ) -> None:
+        self.client_id = client_id
+        self.key = key or ec.generate_private_key(ec.SECP256R1())
+        self.kid = kid or new_id("key_", 8)
+        self.client_name = client_name
+        self.redirect_uris = list(redirect_uris)
+
+    def public_jwk(self) -> dict[str, Any]:
+        from poppy_tui.protocol.session_jwt import public_jwk
+
+        return {**public_jwk(self.key.public_key()), "kid": self.kid, "alg": "ES256", "use": "sig"}
+
+    def jwks(self) -> dict[str, Any]:
+        return {"keys": [self.public_jwk()]}
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "client_id": self.client_id,
+            "client_name": self.client_name,
+            "jwks_uri": self.client_id.rsplit("/", 1)[0] + "/jwks.json",
+            "redirect_uris": list(self.redirect_uris),
+            "token_endpoint_auth_method": "private_key_jwt",
+        }
+
+    def client_assertion(self, audience: str, *, jti: str | None = None, lifetime: int = 60, kid: str | None = None,
+                         key: ec.EllipticCurvePrivateKey | None = None, **claims: Any) -> str:
+        """A private_key_jwt client assertion (RFC 7523): iss = sub = client_id."""
+        import time
+
+        import jwt
+
+        now = int(time.time())
+        body = {"iss": self.client_id, "sub": self.client_id, "aud": audience, "iat": now, "exp": now + lifetime,
+                "jti": jti or new_id("jti_"), **claims}
+        return jwt.encode(body, key or self.key, algorithm="ES256", headers={"kid": kid or self.kid})
+
+    def assertion_fields(self, audience: str, **kwargs: Any) -> dict[str, str]:
+        return {"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": self.client_assertion(audience, **kwargs)}
+
+    def session(self, company: RunningCompany, **kwargs: Any) -> AgentSession:
+        """A Session of this agent at `company` (signed out until its access_token is set)."""
+        return AgentSession(company.issuer, client_id=self.client_id, **kwargs)
+
+
+class LocalAgentKeys:
+    """The demo's `AgentKeys` over agents held in memory: what h/identity's AgentRegistry
+    answers after fetching an agent's CIMD and JWKS, without the fetch."""
+
+    def __init__(self, *agents: TestAgentIdentity) -> None:
+        self.agents = {a.client_id: a for a in agents}
+
+    def add(self, agent: TestAgentIdentity) -> None:
+        self.agents[agent.client_id] = agent
+
+    async def metadata(self, client_id: str) -> dict[str, Any]:
+        agent = self.agents.get(client_id)
+        if agent is None:
+            raise LookupError(f"no Client ID Metadata Document at {client_id}")
+        return agent.metadata()
+
+    async def key_for(self, client_id: str, kid: str) -> dict[str, Any]:
+        agent = self.agents.get(client_id)
+        if agent is None or agent.kid != kid:
+            raise LookupError(f"the JWKS of {client_id} has no key {kid!r}")
+        return agent.public_jwk()
+
+
+__all__ = ["AgentSession", "LocalAgentKeys", "TestAgentIdentity", "company", "mcp_session"]
