@@ -119,7 +119,44 @@ async def seed(agent: "Agent", base_url: str) -> list[int]:
     return waiting
 
 
-def run_demo(ctx: Context, faults_spec: str | None) -> int:
+def demo_accounts(demo: Context) -> Any:
+    """Accounts for the demo Company, with this demo agent registered by its CIMD and JWKS.
+
+    The demo holds the agent's key, so it registers the agent up front (as a Company
+    that registers agents by hand does) instead of fetching a CIMD no one hosts.
+    """
+    from poppy_tui.agent.keys import load_or_create_key
+    from poppy_tui.demo.accounts.clients import KnownAgents
+    from poppy_tui.demo.accounts.service import AccountsOptions
+    from poppy_tui.protocol import conventions as c
+    from poppy_tui.protocol.session_jwt import jwk_thumbprint, public_jwk
+
+    jwk = public_jwk(load_or_create_key(demo.paths, demo.config).public_key())
+    agents = KnownAgents()
+    agents.register(
+        {
+            "client_id": c.AGENT_CLIENT_ID,
+            "client_name": "poppy-tui",
+            "jwks_uri": c.AGENT_CLIENT_ID.rsplit("/", 1)[0] + "/jwks.json",
+            "redirect_uris": [],
+            "token_endpoint_auth_method": "private_key_jwt",
+        },
+        {"keys": [{**jwk, "kid": jwk_thumbprint(jwk), "alg": "ES256", "use": "sig"}]},
+    )
+    return AccountsOptions(agents)
+
+
+def accounts_banner() -> list[str]:
+    from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
+
+    return [
+        "The demo Company has accounts. Sign in as the demo user:",
+        f"  email {DEMO_USERNAME}   password {DEMO_PASSWORD}   one-time code (Mediated Sign-In) {DEMO_ONE_TIME_CODE}",
+        "Browsing the catalogue works signed out; orders, the subscription and bookings need sign-in.",
+    ]
+
+
+def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> int:
     faults = parse_faults(faults_spec)
     require_terminal()
     demo = Context(demo_paths(ctx.paths), demo_config(ctx.config))
@@ -127,11 +164,14 @@ def run_demo(ctx: Context, faults_spec: str | None) -> int:
     reset_demo_data(demo.paths)
     from poppy_tui.demo.server import start_company
 
-    company = start_company(faults)
+    company = start_company(faults, accounts=demo_accounts(demo) if accounts else None)
     try:
         described = faults.describe()
         note(f"Demo Company Manzanita Outfitters is running at {company.base_url}"
              + (f" with faults: {described}" if described else ""))
+        if accounts:
+            for line in accounts_banner():
+                note(line)
         note(f"Demo data: {demo.paths.data_dir} (separate from your own; reset on each start)")
         note("Making requests through each interface:")
 

@@ -10,6 +10,7 @@ import httpx
 import httpx2
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from poppy_tui.demo.accounts.clients import KnownAgents
 from poppy_tui.demo.faults import Faults
 from poppy_tui.demo.server import RunningCompany, start_company
 from poppy_tui.protocol import conventions as c
@@ -185,27 +186,17 @@ class TestAgentIdentity:
         return AgentSession(company.issuer, client_id=self.client_id, **kwargs)
 
 
-class LocalAgentKeys:
-    """The demo's `AgentKeys` over agents held in memory: what h/identity's AgentRegistry
-    answers after fetching an agent's CIMD and JWKS, without the fetch."""
+class LocalAgentKeys(KnownAgents):
+    """The demo's `AgentKeys` over test agents registered up front: what h/identity's
+    AgentRegistry answers after fetching an agent's CIMD and JWKS, without the fetch."""
 
     def __init__(self, *agents: TestAgentIdentity) -> None:
-        self.agents = {a.client_id: a for a in agents}
+        super().__init__()
+        for agent in agents:
+            self.add(agent)
 
     def add(self, agent: TestAgentIdentity) -> None:
-        self.agents[agent.client_id] = agent
-
-    async def metadata(self, client_id: str) -> dict[str, Any]:
-        agent = self.agents.get(client_id)
-        if agent is None:
-            raise LookupError(f"no Client ID Metadata Document at {client_id}")
-        return agent.metadata()
-
-    async def key_for(self, client_id: str, kid: str) -> dict[str, Any]:
-        agent = self.agents.get(client_id)
-        if agent is None or agent.kid != kid:
-            raise LookupError(f"the JWKS of {client_id} has no key {kid!r}")
-        return agent.public_jwk()
+        self.register(agent.metadata(), agent.jwks())
 
 
 __all__ = ["AgentSession", "LocalAgentKeys", "TestAgentIdentity", "company", "mcp_session"]

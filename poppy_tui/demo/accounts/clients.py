@@ -31,6 +31,31 @@ class AgentKeys(Protocol):
     async def metadata(self, client_id: str) -> dict[str, Any]: ...
 
 
+class KnownAgents:
+    """Agents registered with the Company by hand: each CIMD and JWKS given up front, as
+    Auth0 registers agents by their CIMD URL. An `AgentKeys` that fetches nothing, for
+    `poppy-tui --demo --accounts` (whose agent key the demo holds) and for tests."""
+
+    def __init__(self) -> None:
+        self._agents: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def register(self, metadata: dict[str, Any], jwks: dict[str, Any]) -> None:
+        self._agents[metadata["client_id"]] = (metadata, jwks)
+
+    async def metadata(self, client_id: str) -> dict[str, Any]:
+        if client_id not in self._agents:
+            raise LookupError(f"no agent registered as {client_id}")
+        return dict(self._agents[client_id][0])
+
+    async def key_for(self, client_id: str, kid: str) -> dict[str, Any]:
+        if client_id not in self._agents:
+            raise LookupError(f"no agent registered as {client_id}")
+        for key in self._agents[client_id][1].get("keys", []):
+            if isinstance(key, dict) and key.get("kid") == kid:
+                return {k: v for k, v in key.items() if k != "d"}
+        raise LookupError(f"the JWKS of {client_id} has no key {kid!r}")
+
+
 class UnknownAgent(Exception):
     """The agent's CIMD or key could not be had; the message says why (no secrets in it)."""
 
