@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Awaitable, Callable, Literal
 
 import httpx
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -19,9 +19,12 @@ from poppy_tui.agent import companies as discovery
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
 from poppy_tui.agent.http import make_client
+from poppy_tui.agent.identity import AgentIdentity, load_identity
 from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
+from poppy_tui.agent.signin.identity import ClientIdentity, KeyIdentity
+from poppy_tui.agent.signin.service import SignIns
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
@@ -93,11 +96,9 @@ class Agent:
         self.paths = paths
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self.sessions = Sessions(
-            store,
-            (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config)),
-            allow_loopback=config.allow_loopback,
-        )
+        self._key_loader = (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config))
+        self._identity: AgentIdentity | None = None
+        self.sessions = Sessions(store, lambda: self.identity, allow_loopback=config.allow_loopback)
         self.api = ApiTransport(self._http, self.sessions)
         self._mcp: Any = None
         self.conversations = Conversations(
@@ -107,6 +108,10 @@ class Agent:
             else min(10.0, config.request_timeout_seconds),
         )
         self.dispatcher = Dispatcher(store, self._send_approval, config, owner, lease_seconds, backoff)
+        # Sign-in (issue #12): the access token a signed-in request carries, or None when signed out.
+        self.access_token_source: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
+        self.signins = SignIns(store, config, self._client_identity, self._http)
+        self.access_token_source = self.signins.access_token
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -141,9 +146,25 @@ class Agent:
             self._client_loop = loop
         return self._client
 
+    def _client_identity(self) -> ClientIdentity:
+        """Who the agent is at a Company's authorization server: the agent identity when this
+        Agent has one (issue #12 item 1), else assertions signed with the long-term key."""
+        identity = getattr(self, "identity", None)
+        if identity is not None and hasattr(identity, "client_assertion"):
+            return identity
+        return KeyIdentity(self.sessions.key)
+
     def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
-        return self.sessions.key
+        return self.identity.key
+
+    @property
+    def identity(self) -> AgentIdentity:
+        """Who this agent is to Companies (spec 4.1). Read from identity.json on first use; a
+        development identity (loopback client_id) is served on 127.0.0.1 from then on."""
+        if self._identity is None:
+            self._identity = load_identity(self.paths, self.config.allow_loopback, self._key_loader)
+        return self._identity
 
     # ---- Companies -----------------------------------------------------------------------------
 

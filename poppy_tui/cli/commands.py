@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.config import Config, ConfigError, load_config_file
 from poppy_tui.agent.paths import Paths, resolve_paths
+from poppy_tui.cli import signin_commands
 from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_failure
 from poppy_tui.cli.output import (
@@ -82,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         "pending": cmd_pending,
         "history": cmd_history,
         "show": cmd_show,
+        "signin": signin_commands.cmd_signin,
+        "signout": signin_commands.cmd_signout,
     }
     return handlers[args.command](ctx, args)
 
@@ -361,15 +364,20 @@ def cmd_companies_add(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def cmd_companies_list(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.agent.store.sign_ins import list_sign_ins
+
     with open_store(ctx) as store:
         companies = store.list_companies()
+        sign_ins = list_sign_ins(store)
     if args.json:
-        emit(to_json({"companies": [company_json(c) for c in companies]}))
+        emit(to_json({"companies": [
+            company_json(c) | {"signed_in": signin_commands.sign_in_json(sign_ins.get(c.id))} for c in companies
+        ]}))
     elif not companies:
         note("no Companies yet; add one with 'poppy-tui companies add DOMAIN'")
     else:
         for company in companies:
-            emit(f"{company.id}  {company_line(company)}")
+            emit(f"{company.id}  {company_line(company)}; {signin_commands.sign_in_text(sign_ins.get(company.id))}")
     return Exit.OK
 
 

@@ -119,31 +119,12 @@ async def seed(agent: "Agent", base_url: str) -> list[int]:
     return waiting
 
 
-def demo_accounts(demo: Context) -> Any:
-    """Accounts for the demo Company, with this demo agent registered by its CIMD and JWKS.
-
-    The demo holds the agent's key, so it registers the agent up front (as a Company
-    that registers agents by hand does) instead of fetching a CIMD no one hosts.
-    """
-    from poppy_tui.agent.keys import load_or_create_key
-    from poppy_tui.demo.accounts.clients import KnownAgents
+def demo_accounts() -> Any:
+    """Accounts for the demo Company. It knows the demo agent the way it knows any agent:
+    by fetching the CIMD and JWKS the agent serves on loopback (its development identity)."""
     from poppy_tui.demo.accounts.service import AccountsOptions
-    from poppy_tui.protocol import conventions as c
-    from poppy_tui.protocol.session_jwt import jwk_thumbprint, public_jwk
 
-    jwk = public_jwk(load_or_create_key(demo.paths, demo.config).public_key())
-    agents = KnownAgents()
-    agents.register(
-        {
-            "client_id": c.AGENT_CLIENT_ID,
-            "client_name": "poppy-tui",
-            "jwks_uri": c.AGENT_CLIENT_ID.rsplit("/", 1)[0] + "/jwks.json",
-            "redirect_uris": [],
-            "token_endpoint_auth_method": "private_key_jwt",
-        },
-        {"keys": [{**jwk, "kid": jwk_thumbprint(jwk), "alg": "ES256", "use": "sig"}]},
-    )
-    return AccountsOptions(agents)
+    return AccountsOptions()
 
 
 def accounts_banner() -> list[str]:
@@ -164,7 +145,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> i
     reset_demo_data(demo.paths)
     from poppy_tui.demo.server import start_company
 
-    company = start_company(faults, accounts=demo_accounts(demo) if accounts else None)
+    company = start_company(faults, accounts=demo_accounts() if accounts else None)
     try:
         described = faults.describe()
         note(f"Demo Company Manzanita Outfitters is running at {company.base_url}"

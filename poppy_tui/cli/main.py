@@ -187,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("config", "data", "db"),
         help="config: the config file; data: the data folder; db: the database",
     )
+    from poppy_tui.cli.signin_commands import add_commands as add_signin_commands
+
+    add_signin_commands(command)
     return parser
 
 

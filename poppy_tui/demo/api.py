@@ -49,7 +49,7 @@ def guarded(
 
     async def endpoint(request: Request) -> Response:
         try:
-            session = ctx.sessions.check(request.headers)
+            session = await ctx.sessions.check(request.headers)
             flags = request_flags(request.scope)
             flags["session"] = session
             caller = flags["caller"] = ctx.caller(request.headers, session)

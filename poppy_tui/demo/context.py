@@ -9,6 +9,7 @@ from typing import Any, Mapping, MutableMapping
 
 from poppy_tui.demo.accounts.guard import Caller, require
 from poppy_tui.demo.accounts.service import Accounts, AccountsOptions
+from poppy_tui.demo.agent_registry import AgentRegistry
 from poppy_tui.demo.faults import FaultCounters, Faults
 from poppy_tui.demo.ledger import PerformedLedger
 from poppy_tui.demo.operations import OperationDesk
@@ -33,16 +34,18 @@ class CompanyContext:
     accounts: Accounts | None = field(init=False, default=None)
     ledger_path: str | os.PathLike[str] | None = None  # SQLite record of performed operations
     desk: OperationDesk = field(init=False)
+    agents: AgentRegistry = field(init=False)  # the agents' CIMDs and keys, fetched and checked
     sessions: SessionVerifier = field(init=False)
     counters: FaultCounters = field(init=False)
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
+        self.agents = AgentRegistry()
         if self.accounts_options is not None:
-            self.accounts = Accounts(self.base_url, self.domain, self.accounts_options)
+            self.accounts = Accounts(self.base_url, self.domain, self.accounts_options, self.agents)
         ledger = PerformedLedger(self.ledger_path) if self.ledger_path is not None else None
         self.desk = OperationDesk(self.shop, self.faults, self.expiry_seconds, ledger)
-        self.sessions = SessionVerifier(audience=self.issuer)
+        self.sessions = SessionVerifier(audience=self.issuer, registry=self.agents)
         self.counters = FaultCounters(self.faults)
 
     @property

@@ -195,7 +195,7 @@ class McpGate:
             return
         headers = Headers(scope=scope)
         try:
-            session = self.ctx.sessions.check(headers)
+            session = await self.ctx.sessions.check(headers)
         except Refusal as refusal:
             await _send_json(send, refusal.status, refusal.body, refusal.headers)
             return

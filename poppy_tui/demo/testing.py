@@ -1,5 +1,9 @@
 """Test helpers any test folder can import: a demo Company, and a test Personal
-Agent's Session that signs a fresh Session JWT for every request."""
+Agent's Session that signs a fresh Session JWT for every request.
+
+A test agent is a real one to the Company: its Client ID Metadata Document and JWKS are served
+on 127.0.0.1 (one small server per test process, agent/identity/publisher.py), and the Company
+fetches and checks them like any other agent's."""
 
 from __future__ import annotations
 
@@ -10,14 +14,45 @@ import httpx
 import httpx2
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from poppy_tui.demo.accounts.clients import KnownAgents
 from poppy_tui.demo.faults import Faults
 from poppy_tui.demo.server import RunningCompany, start_company
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, encode_approval_header
 from poppy_tui.protocol.extensions import OPERATIONS_HEADER_VALUE
 from poppy_tui.protocol.ids import new_id
+from poppy_tui.protocol.client_metadata import jwks_document, key_id
 from poppy_tui.protocol.session_jwt import SessionIdentity, sign_session_jwt
+
+_test_agents_port: int | None = None
+
+
+def publish_test_agent(
+    key: ec.EllipticCurvePrivateKey,
+    name: str | None = None,
+    *,
+    client_name: str = "poppy-tui test agent",
+    redirect_paths: tuple[str, ...] = ("/signed-in",),
+) -> str:
+    """Serve a CIMD and JWKS for `key` on loopback; returns the client_id. One per key (or name).
+    `redirect_paths` become redirect_uris under the agent's folder."""
+    global _test_agents_port
+    from poppy_tui.agent.identity.publisher import serve
+    from poppy_tui.agent.identity.settings import free_loopback_port
+
+    if _test_agents_port is None:
+        _test_agents_port = free_loopback_port()
+    origin = f"http://127.0.0.1:{_test_agents_port}"
+    folder = f"/agents/{name or key_id(key.public_key())}"
+    client_id = f"{origin}{folder}/agent.json"
+    metadata = {
+        "client_id": client_id,
+        "client_name": client_name,
+        "jwks_uri": f"{origin}{folder}/jwks.json",
+        "redirect_uris": [f"{origin}{folder}{path}" for path in redirect_paths],
+        "token_endpoint_auth_method": c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD,
+    }
+    serve(_test_agents_port, {f"{folder}/agent.json": metadata, f"{folder}/jwks.json": jwks_document([key.public_key()])})
+    return client_id
 
 
 @contextlib.contextmanager
@@ -42,10 +77,12 @@ class AgentSession:
         key: ec.EllipticCurvePrivateKey | None = None,
         session_id: str | None = None,
         user_id: str | None = None,
-        client_id: str = c.AGENT_CLIENT_ID,
+        client_id: str | None = None,
     ) -> None:
+        """Without `client_id`, the key's own CIMD is published on loopback and named."""
         self.audience = audience
         self.key = key or ec.generate_private_key(ec.SECP256R1())
+        client_id = client_id or publish_test_agent(self.key)
         self.identity = SessionIdentity(client_id, user_id or new_id("usr_"), session_id or new_id("ses_"))
         self.access_token: str | None = None  # set to send Authorization: Bearer (signed in)
 
@@ -130,43 +167,27 @@ async def mcp_session(company: RunningCompany, agent: AgentSession, extensions: 
 
 class TestAgentIdentity:
     """A Personal Agent's long-term identity as a Company sees it: an ES256 key named by
-    `kid`, its Client ID Metadata Document and its JWKS."""
+    `kid`, its Client ID Metadata Document and its JWKS, served on loopback (the Company
+    fetches and checks them with its AgentRegistry, as for any agent)."""
 
     __test__ = False  # not a pytest class
 
     def __init__(
         self,
-        client_id: str = c.AGENT_CLIENT_ID,
+        name: str | None = None,
         *,
         client_name: str = "poppy-tui test agent",
-        redirect_uris: tuple[str, ...] = ("http://127.0.0.1:8765/callback",),
         key: ec.EllipticCurvePrivateKey | None = None,
-        kid: str | None = None,
     ) -> None:
-        self.client_id = client_id
         self.key = key or ec.generate_private_key(ec.SECP256R1())
-        self.kid = kid or new_id("key_", 8)
+        self.kid = key_id(self.key.public_key())
         self.client_name = client_name
-        self.redirect_uris = list(redirect_uris)
+        self.client_id = publish_test_agent(self.key, name or new_id("agent_", 8), client_name=client_name,
+                                            redirect_paths=("/callback", "/signed-in"))
+        folder = self.client_id.rsplit("/", 1)[0]
+        self.redirect_uris = [f"{folder}/callback", f"{folder}/signed-in"]
 
-    def public_jwk(self) -> dict[str, Any]:
-        from poppy_tui.protocol.session_jwt import public_jwk
-
-        return {**public_jwk(self.key.public_key()), "kid": self.kid, "alg": "ES256", "use": "sig"}
-
-    def jwks(self) -> dict[str, Any]:
-        return {"keys": [self.public_jwk()]}
-
-    def metadata(self) -> dict[str, Any]:
-        return {
-            "client_id": self.client_id,
-            "client_name": self.client_name,
-            "jwks_uri": self.client_id.rsplit("/", 1)[0] + "/jwks.json",
-            "redirect_uris": list(self.redirect_uris),
-            "token_endpoint_auth_method": "private_key_jwt",
-        }
-
-    def client_assertion(self, audience: str, *, jti: str | None = None, lifetime: int = 60, kid: str | None = None,
+    def client_assertion(self, audience: str | list[str], *, jti: str | None = None, lifetime: int = 60, kid: str | None = None,
                          key: ec.EllipticCurvePrivateKey | None = None, **claims: Any) -> str:
         """A private_key_jwt client assertion (RFC 7523): iss = sub = client_id."""
         import time
@@ -183,20 +204,7 @@ class TestAgentIdentity:
 
     def session(self, company: RunningCompany, **kwargs: Any) -> AgentSession:
         """A Session of this agent at `company` (signed out until its access_token is set)."""
-        return AgentSession(company.issuer, client_id=self.client_id, **kwargs)
+        return AgentSession(company.issuer, key=self.key, client_id=self.client_id, **kwargs)
 
 
-class LocalAgentKeys(KnownAgents):
-    """The demo's `AgentKeys` over test agents registered up front: what h/identity's
-    AgentRegistry answers after fetching an agent's CIMD and JWKS, without the fetch."""
-
-    def __init__(self, *agents: TestAgentIdentity) -> None:
-        super().__init__()
-        for agent in agents:
-            self.add(agent)
-
-    def add(self, agent: TestAgentIdentity) -> None:
-        self.register(agent.metadata(), agent.jwks())
-
-
-__all__ = ["AgentSession", "LocalAgentKeys", "TestAgentIdentity", "company", "mcp_session"]
+__all__ = ["AgentSession", "TestAgentIdentity", "company", "mcp_session", "publish_test_agent"]

@@ -14,7 +14,7 @@ from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.main import build_parser
 
-COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate")
+COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout")
 HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "httpcore", "uvicorn", "starlette", "keyring", "poppy_tui.ui")
 
 

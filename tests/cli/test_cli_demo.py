@@ -126,34 +126,26 @@ def test_plain_poppy_tui_opens_the_inbox_and_adds_listed_companies(home, company
     assert [c["base_url"] for c in listed] == [company.base_url]
 
 
-def test_demo_accounts_register_the_demo_agents_own_key(home):
-    """--demo --accounts: the Company knows the demo agent by its key, and the banner
-    gives the demo user's credentials."""
+async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home):
+    """--demo --accounts: the Company verifies the demo agent's client assertion with the key
+    from the CIMD the agent serves on loopback, and the banner gives the demo user's credentials."""
     import httpx
-    import jwt as pyjwt
 
-    from poppy_tui.agent.keys import load_or_create_key
-    from poppy_tui.cli.demo import Context, accounts_banner, demo_accounts
+    from poppy_tui.cli.demo import accounts_banner, demo_accounts
     from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
     from poppy_tui.protocol import conventions as c
-    from poppy_tui.protocol.session_jwt import jwk_thumbprint, public_jwk
 
-    demo = Context(demo_paths(resolve_paths(home)), demo_config(Config()))
-    demo.paths.ensure()
-    company = start_company(accounts=demo_accounts(demo))
+    company = start_company(accounts=demo_accounts())
+    agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
     try:
-        key = load_or_create_key(demo.paths, demo.config)
-        kid = jwk_thumbprint(public_jwk(key.public_key()))
-        now = int(time.time())
-        assertion = pyjwt.encode(
-            {"iss": c.AGENT_CLIENT_ID, "sub": c.AGENT_CLIENT_ID, "aud": company.issuer, "iat": now, "exp": now + 60, "jti": "j1"},
-            key, algorithm="ES256", headers={"kid": kid},
-        )
-        started = httpx.post(company.accounts.url("/device"),
-                             data={"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": assertion})
+        assertion = agent.identity.client_assertion(company.issuer)
+        async with httpx.AsyncClient() as http:
+            started = await http.post(company.accounts.url("/device"),
+                                      data={"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": assertion})
         assert started.status_code == 200, started.text
         assert started.json()["user_code"]
     finally:
+        await agent.aclose()
         company.stop()
     banner = "\n".join(accounts_banner())
     assert DEMO_USERNAME in banner and DEMO_PASSWORD in banner

@@ -10,7 +10,7 @@ import pytest
 from poppy_tui.demo.faults import Faults
 from poppy_tui.demo.server import RunningCompany, start_company
 from poppy_tui.demo.accounts.service import AccountsOptions
-from poppy_tui.demo.testing import AgentSession, LocalAgentKeys, TestAgentIdentity
+from poppy_tui.demo.testing import AgentSession, TestAgentIdentity
 
 
 @pytest.fixture
@@ -51,14 +51,10 @@ def agent_identity() -> TestAgentIdentity:
 
 
 @pytest.fixture
-def registry(agent_identity: TestAgentIdentity) -> LocalAgentKeys:
-    return LocalAgentKeys(agent_identity)
-
-
-@pytest.fixture
-def shop(start, registry) -> RunningCompany:
-    """A demo Company with accounts (device polling interval 1 s)."""
-    return start(accounts=AccountsOptions(registry, device_interval=1))
+def shop(start) -> RunningCompany:
+    """A demo Company with accounts (device polling interval 1 s). It knows agents by
+    fetching their CIMD and JWKS, as it does for Session JWTs."""
+    return start(accounts=AccountsOptions(device_interval=1))
 
 
 @pytest.fixture

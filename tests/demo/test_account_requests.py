@@ -63,14 +63,13 @@ def test_insufficient_scope(shop, browser, agent_identity):
     assert browser.get("/api/orders", headers=session.headers()).status_code == 200
 
 
-def test_bad_tokens_are_invalid_token(shop, browser, agent_identity, registry):
+def test_bad_tokens_are_invalid_token(shop, browser, agent_identity):
     session = agent_identity.session(shop)
     session.access_token = "not-a-token"
     response = browser.get("/api/products", headers=session.headers())
     assert response.status_code == 401 and 'error="invalid_token"' in response.headers["www-authenticate"]
     # A token is the agent's own: another agent's Session can't carry it...
-    other = TestAgentIdentity(client_id="https://other-agent.example/agent.json")
-    registry.add(other)
+    other = TestAgentIdentity()
     _, tokens = _signed_in(shop, browser, agent_identity)
     stranger = other.session(shop)
     stranger.access_token = tokens["access_token"]
@@ -84,10 +83,10 @@ def test_bad_tokens_are_invalid_token(shop, browser, agent_identity, registry):
     assert browser.get("/api/orders", headers=someone_else.headers()).json()["error"] == "invalid_token"
 
 
-def test_expired_access_token_then_refresh(start, registry, agent_identity):
+def test_expired_access_token_then_refresh(start, agent_identity):
     from poppy_tui.demo.accounts.service import AccountsOptions
 
-    shop = start(accounts=AccountsOptions(registry, access_token_seconds=0))
+    shop = start(accounts=AccountsOptions(access_token_seconds=0))
     with httpx.Client(base_url=shop.base_url) as http:
         session, _ = _signed_in(shop, http, agent_identity)
         assert http.get("/api/orders", headers=session.headers()).json()["error"] == "invalid_token"

@@ -8,7 +8,7 @@ import pytest
 
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
-from poppy_tui.demo.testing import LocalAgentKeys, TestAgentIdentity
+from poppy_tui.demo.testing import TestAgentIdentity
 from poppy_tui.protocol import conventions as c
 
 from tests.demo.signin_helpers import (
@@ -136,8 +136,8 @@ def test_deny_and_wrong_password(shop, browser, agent_identity):
 
 
 def test_consent_page_escapes_the_agents_name(start, agent_identity):
-    hostile = TestAgentIdentity(client_name='<script>alert(1)</script>\u202eevil\x1b[31m', client_id="https://hostile.example/agent.json")
-    shop = start(accounts=AccountsOptions(LocalAgentKeys(hostile)))
+    hostile = TestAgentIdentity(client_name='<script>alert(1)</script>\u202eevil\x1b[31m')
+    shop = start(accounts=AccountsOptions())
     import httpx
 
     with httpx.Client(base_url=shop.base_url) as http:
@@ -149,10 +149,11 @@ def test_consent_page_escapes_the_agents_name(start, agent_identity):
 
 
 def test_unknown_agent_gets_an_error_page(shop, browser):
-    stranger = TestAgentIdentity(client_id="https://stranger.example/agent.json")
+    stranger = TestAgentIdentity()
+    stranger.client_id = stranger.client_id.replace("/agent.json", "/nobody.json")  # nothing served there
     _, challenge = pkce()
     page = browser.get(shop.accounts.url("/authorize"), params=authorize_params(stranger, challenge))
-    assert page.status_code == 400 and "stranger.example" in page.text
+    assert page.status_code == 400 and "nobody.json" in page.text and "404" in page.text
 
 
 # ----- Device Sign-In ----------------------------------------------------------------------
@@ -176,16 +177,16 @@ def test_device_sign_in(shop, browser, agent_identity):
     assert device_poll(browser, shop, agent_identity, started["device_code"]).status_code == 400
 
 
-def test_device_denied_and_expired(start, registry, agent_identity):
+def test_device_denied_and_expired(start, agent_identity):
     import httpx
 
-    shop = start(accounts=AccountsOptions(registry, device_interval=1))
+    shop = start(accounts=AccountsOptions(device_interval=1))
     with httpx.Client(base_url=shop.base_url) as http:
         started = device_start(http, shop, agent_identity)
         assert device_approve(http, shop, started["user_code"], password="wrong").status_code == 400
         assert device_approve(http, shop, started["user_code"], decision="deny").status_code == 200
         assert device_poll(http, shop, agent_identity, started["device_code"]).json()["error"] == "access_denied"
-    expiring = start(accounts=AccountsOptions(registry, device_expires_in=0))
+    expiring = start(accounts=AccountsOptions(device_expires_in=0))
     with httpx.Client(base_url=expiring.base_url) as http:
         started = device_start(http, expiring, agent_identity)
         assert device_poll(http, expiring, agent_identity, started["device_code"]).json()["error"] == "expired_token"
@@ -226,10 +227,10 @@ def test_mediated_failed_wrong_fields_and_rate_limit(shop, browser, agent_identi
     assert "guess" not in limited.text
 
 
-def test_mediated_expired_and_scope(start, registry, agent_identity):
+def test_mediated_expired_and_scope(start, agent_identity):
     import httpx
 
-    shop = start(accounts=AccountsOptions(registry, mediated_expires_in=0))
+    shop = start(accounts=AccountsOptions(mediated_expires_in=0))
     with httpx.Client(base_url=shop.base_url) as http:
         first = mediated(http, shop, agent_identity, {"username": DEMO_USERNAME, "password": DEMO_PASSWORD}).json()
         assert mediated_code(http, shop, agent_identity, first["sign_in_id"], DEMO_ONE_TIME_CODE).json()["status"] == "expired"
@@ -293,9 +294,8 @@ def test_assertions_with_other_keys_or_algorithms_are_refused(shop, browser, age
     assert missing.status_code == 401
 
 
-def test_another_agent_cannot_use_the_refresh_token(shop, browser, agent_identity, registry):
-    other = TestAgentIdentity(client_id="https://other-agent.example/agent.json")
-    registry.add(other)
+def test_another_agent_cannot_use_the_refresh_token(shop, browser, agent_identity):
+    other = TestAgentIdentity()
     tokens = device_sign_in(browser, shop, agent_identity)
     assert _refresh(browser, shop, other, tokens["refresh_token"]).json()["error"] == "invalid_grant"
 

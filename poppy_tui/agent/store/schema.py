@@ -123,6 +123,19 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (conversation_row, message_id)
     );
     """,
+    # 2: who is signed in at each Company (issue #12). Nothing secret: refresh tokens live in the
+    # keyring and access tokens in memory; this keeps only what `companies list` shows.
+    """
+    CREATE TABLE sign_ins (
+        company_id INTEGER PRIMARY KEY REFERENCES companies(id),
+        issuer TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('device', 'direct', 'mediated')),
+        scopes TEXT NOT NULL,
+        account TEXT,
+        signed_in_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

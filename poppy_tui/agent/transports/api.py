@@ -13,6 +13,7 @@ from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, encode_approval_header
+from poppy_tui.protocol.challenges import parse_challenge
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
@@ -78,6 +79,11 @@ class ApiTransport:
                     continue
                 outcome = NotPerformed(answer.status, "invalid_session", answer.body)
                 return Exchange(outcome, answer.status, answer.for_record(), session_id, verdict.detail, True)
+            challenge = parse_challenge(answer.status, answer.headers, answer.body)
+            if challenge is not None:
+                outcome = NotPerformed(answer.status, challenge.error, answer.body)
+                detail = self._sessions.challenge_detail(company, challenge)
+                return Exchange(outcome, answer.status, answer.for_record(), session_id, detail, challenge=challenge)
             return Exchange(
                 self._classify(company, answer), answer.status, answer.for_record(), session_id,
                 "started a new Session (invalid_session)" if retried else "",

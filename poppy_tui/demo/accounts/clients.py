@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 from authlib.oauth2.rfc6749 import ClientMixin
 from joserfc import jwk
 
 PRIVATE_KEY_JWT = "private_key_jwt"
+LOOPBACK_IPS = ("127.0.0.1", "::1")
 GRANT_TYPES = (
     "authorization_code",
     "refresh_token",
@@ -24,36 +26,11 @@ GRANT_TYPES = (
 
 
 class AgentKeys(Protocol):
-    """What the demo needs of h/identity's `AgentRegistry`."""
+    """What the demo needs of `demo.agent_registry.AgentRegistry`."""
 
     async def key_for(self, client_id: str, kid: str) -> Any: ...
 
     async def metadata(self, client_id: str) -> dict[str, Any]: ...
-
-
-class KnownAgents:
-    """Agents registered with the Company by hand: each CIMD and JWKS given up front, as
-    Auth0 registers agents by their CIMD URL. An `AgentKeys` that fetches nothing, for
-    `poppy-tui --demo --accounts` (whose agent key the demo holds) and for tests."""
-
-    def __init__(self) -> None:
-        self._agents: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-
-    def register(self, metadata: dict[str, Any], jwks: dict[str, Any]) -> None:
-        self._agents[metadata["client_id"]] = (metadata, jwks)
-
-    async def metadata(self, client_id: str) -> dict[str, Any]:
-        if client_id not in self._agents:
-            raise LookupError(f"no agent registered as {client_id}")
-        return dict(self._agents[client_id][0])
-
-    async def key_for(self, client_id: str, kid: str) -> dict[str, Any]:
-        if client_id not in self._agents:
-            raise LookupError(f"no agent registered as {client_id}")
-        for key in self._agents[client_id][1].get("keys", []):
-            if isinstance(key, dict) and key.get("kid") == kid:
-                return {k: v for k, v in key.items() if k != "d"}
-        raise LookupError(f"the JWKS of {client_id} has no key {kid!r}")
 
 
 class UnknownAgent(Exception):
@@ -89,7 +66,20 @@ class DemoClient(ClientMixin):
         return scope if scope else " ".join(DIRECT_SCOPES)
 
     def check_redirect_uri(self, redirect_uri: str) -> bool:
-        return redirect_uri in self.redirect_uris  # exact string match, no normalisation
+        """Exactly one of the CIMD's redirect_uris, character for character. One exception,
+        RFC 8252 7.3: a listed loopback IP redirect without a port matches any port."""
+        if redirect_uri in self.redirect_uris:
+            return True
+        try:
+            asked = urlsplit(redirect_uri)
+            port = asked.port
+        except ValueError:
+            return False
+        if asked.scheme != "http" or asked.hostname not in LOOPBACK_IPS or port is None:
+            return False
+        host = f"[{asked.hostname}]" if ":" in asked.hostname else asked.hostname
+        without_port = urlunsplit((asked.scheme, host, asked.path, asked.query, asked.fragment))
+        return without_port in self.redirect_uris
 
     def check_client_secret(self, client_secret: str) -> bool:
         return False
@@ -119,9 +109,14 @@ def as_jose_key(key: Any) -> jwk.Key:
         return jwk.import_key(key)
     if hasattr(key, "public_bytes"):
         from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
         pem = key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        return jwk.import_key(pem)
+        if isinstance(key, ec.EllipticCurvePublicKey):
+            return jwk.import_key(pem, "EC")
+        if isinstance(key, rsa.RSAPublicKey):
+            return jwk.import_key(pem, "RSA")
+        raise UnknownAgent(f"the agent's key is of an unsupported type ({type(key).__name__})")
     raise UnknownAgent(f"the agent registry gave a key of an unknown kind ({type(key).__name__})")
 
 

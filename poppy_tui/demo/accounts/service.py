@@ -45,7 +45,9 @@ MAX_FORM_BYTES = 16 * 1024
 class AccountsOptions:
     """How `start_company(accounts=...)` sets up the authorization server."""
 
-    registry: AgentKeys  # h/identity's AgentRegistry: the agents' CIMDs and JWKS
+    # Where the agents' CIMDs and JWKS come from; None: the Company's own AgentRegistry,
+    # the one that verifies Session JWTs (fetches each agent's CIMD and JWKS).
+    registry: AgentKeys | None = None
     access_token_seconds: float = DEFAULT_ACCESS_TOKEN_SECONDS
     device_interval: int = 5
     device_expires_in: int = 600
@@ -53,14 +55,14 @@ class AccountsOptions:
 
 
 class Accounts:
-    def __init__(self, base_url: str, organization_domain: str, options: AccountsOptions) -> None:
+    def __init__(self, base_url: str, organization_domain: str, options: AccountsOptions, agents: AgentKeys) -> None:
         self.base_url = base_url.rstrip("/")
         self.issuer = self.base_url + ISSUER_PATH
         self.domain = organization_domain
         self.options = options
         self.users = Directory()
         self.tokens = TokenStore(access_token_seconds=options.access_token_seconds)
-        self.agents = AgentDirectory(options.registry)
+        self.agents = AgentDirectory(options.registry if options.registry is not None else agents)
         self.mediated = MediatedSignIns(expires_in=options.mediated_expires_in)
         self.server = DemoAuthorizationServer(
             self.issuer, self.url("/device/verify"), self.agents, self.tokens, self.users,
