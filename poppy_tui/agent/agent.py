@@ -23,13 +23,14 @@ from poppy_tui.agent.identity import AgentIdentity, load_identity
 from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
-from poppy_tui.agent.signin.identity import ClientIdentity, KeyIdentity
+from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.agent.signin.service import SignIns
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
 from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
 from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.challenges import Challenge
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     BadResponse,
@@ -56,6 +57,10 @@ FIRST_REQUEST_MAX_WAIT = 5.0
 class AgentError(RuntimeError):
     """Something the person asked for can't be done (no such interface, a bad URL, ...)."""
 
+    def __init__(self, message: str, challenge: Challenge | None = None) -> None:
+        super().__init__(message)
+        self.challenge = challenge  # set when the Company asked for sign-in (or refused our identity)
+
 
 @dataclass(frozen=True)
 class RequestResult:
@@ -65,6 +70,7 @@ class RequestResult:
     operation_row: int | None  # the stored operation when outcome == "operation"
     detail: str = ""
     request_id: int | None = None
+    challenge: Challenge | None = None  # sign in (or more scopes) to go on, or the Company refused our identity
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,7 @@ class ConversationResult:
     delivered: bool = True  # False when our message could not be delivered (see detail)
     detail: str = ""
     problems: list[str] = field(default_factory=list)
+    challenge: Challenge | None = None  # an `authorization` event, or a challenge to our message
 
 
 class Agent:
@@ -112,6 +119,9 @@ class Agent:
         self.access_token_source: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
         self.signins = SignIns(store, config, self._client_identity, self._http)
         self.access_token_source = self.signins.access_token
+        # Read through self so that whatever is assigned to access_token_source later counts.
+        self.sessions.token_source = self._access_token
+        self.dispatcher.signed_in = self._is_signed_in
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -147,12 +157,16 @@ class Agent:
         return self._client
 
     def _client_identity(self) -> ClientIdentity:
-        """Who the agent is at a Company's authorization server: the agent identity when this
-        Agent has one (issue #12 item 1), else assertions signed with the long-term key."""
-        identity = getattr(self, "identity", None)
-        if identity is not None and hasattr(identity, "client_assertion"):
-            return identity
-        return KeyIdentity(self.sessions.key)
+        """Who the agent is at a Company's authorization server: its identity (spec 4.1)."""
+        return self.identity
+
+    async def _access_token(self, company: CompanyRecord) -> str | None:
+        """`access_token_source`'s answer: the token a signed-in request carries, or None."""
+        source = self.access_token_source
+        return None if source is None else await source(company)
+
+    async def _is_signed_in(self, company: CompanyRecord) -> bool:
+        return await self.sessions.access_token(company) is not None
 
     def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
@@ -253,7 +267,7 @@ class Agent:
         if isinstance(outcome, ApprovalRequired):
             recorded = self.store.record_operation(
                 company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface,
-                first_response=(exchange.status, exchange.response),
+                first_response=(exchange.status, exchange.response), account_owned=exchange.signed_in,
             )
             detail = "the Company needs the person's approval before it does this"
             if not recorded.new_operation:
@@ -276,7 +290,7 @@ class Agent:
             return RequestResult("not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id)
         if isinstance(outcome, NotPerformed):
             detail = exchange.detail or f"the Company refused it ({outcome.error})"
-            return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
+            return RequestResult("not_performed", exchange.status, body, None, detail, request_id, exchange.challenge)
         assert isinstance(outcome, BadResponse)
         return RequestResult(
             "not_performed", exchange.status, body, None,
@@ -300,11 +314,15 @@ class Agent:
             raise AgentError(f"{company.name} offers no conversations in its poppy.json")
         said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
         if said.conversation_row is None:
-            raise AgentError(f"{company.name} did not start the conversation: {said.exchange.detail or _short(said.exchange)}")
+            raise AgentError(
+                f"{company.name} did not start the conversation: {said.exchange.detail or _short(said.exchange)}",
+                said.exchange.challenge,
+            )
         detail = "" if said.delivered else f"the message was not delivered: {said.exchange.detail or _short(said.exchange)}"
+        challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
-            said.delivered, detail, said.ingested.problems,
+            said.delivered, detail, said.ingested.problems, challenge,
         )
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:
@@ -313,7 +331,7 @@ class Agent:
         got = await self.conversations.read(company, conversation_row)
         return ConversationResult(
             conversation_row, conversation_id, got.messages, got.operation_rows, True,
-            "; ".join(got.problems), got.problems,
+            "; ".join(got.problems), got.problems, next(iter(got.challenges), None),
         )
 
     # ---- decisions (only the person at the TUI makes these) ------------------------------------
@@ -336,14 +354,18 @@ class Agent:
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
+        # An operation returned signed out can be approved only in its own Session; one returned
+        # signed in is the account's, approved from the agent's current Session (Ops 3).
+        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         if isinstance(request, ApiRequest):
             return await self.api.send(
-                op.company, request, session_id=op.session_id, approval=approval, idempotency_key=op.idempotency_key
+                op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
+                account_owned=op.account_owned,
             )
         if isinstance(request, McpRequest):
             return await self.mcp.call(
-                op.company, request.server_url, request.tool, request.arguments, session_id=op.session_id,
-                approval=approval,
+                op.company, request.server_url, request.tool, request.arguments, session_id=session_id,
+                approval=approval, account_owned=op.account_owned,
             )
         if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)

@@ -2,6 +2,8 @@
 
 approved --(grace ends)--> sending --> performed | not_performed | outcome_unknown
                                    \\-> pending (a new revision, when no earlier send is in doubt)
+                                   \\-> sending, waiting for sign-in (a sign-in challenge; the approval
+                                       is kept and sent again once signed in, before it expires)
 
 Rules the code below keeps, each because the spec or a crash demands it:
 - The decision is in the store before we get here; each attempt row is committed before its
@@ -27,7 +29,16 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
-from poppy_tui.agent.store import AttemptRecord, OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
+from poppy_tui.agent.store import (
+    AttemptRecord,
+    CompanyRecord,
+    OperationRecord,
+    RevisionRecord,
+    StateError,
+    Status,
+    Store,
+    StoreError,
+)
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
@@ -104,12 +115,16 @@ class Dispatcher:
         self.lease_seconds = lease_seconds
         self._backoff = backoff or BackoffPolicy()
         self._inline = inline_retry_seconds
+        # Whether the agent is signed in at a Company now (Agent wires it to its token source):
+        # approvals waiting for sign-in are sent again once it says yes.
+        self.signed_in: Callable[[CompanyRecord], Awaitable[bool]] | None = None
 
     # ---- the loop ------------------------------------------------------------------------------
 
     async def dispatch_once(self) -> int:
         """Expire what is due, then send every operation whose time has come. Returns how many."""
         self.store.expire_due()
+        await self._resume_signed_in()
         tasks = []
         while True:
             op = self.store.claim_due(self.owner, self.lease_seconds)
@@ -121,6 +136,18 @@ class Dispatcher:
                 if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                     log.error("sending an operation failed", exc_info=result)
         return len(tasks)
+
+    async def _resume_signed_in(self) -> None:
+        if self.signed_in is None:
+            return
+        for company_id in self.store.waiting_for_sign_in():
+            try:
+                company = self.store.get_company(company_id)
+                if await self.signed_in(company):
+                    resumed = self.store.resume_after_sign_in(company_id)
+                    log.info("signed in at company %s: sending approvals %s again", company_id, resumed)
+            except StoreError as exc:
+                log.warning("dispatcher: %s", exc)
 
     def next_due_in(self) -> float | None:
         """Seconds until something may be due (a grace period ends, a retry, a lease lapses)."""
@@ -212,6 +239,15 @@ class Dispatcher:
                 exchange.detail or _describe(exchange),
             )
             saw_success = _saw_success(sending, attempts) or _cut_off_success(sending, finished)
+            challenge = exchange.challenge
+            if challenge is not None and challenge.needs_sign_in and not saw_success:
+                # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
+                # Keep the approval and send it again after sign-in, while it is still valid.
+                self.store.wait_for_sign_in(
+                    finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
+                    f"waiting for sign-in: {exchange.detail}",
+                )
+                return
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):
                 self._settle(op.id, verdict, finished)

@@ -6,14 +6,19 @@ Every choice about Sessions is made here and nowhere else:
 - `Poppy-Extensions` only when the Company's poppy.json lists operations v2;
 - after 403 invalid_session, a request without an approval starts a new Session and is tried
   once more; a request carrying an approval is never moved to another Session, because an
-  operation returned signed out can be approved only in its own Session (spec 3).
+  operation returned signed out can be approved only in its own Session (Ops 3), unless the
+  operation was returned signed in: it belongs to the account and any signed-in Session may
+  approve it;
+- `Authorization: Bearer` beside `Poppy-Session` when the agent is signed in at the Company
+  (the token comes from `Agent.access_token_source`, plugged in by agent/signin).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol import conventions as c
@@ -28,6 +33,11 @@ if TYPE_CHECKING:
     from poppy_tui.agent.identity import AgentIdentity
 
 INVALID_SESSION = "invalid_session"
+log = logging.getLogger(__name__)
+
+
+async def _signed_out(company: CompanyRecord) -> str | None:
+    return None
 
 
 def describe_challenge(company_name: str, challenge: Challenge, client_id: str) -> str:
@@ -73,6 +83,8 @@ class Sessions:
         self._identity: AgentIdentity | None = None
         self._allow_loopback = allow_loopback
         self._audiences: dict[tuple[int, str], str] = {}
+        # `Agent.access_token_source`, read through the Agent so a later assignment counts.
+        self.token_source: Callable[[CompanyRecord], Awaitable[str | None]] = _signed_out
         self._lock = threading.Lock()
 
     @property
@@ -119,6 +131,26 @@ class Sessions:
     def challenge_detail(self, company: CompanyRecord, challenge: Challenge) -> str:
         return describe_challenge(company.name, challenge, self.agent_identity.client_id)
 
+    async def access_token(self, company: CompanyRecord) -> str | None:
+        """The access token a signed-in request carries, or None (signed out). A token source
+        that fails leaves the request signed out rather than unsent: the Company then answers
+        with a challenge the person can act on."""
+        try:
+            token = await self.token_source(company)
+        except Exception:  # noqa: BLE001 - sign-in trouble must not turn into "not sent"
+            log.warning("the access token for company %s could not be read", company.id, exc_info=True)
+            return None
+        return token if isinstance(token, str) and token else None
+
+    async def signed_in_headers(
+        self, company: CompanyRecord, session_id: str | None = None, token: str | None = None
+    ) -> dict[str, str]:
+        """headers() plus `Authorization: Bearer` when signed in (spec 5: beside Poppy-Session)."""
+        headers = self.headers(company, session_id)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return headers
+
     @staticmethod
     def declares_operations(company: CompanyRecord) -> bool:
         return company.supports_operations
@@ -128,12 +160,17 @@ class Sessions:
         return self._store.get_company(company.id)
 
     def on_invalid_session(
-        self, company: CompanyRecord, session_id_used: str, carries_approval: bool, already_retried: bool
+        self, company: CompanyRecord, session_id_used: str, carries_approval: bool, already_retried: bool,
+        account_owned: bool = False,
     ) -> SessionVerdict:
+        """`account_owned`: the approval is for an operation returned signed in, which any
+        signed-in Session of this agent and User may approve (Ops 3), so it may move."""
         latest = self.current(company)
         if latest.session_id == session_id_used:
             latest = self._store.new_session(company.id)
-        if carries_approval:
+        if carries_approval and account_owned and not already_retried:
+            return SessionVerdict(True, latest, "the Session had ended; the account's operation was approved in a new one")
+        if carries_approval and not account_owned:
             return SessionVerdict(
                 False,
                 latest,

@@ -51,7 +51,6 @@ DEV_JWKS_PATH = "/poppy-tui/jwks.json"
 JWKS_REFETCH_MIN_SECONDS = 30.0
 # private_key_jwt client assertions (RFC 7523): aud is the Company's auth.issuer as one string.
 CLIENT_ASSERTION_TYP = "JWT"
-CLIENT_ASSERTION_LIFETIME_SECONDS = 60
 # The OAuth error codes a Company answers with when it can't verify the agent itself (its
 # CIMD, its JWKS, or the key a request names); the agent then names its CIMD URL.
 IDENTITY_REJECTED_ERRORS = ("invalid_client", "unauthorized_client")

@@ -17,7 +17,7 @@ from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.main import main
-from poppy_tui.protocol.conventions import AGENT_CLIENT_ID
+from poppy_tui.agent.identity.settings import load_settings
 
 from spec_auth_server import USER
 
@@ -30,7 +30,8 @@ def home(tmp_path, monkeypatch, served):
     monkeypatch.setenv("POPPY_TUI_HOME", str(root))
     paths = resolve_paths(root).ensure()
     key = load_or_create_key(paths, load_config_file(paths.config_file))
-    served.clients[AGENT_CLIENT_ID] = key.public_key()  # the agent's identity, registered with the Company
+    # The agent's identity (this home's client_id and key), registered with the Company.
+    served.clients[load_settings(paths, allow_loopback=True).client_id] = key.public_key()
     return root
 
 

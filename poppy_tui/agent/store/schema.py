@@ -136,6 +136,12 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     );
     """,
+    # Account-owned operations and approvals waiting for sign-in (issue #12 item 4). Existing
+    # operations were all returned signed out (nothing signed in before), so 0 is true of them.
+    """
+    ALTER TABLE operations ADD COLUMN account_owned INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE operations ADD COLUMN waiting_sign_in TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

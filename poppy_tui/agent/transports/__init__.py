@@ -25,6 +25,7 @@ class Exchange:
     final: bool = False  # an Unknown that resending can't settle (a conversation reply we can't read)
     carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
     challenge: Challenge | None = None  # the Company asked for sign-in, more scopes, or refused our identity
+    signed_in: bool = False  # the (last) request carried an access token: an operation it returned is the account's
 
 
 def outcome_name(outcome: Outcome) -> str:
