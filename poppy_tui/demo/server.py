@@ -27,7 +27,9 @@ STARTUP_TIMEOUT_SECONDS = 15.0
 
 # Loggers of the server side only: the TUI shares the terminal, and the
 # drop_after_perform fault makes uvicorn log an error on purpose.
-_SERVER_LOGGERS = ("uvicorn", "mcp.server", "sse_starlette")
+# authlib logs issued tokens at DEBUG ("Issue token %r"); in --demo it shares the agent's
+# process and log, so its records never propagate there.
+_SERVER_LOGGERS = ("uvicorn", "mcp.server", "sse_starlette", "authlib")
 
 
 def quiet_logging() -> None:

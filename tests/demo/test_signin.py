@@ -328,3 +328,16 @@ def test_revocation_ends_the_grant(shop, browser, agent_identity):
     form = {**agent_identity.assertion_fields(shop.issuer), "token": "not-a-token", "token_type_hint": "refresh_token"}
     assert browser.post(shop.accounts.url("/revoke"), data=form).status_code == 200
     assert browser.post(shop.accounts.url("/revoke"), data={"token": "x"}).status_code == 401
+
+
+def test_no_token_or_credential_reaches_the_log(shop, browser, agent_identity, caplog):
+    import logging
+
+    with caplog.at_level(logging.DEBUG):
+        tokens = device_sign_in(browser, shop, agent_identity)
+        mediated_tokens = mediated_sign_in(browser, shop, agent_identity)
+        refreshed = _refresh(browser, shop, agent_identity, tokens["refresh_token"]).json()
+    logged = caplog.text + "".join(str(r.args) for r in caplog.records)
+    for secret in (tokens["access_token"], tokens["refresh_token"], mediated_tokens["refresh_token"],
+                   refreshed["refresh_token"], DEMO_PASSWORD, DEMO_ONE_TIME_CODE):
+        assert secret not in logged
