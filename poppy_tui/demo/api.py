@@ -194,7 +194,10 @@ def routes(ctx: CompanyContext) -> list[Route]:
         return await approval_needed(ctx, request, session, action)
 
     async def openapi(request: Request) -> Response:
-        return JSONResponse(openapi_document(ctx.base_url), headers={"Cache-Control": "max-age=60"})
+        document = openapi_document(ctx.base_url)
+        if ctx.accounts is not None:
+            add_account_security(document, ctx.accounts.url("/authorize"), ctx.accounts.url("/token"))
+        return JSONResponse(document, headers={"Cache-Control": "max-age=60"})
 
     def r(path: str, handler: Handler, method: str, needs: tuple[str, ...] = ()) -> Route:
         return Route(path, guarded(ctx, handler, needs, READ_WHAT), methods=[method])
@@ -530,3 +533,42 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             },
         },
     }
+
+
+# What each operation needs when the Company has accounts (by operationId).
+_OPERATION_NEEDS = {
+    "listOrders": READ_NEEDS,
+    "getOrder": READ_NEEDS,
+    "listSubscriptions": READ_NEEDS,
+    "getSubscription": READ_NEEDS,
+    "listBookings": READ_NEEDS,
+    "getBooking": READ_NEEDS,
+    "exchangeItem": ACTION_NEEDS["exchange"],
+    "cancelSubscription": ACTION_NEEDS["cancel_subscription"],
+    "changeBooking": ACTION_NEEDS["change_booking"],
+}
+
+
+def add_account_security(document: dict[str, Any], authorize_url: str, token_url: str) -> None:
+    """Describe sign-in in the OpenAPI document: the account's scopes per operation, and the
+    401/403 challenges a request without them gets."""
+    from poppy_tui.demo.accounts.users import SCOPE_DESCRIPTIONS
+
+    components = document["components"]
+    components["securitySchemes"]["Account"] = {
+        "type": "oauth2",
+        "description": "Sign in to the account (Poppy Direct, Device or Mediated Sign-In; see poppy.json auth). "
+        "Send the access token as Authorization: Bearer beside Poppy-Session.",
+        "flows": {"authorizationCode": {"authorizationUrl": authorize_url, "tokenUrl": token_url, "scopes": dict(SCOPE_DESCRIPTIONS)}},
+    }
+    components["responses"]["E401"] = _json(
+        _ref("Error"), "sign_in_required or invalid_token, also in WWW-Authenticate (Bearer error=..., scope=...)"
+    )
+    components["responses"]["E403Scope"] = _json(_ref("Error"), "insufficient_scope (WWW-Authenticate names the scopes needed)")
+    for path in document["paths"].values():
+        for operation in path.values():
+            needs = _OPERATION_NEEDS.get(operation.get("operationId"))
+            if not needs:
+                continue
+            operation["security"] = [{"PoppySession": [], "Account": list(needs)}]
+            operation["responses"]["401"] = {"$ref": "#/components/responses/E401"}

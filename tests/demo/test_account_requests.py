@@ -241,3 +241,13 @@ def test_a_restart_keeps_at_most_once(start, tmp_path):
         retried = http.post(EXCHANGE, json=EXCHANGE_BODY, headers=session.headers(approval=approval))
     assert retried.status_code == 201 and retried.json() == performed.json()
     assert again.state.performed(operation["operation_id"]) == 0  # not performed a second time
+
+
+def test_openapi_describes_sign_in(shop, browser):
+    document = browser.get("/openapi.json").json()
+    scheme = document["components"]["securitySchemes"]["Account"]
+    assert scheme["flows"]["authorizationCode"]["tokenUrl"] == shop.accounts.url("/token")
+    operations = {op["operationId"]: op for path in document["paths"].values() for op in path.values()}
+    assert operations["changeBooking"]["security"] == [{"PoppySession": [], "Account": ["poppy:write", "bookings"]}]
+    assert "security" not in operations["searchProducts"]
+    assert "401" in operations["listOrders"]["responses"]
