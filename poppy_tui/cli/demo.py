@@ -102,9 +102,32 @@ def _waiting_rows(result: Any) -> list[int]:
     return [row] if row is not None else []
 
 
-async def seed(agent: "Agent", base_url: str) -> list[int]:
-    """Register the demo Company and make the demo requests; returns the waiting operations."""
+async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
+    """Device Sign-In in the terminal, as the demo user: the person opens the link, enters the
+    credentials the banner printed and allows. A failure leaves the demo signed out."""
+    from poppy_tui.agent.signin.errors import SignInError
+    from poppy_tui.cli.signin_commands import _device
+
+    note("Sign in first, in your browser, as the demo user (credentials above):")
+    try:
+        flow = await agent.signins.begin(company, "device")
+        try:
+            grant = await _device(flow)
+        finally:
+            await flow.aclose()
+    except SignInError as exc:
+        note(f"  sign-in failed: {safe_line(str(exc), 300)}; the requests go signed out")
+        return False
+    note(f"  signed in ({grant.kind}), scopes {' '.join(grant.scopes)}")
+    return True
+
+
+async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int]:
+    """Register the demo Company (signing in first with `sign_in`) and make the demo
+    requests; returns the waiting operations."""
     company = await agent.add_company(base_url)
+    if sign_in:
+        await sign_in_first(agent, company)
     waiting: list[int] = []
     for request in DEMO_REQUESTS:
         try:
@@ -159,7 +182,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> i
         async def make_requests() -> list[int]:
             agent = open_agent(demo)
             try:
-                return await seed(agent, company.base_url)
+                return await seed(agent, company.base_url, sign_in=accounts)
             finally:
                 await agent.aclose()
 

@@ -149,3 +149,48 @@ async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home):
         company.stop()
     banner = "\n".join(accounts_banner())
     assert DEMO_USERNAME in banner and DEMO_PASSWORD in banner
+
+
+async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home, capsys, monkeypatch):
+    """--demo --accounts: Device Sign-In in the terminal (the person allows on the demo's
+    page), then the three requests, signed in, each leave an account operation waiting."""
+    import asyncio
+
+    import httpx
+    import keyring
+
+    from poppy_tui.agent.keys import KEY_STORAGE_ENV
+    from poppy_tui.cli.demo import demo_accounts
+    from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
+    from tests.agent.conftest import MemoryKeyring
+
+    monkeypatch.delenv(KEY_STORAGE_ENV, raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    from dataclasses import replace
+
+    shop = start_company(accounts=replace(demo_accounts(), device_interval=1))
+    agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
+
+    async def the_person() -> None:
+        async with httpx.AsyncClient() as browser:
+            while not shop.accounts.tokens.devices():
+                await asyncio.sleep(0.05)
+            code = shop.accounts.tokens.devices()[0].user_code
+            await browser.post(shop.accounts.url("/device/verify"), data={
+                "user_code": code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+
+    try:
+        person = asyncio.ensure_future(the_person())
+        waiting = await seed(agent, shop.base_url, sign_in=True)
+        await person
+        rows = agent.store.list_operations(newest_first=False)
+        owned = [agent.store.get_operation(row.id).account_owned for row in rows]
+    finally:
+        await agent.aclose()
+        shop.stop()
+        keyring.set_keyring(previous)
+    assert len(waiting) == 3
+    assert owned == [True, True, True]
+    err = capsys.readouterr().err
+    assert "signed in (device)" in err and err.count("waits for your approval") == 3

@@ -194,6 +194,11 @@ class TokenStore:
                 grant.user_id = user_id
             return grant.user_id == user_id
 
+    def devices(self) -> list[DeviceCredential]:
+        """Device sign-ins still waiting for the person (to inspect)."""
+        with self.lock:
+            return [d for d in self._devices.values() if not d.used and d.decision is None and not d.is_expired()]
+
     def grants(self) -> list[Grant]:
         with self.lock:
             return list(self._grants.values())
