@@ -390,6 +390,8 @@ class Agent:
                 return op
             if op.status == Status.PENDING and len(self.store.attempts(operation_row)) > attempts_seen:
                 return op  # a send answered with new terms: the person has to decide again
+            if op.waiting_sign_in and len(self.store.attempts(operation_row)) > attempts_seen:
+                return op  # a send met a sign-in challenge: the person has to sign in first
             if deadline is not None and loop.time() >= deadline:
                 return op
             await self.dispatch_once()

@@ -85,8 +85,15 @@ def run(args: argparse.Namespace) -> int:
         "show": cmd_show,
         "signin": signin_commands.cmd_signin,
         "signout": signin_commands.cmd_signout,
+        "identity": _identity,
     }
     return handlers[args.command](ctx, args)
+
+
+def _identity(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.cli.identity_commands import cmd_identity
+
+    return cmd_identity(ctx, args)
 
 
 # ---- the TUI ----------------------------------------------------------------------------------
@@ -238,6 +245,11 @@ def announce(record: "OperationRecord", stream: Any) -> None:
 
 
 def report_final(record: "OperationRecord") -> int:
+    if record.waiting_sign_in:
+        # Approved, kept, and sent again once signed in (before it expires): say what to do.
+        note(f"operation {record.id}: {safe_line(record.waiting_sign_in, 400)}; run: poppy-tui signin "
+             f"{safe_line(record.company.name, 80)!r}")
+        return Exit.SIGN_IN_REQUIRED
     print_final(record)
     status = record.status.value
     detail = record.outcome_detail
@@ -249,7 +261,7 @@ def report_final(record: "OperationRecord") -> int:
 async def wait_for(agent: "Agent", record: "OperationRecord") -> "OperationRecord":
     while True:
         record = await agent.wait_for_outcome(record.id)
-        if not record.status.is_open:
+        if not record.status.is_open or record.waiting_sign_in:
             return record
         # A resend was answered with new terms: nothing was done, and the person decides again.
         note(f"operation {record.id}: the Company answered with new terms; they need your approval too")
@@ -280,6 +292,10 @@ async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) ->
         return Exit.OK
     status = f" (HTTP {result.status})" if http and result.status is not None else ""
     detail = f": {safe_line(result.detail, 400)}" if result.detail else ""
+    challenge = getattr(result, "challenge", None)
+    if challenge is not None and challenge.needs_sign_in:
+        note(f"not performed{status}{detail}; sign in with 'poppy-tui signin COMPANY', then ask again")
+        return Exit.SIGN_IN_REQUIRED
     if result.outcome == "not_performed":
         note(f"not performed{status}{detail}")
     else:
@@ -328,11 +344,15 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
         print_messages(company.name, result.messages)
         for problem in result.problems:
             note(f"note: {safe_line(problem, 400)}")
+        needs_sign_in = result.challenge is not None and result.challenge.needs_sign_in
         if not result.delivered:
-            raise CliError(safe_line(result.detail or "the message was not delivered", 400))
+            raise CliError(
+                safe_line(result.detail or "the message was not delivered", 400),
+                Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.ERROR,
+            )
         if result.operation_rows:
             return await settle(agent, list(result.operation_rows), args.wait)
-        return Exit.OK
+        return Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.OK
 
     return with_agent(ctx, work)
 

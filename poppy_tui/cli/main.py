@@ -190,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     from poppy_tui.cli.signin_commands import add_commands as add_signin_commands
 
     add_signin_commands(command)
+    from poppy_tui.cli.identity_commands import add_commands as add_identity_commands
+
+    add_identity_commands(command)
     return parser
 
 
@@ -208,6 +211,9 @@ def _report(exc: BaseException) -> int:
     from poppy_tui.cli.output import safe_line
 
     code = getattr(exc, "code", None) if isinstance(exc, CliError) else None
+    challenge = getattr(exc, "challenge", None)  # AgentError: the Company asked for sign-in
+    if code is None and challenge is not None and getattr(challenge, "needs_sign_in", False):
+        code = Exit.SIGN_IN_REQUIRED
     if code is None:
         code = Exit.USAGE if isinstance(exc, ConfigError) else Exit.ERROR
     message = str(exc) or type(exc).__name__

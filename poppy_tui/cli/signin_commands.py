@@ -80,11 +80,13 @@ def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
 
         company = need_company(agent, args.company)
         scopes = _scopes(args.scope)
-        if scopes and agent.signins.covers(company, scopes):
-            emit(f"already signed in to {safe_line(company.name, 200)} with {' '.join(scopes)}")
-            return Exit.OK
         try:
             kind = args.kind or agent.signins.default_kind(company)
+            # An existing grant that already covers what would be asked needs no new sign-in.
+            asked = scopes or list(agent.signins.offer(company).scopes_for(kind))
+            if asked and agent.signins.covers(company, asked):
+                emit(f"already signed in to {safe_line(company.name, 200)} with {' '.join(asked)}")
+                return Exit.OK
             if kind == "mediated" and not sys.stdin.isatty():
                 raise CliError("mediated sign-in asks for your credentials: run it in a terminal", Exit.USAGE)
             options = {"open_browser": (lambda url: None)} if kind == "direct" and args.no_browser else {}
@@ -153,7 +155,8 @@ async def _device(flow: Any) -> Any:
 
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
     url = await flow.start(open_browser=not args.no_browser)
-    note(f"Sign in on {safe_line(flow.company_name, 200)}'s page" + ("" if args.no_browser else " (opened in your browser)") + ":")
+    opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
+    note(f"Sign in on {safe_line(flow.company_name, 200)}'s page{opened}:")
     note(f"  {safe_line(url, 2000)}")
     if not sys.stdin.isatty():
         note("Waiting for the browser to come back to poppy-tui (Ctrl-C to stop)...")

@@ -77,6 +77,12 @@ def same_domain(url: str, client_id: str, allow_loopback: bool = False) -> bool:
     return parts.scheme == "https" or parts.port == owner.port
 
 
+def redirect_uri_allowed(uri: str, client_id: str, allow_loopback: bool = False) -> bool:
+    """On the client_id's domain, or the native-app loopback redirect (RFC 8252 7.3) through
+    which Direct Sign-In reaches a terminal program (docs/protocol-choices.md)."""
+    return uri == c.DIRECT_SIGNIN_LOOPBACK_REDIRECT or same_domain(uri, client_id, allow_loopback)
+
+
 @dataclass(frozen=True)
 class ClientMetadata:
     client_id: str
@@ -102,7 +108,7 @@ def parse_client_metadata(document: Any, fetched_from: str, allow_loopback: bool
     if not isinstance(redirect_uris, list) or not all(isinstance(u, str) for u in redirect_uris):
         raise IdentityError("redirect_uris must be a list of URLs")
     for uri in redirect_uris:
-        if not same_domain(uri, client_id, allow_loopback):
+        if not redirect_uri_allowed(uri, client_id, allow_loopback):
             raise IdentityError(f"redirect_uri {uri[:200]!r} is not an https:// URL on the client_id's domain")
     if "jwks" in document:
         raise IdentityError("keys must be published at jwks_uri, not embedded in the document (jwks)")

@@ -14,7 +14,8 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KEY_STORAGE_ENV, generate_key
 from poppy_tui.agent.paths import Paths
-from poppy_tui.agent.signin.identity import KeyIdentity
+from poppy_tui.agent.identity import AgentIdentity
+from poppy_tui.agent.identity.settings import make_settings
 from poppy_tui.agent.signin.service import SignIns
 from poppy_tui.agent.store import CompanyRecord
 
@@ -66,15 +67,16 @@ class Setup:
     signins: SignIns
     company: CompanyRecord
     auth: SpecAuthCompany
-    identity: KeyIdentity
+    identity: AgentIdentity
 
 
 @pytest.fixture
 async def setup(tmp_path, served) -> Iterator[Setup]:
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
     agent = Agent.open(paths, Config(grace_seconds=0.0, request_timeout_seconds=5.0))
-    identity = KeyIdentity(generate_key(), TEST_CLIENT_ID)
-    served.clients[TEST_CLIENT_ID] = identity._key.public_key()
+    key = generate_key()
+    identity = AgentIdentity(make_settings(TEST_CLIENT_ID), lambda: key)
+    served.clients[TEST_CLIENT_ID] = key.public_key()
     # The agent's own SignIns, with an identity this authorization server has registered.
     signins = SignIns(agent.store, agent.config, lambda: identity, agent._http)
     agent.signins = signins

@@ -71,6 +71,7 @@ class SpecAuthCompany:
     redirect_iss: str | None = None  # the iss put in the redirect (defaults to the issuer)
     access_lifetime: int = 3600
     mediated_needs_code: bool = False
+    token_status: int | None = None  # answer the token endpoint with this bare status (5xx, text)
     # State.
     grants: dict[str, Grant] = field(default_factory=dict)  # refresh token -> grant
     access_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # token -> (refresh, exp)
@@ -269,6 +270,8 @@ class SpecAuthCompany:
 
         async def token(request: Request) -> Response:
             form = await form_of(request)
+            if self.token_status is not None:
+                return Response("upstream trouble", self.token_status, media_type="text/plain")
             client_id = self._client(form)
             if client_id is None:
                 return error("invalid_client", 401)

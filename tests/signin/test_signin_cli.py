@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-import webbrowser
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
+from poppy_tui.agent.signin import flows
 from poppy_tui.agent.config import load_config_file
 from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import resolve_paths
@@ -79,6 +79,9 @@ def test_device_signin_then_companies_list_then_signout(home, served, cli):
 
     code, out, _ = cli("signin", "Juniper", "--scope", "poppy:read")
     assert (code, out.strip()) == (Exit.OK, "already signed in to Juniper Outfitters with poppy:read")
+    code, out, _ = cli("signin", "Juniper")  # the device kind's scopes, all held already
+    assert (code, out.strip()) == (Exit.OK, "already signed in to Juniper Outfitters with poppy:read poppy:write")
+    assert len([s for s in served.received if s.path == "/oauth/device"]) == 1
 
     code, out, err = cli("signout", "Juniper")
     assert code == Exit.OK and "revoked" in out
@@ -96,7 +99,7 @@ def test_direct_signin_through_the_browser(home, served, cli, monkeypatch):
             browser.get(answer.headers["location"])
 
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url, new=0: opened.append(url) or _in_background(lambda: consent(url)) is not None)
+    monkeypatch.setattr(flows, "_open_in_browser", lambda url: opened.append(url) or _in_background(lambda: consent(url)) is not None)
     cli("companies", "add", served.base_url)
 
     code, out, err = cli("signin", "Juniper", "--direct", "--scope", "orders")

@@ -352,3 +352,55 @@ async def test_secrets_are_absent_from_the_database_file_and_the_logs(setup, mem
     for secret in secrets:
         assert secret.encode() not in stored
         assert secret not in caplog.text
+
+
+async def test_a_token_rotated_by_another_process_is_not_a_sign_out(setup, memory_keyring):
+    from poppy_tui.agent.signin.service import SignIns
+
+    setup.auth.access_lifetime = 30
+    await _mediated_sign_in(setup)
+    stale = _refresh_in_keyring(memory_keyring, setup.auth.issuer)
+    # Another poppy-tui process refreshes first; the Company rotates the refresh token.
+    other = SignIns(setup.agent.store, setup.agent.config, lambda: setup.identity, setup.agent._http)
+    assert await other.access_token(setup.company)
+    rotated = _refresh_in_keyring(memory_keyring, setup.auth.issuer)
+    assert rotated != stale
+    # This process read the keyring just before the other one wrote the rotated token.
+    reads = iter([stale, rotated, rotated])
+    setup.signins.vault.refresh_token = lambda issuer: next(reads)  # type: ignore[method-assign]
+
+    token = await setup.signins.access_token(setup.company)
+
+    assert token and setup.auth.valid_access(token)
+    assert setup.signins.status(setup.company) is not None
+
+
+async def test_a_new_issuer_in_poppy_json_signs_out(setup, memory_keyring):
+    await _mediated_sign_in(setup)
+    document = dict(setup.company.document)
+    document["auth"] = dict(document["auth"], issuer=setup.auth.base_url + "/tenants/new")
+    setup.agent.store._db.execute(
+        "UPDATE companies SET document_json=? WHERE id=?", (__import__("json").dumps(document), setup.company.id)
+    )
+    assert await setup.signins.access_token(setup.company) is None
+    assert setup.signins.status(setup.company) is None
+    assert _refresh_in_keyring(memory_keyring, setup.auth.issuer) is None
+
+
+async def test_a_token_endpoint_answering_5xx_text_is_one_clear_line(setup):
+    setup.auth.token_status = 503
+    flow = await setup.signins.begin(setup.company, "device", sleep=Sleeps())
+    await flow.start()
+    with pytest.raises(SignInError, match="token endpoint answered HTTP 503") as failure:
+        await flow.wait()
+    assert "\n" not in str(failure.value)
+    assert setup.signins.status(setup.company) is None
+
+
+async def test_a_failed_refresh_keeps_the_sign_in_and_the_unexpired_token(setup):
+    setup.auth.access_lifetime = 30  # due for refresh, still usable
+    await _mediated_sign_in(setup)
+    first = setup.signins.vault.access(setup.auth.issuer).token
+    setup.auth.token_status = 500
+    assert await setup.signins.access_token(setup.company) == first
+    assert setup.signins.status(setup.company) is not None

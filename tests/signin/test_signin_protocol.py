@@ -91,3 +91,19 @@ def test_token_response_scope_defaults_to_what_was_asked():
     assert parse_token_response({"access_token": "a", "token_type": "bearer", "scope": "x y"}, asked).scopes == ("x", "y")
     with pytest.raises(InvalidSignIn, match="token_type"):
         parse_token_response({"access_token": "a", "token_type": "DPoP"}, asked)
+
+
+def test_the_cimd_lists_the_loopback_redirect_a_company_accepts():
+    """Direct Sign-In's redirect reaches the terminal on loopback (RFC 8252 7.3): the CIMD that
+    `identity init` writes lists it, and a Company's CIMD check accepts it beside same-domain ones."""
+    from poppy_tui.agent.identity.settings import make_settings
+    from poppy_tui.protocol.client_metadata import parse_client_metadata
+    from poppy_tui.protocol.conventions import DIRECT_SIGNIN_LOOPBACK_REDIRECT
+
+    settings = make_settings("https://agent.example/agent.json")
+    metadata = settings.metadata()
+    assert metadata["redirect_uris"][0] == DIRECT_SIGNIN_LOOPBACK_REDIRECT == "http://127.0.0.1/callback"
+    parsed = parse_client_metadata(metadata, "https://agent.example/agent.json")
+    assert DIRECT_SIGNIN_LOOPBACK_REDIRECT in parsed.redirect_uris
+    with pytest.raises(Exception, match="redirect_uri"):
+        parse_client_metadata(dict(metadata, redirect_uris=["http://127.0.0.1:8080/callback"]), metadata["client_id"])

@@ -20,7 +20,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.paths import Paths
 from poppy_tui.protocol import conventions as c
-from poppy_tui.protocol.client_metadata import IdentityError, check_client_id, is_loopback_host, same_domain
+from poppy_tui.protocol.client_metadata import (
+    IdentityError,
+    check_client_id,
+    is_loopback_host,
+    redirect_uri_allowed,
+    same_domain,
+)
 
 IDENTITY_FILE = "identity.json"
 PUBLISH_FOLDER = "identity"
@@ -85,9 +91,12 @@ def make_settings(
         base = client_id.rsplit("/", 1)[0]
         jwks_uri = f"{base}/jwks.json"
     if redirect_uris is None:
-        redirect_uris = (_origin(client_id) + DEFAULT_REDIRECT_PATH,)
+        # Direct Sign-In's loopback redirect (RFC 8252 7.3, any port) first, then the page on
+        # the client_id's domain.
+        redirect_uris = (c.DIRECT_SIGNIN_LOOPBACK_REDIRECT, _origin(client_id) + DEFAULT_REDIRECT_PATH)
     for url, what in [(jwks_uri, "jwks_uri"), *((u, "redirect_uri") for u in redirect_uris)]:
-        if not same_domain(url, client_id, allow_loopback=True):
+        allowed = same_domain if what == "jwks_uri" else redirect_uri_allowed
+        if not allowed(url, client_id, allow_loopback=True):
             raise IdentityError(f"{what} {url!r} must be an https:// URL on the client_id's domain")
     if not client_name.strip():
         raise IdentityError("client_name must not be empty")
@@ -156,7 +165,7 @@ def development_settings(port: int) -> IdentitySettings:
         origin + c.DEV_CLIENT_ID_PATH,
         client_name=f"{DEFAULT_CLIENT_NAME} (development)",
         jwks_uri=origin + c.DEV_JWKS_PATH,
-        redirect_uris=(origin + DEFAULT_REDIRECT_PATH,),
+        redirect_uris=(c.DIRECT_SIGNIN_LOOPBACK_REDIRECT, origin + DEFAULT_REDIRECT_PATH),
     )
 
 

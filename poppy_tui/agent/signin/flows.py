@@ -226,6 +226,7 @@ class DirectSignIn(_Flow):
         self._redirect_uri: str | None = None
         self._done = False
         self.authorize_url: str | None = None
+        self.browser_opened = False
 
     async def start(self, open_browser: bool = True) -> str:
         from authlib.common.security import generate_token
@@ -241,7 +242,7 @@ class DirectSignIn(_Flow):
             url, _ = client.create_authorization_url(endpoint, state=self._state, code_verifier=self._verifier)
         self.authorize_url = url
         if open_browser:
-            await asyncio.to_thread(self._open_browser, url)
+            self.browser_opened = bool(await asyncio.to_thread(self._open_browser, url))
         return url
 
     async def wait(self) -> Grant:
@@ -279,9 +280,17 @@ class DirectSignIn(_Flow):
             await self._receiver.aclose()
 
 
+# Text browsers Python's webbrowser falls back on without a display: run in this terminal,
+# they would take it over from the TUI or the prompt, so the link is only shown then.
+_CONSOLE_BROWSERS = frozenset({"www-browser", "links", "elinks", "lynx", "w3m"})
+
+
 def _open_in_browser(url: str) -> bool:
     try:
-        return webbrowser.open(url, new=2)
+        browser = webbrowser.get()
+        if getattr(browser, "name", "") in _CONSOLE_BROWSERS:
+            return False
+        return bool(browser.open(url, new=2))
     except webbrowser.Error:
         return False
 

@@ -16,7 +16,7 @@ from authlib.common.urls import add_params_to_qs
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuthError
 
 from poppy_tui.agent.http import USER_AGENT
-from poppy_tui.agent.netguard import request_guard
+from poppy_tui.agent.netguard import guarded_client_options
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.protocol.conventions import CLIENT_ASSERTION_TYPE
@@ -45,7 +45,7 @@ def oauth_client(
         scope=scope,
         timeout=httpx2.Timeout(timeout_seconds),
         follow_redirects=False,
-        event_hooks={"request": [request_guard(httpx2.ConnectError, allow_loopback)]},
+        **guarded_client_options(httpx2, allow_loopback),
         headers={"User-Agent": USER_AGENT},
         trust_env=True,
         mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},

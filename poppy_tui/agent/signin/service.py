@@ -176,6 +176,12 @@ class SignIns:
         if record is None:
             return None
         issuer = record.issuer
+        if self._issuer_now(company) != issuer:
+            # poppy.json names another issuer now: a new issuer signs every user out.
+            self.vault.forget(issuer)
+            delete_sign_in(self._store, company.id)
+            log.info("sign-in to company %s ended: its issuer changed", company.id)
+            return None
         cached = self.vault.access(issuer)
         if cached is not None and cached.fresh(ACCESS_TOKEN_REFRESH_MARGIN_SECONDS):
             return cached.token
@@ -189,6 +195,12 @@ class SignIns:
                 return refreshed
             cached = self.vault.access(issuer)
             return cached.token if cached is not None and cached.usable() else None
+
+    def _issuer_now(self, company: CompanyRecord) -> str | None:
+        try:
+            return parse_auth_offer(self._store.get_company(company.id).document, self._allow_loopback(company)).issuer
+        except (ProtocolError, KeyError):
+            return None
 
     async def _refresh(self, company: CompanyRecord, record: SignInRecord) -> str | None:
         try:
@@ -212,6 +224,10 @@ class SignIns:
             try:
                 token = await client.refresh_token(server.token_endpoint, refresh_token=refresh_token)
             except OAuthError as exc:
+                if exc.error == "invalid_grant" and self._rotated_elsewhere(record.issuer, refresh_token):
+                    # Another poppy-tui process (the TUI beside a CLI run) refreshed first and
+                    # the Company rotated the token: that is not a sign-out. Use theirs.
+                    return await self._refresh(company, record)
                 if exc.error in ("invalid_grant", "unauthorized_client", "invalid_client"):
                     # Revoked by the person or the Company: go on signed out (0.2 4.9), and don't
                     # sign in again unless the person asks.
@@ -235,6 +251,13 @@ class SignIns:
         if tokens.scopes != record.scopes:
             update_scopes(self._store, company.id, tokens.scopes)
         return tokens.access_token
+
+    def _rotated_elsewhere(self, issuer: str, used: str) -> bool:
+        try:
+            current = self.vault.refresh_token(issuer)
+        except SignInError:
+            return False
+        return current is not None and current != used
 
     # ---- signing out -------------------------------------------------------------------------------
 
