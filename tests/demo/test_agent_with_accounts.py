@@ -1,10 +1,7 @@
 """poppy-tui's own agent against the demo Company with accounts, end to end over loopback:
 the agent's Device and Mediated Sign-In with the person approving on the demo's page,
-signed-in requests, an account operation approved and performed once, sign-out (revocation).
-
-Direct Sign-In is driven by tests/demo/test_signin.py as a browser would; the agent's own
-Direct flow redirects to http://127.0.0.1:PORT/callback, which its development CIMD does not
-list yet, so the demo (rightly) refuses that redirect_uri."""
+signed-in requests, an account operation approved and performed once, sign-out (revocation);
+and its Direct Sign-In through the consent page, redirected to its loopback listener."""
 
 from __future__ import annotations
 
@@ -114,3 +111,28 @@ async def test_agent_mediated_sign_in_with_the_code_step(start, agent):
     finally:
         await agent.aclose()
 
+
+
+async def test_agent_direct_sign_in_through_the_consent_page(start, agent):
+    from tests.demo.signin_helpers import hidden_fields
+
+    shop = start(accounts=AccountsOptions())
+    company = await agent.add_company(shop.base_url)
+    opened: list[str] = []
+    try:
+        flow = await agent.signins.begin(company, "direct", open_browser=opened.append)
+        url = await flow.start()
+        async with httpx.AsyncClient(follow_redirects=False) as browser:  # the person's browser
+            page = await browser.get(url)
+            assert page.status_code == 200, page.text
+            form = {**hidden_fields(page.text), "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"}
+            redirect = await browser.post(shop.accounts.url("/authorize"), data=form)
+            assert redirect.status_code == 302
+            # RFC 8252 7.3: the CIMD lists http://127.0.0.1/callback; the listener has its own port.
+            assert redirect.headers["location"].startswith("http://127.0.0.1:")
+            await browser.get(redirect.headers["location"])  # reaches the agent's loopback listener
+        grant = await flow.wait()
+        assert set(grant.scopes) == {"poppy:read", "poppy:write", "bookings"}
+        assert (await agent.call_api(company, "GET", "/api/bookings")).status == 200
+    finally:
+        await agent.aclose()
