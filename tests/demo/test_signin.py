@@ -303,7 +303,11 @@ def test_another_agent_cannot_use_the_refresh_token(shop, browser, agent_identit
 # ----- refresh and revocation -----------------------------------------------------------
 
 
-def test_refresh_rotates_and_a_reused_refresh_token_ends_the_grant(shop, browser, agent_identity):
+def test_refresh_rotates_and_a_reused_refresh_token_ends_the_grant(start, agent_identity):
+    import httpx
+
+    shop = start(accounts=AccountsOptions(refresh_reuse_grace_seconds=0))
+    browser = httpx.Client(base_url=shop.base_url)
     tokens = mediated_sign_in(browser, shop, agent_identity)
     rotated = _refresh(browser, shop, agent_identity, tokens["refresh_token"])
     assert rotated.status_code == 200
@@ -317,6 +321,19 @@ def test_refresh_rotates_and_a_reused_refresh_token_ends_the_grant(shop, browser
     # The first refresh token again: a leak, so the whole grant ends.
     assert _refresh(browser, shop, agent_identity, tokens["refresh_token"]).json()["error"] == "invalid_grant"
     assert _refresh(browser, shop, agent_identity, narrower.json()["refresh_token"]).json()["error"] == "invalid_grant"
+    browser.close()
+
+
+def test_a_refresh_race_between_two_processes_keeps_the_grant(shop, browser, agent_identity):
+    """Two processes of one agent refresh with the same token: one wins; the other, refused,
+    retries with the winner's token (the grace for a just-rotated token)."""
+    tokens = device_sign_in(browser, shop, agent_identity)
+    winner = _refresh(browser, shop, agent_identity, tokens["refresh_token"])
+    assert winner.status_code == 200
+    loser = _refresh(browser, shop, agent_identity, tokens["refresh_token"])
+    assert loser.json()["error"] == "invalid_grant"
+    retried = _refresh(browser, shop, agent_identity, winner.json()["refresh_token"])
+    assert retried.status_code == 200, retried.text
 
 
 def test_revocation_ends_the_grant(shop, browser, agent_identity):

@@ -24,7 +24,7 @@ from poppy_tui.demo.accounts.clients import PRIVATE_KEY_JWT, AgentDirectory, Age
 from poppy_tui.demo.accounts.guard import Caller, authenticate
 from poppy_tui.demo.accounts.mediated import FIELDS, MediatedError, MediatedSignIns
 from poppy_tui.demo.accounts.oauth import DemoAuthorizationServer, FormRequest, _Issuer
-from poppy_tui.demo.accounts.tokens import DEFAULT_ACCESS_TOKEN_SECONDS, TokenStore
+from poppy_tui.demo.accounts.tokens import DEFAULT_ACCESS_TOKEN_SECONDS, DEFAULT_REFRESH_REUSE_GRACE_SECONDS, TokenStore
 from poppy_tui.demo.accounts.users import (
     ALL_SCOPES,
     CUSTOM_SCOPES,
@@ -49,6 +49,7 @@ class AccountsOptions:
     # the one that verifies Session JWTs (fetches each agent's CIMD and JWKS).
     registry: AgentKeys | None = None
     access_token_seconds: float = DEFAULT_ACCESS_TOKEN_SECONDS
+    refresh_reuse_grace_seconds: float = DEFAULT_REFRESH_REUSE_GRACE_SECONDS
     device_interval: int = 5
     device_expires_in: int = 600
     mediated_expires_in: float = 300.0
@@ -61,7 +62,8 @@ class Accounts:
         self.domain = organization_domain
         self.options = options
         self.users = Directory()
-        self.tokens = TokenStore(access_token_seconds=options.access_token_seconds)
+        self.tokens = TokenStore(access_token_seconds=options.access_token_seconds,
+                                 refresh_reuse_grace_seconds=options.refresh_reuse_grace_seconds)
         self.agents = AgentDirectory(options.registry if options.registry is not None else agents)
         self.mediated = MediatedSignIns(expires_in=options.mediated_expires_in)
         self.server = DemoAuthorizationServer(

@@ -2,7 +2,10 @@
 
 One sign-in makes one grant (agent + account + scopes). Access tokens are opaque and
 short-lived; refresh tokens rotate on every use, and presenting one that was already
-rotated revokes the whole grant (RFC 9700 4.14: a reused refresh token means a leak).
+rotated revokes the whole grant (RFC 9700 4.14.2: a reused refresh token means a leak),
+unless it comes within `refresh_reuse_grace_seconds` of its rotation: then it is only
+refused, because two processes of one agent sharing a keyring (the TUI and a CLI run) can
+race to refresh, and the loser retries with the token the winner stored.
 Revoking the refresh token (RFC 7009) ends the grant: its access tokens stop working
 and the agent's Sessions carry on signed out. Tokens are kept by their SHA-256, so the
 store never holds one in the clear.
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 from poppy_tui.protocol.ids import new_id
 
 DEFAULT_ACCESS_TOKEN_SECONDS = 300
+DEFAULT_REFRESH_REUSE_GRACE_SECONDS = 30.0
 AUTHORIZATION_CODE_SECONDS = 120
 
 
@@ -60,6 +64,7 @@ class RefreshToken:
     grant: Grant
     scopes: tuple[str, ...]
     rotated: bool = False
+    rotated_at: float = 0.0
 
     # What authlib's grants and endpoints ask of a token object.
     def check_client(self, client) -> bool:
@@ -129,6 +134,7 @@ class DeviceCredential:
 @dataclass
 class TokenStore:
     access_token_seconds: float = DEFAULT_ACCESS_TOKEN_SECONDS
+    refresh_reuse_grace_seconds: float = DEFAULT_REFRESH_REUSE_GRACE_SECONDS
     lock: threading.RLock = field(default_factory=threading.RLock)
     _grants: dict[str, Grant] = field(default_factory=dict)
     _access: dict[str, AccessToken] = field(default_factory=dict)
@@ -170,13 +176,14 @@ class TokenStore:
             if found is None or found.grant.revoked:
                 return None
             if found.rotated:
-                found.grant.revoked = True
+                if time.monotonic() - found.rotated_at >= self.refresh_reuse_grace_seconds:
+                    found.grant.revoked = True
                 return None
             return found
 
     def rotate(self, refresh: RefreshToken) -> None:
         with self.lock:
-            refresh.rotated = True
+            refresh.rotated, refresh.rotated_at = True, time.monotonic()
 
     def revoke_grant(self, grant: Grant) -> None:
         with self.lock:
