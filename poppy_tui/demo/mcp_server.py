@@ -222,7 +222,11 @@ class McpGate:
                 # The MCP authorization model: the HTTP request is refused with a
                 # WWW-Authenticate challenge; the JSON-RPC error body gives the SDK the reason.
                 error = {"code": c.MCP_CHALLENGE_CODE, "message": challenge.description, "data": challenge.body()}
-                await _send_json(send, challenge.status, {"jsonrpc": "2.0", "id": rpc_id, "error": error}, challenge.headers())
+                headers = challenge.headers()
+                if self.ctx.accounts is not None:  # MCP authorization: where to learn about sign-in (RFC 9728 5.1)
+                    metadata_url = self.ctx.base_url + self.ctx.accounts.mcp_resource_metadata_path
+                    headers["WWW-Authenticate"] += f', resource_metadata="{metadata_url}"'
+                await _send_json(send, challenge.status, {"jsonrpc": "2.0", "id": rpc_id, "error": error}, headers)
                 return
         busy = self._busy_answer(body, headers)
         if busy is not None:

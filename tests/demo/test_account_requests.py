@@ -154,6 +154,9 @@ async def test_mcp_challenges_and_signed_in_tools(shop, agent_identity):
         assert caught.value.error.code == c.MCP_CHALLENGE_CODE
         assert caught.value.error.data["error"] == "sign_in_required" and caught.value.error.data["scope"] == "poppy:read"
         assert mcp.poppy_auth.last_status == 401
+    async with httpx.AsyncClient(base_url=shop.base_url) as http:
+        resource = (await http.get("/.well-known/oauth-protected-resource/mcp")).json()
+    assert resource["resource"] == shop.base_url + "/mcp" and resource["authorization_servers"] == [shop.issuer]
 
 
 async def test_mcp_account_operation(shop, agent_identity):

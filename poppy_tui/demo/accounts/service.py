@@ -94,6 +94,20 @@ class Accounts:
             "custom_scopes": dict(CUSTOM_SCOPES),
         }
 
+    @property
+    def mcp_resource_metadata_path(self) -> str:
+        return "/.well-known/oauth-protected-resource/mcp"
+
+    def mcp_resource_metadata(self) -> dict[str, Any]:
+        """RFC 9728 protected resource metadata for the MCP server (0.2 spec 6)."""
+        return {
+            "resource": self.base_url + "/mcp",
+            "authorization_servers": [self.issuer],
+            "scopes_supported": list(ALL_SCOPES),
+            "bearer_methods_supported": ["header"],
+            "resource_name": "Manzanita Outfitters MCP server",
+        }
+
     def metadata(self) -> dict[str, Any]:
         """RFC 8414 metadata, with Poppy's `poppy_domains`."""
         return {
@@ -124,6 +138,7 @@ class Accounts:
         p = ISSUER_PATH
         return [
             Route(self.metadata_path, self._metadata, methods=["GET"]),
+            Route(self.mcp_resource_metadata_path, self._mcp_resource_metadata, methods=["GET"]),
             Route(p + "/token", self._token, methods=["POST"]),
             Route(p + "/revoke", self._revoke, methods=["POST"]),
             Route(p + "/device", self._device_authorization, methods=["POST"]),
@@ -132,6 +147,9 @@ class Accounts:
             Route(p + "/mediated", self._mediated, methods=["POST"]),
             Route(p + "/mediated/{sign_in_id}", self._mediated_code, methods=["POST"]),
         ]
+
+    async def _mcp_resource_metadata(self, request: Request) -> Response:
+        return JSONResponse(self.mcp_resource_metadata(), headers={"Cache-Control": "max-age=60"})
 
     async def _metadata(self, request: Request) -> Response:
         return JSONResponse(self.metadata(), headers={"Cache-Control": "max-age=60"})
