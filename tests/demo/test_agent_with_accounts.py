@@ -68,6 +68,8 @@ async def test_agent_device_sign_in_then_an_account_operation(start, agent, memo
             assert answer.status_code == 200
         grant = await flow.wait()
         assert set(grant.scopes) == {"poppy:read", "poppy:write", "bookings"}
+        kept = [v for (service, user), v in memory_keyring.secrets.items() if user.startswith("refresh-token")]
+        assert kept  # the refresh token is in the keyring...
 
         result = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges", EXCHANGE_BODY)
         assert result.outcome == "operation"
@@ -83,8 +85,10 @@ async def test_agent_device_sign_in_then_an_account_operation(start, agent, memo
         assert all(g.revoked for g in shop.accounts.tokens.grants())
         after = await agent.call_api(company, "GET", "/api/orders")
         assert after.status == 401  # signed out: the Session carries on without a token
-        secrets_in_db = (agent.paths.database.read_bytes() if agent.paths.database.exists() else b"")
-        assert DEMO_PASSWORD.encode() not in secrets_in_db
+        database = b"".join(p.read_bytes() for p in agent.paths.database.parent.glob(agent.paths.database.name + "*"))
+        assert DEMO_PASSWORD.encode() not in database
+        for refresh_token in kept:  # ...and never in the database (or its WAL)
+            assert refresh_token.encode() not in database
     finally:
         await agent.aclose()
 
