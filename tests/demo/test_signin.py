@@ -239,6 +239,11 @@ def test_mediated_expired_and_scope(start, agent_identity):
 
 
 def test_mediated_needs_client_authentication(shop, browser, agent_identity):
+    other = TestAgentIdentity()
+    mismatched = browser.post(shop.accounts.url("/mediated"), json={
+        "client_id": other.client_id, **agent_identity.assertion_fields(shop.issuer),
+        "fields": {"username": DEMO_USERNAME, "password": DEMO_PASSWORD}})
+    assert mismatched.status_code == 401 and mismatched.json()["error"] == "invalid_client"
     response = browser.post(shop.accounts.url("/mediated"), json={"client_id": agent_identity.client_id,
                                                                   "fields": {"username": DEMO_USERNAME, "password": DEMO_PASSWORD}})
     assert response.status_code == 401 and response.json()["status"] == "failed"

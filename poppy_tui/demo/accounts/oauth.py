@@ -275,6 +275,7 @@ class _RefreshTokenGrant(grants.RefreshTokenGrant):
 
 class _DeviceCodeGrant(DeviceCodeGrant):
     TOKEN_ENDPOINT_AUTH_METHODS = [PRIVATE_KEY_JWT]
+    request_credential: DeviceCredential | None = None  # the credential being polled
 
     def query_device_credential(self, device_code: str) -> DeviceCredential | None:
         return self.server.tokens.device(device_code)

@@ -298,6 +298,9 @@ class Accounts:
             client = self.server.authenticate_client(req, [PRIVATE_KEY_JWT], "mediated")
         except OAuth2Error as error:
             raise MediatedError(401, {"status": "failed", "error": error.error, "error_description": error.description or ""}) from None
+        if "client_id" in body and body["client_id"] != client.get_client_id():
+            raise MediatedError(401, {"status": "failed", "error": "invalid_client",
+                                      "error_description": "client_id is not the agent the client assertion names."})
         return body, client.get_client_id()
 
     def _complete(self, client_id: str, account_id: str, scopes: tuple[str, ...]) -> Response:
