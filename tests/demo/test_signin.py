@@ -363,3 +363,37 @@ def test_no_token_or_credential_reaches_the_log(shop, browser, agent_identity, c
     for secret in (tokens["access_token"], tokens["refresh_token"], mediated_tokens["refresh_token"],
                    refreshed["refresh_token"], DEMO_PASSWORD, DEMO_ONE_TIME_CODE):
         assert secret not in logged
+
+
+def test_malformed_requests_get_clear_errors_never_a_500(shop, browser, agent_identity):
+    a = shop.accounts
+    assertion = agent_identity.assertion_fields(shop.issuer)
+    cases = [
+        ("POST", a.url("/token"), {"data": {}}),
+        ("POST", a.url("/token"), {"data": {**assertion}}),  # no grant_type
+        ("POST", a.url("/token"), {"data": {**agent_identity.assertion_fields(shop.issuer), "grant_type": "password"}}),
+        ("POST", a.url("/token"), {"data": {"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": "a.b.c"}}),
+        ("POST", a.url("/token"), {"data": {"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": "x" * 20000}}),
+        ("POST", a.url("/token"), {"content": b"\xff\xfe{not json", "headers": {"content-type": "application/json"}}),
+        ("POST", a.url("/token"), {"data": {**agent_identity.assertion_fields(shop.issuer), "grant_type": "authorization_code"}}),
+        ("POST", a.url("/token"), {"data": {**agent_identity.assertion_fields(shop.issuer), "grant_type": DEVICE_GRANT}}),
+        ("POST", a.url("/revoke"), {"data": {**agent_identity.assertion_fields(shop.issuer)}}),
+        ("POST", a.url("/revoke"), {"data": {**agent_identity.assertion_fields(shop.issuer), "token": "t", "token_type_hint": "weird"}}),
+        ("POST", a.url("/device"), {"data": {}}),
+        ("GET", a.url("/authorize"), {}),
+        ("GET", a.url("/authorize"), {"params": {"client_id": agent_identity.client_id}}),
+        ("GET", a.url("/authorize"), {"params": {"client_id": "not a url"}}),
+        ("POST", a.url("/authorize"), {"data": {"client_id": agent_identity.client_id, "decision": "allow"}}),
+        ("POST", a.url("/device/verify"), {"data": {}}),
+        ("POST", a.url("/mediated"), {"content": b"[]", "headers": {"content-type": "application/json"}}),
+        ("POST", a.url("/mediated"), {"content": b"{", "headers": {"content-type": "application/json"}}),
+        ("POST", a.url("/mediated"), {"json": {**assertion, "fields": "nope"}}),
+        ("POST", a.url("/mediated/msi_unknown"), {"json": {**agent_identity.assertion_fields(shop.issuer), "code": "1"}}),
+    ]
+    for method, url, kwargs in cases:
+        response = browser.request(method, url, **kwargs)
+        assert 400 <= response.status_code < 500, (url, kwargs, response.status_code, response.text[:300])
+        assert "Traceback" not in response.text
+    # An unknown code on the verification page: the form again, the code shown harmless.
+    page = browser.get(a.url("/device/verify"), params={"user_code": "\u202e<b>x</b>"})
+    assert page.status_code == 200 and "\u202e" not in page.text and "<b>" not in page.text
