@@ -125,8 +125,10 @@ class OperationDesk:
         self._performed: dict[str, PerformedRecord] = {}
         self.ledger = ledger
         if ledger is not None:  # what was performed before a restart stays performed
-            for op_id, revision, owner, channel, started_at, outcome in ledger.load():
-                self._performed[op_id] = PerformedRecord(op_id, revision, owner, channel, started_at, outcome)
+            with self.lock:
+                for op_id, revision, owner, channel, started_at, outcome, action in ledger.load():
+                    self._performed[op_id] = PerformedRecord(op_id, revision, owner, channel, started_at, outcome)
+                    shop.reapply(action, op_id)
 
     @property
     def lock(self):  # one lock for shop and ledger: decisions see one consistent state
@@ -302,7 +304,8 @@ class OperationDesk:
                 outcome = self.shop.perform(decision.proposal)
                 if self.ledger is not None:
                     # Durable before anyone is told it was performed.
-                    self.ledger.record(record.operation_id, record.revision, record.session_id, record.channel, record.started_at, outcome)
+                    self.ledger.record(record.operation_id, record.revision, record.session_id, record.channel,
+                                       record.started_at, outcome, decision.proposal.action)
                 record.outcome = outcome
         except BaseException:
             # Not performed (the shop refused, or the server is stopping before the

@@ -244,6 +244,34 @@ def test_a_restart_keeps_at_most_once(start, tmp_path):
         retried = http.post(EXCHANGE, json=EXCHANGE_BODY, headers=session.headers(approval=approval))
     assert retried.status_code == 201 and retried.json() == performed.json()
     assert again.state.performed(operation["operation_id"]) == 0  # not performed a second time
+    # The fresh shop was brought up to date: the jacket is exchanged, so asking again is refused.
+    with httpx.Client(base_url=again.base_url) as http:
+        order = http.get("/api/orders/ord_7Hk2", headers=session.headers()).json()
+        assert order["items"][0]["status"] == "exchanged"
+        asked_again = http.post(EXCHANGE, json=EXCHANGE_BODY, headers=session.headers())
+    assert asked_again.status_code == 409 and asked_again.json()["error"] == "already_exchanged"
+
+
+def test_a_restart_keeps_each_operation_id(start, tmp_path):
+    """A cancellation (a random operation id) performed before the restart keeps its id after it."""
+    from poppy_tui.demo.testing import AgentSession
+
+    ledger = tmp_path / "performed.sqlite3"
+    first = start(ledger_path=ledger)
+    session = AgentSession.at(first)
+    cancel = "/api/subscriptions/sub_6Tc1/cancel"
+    with httpx.Client(base_url=first.base_url) as http:
+        operation = http.post(cancel, json={}, headers=session.headers()).json()["operation"]
+        approval = Approval(operation["operation_id"], operation["revision"])
+        assert http.post(cancel, json={}, headers=session.headers(approval=approval)).status_code == 200
+    port = first.port
+    first.stop()
+    again = start(port=port, ledger_path=ledger)
+    with httpx.Client(base_url=again.base_url) as http:
+        assert http.post(cancel, json={}, headers=session.headers(approval=approval)).json()["status"] == "cancelled"
+        refused = http.post(cancel, json={}, headers=session.headers())
+    assert refused.status_code == 409 and refused.json()["error"] == "already_cancelled"
+    assert again.state.performed(operation["operation_id"]) == 0
 
 
 def test_openapi_describes_sign_in(shop, browser):
