@@ -51,6 +51,7 @@ class Conversation:
     pending: dict[str, Action] = field(default_factory=dict)  # operation_id -> what was last proposed
     latest: dict[str, str] = field(default_factory=dict)  # operation_id -> revision last sent
     exchange_op: str | None = None  # the exchange under discussion, for "size L instead"
+    account: str | None = None  # the account it used, once a signed-in message came (accounts only)
 
     _loop: Any = field(default=None, repr=False)
     _changed: asyncio.Condition | None = field(default=None, repr=False)
@@ -138,6 +139,13 @@ class Conversations:
         # Someone else's conversation looks exactly like a missing one.
         if conversation is None or conversation.owner != (session.client_id, session.user_id):
             raise Refusal(404, {"error": "conversation_not_found", "error_description": "There is no such conversation."})
+        if conversation.account is not None:
+            caller: Caller = request_flags(request.scope)["caller"]
+            if caller.token is None:
+                # 0.2: a conversation that used the account needs sign-in, to read it too.
+                raise Challenge(c.SIGN_IN_REQUIRED, READ_NEEDS, "Sign in to Manzanita Outfitters to continue this conversation.")
+            if caller.token.account_id != conversation.account:
+                raise Refusal(404, {"error": "conversation_not_found", "error_description": "There is no such conversation."})
         return conversation
 
     async def create(self, request: Request, session: VerifiedSession) -> Response:
@@ -205,6 +213,8 @@ class Conversations:
                 start = len(conversation.events)
                 await self._append(conversation, _user_event(message))
                 caller = request_flags(request.scope)["caller"]
+                if caller.token is not None and conversation.account is None:
+                    conversation.account = caller.token.account_id
                 replies, performed = await self.agent.respond(conversation, message, approval, caller, uses_ext)
                 for reply in replies:
                     if reply.challenge is not None:

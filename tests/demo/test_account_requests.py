@@ -191,6 +191,20 @@ def _say(browser, shop, session, text, conversation_id=None, extensions=None):
     return browser.post(path, json={"message": message}, headers=session.headers())
 
 
+def test_an_approval_in_a_signed_out_conversation_gets_the_authorization_event(shop, browser, agent_identity):
+    """An account operation approved in a conversation that never used the account (signed
+    out since it began): the challenge comes as an `authorization` event."""
+    signed_in, tokens = _signed_in(shop, browser, agent_identity)
+    operation = browser.post(EXCHANGE, json=EXCHANGE_BODY, headers=signed_in.headers()).json()["operation"]
+    session = agent_identity.session(shop, user_id=signed_in.identity.user_id)  # signed out
+    created = _say(browser, shop, session, "hello")
+    approval = {"operations": {"approval": {"operation_id": operation["operation_id"], "revision": operation["revision"]}}}
+    out = _say(browser, shop, session, "approved", created.json()["conversation_id"], extensions=approval)
+    assert out.status_code == 202
+    assert [e["error"] for e in out.json()["events"] if e["type"] == "authorization"] == ["sign_in_required"]
+    assert shop.state.performed(operation["operation_id"]) == 0
+
+
 def test_conversation_authorization_event_then_signed_in(shop, browser, agent_identity):
     session = agent_identity.session(shop)
     created = _say(browser, shop, session, "exchange my Stormline jacket for the insulated one")
@@ -210,11 +224,15 @@ def test_conversation_authorization_event_then_signed_in(shop, browser, agent_id
                  if e["type"] == "message" and "extensions" in e["message"] and e["message"]["role"] == "company"]
     assert len(proposals) == 1
     operation = proposals[0]
-    # Signed out again, the approval meets a challenge, never a silent "as if no approval".
+    # Signed out again, the conversation (it used the account) needs sign-in: the approval
+    # meets a challenge, never a silent "as if no approval", and reading it is refused too.
     session.access_token = None
     approval = {"operations": {"approval": {"operation_id": operation["operation_id"], "revision": operation["revision"]}}}
     out = _say(browser, shop, session, "approved", conversation_id, extensions=approval)
-    assert [e["error"] for e in out.json()["events"] if e["type"] == "authorization"] == ["sign_in_required"]
+    assert out.status_code == 401 and out.json()["error"] == "sign_in_required"
+    assert 'error="sign_in_required"' in out.headers["www-authenticate"]
+    read = browser.get(f"/poppy/conversations/{conversation_id}/events", headers=session.headers())
+    assert read.status_code == 401
     assert shop.state.performed(operation["operation_id"]) == 0
     session.access_token = tokens["access_token"]
     done = _say(browser, shop, session, "approved", conversation_id, extensions=approval)
