@@ -198,3 +198,21 @@ async def test_a_token_the_company_keeps_refusing_is_not_resent_in_a_loop(make_a
     tokens.token = "tok_alice"  # signed in again, with the scope
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and birch.state.performed["ord_birch_1"] == 1
+
+
+async def test_the_access_token_is_not_kept_in_the_database(make_agent, birch, paths, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    birch.state.tokens["tok_secret_9f3k"] = ("alice", ("orders",))
+    agent, company, _ = await setup(make_agent, birch, "tok_secret_9f3k")
+    result = await agent.call_api(company, "POST", "/orders", {"oats": 2})
+    agent.approve(result.operation_row, agent.store.get_operation(result.operation_row).current.id)
+    done = await agent.wait_for_outcome(result.operation_row, timeout=20)
+    assert done.status == Status.PERFORMED
+    agent.store.close()
+    for suffix in ("", "-wal", "-shm"):
+        path = paths.database.with_name(paths.database.name + suffix)
+        if path.exists():
+            assert b"tok_secret_9f3k" not in path.read_bytes()
+    assert "tok_secret_9f3k" not in caplog.text
