@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="with --demo: make the demo Company misbehave, e.g. 'slow=1.5,busy=2,hostile' (see docs/cli.md)",
     )
+    parser.add_argument(
+        "--accounts",
+        action="store_true",
+        help="with --demo: give the demo Company accounts and sign-in; it prints the demo user's "
+        "credentials (see docs/demo-company.md)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
@@ -226,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
+        if args.accounts and not args.demo:
+            parser.error("--accounts works only with --demo")
         if args.demo and args.command:
             parser.error("--demo opens the TUI; it can't be combined with a command")
     except SystemExit as stop:

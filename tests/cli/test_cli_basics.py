@@ -139,6 +139,12 @@ def test_faults_need_demo(cli, home):
     assert "--faults works only with --demo" in run.err
 
 
+def test_accounts_need_demo(cli, home):
+    run = cli("--accounts")
+    assert run.code == Exit.USAGE
+    assert "--accounts works only with --demo" in run.err
+
+
 def test_demo_cannot_be_combined_with_a_command(cli, home):
     assert cli("--demo", "pending").code == Exit.USAGE
 
