@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-import regex  # Unicode Script_Extensions for mixed-script checks (UTS #39)
+if TYPE_CHECKING:
+    import regex
 
 __all__ = [
     "FLAGS",
@@ -311,6 +312,9 @@ _LATIN = frozenset({"Latn"})
 def _pattern(code: str) -> "regex.Pattern[str]":
     pattern = _script_patterns.get(code)
     if pattern is None:
+        import regex  # Unicode Script_Extensions (UTS #39); loaded on the first non-ASCII letter
+
+
         pattern = _script_patterns[code] = regex.compile(r"\p{Script_Extensions=" + code + "}")
     return pattern
 
