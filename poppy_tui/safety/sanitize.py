@@ -314,7 +314,6 @@ def _pattern(code: str) -> "regex.Pattern[str]":
     if pattern is None:
         import regex  # Unicode Script_Extensions (UTS #39); loaded on the first non-ASCII letter
 
-
         pattern = _script_patterns[code] = regex.compile(r"\p{Script_Extensions=" + code + "}")
     return pattern
 
