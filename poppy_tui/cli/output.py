@@ -219,6 +219,9 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "events": [_event_json(e) for e in store.events(record.id)],
         "outcome": record.outcome,
         "outcome_detail": record.outcome_detail,
+        "unknown_reason": store.unknown_reason(record.id) if record.status.value == "outcome_unknown" else None,
+        "found_out": store.observations(record.id),
+        "next_look_at": record.next_attempt_at if record.status.value == "outcome_unknown" else None,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
@@ -301,6 +304,25 @@ def _asked_through(record: "OperationRecord") -> str:
     return safe_line(record.interface, 40)
 
 
+def _unknown_lines(store: "Store", record: "OperationRecord") -> list[str]:
+    """Why an outcome is unknown, and what poppy-tui found out since (Ops 7), sanitised."""
+    lines: list[str] = []
+    if record.status.value == "outcome_unknown":
+        lines.append(f"Why the outcome is unknown: {safe_line(store.unknown_reason(record.id) or '', 1000)}")
+        if record.next_attempt_at:
+            lines.append(f"poppy-tui looks again by itself at {record.next_attempt_at}")
+    found = store.observations(record.id)
+    if found:
+        lines.append("Found out since (another way, Ops 7):")
+        for item in found:
+            what = {k: v for k, v in item.items() if k not in ("at", "source")}
+            lines.append(
+                f"{COMPANY_INDENT}{item.get('at')}: {safe_line(str(item.get('source', '')), 200)}: "
+                f"{safe_line(json.dumps(what, ensure_ascii=True), 1000)}"
+            )
+    return lines
+
+
 def show_text(store: "Store", record: "OperationRecord") -> str:
     """One operation, linear and labelled, for reading aloud as well as reading."""
     revisions = store.revisions(record.id)
@@ -368,6 +390,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
             lines.append(f"{COMPANY_INDENT}{e.at}: {safe_line(e.kind, 40)}{detail}")
     if record.outcome_detail:
         lines.append(f"Outcome: {safe_line(record.outcome_detail, 400)}")
+    lines.extend(_unknown_lines(store, record))
     if record.outcome is not None:
         lines.append("The Company's final response:")
         lines.append(company_json_text(record.outcome))
