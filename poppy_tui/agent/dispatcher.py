@@ -29,6 +29,7 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
+from poppy_tui.agent.keys import KeyStorageError
 from poppy_tui.agent.store import (
     AttemptRecord,
     CompanyRecord,
@@ -64,6 +65,10 @@ DEFAULT_INLINE_RETRY_SECONDS = 15.0
 IN_DOUBT = frozenset({"unknown", "retry_later", "interrupted"})
 
 Sender = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
+# Why nothing can be sent from this machine now (the approval can't be signed), or None.
+Preflight = Callable[[], "str | None"]
+# How long an approval that can't be signed waits before the next try (the key may be fixed).
+UNSIGNABLE_RETRY_SECONDS = 30.0
 
 
 def new_owner() -> str:
@@ -107,17 +112,30 @@ class Dispatcher:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         backoff: BackoffPolicy | None = None,
         inline_retry_seconds: float = DEFAULT_INLINE_RETRY_SECONDS,
+        preflight: Preflight | None = None,
+        unsignable_retry_seconds: float = UNSIGNABLE_RETRY_SECONDS,
+        prober: Callable[[], Awaitable[int]] | None = None,
+        probe_after: float | None = None,
     ) -> None:
         self.store = store
+        # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
+        # first due `probe_after` seconds after a send ended unknown.
+        self._prober = prober
+        self._probe_after = probe_after if prober is not None else None
+        self._preflight = preflight
+        self._unsignable_retry = unsignable_retry_seconds
         self._send = sender
         self._config = config
         self.owner = owner or new_owner()
         self.lease_seconds = lease_seconds
         self._backoff = backoff or BackoffPolicy()
         self._inline = inline_retry_seconds
-        # Whether the agent is signed in at a Company now (Agent wires it to its token source):
-        # approvals waiting for sign-in are sent again once it says yes.
-        self.signed_in: Callable[[CompanyRecord], Awaitable[bool]] | None = None
+        # The agent's sign-in at a Company now, as a fingerprint of its access token (None: signed
+        # out); the Agent wires it to its token source. An approval waiting for sign-in is sent
+        # again once the fingerprint is not None and differs from the one its challenge met, so a
+        # token the Company keeps refusing (too few scopes, revoked) is not resent in a loop.
+        self.sign_in_state: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
+        self._challenged_with: dict[int, str | None] = {}
 
     # ---- the loop ------------------------------------------------------------------------------
 
@@ -135,16 +153,25 @@ class Dispatcher:
             for result in await asyncio.gather(*tasks, return_exceptions=True):
                 if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                     log.error("sending an operation failed", exc_info=result)
+        if self._prober is not None:
+            await self._prober()
         return len(tasks)
 
     async def _resume_signed_in(self) -> None:
-        if self.signed_in is None:
+        if self.sign_in_state is None:
             return
-        for company_id in self.store.waiting_for_sign_in():
+        for company_id, rows in self.store.waiting_for_sign_in().items():
             try:
                 company = self.store.get_company(company_id)
-                if await self.signed_in(company):
-                    resumed = self.store.resume_after_sign_in(company_id)
+                state = await self.sign_in_state(company)
+                if state is None:
+                    continue
+                # Unknown to this process (another one saw the challenge): try once.
+                due = [r for r in rows if self._challenged_with.get(r, "") != state]
+                if due:
+                    resumed = self.store.resume_after_sign_in(company_id, due)
+                    for row in resumed:
+                        self._challenged_with.pop(row, None)
                     log.info("signed in at company %s: sending approvals %s again", company_id, resumed)
             except StoreError as exc:
                 log.warning("dispatcher: %s", exc)
@@ -152,6 +179,9 @@ class Dispatcher:
     def next_due_in(self) -> float | None:
         """Seconds until something may be due (a grace period ends, a retry, a lease lapses)."""
         due = self.store.next_due_at()
+        if self._prober is not None:
+            probe = self.store.next_probe_at()
+            due = probe if due is None or (probe is not None and probe < due) else due
         return None if due is None else max(0.0, (due - now_utc()).total_seconds())
 
     async def run(self, stop: asyncio.Event, idle_seconds: float = 0.5) -> None:
@@ -229,6 +259,12 @@ class Dispatcher:
                 return
             if lease.lost.is_set():
                 return
+            problem = self._preflight() if self._preflight is not None else None
+            if problem:
+                # Nothing can leave the machine: that is no attempt, and certainly no unknown
+                # outcome. Keep the approval and try again later (the key may be fixed by then).
+                self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
+                return
             attempt = self.store.start_attempt(op.id, self.owner)
             exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
@@ -243,6 +279,9 @@ class Dispatcher:
             if challenge is not None and challenge.needs_sign_in and not saw_success:
                 # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
                 # Keep the approval and send it again after sign-in, while it is still valid.
+                self._challenged_with[op.id] = (
+                    await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                )
                 self.store.wait_for_sign_in(
                     finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
                     f"waiting for sign-in: {exchange.detail}",
@@ -291,6 +330,10 @@ class Dispatcher:
             return await self._send(op, approval)
         except asyncio.CancelledError:
             raise
+        except KeyStorageError as exc:
+            # The request could not be signed, so it never left: not sent, not in doubt.
+            detail = f"not sent: {exc}"
+            return Exchange(NotSent(detail), None, {"error": detail}, op.session_id, detail)
         except Exception as exc:  # noqa: BLE001 - a bug of ours must not look like "not sent"
             log.exception("sending operation %s failed inside poppy-tui", op.id)
             detail = f"poppy-tui failed while sending ({type(exc).__name__}: {exc})"
@@ -418,10 +461,13 @@ class Dispatcher:
 
     def _settle(self, op_row: int, verdict: _Settle, finished: tuple | None = None) -> None:
         try:
+            probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
             if finished is None:
-                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe)
             else:
-                self.store.finish_and_settle(finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+                self.store.finish_and_settle(
+                    finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe
+                )
         except StateError as exc:
             log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
 

@@ -34,7 +34,7 @@ def add_commands(command: Any) -> None:
         "Sign in to COMPANY so requests act on your account there. Device Sign-In (the default when "
         "offered) shows a code and the Company's own link; --direct opens the Company's page in your "
         "browser; --mediated asks for the Company's declared fields here (secrets are not echoed). "
-        "The refresh token goes to the system keyring.",
+        "The refresh token goes where the signing key lives (the keyring, or the opt-in key_storage file).",
     )
     signin.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
     kind = signin.add_mutually_exclusive_group()
@@ -195,6 +195,10 @@ def _read_line_in_background() -> "asyncio.Future[str]":
 async def _mediated(flow: Any) -> Any:
     from poppy_tui.agent.signin.flows import CodeRequired
 
+    note(
+        f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(flow.endpoint_host, 100)} "
+        "and nowhere else; secrets are not shown or kept."
+    )
     values: dict[str, str] = {}
     for field in flow.fields:
         label = safe_line(field.label, 100)

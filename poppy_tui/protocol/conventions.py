@@ -24,6 +24,14 @@ MCP_APPROVAL_META_KEY = "personalagentprotocol.org/approval"
 
 WELL_KNOWN_PATH = "/.well-known/poppy.json"
 
+# poppy.json is cached as its HTTP caching headers say (Cache-Control max-age, else Expires),
+# within the bounds the 0.2 guide suggests: at least 1 minute, at most 1 day. A document with
+# no caching headers is kept for an hour (a heuristic freshness, as RFC 9111 4.2.2 allows);
+# no-cache/no-store get the minimum, since the guide's lower bound still applies.
+DISCOVERY_MIN_FRESH_SECONDS = 60
+DISCOVERY_MAX_FRESH_SECONDS = 86400
+DISCOVERY_DEFAULT_FRESH_SECONDS = 3600
+
 # Session JWT. The digest confirms only `typ`. Claims follow the 0.2 Session
 # assertion (iss/sub/aud/iat/exp/jti) plus `sid` for the Session.
 SESSION_JWT_TYP = "poppy-session+jwt"
@@ -125,3 +133,13 @@ DEVICE_SLOW_DOWN_SECONDS = 5
 MEDIATED_FIELDS_MEMBER = "fields"
 # Access tokens are refreshed this long before they expire.
 ACCESS_TOKEN_REFRESH_MARGIN_SECONDS = 60
+
+# How a Company says in a conversation how an approved operation went (Ops 6: "says how it went
+# in a later message", in words; the spec defines no structured field). poppy-tui reads one
+# convention, and only it: message.data.status, about message.data.operation_id when present.
+# Words alone are shown to the person and never taken as an outcome (docs/protocol-choices.md).
+CONVERSATION_OUTCOME_STATUS_FIELD = "status"  # in message.data
+CONVERSATION_OUTCOME_OPERATION_FIELD = "operation_id"  # in message.data
+CONVERSATION_PERFORMED_STATUSES = frozenset({"performed"})
+CONVERSATION_NOT_PERFORMED_STATUSES = frozenset({"not_performed"})
+CONVERSATION_IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})

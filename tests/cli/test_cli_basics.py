@@ -14,7 +14,7 @@ from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.main import build_parser
 
-COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout")
+COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity")
 HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "httpcore", "uvicorn", "starlette", "keyring", "poppy_tui.ui")
 
 
@@ -299,5 +299,6 @@ def test_locate_does_not_create_anything(cli, tmp_path):
 
 def test_home_option_overrides_environment(cli, home, tmp_path):
     other = tmp_path / "other-home"
+    other.mkdir()
     assert cli("--home", str(other), "pending").code == 0
     assert (other / "data" / "poppy.db").exists()

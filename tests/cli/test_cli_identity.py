@@ -40,7 +40,8 @@ def test_identity_init_writes_the_documents_to_publish(home, cli):
         "client_id": "https://agent.example.org/poppy/agent.json",
         "client_name": "Ada's agent",
         "jwks_uri": "https://agent.example.org/poppy/jwks.json",
-        "redirect_uris": ["https://agent.example.org/poppy-tui/signed-in"],
+        # Direct Sign-In's loopback redirect (RFC 8252 7.3), then the page on the client_id's domain.
+        "redirect_uris": ["http://127.0.0.1/callback", "https://agent.example.org/poppy-tui/signed-in"],
         "token_endpoint_auth_method": "private_key_jwt",
     }
     jwks = json.loads((folder / "jwks.json").read_text())
@@ -102,3 +103,33 @@ def test_a_rejected_identity_is_one_line_naming_the_cimd(home, cli):
         assert len(lines) == 1 and client_id in lines[0] and NAME in lines[0]
     finally:
         birch.stop()
+
+
+def test_a_cli_process_and_a_running_agent_sharing_a_home_are_one_agent(tmp_path):
+    """The --demo TUI and a CLI in another terminal: one identity.json, one key, one client_id;
+    the CLI finds the development identity already served (by this process) and uses it."""
+    import asyncio
+
+    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.config import Config
+    from poppy_tui.agent.paths import Paths
+    from poppy_tui.demo.testing import company
+    from tests.cli.cli_support import run_process
+
+    root = tmp_path / "shared"
+    paths = Paths(config_dir=root / "config", data_dir=root / "data")
+    paths.ensure()
+    (paths.config_file).write_text('key_storage = "file"\nrequest_timeout_seconds = 10\n')
+    running = Agent.open(paths, Config(key_storage="file"))
+    try:
+        identity = running.identity  # served from this process from now on
+        with company() as shop:
+            asyncio.run(running.add_company(shop.base_url))
+            done = run_process("call", "Manzanita", "GET", "/api/orders", home=root)
+            assert done.code == Exit.OK, done.err
+            shown = json.loads(run_process("identity", "show", "--json", home=root).out)
+            assert (shown["client_id"], shown["kid"]) == (identity.client_id, identity.kid)
+            # The Company fetched this one agent's CIMD: the CLI's requests were signed as it.
+            assert shop.context.agents.fetches.count(identity.client_id) == 1
+    finally:
+        running.store.close()

@@ -188,6 +188,16 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             "extensions": {"operations": [{"version": "2"}]},
         })
 
+    async def openapi(request: Request) -> Response:
+        return JSONResponse({
+            "openapi": "3.1.0",
+            "info": {"title": NAME, "version": "1"},
+            "paths": {
+                "/orders": {"post": {"operationId": "placeOrder", "summary": "Place an order"}},
+                "/wishlist/share": {"post": {"operationId": "shareWishlist", "summary": "Share the wishlist"}},
+            },
+        })
+
     async def create_conversation(request: Request) -> Response:
         try:
             _, user = await check(request)
@@ -213,6 +223,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
 
     return Starlette(routes=[
         Route("/.well-known/poppy.json", poppy_json),
+        Route("/openapi.json", openapi),
         Route("/orders", order, methods=["POST"]),
         Route("/wishlist/share", wishlist, methods=["POST"]),
         Route("/conversations", create_conversation, methods=["POST"]),

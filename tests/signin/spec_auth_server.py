@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import jwt
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -71,7 +71,9 @@ class SpecAuthCompany:
     redirect_iss: str | None = None  # the iss put in the redirect (defaults to the issuer)
     access_lifetime: int = 3600
     mediated_needs_code: bool = False
-    token_status: int | None = None  # answer the token endpoint with this bare status (5xx, text)
+    token_status: int | None = None
+    user_code: str | None = None  # a scripted (hostile) user code
+    token_trickle_seconds: float | None = None  # the token endpoint sends a byte at this pace  # answer the token endpoint with this bare status (5xx, text)
     # State.
     grants: dict[str, Grant] = field(default_factory=dict)  # refresh token -> grant
     access_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # token -> (refresh, exp)
@@ -201,7 +203,8 @@ class SpecAuthCompany:
             client_id = self._client(form)
             if client_id is None:
                 return error("invalid_client", 401)
-            device_code, user_code = secrets.token_urlsafe(24), f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
+            device_code = secrets.token_urlsafe(24)
+            user_code = self.user_code or f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
             self.devices[device_code] = {
                 "client_id": client_id, "user_code": user_code, "scopes": form.get("scope", "").split(),
                 "approved": False, "denied": False, "expires": time.time() + self.device_expires_in,
@@ -272,6 +275,18 @@ class SpecAuthCompany:
             form = await form_of(request)
             if self.token_status is not None:
                 return Response("upstream trouble", self.token_status, media_type="text/plain")
+            if self.token_trickle_seconds is not None:
+                pace = self.token_trickle_seconds
+
+                async def trickle():
+                    import asyncio
+
+                    for _ in range(60):  # whitespace before the JSON: valid, and never finished in time
+                        await asyncio.sleep(pace)
+                        yield b" "
+                    yield b'{"error": "authorization_pending"}'
+
+                return StreamingResponse(trickle(), 400, media_type="application/json")
             client_id = self._client(form)
             if client_id is None:
                 return error("invalid_client", 401)

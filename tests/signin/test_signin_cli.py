@@ -60,7 +60,7 @@ def _approve_when_asked(served) -> None:
         browser.post(f"{served.base_url}/device", data=served.approve_device_form(entry["user_code"]))
 
 
-def test_device_signin_then_companies_list_then_signout(home, served, cli):
+def test_device_signin_then_companies_list_then_signout(home, served, cli, memory_keyring):
     assert cli("companies", "add", served.base_url)[0] == Exit.OK
     thread = _in_background(lambda: _approve_when_asked(served))
 
@@ -71,6 +71,14 @@ def test_device_signin_then_companies_list_then_signout(home, served, cli):
     assert out.strip() == "signed in to Juniper Outfitters (device), scopes poppy:read poppy:write"
     assert f"Juniper Outfitters ({served.domain})" in err
     assert f"{served.base_url}/device?user_code=" in err
+
+    # key_storage = "file": the refresh token sits beside the key file, private, not in the keyring.
+    token_file = home / "data" / "sign-ins.json"
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    refresh = json.loads(token_file.read_text())[served.issuer]
+    assert refresh in served.grants and not memory_keyring.secrets
+    database = (home / "data" / "poppy.db").read_bytes()
+    assert refresh.encode() not in database and b"poppy:read" in database
 
     code, out, _ = cli("companies", "list")
     assert "signed in (device), scopes poppy:read poppy:write" in out
@@ -87,6 +95,7 @@ def test_device_signin_then_companies_list_then_signout(home, served, cli):
     assert code == Exit.OK and "revoked" in out
     assert served.revoked_tokens and served.revoked_tokens[0][1] == "refresh_token"
     assert "signed out" in cli("companies", "list")[1]
+    assert json.loads(token_file.read_text()) == {}
     assert cli("signout", "Juniper")[1].strip() == "not signed in to Juniper Outfitters"
 
 
@@ -127,6 +136,7 @@ def test_mediated_signin_reads_the_secret_without_echo(home, served, cli, monkey
 
     assert code == Exit.OK, err
     assert prompts == ["Password (not shown): "]
+    assert f"go once to Juniper Outfitters at {served.domain}" in err
     assert out.strip() == f"signed in to Juniper Outfitters as {USER['email']} (mediated), scopes poppy:read"
     assert USER["password"] not in out + err
 
@@ -150,3 +160,15 @@ def test_issuer_binding_failure_is_one_clear_line(home, served, cli):
     code, out, err = cli("signin", "Juniper")
     assert code == Exit.ERROR and out == ""
     assert len(err.strip().splitlines()) == 1 and "issuer binding" in err and "poppy_domains" in err
+
+
+def test_company_text_is_printed_safely(home, served, cli):
+    served.name = "Juniper\x1b[2J Outfitters"
+    served.user_code = "12\x1b]52;c;aGk=\x0734"
+    cli("companies", "add", served.base_url)
+    thread = _in_background(lambda: _approve_when_asked(served))
+    code, out, err = cli("signin", "Juniper")
+    thread.join(5)
+    assert code == Exit.OK, err
+    assert "\x1b" not in out + err and "\x07" not in err
+    assert "\\x1b]52" in err and "Juniper\\x1b[2J Outfitters" in out

@@ -341,10 +341,15 @@ async def test_secrets_are_absent_from_the_database_file_and_the_logs(setup, mem
     authorization = await device.start()
     await _approve_device(device.link, setup.auth)
     await device.wait()
+    direct = await setup.signins.begin(setup.company, "direct", open_browser=lambda url: None)
+    with caplog.at_level(logging.CRITICAL):  # the test's own browser logs the redirect it got, not the agent
+        location = await _consent(await direct.start())
+    await direct.complete(location)
+    code = parse_qs(urlsplit(location).query)["code"][0]
     setup.agent.store.flush(5)
 
-    secrets = [USER["password"], access, refresh, authorization.device_code, _refresh_in_keyring(
-        memory_keyring, setup.auth.issuer)]
+    secrets = [USER["password"], access, refresh, authorization.device_code, code, direct._verifier,
+               _refresh_in_keyring(memory_keyring, setup.auth.issuer)]
     secrets += list(setup.auth.grants) + list(setup.auth.access_tokens)
     database = setup.agent.store.path
     stored = b"".join(p.read_bytes() for p in database.parent.iterdir() if p.name.startswith(database.name))
@@ -404,3 +409,19 @@ async def test_a_failed_refresh_keeps_the_sign_in_and_the_unexpired_token(setup)
     setup.auth.token_status = 500
     assert await setup.signins.access_token(setup.company) == first
     assert setup.signins.status(setup.company) is not None
+
+
+async def test_a_token_endpoint_that_trickles_is_abandoned_at_the_overall_deadline(setup):
+    from dataclasses import replace
+
+    from poppy_tui.agent.signin.service import SignIns
+
+    signins = SignIns(
+        setup.agent.store, replace(setup.agent.config, request_timeout_seconds=1.0), lambda: setup.identity,
+        setup.agent._http,
+    )
+    setup.auth.token_trickle_seconds = 0.3  # inside every 1 s read timeout, never done
+    flow = await signins.begin(setup.company, "device", sleep=Sleeps())
+    await flow.start()
+    with pytest.raises(SignInError, match="no complete answer within 2 s"):
+        await flow.wait()

@@ -46,6 +46,7 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
         assert "Juniper Outfitters" in _text(dialog) and setup.auth.domain in _text(dialog)
         await pilot.press("m")
         await _until(pilot, lambda: dialog.query("#sign-in-field-1"), "the fields")
+        assert f"Sent once to Juniper Outfitters at {setup.auth.domain}" in _text(dialog)
         email, password = dialog.query_one("#sign-in-field-0", Input), dialog.query_one("#sign-in-field-1", Input)
         assert not email.password and password.password  # the secret field is masked
         await pilot.press(*USER["email"])
@@ -148,3 +149,37 @@ async def test_sign_out_key_revokes(setup):
         await _until(pilot, lambda: setup.auth.revoked_tokens, "revocation")
         await _until(pilot, lambda: "no" in _companies_row(app), "the column")
     assert setup.signins.status(setup.company) is None
+
+
+async def test_hostile_company_text_in_the_dialog_stays_text(setup):
+    setup.auth.name = "Juniper [@click=app.quit]\x1b[2J"
+    setup.auth.user_code = "12\x1b]52;c;aGk=\x07[b]34"
+    await setup.agent.add_company(setup.auth.base_url)  # the new name
+    app = PoppyApp(setup.agent, initial_screen="companies")
+    async with app.run_test(size=SIZE) as pilot:
+        open_sign_in(app, setup.company.id, kind="device")
+        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"), "code")
+        text = _text(app.screen)
+        assert "[@click=app.quit]" in text and "\\x1b" in text and "\x1b" not in text
+        assert "\\x1b]52" in str(app.screen.query_one("#sign-in-code", Static).render())
+        await pilot.click("#sign-in-title")
+        await pilot.pause(0.1)
+        assert app.is_running
+        await pilot.press("escape")
+
+
+async def test_a_refused_mediated_sign_in_says_why_and_can_be_tried_again(setup):
+    app = PoppyApp(setup.agent, initial_screen="companies")
+    async with app.run_test(size=SIZE) as pilot:
+        open_sign_in(app, setup.company.id, kind="mediated")
+        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-field-1"), "form")
+        dialog = app.screen
+        await pilot.press(*USER["email"], "enter", *"wrong-password", "enter")
+        await _until(pilot, lambda: "wrong email or password" in _text(dialog), "the refusal")
+        assert dialog.query_one("#sign-in-status", Static).has_class("-error")
+        await pilot.press("m")
+        await _until(pilot, lambda: dialog.query("#sign-in-field-0") and not dialog.query_one(
+            "#sign-in-field-0", Input).disabled, "a fresh form")
+        await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
+        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
+    assert setup.signins.status(setup.company).kind == "mediated"

@@ -1,5 +1,5 @@
 """Signing in to Companies (spec 5.4): issuer binding, the three sign-in kinds (Device, Direct,
-Mediated), tokens (refresh tokens in the keyring, access tokens in memory) and sign-out.
+Mediated), tokens (refresh tokens in the keyring or the opt-in key file storage, access tokens in memory) and sign-out.
 
 `SignIns` is the one entry point; the CLI and the TUI drive its flows step by step.
 

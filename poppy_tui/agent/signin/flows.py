@@ -133,14 +133,14 @@ class DeviceSignIn(_Flow):
         endpoint = self.context.server.device_authorization_endpoint
         if endpoint is None:
             raise SignInError(f"{self.company_name}'s authorization server has no device_authorization_endpoint")
-        from poppy_tui.agent.signin.oauth import describe_failure
+        from poppy_tui.agent.signin.oauth import describe_failure, within
 
         async with self.context.oauth() as client:
             try:
-                response = await client.request(
+                response = await within(client.request(
                     "POST", endpoint, data={"scope": self.context.scope}, auth=client.client_auth("private_key_jwt"),
                     withhold_token=True,
-                )
+                ), self.context.timeout_seconds)
                 body = response.json() if response.content else None
             except Exception as exc:  # noqa: BLE001 - every failure becomes one line
                 raise describe_failure(exc, f"{self.company_name}'s device authorization endpoint") from None
@@ -177,7 +177,7 @@ class DeviceSignIn(_Flow):
         auth = self.authorization
         if auth is None:
             raise SignInError("the device sign-in was not started")
-        from poppy_tui.agent.signin.oauth import OAuthError, describe_failure
+        from poppy_tui.agent.signin.oauth import OAuthError, describe_failure, within
 
         loop = asyncio.get_running_loop()
         deadline = loop.time() + auth.expires_in
@@ -189,10 +189,10 @@ class DeviceSignIn(_Flow):
                 await self._sleep(self.interval)
                 waited += self.interval
                 try:
-                    token = await client.fetch_token(
+                    token = await within(client.fetch_token(
                         self.context.server.token_endpoint, grant_type=DEVICE_CODE_GRANT_TYPE,
                         device_code=auth.device_code,
-                    )
+                    ), self.context.timeout_seconds)
                 except OAuthError as exc:
                     if exc.error == "authorization_pending":
                         continue
@@ -261,16 +261,16 @@ class DirectSignIn(_Flow):
             callback = parse_callback(redirect_url, self._state, self.context.server.issuer)
         except InvalidSignIn as exc:
             raise SignInError(f"sign-in to {self.company_name} refused: {exc}") from None
-        from poppy_tui.agent.signin.oauth import describe_failure
+        from poppy_tui.agent.signin.oauth import describe_failure, within
 
         self._done = True
         await self.aclose()
         async with self.context.oauth(self._redirect_uri) as client:
             try:
-                token = await client.fetch_token(
+                token = await within(client.fetch_token(
                     self.context.server.token_endpoint, grant_type="authorization_code", code=callback.code,
                     code_verifier=self._verifier, redirect_uri=self._redirect_uri,
-                )
+                ), self.context.timeout_seconds)
             except Exception as exc:  # noqa: BLE001
                 raise describe_failure(exc, f"{self.company_name}'s token endpoint") from None
         return await self._finish(dict(token))
@@ -314,6 +314,13 @@ class MediatedSignIn(_Flow):
         self.fields: tuple[MediatedField, ...] = context.offer.mediated.fields
         self._sent = False
         self._code_step: CodeRequired | None = None
+
+    @property
+    def endpoint_host(self) -> str:
+        """Where the credentials go, to show the person before they type them."""
+        from urllib.parse import urlsplit
+
+        return urlsplit(self.endpoint).netloc
 
     async def submit(self, values: dict[str, str]) -> Grant | CodeRequired:
         """Send the person's answers, once. `values` must hold exactly the declared fields."""

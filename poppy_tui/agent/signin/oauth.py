@@ -9,13 +9,14 @@ loopback only for loopback Companies), with redirects never followed.
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, Awaitable, TypeVar
 
 import httpx2
 from authlib.common.urls import add_params_to_qs
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuthError
 
-from poppy_tui.agent.http import USER_AGENT
+from poppy_tui.agent.http import USER_AGENT, overall_deadline
 from poppy_tui.agent.netguard import guarded_client_options
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
@@ -24,7 +25,23 @@ from poppy_tui.protocol.conventions import CLIENT_ASSERTION_TYPE
 AUTH_METHOD = "private_key_jwt"
 _LOOPBACK_PATTERNS = ("all://127.0.0.1", "all://localhost", "all://[::1]")
 
-__all__ = ["AUTH_METHOD", "OAuthError", "oauth_client", "describe_failure"]
+__all__ = ["AUTH_METHOD", "OAuthError", "oauth_client", "describe_failure", "within"]
+
+T = TypeVar("T")
+
+
+class NoCompleteAnswer(TimeoutError):
+    pass
+
+
+async def within(call: Awaitable[T], timeout_seconds: float) -> T:
+    """One call to an authorization server, bounded as a whole like every other fetch from a
+    Company (agent/http.py): per-read timeouts alone let a server trickle a byte at a time."""
+    limit = overall_deadline(timeout_seconds)
+    try:
+        return await asyncio.wait_for(call, limit)
+    except asyncio.TimeoutError:
+        raise NoCompleteAnswer(f"no complete answer within {limit:g} s") from None
 
 
 def oauth_client(
@@ -77,6 +94,8 @@ def describe_failure(exc: BaseException, where: str) -> SignInError:
         return SignInError(f"{where} answered HTTP {exc.response.status_code}")
     if isinstance(exc, httpx2.TransportError):
         return SignInError(f"could not reach {where}: {exc or type(exc).__name__}")
+    if isinstance(exc, NoCompleteAnswer):
+        return SignInError(f"{where} gave {exc}")
     if isinstance(exc, ValueError):
         return SignInError(f"{where} gave an answer that can't be used ({exc})")
     return SignInError(f"{where} failed: {type(exc).__name__}: {exc}")

@@ -3,7 +3,7 @@
 - begin() binds the issuer (RFC 8414 metadata: `issuer` equal to auth.issuer character for
   character, `poppy_domains` holding organization.domain) before any sign-in starts, then hands
   back the flow for the kind asked (Device, Direct or Mediated).
-- A finished sign-in keeps the refresh token in the keyring, the access token in memory, and
+- A finished sign-in keeps the refresh token where the signing key lives (keyring or opt-in file), the access token in memory, and
   the granted scopes (not secret) in the store's sign_ins table.
 - access_token() is `Agent.access_token_source`: the current access token, refreshed
   ACCESS_TOKEN_REFRESH_MARGIN_SECONDS before it expires; None when signed out.
@@ -158,7 +158,7 @@ class SignIns:
     def _keep(
         self, company: CompanyRecord, server: AuthServer, kind: SignInKind, tokens: TokenResponse, account: str | None
     ) -> Grant:
-        # The keyring first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
+        # The refresh token first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
         if tokens.refresh_token:
             self.vault.keep_refresh_token(server.issuer, tokens.refresh_token)
         else:
@@ -217,12 +217,15 @@ class SignIns:
         except SignInError as exc:
             log.warning("can't refresh the sign-in for company %s: %s", company.id, exc)
             return None
-        from poppy_tui.agent.signin.oauth import OAuthError, oauth_client
+        from poppy_tui.agent.signin.oauth import OAuthError, oauth_client, within
 
         allow = self._allow_loopback(company)
         async with oauth_client(self._identity(), server.issuer, self._config.request_timeout_seconds, allow) as client:
             try:
-                token = await client.refresh_token(server.token_endpoint, refresh_token=refresh_token)
+                token = await within(
+                    client.refresh_token(server.token_endpoint, refresh_token=refresh_token),
+                    self._config.request_timeout_seconds,
+                )
             except OAuthError as exc:
                 if exc.error == "invalid_grant" and self._rotated_elsewhere(record.issuer, refresh_token):
                     # Another poppy-tui process (the TUI beside a CLI run) refreshed first and
@@ -271,7 +274,7 @@ class SignIns:
             refresh_token = self.vault.refresh_token(issuer)
         except SignInError:
             pass
-        from poppy_tui.agent.signin.oauth import describe_failure, oauth_client
+        from poppy_tui.agent.signin.oauth import describe_failure, oauth_client, within
 
         revoked, detail = False, ""
         token = refresh_token or (self.vault.access(issuer).token if self.vault.access(issuer) else None)
@@ -288,7 +291,10 @@ class SignIns:
                     async with oauth_client(
                         self._identity(), issuer, self._config.request_timeout_seconds, allow
                     ) as client:
-                        response = await client.revoke_token(server.revocation_endpoint, token=token, token_type_hint=hint)
+                        response = await within(
+                            client.revoke_token(server.revocation_endpoint, token=token, token_type_hint=hint),
+                            self._config.request_timeout_seconds,
+                        )
                     revoked = response.status_code == 200
                     if not revoked:
                         detail = f"{company.name}'s revocation endpoint answered HTTP {response.status_code}"

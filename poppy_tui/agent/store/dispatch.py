@@ -182,9 +182,9 @@ class DispatchStore(OperationStore):
             waiting.setdefault(company_id, []).append(op_row)
         return waiting
 
-    def resume_after_sign_in(self, company_id: int) -> list[int]:
-        """The person signed in at this Company: its waiting approvals are due now."""
-        rows = [r for r in self.waiting_for_sign_in().get(company_id, [])]
+    def resume_after_sign_in(self, company_id: int, only: list[int] | None = None) -> list[int]:
+        """The person signed in at this Company: its waiting approvals (or `only` these) are due now."""
+        rows = [r for r in self.waiting_for_sign_in().get(company_id, []) if only is None or r in only]
         if not rows:
             return []
         at = stamp()
@@ -198,6 +198,23 @@ class DispatchStore(OperationStore):
                 self._event(op_row, "signed_in", "the approval will be sent again")
         return rows
 
+    def postpone(self, operation_row: int, owner: str, delay_seconds: float, detail: str) -> None:
+        """Nothing could leave the machine (the approval can't be signed): no attempt is
+        recorded, the approval is kept, and the send is tried again after `delay_seconds`
+        (approved: a later send_after, so it still expires; sending: a later next_attempt_at)."""
+        later = stamp(now_utc() + timedelta(seconds=delay_seconds))
+        with self._write(Durability.SOON) as db:
+            cursor = db.execute(
+                "UPDATE operations SET send_after=CASE WHEN status=? THEN ? ELSE send_after END,"
+                " next_attempt_at=CASE WHEN status=? THEN ? ELSE next_attempt_at END,"
+                " lease_owner=NULL, lease_until=NULL, outcome_detail=?, updated_at=?"
+                " WHERE id=? AND lease_owner=? AND status IN (?,?)",
+                (Status.APPROVED, later, Status.SENDING, later, detail, stamp(), operation_row, owner,
+                 Status.APPROVED, Status.SENDING),
+            )
+            if cursor.rowcount == 1:
+                self._event(operation_row, "not_sent", detail)
+
     def settle(
         self,
         operation_row: int,
@@ -205,10 +222,12 @@ class DispatchStore(OperationStore):
         status: Status,
         outcome: Any = None,
         detail: str | None = None,
+        probe_after: float | None = None,
     ) -> None:
-        """End a send: performed, not performed, or outcome unknown (or pending again after a new revision)."""
+        """End a send: performed, not performed, or outcome unknown (or pending again after a new revision).
+        An unknown outcome with `probe_after` is found out about from then on (outcome_probe.py)."""
         with self._write(Durability.SOON):
-            self._settle(operation_row, owner, status, _dumps(outcome), detail)
+            self._settle(operation_row, owner, status, _dumps(outcome), detail, probe_after)
 
     def finish_and_settle(
         self,
@@ -218,6 +237,7 @@ class DispatchStore(OperationStore):
         status: Status,
         outcome: Any = None,
         detail: str | None = None,
+        probe_after: float | None = None,
     ) -> None:
         """finish_attempt(*attempt) and settle(...) in one commit: the last answer and the
         operation's final state are kept together or not at all."""
@@ -227,13 +247,21 @@ class DispatchStore(OperationStore):
         outcome_json = response_json if outcome is response else _dumps(outcome)
         with self._write(Durability.SOON):
             self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
-            self._settle(operation_row, owner, status, outcome_json, detail)
+            self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
 
-    def _settle(self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None) -> None:
+    def _settle(
+        self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None,
+        probe_after: float | None = None,
+    ) -> None:
+        # next_attempt_at of an outcome_unknown operation is when to find out next (outcome_probe.py).
+        probe_at = (
+            stamp(now_utc() + timedelta(seconds=probe_after))
+            if status == Status.OUTCOME_UNKNOWN and probe_after is not None else None
+        )
         cursor = self._db.execute(
             "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
-            " next_attempt_at=NULL, waiting_sign_in=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
-            (status, outcome_json, detail, stamp(), operation_row, owner, Status.SENDING),
+            " next_attempt_at=?, waiting_sign_in=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+            (status, outcome_json, detail, probe_at, stamp(), operation_row, owner, Status.SENDING),
         )
         if cursor.rowcount != 1:
             raise StateError(self._why_not(operation_row, f"settled as {status.value}"))

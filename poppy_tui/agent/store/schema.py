@@ -123,7 +123,18 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (conversation_row, message_id)
     );
     """,
-    # 2: who is signed in at each Company (issue #12). Nothing secret: refresh tokens live in the
+    # 2: poppy.json's HTTP cache state (issue 11.6), and Companies the person removed (kept
+    # for the records that name them, gone from lists and name look-ups).
+    """
+    ALTER TABLE companies ADD COLUMN removed_at TEXT;
+    CREATE TABLE company_documents (
+        company_id INTEGER PRIMARY KEY REFERENCES companies(id),
+        etag TEXT,
+        fetched_at TEXT NOT NULL,
+        fresh_until TEXT NOT NULL
+    );
+    """,
+    # 3: who is signed in at each Company (issue #12). Nothing secret: refresh tokens live in the
     # keyring and access tokens in memory; this keeps only what `companies list` shows.
     """
     CREATE TABLE sign_ins (
@@ -136,7 +147,7 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     );
     """,
-    # Account-owned operations and approvals waiting for sign-in (issue #12 item 4). Existing
+    # 4: account-owned operations and approvals waiting for sign-in (issue #12 item 4). Existing
     # operations were all returned signed out (nothing signed in before), so 0 is true of them.
     """
     ALTER TABLE operations ADD COLUMN account_owned INTEGER NOT NULL DEFAULT 0;

@@ -23,6 +23,8 @@ from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.ui.checks import Checked, check_record
 from poppy_tui.ui.format import interface_label, local_time
 from poppy_tui.ui.safe import (
+    company_content,
+    company_label,
     diff_revisions,
     json_content,
     plain_line,
@@ -50,6 +52,7 @@ class ReviewScreen(PoppyScreen):
         Binding("w", "withdraw", "Withdraw", id="withdraw"),
         Binding("r", "resolve", "I checked…", id="resolve"),
         Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
+        Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -127,12 +130,13 @@ class ReviewScreen(PoppyScreen):
         self.query_one("#company-line", Static).update(
             Content.assemble(
                 ("Company  ", "dim"),
-                strong(company.name, 80),
+                company_content(company.name, company.domain, 80, with_domain=False),  # the domain follows
                 ("   discovered at  ", "dim"),
                 strong(company.domain, 80),
                 ("   ", ""),
                 safe_line_content(company.base_url, 80).stylize("dim"),
                 "" if company.supports_operations else "   (does not advertise operations v2)",
+                "\n" + warning if (warning := company_label(company.name, company.domain).warning) else "",
             )
         )
         number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))
@@ -226,7 +230,10 @@ class ReviewScreen(PoppyScreen):
     def _update_footer(self) -> None:
         """Re-show the footer when what the keys can do changed: arming completed, the revision
         expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
-        state = (self.record.status if self.record else None, self.can_approve())
+        state = (
+            self.record.status if self.record else None, self.can_approve(),
+            bool(self.record and self.record.waiting_sign_in),
+        )
         if state != self._footer_state:
             self._footer_state = state
             self.refresh_bindings()
@@ -242,12 +249,36 @@ class ReviewScreen(PoppyScreen):
             return status == Status.APPROVED
         if action == "resolve":
             return status == Status.OUTCOME_UNKNOWN
+        if action == "sign_in":
+            return bool(self.record is not None and self.record.waiting_sign_in)
         return True
+
+    def action_sign_in(self) -> None:
+        """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
+        again (it checks on every pass whether the agent is signed in at that Company)."""
+        record = self.record
+        if record is None or not record.waiting_sign_in:
+            return
+        from poppy_tui.ui.screens.signin import open_sign_in
+
+        def done(signed_in: bool | None) -> None:
+            if signed_in:
+                self.notify("Signed in. The approval is being sent again.", markup=False)
+            self.refresh_data()
+
+        open_sign_in(self.app, record.company.id, None, done)
 
     # ---- decisions ------------------------------------------------------------------------
 
     def action_approve(self) -> None:
         if not self.can_approve() or self.record is None or self.checked is None or self.shown_revision_id is None:
+            return
+        # Refused at `a` when nothing could sign (so send) the approval; the message says the fix.
+        signing_problem = getattr(self.agent, "signing_problem", None)
+        problem = signing_problem() if signing_problem is not None else None
+        if problem:
+            self.notify(f"Can't approve: approvals can't be signed on this machine. {plain_line(problem, 1000)}",
+                        severity="error", markup=False, timeout=30)
             return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 

@@ -91,7 +91,7 @@ class SignInScreen(ModalScreen[bool]):
             yield Static("", id="sign-in-status")
             yield Static(Content("Esc: cancel"), id="sign-in-help")
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from poppy_tui.agent.signin.errors import SignInError
 
         company = self.company
@@ -112,17 +112,18 @@ class SignInScreen(ModalScreen[bool]):
         if self.kind is not None:
             self.action_start(self.kind)
         else:
-            self.show_choices()
+            await self.show_choices()
 
     # ---- steps ----------------------------------------------------------------------------------
 
     def body(self) -> VerticalScroll:
         return self.query_one("#sign-in-body", VerticalScroll)
 
-    def set_body(self, *widgets: Any) -> None:
+    async def set_body(self, *widgets: Any) -> None:
+        """Replace the step shown; the old widgets are gone before the new ones (same ids) mount."""
         body = self.body()
-        body.remove_children()
-        body.mount_all(widgets)
+        await body.remove_children()
+        await body.mount_all(widgets)
 
     def status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#sign-in-status", Static)
@@ -137,9 +138,9 @@ class SignInScreen(ModalScreen[bool]):
                 Content("Esc: cancel   " + "   ".join(f"{KIND_LABELS[k][0]}: try {k}" for k in self.offered))
             )
 
-    def show_choices(self) -> None:
+    async def show_choices(self) -> None:
         lines = [Content.assemble((f"{KIND_LABELS[k][0]}  ", "bold"), KIND_LABELS[k][1]) for k in self.offered]
-        self.set_body(
+        await self.set_body(
             Static(Content("How do you want to sign in?"), classes="sign-in-question"),
             *(Static(line, classes="sign-in-choice") for line in lines),
         )
@@ -164,9 +165,11 @@ class SignInScreen(ModalScreen[bool]):
             elif kind == "direct":
                 await self._direct()
             else:
-                self._mediated_form()
+                await self._mediated_form()
         except SignInError as exc:
             self.fail(str(exc))
+        except Exception as exc:  # noqa: BLE001 - the dialog must say it stopped, not hang
+            self.fail(f"sign-in stopped: {type(exc).__name__}: {exc}")
 
     async def _device(self) -> None:
         from poppy_tui.agent.signin.qr import qr_text
@@ -184,14 +187,14 @@ class SignInScreen(ModalScreen[bool]):
                 where, " gave a sign-in link outside its own domain, so it is not shown. "
                 "Enter the code on the Company's own site."), classes="sign-in-line"))
         widgets.append(Static(Content.assemble("Code  ", strong(flow.user_code, 64)), id="sign-in-code"))
-        self.set_body(*widgets)
+        await self.set_body(*widgets)
         self.status(f"Waiting for you to confirm on {flow.company_name}'s page…")
         self._finished(await flow.wait())
 
     async def _direct(self) -> None:
         flow = self.flow
         url = await flow.start()
-        self.set_body(
+        await self.set_body(
             Static(Content.assemble(
                 "Your browser opened " if flow.browser_opened else "Open this in your browser: ",
                 strong(flow.company_name, 80), "'s sign-in page:"), classes="sign-in-line"),
@@ -202,23 +205,24 @@ class SignInScreen(ModalScreen[bool]):
         self.status("Waiting for the browser to come back to poppy-tui…")
         self._finished(await flow.wait())
 
-    def _mediated_form(self) -> None:
+    async def _mediated_form(self) -> None:
         flow = self.flow
         widgets: list[Any] = [Static(Content.assemble(
-            "Sent once to ", strong(flow.company_name, 80), " and nowhere else; secrets are not kept."),
+            "Sent once to ", strong(flow.company_name, 80), " at ", safe_line_content(flow.endpoint_host, 100),
+            " and nowhere else; secrets are not kept."),
             classes="sign-in-line")]
         for index, field in enumerate(flow.fields):
             widgets.append(Static(safe_line_content(field.label, 100), classes="sign-in-label"))
             widgets.append(Input(password=field.secret, id=f"sign-in-field-{index}", classes="sign-in-field"))
         widgets.append(MouseButton("Sign in", id="sign-in-submit", variant="primary"))
-        self.set_body(*widgets)
+        await self.set_body(*widgets)
         self.status("Fill in the fields, then Enter on the last one.")
         self.busy = False
         self.call_after_refresh(lambda: self.query_one("#sign-in-field-0", Input).focus())
 
-    def _code_form(self, message: str) -> None:
+    async def _code_form(self, message: str) -> None:
         shown = message or "The Company sent you a one-time code."
-        self.set_body(
+        await self.set_body(
             Static(Content.assemble(strong(self.flow.company_name, 80), " says: ", safe_line_content(shown, 300)),
                    classes="sign-in-line"),
             Input(placeholder="One-time code", id="sign-in-code-input"),
@@ -277,7 +281,7 @@ class SignInScreen(ModalScreen[bool]):
         finally:
             values.clear()
         if isinstance(result, CodeRequired):
-            self._code_form(result.message)
+            await self._code_form(result.message)
         else:
             self._finished(result)
 
@@ -291,7 +295,7 @@ class SignInScreen(ModalScreen[bool]):
             self.fail(str(exc))
             return
         if isinstance(result, CodeRequired):
-            self._code_form(result.message)
+            await self._code_form(result.message)
         else:
             self._finished(result)
 
