@@ -140,7 +140,7 @@ async def _device(flow: Any) -> Any:
     link = flow.link
     if link is not None:
         note(f"Open {safe_line(link, 500)}")
-        note(f"and confirm the code {safe_line(flow.user_code, 64)} on {safe_line(flow.company_name, 200)}'s page.")
+        note(f"and confirm the code {safe_line(flow.user_code, 64)} on that page.")
         if sys.stderr.isatty():
             note(qr_text(link))
     else:

@@ -107,3 +107,20 @@ def test_the_cimd_lists_the_loopback_redirect_a_company_accepts():
     assert DIRECT_SIGNIN_LOOPBACK_REDIRECT in parsed.redirect_uris
     with pytest.raises(Exception, match="redirect_uri"):
         parse_client_metadata(dict(metadata, redirect_uris=["http://127.0.0.1:8080/callback"]), metadata["client_id"])
+
+
+@pytest.mark.parametrize(
+    "auth, field",
+    [
+        ({"issuer": "http://auth.juniper.example"}, "auth.issuer"),
+        ({"issuer": "https://127.0.0.1:8443"}, "auth.issuer"),  # loopback only for a loopback Company
+        ({"issuer": ISSUER, "mediated": {"endpoint": "http://auth.juniper.example/sign-in",
+                                         "fields": [{"name": "pin", "secret": True}]}}, "auth.mediated.endpoint"),
+        ({"issuer": ISSUER, "mediated": {"endpoint": "https://10.0.0.7/sign-in",
+                                         "fields": [{"name": "pin", "secret": True}]}}, "auth.mediated.endpoint"),
+    ],
+)
+def test_sign_in_urls_are_https_on_public_hosts(auth, field):
+    with pytest.raises(InvalidSignIn) as refused:
+        parse_auth_offer({"auth": auth}, allow_loopback=False)
+    assert refused.value.field == field
