@@ -83,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
         "history": cmd_history,
         "show": cmd_show,
     }
+    if args.command in ("mcp", "send"):
+        from poppy_tui.cli import gate
+
+        return gate.HANDLERS[args.command](ctx, args)
     return handlers[args.command](ctx, args)
 
 

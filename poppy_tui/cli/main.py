@@ -175,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
     show.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
 
+    from poppy_tui.cli.gate_parser import add_gate_commands
+
+    add_gate_commands(command)
+
     locate = command("locate", "print where poppy-tui keeps its files")
     locate.add_argument(
         "what",
