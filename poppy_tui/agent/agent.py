@@ -36,7 +36,7 @@ from poppy_tui.protocol.outcomes import (
     RetryLater,
     Unknown,
 )
-from poppy_tui.protocol.requests import ApiRequest, McpRequest
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.protocol.retry import BackoffPolicy
 
 # Statuses wait_for_outcome returns on: the send is over, or the person said no.
@@ -312,19 +312,21 @@ class Agent:
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        # `op.request` is the request that returned the approved revision (the dispatcher sees
+        # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
-        if op.interface == "api" and isinstance(request, ApiRequest):
+        if isinstance(request, ApiRequest):
             return await self.api.send(
                 op.company, request, session_id=op.session_id, approval=approval, idempotency_key=op.idempotency_key
             )
-        if op.interface == "mcp" and isinstance(request, McpRequest):
+        if isinstance(request, McpRequest):
             return await self.mcp.call(
                 op.company, request.server_url, request.tool, request.arguments, session_id=op.session_id,
                 approval=approval,
             )
-        if op.interface == "conversation":
+        if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)
-        detail = f"poppy-tui can't send an approval over {op.interface!r}"
+        detail = f"poppy-tui can't send an approval over {request.interface!r}"
         return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
 
     async def dispatch_once(self) -> int:

@@ -7,13 +7,12 @@ https, and the document speaks for the host that finally served it.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from poppy_tui.agent.http import HttpAnswer, request
+from poppy_tui.agent.http import HttpAnswer, parse_json_body, request
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol.conventions import CONVERSATION_PROTOCOL_TYPE, MAX_DISCOVERY_BYTES, MAX_RESPONSE_BYTES
 from poppy_tui.protocol.discovery import check_url, discovery_url, is_loopback_host, parse_poppy_json
@@ -25,23 +24,6 @@ MAX_REDIRECTS = 5
 
 class DiscoveryError(RuntimeError):
     """poppy.json could not be fetched or used. The message names the URL and the reason."""
-
-
-def _refuse_private_literal(url: str) -> None:
-    """Anti-SSRF for hosts written as IP literals: private and link-local addresses are refused.
-
-    Loopback is handled by check_url (allowed only on purpose). Names that resolve to private
-    addresses are not checked here; see docs/protocol-choices.md.
-    """
-    host = (urlsplit(url).hostname or "").strip("[]")
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return
-    if address.is_loopback:
-        return
-    if address.is_private or address.is_link_local or address.is_multicast or address.is_unspecified:
-        raise DiscoveryError(f"{url} points at a private or link-local address; poppy-tui will not connect there")
 
 
 def served_host(url: str) -> str:
@@ -64,37 +46,59 @@ async def fetch_json(
     client: httpx.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
     headers: dict[str, str] | None = None,
 ) -> tuple[str, Any]:
-    """GET a JSON document, following up to MAX_REDIRECTS https redirects. Returns (final URL, JSON)."""
+    """GET a JSON document, following up to MAX_REDIRECTS https redirects. Returns (final URL, JSON).
+    Every failure is a DiscoveryError with one line naming the URL and the reason."""
+    final_url, answer = await fetch_document(client, url, allow_loopback, limit, what, headers)
+    if answer.status != 200:
+        raise DiscoveryError(f"{final_url} answered HTTP {answer.status}; expected 200 with {what}")
+    return final_url, json_of(answer, what, final_url)
+
+
+def json_of(answer: HttpAnswer, what: str, url: str) -> Any:
+    if answer.error:
+        raise DiscoveryError(f"{what} at {url} can't be used: {answer.error}")
+    if answer.body is not None:
+        return answer.body
+    if not answer.raw.strip():
+        raise DiscoveryError(f"{what} at {url} is empty")
+    try:
+        return parse_json_body(answer.raw)
+    except ValueError as exc:
+        kind = answer.headers.get("content-type", "no content type").split(";")[0].strip()
+        raise DiscoveryError(f"{what} at {url} is not JSON ({kind}): {exc}") from None
+
+
+async def fetch_document(
+    client: httpx.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
+    headers: dict[str, str] | None = None,
+) -> tuple[str, HttpAnswer]:
+    """GET `url`, following redirects by hand (each hop https and checked). Returns the final URL
+    and its answer, whatever its status; transport failures and redirect trouble raise."""
     current = url
+    visited: list[str] = []
     for hop in range(MAX_REDIRECTS + 1):
         try:
-            if hop == 0:
-                check_url(current, what, allow_loopback)
-            else:
-                parts = urlsplit(current)
-                if parts.scheme != "https":
-                    raise DiscoveryError(f"{what}: a redirect led to {current}, which is not https")
-                check_url(current, what, allow_loopback)
+            if hop > 0 and urlsplit(current).scheme != "https":
+                raise DiscoveryError(f"{what}: a redirect led to {current}, which is not https")
+            check_url(current, what, allow_loopback)
         except InvalidDiscovery as exc:
             raise DiscoveryError(str(exc)) from None
-        _refuse_private_literal(current)
+        visited.append(current)
         answer = await request(client, "GET", current, headers={"Accept": "application/json", **(headers or {})}, limit=limit)
         if isinstance(answer, (NotSent, Unknown)):
             raise DiscoveryError(f"could not fetch {current}: {answer.detail}")
         assert isinstance(answer, HttpAnswer)
+        if answer.cut_off:
+            raise DiscoveryError(f"{what} at {current} can't be used: {answer.error}")
         if answer.status in (301, 302, 303, 307, 308):
             location = answer.headers.get("location")
             if not location:
                 raise DiscoveryError(f"{current} redirected without a Location")
             current = urljoin(current, location)
+            if current in visited:
+                raise DiscoveryError(f"{url} redirects in a loop ({current} again after {len(visited)} hops)")
             continue
-        if answer.status != 200:
-            raise DiscoveryError(f"{current} answered HTTP {answer.status}; expected 200 with {what}")
-        if answer.error:
-            raise DiscoveryError(f"{what} at {current}: {answer.error}")
-        if answer.body is None:
-            raise DiscoveryError(f"{what} at {current} is empty or not JSON")
-        return current, answer.body
+        return current, answer
     raise DiscoveryError(f"{url} redirected more than {MAX_REDIRECTS} times")
 
 

@@ -39,6 +39,7 @@ from poppy_tui.protocol.outcomes import (
     Performed,
     RetryLater,
     Unknown,
+    as_approval_answer,
 )
 from poppy_tui.protocol.retry import BackoffPolicy
 
@@ -179,19 +180,23 @@ class Dispatcher:
             raise StateError("nothing is approved")
         # The approval goes with the request that returned the approved revision ("the same
         # request again", Ops 6), even if a newer revision has since come from another request.
+        # Its interface is that request's, which need not be the operation's first (Ops 6).
         if op.current.id == op.approved_revision_id:
-            approved, sending = op.current, op
+            approved = op.current
+            sending = dataclasses.replace(op, interface=op.request.interface)
         else:
             approved = self.store.get_revision(op.approved_revision_id)
             request, _, _ = self.store.get_request(approved.request_id)
-            sending = dataclasses.replace(op, request=request, request_id=approved.request_id)
+            sending = dataclasses.replace(
+                op, request=request, request_id=approved.request_id, interface=request.interface
+            )
         approval = Approval(op.operation_id, approved.revision)
         retries = 0
         while True:
             # `attempts` holds every earlier attempt, read once per pass: only the lease holder
             # (us) adds or finishes attempts while we hold it.
             in_doubt = _in_doubt(attempts)
-            stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(op, attempts))
+            stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(sending, attempts))
             if stop is not None:
                 self._settle(op.id, stop)
                 return
@@ -201,11 +206,12 @@ class Dispatcher:
             exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return
+            exchange = dataclasses.replace(exchange, outcome=as_approval_answer(exchange.outcome))
             finished = (
                 attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
                 exchange.detail or _describe(exchange),
             )
-            saw_success = _saw_success(op, attempts) or _cut_off_success(op, finished)
+            saw_success = _saw_success(sending, attempts) or _cut_off_success(sending, finished)
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):
                 self._settle(op.id, verdict, finished)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from poppy_tui.protocol.addresses import is_loopback_host, literal_problem
 from poppy_tui.protocol.conventions import (
     CONVERSATION_PROTOCOL_TYPE,
     SUPPORTED_DOCUMENT_VERSIONS,
@@ -61,23 +61,10 @@ def _host_of(served_host: str) -> str:
         return served_host
 
 
-def is_loopback_host(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def is_private_literal(host: str) -> bool:
-    """An IP literal that is neither public nor loopback (10/8, 192.168/16, fe80::/10, ...)."""
-    try:
-        ip = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return not ip.is_loopback and not ip.is_global
+    """An IP literal that is neither public nor loopback (10/8, 192.168/16, fe80::/10, NAT64 or
+    6to4 forms of those, ...). The rules are protocol/addresses.py's."""
+    return literal_problem(host, allow_loopback=True) is not None
 
 
 def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
@@ -93,8 +80,9 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
         raise InvalidDiscovery(where, f"has no host: {url!r}")
     if parts.username or parts.password:
         raise InvalidDiscovery(where, "must not carry credentials")
-    if is_private_literal(hostname):
-        raise InvalidDiscovery(where, f"points at a private, link-local or reserved address ({hostname})")
+    refused = literal_problem(hostname, allow_loopback=True)  # loopback: the scheme rules below
+    if refused:
+        raise InvalidDiscovery(where, f"can't be used: {refused}")
     if parts.scheme == "https":
         if is_loopback_host(hostname) and not allow_loopback_http:
             raise InvalidDiscovery(where, "points at a loopback address, allowed only for local Companies")

@@ -15,6 +15,7 @@ _EXPORTS = {
     "sanitize_line": "sanitize",
     "mixed_script": "sanitize",
     "mixed_script_words": "sanitize",
+    "reading_text": "sanitize",
     "RenderedSummary": "summary",
     "render_summary": "summary",
     "safe_content": "summary",

@@ -25,6 +25,7 @@ __all__ = [
     "Sanitized",
     "mixed_script",
     "mixed_script_words",
+    "reading_text",
     "sanitize",
     "sanitize_line",
 ]
@@ -213,6 +214,48 @@ def sanitize_line(text: str, max_chars: int) -> Sanitized:
     marks = (*marks, (len(out), len(out) + len(marker)))
     flags.add("truncated")
     return Sanitized(out + marker, frozenset(flags), marks)
+
+
+# --- text as a reader takes it ----------------------------------------------
+
+# A whole escape sequence, as a terminal consumes it: CSI with its parameters and
+# final byte, OSC/DCS/SOS/PM/APC up to BEL or ST (or the end of the line), and the
+# two-byte forms (ESC 7, ESC 8, ESC c, ESC ( B). Linear: no nested repetition.
+_WHOLE_ESCAPE_RE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]"
+)
+# Invisibles that render as a blank rather than as nothing.
+_BLANK_FILLERS = frozenset([0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800])
+
+
+def reading_text(text: str) -> str:
+    """The text as a reader takes it in, for comparing amounts and IDs, never for display.
+
+    Zero-width and bidi characters are dropped (a terminal that shows them as
+    nothing shows "70\u200b0.00" as 700.00), blank fillers become a space, a
+    whole escape sequence is dropped (so "ESC 8" leaves no "8" behind), and any
+    other control character is a space. Display keeps them all as tokens.
+    """
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    if text.isascii() and text.isprintable():
+        return text
+    if "\x1b" in text or any(0x90 <= ord(ch) <= 0x9F for ch in set(text)):
+        text = _WHOLE_ESCAPE_RE.sub("", text)
+    table: dict[int, str | None] = {}
+    for ch in set(text):
+        hit = _classify(ch)
+        if hit is None:
+            continue
+        if hit[1] == "control":
+            table[ord(ch)] = " "
+        elif ord(ch) in _BLANK_FILLERS:
+            table[ord(ch)] = " "
+        else:
+            table[ord(ch)] = None
+    return text.translate(table) if table else text
 
 
 # --- mixed scripts -----------------------------------------------------------

@@ -19,8 +19,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
 
-from poppy_tui.agent.netguard import request_guard
-from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, parse_json_body
+from poppy_tui.agent.netguard import guarded_client_options
+from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
@@ -39,6 +39,10 @@ from poppy_tui.protocol.outcomes import (
 from poppy_tui.protocol.retry import parse_retry_after
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
+# An MCP exchange is a session (initialize, then the call): it gets the same overall deadline
+# as any fetch from a Company (agent/http.py), plus this long to set the session up. The SDK's
+# own read timeout bounds each JSON-RPC answer however slowly its bytes arrive.
+SESSION_SETUP_SECONDS = 10.0
 # JSON-RPC errors that say the server did not run the tool: it doesn't know it, or the
 # arguments don't fit it.
 DEFINITE_REFUSALS = frozenset({METHOD_NOT_FOUND, INVALID_PARAMS})
@@ -115,7 +119,7 @@ class McpTransport:
 
     def _client(self, auth: PoppyAuth) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(
-            event_hooks={"request": [request_guard(httpx2.ConnectError, self._allow_loopback)]},
+            **guarded_client_options(httpx2, self._allow_loopback),
             auth=auth,
             headers={"User-Agent": USER_AGENT},
             timeout=httpx2.Timeout(self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)),
@@ -127,7 +131,7 @@ class McpTransport:
         outcome: Any = None
         failure: BaseException | None = None
         try:
-            async with asyncio.timeout(self._timeout * 2 + 10):
+            async with asyncio.timeout(overall_deadline(self._timeout) + SESSION_SETUP_SECONDS):
                 async with self._client(auth) as http_client:
                     async with streamable_http_client(url, http_client=http_client) as (read, write):
                         async with ClientSession(read, write, read_timeout_seconds=self._timeout) as session:

@@ -1,0 +1,96 @@
+"""poppy-tui against a Company written from the spec alone (tests/companies/strict_company.py),
+over real loopback HTTP: cross-interface revisions, 5xx after performing, operation_id reuse,
+text-only conversation outcomes, finding out another way (issue #11)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from poppy_tui.agent.store import Status
+from tests.companies.strict_company import StrictCompany
+
+
+@pytest.fixture
+def strict() -> Iterator[StrictCompany]:
+    company = StrictCompany()
+    yield company
+    company.stop()
+
+
+def approvals_received(strict: StrictCompany) -> list[str]:
+    return [h.get("poppy-approval") for _, _, h, _ in strict.state.received if h.get("poppy-approval")]
+
+
+async def api_then_conversation(agent, strict):
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert first.outcome == "operation"
+    said = await agent.say(company, "Please cancel bk_1")
+    assert said.operation_rows == [first.operation_row]
+    return company, agent.store.get_operation(first.operation_row)
+
+
+# ---- 1. the approval goes through the interface that returned the approved revision ----------
+
+
+async def test_revision_from_a_conversation_is_approved_in_that_conversation(make_agent, strict):
+    agent = make_agent()
+    _, op = await api_then_conversation(agent, strict)
+    assert op.current.revision.startswith("conversation-")
+    assert op.interface == "conversation"  # what the review header, `show` and JSON name
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status != Status.NOT_PERFORMED, done.outcome_detail
+    assert strict.state.bookings["bk_1"]["status"] == "cancelled"
+    assert approvals_received(strict) == []  # nothing went to the API
+    assert strict.state.perform_count["cxl_bk_1"] == 1
+
+
+async def test_revision_from_the_api_after_a_conversation_is_approved_over_the_api(make_agent, strict):
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    said = await agent.say(company, "cancel bk_1 please")
+    [row] = said.operation_rows
+    again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert again.operation_row == row
+    op = agent.store.get_operation(row)
+    assert op.interface == "api" and op.current.revision.startswith("api-")
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert approvals_received(strict) == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
+
+
+# ---- 3. a 5xx to an approval is in doubt: resend, never not_performed ------------------------
+
+
+@pytest.mark.parametrize("status", [500, 502])
+async def test_5xx_after_performing_is_resent_and_settles_performed(make_agent, strict, status):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = status, 2
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert [a.outcome for a in agent.store.attempts(op.id)] == ["unknown", "unknown", "performed"]
+    assert len(set(approvals_received(strict))) == 1 and len(approvals_received(strict)) == 3
+    assert strict.state.perform_count["cxl_bk_1"] == 1
+
+
+async def test_5xx_until_the_window_ends_is_unknown_not_refused(make_agent, strict):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=1.0)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
+    # A new request for the same action must not reopen it for a new approval.
+    again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert again.operation_row == op.id
+    assert agent.store.get_operation(op.id).status == Status.OUTCOME_UNKNOWN
