@@ -209,3 +209,44 @@ async def test_quit_with_nothing_in_flight_quits_at_once(store):
         await pilot.press("q")
         await pilot.pause(0.3)
         assert not app.is_running
+
+
+# ---- in a real terminal --------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_in_a_real_terminal_no_company_escape_reaches_it(tmp_path):
+    """poppy-tui in a pseudo-terminal, a hostile Company's operation arriving while it is open:
+    every byte the terminal gets is checked, the desktop notification's payload included."""
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX pseudo-terminal")
+    from poppy_tui.agent.paths import resolve_paths
+    from tests.cli.cli_support import Terminal
+
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text('key_storage = "file"\n[notifications]\ndesktop = "osc9"\n')
+    paths = resolve_paths(home)
+    paths.ensure()
+    with Store.open(paths.database) as store:
+        company = add_company(store, HOSTILE_NAME, 8401)
+    terminal = Terminal(home=home)
+    try:
+        terminal.read_until("Inbox|inbox", timeout=60)
+        with Store.open(paths.database) as store:
+            add_operation(store, company, "exc_5Rt2", "Pay\x1b]52;c;cGF5\x07 now", terms=jacket_terms())
+        terminal.read_until("asks for your approval", timeout=60)
+        deadline = 50
+        while b"\x1b]9;" not in terminal.seen and deadline:
+            terminal._read(0.2)
+            deadline -= 1
+        raw = terminal.seen.decode("utf-8", "replace")
+    finally:
+        terminal.close()
+    (notification,) = re.findall(r"\x1b\]9;([^\x07]*)\x07", raw)
+    assert "asks for your approval USD 70.00" in notification
+    assert not SEQUENCE_ENDERS.search(notification)
+    # Nothing the Company wrote ran as an escape anywhere on screen: no title set, no clipboard write.
+    assert "\x1b]0;pwned" not in raw and "\x1b]52;" not in raw and "\x9d" not in raw
