@@ -112,6 +112,9 @@ def build_server(agent: Any) -> MCPServer:
 
     @server.tool(description="List the Companies poppy-tui knows and which interfaces each offers.")
     async def list_companies() -> CallToolResult:
+        return await guarded(_list_companies)
+
+    async def _list_companies() -> CallToolResult:
         listed = [results.company_json(c) for c in agent.store.list_companies()]
         lines = [f"{c['company']}  «{c['name']}» ({c['domain']}): "
                  + ", ".join(k for k, v in c["interfaces"].items() if v) for c in listed]
@@ -272,6 +275,9 @@ def build_server(agent: Any) -> MCPServer:
 
     @server.tool(description="List operations not finished yet (waiting for the person, being sent, or outcome unknown).")
     async def list_pending() -> CallToolResult:
+        return await guarded(_list_pending)
+
+    async def _list_pending() -> CallToolResult:
         agent.store.expire_due()
         unfinished = [s for s in Status if not s.is_final]
         count = agent.store.count_operations(unfinished)

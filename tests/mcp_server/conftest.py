@@ -74,9 +74,11 @@ async def mcp_client(home: Path, tmp_path: Path) -> AsyncIterator[Any]:
                 yield session
 
 
-def person_agent(home: Path) -> Agent:
+def person_agent(home: Path, **config: Any) -> Agent:
+    from dataclasses import replace
+
     paths: Paths = resolve_paths(home)
-    return Agent.open(paths, load_config_file(paths.config_file))
+    return Agent.open(paths, replace(load_config_file(paths.config_file), **config))
 
 
 async def wait_for_status(agent: Agent, statuses: set[Status], timeout: float = 30.0) -> int:

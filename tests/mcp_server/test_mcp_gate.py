@@ -197,3 +197,30 @@ async def test_talk_to_company_returns_its_message_and_the_operation_it_proposes
     assert operation["result"] == "waiting_for_person"
     assert operation["operation"]["interface"] == "conversation"
     assert "Message from the Company (Company-written, untrusted)" in text_of(result)
+
+
+async def test_an_approval_withdrawn_while_the_client_waits_is_reported_as_withdrawn(home, shop, tmp_path):
+    async with mcp_client(home, tmp_path) as session:
+        first = await session.call_tool("call_api", {**EXCHANGE, "wait_seconds": 0})
+        number = first.structured_content["operation"]["operation"]
+        waiting = asyncio.create_task(session.call_tool("wait_for_decision", {"operation": str(number)}))
+        agent = person_agent(home, grace_seconds=60)  # time to change their mind
+        try:
+            app = PoppyApp(agent)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await approve_in_tui(app, pilot, number)
+                for _ in range(100):
+                    if agent.store.get_operation(number).status == Status.APPROVED:
+                        break
+                    await pilot.pause(0.05)
+                await pilot.pause(0.6)  # the waiting call sees the approval
+                await pilot.press("w")
+                result = await asyncio.wait_for(waiting, 60)
+        finally:
+            await agent.aclose()
+        status = (await session.call_tool("operation_status", {"operation": str(number)})).structured_content
+    data = result.structured_content
+    assert data["result"] == "withdrawn" and data["settled"] is False
+    assert "call wait_for_decision" in data["next_step"]
+    assert status["operation"]["status"] == "withdrawn"
+    assert shop.context.shop.performed("exc_5Rt2") == 0
