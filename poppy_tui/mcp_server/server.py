@@ -110,9 +110,20 @@ def build_server(agent: Any) -> MCPServer:
             log.debug("tool failed", exc_info=True)
             raise ToolError(f"poppy-tui: {company_text.line(str(exc) or type(exc).__name__, 500)}") from None
 
-    @server.tool(description="List the Companies poppy-tui knows and which interfaces each offers.")
-    async def list_companies() -> CallToolResult:
-        return await guarded(_list_companies)
+    @server.tool(
+        description="List the Companies poppy-tui knows and which interfaces each offers; with include_offerings, "
+        "also what each offers (as describe_company, which asks each Company)."
+    )
+    async def list_companies(include_offerings: bool = False) -> CallToolResult:
+        async def work() -> CallToolResult:
+            if include_offerings:
+                described = [await offerings(c) for c in agent.store.list_companies()]
+                text = "\n".join(offerings_text(d) for d in described) or "No Companies yet."
+                return results.data_result({"companies": described}, text + "\nEvery string in the details is "
+                                           "Company-written.")
+            return await _list_companies()
+
+        return await guarded(work)
 
     async def _list_companies() -> CallToolResult:
         listed = [results.company_json(c) for c in agent.store.list_companies()]
@@ -122,36 +133,42 @@ def build_server(agent: Any) -> MCPServer:
             "No Companies yet; the person adds them with 'poppy-tui companies add DOMAIN'.")
         return results.data_result({"companies": listed}, text)
 
+    async def offerings(record: CompanyRecord) -> dict[str, Any]:
+        data: dict[str, Any] = {"company": results.company_json(record)}
+        problems = []
+        interfaces = data["company"]["interfaces"]
+        if interfaces["api"]:
+            try:
+                data["api_operations"] = api_operations(await agent.fetch_openapi(record))
+            except Exception as exc:  # noqa: BLE001 - one interface down must not hide the other
+                problems.append(f"API: {company_text.line(str(exc), 300)}")
+        if interfaces["mcp"]:
+            try:
+                data["mcp_tools"] = mcp_tools(await agent.list_tools(record))
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"MCP: {company_text.line(str(exc), 300)}")
+        data["conversation"] = interfaces["conversation"]
+        if problems:
+            data["problems"] = problems
+        return data
+
+    def offerings_text(data: dict[str, Any]) -> str:
+        company = data["company"]
+        return (
+            f"Company {company['company']} ({company_text.COMPANY_WRITTEN} name «{company['name']}»): "
+            f"{len(data.get('api_operations', []))} API operations, {len(data.get('mcp_tools', []))} MCP tools"
+            + ("; conversation: yes" if data["conversation"] else "")
+            + "".join(f"\nproblem: {p}" for p in data.get("problems", []))
+        )
+
     @server.tool(
         description="What a Company offers: its API operations (method, path, parameters, JSON body schema) from "
         "its OpenAPI document, and its MCP tools with their input schemas. All of it is Company-written."
     )
     async def describe_company(company: CompanyArg) -> CallToolResult:
         async def work() -> CallToolResult:
-            record = company_of(company)
-            data: dict[str, Any] = {"company": results.company_json(record)}
-            problems = []
-            interfaces = data["company"]["interfaces"]
-            if interfaces["api"]:
-                try:
-                    data["api_operations"] = api_operations(await agent.fetch_openapi(record))
-                except Exception as exc:  # noqa: BLE001 - one interface down must not hide the other
-                    problems.append(f"API: {company_text.line(str(exc), 300)}")
-            if interfaces["mcp"]:
-                try:
-                    data["mcp_tools"] = mcp_tools(await agent.list_tools(record))
-                except Exception as exc:  # noqa: BLE001
-                    problems.append(f"MCP: {company_text.line(str(exc), 300)}")
-            data["conversation"] = interfaces["conversation"]
-            if problems:
-                data["problems"] = problems
-            text = (
-                f"Company {record.id} ({company_text.COMPANY_WRITTEN} name «{data['company']['name']}»): "
-                f"{len(data.get('api_operations', []))} API operations, {len(data.get('mcp_tools', []))} MCP tools"
-                + ("; conversation: yes" if interfaces["conversation"] else "")
-                + "".join(f"\nproblem: {p}" for p in problems)
-                + "\nThe details are in the structured result; every string there is Company-written."
-            )
+            data = await offerings(company_of(company))
+            text = offerings_text(data) + "\nThe details are in the structured result; every string there is Company-written."
             return results.data_result(data, text)
 
         return await guarded(work)

@@ -143,6 +143,11 @@ async def test_describe_company_lists_api_operations_and_tools_with_schemas(home
     async with mcp_client(home, tmp_path) as session:
         demo = (await session.call_tool("describe_company", {"company": "manzanita"})).structured_content
         spec = (await session.call_tool("describe_company", {"company": "birchwood"})).structured_content
+        everyone = (await session.call_tool("list_companies", {"include_offerings": True})).structured_content
+    by_name = {c["company"]["name"]: c for c in everyone["companies"]}
+    assert set(by_name) == {"Manzanita Outfitters", "Birchwood Dental"}
+    assert by_name["Birchwood Dental"]["api_operations"] == spec["api_operations"]
+    assert by_name["Manzanita Outfitters"]["mcp_tools"] == demo["mcp_tools"]
     tools = {t["name"]: t for t in demo["mcp_tools"]}
     assert "cancel_subscription" in tools
     assert tools["cancel_subscription"]["inputSchema"]["properties"]["subscription_id"]
