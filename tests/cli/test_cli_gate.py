@@ -205,3 +205,25 @@ def test_every_request_and_listing_command_takes_json(cli, home):
     for argv in (["call", "x", "GET", "/"], ["tool", "x", "t"], ["say", "x", "hi"], ["companies", "add", "x"],
                  ["send"], ["pending"], ["history"], ["show", "1"], ["companies", "list"], ["locate", "db"]):
         assert "--json" in cli(*argv, "--help").out, argv
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected", "noted"),
+    [
+        (["call", "s", "POST", "/x", "--json", '{"a": 1}'], ["call", "s", "POST", "/x", "--body", '{"a": 1}'], True),
+        (["call", "s", "POST", "/x", "--json={}"], ["call", "s", "POST", "/x", "--body={}"], True),
+        (["call", "s", "POST", "/x", "--json", "{bad"], ["call", "s", "POST", "/x", "--body", "{bad"], True),
+        (["call", "s", "POST", "/x", "--json"], ["call", "s", "POST", "/x", "--json"], False),
+        (["call", "s", "GET", "/x", "--json", "--wait"], ["call", "s", "GET", "/x", "--json", "--wait"], False),
+        (["--home", "{h}", "call", "s", "GET", "/x", "--json"], ["--home", "{h}", "call", "s", "GET", "/x", "--json"], False),
+        (["say", "s", "--json", "[1]"], ["say", "s", "--json", "[1]"], False),  # only call ever took a body
+        (["call", "s", "POST", "/x", "--", "--json", "{}"], ["call", "s", "POST", "/x", "--", "--json", "{}"], False),
+    ],
+)
+def test_only_the_old_call_body_spelling_is_rewritten(argv, expected, noted):
+    from poppy_tui.cli.gate_parser import rewrite_deprecated
+
+    notes: list[str] = []
+    out = rewrite_deprecated(argv, notes.append)
+    assert out == (expected + ["--old-body-spelling"] if noted else expected)
+    assert bool(notes) == noted
