@@ -27,6 +27,7 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
+from poppy_tui.agent.keys import KeyStorageError
 from poppy_tui.agent.store import AttemptRecord, OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
@@ -53,6 +54,10 @@ DEFAULT_INLINE_RETRY_SECONDS = 15.0
 IN_DOUBT = frozenset({"unknown", "retry_later", "interrupted"})
 
 Sender = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
+# Why nothing can be sent from this machine now (the approval can't be signed), or None.
+Preflight = Callable[[], "str | None"]
+# How long an approval that can't be signed waits before the next try (the key may be fixed).
+UNSIGNABLE_RETRY_SECONDS = 30.0
 
 
 def new_owner() -> str:
@@ -96,8 +101,12 @@ class Dispatcher:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         backoff: BackoffPolicy | None = None,
         inline_retry_seconds: float = DEFAULT_INLINE_RETRY_SECONDS,
+        preflight: Preflight | None = None,
+        unsignable_retry_seconds: float = UNSIGNABLE_RETRY_SECONDS,
     ) -> None:
         self.store = store
+        self._preflight = preflight
+        self._unsignable_retry = unsignable_retry_seconds
         self._send = sender
         self._config = config
         self.owner = owner or new_owner()
@@ -202,6 +211,12 @@ class Dispatcher:
                 return
             if lease.lost.is_set():
                 return
+            problem = self._preflight() if self._preflight is not None else None
+            if problem:
+                # Nothing can leave the machine: that is no attempt, and certainly no unknown
+                # outcome. Keep the approval and try again later (the key may be fixed by then).
+                self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
+                return
             attempt = self.store.start_attempt(op.id, self.owner)
             exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
@@ -255,6 +270,10 @@ class Dispatcher:
             return await self._send(op, approval)
         except asyncio.CancelledError:
             raise
+        except KeyStorageError as exc:
+            # The request could not be signed, so it never left: not sent, not in doubt.
+            detail = f"not sent: {exc}"
+            return Exchange(NotSent(detail), None, {"error": detail}, op.session_id, detail)
         except Exception as exc:  # noqa: BLE001 - a bug of ours must not look like "not sent"
             log.exception("sending operation %s failed inside poppy-tui", op.id)
             detail = f"poppy-tui failed while sending ({type(exc).__name__}: {exc})"

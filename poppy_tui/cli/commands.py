@@ -21,7 +21,6 @@ from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_fail
 from poppy_tui.cli.output import (
     STATUS_TEXT,
     company_block,
-    company_json,
     company_line,
     emit,
     indented,
@@ -70,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
         from poppy_tui.cli.completion import cmd_completion
 
         return cmd_completion(args)
+    from poppy_tui.cli.home import require_existing_home
+
+    require_existing_home(getattr(args, "home", None))
     ctx = load_context(args)
     if args.demo:
         from poppy_tui.cli.demo import run_demo
@@ -78,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command is None:
         return open_tui(ctx)
     if args.command == "companies":
-        return cmd_companies_add(ctx, args) if args.companies_command == "add" else cmd_companies_list(ctx, args)
+        from poppy_tui.cli.companies_commands import run_companies
+
+        return run_companies(ctx, args)
     handlers: dict[str, Callable[[Context, argparse.Namespace], int]] = {
         "call": cmd_call,
         "tool": cmd_tool,
@@ -192,18 +196,10 @@ def parse_json_argument(text: str, option: str) -> Any:
         ) from None
 
 
-def unknown_company(key: str, known: list["CompanyRecord"]) -> CliError:
-    names = ", ".join(safe_line(c.name, 60) for c in known) or "none yet"
-    return CliError(
-        f"unknown company {safe_line(key, 100)!r} (known: {names}); add it with 'poppy-tui companies add DOMAIN'"
-    )
-
-
 def need_company(agent: "Agent", key: str) -> "CompanyRecord":
-    company = agent.find_company(key)
-    if company is None:
-        raise unknown_company(key, agent.store.list_companies())
-    return company
+    from poppy_tui.cli.companies_commands import need_company as named
+
+    return named(agent, key)
 
 
 def print_answer(value: Any) -> None:
@@ -252,7 +248,9 @@ def report_final(record: "OperationRecord", as_json: bool = False) -> int:
     return STATUS_EXIT[status]
 
 
-async def wait_for(agent: "Agent", record: "OperationRecord", deadline: float | None = None) -> "OperationRecord":
+async def wait_for(
+    agent: "Agent", record: "OperationRecord", deadline: float | None = None, request_id: int | None = None
+) -> "OperationRecord":
     """Until the operation settles, or (with a deadline, loop time) until the deadline: then it may still be open."""
     import asyncio
 
@@ -261,7 +259,8 @@ async def wait_for(agent: "Agent", record: "OperationRecord", deadline: float | 
     loop = asyncio.get_running_loop()
     while True:
         left = None if deadline is None else max(0.0, deadline - loop.time())
-        record = await agent.wait_for_outcome(record.id, timeout=left)
+        # With our request's ID: the outcome of our request only, never another's (issue #11 item 2).
+        record = await agent.wait_for_outcome(record.id, timeout=left, request_id=request_id)
         if record.status in SETTLED or (deadline is not None and loop.time() >= deadline):
             return record
         if not record.status.is_open:
@@ -273,7 +272,7 @@ async def wait_for(agent: "Agent", record: "OperationRecord", deadline: float | 
 
 async def settle(
     agent: "Agent", rows: list[int], wait: bool, as_json: bool = False, timeout: float | None = None,
-    answer: dict[str, Any] | None = None,
+    answer: dict[str, Any] | None = None, request_id: int | None = None,
 ) -> int:
     import asyncio
 
@@ -293,7 +292,7 @@ async def settle(
         "Ctrl-C stops waiting (the operation stays queued)"
     )
     deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
-    finals = [await wait_for(agent, record, deadline) for record in records]
+    finals = [await wait_for(agent, record, deadline, request_id) for record in records]
     late = [r for r in finals if r.status not in SETTLED]
     codes = [report_final(r, as_json) for r in finals if r.status in SETTLED]
     if as_json:
@@ -324,7 +323,7 @@ async def finish_request(
     answer = {"outcome": result.outcome, "http_status": result.status, "response": result.body,
               "detail": result.detail}
     if result.outcome == "operation" and result.operation_row is not None:
-        return await settle(agent, [result.operation_row], wait, as_json, timeout, answer)
+        return await settle(agent, [result.operation_row], wait, as_json, timeout, answer, result.request_id)
     if as_json:
         emit_request_json(agent, answer, [])
     else:
@@ -406,45 +405,6 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
     return with_agent(ctx, work)
 
 
-# ---- companies --------------------------------------------------------------------------------
-
-
-def cmd_companies_add(ctx: Context, args: argparse.Namespace) -> int:
-    from poppy_tui.protocol.discovery import discovery_url
-    from poppy_tui.protocol.errors import InvalidDiscovery
-
-    try:
-        discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
-    except InvalidDiscovery as exc:
-        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback else ""
-        raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
-
-    async def work(agent: "Agent") -> int:
-        company = await agent.add_company(args.target)
-        emit(to_json({"company": company_json(company)}) if args.json else f"{company.id}  {company_line(company)}")
-        if not company.supports_operations:
-            note(
-                "note: this Company doesn't offer the operations extension v2; "
-                "it will ask for approval its own way (for example on its website)"
-            )
-        return Exit.OK
-
-    return with_agent(ctx, work)
-
-
-def cmd_companies_list(ctx: Context, args: argparse.Namespace) -> int:
-    with open_store(ctx) as store:
-        companies = store.list_companies()
-    if args.json:
-        emit(to_json({"companies": [company_json(c) for c in companies]}))
-    elif not companies:
-        note("no Companies yet; add one with 'poppy-tui companies add DOMAIN'")
-    else:
-        for company in companies:
-            emit(f"{company.id}  {company_line(company)}")
-    return Exit.OK
-
-
 # ---- the queue --------------------------------------------------------------------------------
 
 
@@ -500,10 +460,12 @@ def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
     with open_store(ctx) as store:
         company_id = None
         if args.company:
-            company = store.find_company(args.company)
-            if company is None:
-                raise unknown_company(args.company, store.list_companies())
-            company_id = company.id
+            from poppy_tui.cli.companies_commands import no_such_company
+
+            matches = store.match_companies(args.company)
+            if len(matches) != 1:
+                raise no_such_company(args.company, matches, store.list_companies())
+            company_id = matches[0].id
         store.expire_due()
         rows = export.rows_between(store, statuses, company_id, since, until, limit)
         if form in ("ndjson", "csv"):

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from poppy_tui.protocol.addresses import is_loopback_host, literal_problem
 from poppy_tui.protocol.conventions import (
     CONVERSATION_PROTOCOL_TYPE,
+    DISCOVERY_DEFAULT_FRESH_SECONDS,
+    DISCOVERY_MAX_FRESH_SECONDS,
+    DISCOVERY_MIN_FRESH_SECONDS,
     SUPPORTED_DOCUMENT_VERSIONS,
     WELL_KNOWN_PATH,
 )
@@ -175,3 +181,40 @@ def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = 
         supports_operations=document_supports_operations(doc.get("extensions")),
         raw=doc,
     )
+
+
+_MAX_AGE = re.compile(r"(?:^|,)\s*(s-maxage|max-age)\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.IGNORECASE)
+
+
+def freshness_seconds(headers: Mapping[str, str]) -> int:
+    """How long a poppy.json answer stays fresh, from its lower-cased HTTP headers
+    (Cache-Control, else Expires against Date), within DISCOVERY_MIN/MAX_FRESH_SECONDS."""
+    control = headers.get("cache-control", "") or ""
+    directives = {part.strip().split("=", 1)[0].lower() for part in control.split(",") if part.strip()}
+    seconds: float | None = None
+    if "no-store" in directives or "no-cache" in directives:
+        seconds = 0
+    else:
+        ages = {m.group(1).lower(): int(m.group(2)) for m in _MAX_AGE.finditer(control)}
+        if "max-age" in ages:
+            seconds = ages["max-age"]
+        elif headers.get("expires"):
+            seconds = _expires_in(headers["expires"], headers.get("date"))
+    if seconds is None:
+        seconds = DISCOVERY_DEFAULT_FRESH_SECONDS
+    return int(min(max(seconds, DISCOVERY_MIN_FRESH_SECONDS), DISCOVERY_MAX_FRESH_SECONDS))
+
+
+def _expires_in(expires: str, date: str | None) -> float:
+    try:
+        until = parsedate_to_datetime(expires)
+    except (TypeError, ValueError, IndexError):
+        return 0  # an invalid Expires means "already expired" (RFC 9111 5.3)
+    try:
+        now = parsedate_to_datetime(date) if date else None
+    except (TypeError, ValueError, IndexError):
+        now = None
+    if until.tzinfo is None:
+        return 0
+    reference = now if now is not None and now.tzinfo is not None else datetime.now(until.tzinfo)
+    return (until - reference).total_seconds()

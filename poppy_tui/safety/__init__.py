@@ -23,6 +23,8 @@ _EXPORTS = {
     "Finding": "discrepancies",
     "RevisionDiff": "discrepancies",
     "TermsChange": "discrepancies",
+    "RevisionKind": "discrepancies",
+    "classify_revision": "discrepancies",
     "CODES": "discrepancies",
     "check_operation": "discrepancies",
     "diff_revisions": "discrepancies",

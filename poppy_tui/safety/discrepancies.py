@@ -24,7 +24,14 @@ from poppy_tui.safety.identifiers import _check_ids
 from poppy_tui.safety.money import _check_direction, _check_money, key_amount
 from poppy_tui.safety.quantities import _check_quantities
 from poppy_tui.safety.request_match import _check_request, _request_values, _TermsIndex
-from poppy_tui.safety.revisions import RevisionDiff, TermsChange, _check_revision, diff_revisions
+from poppy_tui.safety.revisions import (
+    RevisionDiff,
+    RevisionKind,
+    TermsChange,
+    _check_revision,
+    classify_revision,
+    diff_revisions,
+)
 from poppy_tui.safety.summary_reading import _summary_check_text
 from poppy_tui.safety.terms_values import format_path, terms_rows
 from poppy_tui.safety.text_checks import _check_text
@@ -33,8 +40,10 @@ __all__ = [
     "CODES",
     "Finding",
     "RevisionDiff",
+    "RevisionKind",
     "TermsChange",
     "check_operation",
+    "classify_revision",
     "diff_revisions",
     "format_path",
     "key_amount",

@@ -38,6 +38,7 @@ CODES: dict[str, Severity] = {
     "markup_tag": "warning",
     "mixed_script": "danger",  # warning when no single word mixes scripts
     "revision_reused": "danger",
+    "operation_reused": "danger",  # safety/request_reuse.py
     "terms_changed": "warning",
     "amount_changed": "warning",
     "summary_changed": "warning",

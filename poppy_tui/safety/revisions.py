@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Literal, Mapping
 
 from poppy_tui.protocol.operation import Operation
@@ -12,7 +13,44 @@ from poppy_tui.safety.money import key_amount
 from poppy_tui.safety.sanitize import sanitize, sanitize_line
 from poppy_tui.safety.terms_values import _QUOTE_CHARS, _canonical, _flatten, _shown, format_path
 
-__all__ = ["RevisionDiff", "TermsChange", "diff_revisions"]
+__all__ = ["RevisionDiff", "RevisionKind", "TermsChange", "classify_revision", "diff_revisions"]
+
+
+class RevisionKind(str, Enum):
+    """What a revision is, next to the one the person saw before (#14.9).
+
+    Only NEW_TERMS is "new terms": an expiry that moved, or a new revision ID
+    over the same content, is not something new to read.
+    """
+
+    FIRST = "first"  # nothing seen before
+    NEW_TERMS = "new_terms"  # the summary or the terms changed
+    NEW_EXPIRY = "new_expiry"  # only expires_at changed
+    SAME_CONTENT = "same_content"  # a new revision ID; summary, terms and expiry as before
+    UNCHANGED = "unchanged"  # the same revision again, as it was
+    REUSED = "reused"  # the same revision ID with other content (Ops §3 forbids it)
+    OTHER_OPERATION = "other_operation"  # not a revision of the same operation
+
+    @property
+    def label(self) -> str:
+        """Lower-case words for a header or a list: "new terms", "new expiry"."""
+        return _KIND_LABELS[self]
+
+    @property
+    def needs_rereading(self) -> bool:
+        """The person has something new to read (or must distrust what they read)."""
+        return self in (RevisionKind.NEW_TERMS, RevisionKind.REUSED, RevisionKind.OTHER_OPERATION)
+
+
+_KIND_LABELS = {
+    RevisionKind.FIRST: "first revision",
+    RevisionKind.NEW_TERMS: "new terms",
+    RevisionKind.NEW_EXPIRY: "new expiry",
+    RevisionKind.SAME_CONTENT: "new revision, nothing changed",
+    RevisionKind.UNCHANGED: "same revision",
+    RevisionKind.REUSED: "revision reused with other terms",
+    RevisionKind.OTHER_OPERATION: "another operation",
+}
 
 
 @dataclass(frozen=True)
@@ -39,6 +77,30 @@ class RevisionDiff:
     @property
     def changed(self) -> bool:
         return self.summary_changed or self.terms_changed or self.expires_changed
+
+    @property
+    def kind(self) -> "RevisionKind":
+        """NEW_TERMS, NEW_EXPIRY or SAME_CONTENT: what the content change amounts to."""
+        if self.summary_changed or self.terms_changed:
+            return RevisionKind.NEW_TERMS
+        if self.expires_changed:
+            return RevisionKind.NEW_EXPIRY
+        return RevisionKind.SAME_CONTENT
+
+
+def classify_revision(previous: Operation | None, current: Operation) -> RevisionKind:
+    """What `current` is next to `previous` (the revision the person last saw, or None).
+
+    The UI says "new terms" only for NEW_TERMS; NEW_EXPIRY is "new expiry".
+    """
+    if previous is None:
+        return RevisionKind.FIRST
+    if previous.operation_id != current.operation_id:
+        return RevisionKind.OTHER_OPERATION
+    kind = diff_revisions(previous, current).kind
+    if previous.revision == current.revision:
+        return RevisionKind.UNCHANGED if kind is RevisionKind.SAME_CONTENT else RevisionKind.REUSED
+    return kind
 
 
 def _leaf_map(terms: Any) -> dict[str, Any]:

@@ -94,3 +94,46 @@ async def test_5xx_until_the_window_ends_is_unknown_not_refused(make_agent, stri
     again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
     assert again.operation_row == op.id
     assert agent.store.get_operation(op.id).status == Status.OUTCOME_UNKNOWN
+
+
+# ---- 2. an operation_id reused for a different request ----------------------------------------
+
+
+async def test_operation_id_reused_for_another_booking_is_a_danger_and_callers_get_their_own_outcome(
+    make_agent, strict
+):
+    from poppy_tui.ui.checks import check_record
+    from poppy_tui.agent.store.store import now_utc
+
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/rebook", {"date": "2026-12-05"})
+    second = await agent.call_api(company, "POST", "/bookings/bk_2/rebook", {"date": "2026-12-07"})
+    assert first.operation_row == second.operation_row  # the Company's one operation_id
+    op = agent.store.get_operation(second.operation_row)
+    findings = check_record(agent.store, op, now_utc(), 0).findings
+    reused = [f for f in findings if f.code == "operation_reused"]
+    assert reused and reused[0].severity == "danger" and findings[0].code == "operation_reused"
+    assert "/bookings/bk_1/rebook" in reused[0].message and "/bookings/bk_2/rebook" in reused[0].message
+    agent.approve(op.id, op.current.id)  # the person approves the bk_2 terms they see
+    done = await agent.wait_for_outcome(op.id, timeout=30, request_id=second.request_id)
+    assert done.status == Status.PERFORMED and done.outcome["body"]["id"] == "bk_2"
+    theirs = await agent.wait_for_outcome(op.id, timeout=30, request_id=first.request_id)
+    assert theirs.status == Status.NOT_PERFORMED and theirs.outcome is None
+    assert "/bookings/bk_2/rebook" in theirs.outcome_detail and "/bookings/bk_1/rebook" in theirs.outcome_detail
+    assert strict.state.bookings["bk_1"]["date"] == "2026-11-02"
+
+
+async def test_the_same_action_across_interfaces_is_no_reuse(make_agent, strict):
+    from poppy_tui.ui.checks import check_record
+    from poppy_tui.agent.store.store import now_utc
+
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    await agent.say(company, "Please cancel bk_1")
+    op = agent.store.get_operation(first.operation_row)
+    assert not [f for f in check_record(agent.store, op, now_utc(), 0).findings if f.code == "operation_reused"]
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30, request_id=first.request_id)
+    assert done.status != Status.NOT_PERFORMED

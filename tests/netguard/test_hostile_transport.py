@@ -96,3 +96,14 @@ async def test_an_operation_with_two_summaries_is_refused_naming_the_member(make
         result = await agent.call_api(record, "POST", "/api/duplicate-summary", {"x": 1})
     assert result.outcome != "operation" and result.operation_row is None
     assert "'summary' appears twice" in result.detail
+
+
+@pytest.mark.parametrize("sse", [False, True], ids=["json", "event-stream"])
+async def test_an_mcp_tool_result_with_two_summaries_is_refused_naming_the_member(make_agent, sse):
+    with SpecCompany(mcp_sse=sse) as company:
+        agent = make_agent(request_timeout_seconds=2.0)
+        record = await agent.add_company(company.base_url)
+        assert [t["name"] for t in await agent.list_tools(record)] == ["order_bike"]
+        result = await agent.call_tool(record, "order_bike", {})
+    assert result.outcome != "operation" and result.operation_row is None
+    assert "'summary' appears twice" in result.detail and "tools/call" in result.detail

@@ -79,6 +79,18 @@ def test_non_strings_do_not_crash():
         ("$70.00", False),
         ("Αθήνα", False),
         ("Αthens", True),  # Greek capital alpha
+        # From Unicode Script_Extensions (UTS #39), not from character names (#11.8):
+        ("\u041c\u0430nzanita Outfitters", True),  # Cyrillic М and а
+        ("\U0001d400cme", True),  # MATHEMATICAL BOLD CAPITAL A: script Common, a Latin look-alike
+        ("\u2113oan", True),  # SCRIPT SMALL L, also Common
+        ("\u13aapple", True),  # CHEROKEE LETTER GO, an A look-alike
+        ("\u2160nvoice", True),  # ROMAN NUMERAL ONE
+        ("らーめん Tokyo", False),  # ー has Script_Extensions {Hiragana, Katakana}
+        ("삼성 Galaxy", False),  # Latin beside Korean is "highly restrictive"
+        ("\u0391\u03b8\u03ae\u043da", True),  # Greek, Cyrillic and Latin
+        ("Straße", False),
+        ("\ufb01le", False),  # a ligature of two Latin letters is still Latin
+        ("مرحبا", False),
     ],
 )
 def test_mixed_script(text, expected):
@@ -420,3 +432,37 @@ def test_an_unterminated_osc_swallows_only_its_own_line():
     from poppy_tui.safety.sanitize import reading_text
 
     assert reading_text("\x1b]0;evil $1\nPay $70.00") == "\nPay $70.00"
+
+
+# --- what a revision is (#14.9) ------------------------------------------------------
+
+
+def test_a_revision_that_only_moves_the_expiry_is_new_expiry_not_new_terms():
+    from poppy_tui.safety.discrepancies import RevisionKind, classify_revision
+
+    before = op(revision="r1", expires_in=600)
+    later = op(revision="r2", expires_in=3600)
+    assert classify_revision(before, later) is RevisionKind.NEW_EXPIRY
+    assert classify_revision(before, later).label == "new expiry"
+    assert not classify_revision(before, later).needs_rereading
+    assert diff_revisions(before, later).kind is RevisionKind.NEW_EXPIRY
+
+
+@pytest.mark.parametrize(
+    ("previous", "current", "kind"),
+    [
+        (None, {}, "first"),
+        ({}, {"revision": "r2", "summary": CANONICAL_SUMMARY + " Now."}, "new_terms"),
+        ({}, {"revision": "r2", "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz")}, "new_terms"),
+        ({}, {"revision": "r2", "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz"), "expires_in": 9000}, "new_terms"),
+        ({}, {"revision": "r2"}, "same_content"),
+        ({}, {}, "unchanged"),
+        ({}, {"expires_in": 9000}, "reused"),
+        ({}, {"revision": "r2", "operation_id": "exc_OTHER"}, "other_operation"),
+    ],
+)
+def test_classify_revision(previous, current, kind):
+    from poppy_tui.safety.discrepancies import RevisionKind, classify_revision
+
+    assert classify_revision(None if previous is None else op(**previous), op(**current)) is RevisionKind(kind)
+    assert RevisionKind(kind).needs_rereading == (kind in ("new_terms", "reused", "other_operation"))

@@ -153,6 +153,23 @@ class DispatchStore(OperationStore):
                 (stamp(now_utc() + timedelta(seconds=delay_seconds)), detail, stamp(), operation_row, owner, Status.SENDING),
             )
 
+    def postpone(self, operation_row: int, owner: str, delay_seconds: float, detail: str) -> None:
+        """Nothing could leave the machine (the approval can't be signed): no attempt is
+        recorded, the approval is kept, and the send is tried again after `delay_seconds`
+        (approved: a later send_after, so it still expires; sending: a later next_attempt_at)."""
+        later = stamp(now_utc() + timedelta(seconds=delay_seconds))
+        with self._write(Durability.SOON) as db:
+            cursor = db.execute(
+                "UPDATE operations SET send_after=CASE WHEN status=? THEN ? ELSE send_after END,"
+                " next_attempt_at=CASE WHEN status=? THEN ? ELSE next_attempt_at END,"
+                " lease_owner=NULL, lease_until=NULL, outcome_detail=?, updated_at=?"
+                " WHERE id=? AND lease_owner=? AND status IN (?,?)",
+                (Status.APPROVED, later, Status.SENDING, later, detail, stamp(), operation_row, owner,
+                 Status.APPROVED, Status.SENDING),
+            )
+            if cursor.rowcount == 1:
+                self._event(operation_row, "not_sent", detail)
+
     def settle(
         self,
         operation_row: int,

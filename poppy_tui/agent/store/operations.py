@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from poppy_tui.agent.store.connection import stamp
-from poppy_tui.agent.store.requests import RequestStore
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.records import (
     AttemptRecord,
@@ -15,6 +14,7 @@ from poppy_tui.agent.store.records import (
     RecordResult,
     RevisionRecord,
     Status,
+    request_of,
 )
 from poppy_tui.agent.store.rows import (
     _ATTEMPT_COLUMNS,
@@ -25,7 +25,9 @@ from poppy_tui.agent.store.rows import (
     _operation,
     _revision,
 )
+from poppy_tui.agent.store.requests import RequestStore
 from poppy_tui.protocol.operation import Operation
+from poppy_tui.protocol.requests import RequestDescription
 
 
 class OperationStore(RequestStore):
@@ -168,6 +170,16 @@ class OperationStore(RequestStore):
             f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? ORDER BY id", (operation_row,)
         ).fetchall()
         return [_revision(r) for r in rows]
+
+    def revision_requests(self, operation_row: int) -> list[tuple[int, str, int, RequestDescription]]:
+        """(revision row, revision, request row, request) for each revision, oldest first: which
+        request returned which terms."""
+        rows = self._db.execute(
+            "SELECT r.id, r.revision, q.id, q.request_json FROM revisions r JOIN requests q ON q.id = r.request_id"
+            " WHERE r.operation_row=? ORDER BY r.id",
+            (operation_row,),
+        ).fetchall()
+        return [(r[0], r[1], r[2], request_of(r[3])) for r in rows]
 
     def previous_seen_revision(self, operation_row: int, before_revision_id: int) -> RevisionRecord | None:
         """The latest revision the person opened before this one: what 'changed since' compares with."""

@@ -24,6 +24,7 @@ from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_de
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports.mcp_strict import StrictJsonTransport
 from poppy_tui.protocol.approval import Approval, approval_to_mcp_meta
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.operation import operation_from_mcp_result
@@ -65,6 +66,12 @@ class PoppyAuth(httpx2.Auth):
     header_factory: Callable[[], dict[str, str]]
     seen: dict[str, _Seen] = field(default_factory=dict)
     last_error: _Seen | None = None
+    # Set when a message from the server named a member twice (mcp_strict.py): (method, reason).
+    malformed: tuple[str | None, str] | None = None
+
+    def note_malformed(self, method: str | None, reason: str) -> None:
+        if self.malformed is None:
+            self.malformed = (method, reason)
 
     async def async_auth_flow(self, request: httpx2.Request) -> AsyncIterator[httpx2.Request]:  # type: ignore[override]
         request.headers.update(self.header_factory())
@@ -118,10 +125,13 @@ class McpTransport:
         self._allow_loopback = allow_loopback
 
     def _client(self, auth: PoppyAuth) -> httpx2.AsyncClient:
+        options = guarded_client_options(httpx2, self._allow_loopback)
+        options["transport"] = StrictJsonTransport(options["transport"], auth.note_malformed)
         return httpx2.AsyncClient(
-            **guarded_client_options(httpx2, self._allow_loopback),
+            **options,
             auth=auth,
-            headers={"User-Agent": USER_AGENT},
+            # Uncompressed, so mcp_strict.py can check each message's bytes for duplicate members.
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
             timeout=httpx2.Timeout(self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)),
             follow_redirects=False,
         )
@@ -163,6 +173,8 @@ class McpTransport:
             return tools
 
         result, auth, failure = await self._run(company, url, company.session_id, work)
+        if auth.malformed is not None:
+            raise RuntimeError(f"could not list {company.name}'s MCP tools: the answer is malformed: {auth.malformed[1]}")
         if failure is not None:
             raise RuntimeError(f"could not list {company.name}'s MCP tools: {_describe(failure, auth)}")
         return result
@@ -200,6 +212,10 @@ class McpTransport:
         self, company: CompanyRecord, result: Any, auth: PoppyAuth, failure: BaseException | None, session_id: str
     ) -> Exchange:
         call = auth.seen.get("tools/call", _Seen())
+        if auth.malformed is not None:
+            method, reason = auth.malformed
+            error = ProtocolError("response", f"the MCP server's {method or 'answer'} is malformed: {reason}")
+            return Exchange(BadResponse(error, call.status), call.status, {"error": str(error)}, session_id, str(error))
         if isinstance(result, CallToolResult):
             wire = result_to_wire(result)
             status = call.status
