@@ -93,10 +93,13 @@ def build_server(agent: Any) -> MCPServer:
             raise ToolError(f"no operation {company_text.line(key, 100)!r}; list_pending shows what waits")
         return record
 
-    async def settle(row: int, wait_seconds: float, context: Context) -> CallToolResult:
+    async def settle(row: int, wait_seconds: float, context: Context, request_id: int | None = None) -> CallToolResult:
         if wait_seconds <= 0:
-            return results.operation_result(agent.store.get_operation(row))
-        record = await wait_for_decision(agent, row, wait_seconds, _Progress(context))
+            record = agent.store.get_operation(row)
+            if request_id is not None:
+                record = agent.outcome_for_request(record, request_id)
+            return results.operation_result(record)
+        record = await wait_for_decision(agent, row, wait_seconds, _Progress(context), request_id)
         return results.operation_result(record)
 
     async def guarded(work):
@@ -191,7 +194,7 @@ def build_server(agent: Any) -> MCPServer:
         async def work() -> CallToolResult:
             result = await agent.call_api(company_of(company), method.upper(), path, body, origin="mcp")
             if result.outcome == "operation" and result.operation_row is not None:
-                return await settle(result.operation_row, wait_seconds, context)
+                return await settle(result.operation_row, wait_seconds, context, result.request_id)
             return results.request_result(result.outcome, result.status, result.body, result.detail)
 
         return await guarded(work)
@@ -210,7 +213,7 @@ def build_server(agent: Any) -> MCPServer:
         async def work() -> CallToolResult:
             result = await agent.call_tool(company_of(company), tool, dict(arguments or {}), origin="mcp")
             if result.outcome == "operation" and result.operation_row is not None:
-                return await settle(result.operation_row, wait_seconds, context)
+                return await settle(result.operation_row, wait_seconds, context, result.request_id)
             return results.request_result(result.outcome, None, result.body, result.detail)
 
         return await guarded(work)

@@ -31,9 +31,13 @@ def _note(record: OperationRecord) -> str:
     }.get(record.status, record.status.value)
 
 
-async def wait_for_decision(agent, row: int, wait_seconds: float, report: Report) -> OperationRecord:
+async def wait_for_decision(
+    agent, row: int, wait_seconds: float, report: Report, request_id: int | None = None
+) -> OperationRecord:
     """Returns the operation once it is settled, once the person withdraws an approval made while
-    we waited, or when `wait_seconds` have passed (then it is still open: the client may wait again)."""
+    we waited, or when `wait_seconds` have passed (then it is still open: the client may wait again).
+    With `request_id` (the client's own request), the outcome is read as that request's: an approval
+    that went with another request the Company gave the same operation_id didn't perform this one."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(0.0, wait_seconds)
     record = agent.store.get_operation(row)
@@ -52,7 +56,7 @@ async def wait_for_decision(agent, row: int, wait_seconds: float, report: Report
         if left <= 0:
             return record
         # Short steps, so a quick approve-then-withdraw is still seen as an approval taken back.
-        record = await agent.wait_for_outcome(row, timeout=min(left, STEP_SECONDS))
+        record = await agent.wait_for_outcome(row, timeout=min(left, STEP_SECONDS), request_id=request_id)
         now = (record.status, record.current.id)
         if now != seen:
             note = _note(record)

@@ -61,20 +61,22 @@ def _app(company: SpecCompany) -> Starlette:
 
     async def cancel(request: Request) -> JSONResponse:
         appointment = request.path_params["appointment_id"]
+        # One operation_id for every cancellation (as the spec allows); each appointment is a revision.
+        revision = REVISION if appointment == "apt_77" else f"rev-{appointment}"
         approval = request.headers.get("poppy-approval")
         if approval is None:
             return JSONResponse({
                 "error": "approval_required",
                 "operation": {
                     "operation_id": OPERATION_ID,
-                    "revision": REVISION,
+                    "revision": revision,
                     "summary": company.summary,
                     "terms": {"appointment_id": appointment, "fee": {"amount": "25.00", "currency": "EUR"}},
                     "expires_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 900)),
                 },
             }, status_code=403)
         company.approvals.append(approval)
-        if f'operation_id="{OPERATION_ID}"' not in approval or f'revision="{REVISION}"' not in approval:
+        if f'operation_id="{OPERATION_ID}"' not in approval or f'revision="{revision}"' not in approval:
             return JSONResponse({"error": "invalid_approval"}, status_code=400)
         company.performed.append(appointment)
         return JSONResponse({"appointment": appointment, "state": "cancelled", "fee_charged": "EUR 25.00"})

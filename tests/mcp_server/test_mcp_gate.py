@@ -229,3 +229,30 @@ async def test_an_approval_withdrawn_while_the_client_waits_is_reported_as_withd
     assert "call wait_for_decision" in data["next_step"]
     assert status["operation"]["status"] == "withdrawn"
     assert shop.context.shop.performed("exc_5Rt2") == 0
+
+
+async def test_a_client_waiting_on_its_request_is_not_told_another_requests_approval_performed_it(
+    home, birchwood, tmp_path
+):
+    """The Company gave one operation_id to two different requests; the person approved the second's
+    terms. The first request's caller learns that its own request was not performed."""
+    cancel = {"company": "birchwood", "method": "POST", "body": {}}
+    async with mcp_client(home, tmp_path) as session:
+        first = asyncio.create_task(session.call_tool(
+            "call_api", {**cancel, "path": "/v1/appointments/apt_77/cancel", "wait_seconds": 120}))
+        agent = person_agent(home)
+        try:
+            app = PoppyApp(agent)
+            async with app.run_test(size=(120, 36)) as pilot:
+                row = await wait_for_status(agent, {Status.PENDING})
+                second = await session.call_tool(
+                    "call_api", {**cancel, "path": "/v1/appointments/apt_88/cancel", "wait_seconds": 0})
+                assert second.structured_content["operation"]["operation"] == row  # a new revision of it
+                assert second.structured_content["operation"]["revision"] == "rev-apt_88"
+                await approve_in_tui(app, pilot, row)
+                result = await asyncio.wait_for(first, 60)
+        finally:
+            await agent.aclose()
+    data = result.structured_content
+    assert birchwood.performed == ["apt_88"]
+    assert data["result"] == "not_performed" and result.is_error is True
