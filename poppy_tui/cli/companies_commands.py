@@ -43,6 +43,8 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
     )
     global_options(remove, suppress=True)
     remove.add_argument("name", metavar="NAME", help="name, domain or URL of a known Company")
+    for parser in (refresh, remove):  # --json means JSON output on every command (docs/cli.md)
+        parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
 
 
 def company_choices(companies: list["CompanyRecord"]) -> str:
@@ -122,6 +124,7 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
             note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
             return Exit.OK
         failed = False
+        listed = []
         for company in companies:
             before = company.supports_operations
             refreshed = await agent.refresh_company(company, force=True)
@@ -130,12 +133,17 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
                 failed = True
                 note(f"{safe_line(now.name, 60)} ({safe_line(now.domain, 80)}): kept the stored poppy.json: "
                      f"{safe_line(refreshed.problem, 400)}")
+                listed.append({**company_json(now), "refresh": "failed", "problem": refreshed.problem})
                 continue
             state = "updated" if refreshed.changed else "unchanged"
-            emit(f"{now.id}  {state}  {company_line(now)}")
+            listed.append({**company_json(now), "refresh": state})
+            if not args.json:
+                emit(f"{now.id}  {state}  {company_line(now)}")
             if before != now.supports_operations:
                 note(f"note: {safe_line(now.name, 60)} "
                      f"{'now offers' if now.supports_operations else 'no longer offers'} the operations extension v2")
+        if args.json:
+            emit(to_json({"companies": listed}))
         return Exit.ERROR if failed else Exit.OK
 
     return with_agent(ctx, work)
@@ -147,6 +155,9 @@ def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.name)
         agent.remove_company(company)
+        if args.json:
+            emit(to_json({"removed": company_json(company)}))
+            return Exit.OK
         emit(f"removed {company.id}  {safe_line(company.name, 80)} ({safe_line(company.domain, 80)}); "
              "its history stays")
         return Exit.OK

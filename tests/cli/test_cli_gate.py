@@ -203,7 +203,8 @@ def test_every_request_and_listing_command_takes_json(cli, home):
     data = json.loads(cli("locate", "db", "--json").out)
     assert data["db"].endswith("poppy.db")
     for argv in (["call", "x", "GET", "/"], ["tool", "x", "t"], ["say", "x", "hi"], ["companies", "add", "x"],
-                 ["send"], ["pending"], ["history"], ["show", "1"], ["companies", "list"], ["locate", "db"]):
+                 ["send"], ["pending"], ["history"], ["show", "1"], ["companies", "list"], ["locate", "db"],
+                 ["companies", "refresh"], ["companies", "remove", "x"]):
         assert "--json" in cli(*argv, "--help").out, argv
 
 
@@ -227,3 +228,19 @@ def test_only_the_old_call_body_spelling_is_rewritten(argv, expected, noted):
     out = rewrite_deprecated(argv, notes.append)
     assert out == (expected + ["--old-body-spelling"] if noted else expected)
     assert bool(notes) == noted
+
+
+def test_companies_add_refresh_and_remove_answer_in_json(cli, home):
+    company = start_company()
+    try:
+        added = json.loads(cli("companies", "add", company.base_url, "--json").out)["company"]
+        assert added["name"] == "Manzanita Outfitters" and added["domain"] == company.domain
+        refreshed = cli("companies", "refresh", "--json")
+        assert refreshed.code == Exit.OK
+        (entry,) = json.loads(refreshed.out)["companies"]
+        assert entry["id"] == added["id"] and entry["refresh"] in ("unchanged", "updated")
+        removed = json.loads(cli("companies", "remove", "manzanita", "--json").out)["removed"]
+        assert removed["id"] == added["id"]
+        assert json.loads(cli("companies", "list", "--json").out)["companies"] == []
+    finally:
+        company.stop()
