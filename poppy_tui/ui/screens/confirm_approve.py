@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from poppy_tui.ui.safe import safe_line_content, strong
+from poppy_tui.ui.safe import company_content, safe_line_content, strong
 from poppy_tui.ui.widgets.countdown import Countdown
 
 
@@ -62,7 +62,7 @@ class ConfirmApproveScreen(ModalScreen[bool]):
             yield Static(
                 Content.assemble(
                     ("Company  ", "dim"),
-                    strong(self.company_name, 80),
+                    company_content(self.company_name, self.company_domain, 80, with_domain=False),  # ⚠ look-alikes
                     ("  at ", "dim"),
                     safe_line_content(self.company_domain, 80),
                 ),
