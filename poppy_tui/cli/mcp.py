@@ -16,13 +16,20 @@ if TYPE_CHECKING:
 
 
 def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
-    from poppy_tui.cli.commands import open_agent
+    import sys
+
+    from poppy_tui.cli.commands import discover_listed, open_agent
+    from poppy_tui.cli.output import note
     from poppy_tui.mcp_server.server import serve_stdio
 
+    if sys.stdin.isatty():
+        note("poppy-tui mcp speaks MCP on stdin/stdout: add it to an MCP client (see docs/mcp.md); Ctrl-C stops it")
     agent = open_agent(ctx)
 
     async def session() -> None:
         try:
+            if ctx.config.companies:
+                await discover_listed(agent)  # as the TUI does on start; notes go to stderr
             await serve_stdio(agent)
         finally:
             await agent.aclose()
