@@ -256,3 +256,28 @@ async def test_a_client_waiting_on_its_request_is_not_told_another_requests_appr
     data = result.structured_content
     assert birchwood.performed == ["apt_88"]
     assert data["result"] == "not_performed" and result.is_error is True
+
+
+async def test_a_client_that_goes_away_mid_wait_leaves_the_operation_queued(home, shop, tmp_path):
+    progress: list[str] = []
+
+    async def on_progress(value, total, message):
+        progress.append(message or "")
+
+    async with mcp_client(home, tmp_path) as session:
+        call = asyncio.create_task(
+            session.call_tool("call_api", {**EXCHANGE, "wait_seconds": 600}, progress_callback=on_progress))
+        for _ in range(400):
+            if progress:
+                break
+            await asyncio.sleep(0.05)
+        assert progress, "the call never said it waits"
+        call.cancel()
+    # The server process is gone; the operation waits for the person, exactly as before.
+    agent = person_agent(home)
+    try:
+        (row,) = agent.store.list_operations()
+        assert row.status == Status.PENDING
+    finally:
+        await agent.aclose()
+    assert shop.context.shop.performed("exc_5Rt2") == 0
