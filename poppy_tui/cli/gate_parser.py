@@ -34,7 +34,7 @@ def add_script_options(
             "--timeout",
             type=_seconds,
             metavar="SECONDS",
-            help="with --wait: stop waiting after SECONDS and exit 8; the operation stays queued",
+            help="with --wait: stop waiting after SECONDS and exit 9; the operation stays queued",
         )
     call.add_argument("--old-body-spelling", action="store_true", help=argparse.SUPPRESS)
     companies_add.add_argument("--json", action="store_true", help=JSON_HELP)

@@ -25,6 +25,10 @@ STATE_TEXT = {
     "withdrawn": "the person withdrew their approval before it was sent; nothing was sent; they may still decide",
     "approved": "approved by the person; poppy-tui sends it when the grace period ends",
     "sending": "approved by the person; poppy-tui is sending it to the Company",
+    "waiting_for_sign_in": (
+        "approved by the person, but the Company wants them signed in first; poppy-tui sends it once they "
+        "sign in (poppy-tui signin COMPANY, or s in the TUI), before it expires"
+    ),
     "performed": "performed: the Company confirmed it did this",
     "not_performed": "not performed: the Company did not do it",
     "outcome_unknown": (
@@ -121,6 +125,8 @@ def operation_result(record: OperationRecord, *, returned: bool = True, waited: 
     """An operation's state as a tool result: settled, or still waiting (the client may wait on)."""
     status = record.status.value
     state = "waiting_for_person" if record.status in (Status.PENDING,) else status
+    if getattr(record, "waiting_sign_in", None) and record.status in (Status.APPROVED, Status.SENDING):
+        state = "waiting_for_sign_in"
     settled = status in ("performed", "not_performed", "outcome_unknown", "declined", "expired")
     next_step = "" if settled else keep_waiting_hint(record)
     data: dict[str, Any] = {
@@ -136,7 +142,7 @@ def operation_result(record: OperationRecord, *, returned: bool = True, waited: 
     return _result(data, operation_text(record, state, next_step), error=state in FAILED)
 
 
-def request_result(outcome: str, status: int | None, body: Any, detail: str) -> CallToolResult:
+def request_result(outcome: str, status: int | None, body: Any, detail: str, sign_in: bool = False) -> CallToolResult:
     """A request answered without an operation: performed, refused, or no definite answer."""
     meaning = {
         "performed": "performed: the Company did it",
@@ -148,6 +154,10 @@ def request_result(outcome: str, status: int | None, body: Any, detail: str) -> 
     if status is not None:
         data["http_status"] = status
     lines = [f"poppy-tui: {meaning}" + (f" (HTTP {status})" if status is not None else "") + "."]
+    if sign_in:
+        data["sign_in_required"] = True
+        lines.append("The Company wants the person signed in: ask them to sign in (poppy-tui signin COMPANY, or s "
+                     "on the Companies screen), then make the request again.")
     if detail:
         lines.append(quoted("Detail", company_text.line(detail, 400)))
     if body is not None:

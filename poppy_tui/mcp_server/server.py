@@ -64,6 +64,11 @@ class _Progress:
             log.debug("progress notification failed: %s", exc)
 
 
+def _sign_in(result: Any) -> bool:
+    challenge = getattr(result, "challenge", None)
+    return bool(challenge is not None and getattr(challenge, "needs_sign_in", False))
+
+
 def build_server(agent: Any) -> MCPServer:
     root = logging.getLogger()
     handlers_before, level_before = list(root.handlers), root.level
@@ -195,7 +200,7 @@ def build_server(agent: Any) -> MCPServer:
             result = await agent.call_api(company_of(company), method.upper(), path, body, origin="mcp")
             if result.outcome == "operation" and result.operation_row is not None:
                 return await settle(result.operation_row, wait_seconds, context, result.request_id)
-            return results.request_result(result.outcome, result.status, result.body, result.detail)
+            return results.request_result(result.outcome, result.status, result.body, result.detail, _sign_in(result))
 
         return await guarded(work)
 
@@ -214,7 +219,7 @@ def build_server(agent: Any) -> MCPServer:
             result = await agent.call_tool(company_of(company), tool, dict(arguments or {}), origin="mcp")
             if result.outcome == "operation" and result.operation_row is not None:
                 return await settle(result.operation_row, wait_seconds, context, result.request_id)
-            return results.request_result(result.outcome, None, result.body, result.detail)
+            return results.request_result(result.outcome, None, result.body, result.detail, _sign_in(result))
 
         return await guarded(work)
 

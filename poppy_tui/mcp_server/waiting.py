@@ -23,6 +23,8 @@ Report = Callable[[OperationRecord, str], Awaitable[None]]
 
 
 def _note(record: OperationRecord) -> str:
+    if getattr(record, "waiting_sign_in", None):
+        return "approved, but the Company wants the person signed in first; sent once they sign in"
     return {
         Status.PENDING: "waiting for the person to decide in poppy-tui",
         Status.WITHDRAWN: "approval withdrawn; waiting for the person to decide in poppy-tui",
@@ -41,7 +43,7 @@ async def wait_for_decision(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(0.0, wait_seconds)
     record = agent.store.get_operation(row)
-    seen = (record.status, record.current.id)
+    seen = (record.status, record.current.id, getattr(record, "waiting_sign_in", None))
     await report(record, _note(record))
     last_report = loop.time()
     was_approved = False
@@ -57,7 +59,7 @@ async def wait_for_decision(
             return record
         # Short steps, so a quick approve-then-withdraw is still seen as an approval taken back.
         record = await agent.wait_for_outcome(row, timeout=min(left, STEP_SECONDS), request_id=request_id)
-        now = (record.status, record.current.id)
+        now = (record.status, record.current.id, getattr(record, "waiting_sign_in", None))
         if now != seen:
             note = _note(record)
             if now[1] != seen[1] and record.status.is_open:

@@ -114,7 +114,7 @@ def test_call_json_prints_one_json_object_with_the_queued_operation(cli, home, s
 
 def test_wait_timeout_gives_up_with_its_own_exit_code_and_leaves_the_operation_queued(cli, home, shop):
     run = cli("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", "--timeout", "0.5", "--json")
-    assert run.code == Exit.TIMED_OUT == 8
+    assert run.code == Exit.TIMED_OUT == 9
     assert "gave up waiting after 0.5s: operation 1 stays queued" in run.err
     data = json.loads(run.out)
     assert data["timed_out"] is True and data["operations"][0]["status"] == "pending"
