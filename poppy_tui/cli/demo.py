@@ -121,6 +121,7 @@ async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int
         from poppy_tui.cli.demo_signin import sign_in_first
 
         await sign_in_first(agent, company)
+    note("Making requests through each interface:")
     waiting: list[int] = []
     for request in DEMO_REQUESTS:
         try:
@@ -172,7 +173,6 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
             for line in accounts_banner():
                 note(line)
         note(f"Demo data: {demo.paths.data_dir} (separate from your own; reset on each start)")
-        note("Making requests through each interface:")
 
         async def make_requests() -> list[int]:
             agent = open_agent(demo)

@@ -39,6 +39,11 @@ async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
         note("  not signed in; the requests go signed out")
         return False
     note(f"  signed in ({grant.kind}), scopes {' '.join(grant.scopes)}")
+    missing = [scope for scope in agent.signins.offer(company).scopes_for("device") if scope not in grant.scopes]
+    if missing:
+        # Mediated Sign-In grants the demo less (no bookings): say so before a request meets it.
+        note(f"  {grant.kind} sign-in doesn't grant {safe_line(' '.join(missing), 200)}; "
+             "a request that needs it asks you to sign in again (s on the TUI's Companies screen)")
     return True
 
 

@@ -86,9 +86,15 @@ def test_demo_in_a_real_terminal(home):
     try:
         terminal.read_until(r"No browser here\? Press Enter")
         terminal.press(b"\r")
+        # A mistyped password gets a one-line error and another try.
         terminal.read_until(r"Email: ")
         terminal.press(DEMO_USERNAME.encode() + b"\r")
         terminal.read_until(r"Password \(not shown\): ")
+        terminal.press(b"wrong-" + DEMO_PASSWORD.encode() + b"\r")
+        terminal.read_until(r"try again")
+        terminal.read_until(r"Email: ", after="try again")
+        terminal.press(DEMO_USERNAME.encode() + b"\r")
+        terminal.read_until(r"Password \(not shown\): ", after="try again")
         terminal.press(DEMO_PASSWORD.encode() + b"\r")
         terminal.read_until(r"One-time code: ")
         terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
@@ -103,7 +109,9 @@ def test_demo_in_a_real_terminal(home):
         terminal.close()
     text = terminal.text
     # The password shows once, in the banner that gives it; the typed one is never echoed back.
-    assert text.count(DEMO_PASSWORD) == 1
+    assert text.count(DEMO_PASSWORD) == 1 and "wrong-" not in text
+    assert "Traceback" not in text
+    assert "mediated sign-in doesn't grant bookings" in text
     assert "needs more access: scopes poppy:write bookings" in text
     demo = demo_paths(resolve_paths(home))
     with Store.open(demo.database) as store:
