@@ -8,6 +8,8 @@ Textual parses a plain str as markup, and `[@click=...]` in it runs app actions.
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -19,6 +21,7 @@ from poppy_tui.safety.summary import render_summary, safe_content, safe_line_con
 __all__ = [
     "cell",
     "fit_line",
+    "wrapped_first_line",
     "check_operation",
     "diff_revisions",
     "first_line",
@@ -37,16 +40,49 @@ __all__ = [
 CELL_MAX = 200
 
 
+_MARKER = re.compile(r"…\(\+(\d+) chars\)$")
+
+
 def fit_line(text: str, width: int) -> str:
     """Sanitised, and at most `width` characters *including* the "…(+N chars)" marker that
-    sanitize_line appends after its `max_chars`: columns have a fixed width."""
+    sanitize_line appends after its `max_chars`: columns have a fixed width.
+
+    A marker is never longer than what it hides: when fewer characters are cut than the
+    marker would take, a bare "…" says the line goes on."""
+    first = sanitize_line(text, max(0, width))
+    if "truncated" not in first.flags:
+        return first.text
     budget = width
+    shown = first.text
     for _ in range(4):  # the marker's length moves with N, so settle in a few steps
         shown = sanitize_line(text, max(0, budget)).text
         if len(shown) <= width or budget <= 0:
-            return shown
+            break
         budget -= len(shown) - width
+    found = _MARKER.search(shown)
+    if found is not None and int(found.group(1)) < len(found.group(0)) and width > 0:
+        # Cut one character short (whole tokens only) and end with a bare ellipsis.
+        short = sanitize_line(text, width - 1)
+        body = short.text[: short.marks[-1][0]] if short.marks else short.text[: width - 1]
+        return body + "…"
     return shown[:width]
+
+
+def wrapped_first_line(text: str, width: int, lines: int, indent: int = 0) -> str:
+    """The summary's first line wrapped to `width` over at most `lines` lines (the first line
+    `indent` shorter), cut with a visible marker only if it still doesn't fit. The newlines are
+    ours, so what is measured here is what the cell shows."""
+    line = _first_line(text)
+    width = max(1, width)
+    budget = width * lines - indent
+    for _ in range(6):
+        shown = fit_line(line, max(1, budget))
+        wrapped = textwrap.wrap(" " * indent + shown, width, break_long_words=True, break_on_hyphens=False,
+                                drop_whitespace=True) or [""]
+        if len(wrapped) <= lines:
+            return "\n".join(wrapped)[indent:] if indent else "\n".join(wrapped)
+        budget -= max(1, len(wrapped[-1]) + (len(wrapped) - lines - 1) * width)
+    return shown[: max(1, width - indent)]
 
 
 def cell(text: Any, max_chars: int = CELL_MAX) -> Text:

@@ -36,6 +36,17 @@ def table_text(table: DataTable) -> str:
     )
 
 
+def plain_text(renderable) -> str:
+    """What a Static shows, whether a Content, a str or a Rich renderable (the help's tables)."""
+    from rich.console import Console
+
+    if isinstance(renderable, str) or hasattr(renderable, "plain"):
+        return str(getattr(renderable, "plain", renderable))
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
 async def settle(pilot, seconds: float = 0.3) -> None:
     await pilot.pause(seconds)
 
@@ -191,7 +202,7 @@ async def test_help_lists_every_binding_with_its_id(store, agent):
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = " ".join(plain_text(w.content) for w in app.screen.query("Static"))
         for binding_id in ("approve", "decline", "withdraw", "resolve", "confirm_approve", "cancel_approve",
                            "next_page", "send_request", "talk_to_company", "refresh_conversation"):
             assert binding_id in text

@@ -36,6 +36,8 @@ def _input_type(field: FormField) -> str:
 
 class ComposerScreen(PoppyScreen):
     TITLE_TEXT = "New request"
+    NAV_MODE = "compose"
+    TYPING = True
     AUTO_FOCUS = "#composer-company"
     BINDINGS = [
         Binding("ctrl+s", "send", "Send", id="send_request", priority=True),
@@ -69,6 +71,19 @@ class ComposerScreen(PoppyScreen):
     def on_mount(self) -> None:
         self.query_one("#composer-result").display = False
         self.refresh_data()
+
+    def choose_company(self, company_id: int) -> None:
+        """Pick this Company, as the Companies screen asks; the box and the screen then agree."""
+        if not self.is_mounted:
+            self.initial_company_id = company_id  # read by compose
+            return
+        select = self.query_one("#composer-company", CompanySelect)
+        self.refresh_data()
+        if select.value != company_id:
+            try:
+                select.value = company_id
+            except Exception:  # not offered here (Talk lists only Companies with an agent)
+                self.notify("That Company has no agent to talk to.", markup=False)
 
     def refresh_data(self) -> None:
         self.query_one("#composer-company", CompanySelect).show_companies(self.store.list_companies())

@@ -57,6 +57,8 @@ class OperationCard(Static, can_focus=True):
 
 class ConversationScreen(PoppyScreen):
     TITLE_TEXT = "Talk"
+    NAV_MODE = "talk"
+    TYPING = True
     AUTO_FOCUS = "#talk-input"
     BINDINGS = [
         Binding("ctrl+r", "refresh_conversation", "Check for replies", id="refresh_conversation"),
@@ -88,6 +90,19 @@ class ConversationScreen(PoppyScreen):
 
     def on_mount(self) -> None:
         self.refresh_data()
+
+    def choose_company(self, company_id: int) -> None:
+        """Pick this Company, as the Companies screen asks; the box and the screen then agree."""
+        if not self.is_mounted:
+            self.initial_company_id = company_id  # read by compose
+            return
+        select = self.query_one("#talk-company", CompanySelect)
+        self.refresh_data()
+        if select.value != company_id:
+            try:
+                select.value = company_id
+            except Exception:  # not offered here (Talk lists only Companies with an agent)
+                self.notify("That Company has no agent to talk to.", markup=False)
 
     def refresh_data(self) -> None:
         self.query_one("#talk-company", CompanySelect).show_companies(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,7 +16,7 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
-from poppy_tui.ui.safe import cell, first_line_text
+from poppy_tui.ui.safe import cell, first_line_text, wrapped_first_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.company_select import CompanySelect
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -34,15 +35,24 @@ STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
 
 # What tells records apart comes first; the rest scrolls into view.
 COLUMNS = (
-    ("updated", "Updated", 19),
+    ("updated", "Updated", 23),
     ("company", "Company", 22),
     ("status", "Status", 15),
     ("decision", "Decision", 22),
     ("via", "Via", 12),
     ("summary", "Summary", 0),  # takes what the others leave; the table scrolls sideways for the rest
-    ("decided", "Decided", 19),
+    ("decided", "Decided", 23),
     ("outcome", "Outcome", 40),
 )
+# Narrower than this, each record takes two lines so its summary fits beside who and when:
+# rows must read differently at 80 columns, and nothing scrolls sideways.
+COMPACT_BELOW = 120
+COMPACT_COLUMNS = (
+    ("when", "Updated / status", 23),
+    ("who", "Company / decision", 20),
+    ("summary", "Summary", 0),
+)
+COMPACT_LINES = 3
 
 
 def page_count(total: int) -> int:
@@ -62,11 +72,14 @@ def decision_text(row: OperationRow) -> str:
 
 class HistoryScreen(PoppyScreen):
     TITLE_TEXT = "History"
+    NAV_MODE = "history"
     AUTO_FOCUS = "#history-table"
     BINDINGS = [
         Binding("right_square_bracket,pagedown", "next_page", "Next page", id="next_page"),
         Binding("left_square_bracket,pageup", "prev_page", "Prev page", id="prev_page"),
         Binding("slash", "focus_search", "Search", id="search"),
+        # Out of the search box, so the global keys are keys again (and not letters in it).
+        Binding("escape", "leave_filters", "Leave the box", id="leave_search"),
     ]
 
     def __init__(self) -> None:
@@ -123,6 +136,15 @@ class HistoryScreen(PoppyScreen):
     def action_focus_search(self) -> None:
         self.query_one("#history-search").focus()
 
+    def action_leave_filters(self) -> None:
+        self.query_one("#history-table").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_filters":
+            return self.focused is not None and self.focused.id in ("history-search", "history-company",
+                                                                     "history-status")
+        return True
+
     # ---- paging ---------------------------------------------------------------------------
 
     @property
@@ -163,8 +185,11 @@ class HistoryScreen(PoppyScreen):
         self.rows, self.total, self.page = rows, total, page
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
-        summary = remaining_width(self.app.size.width, (w for k, _, w in COLUMNS if k != "summary"), minimum=30)
-        set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in COLUMNS])
+        compact = self.app.size.width < COMPACT_BELOW
+        columns = COMPACT_COLUMNS if compact else COLUMNS
+        summary = remaining_width(self.app.size.width, (w for k, _, w in columns if k != "summary"),
+                                  minimum=20 if compact else 30, chrome=4 if compact else 6)
+        set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in columns])
         table.clear()
         for row in rows:
             values = {
@@ -176,6 +201,17 @@ class HistoryScreen(PoppyScreen):
                 "decided": local_time(row.decided_at) if row.decided_at else "—",
                 "outcome": row.outcome_detail or "—",
             }
+            if compact:
+                table.add_row(
+                    Text.assemble(cell(values["updated"], 23), "\n", cell(values["status"], 23)),
+                    Text.assemble(cell(values["company"], 20), "\n",
+                                  cell(values["via"] if values["decision"] == "—"
+                                       else f"{values['decision']} · {values['via']}", 20)),
+                    Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
+                    key=str(row.id),
+                    height=COMPACT_LINES,
+                )
+                continue
             table.add_row(
                 *(first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
                   for k, _, w in COLUMNS),

@@ -22,6 +22,7 @@ INBOX_LIMIT = 500
 
 class InboxScreen(PoppyScreen):
     TITLE_TEXT = "Inbox"
+    NAV_MODE = "inbox"
     AUTO_FOCUS = "#pending-table"
 
     def __init__(self) -> None:
