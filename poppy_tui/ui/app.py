@@ -113,6 +113,9 @@ class PoppyApp(App[None]):
         self.startup_ms: float | None = None
         self.painted = False  # the first frame is on screen; screens may read the store
         self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
+        from poppy_tui.ui.outcome_toasts import OutcomeWatcher
+
+        self.outcome_watcher = OutcomeWatcher()
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -191,6 +194,19 @@ class PoppyApp(App[None]):
         # Screens under a modal hear it too: a review under the confirm dialog must see new terms.
         for screen in self.screen_stack:
             screen.post_message(StoreChanged())
+        self._announce_outcomes()
+
+    def _announce_outcomes(self) -> None:
+        try:
+            toasts = self.outcome_watcher.check(self.agent.store)
+        except Exception as exc:  # a locked database: the next change looks again
+            self.log.warning(f"outcome check failed: {exc}")
+            return
+        for toast in toasts:
+            # The review of that operation says it in its banner; once is enough there.
+            if getattr(self.screen, "operation_row", None) == toast.operation_row:
+                continue
+            self.notify(toast.message, severity=toast.severity, markup=False, timeout=10)  # type: ignore[arg-type]
 
     # ---- keys -----------------------------------------------------------------------------
 

@@ -26,8 +26,11 @@ def nav_bar(app: "PoppyApp", current: str | None, title: str, typing: bool) -> C
     from poppy_tui.ui.app import NAV_ITEMS
 
     parts: list[Content | str | tuple[str, str]] = [("poppy", "bold"), "  "]
+    narrow = app.size.width < 100
     for mode, binding_id, default, label in NAV_ITEMS:
         key = app.key_for(binding_id, default)
+        if narrow and label == "New request":
+            label = "New"
         if mode == current:
             parts += [(f" {key} {label} ", "reverse bold"), " "]
         else:
@@ -35,7 +38,7 @@ def nav_bar(app: "PoppyApp", current: str | None, title: str, typing: bool) -> C
     if current is None:
         parts += [("› ", "dim"), (title, "bold")]
     elif typing:
-        parts.append(("(Esc first)" if app.size.width < 100 else "letters type here: Esc first", "dim italic"))
+        parts.append(("(Esc first)" if narrow else "letters type here: Esc first", "dim italic"))
     return Content.assemble(*parts)
 
 

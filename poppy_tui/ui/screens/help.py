@@ -19,7 +19,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.screens.companies import CompaniesScreen
     from poppy_tui.ui.screens.composer import ComposerScreen
-    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ResolveOutcomeScreen
+    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen, ResolveOutcomeScreen
     from poppy_tui.ui.screens.conversation import ConversationScreen, OperationCard
     from poppy_tui.ui.screens.history import HistoryScreen
     from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
@@ -33,6 +33,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ("Inbox", [], [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")]),
         ("Review", bindings(ReviewScreen.BINDINGS), [("up/down/pgup/pgdn", "scroll the summary and terms")]),
         ("Confirm approval", bindings(ConfirmApproveScreen.BINDINGS), [("enter", "does nothing here, on purpose")]),
+        ("Confirm decline", bindings(ConfirmDeclineScreen.BINDINGS), []),
         ("Outcome unknown", bindings(ResolveOutcomeScreen.BINDINGS), []),
         ("History", bindings(HistoryScreen.BINDINGS), [("enter", "show the full record")]),
         ("Operation record", bindings(HistoryDetailScreen.BINDINGS), []),
