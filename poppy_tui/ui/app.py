@@ -98,6 +98,7 @@ class PoppyApp(App[None]):
         *,
         initial_screen: str = "inbox",
         clock: Callable[[], datetime] | None = None,
+        config_file: Path | None = None,
     ) -> None:
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
@@ -116,6 +117,9 @@ class PoppyApp(App[None]):
         from poppy_tui.ui.outcome_toasts import OutcomeWatcher
 
         self.outcome_watcher = OutcomeWatcher()
+        # Where a theme picked in the palette is kept; None (tests, screenshots) keeps it for this run only.
+        self.config_file = config_file
+        self._theme_ready = False
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -133,6 +137,19 @@ class PoppyApp(App[None]):
                 )
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
+        self._theme_ready = True  # from here on a theme change is the person's choice
+
+    def watch_theme(self, theme: str) -> None:
+        if not self._theme_ready or self.config_file is None:
+            return
+        from poppy_tui.ui.safe import plain_line
+        from poppy_tui.ui.theme_setting import save_theme
+
+        try:
+            save_theme(self.config_file, theme)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Theme {plain_line(theme, 80)} is used until you quit, but could not be saved: "
+                        f"{plain_line(exc)}", severity="warning", markup=False)
 
     def on_ready(self) -> None:
         self.startup_ms = _start_time.elapsed_ms()

@@ -8,6 +8,7 @@ Textual parses a plain str as markup, and `[@click=...]` in it runs app actions.
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 from typing import Any
@@ -66,6 +67,43 @@ def fit_line(text: str, width: int) -> str:
         body = short.text[: short.marks[-1][0]] if short.marks else short.text[: width - 1]
         return body + "…"
     return shown[:width]
+
+
+# Rows whose summaries share at least this much of a beginning are told apart by what follows it.
+SHARED_START = 24
+# Words kept before the point where two summaries part, so the change reads in context.
+CONTEXT_BEFORE = 18
+
+
+def differing_start(line: str, others: Any) -> int:
+    """Where to start showing `line` so what sets it apart from `others` comes first: 0 unless
+    it shares a long beginning with one of them, else a word start a little before they part."""
+    shared = 0
+    for other in others:
+        if other == line:
+            continue
+        n = len(os.path.commonprefix([line, other]))
+        shared = max(shared, n)
+    if shared < SHARED_START:
+        return 0
+    start = line.rfind(" ", 0, max(0, shared - CONTEXT_BEFORE)) + 1
+    return start if start > 0 else 0
+
+
+def first_lines_apart(summaries: list[str]) -> list[str]:
+    """Each summary's first line; where several begin alike, from a little before they differ,
+    marked with a leading "…". The full text is one key away, on the review."""
+    lines = [_first_line(s) for s in summaries]
+    # Only the beginnings are compared: a cell shows a few hundred characters at most.
+    heads = sorted({line[:400] for line in lines})
+    out = []
+    for line in lines:
+        head = line[:400]
+        # Sorted, the lines sharing the longest beginning with this one are its neighbours.
+        at = heads.index(head)
+        start = differing_start(head, heads[max(0, at - 1):at] + heads[at + 1:at + 2])
+        out.append("…" + line[start:] if start else line)
+    return out
 
 
 def wrapped_first_line(text: str, width: int, lines: int, indent: int = 0) -> str:

@@ -60,7 +60,8 @@ class ComposerScreen(PoppyScreen):
                                 preselect=self.initial_company_id, pick_only_one=True)
         with Horizontal(id="composer-main"):
             yield OptionList(id="composer-actions")
-            with VerticalScroll(id="composer-right"):
+            # Not focusable: Shift+Tab from the form must land on something you can see and use.
+            with VerticalScroll(id="composer-right", can_focus=False):
                 yield Static(Content("Pick a Company, then one of its operations or tools."), id="composer-title")
                 yield Static(id="composer-description", classes="field-help")
                 yield Vertical(id="composer-form")
@@ -136,6 +137,8 @@ class ComposerScreen(PoppyScreen):
         for problem in problems:
             self.notify(plain_line(problem), severity="error", markup=False, timeout=10)
         if actions:
+            # Something highlighted from the start, so Enter and the arrows do what they show.
+            listing.highlighted = 0
             listing.focus()
 
     async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

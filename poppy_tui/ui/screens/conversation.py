@@ -34,6 +34,9 @@ def operation_row_for(store: Store, company_id: int, operation_id: str) -> int |
     return None
 
 
+CARD_SUMMARY_CHARS = 600
+
+
 class MessageView(Static):
     DEFAULT_CLASSES = "message"
 
@@ -184,7 +187,9 @@ class ConversationScreen(PoppyScreen):
             safe_line_content(carried.revision, 60),
             ("   " + state, "bold"),
             "\n",
-            first_line(carried.summary, 100),
+            # Wrapped, not cut at a fixed width: an old and a new proposal differ late in the line
+            # ("…from Sat 10:00 to …"), and a card cut there would make them look the same.
+            first_line(carried.summary, CARD_SUMMARY_CHARS),
             "\n",
             Content.styled(hint, "italic"),
         )

@@ -27,7 +27,8 @@ TEXT_DEBOUNCE_SECONDS = 0.25
 
 STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
     "all": ("Any status", None),
-    "waiting": ("Waiting for you", INBOX_STATUSES),
+    # Not "Waiting for you": that is the pending status's own entry below.
+    "waiting": ("Inbox: waiting or withdrawn", INBOX_STATUSES),
     "progress": ("In progress", IN_PROGRESS_STATUSES),
     **{s.value: (status_label(s).capitalize(), (s,)) for s in Status},
 }

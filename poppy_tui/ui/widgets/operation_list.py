@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
-from poppy_tui.ui.safe import cell, first_line_text, wrapped_first_line
+from poppy_tui.ui.safe import cell, first_line_text, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -72,7 +72,8 @@ class OperationTable(DataTable):
         self.compact = False
         self.items: dict[str, InboxItem] = {}
         # Sanitising a hostile megabyte summary takes tens of ms; rows are rebuilt on every change.
-        self._summaries: dict[tuple[int, str, int, bool], Text] = {}
+        self._summaries: dict[tuple[Any, ...], Text] = {}
+        self._apart: dict[str, str] = {}
 
     def _widths(self) -> dict[str, int]:
         return COMPACT_WIDTHS if self.compact else WIDTHS
@@ -99,6 +100,9 @@ class OperationTable(DataTable):
         set_columns(self, self._layout())
         self.clear()
         self.items = {}
+        # Summaries that begin alike are shown from where they part, if they'd be cut before it.
+        apart = first_lines_apart([item.row.summary for item in items])
+        self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
         lines = 0
         for item in items:
             key = str(item.row.id)
@@ -159,18 +163,23 @@ class OperationTable(DataTable):
     def _summary_cell(self, item: InboxItem) -> Text:
         withdrawn = item.row.status == Status.WITHDRAWN
         width = self.summary_chars()
-        key = (item.row.id, item.row.revision, width, withdrawn, self.compact)
+        apart = self._apart.get(str(item.row.id))
+        key = (item.row.id, item.row.revision, width, withdrawn, self.compact, apart)
         cached = self._summaries.get(key)
         if cached is None:
             prefix = "(withdrawn) " if withdrawn else ""
+            room = (width * SUMMARY_LINES if self.compact else width) - len(prefix)
+            summary = item.row.summary
+            if apart is not None and apart.startswith("…") and len(summary) > room:
+                summary = apart  # the full line would be cut before the part that differs
             if self.compact:
                 cached = Text(prefix, style="italic")
-                cached.append(wrapped_first_line(item.row.summary, width, SUMMARY_LINES, len(prefix)))
+                cached.append(wrapped_first_line(summary, width, SUMMARY_LINES, len(prefix)))
             elif withdrawn:
                 cached = Text(prefix, style="italic")
-                cached.append_text(first_line_text(item.row.summary, width - len(prefix)))
+                cached.append_text(first_line_text(summary, width - len(prefix)))
             else:
-                cached = first_line_text(item.row.summary, width)
+                cached = first_line_text(summary, width)
             self._summaries[key] = cached
         return cached
 
