@@ -8,6 +8,7 @@ before it is sent, every first response after; operations are kept the moment th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,7 +20,7 @@ from poppy_tui.agent import companies as discovery
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
 from poppy_tui.agent.http import make_client
-from poppy_tui.agent.keys import load_or_create_key
+from poppy_tui.agent.keys import KeyStorageError, keyring_problem, load_or_create_key, storage_mode
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
@@ -36,8 +37,9 @@ from poppy_tui.protocol.outcomes import (
     RetryLater,
     Unknown,
 )
-from poppy_tui.protocol.requests import ApiRequest, McpRequest
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.protocol.retry import BackoffPolicy
+from poppy_tui.safety.request_reuse import describe_request, different_requests
 
 # Statuses wait_for_outcome returns on: the send is over, or the person said no.
 SETTLED = frozenset(
@@ -52,6 +54,10 @@ FIRST_REQUEST_MAX_WAIT = 5.0
 
 class AgentError(RuntimeError):
     """Something the person asked for can't be done (no such interface, a bad URL, ...)."""
+
+
+class ApprovalUnsignable(AgentError):
+    """An approval can't be given: nothing could send it, as requests can't be signed here."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,9 @@ class Agent:
             reply_wait_seconds=reply_wait_seconds if reply_wait_seconds is not None
             else min(10.0, config.request_timeout_seconds),
         )
-        self.dispatcher = Dispatcher(store, self._send_approval, config, owner, lease_seconds, backoff)
+        self.dispatcher = Dispatcher(
+            store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem
+        )
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -145,17 +153,56 @@ class Agent:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
         return self.sessions.key
 
+    def signing_problem(self) -> str | None:
+        """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
+        Loads the key (once: it is kept after the first success)."""
+        try:
+            self.signing_key()
+        except KeyStorageError as exc:
+            return str(exc)
+        return None
+
+    def startup_signing_problem(self) -> str | None:
+        """signing_problem without touching the secret when the keyring can be judged by its
+        backend alone: for a warning when the TUI starts, which must not wait on a keyring prompt."""
+        try:
+            if storage_mode(self.config) == "keyring" and keyring_problem() is None:
+                return None  # a usable backend; the secret itself is read at the first approval
+        except KeyStorageError as exc:
+            return str(exc)
+        # An unusable backend is refused before any secret is touched; a key file is cheap to read.
+        return self.signing_problem()
+
     # ---- Companies -----------------------------------------------------------------------------
 
     async def add_company(self, domain_or_url: str) -> CompanyRecord:
         return await discovery.discover(await self._http(), self.store, domain_or_url, self.config.allow_loopback)
 
-    def find_company(self, key: str) -> CompanyRecord | None:
+    async def refresh_company(self, company: CompanyRecord, force: bool = False) -> "discovery.Refreshed":
+        """poppy.json brought up to date as its HTTP caching allows (`force`: ask now, conditionally)."""
+        return await discovery.refresh(
+            await self._http(), self.store, self.store.get_company(company.id), self.config.allow_loopback, force
+        )
+
+    async def _fresh(self, company: CompanyRecord) -> CompanyRecord:
+        """The Company with an up-to-date poppy.json, read before a new request decides whether to
+        declare the operations extension. A failed refresh keeps the stored copy."""
+        return (await self.refresh_company(company)).company
+
+    def remove_company(self, company: CompanyRecord) -> CompanyRecord:
+        return self.store.remove_company(company.id)
+
+    def match_companies(self, key: str) -> list[CompanyRecord]:
+        """Every Company `key` (name, domain, URL) could mean: one, none, or several (ambiguous)."""
         text = key.strip()
-        found = self.store.find_company(text)
-        if found is None and "://" in text:
-            found = self.store.find_company(discovery.origin_of(text))
+        found = self.store.match_companies(text)
+        if not found and "://" in text:
+            found = self.store.match_companies(discovery.origin_of(text))
         return found
+
+    def find_company(self, key: str) -> CompanyRecord | None:
+        found = self.match_companies(key)
+        return found[0] if len(found) == 1 else None
 
     async def fetch_openapi(self, company: CompanyRecord) -> dict:
         return await discovery.fetch_openapi(
@@ -176,7 +223,7 @@ class Agent:
     async def call_api(
         self, company: CompanyRecord, method: str, path_or_url: str, body: Any = None, origin: str = "cli"
     ) -> RequestResult:
-        company = self.store.get_company(company.id)
+        company = await self._fresh(company)
         try:
             url = discovery.resolve_api_url(company, path_or_url, self.config.allow_loopback)
         except ValueError as exc:
@@ -186,24 +233,36 @@ class Agent:
         # The first request's own key; the approval's resend gets another (Ops 6).
         key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
         idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
+        declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
             lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key), company, idempotent
         )
-        return self._result(company, request_id, exchange, "api")
+        company = await self._recheck_after(exchange, company)
+        return self._result(company, request_id, exchange, "api", declared)
 
     async def call_tool(
         self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
     ) -> RequestResult:
-        company = self.store.get_company(company.id)
+        company = await self._fresh(company)
         url = discovery.mcp_url(company)
         if url is None:
             raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
         request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
         request_id = self.store.add_request(company.id, request, origin)
+        declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
             lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id), company, False
         )
-        return self._result(company, request_id, exchange, "mcp")
+        company = await self._recheck_after(exchange, company)
+        return self._result(company, request_id, exchange, "mcp", declared)
+
+    async def _recheck_after(self, exchange: Exchange, company: CompanyRecord) -> CompanyRecord:
+        """After `extension_required`, read poppy.json again now (conditionally): the copy that
+        decided what to declare may be out of date, and the explanation should say so."""
+        outcome = exchange.outcome
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            return (await self.refresh_company(company, force=True)).company
+        return company
 
     async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
         exchange: Exchange | None = None
@@ -222,7 +281,9 @@ class Agent:
         assert exchange is not None
         return exchange
 
-    def _result(self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str) -> RequestResult:
+    def _result(
+        self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str, declared: bool | None = None
+    ) -> RequestResult:
         outcome = exchange.outcome
         if not isinstance(outcome, ApprovalRequired):  # else kept with the operation, in one commit
             self.store.set_first_response(request_id, exchange.status, exchange.response)
@@ -253,6 +314,11 @@ class Agent:
             )
         if isinstance(outcome, NotSent):
             return RequestResult("not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id)
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            if declared is None:
+                declared = self.sessions.declares_operations(company)
+            detail = discovery.explain_extension_required(company, outcome.body, declared)
+            return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
         if isinstance(outcome, NotPerformed):
             detail = exchange.detail or f"the Company refused it ({outcome.error})"
             return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
@@ -267,7 +333,7 @@ class Agent:
     async def say(
         self, company: CompanyRecord, text: str, conversation_row: int | None = None, origin: str = "cli"
     ) -> ConversationResult:
-        company = self.store.get_company(company.id)
+        company = await self._fresh(company)
         if not text.strip():
             raise AgentError("there is nothing to say")
         endpoint = discovery.conversation_endpoint(company)
@@ -298,6 +364,11 @@ class Agent:
     # ---- decisions (only the person at the TUI makes these) ------------------------------------
 
     def approve(self, operation_row: int, revision_id: int) -> OperationRecord:
+        problem = self.signing_problem()
+        if problem:
+            # Refused before anything is recorded: an approval nothing can send would only sit
+            # there looking sent (issue #11 item 7).
+            raise ApprovalUnsignable(f"approvals can't be signed on this machine, so nothing was approved. {problem}")
         return self.store.approve(operation_row, revision_id, self.config.grace_seconds)
 
     def decline(self, operation_row: int, revision_id: int) -> OperationRecord:
@@ -312,19 +383,21 @@ class Agent:
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        # `op.request` is the request that returned the approved revision (the dispatcher sees
+        # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
-        if op.interface == "api" and isinstance(request, ApiRequest):
+        if isinstance(request, ApiRequest):
             return await self.api.send(
                 op.company, request, session_id=op.session_id, approval=approval, idempotency_key=op.idempotency_key
             )
-        if op.interface == "mcp" and isinstance(request, McpRequest):
+        if isinstance(request, McpRequest):
             return await self.mcp.call(
                 op.company, request.server_url, request.tool, request.arguments, session_id=op.session_id,
                 approval=approval,
             )
-        if op.interface == "conversation":
+        if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)
-        detail = f"poppy-tui can't send an approval over {op.interface!r}"
+        detail = f"poppy-tui can't send an approval over {request.interface!r}"
         return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
 
     async def dispatch_once(self) -> int:
@@ -333,9 +406,46 @@ class Agent:
     async def run_dispatcher(self, stop: asyncio.Event) -> None:
         await self.dispatcher.run(stop)
 
-    async def wait_for_outcome(self, operation_row: int, timeout: float | None = None) -> OperationRecord:
+    async def wait_for_outcome(
+        self, operation_row: int, timeout: float | None = None, request_id: int | None = None
+    ) -> OperationRecord:
         """Returns once the operation is performed, not_performed, outcome_unknown, declined or
-        expired, or once a send ended with new terms to decide on; dispatches meanwhile."""
+        expired, or once a send ended with new terms to decide on; dispatches meanwhile.
+
+        With `request_id` (the caller's own request), the record is as that request's caller
+        must read it: see `outcome_for_request`."""
+        op = await self._wait_for_outcome(operation_row, timeout)
+        return op if request_id is None else self.outcome_for_request(op, request_id)
+
+    def outcome_for_request(self, op: OperationRecord, request_id: int) -> OperationRecord:
+        """The operation as the caller of one request sees it. When the Company reused the
+        operation_id for a different request (issue #11 item 2) and the approved revision
+        answered that other request, what was performed is not what this caller asked for:
+        for them it is not performed, and the other request's answer is not theirs to print."""
+        if op.approved_revision_id is None or op.status not in SETTLED:
+            return op
+        requests = {rev_id: (q_id, request) for rev_id, _, q_id, request in self.store.revision_requests(op.id)}
+        approved = requests.get(op.approved_revision_id)
+        if approved is None or approved[0] == request_id:
+            return op
+        try:
+            mine, _, _ = self.store.get_request(request_id)
+        except KeyError:
+            return op
+        if not different_requests(mine, approved[1]):
+            return op  # the same action through another request (another interface, say)
+        return dataclasses.replace(
+            op,
+            status=Status.NOT_PERFORMED,
+            outcome=None,
+            outcome_detail=(
+                f"the approval went with a different request that the Company gave the same operation_id "
+                f"({describe_request(approved[1])}); your request ({describe_request(mine)}) was not performed "
+                f"by it (the other request is {op.status.value})"
+            ),
+        )
+
+    async def _wait_for_outcome(self, operation_row: int, timeout: float | None) -> OperationRecord:
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
         attempts_seen = len(self.store.attempts(operation_row))

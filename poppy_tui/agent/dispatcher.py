@@ -27,6 +27,7 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
+from poppy_tui.agent.keys import KeyStorageError
 from poppy_tui.agent.store import AttemptRecord, OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
@@ -39,6 +40,7 @@ from poppy_tui.protocol.outcomes import (
     Performed,
     RetryLater,
     Unknown,
+    as_approval_answer,
 )
 from poppy_tui.protocol.retry import BackoffPolicy
 
@@ -52,6 +54,10 @@ DEFAULT_INLINE_RETRY_SECONDS = 15.0
 IN_DOUBT = frozenset({"unknown", "retry_later", "interrupted"})
 
 Sender = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
+# Why nothing can be sent from this machine now (the approval can't be signed), or None.
+Preflight = Callable[[], "str | None"]
+# How long an approval that can't be signed waits before the next try (the key may be fixed).
+UNSIGNABLE_RETRY_SECONDS = 30.0
 
 
 def new_owner() -> str:
@@ -95,8 +101,12 @@ class Dispatcher:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         backoff: BackoffPolicy | None = None,
         inline_retry_seconds: float = DEFAULT_INLINE_RETRY_SECONDS,
+        preflight: Preflight | None = None,
+        unsignable_retry_seconds: float = UNSIGNABLE_RETRY_SECONDS,
     ) -> None:
         self.store = store
+        self._preflight = preflight
+        self._unsignable_retry = unsignable_retry_seconds
         self._send = sender
         self._config = config
         self.owner = owner or new_owner()
@@ -179,33 +189,44 @@ class Dispatcher:
             raise StateError("nothing is approved")
         # The approval goes with the request that returned the approved revision ("the same
         # request again", Ops 6), even if a newer revision has since come from another request.
+        # Its interface is that request's, which need not be the operation's first (Ops 6).
         if op.current.id == op.approved_revision_id:
-            approved, sending = op.current, op
+            approved = op.current
+            sending = dataclasses.replace(op, interface=op.request.interface)
         else:
             approved = self.store.get_revision(op.approved_revision_id)
             request, _, _ = self.store.get_request(approved.request_id)
-            sending = dataclasses.replace(op, request=request, request_id=approved.request_id)
+            sending = dataclasses.replace(
+                op, request=request, request_id=approved.request_id, interface=request.interface
+            )
         approval = Approval(op.operation_id, approved.revision)
         retries = 0
         while True:
             # `attempts` holds every earlier attempt, read once per pass: only the lease holder
             # (us) adds or finishes attempts while we hold it.
             in_doubt = _in_doubt(attempts)
-            stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(op, attempts))
+            stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(sending, attempts))
             if stop is not None:
                 self._settle(op.id, stop)
                 return
             if lease.lost.is_set():
                 return
+            problem = self._preflight() if self._preflight is not None else None
+            if problem:
+                # Nothing can leave the machine: that is no attempt, and certainly no unknown
+                # outcome. Keep the approval and try again later (the key may be fixed by then).
+                self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
+                return
             attempt = self.store.start_attempt(op.id, self.owner)
             exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return
+            exchange = dataclasses.replace(exchange, outcome=as_approval_answer(exchange.outcome))
             finished = (
                 attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
                 exchange.detail or _describe(exchange),
             )
-            saw_success = _saw_success(op, attempts) or _cut_off_success(op, finished)
+            saw_success = _saw_success(sending, attempts) or _cut_off_success(sending, finished)
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):
                 self._settle(op.id, verdict, finished)
@@ -249,6 +270,10 @@ class Dispatcher:
             return await self._send(op, approval)
         except asyncio.CancelledError:
             raise
+        except KeyStorageError as exc:
+            # The request could not be signed, so it never left: not sent, not in doubt.
+            detail = f"not sent: {exc}"
+            return Exchange(NotSent(detail), None, {"error": detail}, op.session_id, detail)
         except Exception as exc:  # noqa: BLE001 - a bug of ours must not look like "not sent"
             log.exception("sending operation %s failed inside poppy-tui", op.id)
             detail = f"poppy-tui failed while sending ({type(exc).__name__}: {exc})"

@@ -6,20 +6,29 @@ httpx's exception classes answer it (research notes, section 7.4), and the mappi
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import httpx
 
-from poppy_tui.agent.netguard import request_guard
+from poppy_tui.agent.netguard import guarded_client_options
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
-from poppy_tui.protocol.jsonlimits import json_depth
+from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 
 USER_AGENT = "poppy-tui/0.1"
 CONNECT_TIMEOUT_SECONDS = 10.0
 MAX_JSON_DEPTH = 64
+# A fetch's whole budget is this many read timeouts (plus a long poll's hold): a slow but
+# steady answer fits, a server that trickles a byte just inside each read timeout does not.
+DEADLINE_FACTOR = 2.0
+
+
+def overall_deadline(read_timeout_seconds: float, extra_read_seconds: float = 0.0) -> float:
+    """Seconds one fetch from a Company may take from start to its last byte."""
+    return DEADLINE_FACTOR * read_timeout_seconds + extra_read_seconds
 
 # Exceptions raised before any byte of the request could have reached the Company.
 NOT_SENT_ERRORS: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -45,7 +54,7 @@ def make_client(timeout_seconds: float, allow_loopback: bool = True) -> httpx.As
     """The API/discovery client. Redirects are never followed implicitly: a redirected approval
     would leave the interface that returned the operation, and discovery checks every hop."""
     return httpx.AsyncClient(
-        event_hooks={"request": [request_guard(httpx.ConnectError, allow_loopback)]},
+        **guarded_client_options(httpx, allow_loopback, httpx.Limits(max_connections=20, max_keepalive_connections=10)),
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
@@ -53,7 +62,6 @@ def make_client(timeout_seconds: float, allow_loopback: bool = True) -> httpx.As
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
         mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
-        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
     )
 
 
@@ -112,7 +120,9 @@ def parse_json_body(raw: bytes) -> Any:
     if not raw.strip():
         return None
     try:
-        value = json.loads(raw)
+        value = loads_strict(raw)
+    except DuplicateMember as exc:
+        raise ValueError(f"the body is malformed: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"the body is not valid JSON ({exc})") from None
     except RecursionError:
@@ -136,31 +146,45 @@ async def request(
     """Send once. Transport failures come back as NotSent/Unknown, never as exceptions.
 
     `extra_read_seconds` lengthens the read timeout for long polls, which hold the answer back.
+    The whole exchange has an overall deadline (`overall_deadline`), so an answer trickled in
+    below every read timeout is abandoned like a broken one.
     """
     timeout: Any = httpx.USE_CLIENT_DEFAULT
+    base = client.timeout
     if extra_read_seconds:
-        base = client.timeout
         timeout = httpx.Timeout(
             connect=base.connect, read=(base.read or 30.0) + extra_read_seconds, write=base.write, pool=base.pool
         )
+    deadline = overall_deadline(base.read or 30.0, extra_read_seconds)
+    status: int | None = None
+    answer_headers: dict[str, str] = {}
+    final_url = url
+    raw = b""
     try:
-        async with client.stream(
-            method, url, headers=headers, content=content, params=params, timeout=timeout
-        ) as response:
-            status = response.status_code
-            answer_headers = {k.lower(): v for k, v in response.headers.items()}
-            try:
-                raw = await read_bounded(response, limit)
-            except ResponseTooLarge as exc:
-                return HttpAnswer(status, answer_headers, b"", None, str(exc), str(response.url))
-            except httpx.TransportError as exc:
-                # The status line arrived, so the Company did answer; only the body is missing.
-                return HttpAnswer(
-                    status, answer_headers, b"", None, f"the body was cut off ({exc})", str(response.url), cut_off=True
-                )
+        async with asyncio.timeout(deadline):
+            async with client.stream(
+                method, url, headers=headers, content=content, params=params, timeout=timeout
+            ) as response:
+                status = response.status_code
+                answer_headers = {k.lower(): v for k, v in response.headers.items()}
+                final_url = str(response.url)
+                try:
+                    raw = await read_bounded(response, limit)
+                except ResponseTooLarge as exc:
+                    return HttpAnswer(status, answer_headers, b"", None, str(exc), final_url)
+                except httpx.TransportError as exc:
+                    # The status line arrived, so the Company did answer; only the body is missing.
+                    return HttpAnswer(
+                        status, answer_headers, b"", None, f"the body was cut off ({exc})", final_url, cut_off=True
+                    )
+    except TimeoutError:
+        too_slow = f"the Company took longer than {deadline:g} s to answer (overall deadline)"
+        if status is None:
+            return Unknown(too_slow)
+        return HttpAnswer(status, answer_headers, b"", None, f"the body was cut off: {too_slow}", final_url, cut_off=True)
     except httpx.TransportError as exc:
         return classify_transport_error(exc)
-    answer = HttpAnswer(status, answer_headers, raw, url=str(response.url))
+    answer = HttpAnswer(status, answer_headers, raw, url=final_url)
     try:
         answer.body = parse_json_body(raw)
     except ValueError as exc:

@@ -1,56 +1,144 @@
-"""Where the agent may connect: never to private, link-local or reserved addresses, and to
-loopback only when the user allows it (the demo and tests) and only by a loopback name.
+"""Where the agent may connect, enforced at the socket: resolve a name once, check every
+address it resolved to (protocol/addresses.py's rules), then connect to one of those very
+addresses. No second DNS resolution happens between the check and the connect, so a name
+that answers a public address to the check and 127.0.0.1 to the connect (DNS rebinding)
+gets nowhere.
 
-The check runs on the addresses the host name resolves to, just before each request, so a
-public name that resolves to 10.0.0.5 or 127.0.0.1 (DNS rebinding) is refused as well.
-One event hook serves httpx (API, discovery, conversations) and httpx2 (the MCP SDK).
+It is an httpcore network backend, so the URL, the Host header and the TLS SNI stay the
+name the Company was addressed by; only the TCP connect goes to the checked IP. One backend
+serves httpx (API, discovery, conversations) and httpx2 (the MCP SDK's client): both clients
+are built here (`guarded_client_options`).
+
+Through a proxy the proxy resolves the name, not us: there the name is checked on what it
+resolves to here, before the request, which is the best a client behind a proxy can do
+(docs/safety.md).
 """
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
 import socket
+import urllib.request
+from types import ModuleType
 from typing import Any, Callable, Iterable
 
-from poppy_tui.protocol.discovery import is_loopback_host
+import anyio
+
+from poppy_tui.protocol.addresses import address_problem, is_loopback_host, literal_problem, parse_address
+
+__all__ = [
+    "DestinationRefused",
+    "address_problem",
+    "check_destination",
+    "guarded_client_options",
+    "request_guard",
+    "resolve_checked",
+]
 
 
 class DestinationRefused(Exception):
     pass
 
 
-def address_problem(host: str, addresses: Iterable[str], allow_loopback: bool) -> str | None:
-    """Why connecting to `host` (resolved to `addresses`) is refused, or None when it is allowed."""
-    for text in addresses:
-        ip = ipaddress.ip_address(text.split("%", 1)[0])
-        if ip.is_loopback:
-            if not (allow_loopback and is_loopback_host(host)):
-                return f"{host} resolves to the loopback address {ip}, allowed only for local Companies"
-        elif not ip.is_global:
-            return f"{host} resolves to {ip}, a private, link-local or reserved address"
-    return None
-
-
-async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
+async def resolve_checked(host: str, port: int, allow_loopback: bool) -> list[str]:
+    """The addresses `host` resolves to, in the resolver's order, once every one is allowed.
+    Raises DestinationRefused with the reason otherwise."""
     bare = host.strip("[]")
+    if parse_address(bare) is not None:
+        problem = literal_problem(bare, allow_loopback and is_loopback_host(bare))
+        if problem:
+            raise DestinationRefused(problem)
+        return [bare.split("%", 1)[0]]
     try:
-        ipaddress.ip_address(bare)
-        addresses: list[str] = [bare]
-    except ValueError:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(bare, port, type=socket.SOCK_STREAM)
-        except socket.gaierror as exc:
-            raise DestinationRefused(f"{host} can't be resolved ({exc.strerror or exc})") from None
-        addresses = sorted({info[4][0] for info in infos})
+        infos = await anyio.getaddrinfo(bare, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, OSError) as exc:
+        raise DestinationRefused(f"{host} can't be resolved ({getattr(exc, 'strerror', None) or exc})") from None
+    addresses: list[str] = []
+    for info in infos:
+        address = str(info[4][0])
+        if address not in addresses:
+            addresses.append(address)
+    if not addresses:
+        raise DestinationRefused(f"{host} resolves to no address")
     problem = address_problem(bare, addresses, allow_loopback)
     if problem:
         raise DestinationRefused(problem)
+    return addresses
+
+
+async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
+    await resolve_checked(host, port, allow_loopback)
+
+
+def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
+    """An httpcore(2) network backend that connects only to addresses it has checked."""
+
+    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            self._inner = httpcore.AnyIOBackend()
+            self.connected_to: list[tuple[str, str, int]] = []  # (name, address, port): for tests
+
+        async def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Iterable[Any] | None = None,
+        ) -> Any:
+            try:
+                with anyio.fail_after(timeout):
+                    addresses = await resolve_checked(host, port, allow_loopback)
+            except DestinationRefused as exc:
+                raise httpcore.ConnectError(f"refused to connect: {exc}") from None
+            except TimeoutError:
+                raise httpcore.ConnectTimeout(f"resolving {host} took longer than {timeout:g} s") from None
+            failure: Exception | None = None
+            for address in addresses:  # the checked addresses, and only those
+                try:
+                    stream = await self._inner.connect_tcp(
+                        address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                    )
+                except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                    failure = exc
+                    continue
+                self.connected_to.append((host, address, port))
+                return stream
+            assert failure is not None
+            raise failure
+
+        async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+            raise httpcore.ConnectError("poppy-tui connects to Companies over TCP only")
+
+        async def sleep(self, seconds: float) -> None:
+            await self._inner.sleep(seconds)
+
+    return GuardedBackend()
+
+
+def _guarded_transport(httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any) -> Any:
+    """httpx's own transport (its error mapping, its streams) over a pool whose connections go
+    through the guarded backend. Built without a proxy: proxies get their own mounts."""
+
+    class GuardedTransport(httpx.AsyncHTTPTransport):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:  # not super().__init__: that would build a pool to throw away
+            self.backend = _guarded_backend(httpcore, allow_loopback)
+            self._pool = httpcore.AsyncConnectionPool(
+                ssl_context=httpx.create_ssl_context(trust_env=True),
+                max_connections=limits.max_connections,
+                max_keepalive_connections=limits.max_keepalive_connections,
+                keepalive_expiry=limits.keepalive_expiry,
+                http1=True,
+                http2=False,
+                network_backend=self.backend,
+            )
+
+    return GuardedTransport()
 
 
 def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Callable[[Any], Any]:
-    """An async `request` event hook for an httpx-style client. It raises the client's own
-    ConnectError, so a refused destination counts as "not sent", never as "maybe performed"."""
+    """An async `request` event hook: checks what the URL's host resolves to here, and raises the
+    client's own ConnectError, so a refused destination counts as "not sent". Needed only where a
+    proxy will do the connecting (the backend above can't see the Company's name there)."""
 
     async def guard(request: Any) -> None:
         url = request.url
@@ -61,3 +149,24 @@ def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Calla
             raise connect_error(f"refused to connect: {exc}", request=request) from None
 
     return guard
+
+
+def _proxies_configured() -> bool:
+    return any(scheme in urllib.request.getproxies() for scheme in ("http", "https", "all"))
+
+
+def guarded_client_options(httpx: ModuleType, allow_loopback: bool, limits: Any = None) -> dict[str, Any]:
+    """Keyword arguments for `httpx.AsyncClient` or `httpx2.AsyncClient` (pass the module): the
+    guarded transport, plus the name check before each request when a proxy may be used."""
+    httpcore: ModuleType
+    if httpx.__name__ == "httpx2":
+        import httpcore2 as httpcore
+    else:
+        import httpcore
+    limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
+    hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
+    return {
+        "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits),
+        "event_hooks": {"request": hooks},
+    }
+

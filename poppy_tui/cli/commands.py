@@ -21,7 +21,6 @@ from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_fail
 from poppy_tui.cli.output import (
     STATUS_TEXT,
     company_block,
-    company_json,
     company_line,
     emit,
     indented,
@@ -67,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "locate":
         # Works even when config.toml is broken: that is when people need to find it.
         return cmd_locate(args)
+    from poppy_tui.cli.home import require_existing_home
+
+    require_existing_home(getattr(args, "home", None))
     ctx = load_context(args)
     if args.demo:
         from poppy_tui.cli.demo import run_demo
@@ -75,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command is None:
         return open_tui(ctx)
     if args.command == "companies":
-        return cmd_companies_add(ctx, args) if args.companies_command == "add" else cmd_companies_list(ctx, args)
+        from poppy_tui.cli.companies_commands import run_companies
+
+        return run_companies(ctx, args)
     handlers: dict[str, Callable[[Context, argparse.Namespace], int]] = {
         "call": cmd_call,
         "tool": cmd_tool,
@@ -185,18 +189,10 @@ def parse_json_argument(text: str, option: str) -> Any:
         ) from None
 
 
-def unknown_company(key: str, known: list["CompanyRecord"]) -> CliError:
-    names = ", ".join(safe_line(c.name, 60) for c in known) or "none yet"
-    return CliError(
-        f"unknown company {safe_line(key, 100)!r} (known: {names}); add it with 'poppy-tui companies add DOMAIN'"
-    )
-
-
 def need_company(agent: "Agent", key: str) -> "CompanyRecord":
-    company = agent.find_company(key)
-    if company is None:
-        raise unknown_company(key, agent.store.list_companies())
-    return company
+    from poppy_tui.cli.companies_commands import need_company as named
+
+    return named(agent, key)
 
 
 def print_answer(value: Any) -> None:
@@ -244,9 +240,10 @@ def report_final(record: "OperationRecord") -> int:
     return STATUS_EXIT[status]
 
 
-async def wait_for(agent: "Agent", record: "OperationRecord") -> "OperationRecord":
+async def wait_for(agent: "Agent", record: "OperationRecord", request_id: int | None = None) -> "OperationRecord":
     while True:
-        record = await agent.wait_for_outcome(record.id)
+        # With our request's ID: the outcome of our request only, never another's (issue #11 item 2).
+        record = await agent.wait_for_outcome(record.id, request_id=request_id)
         if not record.status.is_open:
             return record
         # A resend was answered with new terms: nothing was done, and the person decides again.
@@ -254,7 +251,7 @@ async def wait_for(agent: "Agent", record: "OperationRecord") -> "OperationRecor
         announce(record, sys.stderr)
 
 
-async def settle(agent: "Agent", rows: list[int], wait: bool) -> int:
+async def settle(agent: "Agent", rows: list[int], wait: bool, request_id: int | None = None) -> int:
     records = [agent.store.get_operation(row) for row in rows]
     stream = sys.stderr if wait else sys.stdout
     for record in records:
@@ -266,13 +263,13 @@ async def settle(agent: "Agent", rows: list[int], wait: bool) -> int:
         f"waiting for a decision in poppy-tui on operation {numbers}; "
         "Ctrl-C stops waiting (the operation stays queued)"
     )
-    codes = [report_final(await wait_for(agent, record)) for record in records]
+    codes = [report_final(await wait_for(agent, record, request_id)) for record in records]
     return first_failure(codes)
 
 
 async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) -> int:
     if result.outcome == "operation" and result.operation_row is not None:
-        return await settle(agent, [result.operation_row], wait)
+        return await settle(agent, [result.operation_row], wait, result.request_id)
     print_answer(result.body)
     if result.outcome == "performed":
         return Exit.OK
@@ -335,45 +332,6 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
     return with_agent(ctx, work)
 
 
-# ---- companies --------------------------------------------------------------------------------
-
-
-def cmd_companies_add(ctx: Context, args: argparse.Namespace) -> int:
-    from poppy_tui.protocol.discovery import discovery_url
-    from poppy_tui.protocol.errors import InvalidDiscovery
-
-    try:
-        discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
-    except InvalidDiscovery as exc:
-        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback else ""
-        raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
-
-    async def work(agent: "Agent") -> int:
-        company = await agent.add_company(args.target)
-        emit(f"{company.id}  {company_line(company)}")
-        if not company.supports_operations:
-            note(
-                "note: this Company doesn't offer the operations extension v2; "
-                "it will ask for approval its own way (for example on its website)"
-            )
-        return Exit.OK
-
-    return with_agent(ctx, work)
-
-
-def cmd_companies_list(ctx: Context, args: argparse.Namespace) -> int:
-    with open_store(ctx) as store:
-        companies = store.list_companies()
-    if args.json:
-        emit(to_json({"companies": [company_json(c) for c in companies]}))
-    elif not companies:
-        note("no Companies yet; add one with 'poppy-tui companies add DOMAIN'")
-    else:
-        for company in companies:
-            emit(f"{company.id}  {company_line(company)}")
-    return Exit.OK
-
-
 # ---- the queue --------------------------------------------------------------------------------
 
 
@@ -422,10 +380,12 @@ def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
     with open_store(ctx) as store:
         company_id = None
         if args.company:
-            company = store.find_company(args.company)
-            if company is None:
-                raise unknown_company(args.company, store.list_companies())
-            company_id = company.id
+            from poppy_tui.cli.companies_commands import no_such_company
+
+            matches = store.match_companies(args.company)
+            if len(matches) != 1:
+                raise no_such_company(args.company, matches, store.list_companies())
+            company_id = matches[0].id
         store.expire_due()
         rows = store.list_operations(statuses, company_id=company_id, limit=args.limit)
     _print_rows(rows, args.json, "no operations")

@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         _global_options(sub, suppress=True)
         return sub
 
-    companies = command("companies", "add or list Companies")
+    companies = command("companies", "add, list, refresh or remove Companies")
     company_commands = companies.add_subparsers(dest="companies_command", metavar="ACTION", parser_class=_Parser)
     company_commands.required = True
     add = company_commands.add_parser(
@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing = company_commands.add_parser("list", help="list the Companies poppy-tui knows", allow_abbrev=False)
     _global_options(listing, suppress=True)
     listing.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+    from poppy_tui.cli.companies_commands import add_parsers as add_company_parsers
+
+    add_company_parsers(company_commands, _global_options)
 
     wait_help = (
         "if an operation comes back, wait until a person decides in the TUI and it is settled, "

@@ -24,6 +24,14 @@ MCP_APPROVAL_META_KEY = "personalagentprotocol.org/approval"
 
 WELL_KNOWN_PATH = "/.well-known/poppy.json"
 
+# poppy.json is cached as its HTTP caching headers say (Cache-Control max-age, else Expires),
+# within the bounds the 0.2 guide suggests: at least 1 minute, at most 1 day. A document with
+# no caching headers is kept for an hour (a heuristic freshness, as RFC 9111 4.2.2 allows);
+# no-cache/no-store get the minimum, since the guide's lower bound still applies.
+DISCOVERY_MIN_FRESH_SECONDS = 60
+DISCOVERY_MAX_FRESH_SECONDS = 86400
+DISCOVERY_DEFAULT_FRESH_SECONDS = 3600
+
 # Session JWT. The digest confirms only `typ`. Claims follow the 0.2 Session
 # assertion (iss/sub/aud/iat/exp/jti) plus `sid` for the Session. The public key
 # travels in the protected header as `jwk` (as DPoP does) because a terminal

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import ipaddress
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from poppy_tui.protocol.addresses import is_loopback_host, literal_problem
 from poppy_tui.protocol.conventions import (
     CONVERSATION_PROTOCOL_TYPE,
+    DISCOVERY_DEFAULT_FRESH_SECONDS,
+    DISCOVERY_MAX_FRESH_SECONDS,
+    DISCOVERY_MIN_FRESH_SECONDS,
     SUPPORTED_DOCUMENT_VERSIONS,
     WELL_KNOWN_PATH,
 )
@@ -61,23 +67,10 @@ def _host_of(served_host: str) -> str:
         return served_host
 
 
-def is_loopback_host(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def is_private_literal(host: str) -> bool:
-    """An IP literal that is neither public nor loopback (10/8, 192.168/16, fe80::/10, ...)."""
-    try:
-        ip = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return not ip.is_loopback and not ip.is_global
+    """An IP literal that is neither public nor loopback (10/8, 192.168/16, fe80::/10, NAT64 or
+    6to4 forms of those, ...). The rules are protocol/addresses.py's."""
+    return literal_problem(host, allow_loopback=True) is not None
 
 
 def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
@@ -93,8 +86,9 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
         raise InvalidDiscovery(where, f"has no host: {url!r}")
     if parts.username or parts.password:
         raise InvalidDiscovery(where, "must not carry credentials")
-    if is_private_literal(hostname):
-        raise InvalidDiscovery(where, f"points at a private, link-local or reserved address ({hostname})")
+    refused = literal_problem(hostname, allow_loopback=True)  # loopback: the scheme rules below
+    if refused:
+        raise InvalidDiscovery(where, f"can't be used: {refused}")
     if parts.scheme == "https":
         if is_loopback_host(hostname) and not allow_loopback_http:
             raise InvalidDiscovery(where, "points at a loopback address, allowed only for local Companies")
@@ -187,3 +181,40 @@ def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = 
         supports_operations=document_supports_operations(doc.get("extensions")),
         raw=doc,
     )
+
+
+_MAX_AGE = re.compile(r"(?:^|,)\s*(s-maxage|max-age)\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.IGNORECASE)
+
+
+def freshness_seconds(headers: Mapping[str, str]) -> int:
+    """How long a poppy.json answer stays fresh, from its lower-cased HTTP headers
+    (Cache-Control, else Expires against Date), within DISCOVERY_MIN/MAX_FRESH_SECONDS."""
+    control = headers.get("cache-control", "") or ""
+    directives = {part.strip().split("=", 1)[0].lower() for part in control.split(",") if part.strip()}
+    seconds: float | None = None
+    if "no-store" in directives or "no-cache" in directives:
+        seconds = 0
+    else:
+        ages = {m.group(1).lower(): int(m.group(2)) for m in _MAX_AGE.finditer(control)}
+        if "max-age" in ages:
+            seconds = ages["max-age"]
+        elif headers.get("expires"):
+            seconds = _expires_in(headers["expires"], headers.get("date"))
+    if seconds is None:
+        seconds = DISCOVERY_DEFAULT_FRESH_SECONDS
+    return int(min(max(seconds, DISCOVERY_MIN_FRESH_SECONDS), DISCOVERY_MAX_FRESH_SECONDS))
+
+
+def _expires_in(expires: str, date: str | None) -> float:
+    try:
+        until = parsedate_to_datetime(expires)
+    except (TypeError, ValueError, IndexError):
+        return 0  # an invalid Expires means "already expired" (RFC 9111 5.3)
+    try:
+        now = parsedate_to_datetime(date) if date else None
+    except (TypeError, ValueError, IndexError):
+        now = None
+    if until.tzinfo is None:
+        return 0
+    reference = now if now is not None and now.tzinfo is not None else datetime.now(until.tzinfo)
+    return (until - reference).total_seconds()

@@ -54,6 +54,32 @@ def _surrogate(text: str) -> str | None:
     return None
 
 
+class DuplicateMember(ValueError):
+    """A JSON object names the same member twice. Parsers disagree on which one counts (the
+    first, the last, both), so a Company document like that means different things to different
+    readers: it is refused as malformed, never read one way."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        shown = name if len(name) <= 80 else name[:80] + "..."
+        super().__init__(f"the member {shown!a} appears twice in one object")
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateMember(key)
+        result[key] = value
+    return result
+
+
+def loads_strict(data: bytes | str) -> Any:
+    """json.loads that refuses duplicate member names (DuplicateMember, a ValueError).
+    Every JSON document from a Company is read with this."""
+    return json.loads(data, object_pairs_hook=_refuse_duplicates)
+
+
 def canonical_json(value: Any) -> str:
     """One spelling for a JSON value, for hashing and comparing."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -65,7 +91,9 @@ def loads_bounded(data: bytes | str, max_bytes: int) -> Any:
     if size > max_bytes:
         raise ValueError(f"is {size} bytes, more than the {max_bytes} allowed")
     try:
-        return json.loads(data)
+        return loads_strict(data)
+    except DuplicateMember as exc:
+        raise ValueError(f"is malformed: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"is not valid JSON ({exc})") from None
     except RecursionError:

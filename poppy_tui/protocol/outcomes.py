@@ -90,6 +90,18 @@ def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: 
     return NotPerformed(status, _error_code(body) or f"http_{status}", body)
 
 
+def as_approval_answer(outcome: Outcome) -> Outcome:
+    """What an answer means to a request that carried an approval.
+
+    A 5xx (500 included) is no definite refusal there: the Company may have performed the
+    action and then failed, and Ops 7 says a request with an approval that fails is sent again
+    with the same approval. Only 4xx refusals and the Company's own words settle it.
+    """
+    if isinstance(outcome, NotPerformed) and outcome.status is not None and outcome.status >= 500:
+        return Unknown(f"HTTP {outcome.status} ({outcome.error}) to the approval; it may have been performed")
+    return outcome
+
+
 def _error_code(body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), str):
         return body["error"]

@@ -19,6 +19,7 @@ __all__ = [
     "MoneyMention",
     "find_dates",
     "find_money",
+    "find_money_spans",
     "find_numbers",
     "normalize_for_compare",
     "parse_decimal",
@@ -190,6 +191,22 @@ def _find_money(text: str) -> tuple[MoneyMention, ...]:
         currencies = symbol_currencies(marker) if marker else None
         found[key] = MoneyMention(amount, currencies, match.group().strip())
     return tuple(found.values())
+
+
+def find_money_spans(text: str, limit: int = 1000) -> list[tuple[MoneyMention, int, int]]:
+    """Each number with its (start, end) in `text`, in order, at most `limit` of them
+    (a hostile summary repeating "$1 " must not cost a million objects)."""
+    spans: list[tuple[MoneyMention, int, int]] = []
+    for match in _MONEY_RE.finditer(text):
+        if len(spans) >= limit:
+            break
+        amount = _parse_decimal(match.group("num"))
+        if amount is None:
+            continue
+        marker = match.group("pre") or match.group("post")
+        currencies = symbol_currencies(marker) if marker else None
+        spans.append((MoneyMention(amount, currencies, match.group().strip()), match.start(), match.end()))
+    return spans
 
 
 def find_numbers(text: str) -> set[Decimal]:

@@ -11,7 +11,8 @@ Tokens (docs/safety.md):
   Git and kubectl fixes chose; one scheme covers C1, which has no control pictures.
 - bidi controls and invisibles: ``⟨U+XXXX⟩``.
 
-Pure and stdlib-only: headless code imports this without paying for Textual.
+Pure, stdlib plus `regex` (Unicode script data): headless code imports this
+without paying for Textual.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+import regex  # Unicode Script_Extensions for mixed-script checks (UTS #39)
+
 __all__ = [
     "FLAGS",
     "Sanitized",
     "mixed_script",
     "mixed_script_words",
+    "reading_text",
     "sanitize",
     "sanitize_line",
 ]
@@ -215,84 +219,190 @@ def sanitize_line(text: str, max_chars: int) -> Sanitized:
     return Sanitized(out + marker, frozenset(flags), marks)
 
 
-# --- mixed scripts -----------------------------------------------------------
+# --- text as a reader takes it ----------------------------------------------
 
-# Scripts that mix in ordinary CJK writing (UTS #39 "highly restrictive").
-_ALLOWED_MIXES = (
-    frozenset({"LATIN", "FULLWIDTH LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
-    frozenset({"LATIN", "FULLWIDTH LATIN", "HAN", "BOPOMOFO"}),
-    frozenset({"LATIN", "FULLWIDTH LATIN", "HAN", "HANGUL"}),
+# A whole escape sequence, as a terminal consumes it: CSI with its parameters and
+# final byte, OSC/DCS/SOS/PM/APC up to BEL or ST (or the end of the line), and the
+# two-byte forms (ESC 7, ESC 8, ESC c, ESC ( B). Linear: no nested repetition.
+_WHOLE_ESCAPE_RE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]"
 )
-_SCRIPT_ALIASES = {
-    "CJK": "HAN",
-    "IDEOGRAPHIC": "HAN",
-    "KATAKANA-HIRAGANA": "KATAKANA",
-    "FEMININE": "LATIN",  # ª
-    "MASCULINE": "LATIN",  # º
-}
-_script_cache: dict[str, str | None] = {}
+# Invisibles that render as a blank rather than as nothing.
+_BLANK_FILLERS = frozenset([0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800])
 
 
-def _script(ch: str) -> str | None:
-    """The script of a letter from its Unicode name; None for non-letters.
+def reading_text(text: str) -> str:
+    """The text as a reader takes it in, for comparing amounts and IDs, never for display.
 
-    Letter-like symbols (KELVIN SIGN, DOUBLE-STRUCK C, MATHEMATICAL BOLD A) get
-    their own "script", so they count as mixing with the Latin they imitate.
+    Zero-width and bidi characters are dropped (a terminal that shows them as
+    nothing shows "70\u200b0.00" as 700.00), blank fillers become a space, a
+    whole escape sequence is dropped (so "ESC 8" leaves no "8" behind), and any
+    other control character is a space. Display keeps them all as tokens.
     """
-    if ch < "\x80":
-        return "LATIN" if ch.isalpha() else None
-    cached = _script_cache.get(ch, False)
-    if cached is not False:
-        return cached  # type: ignore[return-value]
-    category = unicodedata.category(ch)
-    script: str | None
-    if category[0] != "L" and category != "Nl":
-        script = None
-    else:
-        words = unicodedata.name(ch, "").split()
-        if not words or words[0] == "MODIFIER":
-            script = None
-        elif words[0] == "FULLWIDTH" and len(words) > 1:
-            script = "FULLWIDTH " + words[1] if words[1] == "LATIN" else _SCRIPT_ALIASES.get(words[1], words[1])
-        elif words[0] == "HALFWIDTH" and len(words) > 1:
-            script = _SCRIPT_ALIASES.get(words[1], words[1])
-        else:
-            script = _SCRIPT_ALIASES.get(words[0], words[0])
-    if len(_script_cache) < 65536:
-        _script_cache[ch] = script
-    return script
-
-
-def _scripts(text: str) -> set[str]:
-    found: set[str] = set()
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    if text.isascii() and text.isprintable():
+        return text
+    if "\x1b" in text or any(0x90 <= ord(ch) <= 0x9F for ch in set(text)):
+        text = _WHOLE_ESCAPE_RE.sub("", text)
+    table: dict[int, str | None] = {}
     for ch in set(text):
-        script = _script(ch)
-        if script is not None:
-            found.add(script)
-    return found
+        hit = _classify(ch)
+        if hit is None:
+            continue
+        if hit[1] == "control":
+            table[ord(ch)] = " "
+        elif ord(ch) in _BLANK_FILLERS:
+            table[ord(ch)] = " "
+        else:
+            table[ord(ch)] = None
+    return text.translate(table) if table else text
 
 
-def _is_mixed(scripts: set[str]) -> bool:
-    if len(scripts) < 2:
+# --- mixed scripts -----------------------------------------------------------
+#
+# UTS #39 (Unicode Security Mechanisms), section 5: a string is single-script
+# when the Script_Extensions of its letters, augmented (Han also counts as
+# Japanese, Korean and Han-with-Bopomofo; Hiragana and Katakana as Japanese;
+# Hangul as Korean; Bopomofo as Han-with-Bopomofo), have a script in common.
+# "Highly restrictive" also allows Latin beside one of those CJK writings.
+# Script_Extensions come from the Unicode data in the `regex` module, not from
+# character names. A compatibility look-alike of a Latin letter (fullwidth Ｐ,
+# KELVIN SIGN K, ROMAN NUMERAL ONE Ⅰ, mathematical bold 𝐀: NFKC maps it to one
+# Latin letter) counts as a script of its own beside plain Latin, so "Ｐaypal"
+# mixes while "ＡＢＣ株式会社" doesn't.
+
+# Every Unicode script (ISO 15924 codes) but Common, Inherited and Unknown, whose
+# characters belong to all scripts or none.
+_SCRIPT_CODES = tuple(
+    """Latn Bopo Grek Copt Cyrl Armn Hebr Arab Syrc Thaa Nkoo Samr Mand Deva Beng Guru Gujr Orya
+    Taml Telu Knda Mlym Sinh Thai Laoo Tibt Mymr Geor Hang Ethi Cher Cans Ogam Runr Tglg Hano Buhd
+    Tagb Khmr Mong Limb Tale Talu Bugi Lana Bali Sund Batk Lepc Olck Brai Glag Tfng Hani Hira Kana
+    Yiii Lisu Vaii Bamu Sylo Phag Saur Kali Rjng Java Cham Tavt Mtei Linb Lyci Cari Ital Goth Perm
+    Ugar Xpeo Dsrt Shaw Osma Osge Elba Aghb Vith Todr Lina Cprt Armi Palm Nbat Hatr Phnx Lydi Sidt
+    Mero Merc Khar Sarb Narb Mani Avst Prti Phli Phlp Orkh Hung Rohg Gara Yezi Sogo Sogd Ougr Chrs
+    Elym Brah Kthi Sora Cakm Mahj Shrd Khoj Mult Sind Gran Tutg Newa Tirh Sidd Modi Takr Ahom Dogr
+    Wara Diak Nand Zanb Soyo Pauc Sunu Bhks Marc Gonm Gong Tols Maka Kawi Xsux Pcun Cpmn Egyp Hluw
+    Gukh Mroo Tnsa Bass Hmng Krai Medf Berf Miao Tang Nshu Kits Jurc Dupl Sgnw Hmnp Toto Wcho Nagm
+    Onao Tayo Mend Adlm""".split()
+)
+_LATIN_LOOKALIKE = "Latn~"  # pseudo-script: a compatibility form of a Latin letter
+_AUGMENTED = {
+    "Hani": frozenset({"Hani", "Jpan", "Kore", "Hanb"}),
+    "Hira": frozenset({"Hira", "Jpan"}),
+    "Kana": frozenset({"Kana", "Jpan"}),
+    "Hang": frozenset({"Hang", "Kore"}),
+    "Bopo": frozenset({"Bopo", "Hanb"}),
+}
+_CJK_WRITINGS = frozenset({"Jpan", "Kore", "Hanb"})
+_script_patterns: dict[str, "regex.Pattern[str]"] = {}
+_script_cache: dict[str, frozenset[str]] = {}
+_NO_SCRIPT: frozenset[str] = frozenset()
+_LATIN = frozenset({"Latn"})
+
+
+def _pattern(code: str) -> "regex.Pattern[str]":
+    pattern = _script_patterns.get(code)
+    if pattern is None:
+        pattern = _script_patterns[code] = regex.compile(r"\p{Script_Extensions=" + code + "}")
+    return pattern
+
+
+def _is_letter(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return category[0] == "L" or category == "Nl"
+
+
+def _learn_scripts(chars: set[str]) -> dict[str, frozenset[str]]:
+    """The scripts of `chars`, cached while there is room: one C-speed scan of
+    them per script, not one per character."""
+    letters = "".join(sorted(ch for ch in chars if _is_letter(ch)))
+    found: dict[str, set[str]] = {ch: set() for ch in letters}
+    if letters:
+        for code in _SCRIPT_CODES:
+            for ch in _pattern(code).findall(letters):
+                found[ch].add(code)
+    learned: dict[str, frozenset[str]] = {}
+    for ch in chars:
+        scripts = frozenset(found.get(ch, ()))
+        if ch in found:
+            folded = unicodedata.normalize("NFKC", ch)
+            # KELVIN SIGN and fullwidth Ａ are Latin, mathematical bold 𝐀 and ℓ are Common:
+            # all are look-alikes of one plain Latin letter.
+            if folded != ch and len(folded) == 1 and folded.isascii() and folded.isalpha():
+                scripts = frozenset({_LATIN_LOOKALIKE})
+        learned[ch] = scripts
+        if len(_script_cache) < 65536:
+            _script_cache[ch] = scripts
+    return learned
+
+
+def _script_sets(text: str) -> list[frozenset[str]]:
+    """The Script_Extensions of each distinct letter of `text` (Common/Inherited left out)."""
+    sets: set[frozenset[str]] = set()
+    unknown: set[str] = set()
+    for ch in set(text):
+        if ch < "\x80":
+            if ch.isalpha():
+                sets.add(_LATIN)
+            continue
+        scripts = _script_cache.get(ch)
+        if scripts is None:
+            unknown.add(ch)
+        else:
+            sets.add(scripts)
+    if unknown:
+        sets.update(_learn_scripts(unknown).values())
+    sets.discard(_NO_SCRIPT)
+    return list(sets)
+
+
+def _resolve(sets: list[frozenset[str]]) -> frozenset[str]:
+    """UTS #39 resolved script set: what every letter has in common, augmented."""
+    common: frozenset[str] | None = None
+    for scripts in sets:
+        augmented = frozenset().union(*(_AUGMENTED.get(s, {s}) for s in scripts))
+        common = augmented if common is None else common & augmented
+        if not common:
+            return _NO_SCRIPT
+    return common or _NO_SCRIPT
+
+
+def _is_mixed(sets: list[frozenset[str]]) -> bool:
+    if len(sets) < 2:
         return False
-    if "LATIN" in scripts and "FULLWIDTH LATIN" in scripts:
-        return True  # "Pａypal": CJK text uses one width or the other, not both in a name
-    return not any(scripts <= allowed for allowed in _ALLOWED_MIXES)
+    if any("Latn" in s for s in sets) and any(_LATIN_LOOKALIKE in s for s in sets):
+        return True  # "Ｐaypal": CJK text uses one width or the other, not both in one name
+    as_latin = [frozenset("Latn" if s == _LATIN_LOOKALIKE else s for s in scripts) for scripts in sets]
+    if _resolve(as_latin):
+        return False
+    rest = [scripts for scripts in as_latin if "Latn" not in scripts]
+    return not (rest and _resolve(rest) & _CJK_WRITINGS)  # Latin beside one CJK writing is fine
+
+
+def script_sets(text: str) -> list[frozenset[str]]:
+    """The distinct Script_Extensions (ISO 15924 codes) of the letters of `text`, for messages
+    and tests; a Latin look-alike compatibility letter reports "Latn~"."""
+    if not isinstance(text, str):
+        return []
+    return _script_sets(text)
 
 
 def mixed_script(text: str) -> bool:
-    """True when letters of `text` come from scripts that don't normally mix.
+    """True when letters of `text` come from scripts that don't normally mix (UTS #39).
 
     For short fields (names, recipients, amounts): "pаypal" with a Cyrillic а,
     "Ｐaypal", "Ⅰnvoice". Digits and punctuation are common to all scripts.
     """
     if not isinstance(text, str) or text.isascii():
         return False
-    return _is_mixed(_scripts(text))
+    return _is_mixed(_script_sets(text))
 
 
 def mixed_script_words(text: str) -> list[str]:
     """The words of a longer text that mix scripts within themselves."""
-    if not isinstance(text, str) or text.isascii() or not _is_mixed(_scripts(text)):
+    if not isinstance(text, str) or text.isascii() or not _is_mixed(_script_sets(text)):
         return []
     return [w for w in (m.group() for m in _WORD_RE.finditer(text)) if not w.isascii() and mixed_script(w)]

@@ -163,6 +163,19 @@ class PoppyApp(App[None]):
         self._change_token = self.agent.store.change_token()
         self.set_interval(POLL_SECONDS, self._poll_store)
         self._start_dispatcher()
+        self._warn_if_unsignable()
+
+    def _warn_if_unsignable(self) -> None:
+        """Say at start-up, not at the first approval, when approvals can't be signed here."""
+        check = getattr(self.agent, "startup_signing_problem", None)
+        problem = check() if check is not None else None
+        if problem:
+            from poppy_tui.ui.safe import plain_line
+
+            self.notify(
+                f"Approvals can't be signed on this machine; you can browse, not approve. {plain_line(problem, 1000)}",
+                severity="warning", markup=False, timeout=30,
+            )
         if self._initial_extra is not None:
             mode, argument = self._initial_extra
             if mode == "review" and argument.isdigit():

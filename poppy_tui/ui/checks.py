@@ -9,6 +9,7 @@ from typing import Any
 from poppy_tui.agent.store import OperationRecord, RevisionRecord, Store
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.discrepancies import Finding
+from poppy_tui.safety.request_reuse import reuse_findings
 from poppy_tui.ui.safe import check_operation, key_amount
 
 UNREADABLE = Finding(
@@ -42,4 +43,7 @@ def check_record(store: Store, record: OperationRecord, now: datetime, min_read_
     findings = check_operation(
         operation, record.request, previous=previous_operation, now=now, min_read_seconds=min_read_seconds
     )
+    # An operation_id the Company also gave to a different request (danger, so it goes first).
+    earlier = [request for rev_id, _, _, request in store.revision_requests(record.id) if rev_id != record.current.id]
+    findings = reuse_findings(record.operation_id, record.request, earlier) + list(findings)
     return Checked(operation, previous, previous_operation, tuple(findings), key_amount(operation))

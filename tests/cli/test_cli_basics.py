@@ -293,5 +293,6 @@ def test_locate_does_not_create_anything(cli, tmp_path):
 
 def test_home_option_overrides_environment(cli, home, tmp_path):
     other = tmp_path / "other-home"
+    other.mkdir()
     assert cli("--home", str(other), "pending").code == 0
     assert (other / "data" / "poppy.db").exists()

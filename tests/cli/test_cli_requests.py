@@ -127,7 +127,8 @@ def test_companies_add_unreachable_loopback_is_an_error(cli, home):
 def test_unknown_company(cli, shop):
     run = cli("call", "shop.invalid", "GET", "/api/orders")
     assert run.code == Exit.ERROR
-    assert "unknown company 'shop.invalid' (known: Manzanita Outfitters)" in run.err
+    # Known Companies are listed with their domains, as everywhere a name is shown.
+    assert "unknown company 'shop.invalid' (known: Manzanita Outfitters (127.0.0.1:" in run.err
     assert "poppy-tui companies add" in run.err
 
 

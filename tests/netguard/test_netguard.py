@@ -22,6 +22,21 @@ from poppy_tui.protocol.outcomes import NotSent
         ("metadata", ["169.254.169.254"], True, True),
         ("v6", ["fe80::1%eth0"], True, True),
         ("cgnat", ["100.64.0.1"], True, True),
+        # IPv6 forms that carry a private, loopback or link-local IPv4 address (issue 11.9).
+        ("nat64", ["64:ff9b::a00:1"], True, True),  # 10.0.0.1 through the well-known NAT64 prefix
+        ("nat64", ["64:ff9b::7f00:1"], True, True),  # 127.0.0.1
+        ("nat64", ["64:ff9b::a9fe:a9fe"], True, True),  # 169.254.169.254
+        ("nat64", ["64:ff9b::808:808"], False, False),  # 8.8.8.8: a public IPv4 address, allowed
+        ("nat64-local", ["64:ff9b:1::808:808"], False, True),  # local-use prefix: refused whole
+        ("6to4", ["2002:c0a8:1::1"], True, True),  # 192.168.0.1
+        ("6to4", ["2002:7f00:1::1"], True, True),  # 127.0.0.1
+        ("6to4", ["2002:808:808::1"], False, False),  # 8.8.8.8
+        ("mapped", ["::ffff:10.0.0.1"], True, True),
+        ("mapped", ["::ffff:127.0.0.1"], True, True),  # loopback by a non-loopback name
+        ("compatible", ["::10.0.0.1"], True, True),
+        ("compatible", ["::a9fe:a9fe"], True, True),
+        ("teredo", ["2001:0:4136:e378:8000:63bf:3fff:fdd2"], True, True),
+        ("v6", ["2606:4700::1111"], False, False),
     ],
 )
 def test_address_rules(host, addresses, allow, refused):
@@ -55,10 +70,107 @@ async def test_loopback_is_reachable_only_when_allowed():
 async def test_the_mcp_client_is_guarded_the_same_way():
     import httpx2
 
-    from poppy_tui.agent.netguard import request_guard
+    from poppy_tui.agent.netguard import guarded_client_options
 
     with company() as running:
-        guard = request_guard(httpx2.ConnectError, allow_loopback=False)
-        async with httpx2.AsyncClient(event_hooks={"request": [guard]}) as client:
+        async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
             with pytest.raises(httpx2.ConnectError, match="loopback"):
                 await client.post(running.base_url + "/mcp", json={})
+        async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=True)) as client:
+            assert (await client.get(running.discovery_url)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "literal",
+    ["[64:ff9b::a00:1]", "[2002:c0a8:1::1]", "[::ffff:10.0.0.1]", "[64:ff9b::7f00:1]"],
+)
+async def test_ipv6_forms_of_private_ipv4_are_refused_before_any_packet(literal):
+    async with make_client(5.0, allow_loopback=True) as client:
+        answer = await request(client, "GET", f"https://{literal}/x")
+    assert isinstance(answer, NotSent) and "refused to connect" in answer.detail and "IPv4" in answer.detail
+
+
+def _host_echo_server(address: str):
+    """A real HTTP server on `address` that answers with the Host header it received."""
+    import socketserver
+    import threading
+    from http.server import BaseHTTPRequestHandler
+
+    class Echo(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = (self.headers.get("Host") or "").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = socketserver.ThreadingTCPServer((address, 0), Echo)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+async def test_the_connection_goes_to_the_checked_address_with_the_host_kept(monkeypatch):
+    """One resolution, then a connect to exactly the address it gave. The stand-in resolver
+    (the only thing not real here: a test can't run the system's DNS) says `localhost` is
+    127.0.0.2 and then, on any later lookup, 10.0.0.1 (a rebinding attack). The server listens
+    only on 127.0.0.2, which the system resolver would never give for localhost: the request
+    gets through only by connecting to the checked address, and a second lookup would be refused."""
+    import anyio
+
+    from poppy_tui.agent import netguard
+
+    lookups: list[str] = []
+
+    async def rebinding_resolver(host, port, **kwargs):
+        lookups.append(host)
+        address = "127.0.0.2" if len(lookups) == 1 else "10.0.0.1"
+        return [(2, 1, 6, "", (address, port))]
+
+    server = _host_echo_server("127.0.0.2")
+    port = server.server_address[1]
+    monkeypatch.setattr(netguard.anyio, "getaddrinfo", rebinding_resolver)
+    try:
+        async with make_client(5.0, allow_loopback=True) as client:
+            answer = await request(client, "GET", f"http://localhost:{port}/")
+            assert answer.status == 200 and answer.raw == f"localhost:{port}".encode()
+            assert lookups == ["localhost"]
+            # A new connection resolves again, and the rebound answer is refused, not followed.
+            await client.aclose()
+        async with make_client(5.0, allow_loopback=True) as client:
+            refused = await request(client, "GET", f"http://localhost:{port}/")
+        assert isinstance(refused, NotSent) and "10.0.0.1" in refused.detail
+    finally:
+        monkeypatch.setattr(netguard.anyio, "getaddrinfo", anyio.getaddrinfo)
+        server.shutdown()
+        server.server_close()
+
+
+async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tmp_path, monkeypatch):
+    """The same stand-in resolver: `localhost` is 127.0.0.2, where alone the TLS server listens.
+    The handshake names `localhost` (SNI) and the certificate is checked for `localhost`."""
+    import anyio
+
+    from poppy_tui.agent import netguard
+    from tests.netguard.spec_company import SpecCompany
+    from tests.netguard.tls import make_certificates
+
+    async def resolver(host, port, **kwargs):
+        return [(2, 1, 6, "", ("127.0.0.2", port))]
+
+    certificates = make_certificates(tmp_path / "tls")
+    monkeypatch.setenv("SSL_CERT_FILE", str(certificates.ca_file))
+    server_names: list = []
+    with SpecCompany(tls=certificates.server_context(server_names), host="127.0.0.2") as running:
+        monkeypatch.setattr(netguard.anyio, "getaddrinfo", resolver)
+        try:
+            async with make_client(5.0, allow_loopback=True) as client:
+                answer = await request(client, "GET", running.base_url + "/.well-known/poppy.json")
+        finally:
+            monkeypatch.setattr(netguard.anyio, "getaddrinfo", anyio.getaddrinfo)
+    assert answer.status == 200 and answer.body["organization"]["domain"] == f"localhost:{running.port}"
+    assert server_names == ["localhost"]

@@ -79,6 +79,18 @@ def test_non_strings_do_not_crash():
         ("$70.00", False),
         ("Αθήνα", False),
         ("Αthens", True),  # Greek capital alpha
+        # From Unicode Script_Extensions (UTS #39), not from character names (#11.8):
+        ("\u041c\u0430nzanita Outfitters", True),  # Cyrillic М and а
+        ("\U0001d400cme", True),  # MATHEMATICAL BOLD CAPITAL A: script Common, a Latin look-alike
+        ("\u2113oan", True),  # SCRIPT SMALL L, also Common
+        ("\u13aapple", True),  # CHEROKEE LETTER GO, an A look-alike
+        ("\u2160nvoice", True),  # ROMAN NUMERAL ONE
+        ("らーめん Tokyo", False),  # ー has Script_Extensions {Hiragana, Katakana}
+        ("삼성 Galaxy", False),  # Latin beside Korean is "highly restrictive"
+        ("\u0391\u03b8\u03ae\u043da", True),  # Greek, Cyrillic and Latin
+        ("Straße", False),
+        ("\ufb01le", False),  # a ligature of two Latin letters is still Latin
+        ("مرحبا", False),
     ],
 )
 def test_mixed_script(text, expected):
@@ -295,6 +307,34 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
         (None, "Pay 70.00 USD now", "70.00 USD"),
         (None, "Pay $70.00 now, or $80.00 later", None),
         (None, "Nothing to pay", None),
+        # What the person pays (#14.8): cancelling an "$18.00 a month" plan pays nothing.
+        (
+            {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
+             "refund": {"amount": "0.00", "currency": "USD"}},
+            "Cancel your plan (sub_6Tc1, $18.00 a month). This month isn't refunded.",
+            None,
+        ),
+        (
+            {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
+             "refund": {"amount": "6.00", "currency": "USD"}},
+            "Cancel your plan (sub_6Tc1, $18.00 a month); $6.00 is refunded.",
+            "refund USD 6.00",
+        ),
+        (
+            {"plan": "Coffee Club", "price": {"amount": "18.00", "currency": "USD"}},
+            "Join the Coffee Club for $18.00 a month.",
+            "USD 18.00 a month",
+        ),
+        (
+            {"price_difference": {"amount": "0.00", "currency": "USD"}},
+            "Exchange it at no extra cost.",
+            "USD 0.00",
+        ),
+        (
+            {"price_difference": {"amount": "-70.00", "currency": "USD"}},
+            "Exchange it for $70.00 less, refunded to your card.",
+            "refund USD 70.00",
+        ),
     ],
 )
 def test_key_amount(terms, summary, expected):
@@ -361,3 +401,68 @@ def test_absurdly_deep_terms_do_not_crash_anything():
     assert "check_failed" not in codes
     assert terms_rows(terms)[0][1] == "(nested too deeply to show)"
     assert key_amount(operation) == "$5"
+
+
+# --- text as a reader takes it (compared, never shown) ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "read"),
+    [
+        ("$70\u200b0.00", "$700.00"),  # zero-width: nothing on a terminal
+        ("1\u00ad050 $", "1050 $"),  # soft hyphen
+        ("a\u202eb", "ab"),  # bidi control
+        ("\x1b7\x1b8 $70", " $70"),  # ESC 7 / ESC 8 leave no digit behind
+        ("\x1b[38;5;196m$70\x1b[0m", "$70"),  # CSI with its parameters
+        ("\x1b]8;;https://x/99\x1b\\here\x1b]8;;\x1b\\", "here"),  # OSC 8 up to ST
+        ("\x1b]0;title 99\x07rest", "rest"),  # OSC up to BEL
+        ("\x9b31m$5", "$5"),  # 8-bit CSI
+        ("$7\u28000", "$7 0"),  # a blank filler reads as a space
+        ("a\x00b\rc", "a b c"),  # other controls separate
+        ("plain $70.00", "plain $70.00"),
+    ],
+)
+def test_reading_text_drops_invisibles_and_whole_escape_sequences(raw, read):
+    from poppy_tui.safety.sanitize import reading_text
+
+    assert reading_text(raw) == read
+
+
+def test_an_unterminated_osc_swallows_only_its_own_line():
+    from poppy_tui.safety.sanitize import reading_text
+
+    assert reading_text("\x1b]0;evil $1\nPay $70.00") == "\nPay $70.00"
+
+
+# --- what a revision is (#14.9) ------------------------------------------------------
+
+
+def test_a_revision_that_only_moves_the_expiry_is_new_expiry_not_new_terms():
+    from poppy_tui.safety.discrepancies import RevisionKind, classify_revision
+
+    before = op(revision="r1", expires_in=600)
+    later = op(revision="r2", expires_in=3600)
+    assert classify_revision(before, later) is RevisionKind.NEW_EXPIRY
+    assert classify_revision(before, later).label == "new expiry"
+    assert not classify_revision(before, later).needs_rereading
+    assert diff_revisions(before, later).kind is RevisionKind.NEW_EXPIRY
+
+
+@pytest.mark.parametrize(
+    ("previous", "current", "kind"),
+    [
+        (None, {}, "first"),
+        ({}, {"revision": "r2", "summary": CANONICAL_SUMMARY + " Now."}, "new_terms"),
+        ({}, {"revision": "r2", "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz")}, "new_terms"),
+        ({}, {"revision": "r2", "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz"), "expires_in": 9000}, "new_terms"),
+        ({}, {"revision": "r2"}, "same_content"),
+        ({}, {}, "unchanged"),
+        ({}, {"expires_in": 9000}, "reused"),
+        ({}, {"revision": "r2", "operation_id": "exc_OTHER"}, "other_operation"),
+    ],
+)
+def test_classify_revision(previous, current, kind):
+    from poppy_tui.safety.discrepancies import RevisionKind, classify_revision
+
+    assert classify_revision(None if previous is None else op(**previous), op(**current)) is RevisionKind(kind)
+    assert RevisionKind(kind).needs_rereading == (kind in ("new_terms", "reused", "other_operation"))

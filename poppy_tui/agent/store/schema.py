@@ -123,6 +123,17 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (conversation_row, message_id)
     );
     """,
+    # 2: poppy.json's HTTP cache state (issue 11.6), and Companies the person removed (kept
+    # for the records that name them, gone from lists and name look-ups).
+    """
+    ALTER TABLE companies ADD COLUMN removed_at TEXT;
+    CREATE TABLE company_documents (
+        company_id INTEGER PRIMARY KEY REFERENCES companies(id),
+        etag TEXT,
+        fetched_at TEXT NOT NULL,
+        fresh_until TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

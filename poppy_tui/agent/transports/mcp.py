@@ -19,11 +19,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
 
-from poppy_tui.agent.netguard import request_guard
-from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, parse_json_body
+from poppy_tui.agent.netguard import guarded_client_options
+from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports.mcp_strict import StrictJsonTransport
 from poppy_tui.protocol.approval import Approval, approval_to_mcp_meta
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.operation import operation_from_mcp_result
@@ -39,6 +40,10 @@ from poppy_tui.protocol.outcomes import (
 from poppy_tui.protocol.retry import parse_retry_after
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
+# An MCP exchange is a session (initialize, then the call): it gets the same overall deadline
+# as any fetch from a Company (agent/http.py), plus this long to set the session up. The SDK's
+# own read timeout bounds each JSON-RPC answer however slowly its bytes arrive.
+SESSION_SETUP_SECONDS = 10.0
 # JSON-RPC errors that say the server did not run the tool: it doesn't know it, or the
 # arguments don't fit it.
 DEFINITE_REFUSALS = frozenset({METHOD_NOT_FOUND, INVALID_PARAMS})
@@ -61,6 +66,12 @@ class PoppyAuth(httpx2.Auth):
     header_factory: Callable[[], dict[str, str]]
     seen: dict[str, _Seen] = field(default_factory=dict)
     last_error: _Seen | None = None
+    # Set when a message from the server named a member twice (mcp_strict.py): (method, reason).
+    malformed: tuple[str | None, str] | None = None
+
+    def note_malformed(self, method: str | None, reason: str) -> None:
+        if self.malformed is None:
+            self.malformed = (method, reason)
 
     async def async_auth_flow(self, request: httpx2.Request) -> AsyncIterator[httpx2.Request]:  # type: ignore[override]
         request.headers.update(self.header_factory())
@@ -114,10 +125,13 @@ class McpTransport:
         self._allow_loopback = allow_loopback
 
     def _client(self, auth: PoppyAuth) -> httpx2.AsyncClient:
+        options = guarded_client_options(httpx2, self._allow_loopback)
+        options["transport"] = StrictJsonTransport(options["transport"], auth.note_malformed)
         return httpx2.AsyncClient(
-            event_hooks={"request": [request_guard(httpx2.ConnectError, self._allow_loopback)]},
+            **options,
             auth=auth,
-            headers={"User-Agent": USER_AGENT},
+            # Uncompressed, so mcp_strict.py can check each message's bytes for duplicate members.
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
             timeout=httpx2.Timeout(self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)),
             follow_redirects=False,
         )
@@ -127,7 +141,7 @@ class McpTransport:
         outcome: Any = None
         failure: BaseException | None = None
         try:
-            async with asyncio.timeout(self._timeout * 2 + 10):
+            async with asyncio.timeout(overall_deadline(self._timeout) + SESSION_SETUP_SECONDS):
                 async with self._client(auth) as http_client:
                     async with streamable_http_client(url, http_client=http_client) as (read, write):
                         async with ClientSession(read, write, read_timeout_seconds=self._timeout) as session:
@@ -159,6 +173,8 @@ class McpTransport:
             return tools
 
         result, auth, failure = await self._run(company, url, company.session_id, work)
+        if auth.malformed is not None:
+            raise RuntimeError(f"could not list {company.name}'s MCP tools: the answer is malformed: {auth.malformed[1]}")
         if failure is not None:
             raise RuntimeError(f"could not list {company.name}'s MCP tools: {_describe(failure, auth)}")
         return result
@@ -196,6 +212,10 @@ class McpTransport:
         self, company: CompanyRecord, result: Any, auth: PoppyAuth, failure: BaseException | None, session_id: str
     ) -> Exchange:
         call = auth.seen.get("tools/call", _Seen())
+        if auth.malformed is not None:
+            method, reason = auth.malformed
+            error = ProtocolError("response", f"the MCP server's {method or 'answer'} is malformed: {reason}")
+            return Exchange(BadResponse(error, call.status), call.status, {"error": str(error)}, session_id, str(error))
         if isinstance(result, CallToolResult):
             wire = result_to_wire(result)
             status = call.status

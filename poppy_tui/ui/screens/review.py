@@ -313,6 +313,13 @@ class ReviewScreen(PoppyScreen):
             return
         if self.record is None or self.checked is None or self.shown_revision_id is None:
             return
+        # Refused at `a` when nothing could sign (so send) the approval; the message says the fix.
+        signing_problem = getattr(self.agent, "signing_problem", None)
+        problem = signing_problem() if signing_problem is not None else None
+        if problem:
+            self.notify(f"Can't approve: approvals can't be signed on this machine. {plain_line(problem, 1000)}",
+                        severity="error", markup=False, timeout=30)
+            return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 
         record = self.record

@@ -1,0 +1,122 @@
+"""Decisions: only the person at the TUI makes these."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+
+from poppy_tui.agent.store.connection import StateError, now_utc, parse_stamp, stamp
+from poppy_tui.agent.store.operations import OperationStore
+from poppy_tui.agent.store.durability import Durability
+from poppy_tui.agent.store.records import OperationRecord, Status
+from poppy_tui.protocol.ids import new_id
+
+
+class DecisionStore(OperationStore):
+    """Approve, decline, withdraw, resolve an unknown outcome."""
+
+    def approve(
+        self, operation_row: int, revision_id: int, grace_seconds: float, actor: str = "tui", now: datetime | None = None
+    ) -> OperationRecord:
+        now = now or now_utc()
+        with self._write(Durability.SOON) as db:
+            row = db.execute(
+                "SELECT o.status, o.current_revision_id, r.expires_at, json_extract(q.request_json, '$.interface')"
+                " FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
+                " JOIN requests q ON q.id = r.request_id WHERE o.id=?",
+                (operation_row,),
+            ).fetchone()
+            if row is None:
+                raise StateError("no such operation")
+            status, current_id, expires_at, interface = Status(row[0]), row[1], parse_stamp(row[2]), row[3]
+            if current_id != revision_id:
+                raise StateError("a newer revision of these terms arrived; review it before approving")
+            if not status.is_open:
+                raise StateError(f"the operation is {status.value}; it can't be approved now")
+            if expires_at <= now:
+                raise StateError("this revision has expired; it can no longer be approved")
+            # The key is generated once per approval and reused on every resend. For a
+            # conversation it is the approval message's own ID (at least 128 random bits, as
+            # message IDs need); elsewhere a bare UUID (conventions.IDEMPOTENCY_KEY_QUOTED).
+            key = new_id("msg_") if interface == "conversation" else str(uuid.uuid4())
+            db.execute(
+                "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
+                " next_attempt_at=NULL, lease_owner=NULL, lease_until=NULL, updated_at=? WHERE id=?",
+                (
+                    Status.APPROVED,
+                    revision_id,
+                    stamp(now + timedelta(seconds=max(0.0, grace_seconds))),
+                    key,
+                    stamp(now),
+                    operation_row,
+                ),
+            )
+            self._decision(operation_row, revision_id, "approved", actor, None, now)
+            self._event(operation_row, "approved", f"grace {grace_seconds:g}s", now)
+        return self.get_operation(operation_row)
+
+    def decline(self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None) -> OperationRecord:
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
+                " lease_until=NULL, updated_at=? WHERE id=? AND current_revision_id=? AND status IN (?,?,?)",
+                (Status.DECLINED, stamp(), operation_row, revision_id, Status.PENDING, Status.WITHDRAWN, Status.APPROVED),
+            )
+            if cursor.rowcount != 1:
+                raise StateError(self._why_not(operation_row, "declined"))
+            self._decision(operation_row, revision_id, "declined", actor, note)
+            self._event(operation_row, "declined", note)
+        return self.get_operation(operation_row)
+
+    def withdraw(self, operation_row: int, actor: str = "tui") -> OperationRecord:
+        """Take an approval back. Possible only until the first send attempt starts."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT approved_revision_id FROM operations WHERE id=? AND status=?", (operation_row, Status.APPROVED)
+            ).fetchone()
+            if row is None:
+                raise StateError(self._why_not(operation_row, "withdrawn"))
+            db.execute(
+                "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
+                " lease_until=NULL, updated_at=? WHERE id=?",
+                (Status.WITHDRAWN, stamp(), operation_row),
+            )
+            self._decision(operation_row, row[0], "withdrawn", actor, None)
+            self._event(operation_row, "withdrawn")
+        return self.get_operation(operation_row)
+
+    def resolve_unknown(self, operation_row: int, performed: bool, actor: str = "tui", note: str | None = None) -> OperationRecord:
+        """The person found out (e.g. from the order) whether an unknown send took effect."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT approved_revision_id, current_revision_id FROM operations WHERE id=? AND status=?",
+                (operation_row, Status.OUTCOME_UNKNOWN),
+            ).fetchone()
+            if row is None:
+                raise StateError(self._why_not(operation_row, "resolved"))
+            approved_id, current_id = row
+            if performed:
+                status = Status.PERFORMED
+            elif current_id != approved_id:
+                status = Status.PENDING  # a newer revision may now be decided on
+            else:
+                status = Status.NOT_PERFORMED
+            db.execute(
+                "UPDATE operations SET status=?, lease_owner=NULL, lease_until=NULL, next_attempt_at=NULL,"
+                " outcome_detail=?, updated_at=? WHERE id=?",
+                (status, note or ("confirmed performed" if performed else "confirmed not performed"), stamp(), operation_row),
+            )
+            self._decision(
+                operation_row, approved_id or current_id,
+                "resolved_performed" if performed else "resolved_not_performed", actor, note,
+            )
+            self._event(operation_row, "resolved", status.value)
+        return self.get_operation(operation_row)
+
+    def _decision(
+        self, operation_row: int, revision_id: int, decision: str, actor: str, note: str | None, at: datetime | None = None
+    ) -> None:
+        self._db.execute(
+            "INSERT INTO decisions (operation_row, revision_id, decision, decided_at, actor, note) VALUES (?,?,?,?,?,?)",
+            (operation_row, revision_id, decision, stamp(at), actor, note),
+        )

@@ -1,0 +1,212 @@
+"""The dispatcher's side: expiry, leases, attempts (committed before the request leaves), settling."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from poppy_tui.agent.store.connection import StateError, now_utc, parse_stamp, stamp
+from poppy_tui.agent.store.operations import OperationStore
+from poppy_tui.agent.store.durability import Durability
+from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
+from poppy_tui.agent.store.rows import _dumps
+
+
+class DispatchStore(OperationStore):
+    """Leases, attempts and outcomes."""
+
+    def expire_due(self, now: datetime | None = None) -> list[int]:
+        """Undecided (or approved, never sent) operations whose revision expired."""
+        at = stamp(now)
+        query = (
+            "SELECT o.id FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
+            " WHERE o.status IN (?,?,?) AND r.expires_at <= ?"
+        )
+        params = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED, at)
+        # Looked up outside a write transaction first: the dispatcher asks on every pass,
+        # and an empty BEGIN IMMEDIATE would still take the lock from other processes.
+        if not self._db.execute(query, params).fetchone():
+            return []
+        with self._write(Durability.SOON) as db:
+            rows = db.execute(query, params).fetchall()
+            for (op_row,) in rows:
+                db.execute(
+                    "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, updated_at=? WHERE id=?",
+                    (Status.EXPIRED, at, op_row),
+                )
+                self._event(op_row, "expired")
+        return [r[0] for r in rows]
+
+    def claim_due(
+        self, owner: str, lease_seconds: float, now: datetime | None = None, operation_row: int | None = None
+    ) -> OperationRecord | None:
+        """Take the lease on one operation that is due to be sent, atomically across processes."""
+        now = now or now_utc()
+        at = stamp(now)
+        due = """(lease_until IS NULL OR lease_until <= ?)
+                 AND ((status = ? AND send_after <= ?)
+                  OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))"""
+        due_params = (at, Status.APPROVED, at, Status.SENDING, at)
+        only = "AND id = ?" if operation_row is not None else ""
+        find = f"SELECT id FROM operations WHERE {due} {only} ORDER BY updated_at LIMIT 1"
+        find_params = (*due_params, *([operation_row] if operation_row is not None else []))
+        while True:
+            row = self._db.execute(find, find_params).fetchone()
+            if row is None:
+                return None  # nothing due: no write lock taken
+            # One statement is one transaction: the lease is taken only if the operation is
+            # still due and unleased when the write lock is ours. Another process may have won.
+            claimed = self._write_one(
+                f"UPDATE operations SET lease_owner=?, lease_until=? WHERE id=? AND {due}",
+                (owner, stamp(now + timedelta(seconds=lease_seconds)), row[0], *due_params),
+                Durability.LAZY,
+            )
+            if claimed.rowcount == 1:
+                break
+        return self.get_operation(row[0])
+
+    def next_due_at(self) -> datetime | None:
+        """The soonest moment claim_due could return something: a grace period ending, a
+        scheduled retry, or a lease lapsing. None when nothing is approved or sending."""
+        rows = self._db.execute(
+            "SELECT status, send_after, next_attempt_at, lease_until FROM operations WHERE status IN (?,?)",
+            (Status.APPROVED, Status.SENDING),
+        ).fetchall()
+        times = []
+        for status, send_after, next_at, lease_until in rows:
+            candidates = [t for t in ((send_after if status == Status.APPROVED else next_at), lease_until) if t]
+            times.append(max(candidates) if candidates else stamp())
+        return parse_stamp(min(times)) if times else None
+
+    def release_lease(self, operation_row: int, owner: str) -> None:
+        """Give a lease back without sending (the operation changed under us); others may claim at once."""
+        self._write_one(
+            "UPDATE operations SET lease_owner=NULL, lease_until=NULL WHERE id=? AND lease_owner=?",
+            (operation_row, owner),
+            Durability.LAZY,
+        )
+
+    def renew_lease(self, operation_row: int, owner: str, lease_seconds: float) -> bool:
+        cursor = self._write_one(
+            "UPDATE operations SET lease_until=? WHERE id=? AND lease_owner=?",
+            (stamp(now_utc() + timedelta(seconds=lease_seconds)), operation_row, owner),
+            Durability.LAZY,
+        )
+        return cursor.rowcount == 1
+
+    def start_attempt(self, operation_row: int, owner: str) -> AttemptRecord:
+        """Commit the attempt (and approved -> sending) BEFORE the request leaves."""
+        with self._write() as db:
+            row = db.execute(
+                "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
+                (operation_row,),
+            ).fetchone()
+            if row is None:
+                raise StateError("no such operation")
+            status, approved_id, idem, count, lease_owner = row
+            if status not in (Status.APPROVED, Status.SENDING) or approved_id is None:
+                raise StateError(f"the operation is {status}; nothing to send")
+            if lease_owner != owner:
+                raise StateError("another sender holds this operation")
+            number = count + 1
+            at = stamp()
+            db.execute(
+                "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
+                (Status.SENDING, number, at, operation_row),
+            )
+            cursor = db.execute(
+                "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
+                " VALUES (?,?,?,?,?,?)",
+                (operation_row, approved_id, number, idem, at, owner),
+            )
+            self._event(operation_row, "attempt", f"#{number}")
+        return AttemptRecord(
+            id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
+            idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
+            detail=None, owner=owner,
+        )
+
+    def finish_attempt(
+        self,
+        attempt_id: int,
+        outcome: str,
+        http_status: int | None = None,
+        response: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        with self._write(Durability.SOON):
+            self._finish_attempt(attempt_id, outcome, http_status, _dumps(response), detail)
+
+    def _finish_attempt(
+        self, attempt_id: int, outcome: str, http_status: int | None, response_json: str, detail: str | None
+    ) -> None:
+        self._db.execute(
+            "UPDATE attempts SET finished_at=?, outcome=?, http_status=?, response_json=?, detail=? WHERE id=?",
+            (stamp(), outcome, http_status, response_json, detail, attempt_id),
+        )
+
+    def schedule_retry(self, operation_row: int, owner: str, delay_seconds: float, detail: str | None = None) -> None:
+        with self._write(Durability.SOON) as db:
+            db.execute(
+                "UPDATE operations SET next_attempt_at=?, lease_owner=NULL, lease_until=NULL, outcome_detail=?,"
+                " updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+                (stamp(now_utc() + timedelta(seconds=delay_seconds)), detail, stamp(), operation_row, owner, Status.SENDING),
+            )
+
+    def postpone(self, operation_row: int, owner: str, delay_seconds: float, detail: str) -> None:
+        """Nothing could leave the machine (the approval can't be signed): no attempt is
+        recorded, the approval is kept, and the send is tried again after `delay_seconds`
+        (approved: a later send_after, so it still expires; sending: a later next_attempt_at)."""
+        later = stamp(now_utc() + timedelta(seconds=delay_seconds))
+        with self._write(Durability.SOON) as db:
+            cursor = db.execute(
+                "UPDATE operations SET send_after=CASE WHEN status=? THEN ? ELSE send_after END,"
+                " next_attempt_at=CASE WHEN status=? THEN ? ELSE next_attempt_at END,"
+                " lease_owner=NULL, lease_until=NULL, outcome_detail=?, updated_at=?"
+                " WHERE id=? AND lease_owner=? AND status IN (?,?)",
+                (Status.APPROVED, later, Status.SENDING, later, detail, stamp(), operation_row, owner,
+                 Status.APPROVED, Status.SENDING),
+            )
+            if cursor.rowcount == 1:
+                self._event(operation_row, "not_sent", detail)
+
+    def settle(
+        self,
+        operation_row: int,
+        owner: str,
+        status: Status,
+        outcome: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        """End a send: performed, not performed, or outcome unknown (or pending again after a new revision)."""
+        with self._write(Durability.SOON):
+            self._settle(operation_row, owner, status, _dumps(outcome), detail)
+
+    def finish_and_settle(
+        self,
+        attempt: tuple[int, str, int | None, Any, str | None],
+        operation_row: int,
+        owner: str,
+        status: Status,
+        outcome: Any = None,
+        detail: str | None = None,
+    ) -> None:
+        """finish_attempt(*attempt) and settle(...) in one commit: the last answer and the
+        operation's final state are kept together or not at all."""
+        attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
+        response_json = _dumps(response)
+        # The outcome is usually the last answer itself: encode it once.
+        outcome_json = response_json if outcome is response else _dumps(outcome)
+        with self._write(Durability.SOON):
+            self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
+            self._settle(operation_row, owner, status, outcome_json, detail)
+
+    def _settle(self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None) -> None:
+        cursor = self._db.execute(
+            "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
+            " next_attempt_at=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+            (status, outcome_json, detail, stamp(), operation_row, owner, Status.SENDING),
+        )
+        if cursor.rowcount != 1:
+            raise StateError(self._why_not(operation_row, f"settled as {status.value}"))
+        self._event(operation_row, status.value, detail)

@@ -1,0 +1,84 @@
+"""Lists and counts of operations, filtered, for the TUI's tables and the CLI."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from poppy_tui.agent.store.connection import StoreBase, parse_stamp
+from poppy_tui.agent.store.records import OperationRow, Status, loads
+
+
+class HistoryStore(StoreBase):
+    """Filtered lists of operations."""
+
+    def list_operations(
+        self,
+        statuses: Iterable[Status | str] | None = None,
+        company_id: int | None = None,
+        text: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[OperationRow]:
+        where, params = self._filters(statuses, company_id, text)
+        order = "DESC" if newest_first else "ASC"
+        rows = self._db.execute(
+            f"""
+            SELECT o.id, o.company_id, c.name, c.domain, o.operation_id,
+                   (SELECT json_extract(q.request_json, '$.interface') FROM requests q WHERE q.id = r.request_id),
+                   o.status,
+                   r.revision, r.summary, r.terms_json, r.expires_at,
+                   (SELECT count(*) FROM revisions rr WHERE rr.operation_row = o.id),
+                   o.created_at, o.updated_at,
+                   (SELECT max(d.decided_at) FROM decisions d WHERE d.operation_row = o.id),
+                   (SELECT ar.revision FROM revisions ar WHERE ar.id = o.approved_revision_id),
+                   o.outcome_detail
+            FROM operations o
+            JOIN companies c ON c.id = o.company_id
+            JOIN revisions r ON r.id = o.current_revision_id
+            {where}
+            ORDER BY o.updated_at {order}, o.id {order}
+            LIMIT ? OFFSET ?
+            """,
+            (*params, limit, offset),
+        ).fetchall()
+        return [
+            OperationRow(
+                id=r[0], company_id=r[1], company_name=r[2], company_domain=r[3], operation_id=r[4],
+                interface=r[5], status=Status(r[6]), revision=r[7], summary=r[8], terms=loads(r[9]),
+                expires_at=parse_stamp(r[10]), revision_count=r[11], created_at=r[12], updated_at=r[13],
+                decided_at=r[14], approved_revision=r[15], outcome_detail=r[16],
+            )
+            for r in rows
+        ]
+
+    def count_operations(
+        self, statuses: Iterable[Status | str] | None = None, company_id: int | None = None, text: str | None = None
+    ) -> int:
+        where, params = self._filters(statuses, company_id, text)
+        return self._db.execute(
+            f"SELECT count(*) FROM operations o JOIN companies c ON c.id = o.company_id"
+            f" JOIN revisions r ON r.id = o.current_revision_id {where}",
+            params,
+        ).fetchone()[0]
+
+    @staticmethod
+    def _filters(
+        statuses: Iterable[Status | str] | None, company_id: int | None, text: str | None
+    ) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if statuses is not None:
+            values = [str(Status(s)) for s in statuses]
+            clauses.append(f"o.status IN ({','.join('?' * len(values))})" if values else "0")
+            params.extend(values)
+        if company_id is not None:
+            clauses.append("o.company_id = ?")
+            params.append(company_id)
+        if text:
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append(
+                "(r.summary LIKE ? ESCAPE '\\' OR o.operation_id LIKE ? ESCAPE '\\' OR c.name LIKE ? ESCAPE '\\')"
+            )
+            params.extend([pattern] * 3)
+        return ("WHERE " + " AND ".join(clauses)) if clauses else "", params

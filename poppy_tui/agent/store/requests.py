@@ -1,0 +1,41 @@
+"""The requests poppy-tui sent for the person, and the first answer to each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from poppy_tui.agent.store.connection import StoreBase, stamp
+from poppy_tui.agent.store.durability import Durability
+from poppy_tui.agent.store.records import loads, request_of
+from poppy_tui.agent.store.rows import _dumps
+from poppy_tui.protocol.requests import RequestDescription, request_to_json
+
+
+class RequestStore(StoreBase):
+    """Requests and their first answers."""
+
+    def add_request(self, company_id: int, request: RequestDescription, origin: str) -> int:
+        cursor = self._write_one(
+            "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
+            (company_id, request.interface, request_to_json(request), origin, stamp()),
+            Durability.SOON,
+        )
+        return int(cursor.lastrowid)
+
+    def set_first_response(self, request_id: int, status: int | None, response: Any) -> None:
+        with self._write(Durability.SOON):
+            self._first_response(request_id, status, response)
+
+    def _first_response(self, request_id: int, status: int | None, response: Any) -> None:
+        self._db.execute(
+            "UPDATE requests SET first_status=?, first_response_json=? WHERE id=? AND first_response_json IS NULL",
+            (status, _dumps(response), request_id),
+        )
+
+    def get_request(self, request_id: int) -> tuple[RequestDescription, int | None, Any]:
+        row = self._db.execute(
+            "SELECT request_json, first_status, first_response_json FROM requests WHERE id=?", (request_id,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(request_id)
+        return request_of(row[0]), row[1], loads(row[2])

@@ -1,0 +1,153 @@
+"""`poppy-tui companies add|list|refresh|remove`, and how a command names a Company.
+
+A name can mean several Companies (two demo runs on different ports are both "Manzanita
+Outfitters"): that is said as ambiguous, with the domains to choose from, never as unknown.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from poppy_tui.cli.errors import CliError
+from poppy_tui.cli.exit_codes import Exit
+from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.store import CompanyRecord
+    from poppy_tui.cli.commands import Context
+
+ADD_HINT = "add it with 'poppy-tui companies add DOMAIN'"
+
+
+def add_parsers(company_commands: Any, global_options: Any) -> None:
+    """The refresh and remove actions, beside add and list (cli/main.py builds those)."""
+    refresh = company_commands.add_parser(
+        "refresh",
+        help="fetch a Company's poppy.json again now (all Companies without NAME)",
+        description="Ask each Company for its /.well-known/poppy.json again, conditionally (If-None-Match), "
+        "whatever its caching headers said, and keep the new one. Requests do this on their own when the "
+        "stored copy is older than the Company allowed (at least 1 minute, at most 1 day).",
+        allow_abbrev=False,
+    )
+    global_options(refresh, suppress=True)
+    refresh.add_argument("name", metavar="NAME", nargs="?", help="name, domain or URL of a known Company")
+    remove = company_commands.add_parser(
+        "remove",
+        help="forget a Company (its history stays)",
+        description="Forget a Company: it leaves 'companies list', the TUI's Company picker and name look-ups. "
+        "Its recorded requests, operations and decisions stay in the history. Refused while operations with "
+        "it still wait for a decision or an outcome. Adding it again brings it back.",
+        allow_abbrev=False,
+    )
+    global_options(remove, suppress=True)
+    remove.add_argument("name", metavar="NAME", help="name, domain or URL of a known Company")
+
+
+def company_choices(companies: list["CompanyRecord"]) -> str:
+    return ", ".join(f"{safe_line(c.name, 60)} ({safe_line(c.domain, 80)})" for c in companies)
+
+
+def no_such_company(key: str, matches: list["CompanyRecord"], known: list["CompanyRecord"]) -> CliError:
+    """The error for a Company name that names none, or more than one."""
+    shown = safe_line(key, 100)
+    if len(matches) > 1:
+        return CliError(
+            f"{shown!r} is ambiguous: it matches {len(matches)} Companies, {company_choices(matches)}; "
+            "give the domain instead (or remove the stale one with 'poppy-tui companies remove DOMAIN')",
+            Exit.USAGE,
+        )
+    return CliError(f"unknown company {shown!r} (known: {company_choices(known) or 'none yet'}); {ADD_HINT}")
+
+
+def need_company(agent: "Agent", key: str) -> "CompanyRecord":
+    matches = agent.match_companies(key)
+    if len(matches) != 1:
+        raise no_such_company(key, matches, agent.store.list_companies())
+    return matches[0]
+
+
+def run_companies(ctx: "Context", args: argparse.Namespace) -> int:
+    handlers = {"add": cmd_add, "list": cmd_list, "refresh": cmd_refresh, "remove": cmd_remove}
+    return handlers[args.companies_command](ctx, args)
+
+
+def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
+    from poppy_tui.cli.commands import with_agent
+    from poppy_tui.protocol.discovery import discovery_url
+    from poppy_tui.protocol.errors import InvalidDiscovery
+
+    try:
+        discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
+    except InvalidDiscovery as exc:
+        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback else ""
+        raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
+
+    async def work(agent: "Agent") -> int:
+        company = await agent.add_company(args.target)
+        emit(f"{company.id}  {company_line(company)}")
+        if not company.supports_operations:
+            note(
+                "note: this Company doesn't offer the operations extension v2; "
+                "it will ask for approval its own way (for example on its website)"
+            )
+        return Exit.OK
+
+    return with_agent(ctx, work)
+
+
+def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
+    from poppy_tui.cli.commands import open_store
+
+    with open_store(ctx) as store:
+        companies = store.list_companies()
+    if args.json:
+        emit(to_json({"companies": [company_json(c) for c in companies]}))
+    elif not companies:
+        note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
+    else:
+        for company in companies:
+            emit(f"{company.id}  {company_line(company)}")
+    return Exit.OK
+
+
+def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
+    from poppy_tui.cli.commands import with_agent
+
+    async def work(agent: "Agent") -> int:
+        companies = [need_company(agent, args.name)] if args.name else agent.store.list_companies()
+        if not companies:
+            note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
+            return Exit.OK
+        failed = False
+        for company in companies:
+            before = company.supports_operations
+            refreshed = await agent.refresh_company(company, force=True)
+            now = refreshed.company
+            if refreshed.problem:
+                failed = True
+                note(f"{safe_line(now.name, 60)} ({safe_line(now.domain, 80)}): kept the stored poppy.json: "
+                     f"{safe_line(refreshed.problem, 400)}")
+                continue
+            state = "updated" if refreshed.changed else "unchanged"
+            emit(f"{now.id}  {state}  {company_line(now)}")
+            if before != now.supports_operations:
+                note(f"note: {safe_line(now.name, 60)} "
+                     f"{'now offers' if now.supports_operations else 'no longer offers'} the operations extension v2")
+        return Exit.ERROR if failed else Exit.OK
+
+    return with_agent(ctx, work)
+
+
+def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
+    from poppy_tui.cli.commands import with_agent
+
+    async def work(agent: "Agent") -> int:
+        company = need_company(agent, args.name)
+        agent.remove_company(company)
+        emit(f"removed {company.id}  {safe_line(company.name, 80)} ({safe_line(company.domain, 80)}); "
+             "its history stays")
+        return Exit.OK
+
+    return with_agent(ctx, work)

@@ -1,0 +1,73 @@
+"""An operation_id a Company gave to two different requests (issue #11 item 2).
+
+`operation_id` identifies one action, and "the Company MUST NOT use it for another action"
+(Ops 3). New terms for the same action legitimately come from other requests: another
+interface (the API, then a conversation), or another message in a conversation. But two API
+requests with another method, URL or body, or two tool calls with other arguments, ask for
+different things; a revision that answers one of them is not the action the person saw for
+the other. That is a DANGER finding naming both, and each waiting caller gets only the
+outcome of its own request.
+
+Pure: no store, no I/O. Requests are the protocol.requests descriptions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from poppy_tui.protocol.requests import ApiRequest, McpRequest
+from poppy_tui.safety.findings import Finding
+from poppy_tui.safety.sanitize import sanitize_line
+
+CODE = "operation_reused"
+_SHOWN_CHARS = 200
+
+
+def different_requests(a: Any, b: Any) -> bool:
+    """Whether two requests certainly ask for different things. Only requests through the same
+    interface can be compared; across interfaces (or between conversation messages) the
+    Company decides what is the same action (Ops 3, "New terms")."""
+    if isinstance(a, ApiRequest) and isinstance(b, ApiRequest):
+        return (a.method.upper(), a.url, _canonical(a.body)) != (b.method.upper(), b.url, _canonical(b.body))
+    if isinstance(a, McpRequest) and isinstance(b, McpRequest):
+        return (a.server_url, a.tool, _canonical(a.arguments)) != (b.server_url, b.tool, _canonical(b.arguments))
+    return False
+
+
+def describe_request(request: Any) -> str:
+    """One sanitised line naming a request, for findings and CLI notes."""
+    if isinstance(request, ApiRequest):
+        text = request.describe() + ("" if request.body is None else " " + _canonical(request.body))
+    elif isinstance(request, McpRequest):
+        text = f"MCP tool {request.tool} {_canonical(request.arguments)}"
+    else:
+        text = getattr(request, "describe", lambda: "a request")()
+    return sanitize_line(text, _SHOWN_CHARS).text
+
+
+def reuse_findings(operation_id: str, current: Any, earlier: Iterable[Any]) -> list[Finding]:
+    """A DANGER finding for each earlier request (of this operation's revisions) that asked for
+    something else than the request that returned the current revision."""
+    findings: list[Finding] = []
+    seen: list[Any] = []
+    for other in earlier:
+        if not different_requests(current, other) or any(not different_requests(other, s) for s in seen):
+            continue
+        seen.append(other)
+        findings.append(
+            Finding(
+                "danger",
+                CODE,
+                f"The Company gave this operation ({sanitize_line(operation_id, 80).text}) to two different "
+                f"requests: these terms answer {describe_request(current)}, but an earlier revision answered "
+                f"{describe_request(other)}. Approving covers only these terms; check that they are what you "
+                "asked for.",
+                "operation_id",
+            )
+        )
+    return findings
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,139 @@
+"""poppy-tui against a Company written from the spec alone (tests/companies/strict_company.py),
+over real loopback HTTP: cross-interface revisions, 5xx after performing, operation_id reuse,
+text-only conversation outcomes, finding out another way (issue #11)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from poppy_tui.agent.store import Status
+from tests.companies.strict_company import StrictCompany
+
+
+@pytest.fixture
+def strict() -> Iterator[StrictCompany]:
+    company = StrictCompany()
+    yield company
+    company.stop()
+
+
+def approvals_received(strict: StrictCompany) -> list[str]:
+    return [h.get("poppy-approval") for _, _, h, _ in strict.state.received if h.get("poppy-approval")]
+
+
+async def api_then_conversation(agent, strict):
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert first.outcome == "operation"
+    said = await agent.say(company, "Please cancel bk_1")
+    assert said.operation_rows == [first.operation_row]
+    return company, agent.store.get_operation(first.operation_row)
+
+
+# ---- 1. the approval goes through the interface that returned the approved revision ----------
+
+
+async def test_revision_from_a_conversation_is_approved_in_that_conversation(make_agent, strict):
+    agent = make_agent()
+    _, op = await api_then_conversation(agent, strict)
+    assert op.current.revision.startswith("conversation-")
+    assert op.interface == "conversation"  # what the review header, `show` and JSON name
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status != Status.NOT_PERFORMED, done.outcome_detail
+    assert strict.state.bookings["bk_1"]["status"] == "cancelled"
+    assert approvals_received(strict) == []  # nothing went to the API
+    assert strict.state.perform_count["cxl_bk_1"] == 1
+
+
+async def test_revision_from_the_api_after_a_conversation_is_approved_over_the_api(make_agent, strict):
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    said = await agent.say(company, "cancel bk_1 please")
+    [row] = said.operation_rows
+    again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert again.operation_row == row
+    op = agent.store.get_operation(row)
+    assert op.interface == "api" and op.current.revision.startswith("api-")
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert approvals_received(strict) == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
+
+
+# ---- 3. a 5xx to an approval is in doubt: resend, never not_performed ------------------------
+
+
+@pytest.mark.parametrize("status", [500, 502])
+async def test_5xx_after_performing_is_resent_and_settles_performed(make_agent, strict, status):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = status, 2
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert [a.outcome for a in agent.store.attempts(op.id)] == ["unknown", "unknown", "performed"]
+    assert len(set(approvals_received(strict))) == 1 and len(approvals_received(strict)) == 3
+    assert strict.state.perform_count["cxl_bk_1"] == 1
+
+
+async def test_5xx_until_the_window_ends_is_unknown_not_refused(make_agent, strict):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=1.0)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
+    # A new request for the same action must not reopen it for a new approval.
+    again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert again.operation_row == op.id
+    assert agent.store.get_operation(op.id).status == Status.OUTCOME_UNKNOWN
+
+
+# ---- 2. an operation_id reused for a different request ----------------------------------------
+
+
+async def test_operation_id_reused_for_another_booking_is_a_danger_and_callers_get_their_own_outcome(
+    make_agent, strict
+):
+    from poppy_tui.ui.checks import check_record
+    from poppy_tui.agent.store.store import now_utc
+
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/rebook", {"date": "2026-12-05"})
+    second = await agent.call_api(company, "POST", "/bookings/bk_2/rebook", {"date": "2026-12-07"})
+    assert first.operation_row == second.operation_row  # the Company's one operation_id
+    op = agent.store.get_operation(second.operation_row)
+    findings = check_record(agent.store, op, now_utc(), 0).findings
+    reused = [f for f in findings if f.code == "operation_reused"]
+    assert reused and reused[0].severity == "danger" and findings[0].code == "operation_reused"
+    assert "/bookings/bk_1/rebook" in reused[0].message and "/bookings/bk_2/rebook" in reused[0].message
+    agent.approve(op.id, op.current.id)  # the person approves the bk_2 terms they see
+    done = await agent.wait_for_outcome(op.id, timeout=30, request_id=second.request_id)
+    assert done.status == Status.PERFORMED and done.outcome["body"]["id"] == "bk_2"
+    theirs = await agent.wait_for_outcome(op.id, timeout=30, request_id=first.request_id)
+    assert theirs.status == Status.NOT_PERFORMED and theirs.outcome is None
+    assert "/bookings/bk_2/rebook" in theirs.outcome_detail and "/bookings/bk_1/rebook" in theirs.outcome_detail
+    assert strict.state.bookings["bk_1"]["date"] == "2026-11-02"
+
+
+async def test_the_same_action_across_interfaces_is_no_reuse(make_agent, strict):
+    from poppy_tui.ui.checks import check_record
+    from poppy_tui.agent.store.store import now_utc
+
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    await agent.say(company, "Please cancel bk_1")
+    op = agent.store.get_operation(first.operation_row)
+    assert not [f for f in check_record(agent.store, op, now_utc(), 0).findings if f.code == "operation_reused"]
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30, request_id=first.request_id)
+    assert done.status != Status.NOT_PERFORMED

@@ -1,0 +1,307 @@
+"""A Company written from the operations extension v2 text alone (no poppy_tui.demo imports).
+
+It differs from the demo where the spec lets it, so poppy-tui is tested against more than one
+reading of the spec:
+- another shape of domain objects (bookings), another operation_id and revision style;
+- one action ("cancel booking bk_1") has the same operation_id on its API and in conversations,
+  each interface issuing its own revisions (spec 3, "New terms": the Company decides which
+  requests are for the same action);
+- conversation replies say how it went in text only (Ops 6: "says how it went in a later
+  message"); there is no structured status;
+- a GET on each booking (in its OpenAPI) says whether it was cancelled;
+- faults a test switches on: answer 500/502 after performing, or reuse one operation_id for
+  every "rebook" request whatever the booking (a Company bug poppy-tui must flag).
+
+It is served by uvicorn on 127.0.0.1 in a background thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import http_sfv
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+HOST = "127.0.0.1"
+
+
+def _stamp(at: datetime) -> str:
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Revision:
+    operation_id: str
+    revision: str
+    booking_id: str
+    what: str  # "cancel" or "rebook:<date>"
+    expires_at: datetime
+    interface: str
+
+
+@dataclass
+class StrictState:
+    """What the Company knows; tests read and steer it."""
+
+    bookings: dict[str, dict[str, Any]] = field(default_factory=lambda: {
+        "bk_1": {"id": "bk_1", "trip": "Lisbon, 3 nights", "status": "confirmed", "date": "2026-11-02"},
+        "bk_2": {"id": "bk_2", "trip": "Porto, 2 nights", "status": "confirmed", "date": "2026-11-20"},
+    })
+    revisions: dict[tuple[str, str], Revision] = field(default_factory=dict)
+    performed: dict[str, list[Any]] = field(default_factory=dict)  # operation_id -> [first response]
+    perform_count: dict[str, int] = field(default_factory=dict)
+    expiry_seconds: float = 600.0
+    # Faults: answer this status (after performing) to the next N approvals that perform or replay.
+    error_after_perform: int | None = None
+    error_after_perform_times: int = 0
+    # Answer text-only "I'm not sure yet" to this many approval messages before saying it's done.
+    conversation_silent_replies: int = 0
+    received: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
+    conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    seen_messages: dict[tuple[str, str], Any] = field(default_factory=dict)
+    _counter: Any = field(default_factory=lambda: itertools.count(1))
+
+    def next_number(self) -> int:
+        return next(self._counter)
+
+    def new_revision(self, operation_id: str, booking_id: str, what: str, interface: str) -> Revision:
+        number = self.next_number()
+        revision = Revision(
+            operation_id, f"{interface}-r{number}", booking_id, what,
+            datetime.now(timezone.utc) + timedelta(seconds=self.expiry_seconds), interface,
+        )
+        self.revisions[(operation_id, revision.revision)] = revision
+        return revision
+
+    def operation_json(self, revision: Revision) -> dict[str, Any]:
+        booking = self.bookings[revision.booking_id]
+        if revision.what == "cancel":
+            summary = f"Cancel booking {booking['id']} ({booking['trip']}). No fee is charged."
+            terms = {"booking_id": booking["id"], "action": "cancel"}
+        else:
+            date = revision.what.split(":", 1)[1]
+            summary = f"Move booking {booking['id']} ({booking['trip']}) to {date}. No fee is charged."
+            terms = {"booking_id": booking["id"], "action": "rebook", "date": date}
+        return {
+            "operation_id": revision.operation_id,
+            "revision": revision.revision,
+            "summary": summary,
+            "terms": terms,
+            "expires_at": _stamp(revision.expires_at),
+        }
+
+    def perform(self, revision: Revision) -> dict[str, Any]:
+        booking = self.bookings[revision.booking_id]
+        if revision.what == "cancel":
+            booking["status"] = "cancelled"
+        else:
+            booking["date"] = revision.what.split(":", 1)[1]
+        self.perform_count[revision.operation_id] = self.perform_count.get(revision.operation_id, 0) + 1
+        return dict(booking)
+
+
+def _approval_of(value: str | None) -> tuple[str, str] | None:
+    if not value:
+        return None
+    parsed = http_sfv.Dictionary()
+    parsed.parse(value.encode("ascii"))
+    try:
+        return str(parsed["operation_id"].value), str(parsed["revision"].value)
+    except KeyError:
+        return None
+
+
+def _declares_operations(request: Request) -> bool:
+    return '"operations";v="2"' in request.headers.get("poppy-extensions", "").replace(" ", "")
+
+
+def build_strict_app(state: StrictState, base_url: str) -> Starlette:
+    async def poppy_json(request: Request) -> Response:
+        return JSONResponse({
+            "protocol_version": "0.4",
+            "organization": {"name": "Strict Travel", "domain": base_url.split("://", 1)[1]},
+            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
+            "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
+            "extensions": {"operations": [{"version": "2"}]},
+        })
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse({
+            "openapi": "3.1.0",
+            "info": {"title": "Strict Travel", "version": "1"},
+            "paths": {
+                "/bookings/{booking_id}": {"get": {"operationId": "getBooking", "summary": "A booking"}},
+                "/bookings/{booking_id}/cancel": {"post": {"operationId": "cancelBooking"}},
+                "/bookings/{booking_id}/rebook": {"post": {"operationId": "rebookBooking"}},
+            },
+        })
+
+    async def get_booking(request: Request) -> Response:
+        booking = state.bookings.get(request.path_params["booking_id"])
+        if booking is None:
+            return JSONResponse({"error": "not_found"}, status_code=404)
+        return JSONResponse(dict(booking))
+
+    def answer_approval(revision: Revision) -> Response:
+        first = state.performed.get(revision.operation_id)
+        if first is None:
+            first = state.performed[revision.operation_id] = [state.perform(revision)]
+        if state.error_after_perform is not None and state.error_after_perform_times > 0:
+            state.error_after_perform_times -= 1
+            return JSONResponse({"error": "internal_error"}, status_code=state.error_after_perform)
+        return JSONResponse(first[0])
+
+    async def api_action(request: Request, what: str) -> Response:
+        booking_id = request.path_params["booking_id"]
+        body = json.loads(await request.body() or b"null")
+        state.received.append((request.method, request.url.path, dict(request.headers), body))
+        if booking_id not in state.bookings:
+            return JSONResponse({"error": "not_found"}, status_code=404)
+        if "poppy-session" not in request.headers:
+            return JSONResponse({"error": "invalid_session"}, status_code=403)
+        if not _declares_operations(request):
+            return JSONResponse({"error": "extension_required", "extension": "operations"}, status_code=403)
+        if what == "rebook":
+            date = (body or {}).get("date", "2026-12-01") if isinstance(body, dict) else "2026-12-01"
+            what = f"rebook:{date}"
+            operation_id = "rbk_shared"  # the fault: one operation_id for every rebook request
+        else:
+            operation_id = f"cxl_{booking_id}"
+        approval = _approval_of(request.headers.get("poppy-approval"))
+        if approval is not None and approval[0] == operation_id:
+            if operation_id in state.performed:
+                return answer_approval(state.revisions.get(approval, Revision(operation_id, "", booking_id, what,
+                                                                                datetime.now(timezone.utc), "api")))
+            revision = state.revisions.get(approval)
+            if (revision is not None and revision.expires_at > datetime.now(timezone.utc)
+                    and revision.booking_id == booking_id and revision.what == what):
+                return answer_approval(revision)
+        revision = state.new_revision(operation_id, booking_id, what, "api")
+        return JSONResponse({"error": "approval_required", "operation": state.operation_json(revision)}, status_code=403)
+
+    async def cancel(request: Request) -> Response:
+        return await api_action(request, "cancel")
+
+    async def rebook(request: Request) -> Response:
+        return await api_action(request, "rebook")
+
+    # ---- conversations ---------------------------------------------------------------------
+
+    def company_says(conversation_id: str, text: str, extensions: dict[str, Any] | None = None) -> None:
+        events = state.conversations[conversation_id]
+        message: dict[str, Any] = {"id": f"msg_strict{state.next_number():06d}", "role": "company",
+                                   "author": {"type": "agent"}, "text": text}
+        if extensions:
+            message["extensions"] = extensions
+        events.append({"id": f"evt_{len(events) + 1}", "type": "message", "created_at": _stamp(datetime.now(timezone.utc)),
+                       "message": message})
+
+    def on_message(conversation_id: str, message: dict[str, Any]) -> None:
+        events = state.conversations[conversation_id]
+        events.append({"id": f"evt_{len(events) + 1}", "type": "message",
+                       "created_at": _stamp(datetime.now(timezone.utc)), "message": {**message, "role": "user"}})
+        approval = ((message.get("extensions") or {}).get("operations") or {}).get("approval")
+        if isinstance(approval, dict):
+            key = (str(approval.get("operation_id")), str(approval.get("revision")))
+            revision = state.revisions.get(key)
+            if revision is None or revision.expires_at <= datetime.now(timezone.utc):
+                company_says(conversation_id, "That approval doesn't match anything I can do now.")
+                return
+            if state.conversation_silent_replies > 0:
+                state.conversation_silent_replies -= 1
+                company_says(conversation_id, "Thanks, I'm looking into it.")
+                return
+            if revision.operation_id not in state.performed:
+                state.performed[revision.operation_id] = [state.perform(revision)]
+            company_says(conversation_id, f"Done: booking {revision.booking_id} is now cancelled.")
+            return
+        text = str(message.get("text", "")).lower()
+        for booking_id in state.bookings:
+            if booking_id in text and "cancel" in text:
+                revision = state.new_revision(f"cxl_{booking_id}", booking_id, "cancel", "conversation")
+                company_says(conversation_id, f"I can cancel {booking_id} once you approve.",
+                             {"operations": {"operation": state.operation_json(revision)}})
+                return
+        company_says(conversation_id, "How can I help?")
+
+    async def create_conversation(request: Request) -> Response:
+        payload = await request.json()
+        conversation_id = f"cnv_strict{state.next_number():06d}"
+        state.conversations[conversation_id] = []
+        on_message(conversation_id, payload["message"])
+        return JSONResponse({"conversation_id": conversation_id}, status_code=201)
+
+    async def post_message(request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        if conversation_id not in state.conversations:
+            return JSONResponse({"error": "not_found"}, status_code=404)
+        payload = await request.json()
+        message = payload["message"]
+        key = (conversation_id, str(message.get("id")))
+        if key not in state.seen_messages:  # a repeated message ID adds nothing (spec 8.3)
+            state.seen_messages[key] = True
+            on_message(conversation_id, message)
+        return JSONResponse({"accepted": True}, status_code=202)
+
+    async def read_events(request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        events = state.conversations.get(conversation_id)
+        if events is None:
+            return JSONResponse({"error": "not_found"}, status_code=404)
+        start = int(request.query_params.get("cursor") or 0)
+        return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
+                             "cursor": str(len(events)), "has_more": False})
+
+    return Starlette(routes=[
+        Route("/.well-known/poppy.json", poppy_json),
+        Route("/openapi.json", openapi),
+        Route("/bookings/{booking_id}", get_booking),
+        Route("/bookings/{booking_id}/cancel", cancel, methods=["POST"]),
+        Route("/bookings/{booking_id}/rebook", rebook, methods=["POST"]),
+        Route("/conversations", create_conversation, methods=["POST"]),
+        Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
+        Route("/conversations/{conversation_id}/events", read_events),
+    ])
+
+
+class _Server(uvicorn.Server):
+    def capture_signals(self):  # pytest owns signals
+        return contextlib.nullcontext()
+
+
+class StrictCompany:
+    """The strict Company served on 127.0.0.1 in a thread; stop() when done."""
+
+    def __init__(self) -> None:
+        self.state = StrictState()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, 0))
+        self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
+        config = uvicorn.Config(build_strict_app(self.state, self.base_url), log_level="critical",
+                                access_log=False, lifespan="off")
+        self._server = _Server(config)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the strict Company did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)

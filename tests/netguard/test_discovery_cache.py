@@ -1,0 +1,127 @@
+"""poppy.json caching (issue 11.6), on the agent side, against the spec-only test Company:
+Cache-Control and ETag honoured within [1 minute, 1 day], a conditional GET before a new
+request decides whether to declare the extension, `extension_required` explained on its own,
+and removing a Company."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from poppy_tui.agent.store.store import StateError
+from poppy_tui.protocol.conventions import DISCOVERY_MAX_FRESH_SECONDS, DISCOVERY_MIN_FRESH_SECONDS
+from poppy_tui.protocol.discovery import freshness_seconds
+from poppy_tui.protocol.timestamps import utcnow
+
+from tests.netguard.spec_company import SpecCompany
+
+
+@pytest.mark.parametrize(
+    "headers,seconds",
+    [
+        ({"cache-control": "max-age=300"}, 300),
+        ({"cache-control": "public, max-age=5"}, DISCOVERY_MIN_FRESH_SECONDS),
+        ({"cache-control": "max-age=99999999"}, DISCOVERY_MAX_FRESH_SECONDS),
+        ({"cache-control": "no-store"}, DISCOVERY_MIN_FRESH_SECONDS),
+        ({"cache-control": "no-cache, max-age=600"}, DISCOVERY_MIN_FRESH_SECONDS),
+        ({"expires": "Thu, 01 Dec 2094 16:00:00 GMT", "date": "Thu, 01 Dec 2094 15:50:00 GMT"}, 600),
+        ({"expires": "0"}, DISCOVERY_MIN_FRESH_SECONDS),
+        ({}, 3600),
+    ],
+)
+def test_freshness_follows_the_caching_headers_within_bounds(headers, seconds):
+    assert freshness_seconds(headers) == seconds
+
+
+def _expire(agent, company) -> None:
+    """As if the cached copy's freshness had run out (the stored state, not the clock, moves)."""
+    etag, _ = agent.store.document_cache(company.id)
+    agent.store.keep_document_fresh(company.id, etag, utcnow() - timedelta(seconds=1))
+
+
+async def test_a_fresh_copy_is_used_and_a_stale_one_revalidated_with_its_etag(make_agent):
+    with SpecCompany(cache_control="max-age=300") as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        etag, fresh_until = agent.store.document_cache(company.id)
+        assert etag == '"v1"'
+        assert timedelta(seconds=290) < fresh_until - utcnow() <= timedelta(seconds=300)
+        assert len(shop.discovery_requests) == 1
+
+        result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        assert result.outcome == "operation"
+        assert len(shop.discovery_requests) == 1  # still fresh: not fetched again
+
+        _expire(agent, company)
+        await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        assert len(shop.discovery_requests) == 2
+        assert shop.discovery_requests[-1].get("if-none-match") == '"v1"'  # answered 304
+        assert agent.store.document_cache(company.id)[1] > utcnow() + timedelta(seconds=290)
+
+
+async def test_a_changed_document_decides_what_the_next_request_declares(make_agent):
+    with SpecCompany() as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        assert company.supports_operations
+        shop.operations_versions, shop.etag = [], '"v2"'  # the Company stops offering operations
+        _expire(agent, company)
+        result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        assert "poppy-extensions" not in shop.api_requests[-1]  # read the new document first
+        assert not agent.store.get_company(company.id).supports_operations
+        assert result.outcome == "not_performed"
+        assert "doesn't offer it" in result.detail and "Nothing was done" in result.detail
+        assert "approve it on Larkspur Bicycle Works's own site" in result.detail
+
+
+async def test_extension_required_from_a_company_on_another_major_version(make_agent):
+    with SpecCompany(operations_versions=["3"]) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+    assert result.outcome == "not_performed" and result.operation_row is None
+    assert "a version poppy-tui doesn't speak" in result.detail and "'3'" in result.detail
+    assert "Approve this order on larkspur's website." in result.detail  # its own description, quoted
+
+
+async def test_extension_required_after_an_out_of_date_copy_rereads_it(make_agent):
+    with SpecCompany(operations_versions=[]) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        shop.operations_versions, shop.etag = ["2"], '"v2"'  # changed while our copy is still fresh
+        first = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        assert first.outcome == "not_performed"
+        assert "it now does: send the request again" in first.detail
+        assert shop.discovery_requests[-1].get("if-none-match") == '"v1"'
+        again = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        assert again.outcome == "operation"
+        assert shop.api_requests[-1].get("poppy-extensions") == '"operations";v="2"'
+
+
+async def test_a_failed_refresh_keeps_the_stored_copy_and_tries_again_later(make_agent):
+    with SpecCompany() as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        shop.discovery_override = "html"  # the Company's site now answers with a web page
+        refreshed = await agent.refresh_company(company, force=True)
+    assert refreshed.fetched and not refreshed.changed and "is not JSON (text/html)" in refreshed.problem
+    assert refreshed.company.document == company.document and refreshed.company.supports_operations
+    retry_at = agent.store.document_cache(company.id)[1]
+    assert utcnow() < retry_at <= utcnow() + timedelta(seconds=DISCOVERY_MIN_FRESH_SECONDS)
+
+
+async def test_removing_a_company_keeps_its_records_and_waits_for_open_operations(make_agent):
+    with SpecCompany() as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        with pytest.raises(StateError, match="1 operation"):
+            agent.remove_company(company)
+        agent.decline(result.operation_row, agent.store.get_operation(result.operation_row).current.id)
+        agent.remove_company(company)
+        assert agent.store.list_companies() == [] and agent.find_company(shop.domain) is None
+        assert agent.store.get_operation(result.operation_row).company.name == "Larkspur Bicycle Works"
+        back = await agent.add_company(shop.base_url)  # adding it again brings it back, same identity
+    assert (back.id, back.user_id) == (company.id, company.user_id)
+    assert [c.id for c in agent.store.list_companies()] == [company.id]
