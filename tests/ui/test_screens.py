@@ -297,9 +297,10 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
 
     app = PoppyApp(FailingAgent(store, ui_config()))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        for _ in range(40):
+        for _ in range(100):
             await pilot.pause(0.05)
-            if len(starts) >= 2:
+            # The restart and its toast are separate messages: wait for both, not just the first.
+            if len(starts) >= 2 and any("Sending stopped" in n.message for n in app._notifications):
                 break
         assert len(starts) >= 2
         messages = [n.message for n in app._notifications]

@@ -42,13 +42,10 @@ DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 
 
 def revision_change(diff: Any) -> str:
-    """"new terms" when the summary or terms changed, "new expiry" when only the expiry did,
-    "same" otherwise. (A local reading of RevisionDiff; poppy_tui.safety may grow its own.)"""
-    if diff.summary_changed or diff.terms_changed:
-        return "new terms"
-    if diff.expires_changed:
-        return "new expiry"
-    return "same"
+    """"new terms" when the summary or terms changed, "new expiry" when only the expiry did
+    (poppy_tui.safety's RevisionKind), "same" otherwise."""
+    label = diff.kind.label
+    return label if label in ("new terms", "new expiry") else "same"
 
 
 class ReviewScreen(PoppyScreen):
