@@ -235,7 +235,9 @@ def report_final(record: "OperationRecord") -> int:
     print_final(record)
     status = record.status.value
     detail = record.outcome_detail
-    said = f" ({safe_line(detail, 400)})" if detail and detail != status else ""
+    # In a conversation the Company's own message, just printed, already says what happened.
+    printed = record.interface == "conversation" and record.outcome is not None
+    said = f" ({safe_line(detail, 400)})" if detail and detail != status and not printed else ""
     note(f"operation {record.id}: {STATUS_TEXT.get(status, status)}{said}")
     return STATUS_EXIT[status]
 
