@@ -159,8 +159,9 @@ class ReviewScreen(PoppyScreen):
                 (of, "dim"),
                 ("   via ", "dim"),
                 interface_label(record.interface),
-                ("   received ", "dim"),
-                local_time(current.received_at),
+                # No-break spaces: at 80 columns the line wraps before "received", not inside the time.
+                ("   received\u00a0", "dim"),
+                local_time(current.received_at).replace(" ", "\u00a0"),
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)

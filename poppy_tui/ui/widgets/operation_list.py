@@ -87,7 +87,9 @@ class OperationTable(DataTable):
         self.compact = self.app.size.width < COMPACT_BELOW
         labels = dict(self._labels)
         if self.compact:
-            self.column_keys = tuple(k for k in self.wide_keys if k in COMPACT_COLUMNS)
+            # The status says more than the amount while a send is under way; the review has both.
+            dropped = {"amount"} if "status" in self.wide_keys else set()
+            self.column_keys = tuple(k for k in self.wide_keys if k in COMPACT_COLUMNS and k not in dropped)
             labels = {k: COMPACT_COLUMNS[k] for k in self.column_keys}
         else:
             self.column_keys = self.wide_keys
@@ -154,11 +156,12 @@ class OperationTable(DataTable):
         name = cell(item.row.company_name, WIDTHS["company"])
         if not self.compact:
             return name
-        second = self._checks_cell(item) if "checks" in self.wide_keys else Text("")
-        if second.plain:
-            second.append(" · ", style="dim")
-        second.append(VIA.get(item.row.interface, interface_label(item.row.interface)), style="dim")
+        # The badge under the name; the interface goes under the expiry (see _expires_cell).
+        second = self._checks_cell(item) if "checks" in self.wide_keys else Text(self._via(item), style="dim")
         return Text.assemble(name, "\n", second, no_wrap=True)
+
+    def _via(self, item: InboxItem) -> str:
+        return VIA.get(item.row.interface, interface_label(item.row.interface))
 
     def _summary_cell(self, item: InboxItem) -> Text:
         withdrawn = item.row.status == Status.WITHDRAWN
@@ -186,9 +189,13 @@ class OperationTable(DataTable):
     def _expires_cell(self, item: InboxItem, now: datetime) -> Text:
         left = (item.row.expires_at - now).total_seconds()
         if left <= 0:
-            return Text("EXPIRED", style=f"bold {self._color('error')}")
-        style = f"bold {self._color('warning')}" if left < 60 else ""
-        return Text(countdown(left), style=style)
+            shown = Text("EXPIRED", style=f"bold {self._color('error')}")
+        else:
+            style = f"bold {self._color('warning')}" if left < 60 else ""
+            shown = Text(countdown(left), style=style)
+        if self.compact:
+            shown.append("\n" + self._via(item), style="dim")
+        return shown
 
     def _status_cell(self, item: InboxItem, now: datetime) -> Text:
         status = item.row.status
