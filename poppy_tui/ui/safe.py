@@ -62,7 +62,9 @@ def fit_line(text: str, width: int) -> str:
         budget -= len(shown) - width
     found = _MARKER.search(shown)
     too_long = len(shown) > width  # the marker alone doesn't fit this narrow a column
-    if found is not None and (too_long or int(found.group(1)) < len(found.group(0))) and width > 0:
+    # A marker that would crowd out the text itself says less than the text: then a bare "…".
+    crowding = found is not None and found.start() < len(found.group(0))
+    if found is not None and (too_long or crowding or int(found.group(1)) < len(found.group(0))) and width > 0:
         # Cut one character short (whole tokens only) and end with a bare ellipsis.
         short = sanitize_line(text, width - 1)
         body = short.text[: short.marks[-1][0]] if short.marks else short.text[: width - 1]

@@ -123,8 +123,10 @@ async def test_the_navigation_bar_names_every_screen_at_80_columns(store):
 
 def test_a_truncation_marker_is_never_longer_than_what_it_hides():
     assert fit_line("application", 8) == "applica…"  # one character hidden, one shown for it
-    long = fit_line("a" * 50, 20)
-    assert len(long) == 20 and long.endswith("…(+42 chars)")
+    long = fit_line("a" * 100, 40)
+    assert len(long) == 40 and long.endswith("…(+72 chars)")
+    # A marker that would crowd out the text gives way to a bare ellipsis.
+    assert fit_line("refund of USD 24.00 to the card", 12) == "refund of U…"
     assert fit_line("short", 20) == "short"
 
 

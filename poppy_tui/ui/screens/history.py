@@ -54,6 +54,8 @@ COMPACT_COLUMNS = (
     ("summary", "Summary", 0),
 )
 COMPACT_LINES = 3
+# From this width on, the Decided and Outcome columns join the others.
+FULL_WIDTH = 200
 
 
 def page_count(total: int) -> int:
@@ -187,7 +189,9 @@ class HistoryScreen(PoppyScreen):
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
         compact = self.app.size.width < COMPACT_BELOW
-        columns = COMPACT_COLUMNS if compact else COLUMNS
+        # When and how it ended only where they leave the summary room; the record has them all.
+        columns = COMPACT_COLUMNS if compact else tuple(
+            c for c in COLUMNS if self.app.size.width >= FULL_WIDTH or c[0] not in ("decided", "outcome"))
         summary = remaining_width(self.app.size.width, (w for k, _, w in columns if k != "summary"),
                                   minimum=20 if compact else 30, chrome=4 if compact else 6)
         set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in columns])
@@ -215,7 +219,7 @@ class HistoryScreen(PoppyScreen):
                 continue
             table.add_row(
                 *(first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
-                  for k, _, w in COLUMNS),
+                  for k, _, w in columns),
                 key=str(row.id),
             )
         if rows:
