@@ -20,7 +20,7 @@ from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 WIDTHS = {"company": 20, "checks": 16, "expires": 10, "amount": 12, "via": 4, "status": 26}
 # Below this many columns the table is laid out for the width on purpose: Checks and Via go
 # under the Company's name, and each row wraps its summary over up to SUMMARY_LINES lines.
-COMPACT_BELOW = 120
+COMPACT_BELOW = 140
 COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
 SUMMARY_LINES = 4
 # "conversation" would cost the summary eight cells on every row.
