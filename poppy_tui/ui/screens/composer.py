@@ -30,6 +30,10 @@ OUTCOME_TEXT = {
 }
 
 
+# Below this many columns the operations list sits above the form instead of beside it.
+NARROW_BELOW = 110
+
+
 def _input_type(field: FormField) -> str:
     return {"integer": "integer", "number": "number"}.get(field.type, "text")
 
@@ -69,7 +73,14 @@ class ComposerScreen(PoppyScreen):
                 yield Static(id="composer-result")
         yield Footer()
 
+    def on_resize(self) -> None:
+        # Narrow, the list goes above the form at full width: side by side at 80 columns both
+        # were too thin to read ("/api/orders/{order_id}/exch" "anges").
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
+        super().on_resize()
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.query_one("#composer-result").display = False
         self.refresh_data()
 
