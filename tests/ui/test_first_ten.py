@@ -401,3 +401,20 @@ def test_with_theme_replaces_only_the_top_level_line():
     text = 'theme = "textual-dark"\n[keybindings]\ntheme = "t"\n'
     assert with_theme(text, "gruvbox") == 'theme = "gruvbox"\n[keybindings]\ntheme = "t"\n'
     assert with_theme("", "nord") == 'theme = "nord"\n'
+
+
+async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_period(store):
+    from textual.widgets._footer import FooterKey
+
+    rows = build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=600)))
+    async with app.run_test(size=NARROW) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot, 0.6)
+        await pilot.press("a")
+        await settle(pilot, 0.3)
+        await pilot.press("y")
+        await settle(pilot, 0.5)
+        keys = {key.description: key for key in app.screen.query(FooterKey)}
+        assert {"Decline…", "Withdraw", "Back", "Quit"} <= set(keys)
+        assert all(key.region.right <= NARROW[0] for key in keys.values())  # none cut off ("q Q")

@@ -10,12 +10,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import company_interfaces, local_time
 from poppy_tui.ui.safe import cell, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.tables import TABLE_CHROME, remaining_width, set_columns
 
 
@@ -64,7 +65,7 @@ class CompaniesScreen(PoppyScreen):
             id="companies-help",
             classes="empty",
         )
-        yield Footer()
+        yield PoppyFooter()
 
     def refresh_data(self) -> None:
         self.companies = self.store.list_companies()

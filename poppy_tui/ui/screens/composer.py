@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, OptionList, Select, Static, TextArea
+from textual.widgets import Button, Input, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from poppy_tui.agent.store.records import CompanyRecord
@@ -20,6 +20,7 @@ from poppy_tui.ui.format import company_interfaces
 from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.schema_forms import Action, FormError, FormField, api_actions, build_request, tool_actions
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
 
 OUTCOME_TEXT = {
@@ -71,7 +72,7 @@ class ComposerScreen(PoppyScreen):
                 yield Vertical(id="composer-form")
                 yield Button(Content("Send (ctrl+s)"), id="composer-send", disabled=True)
                 yield Static(id="composer-result")
-        yield Footer()
+        yield PoppyFooter()
 
     def on_resize(self) -> None:
         # Narrow, the list goes above the form at full width: side by side at 80 columns both

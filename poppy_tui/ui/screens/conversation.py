@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
 from poppy_tui.ui.format import company_interfaces, status_label
 from poppy_tui.ui.safe import first_line, plain_line, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
 
 
@@ -89,7 +90,7 @@ class ConversationScreen(PoppyScreen):
         )
         yield VerticalScroll(id="talk-log")
         yield Input(placeholder="Write to the Company's agent and press Enter", id="talk-input")
-        yield Footer()
+        yield PoppyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()

@@ -11,13 +11,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
 from poppy_tui.ui.safe import cell, first_line_text, wrapped_first_line
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
@@ -109,7 +110,7 @@ class HistoryScreen(PoppyScreen):
             yield Input(placeholder="Search summary, operation id or Company  (/)", id="history-search")
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="history-pager")
-        yield Footer()
+        yield PoppyFooter()
 
     # ---- filters --------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.ui.checks import Checked, check_record
@@ -31,6 +31,7 @@ from poppy_tui.ui.safe import (
     strong,
 )
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.countdown import Countdown, app_now
 from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
@@ -91,7 +92,7 @@ class ReviewScreen(PoppyScreen):
             yield ProgressView(id="progress")
             yield Static(Content("Operation as received (j hides)"), classes="section-title", id="json-title")
             yield Static(id="operation-json", classes="operation-json")
-        yield Footer()
+        yield PoppyFooter()
 
     async def on_mount(self) -> None:
         self.query_one("#operation-json").display = False
