@@ -20,6 +20,7 @@ from poppy_tui.agent import companies as discovery
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
 from poppy_tui.agent.http import make_client
+from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS, OutcomeProbe
 from poppy_tui.agent.keys import KeyStorageError, keyring_problem, load_or_create_key, storage_mode
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
@@ -113,8 +114,11 @@ class Agent:
             else min(10.0, config.request_timeout_seconds),
         )
         self.dispatcher = Dispatcher(
-            store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem
+            store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem,
+            prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
         )
+        # Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop.
+        self.outcome_probe = OutcomeProbe(self, self.dispatcher.owner, lease_seconds)
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -343,10 +347,16 @@ class Agent:
                 raise AgentError("that conversation is with another Company")
         if endpoint is None:
             raise AgentError(f"{company.name} offers no conversations in its poppy.json")
+        declared = self.sessions.declares_operations(company)
         said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
+        why = said.exchange.detail or _short(said.exchange)
+        outcome = said.exchange.outcome
+        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
+            company = await self._recheck_after(said.exchange, company)
+            why = discovery.explain_extension_required(company, outcome.body, declared)
         if said.conversation_row is None:
-            raise AgentError(f"{company.name} did not start the conversation: {said.exchange.detail or _short(said.exchange)}")
-        detail = "" if said.delivered else f"the message was not delivered: {said.exchange.detail or _short(said.exchange)}"
+            raise AgentError(f"{company.name} did not start the conversation: {why}")
+        detail = "" if said.delivered else f"the message was not delivered: {why}"
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
             said.delivered, detail, said.ingested.problems,
@@ -399,6 +409,9 @@ class Agent:
             return await self.conversations.send_approval(op, approval)
         detail = f"poppy-tui can't send an approval over {request.interface!r}"
         return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
+
+    async def _find_out(self) -> int:
+        return await self.outcome_probe.probe_once()
 
     async def dispatch_once(self) -> int:
         return await self.dispatcher.dispatch_once()

@@ -166,7 +166,7 @@ def _plain_http_hint(target: str, message: str) -> str:
 class Refreshed:
     company: CompanyRecord
     fetched: bool  # a request went out (the stored copy was stale, or a refresh was asked for)
-    changed: bool  # the Company sent a new document (not 304)
+    changed: bool  # the Company sent a document that differs from the stored one
     problem: str = ""  # why the stored copy is still in use
 
 
@@ -180,8 +180,11 @@ async def refresh(
     if cache is not None and not force and now_utc() < cache[1]:
         return Refreshed(company, False, False)
     etag = cache[0] if cache is not None else None
-    url = discovery_url(company.base_url, allow_loopback)
     try:
+        try:
+            url = discovery_url(company.base_url, allow_loopback)
+        except InvalidDiscovery as exc:  # e.g. a loopback Company once allow_loopback is off
+            raise DiscoveryError(f"{company.base_url} can't be used now: {exc}") from None
         final_url, answer = await fetch_document(
             client, url, allow_loopback, MAX_DISCOVERY_BYTES, "poppy.json", {"If-None-Match": etag} if etag else None
         )
@@ -193,7 +196,8 @@ async def refresh(
             raise DiscoveryError(f"{final_url} answered HTTP {answer.status}; expected 200 with poppy.json")
         if origin_of(final_url) != origin_of(company.base_url):
             raise DiscoveryError(f"{url} now leads to {origin_of(final_url)}, another origin; add that one if you trust it")
-        return Refreshed(_keep(store, final_url, answer, allow_loopback), True, True)
+        kept = _keep(store, final_url, answer, allow_loopback)
+        return Refreshed(kept, True, kept.document != company.document)
     except DiscoveryError as exc:
         retry_at = now_utc() + timedelta(seconds=DISCOVERY_MIN_FRESH_SECONDS)
         store.keep_document_fresh(company.id, etag, retry_at)

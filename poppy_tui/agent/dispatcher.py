@@ -103,8 +103,14 @@ class Dispatcher:
         inline_retry_seconds: float = DEFAULT_INLINE_RETRY_SECONDS,
         preflight: Preflight | None = None,
         unsignable_retry_seconds: float = UNSIGNABLE_RETRY_SECONDS,
+        prober: Callable[[], Awaitable[int]] | None = None,
+        probe_after: float | None = None,
     ) -> None:
         self.store = store
+        # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
+        # first due `probe_after` seconds after a send ended unknown.
+        self._prober = prober
+        self._probe_after = probe_after if prober is not None else None
         self._preflight = preflight
         self._unsignable_retry = unsignable_retry_seconds
         self._send = sender
@@ -129,11 +135,16 @@ class Dispatcher:
             for result in await asyncio.gather(*tasks, return_exceptions=True):
                 if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                     log.error("sending an operation failed", exc_info=result)
+        if self._prober is not None:
+            await self._prober()
         return len(tasks)
 
     def next_due_in(self) -> float | None:
         """Seconds until something may be due (a grace period ends, a retry, a lease lapses)."""
         due = self.store.next_due_at()
+        if self._prober is not None:
+            probe = self.store.next_probe_at()
+            due = probe if due is None or (probe is not None and probe < due) else due
         return None if due is None else max(0.0, (due - now_utc()).total_seconds())
 
     async def run(self, stop: asyncio.Event, idle_seconds: float = 0.5) -> None:
@@ -401,10 +412,13 @@ class Dispatcher:
 
     def _settle(self, op_row: int, verdict: _Settle, finished: tuple | None = None) -> None:
         try:
+            probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
             if finished is None:
-                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe)
             else:
-                self.store.finish_and_settle(finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail)
+                self.store.finish_and_settle(
+                    finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe
+                )
         except StateError as exc:
             log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
 

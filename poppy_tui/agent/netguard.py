@@ -75,7 +75,6 @@ def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
     class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
             self._inner = httpcore.AnyIOBackend()
-            self.connected_to: list[tuple[str, str, int]] = []  # (name, address, port): for tests
 
         async def connect_tcp(
             self,
@@ -101,7 +100,6 @@ def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                     failure = exc
                     continue
-                self.connected_to.append((host, address, port))
                 return stream
             assert failure is not None
             raise failure

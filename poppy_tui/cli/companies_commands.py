@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
+from poppy_tui.safety.company_name import company_label
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -46,7 +47,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
 
 
 def company_choices(companies: list["CompanyRecord"]) -> str:
-    return ", ".join(f"{safe_line(c.name, 60)} ({safe_line(c.domain, 80)})" for c in companies)
+    return ", ".join(company_label(c.name, c.domain, 60).text for c in companies)
 
 
 def no_such_company(key: str, matches: list["CompanyRecord"], known: list["CompanyRecord"]) -> CliError:
@@ -127,13 +128,13 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
             now = refreshed.company
             if refreshed.problem:
                 failed = True
-                note(f"{safe_line(now.name, 60)} ({safe_line(now.domain, 80)}): kept the stored poppy.json: "
+                note(f"{company_label(now.name, now.domain, 60).text}: kept the stored poppy.json: "
                      f"{safe_line(refreshed.problem, 400)}")
                 continue
             state = "updated" if refreshed.changed else "unchanged"
             emit(f"{now.id}  {state}  {company_line(now)}")
             if before != now.supports_operations:
-                note(f"note: {safe_line(now.name, 60)} "
+                note(f"note: {company_label(now.name, now.domain, 60).text} "
                      f"{'now offers' if now.supports_operations else 'no longer offers'} the operations extension v2")
         return Exit.ERROR if failed else Exit.OK
 
@@ -146,7 +147,7 @@ def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.name)
         agent.remove_company(company)
-        emit(f"removed {company.id}  {safe_line(company.name, 80)} ({safe_line(company.domain, 80)}); "
+        emit(f"removed {company.id}  {company_label(company.name, company.domain, 80).text}; "
              "its history stays")
         return Exit.OK
 

@@ -219,6 +219,9 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "events": [_event_json(e) for e in store.events(record.id)],
         "outcome": record.outcome,
         "outcome_detail": record.outcome_detail,
+        "unknown_reason": store.unknown_reason(record.id) if record.status.value == "outcome_unknown" else None,
+        "found_out": store.observations(record.id),
+        "next_look_at": record.next_attempt_at if record.status.value == "outcome_unknown" else None,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
@@ -255,12 +258,31 @@ def _event_json(event: "EventRecord") -> dict[str, Any]:
 
 
 def company_line(company: "CompanyRecord") -> str:
+    """Name (marked ⚠ when it could imitate another) and verified domain, then the rest;
+    a marked name gets a second, indented line saying why."""
+    from poppy_tui.safety.company_name import company_label
+
+    label = company_label(company.name, company.domain, 80)
     interfaces = [name for name, url in company_interfaces(company).items() if url]
-    return (
-        f"{safe_line(company.name, 80)} ({safe_line(company.domain, 80)}) at {safe_line(company.base_url)}; "
+    line = (
+        f"{label.text} at {safe_line(company.base_url)}; "
         f"operations v2: {'yes' if company.supports_operations else 'no'}; "
         f"interfaces: {', '.join(interfaces) or 'none'}"
     )
+    return f"{line}\n{COMPANY_INDENT}{label.warning}" if label.warning else line
+
+
+def _company_label_text(name: object, domain: object, max_chars: int = 80) -> str:
+    from poppy_tui.safety.company_name import company_label
+
+    return company_label(name, domain, max_chars).text
+
+
+def _company_marked_name(name: object, domain: object, max_chars: int) -> str:
+    """A queue row's Company: the name with ⚠ when it could imitate another (`show` gives the domain)."""
+    from poppy_tui.safety.company_name import company_label
+
+    return company_label(name, domain, max_chars).marked_name
 
 
 def settled_expiry_text(status: Any, value: datetime) -> str:
@@ -273,7 +295,7 @@ def settled_expiry_text(status: Any, value: datetime) -> str:
 
 def row_line(row: "OperationRow") -> str:
     return (
-        f"{row.id}  {row.status.value}  {safe_line(row.company_name, 60)}  "
+        f"{row.id}  {row.status.value}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
         f"{settled_expiry_text(row.status, row.expires_at)}\n"
         f"{COMPANY_INDENT}{safe_line(row.summary)}"
     )
@@ -290,6 +312,25 @@ def _asked_through(record: "OperationRecord") -> str:
     return safe_line(record.interface, 40)
 
 
+def _unknown_lines(store: "Store", record: "OperationRecord") -> list[str]:
+    """Why an outcome is unknown, and what poppy-tui found out since (Ops 7), sanitised."""
+    lines: list[str] = []
+    if record.status.value == "outcome_unknown":
+        lines.append(f"Why the outcome is unknown: {safe_line(store.unknown_reason(record.id) or '', 1000)}")
+        if record.next_attempt_at:
+            lines.append(f"poppy-tui looks again by itself at {record.next_attempt_at}")
+    found = store.observations(record.id)
+    if found:
+        lines.append("Found out since (another way, Ops 7):")
+        for item in found:
+            what = {k: v for k, v in item.items() if k not in ("at", "source")}
+            lines.append(
+                f"{COMPANY_INDENT}{item.get('at')}: {safe_line(str(item.get('source', '')), 200)}: "
+                f"{safe_line(json.dumps(what, ensure_ascii=True), 1000)}"
+            )
+    return lines
+
+
 def show_text(store: "Store", record: "OperationRecord") -> str:
     """One operation, linear and labelled, for reading aloud as well as reading."""
     revisions = store.revisions(record.id)
@@ -297,7 +338,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     current = record.current
     lines = [
         f"Operation {record.id}: {safe_line(record.operation_id, 100)}",
-        f"Company: {safe_line(record.company.name, 80)} ({safe_line(record.company.domain, 80)})",
+        f"Company: {_company_label_text(record.company.name, record.company.domain)}",
         f"Status: {record.status.value}: {STATUS_TEXT.get(record.status.value, '')}",
         f"Asked through: {_asked_through(record)}",
     ]
@@ -359,6 +400,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
             lines.append(f"{COMPANY_INDENT}{e.at}: {safe_line(e.kind, 40)}{detail}")
     if record.outcome_detail:
         lines.append(f"Outcome: {safe_line(record.outcome_detail, 400)}")
+    lines.extend(_unknown_lines(store, record))
     if record.outcome is not None:
         lines.append("The Company's final response:")
         lines.append(company_json_text(record.outcome))

@@ -61,3 +61,13 @@ MAX_TERMS_BYTES = 1024 * 1024
 MAX_TERMS_DEPTH = 32
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_DISCOVERY_BYTES = 1024 * 1024
+
+# How a Company says in a conversation how an approved operation went (Ops 6: "says how it went
+# in a later message", in words; the spec defines no structured field). poppy-tui reads one
+# convention, and only it: message.data.status, about message.data.operation_id when present.
+# Words alone are shown to the person and never taken as an outcome (docs/protocol-choices.md).
+CONVERSATION_OUTCOME_STATUS_FIELD = "status"  # in message.data
+CONVERSATION_OUTCOME_OPERATION_FIELD = "operation_id"  # in message.data
+CONVERSATION_PERFORMED_STATUSES = frozenset({"performed"})
+CONVERSATION_NOT_PERFORMED_STATUSES = frozenset({"not_performed"})
+CONVERSATION_IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})

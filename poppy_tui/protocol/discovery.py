@@ -67,12 +67,6 @@ def _host_of(served_host: str) -> str:
         return served_host
 
 
-def is_private_literal(host: str) -> bool:
-    """An IP literal that is neither public nor loopback (10/8, 192.168/16, fe80::/10, NAT64 or
-    6to4 forms of those, ...). The rules are protocol/addresses.py's."""
-    return literal_problem(host, allow_loopback=True) is not None
-
-
 def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
     """HTTPS only; plain http only to loopback and only when explicitly allowed."""
     if not isinstance(url, str) or not url:

@@ -106,3 +106,25 @@ def _error_code(body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), str):
         return body["error"]
     return None
+
+
+def conversation_reply(message: Any, operation_id: str) -> str:
+    """What a Company conversation message says about an approved operation, by the structured
+    convention in conventions.py: "performed", "not_performed", "in_progress", "unrelated" (about
+    another operation), or "words" (no structured status: only its text says anything)."""
+    from poppy_tui.protocol import conventions as c
+
+    data = message.get("data") if isinstance(message, dict) else None
+    if not isinstance(data, dict):
+        return "words"
+    about = data.get(c.CONVERSATION_OUTCOME_OPERATION_FIELD)
+    if about is not None and about != operation_id:
+        return "unrelated"
+    status = data.get(c.CONVERSATION_OUTCOME_STATUS_FIELD)
+    if status in c.CONVERSATION_PERFORMED_STATUSES:
+        return "performed"
+    if status in c.CONVERSATION_NOT_PERFORMED_STATUSES:
+        return "not_performed"
+    if status in c.CONVERSATION_IN_PROGRESS_STATUSES:
+        return "in_progress"
+    return "words"

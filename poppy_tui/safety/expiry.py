@@ -8,6 +8,7 @@ from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.findings import _Findings
 from poppy_tui.safety.sanitize import sanitize_line
 from poppy_tui.safety.terms_values import _QUOTE_CHARS
+from poppy_tui.safety.wording import count, plural
 
 
 def _aware(value: datetime) -> datetime:
@@ -24,7 +25,7 @@ def _check_expiry(findings: _Findings, operation: Operation, now: datetime | Non
     elif remaining < min_read_seconds:
         findings.add(
             "expires_soon",
-            f"Only {int(remaining)} seconds are left before this expires at {when}; "
+            f"Only {count(int(remaining), 'second')} {plural('is', int(remaining))} left before this expires at {when}; "
             "don't let the deadline rush you.",
             "expires_at",
         )

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from poppy_tui.safety.wording import count as counted
+
 __all__ = ["CODES", "Finding", "Severity"]
 
 Severity = Literal["danger", "warning", "info"]
@@ -82,4 +84,4 @@ class _Findings:
     def close_caps(self) -> None:
         for code, count in self._per_code.items():
             if count > _MAX_PER_CODE:
-                self.add(code, f"…and {count - _MAX_PER_CODE} more fields with the same problem.", None)
+                self.add(code, f"…and {counted(count - _MAX_PER_CODE, 'more field')} with the same problem.", None)

@@ -134,13 +134,13 @@ def _rank(money: _Money) -> int:
 
 
 def key_amount(operation: Operation) -> str | None:
-    """What the person pays, for display, e.g. "USD 70.00"; "refund USD 5.00" when money
-    only comes back; None when nothing is paid or refunded.
+    """What the person pays, for display, e.g. "USD 70.00"; a negative amount ("USD -5.00")
+    when money only comes back to them; None when nothing is paid or refunded.
 
     From the terms when they have money: the best paid amount (a total before a
     price difference before any amount) that isn't a rate the summary gives per
     period, so cancelling an "$18.00 a month" plan shows no amount. Otherwise a
-    non-zero refund. A plan whose only price is a rate, with nothing refunded,
+    non-zero refund, as a negative payment. A plan whose only price is a rate, with nothing refunded,
     shows the rate ("USD 18.00 a month"). Without terms money, the summary's
     amount if it names exactly one.
     """
@@ -165,8 +165,9 @@ def key_amount(operation: Operation) -> str | None:
             given_back = [m for m in refunds if m.amount]
             if given_back:
                 refund = min(given_back, key=_rank)
-                unsigned = _Money(refund.path, abs(refund.amount), refund.currency, refund.text.strip().lstrip("-−+"))
-                return "refund " + _money_label(unsigned)  # "refund" says the direction; a sign would say it twice
+                # Paying -24.00 is getting 24.00 back; short enough for the inbox's Amount column.
+                unsigned = refund.text.strip().lstrip("-−+")
+                return _money_label(_Money(refund.path, -abs(refund.amount), refund.currency, "-" + unsigned))
             if rates and not refunds:
                 money, period = min(rates, key=lambda pair: _rank(pair[0]))
                 return f"{_money_label(money)} {sanitize_line(period, 20).text}".rstrip()

@@ -213,7 +213,8 @@ def sanitize_line(text: str, max_chars: int) -> Sanitized:
         used += width
         shown += 1
     out, marks = _apply(text[:shown], table)
-    marker = f"…(+{len(text) - shown} chars)"
+    hidden = len(text) - shown
+    marker = f"…(+{hidden} {'char' if hidden == 1 else 'chars'})"
     marks = (*marks, (len(out), len(out) + len(marker)))
     flags.add("truncated")
     return Sanitized(out + marker, frozenset(flags), marks)

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from textual.content import Content, Span
 
+from poppy_tui.safety.company_name import NAME_MARK, company_label
 from poppy_tui.safety.formatting import PLACEHOLDER_STYLE, FormattedText, format_summary
 from poppy_tui.safety.sanitize import Sanitized, sanitize, sanitize_line
 
-__all__ = ["RenderedSummary", "render_summary", "safe_content", "safe_line_content"]
+__all__ = ["RenderedSummary", "company_content", "render_summary", "safe_content", "safe_line_content"]
 
 
 @dataclass(frozen=True)
@@ -58,3 +59,17 @@ def safe_content(text: str) -> Content:
 def safe_line_content(text: str, max_chars: int) -> Content:
     """A one-line Company string (name, list cell), bounded with an explicit marker."""
     return _from_sanitized(sanitize_line(text, max_chars))
+
+
+def company_content(name: object, domain: object, max_chars: int = 60, *, with_domain: bool = True) -> Content:
+    """A Company's name as Content, the Textual twin of `company_label`: bold, with
+    "⚠" in front when it mixes scripts or hides characters, and the verified domain
+    beside it (dim) unless the caller shows the domain right next to it already."""
+    label = company_label(name, domain, max_chars)
+    parts: list[Content | str | tuple[str, str]] = []
+    if label.marked:
+        parts.append((NAME_MARK + " ", "bold"))
+    parts.append(safe_line_content("" if name is None else str(name), max_chars).stylize("bold"))
+    if with_domain:
+        parts += ["  ", safe_line_content("" if domain is None else str(domain), max(20, max_chars)).stylize("dim")]
+    return Content.assemble(*parts)

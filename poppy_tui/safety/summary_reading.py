@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from poppy_tui.safety.extract import normalize_for_compare
 from poppy_tui.safety.formatting import format_summary
 from poppy_tui.safety.sanitize import reading_text
 
 
+@lru_cache(maxsize=16)  # check_operation and key_amount read the same summary, once
 def _summary_check_text(summary: str) -> str:
     """The summary as the User reads it: formatted, invisibles and whole escape
     sequences taken out first (see `reading_text`), so neither a zero-width space

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import parse_stamp as store_stamp
+from poppy_tui.safety import wording
 
 INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
 
@@ -123,13 +124,13 @@ def time_with_relative(value: datetime | str | None, now: datetime) -> str:
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
-    """'1 warning', '2 warnings', '0 dangers'."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
+    """'1 warning', '2 warnings', '0 dangers' (poppy_tui.safety.wording says it the same way)."""
+    return wording.count(count, word, many)
 
 
 def possessive(name: str) -> str:
     """"Larkspur Air's", "Manzanita Outfitters'"."""
-    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+    return wording.possessive(name)
 
 
 def checks_summary(dangers: int, warnings: int) -> str:

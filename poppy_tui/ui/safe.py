@@ -15,15 +15,18 @@ from typing import Any
 
 from rich.text import Text
 
+from poppy_tui.safety.company_name import company_label
 from poppy_tui.safety.discrepancies import check_operation, diff_revisions, key_amount, terms_rows
 from poppy_tui.safety.sanitize import sanitize_line
-from poppy_tui.safety.summary import render_summary, safe_content, safe_line_content
+from poppy_tui.safety.summary import company_content, render_summary, safe_content, safe_line_content
 
 __all__ = [
     "cell",
     "fit_line",
     "wrapped_first_line",
     "check_operation",
+    "company_content",
+    "company_label",
     "diff_revisions",
     "first_line",
     "json_content",
@@ -41,7 +44,7 @@ __all__ = [
 CELL_MAX = 200
 
 
-_MARKER = re.compile(r"…\(\+(\d+) chars\)$")
+_MARKER = re.compile(r"…\(\+(\d+) chars?\)$")  # "…(+1 char)", "…(+42 chars)"
 
 
 def fit_line(text: str, width: int) -> str:

@@ -42,7 +42,9 @@ async def test_revision_from_a_conversation_is_approved_in_that_conversation(mak
     assert op.interface == "conversation"  # what the review header, `show` and JSON name
     agent.approve(op.id, op.current.id)
     done = await agent.wait_for_outcome(op.id, timeout=30)
-    assert done.status != Status.NOT_PERFORMED, done.outcome_detail
+    # The strict Company says how it went in words only: unknown, with the reason and its words.
+    assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
+    assert "words only" in done.outcome_detail and "now cancelled" in done.outcome_detail
     assert strict.state.bookings["bk_1"]["status"] == "cancelled"
     assert approvals_received(strict) == []  # nothing went to the API
     assert strict.state.perform_count["cxl_bk_1"] == 1
@@ -137,3 +139,91 @@ async def test_the_same_action_across_interfaces_is_no_reuse(make_agent, strict)
     agent.approve(op.id, op.current.id)
     done = await agent.wait_for_outcome(op.id, timeout=30, request_id=first.request_id)
     assert done.status != Status.NOT_PERFORMED
+
+
+# ---- 4, 5. finding out another way; conversation outcomes in words --------------------------
+
+
+async def probe_when_due(agent, row):
+    """Run the dispatcher (which finds out about unknown outcomes) once the probe is due."""
+    import asyncio
+
+    for _ in range(100):
+        due = agent.dispatcher.next_due_in()
+        if due is not None and due <= 0:
+            break
+        await asyncio.sleep(0.05 if due is None else min(0.2, due))
+    await agent.dispatch_once()
+    return agent.store.get_operation(row)
+
+
+async def test_unknown_outcome_is_found_out_by_resending_the_same_approval(make_agent, strict):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=0.5)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    unknown = await agent.wait_for_outcome(op.id, timeout=30)
+    assert unknown.status == Status.OUTCOME_UNKNOWN
+    sent = len(agent.store.attempts(op.id))
+    # Still failing: the resend says nothing, so the booking is read where the OpenAPI offers it.
+    looked = await probe_when_due(agent, op.id)
+    assert looked.status == Status.OUTCOME_UNKNOWN
+    assert len(agent.store.attempts(op.id)) == sent + 1  # the same approval, once more
+    assert f"GET {strict.base_url}/bookings/bk_1 says" in looked.outcome_detail
+    assert '"status": "cancelled"' in looked.outcome_detail
+    observed = agent.store.observations(op.id)
+    assert {o["source"] for o in observed} == {"the same approval, sent again", f"GET {strict.base_url}/bookings/bk_1"}
+    assert agent.store.unknown_reason(op.id) in looked.outcome_detail  # why it is unknown, still said
+    assert looked.next_attempt_at is not None  # it keeps looking until the terms expire
+    # The Company recovers: the next resend gets its first answer (a replay), and that settles it.
+    strict.state.error_after_perform_times = 0
+    with agent.store._write() as db:  # due now rather than in 30 s
+        db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", op.id))
+    done = await probe_when_due(agent, op.id)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert done.outcome["body"]["status"] == "cancelled"
+    assert strict.state.perform_count["cxl_bk_1"] == 1
+    assert len({a.idempotency_key for a in agent.store.attempts(op.id)}) == 1
+
+
+async def test_words_only_reply_is_explained_and_later_messages_are_found(make_agent, strict):
+    strict.state.conversation_silent_replies = 1
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    said = await agent.say(company, "cancel bk_2 please")
+    [row] = said.operation_rows
+    op = agent.store.get_operation(row)
+    agent.approve(op.id, op.current.id)
+    unknown = await agent.wait_for_outcome(op.id, timeout=30)
+    assert unknown.status == Status.OUTCOME_UNKNOWN
+    assert "words only" in unknown.outcome_detail and "looking into it" in unknown.outcome_detail
+    conversation_id = said.conversation_id
+    strict.state.say(conversation_id, "All sorted \x1b[31m: bk_2 is cancelled.")
+    looked = await probe_when_due(agent, op.id)
+    assert looked.status == Status.OUTCOME_UNKNOWN
+    assert "the Company said since" in looked.outcome_detail and "bk_2 is cancelled" in looked.outcome_detail
+    [seen] = [o for o in agent.store.observations(op.id) if o["source"] == "the conversation's later messages"]
+    assert "bk_2 is cancelled" in seen["messages"][-1]["text"]
+    # A structured word (the documented convention) settles it.
+    strict.state.say(conversation_id, "Confirmed.", data={"status": "performed", "operation_id": op.operation_id})
+    with agent.store._write() as db:
+        db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", op.id))
+    done = await probe_when_due(agent, op.id)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+
+
+async def test_the_persons_resolution_stays_the_last_resort(make_agent, strict):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=0.5)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    resolved = agent.resolve_unknown(op.id, performed=True)
+    assert resolved.status == Status.PERFORMED and resolved.next_attempt_at is None
+    sent = len(agent.store.attempts(op.id))
+    await agent.dispatch_once()
+    assert len(agent.store.attempts(op.id)) == sent  # nothing more is sent once the person said

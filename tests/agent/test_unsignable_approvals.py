@@ -69,3 +69,21 @@ async def test_an_approval_that_cannot_be_signed_is_not_sent_and_not_unknown(mak
     done = await retry.wait_for_outcome(row, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in retry.store.attempts(row)] == ["performed"]
+
+
+async def test_finding_out_without_a_key_sends_nothing_and_says_why(make_agent, strict, memory_keyring):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=0.3)
+    row = await pending_cancel(agent, strict)
+    op = agent.store.get_operation(row)
+    agent.approve(op.id, op.current.id)
+    assert (await agent.wait_for_outcome(row, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    sent = len(agent.store.attempts(row))
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    prober = make_agent()
+    with prober.store._write() as db:
+        db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", row))
+    await prober.dispatch_once()
+    after = prober.store.get_operation(row)
+    assert after.status == Status.OUTCOME_UNKNOWN and len(prober.store.attempts(row)) == sent
+    assert "can't look now" in after.outcome_detail and after.next_attempt_at > "2001"

@@ -73,6 +73,8 @@ class StrictState:
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seen_messages: dict[tuple[str, str], Any] = field(default_factory=dict)
     _counter: Any = field(default_factory=lambda: itertools.count(1))
+    # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
+    say: Any = None
 
     def next_number(self) -> int:
         return next(self._counter)
@@ -200,12 +202,15 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
 
     # ---- conversations ---------------------------------------------------------------------
 
-    def company_says(conversation_id: str, text: str, extensions: dict[str, Any] | None = None) -> None:
+    def company_says(conversation_id: str, text: str, extensions: dict[str, Any] | None = None,
+                     data: dict[str, Any] | None = None) -> None:
         events = state.conversations[conversation_id]
         message: dict[str, Any] = {"id": f"msg_strict{state.next_number():06d}", "role": "company",
                                    "author": {"type": "agent"}, "text": text}
         if extensions:
             message["extensions"] = extensions
+        if data is not None:
+            message["data"] = data
         events.append({"id": f"evt_{len(events) + 1}", "type": "message", "created_at": _stamp(datetime.now(timezone.utc)),
                        "message": message})
 
@@ -236,6 +241,8 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
                              {"operations": {"operation": state.operation_json(revision)}})
                 return
         company_says(conversation_id, "How can I help?")
+
+    state.say = company_says
 
     async def create_conversation(request: Request) -> Response:
         payload = await request.json()

@@ -125,3 +125,37 @@ async def test_removing_a_company_keeps_its_records_and_waits_for_open_operation
         back = await agent.add_company(shop.base_url)  # adding it again brings it back, same identity
     assert (back.id, back.user_id) == (company.id, company.user_id)
     assert [c.id for c in agent.store.list_companies()] == [company.id]
+
+
+async def test_extension_required_in_a_conversation_is_explained_too(make_agent):
+    from poppy_tui.agent.agent import AgentError
+
+    with SpecCompany(operations_versions=[]) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        with pytest.raises(AgentError) as caught:
+            await agent.say(company, "I'd like the commuter bike")
+    message = str(caught.value)
+    assert "did not start the conversation" in message and "doesn't offer it" in message
+    assert "Nothing was done" in message
+
+
+async def test_a_company_without_etags_is_refetched_and_an_identical_document_is_unchanged(make_agent):
+    with SpecCompany(etag="", cache_control=None) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        assert agent.store.document_cache(company.id)[0] in (None, "")
+        refreshed = await agent.refresh_company(company, force=True)
+        assert refreshed.fetched and not refreshed.changed and not refreshed.problem
+        assert "if-none-match" not in shop.discovery_requests[-1]
+        shop.operations_versions = ["3"]
+        refreshed = await agent.refresh_company(company, force=True)
+    assert refreshed.changed and not refreshed.company.supports_operations
+
+
+async def test_a_loopback_company_once_loopback_is_off_keeps_its_copy(make_agent, paths):
+    with SpecCompany() as shop:
+        company = await make_agent().add_company(shop.base_url)
+        strict = make_agent(allow_loopback=False)
+        refreshed = await strict.refresh_company(company, force=True)
+    assert "can't be used now" in refreshed.problem and refreshed.company.document == company.document

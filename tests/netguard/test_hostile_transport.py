@@ -45,9 +45,9 @@ async def test_trickled_headers_are_abandoned_as_an_unknown_outcome():
 
 
 async def test_a_long_poll_gets_its_hold_time_on_top_of_the_deadline():
-    with SpecCompany(trickle_delay=0.05) as company:
+    with SpecCompany(trickle_delay=0.02) as company:
         async with make_client(READ_TIMEOUT) as client:
-            # 200 bytes 0.05 s apart: 10 s, more than 2 s, less than 2 s + a 20 s hold.
+            # 200 bytes 0.02 s apart: 4 s, more than 2 s, less than 2 s + a 20 s hold.
             answer = await request(client, "GET", f"{company.base_url}/trickle-body", extra_read_seconds=20.0)
     assert answer.status == 200 and not answer.cut_off and answer.body == "a" * 200
 
@@ -107,3 +107,12 @@ async def test_an_mcp_tool_result_with_two_summaries_is_refused_naming_the_membe
         result = await agent.call_tool(record, "order_bike", {})
     assert result.outcome != "operation" and result.operation_row is None
     assert "'summary' appears twice" in result.detail and "tools/call" in result.detail
+
+
+async def test_an_mcp_call_trickled_forever_is_abandoned_as_unknown(make_agent):
+    with SpecCompany(mcp_trickle=True) as company:
+        agent = make_agent(request_timeout_seconds=1.0)
+        record = await agent.add_company(company.base_url)
+        result = await agent.call_tool(record, "order_bike", {})
+    # The call left, so whether it took effect is unknown; what matters is that it ended.
+    assert result.outcome == "unknown" and "in time" in result.detail

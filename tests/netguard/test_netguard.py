@@ -174,3 +174,17 @@ async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tm
             monkeypatch.setattr(netguard.anyio, "getaddrinfo", anyio.getaddrinfo)
     assert answer.status == 200 and answer.body["organization"]["domain"] == f"localhost:{running.port}"
     assert server_names == ["localhost"]
+
+
+@pytest.mark.parametrize("url", ["https://[64:ff9b::a00:1]/mcp", "https://[2002:c0a8:1::1]/api", "https://[::ffff:169.254.169.254]/"])
+def test_a_poppy_json_pointing_at_ipv6_forms_of_private_ipv4_is_refused(url):
+    from poppy_tui.protocol.discovery import parse_poppy_json
+    from poppy_tui.protocol.errors import InvalidDiscovery
+
+    document = {
+        "protocol_version": "0.4",
+        "organization": {"name": "Example", "domain": "shop.example"},
+        "apis": [{"type": "mcp", "url": url}],
+    }
+    with pytest.raises(InvalidDiscovery, match="IPv4 address"):
+        parse_poppy_json(document, "shop.example")

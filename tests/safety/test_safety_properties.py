@@ -129,8 +129,9 @@ def test_sanitize_line_is_one_bounded_clean_line(text, max_chars):
     assert_clean(result.text)
     assert "\n" not in result.text and "\t" not in result.text
     if "truncated" in result.flags:
-        marker = re.search(r"…\(\+(\d+) chars\)$", result.text)
+        marker = re.search(r"…\(\+(\d+) chars?\)$", result.text)
         assert marker is not None
+        assert marker.group().endswith("char)") == (marker.group(1) == "1")  # "+1 char", "+2 chars"
         assert len(result.text) - len(marker.group()) <= max_chars
         assert int(marker.group(1)) >= 1
     else:
@@ -219,3 +220,46 @@ def test_display_helpers_are_total_and_clean(previous, current):
         or previous.expires_at != current.expires_at
         or diff.terms_changed
     )
+
+
+@FAST
+@given(hostile_text)
+def test_reading_text_holds_nothing_hidden_and_is_stable(text):
+    from poppy_tui.safety.sanitize import reading_text
+
+    read = reading_text(text)
+    assert not (sanitize(read).flags & {"control", "escape", "bidi", "invisible"})
+    assert reading_text(read) == read
+    assert len(read) <= len(text)
+
+
+@FAST
+@given(hostile_text, hostile_text, st.integers(min_value=0, max_value=80))
+def test_company_labels_are_clean_and_always_carry_the_domain(name, domain, max_chars):
+    from poppy_tui.safety.company_name import NAME_MARK, company_label
+    from poppy_tui.safety.sanitize import mixed_script
+
+    label = company_label(name, domain, max_chars)
+    for text in (label.text, label.possessive, label.warning or ""):
+        assert_clean(text)
+        assert "\n" not in text
+    assert label.text.endswith(f" ({label.domain})")
+    assert label.marked_name.startswith(NAME_MARK + " ") == label.marked
+    if mixed_script(name):
+        assert label.marked
+
+
+@SLOW
+@given(operations(operation_id="exc_1"), operations(operation_id="exc_1"))
+def test_only_changed_summary_or_terms_are_new_terms(previous, current):
+    from poppy_tui.safety.discrepancies import RevisionKind, classify_revision
+
+    kind = classify_revision(previous, current)
+    diff = diff_revisions(previous, current)
+    content_changed = diff.summary_changed or diff.terms_changed
+    if previous.revision != current.revision:
+        assert (kind is RevisionKind.NEW_TERMS) == content_changed
+        assert (kind is RevisionKind.NEW_EXPIRY) == (not content_changed and diff.expires_changed)
+    else:
+        assert kind in (RevisionKind.UNCHANGED, RevisionKind.REUSED)
+        assert (kind is RevisionKind.REUSED) == diff.changed

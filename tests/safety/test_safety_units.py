@@ -318,7 +318,7 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
             {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
              "refund": {"amount": "6.00", "currency": "USD"}},
             "Cancel your plan (sub_6Tc1, $18.00 a month); $6.00 is refunded.",
-            "refund USD 6.00",
+            "USD -6.00",  # money back: a negative payment
         ),
         (
             {"plan": "Coffee Club", "price": {"amount": "18.00", "currency": "USD"}},
@@ -333,7 +333,7 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
         (
             {"price_difference": {"amount": "-70.00", "currency": "USD"}},
             "Exchange it for $70.00 less, refunded to your card.",
-            "refund USD 70.00",
+            "USD -70.00",
         ),
     ],
 )

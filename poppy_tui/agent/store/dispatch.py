@@ -177,10 +177,12 @@ class DispatchStore(OperationStore):
         status: Status,
         outcome: Any = None,
         detail: str | None = None,
+        probe_after: float | None = None,
     ) -> None:
-        """End a send: performed, not performed, or outcome unknown (or pending again after a new revision)."""
+        """End a send: performed, not performed, or outcome unknown (or pending again after a new revision).
+        An unknown outcome with `probe_after` is found out about from then on (outcome_probe.py)."""
         with self._write(Durability.SOON):
-            self._settle(operation_row, owner, status, _dumps(outcome), detail)
+            self._settle(operation_row, owner, status, _dumps(outcome), detail, probe_after)
 
     def finish_and_settle(
         self,
@@ -190,6 +192,7 @@ class DispatchStore(OperationStore):
         status: Status,
         outcome: Any = None,
         detail: str | None = None,
+        probe_after: float | None = None,
     ) -> None:
         """finish_attempt(*attempt) and settle(...) in one commit: the last answer and the
         operation's final state are kept together or not at all."""
@@ -199,13 +202,21 @@ class DispatchStore(OperationStore):
         outcome_json = response_json if outcome is response else _dumps(outcome)
         with self._write(Durability.SOON):
             self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
-            self._settle(operation_row, owner, status, outcome_json, detail)
+            self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
 
-    def _settle(self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None) -> None:
+    def _settle(
+        self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None,
+        probe_after: float | None = None,
+    ) -> None:
+        # next_attempt_at of an outcome_unknown operation is when to find out next (outcome_probe.py).
+        probe_at = (
+            stamp(now_utc() + timedelta(seconds=probe_after))
+            if status == Status.OUTCOME_UNKNOWN and probe_after is not None else None
+        )
         cursor = self._db.execute(
             "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
-            " next_attempt_at=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
-            (status, outcome_json, detail, stamp(), operation_row, owner, Status.SENDING),
+            " next_attempt_at=?, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+            (status, outcome_json, detail, probe_at, stamp(), operation_row, owner, Status.SENDING),
         )
         if cursor.rowcount != 1:
             raise StateError(self._why_not(operation_row, f"settled as {status.value}"))

@@ -13,6 +13,7 @@ Store is assembled from one class per responsibility:
   history.py        filtered lists and counts of operations
   decisions.py      approve, decline, withdraw, resolve (only the person makes these)
   dispatch.py       expiry, leases, attempts, settling (the dispatcher's side)
+  probes.py         finding out about an unknown outcome (Ops 7): resends, state read
   conversations.py  conversations and their messages
   rows.py           column lists and row -> record conversions
 """
@@ -35,6 +36,7 @@ from poppy_tui.agent.store.conversations import ConversationStore
 from poppy_tui.agent.store.decisions import DecisionStore
 from poppy_tui.agent.store.dispatch import DispatchStore
 from poppy_tui.agent.store.history import HistoryStore
+from poppy_tui.agent.store.probes import ProbeStore
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -50,5 +52,5 @@ __all__ = [
 ]
 
 
-class Store(DecisionStore, DispatchStore, HistoryStore, CompanyStore, ConversationStore):
+class Store(DecisionStore, DispatchStore, ProbeStore, HistoryStore, CompanyStore, ConversationStore):
     """The whole durable record; see the module docstring for which part lives where."""

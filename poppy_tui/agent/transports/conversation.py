@@ -37,6 +37,7 @@ from poppy_tui.protocol.outcomes import (
     Performed,
     RetryLater,
     Unknown,
+    conversation_reply,
 )
 from poppy_tui.protocol.requests import ConversationRequest
 from poppy_tui.protocol.retry import BackoffPolicy, parse_retry_after
@@ -186,11 +187,8 @@ def _classify(answer: http.HttpAnswer):
 
 # ---- the conversation service: keeping messages, reading replies, sending approvals -----------
 
-# A Company message that says an approved operation was done carries data.status == "performed"
-# (the demo Company's convention; the spec leaves how the Company "says how it went" to text).
-PERFORMED_STATUS = "performed"
-# data.status values that mean "not finished yet": keep waiting for the message that says.
-IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})
+# How a Company says how an approved operation went: conventions.CONVERSATION_OUTCOME_*
+# (read by outcomes.conversation_reply).
 MAX_MESSAGE_SENDS = 4
 MAX_PAGES_PER_READ = 100  # a Company that always says has_more can't keep us reading forever
 MAX_MESSAGE_RETRY_DELAY = 10.0
@@ -444,18 +442,26 @@ class Conversations:
                 if operation.operation_id != op.operation_id:
                     continue  # about another action
                 return Exchange(ApprovalRequired(operation), sent.status, message, sent.session_id, carrier_text=text)
-            data = message.get("data")
-            if isinstance(data, dict) and data.get("operation_id") not in (None, op.operation_id):
-                continue
+            said = conversation_reply(message, op.operation_id)
+            if said in ("unrelated", "in_progress"):
+                continue  # about another action, or not finished yet: keep waiting for the word
             shown = (text or "")[:2000]
-            if isinstance(data, dict) and data.get("status") in IN_PROGRESS_STATUSES:
-                continue
-            if isinstance(data, dict) and data.get("status") == PERFORMED_STATUS:
+            if said == "performed":
                 return Exchange(Performed(sent.status, message), sent.status, message, sent.session_id,
                                 f"the Company said it was done: {shown}" if shown else "the Company said it was done")
+            if said == "not_performed":
+                return Exchange(NotPerformed(sent.status, "not_performed", message), sent.status, message,
+                                sent.session_id, f"the Company said it was not done: {shown}" if shown
+                                else "the Company said it was not done")
+            # Words only: shown to the person, never taken as an outcome (conventions.py).
             return Exchange(
                 Unknown(shown or "the Company replied without saying whether it was done"), sent.status, message,
-                sent.session_id, f"the Company replied, but not that it was done: {shown!r}", final=True,
+                sent.session_id,
+                f"the Company replied in words only: {shown!r}. poppy-tui takes an outcome only from a structured "
+                "reply (message.data.status), so read its words (kept with the operation) and confirm whether it "
+                "was done; poppy-tui keeps reading the conversation meanwhile" if shown else
+                "the Company replied without words or a structured status; poppy-tui keeps reading the conversation",
+                final=True,
             )
         return None
 

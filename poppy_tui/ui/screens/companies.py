@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import company_interfaces, local_time
-from poppy_tui.ui.safe import cell, plain_line
+from poppy_tui.ui.safe import cell, company_label, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.tables import TABLE_CHROME, remaining_width, set_columns
@@ -80,7 +80,7 @@ class CompaniesScreen(PoppyScreen):
         table.clear()
         for company in self.companies:
             values = {
-                "name": company.name,
+                "name": company_label(company.name, company.domain, 30).marked_name,  # ⚠ on look-alikes
                 "domain": company.domain,
                 "interfaces": ", ".join(company_interfaces(company)) or "none",
                 "discovered": local_time(company.discovered_at),
@@ -138,8 +138,8 @@ class CompaniesScreen(PoppyScreen):
                         timeout=10)
             return
         self.query_one("#add-company", Input).value = ""
-        self.notify(
-            f"Added {plain_line(company.name, 80)} ({plain_line(company.domain, 80)}).", markup=False
-        )
+        label = company_label(company.name, company.domain, 80)
+        self.notify(f"Added {label.text}." + (f" {label.warning}" if label.warning else ""), markup=False,
+                    severity="warning" if label.marked else "information")
         self.refresh_data()
         self.query_one("#companies-table").focus()

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from poppy_tui.ui.format import checks_summary, plural
-from poppy_tui.ui.safe import first_line, safe_line_content, strong
+from poppy_tui.ui.safe import company_content, first_line, safe_line_content, strong
 from poppy_tui.ui.widgets.countdown import Countdown
 
 
@@ -63,7 +63,7 @@ class ConfirmApproveScreen(ModalScreen[bool]):
             yield Static(
                 Content.assemble(
                     ("Company  ", "dim"),
-                    strong(self.company_name, 80),
+                    company_content(self.company_name, self.company_domain, 80, with_domain=False),  # ⚠ look-alikes
                     ("  at ", "dim"),
                     safe_line_content(self.company_domain, 80),
                 ),
@@ -194,7 +194,7 @@ class ConfirmDeclineScreen(ModalScreen[bool]):
             yield Static(
                 Content.assemble(
                     ("Company  ", "dim"),
-                    strong(self.company_name, 80),
+                    company_content(self.company_name, self.company_domain, 80, with_domain=False),  # ⚠ look-alikes
                     ("  at ", "dim"),
                     safe_line_content(self.company_domain, 80),
                 ),

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from poppy_tui.agent.store.records import Status
 from poppy_tui.ui.format import interface_label, local_time, status_label, status_meaning
-from poppy_tui.ui.safe import json_content, render_summary, safe_content, safe_line_content, strong
+from poppy_tui.ui.safe import company_content, json_content, render_summary, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.outcome_view import progress_content
@@ -52,7 +52,8 @@ class HistoryDetailScreen(PoppyScreen):
         body = self.query_one("#detail-body", VerticalScroll)
         scroll = body.scroll_y
         overview = Content.assemble(
-            ("Company  ", "dim"), strong(company.name, 80), ("  at ", "dim"), strong(company.domain, 80),
+            ("Company  ", "dim"), company_content(company.name, company.domain, 80, with_domain=False),
+            ("  at ", "dim"), strong(company.domain, 80),
             "\n", ("Operation  ", "dim"), safe_line_content(record.operation_id, 80),
             ("   via ", "dim"), interface_label(record.interface),
             "\n", ("Status  ", "dim"), (status_label(record.status).upper(), "bold"), "  ",

@@ -23,6 +23,8 @@ from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.ui.checks import Checked, check_record
 from poppy_tui.ui.format import interface_label, local_time, status_label
 from poppy_tui.ui.safe import (
+    company_content,
+    company_label,
     diff_revisions,
     json_content,
     plain_line,
@@ -140,12 +142,13 @@ class ReviewScreen(PoppyScreen):
         self.query_one("#company-line", Static).update(
             Content.assemble(
                 ("Company  ", "dim"),
-                strong(company.name, 80),
+                company_content(company.name, company.domain, 80, with_domain=False),  # the domain follows
                 ("   discovered at  ", "dim"),
                 strong(company.domain, 80),
                 ("   ", ""),
                 safe_line_content(company.base_url, 80).stylize("dim"),
                 "" if company.supports_operations else "   (does not advertise operations v2)",
+                "\n" + warning if (warning := company_label(company.name, company.domain).warning) else "",
             )
         )
         number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from textual.content import Content
 from textual.widgets import Select
 
 from poppy_tui.agent.store.records import CompanyRecord
-from poppy_tui.ui.safe import safe_line_content, strong
+from poppy_tui.ui.safe import company_content
 
 
 class CompanySelect(Select[int]):
@@ -28,8 +27,7 @@ class CompanySelect(Select[int]):
         self._token = token
         value = self.value
         self.set_options(
-            [(Content.assemble(strong(c.name, 40), "  ", safe_line_content(c.domain, 60).stylize("dim")), c.id)
-             for c in companies]
+            [(company_content(c.name, c.domain, 40), c.id) for c in companies]
         )
         ids = {c.id for c in companies}
         if first_time and self._preselect in ids:

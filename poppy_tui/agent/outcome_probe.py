@@ -1,0 +1,334 @@
+"""Finding out another way (Ops 7) when an approval's outcome is unknown.
+
+"If a request with an approval fails or times out, the Personal Agent sends it again with the
+same approval. It MUST NOT ask the User to approve a new operation for the same action until it
+knows whether the first one was performed. [...] the Personal Agent finds out another way, such
+as from the order in the Company's API."
+
+So, for each `outcome_unknown` operation, until the person resolves it:
+1. While the Company must remember the operation (until the approved revision's `expires_at`),
+   and the last answer left it in doubt, send the same approval again (same request, same key,
+   an attempt row committed first). A Company replays its first answer, so a success settles it
+   `performed`. A new revision in answer doesn't say (Ops 7) and is only recorded.
+2. Read the state where the Company offers it: a GET on the resource the request acted on, found
+   in the Company's OpenAPI (`POST /bookings/bk_1/cancel` -> `GET /bookings/{id}`), or, for a
+   conversation, the Company's later messages. What is found is kept (an `observed` event) and
+   shown beside the operation, in its outcome detail; a structured conversation reply settles it.
+   A Company's state is its own format: poppy-tui shows it and lets the person judge.
+3. Look again later: spaced out (30 s, doubling, at most 10 min) until `expires_at`.
+The person's resolution stays the last resort; it wins over anything in flight here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import re
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from urllib.parse import urlsplit, urlunsplit
+
+from poppy_tui.agent.keys import KeyStorageError
+from poppy_tui.agent.store import OperationRecord, StateError, Status, Store
+from poppy_tui.agent.store.store import now_utc
+from poppy_tui.agent.transports import Exchange, outcome_name
+from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.outcomes import (
+    ApprovalRequired,
+    NotSent,
+    Performed,
+    Unknown,
+    as_approval_answer,
+    conversation_reply,
+)
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.agent import Agent
+
+log = logging.getLogger(__name__)
+
+FIRST_PROBE_SECONDS = 1.0  # after the send ended unknown: read the state right away
+PROBE_INTERVAL_SECONDS = 30.0
+MAX_PROBE_INTERVAL_SECONDS = 600.0
+# Attempt outcomes after which resending can still tell something (the Company may not have
+# answered the approval at all). After a definite answer (a new revision, a refusal) it can't.
+RESEND_AFTER = frozenset({"unknown", "retry_later", "interrupted", "not_sent"})
+MAX_SHOWN_CHARS = 600
+_TEMPLATE_PART = re.compile(r"^\{[^{}/]+\}$")
+
+
+@dataclasses.dataclass
+class _Found:
+    observations: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    settle: Status | None = None
+    outcome: Any = None
+    settle_detail: str = ""
+
+
+class OutcomeProbe:
+    def __init__(
+        self,
+        agent: "Agent",
+        owner: str,
+        lease_seconds: float,
+        interval_seconds: float = PROBE_INTERVAL_SECONDS,
+        max_interval_seconds: float = MAX_PROBE_INTERVAL_SECONDS,
+    ) -> None:
+        self._agent = agent
+        self.owner = owner
+        # A probe sends and reads without a heartbeat: its lease covers the longest it can take.
+        timeout = agent.config.request_timeout_seconds
+        self.lease_seconds = max(lease_seconds, 4 * timeout + agent.conversations.reply_wait_seconds)
+        self.interval = interval_seconds
+        self.max_interval = max_interval_seconds
+
+    @property
+    def store(self) -> Store:
+        return self._agent.store
+
+    async def probe_once(self) -> int:
+        """Find out about every unknown outcome that is due. Returns how many were looked at."""
+        count = 0
+        while True:
+            op = self.store.claim_probe(self.owner, self.lease_seconds)
+            if op is None:
+                return count
+            count += 1
+            try:
+                await self._probe(op)
+            except StateError as exc:  # resolved by the person meanwhile: their word stands
+                log.info("finding out about operation %s stopped: %s", op.id, exc)
+                self.store.release_lease(op.id, self.owner)
+            except Exception:  # noqa: BLE001 - one Company's oddity must not stop the others
+                log.exception("finding out about operation %s failed", op.id)
+                # Look again later, not on the very next pass: a failure must not become a loop.
+                self.store.finish_probe(
+                    op.id, self.owner, detail=op.outcome_detail or "", observations=[],
+                    next_probe_at=now_utc() + timedelta(seconds=self.interval),
+                )
+
+    # ---- one operation ----------------------------------------------------------------------
+
+    async def _probe(self, op: OperationRecord) -> None:
+        if op.approved_revision_id is None:
+            self.store.finish_probe(op.id, self.owner, detail=op.outcome_detail or "", observations=[],
+                                    next_probe_at=None)
+            return
+        approved = self.store.get_revision(op.approved_revision_id)
+        request, _, _ = self.store.get_request(approved.request_id)
+        sending = dataclasses.replace(op, request=request, request_id=approved.request_id, interface=request.interface)
+        now = now_utc()
+        remembered = approved.expires_at > now
+        found = _Found()
+        problem = self._agent.signing_problem()
+        if problem:
+            # Nothing can be signed, so nothing can be sent or read: no attempt, look again later.
+            reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
+            next_at = self._next_probe(now, approved.expires_at, 1)
+            self.store.finish_probe(op.id, self.owner, detail=_detail(reason, [f"can't look now: {problem}"], next_at),
+                                    observations=[], next_probe_at=next_at)
+            return
+        if isinstance(request, ConversationRequest):
+            replied = await self._read_conversation(sending, found)
+            if found.settle is None and not replied and remembered and self._worth_resending(op):
+                # The Company never answered the approval message: send it again (same ID).
+                await self._resend(sending, approved.revision, found)
+        elif remembered and self._worth_resending(op):
+            await self._resend(sending, approved.revision, found)
+        if found.settle is None and isinstance(request, ApiRequest):
+            await self._read_resource(sending, request, found)
+        reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
+        if found.settle is not None:
+            self.store.finish_probe(
+                op.id, self.owner, detail=found.settle_detail, observations=found.observations,
+                next_probe_at=None, settle=found.settle, outcome=found.outcome,
+            )
+            return
+        probes = sum(1 for e in self.store.events(op.id) if e.kind == "observed") + len(found.observations)
+        next_at = self._next_probe(now, approved.expires_at, probes)
+        self.store.finish_probe(
+            op.id, self.owner, detail=_detail(reason, found.notes, next_at), observations=found.observations,
+            next_probe_at=next_at,
+        )
+
+    def _next_probe(self, now: datetime, expires_at: datetime, probes: int) -> datetime | None:
+        """Spaced out, and only while the Company must remember the operation."""
+        if expires_at <= now:
+            return None
+        delay = min(self.max_interval, self.interval * (2 ** min(max(probes - 1, 0), 16)))
+        return min(now + timedelta(seconds=delay), expires_at)
+
+    def _worth_resending(self, op: OperationRecord) -> bool:
+        for orphan in self.store.attempts(op.id):
+            if orphan.finished_at is None and orphan.owner != self.owner:
+                # A probe's resend whose process died: it may have reached the Company.
+                self.store.finish_attempt(
+                    orphan.id, "interrupted", None, None,
+                    f"the sender ({orphan.owner}) stopped before an answer arrived; it may have been performed",
+                )
+        finished = [a for a in self.store.attempts(op.id) if a.finished_at is not None]
+        return bool(finished) and finished[-1].outcome in RESEND_AFTER
+
+    async def _resend(self, sending: OperationRecord, revision: str, found: _Found) -> None:
+        attempt = self.store.start_probe_attempt(sending.id, self.owner)
+        exchange = await self._send(sending, Approval(sending.operation_id, revision))
+        outcome = as_approval_answer(exchange.outcome)
+        detail = exchange.detail or _describe(outcome)
+        self.store.finish_attempt(attempt.id, outcome_name(outcome), exchange.status, exchange.response, detail)
+        observation = {"source": "the same approval, sent again", "outcome": outcome_name(outcome),
+                       "http_status": exchange.status}
+        found.observations.append(observation)
+        if isinstance(outcome, Performed):
+            found.settle, found.outcome = Status.PERFORMED, exchange.response
+            found.settle_detail = "found out: the same approval, sent again, got the Company's answer that it was done"
+            return
+        if isinstance(outcome, ApprovalRequired):
+            answered = outcome.operation
+            if answered.operation_id == sending.operation_id and answered.revision != revision:
+                # Recorded for the person; it stays undecidable until the outcome is known (Ops 7).
+                self.store.record_operation(
+                    sending.company.id, sending.request_id, sending.session_id, answered, exchange.carrier_text,
+                    sending.interface,
+                )
+            found.notes.append(
+                "the same approval, sent again, got new terms, which don't say whether it was done "
+                "(the Company may have forgotten the operation)"
+            )
+            return
+        found.notes.append(f"the same approval, sent again, got no definite answer ({_short(detail)})")
+
+    async def _send(self, sending: OperationRecord, approval: Approval) -> Exchange:
+        try:
+            return await self._agent._send_approval(sending, approval)
+        except asyncio.CancelledError:
+            raise
+        except KeyStorageError as exc:
+            detail = f"not sent: {exc}"
+            return Exchange(NotSent(detail), None, {"error": detail}, sending.session_id, detail)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours must not settle anything
+            log.exception("resending operation %s failed inside poppy-tui", sending.id)
+            detail = f"poppy-tui failed while resending ({type(exc).__name__}: {exc})"
+            return Exchange(Unknown(detail), None, {"error": detail}, sending.session_id, detail)
+
+    # ---- reading the state ------------------------------------------------------------------
+
+    async def _read_resource(self, sending: OperationRecord, request: ApiRequest, found: _Found) -> None:
+        company = self.store.get_company(sending.company.id)
+        try:
+            document = await self._agent.fetch_openapi(company)
+        except Exception as exc:  # noqa: BLE001 - no OpenAPI is only no way to look
+            log.info("no OpenAPI to read %s's state from: %s", company.name, exc)
+            return
+        url = resource_url(request.url, document)
+        if url is None:
+            return
+        exchange = await self._agent.api.send(company, ApiRequest("GET", url), session_id=company.session_id)
+        body = exchange.response.get("body") if isinstance(exchange.response, dict) else None
+        observation = {"source": f"GET {url}", "http_status": exchange.status, "body": _capped(body)}
+        found.observations.append(observation)
+        if isinstance(exchange.outcome, Performed):
+            found.notes.append(f"GET {url} says: {_short(json.dumps(body, ensure_ascii=False))}")
+        else:
+            found.notes.append(f"GET {url} could not be read ({_short(exchange.detail or _describe(exchange.outcome))})")
+
+    async def _read_conversation(self, sending: OperationRecord, found: _Found) -> bool:
+        """Read the conversation; say whether the Company has written since the approval."""
+        replied = False
+        request = sending.request
+        assert isinstance(request, ConversationRequest)
+        company = self.store.get_company(sending.company.id)
+        row = self.store.find_conversation(company.id, request.conversation_id or "")
+        if row is None:
+            return replied
+        got = await self._agent.conversations.read(company, row)
+        position = self.store.message_position(row, sending.idempotency_key or "") if sending.idempotency_key else None
+        if position is None:
+            if got.problems:
+                found.notes.append(f"the conversation could not be read ({_short('; '.join(got.problems))})")
+            return replied
+        later = self.store.messages_after(row, position, "company")
+        replied = bool(later)
+        texts = []
+        for message_id, _, text, message in later:
+            said = conversation_reply(message, sending.operation_id)
+            if said == "unrelated":
+                continue
+            if said == "performed":
+                found.settle, found.outcome = Status.PERFORMED, message
+                found.settle_detail = f"found out: the Company said later in the conversation that it was done: {_short(text or '')}"
+            elif said == "not_performed" and found.settle is None:
+                found.settle, found.outcome = Status.NOT_PERFORMED, message
+                found.settle_detail = f"found out: the Company said later in the conversation that it was not done: {_short(text or '')}"
+            if text:
+                texts.append((message_id, text))
+        if texts:
+            found.observations.append({
+                "source": "the conversation's later messages",
+                "messages": [{"id": mid, "text": _short(t, 2000)} for mid, t in texts[-10:]],
+            })
+            found.notes.append("the Company said since: " + " / ".join(repr(_short(t, 300)) for _, t in texts[-3:]))
+        if got.problems:
+            found.notes.append(f"reading the conversation: {_short('; '.join(got.problems))}")
+        return replied
+
+
+def resource_url(request_url: str, openapi: Any) -> str | None:
+    """The URL of a GET in the Company's OpenAPI for the resource a request acted on: the
+    longest path template with a `get` that matches the request's path or a prefix of it
+    (after any base path). None when the OpenAPI offers none."""
+    paths = openapi.get("paths") if isinstance(openapi, dict) else None
+    if not isinstance(paths, dict):
+        return None
+    parts = urlsplit(request_url)
+    segments = [s for s in parts.path.split("/") if s]
+    best: tuple[int, int] | None = None  # (segments matched up to, base length)
+    for template, item in paths.items():
+        if not isinstance(template, str) or not isinstance(item, dict) or "get" not in item:
+            continue
+        pattern = [s for s in template.split("/") if s]
+        if not pattern:
+            continue
+        for base in range(0, len(segments) - len(pattern) + 1):
+            window = segments[base:base + len(pattern)]
+            if all(_TEMPLATE_PART.match(p) or p == s for p, s in zip(pattern, window)):
+                end = base + len(pattern)
+                # Must end on a concrete value for every template part (an ID, not a collection).
+                if best is None or end > best[0] or (end == best[0] and base < best[1]):
+                    best = (end, base)
+                break
+    if best is None or best[0] < 1:
+        return None
+    path = "/" + "/".join(segments[:best[0]])
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def _detail(reason: str, notes: list[str], next_at: datetime | None) -> str:
+    text = reason
+    if notes:
+        text += ". Found out so far: " + "; ".join(notes)
+    text += (
+        ". poppy-tui looks again by itself until the approved terms expire; resolve it once you know"
+        if next_at is not None else ". poppy-tui has stopped looking (the approved terms expired); resolve it once you know"
+    )
+    return text
+
+
+def _capped(value: Any) -> Any:
+    text = json.dumps(value, ensure_ascii=False)
+    return value if len(text) <= 4000 else text[:4000] + "…"
+
+
+def _short(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _describe(outcome: Any) -> str:
+    for name in ("detail", "error"):
+        value = getattr(outcome, name, None)
+        if value:
+            return str(value)
+    return type(outcome).__name__

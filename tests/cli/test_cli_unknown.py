@@ -1,0 +1,61 @@
+"""`show` and `pending --json` say why an outcome is unknown and what poppy-tui found out since
+(issue #11 item 4), against the strict Company (written from the spec alone) on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+
+import pytest
+
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.config import load_config
+from poppy_tui.agent.paths import resolve_paths
+from poppy_tui.agent.store import Status
+from tests.companies.strict_company import StrictCompany
+
+
+@pytest.fixture
+def strict():
+    company = StrictCompany()
+    yield company
+    company.stop()
+
+
+def unknown_then_looked_at(home, strict) -> int:
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+
+    async def work() -> int:
+        paths = resolve_paths(home).ensure()
+        agent = Agent.open(paths, replace(load_config(paths), retry_window_seconds=0.3, request_timeout_seconds=5.0))
+        try:
+            company = await agent.add_company(strict.base_url)
+            first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+            op = agent.store.get_operation(first.operation_row)
+            agent.approve(op.id, op.current.id)
+            assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+            while (agent.dispatcher.next_due_in() or 0) > 0:
+                await asyncio.sleep(0.1)
+            await agent.dispatch_once()
+            return op.id
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(work())
+
+
+def test_show_and_pending_say_why_unknown_and_what_was_found(cli, home, strict):
+    row = unknown_then_looked_at(home, strict)
+    shown = cli("show", str(row)).out
+    assert "Status: outcome_unknown" in shown
+    assert "Why the outcome is unknown: no definite answer" in shown
+    assert "Found out since (another way, Ops 7):" in shown
+    assert f"GET {strict.base_url}/bookings/bk_1" in shown and "cancelled" in shown
+    data = json.loads(cli("show", str(row), "--json").out)["operation"]
+    assert data["unknown_reason"].startswith("no definite answer")
+    assert {f["source"] for f in data["found_out"]} >= {f"GET {strict.base_url}/bookings/bk_1"}
+    assert data["next_look_at"] is not None
+    [pending] = json.loads(cli("pending", "--json").out)["operations"]
+    assert pending["status"] == "outcome_unknown"
+    assert "no definite answer" in pending["outcome_detail"] and "Found out so far" in pending["outcome_detail"]
