@@ -47,6 +47,17 @@ def plain_text(renderable) -> str:
     return console.export_text()
 
 
+async def shown_text_once(pilot, app, marker: str, timeout: float = 10.0) -> str:
+    """The screen's text once `marker` is in it (the record builds after the screen mounts)."""
+    text = ""
+    for _ in range(int(timeout / 0.05)):
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        if marker in text:
+            break
+        await pilot.pause(0.05)
+    return text
+
+
 async def settle(pilot, seconds: float = 0.3) -> None:
     await pilot.pause(seconds)
 
@@ -134,12 +145,10 @@ async def test_history_detail_shows_every_revision_decision_attempt_and_event(st
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
         app.open_history_detail(rows["jacket"])
-        await settle(pilot)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = await shown_text_once(pilot, app, "Revisions (")
         assert "Revisions (2)" in text and "$95.00" in text and "$70.00" in text
         app.open_history_detail(rows["performed"])
-        await settle(pilot)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = await shown_text_once(pilot, app, "Decisions (")
         assert "Decisions (1)" in text and "approved" in text
         assert "#1" in text and "performed" in text and "xch_88" in text
         assert "Events (" in text and "attempt" in text

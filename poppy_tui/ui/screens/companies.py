@@ -25,7 +25,7 @@ COLUMNS = (
     ("domain", "Domain", 24),
     ("interfaces", "Interfaces", 24),
     ("operations", "Operations v2", 13),
-    ("discovered", "Discovered", 19),
+    ("discovered", "Discovered", 23),
     ("url", "Base URL", 0),  # takes what the others leave
 )
 # Narrower than this: who, where and what it offers, with nothing scrolling sideways.

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
-from poppy_tui.ui.safe import cell, first_line_text, first_lines_apart, wrapped_first_line
+from poppy_tui.ui.safe import cell, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -23,6 +23,8 @@ WIDTHS = {"company": 20, "checks": 16, "expires": 10, "amount": 12, "via": 4, "s
 COMPACT_BELOW = 140
 COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
 SUMMARY_LINES = 4
+# Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
+WIDE_SUMMARY_LINES = 2
 # "conversation" would cost the summary eight cells on every row.
 VIA = {"api": "API", "mcp": "MCP", "conversation": "Chat"}
 
@@ -110,7 +112,7 @@ class OperationTable(DataTable):
             key = str(item.row.id)
             self.items[key] = item
             cells = self._cells(item)
-            height = max(len(c.plain.split("\n")) for c in cells) if self.compact else 1
+            height = max(len(c.plain.split("\n")) for c in cells)
             lines += height
             self.add_row(*cells, key=key, height=height)
         if selected in self.items:
@@ -171,18 +173,13 @@ class OperationTable(DataTable):
         cached = self._summaries.get(key)
         if cached is None:
             prefix = "(withdrawn) " if withdrawn else ""
-            room = (width * SUMMARY_LINES if self.compact else width) - len(prefix)
+            lines = SUMMARY_LINES if self.compact else WIDE_SUMMARY_LINES
+            room = width * lines - len(prefix)
             summary = item.row.summary
             if apart is not None and apart.startswith("…") and len(summary) > room:
                 summary = apart  # the full line would be cut before the part that differs
-            if self.compact:
-                cached = Text(prefix, style="italic")
-                cached.append(wrapped_first_line(summary, width, SUMMARY_LINES, len(prefix)))
-            elif withdrawn:
-                cached = Text(prefix, style="italic")
-                cached.append_text(first_line_text(summary, width - len(prefix)))
-            else:
-                cached = first_line_text(summary, width)
+            cached = Text(prefix, style="italic")
+            cached.append(wrapped_first_line(summary, width, lines, len(prefix)))
             self._summaries[key] = cached
         return cached
 
