@@ -48,7 +48,7 @@ COLUMNS = (
 )
 # Narrower than this, each record takes two lines so its summary fits beside who and when:
 # rows must read differently at 80 columns, and nothing scrolls sideways.
-COMPACT_BELOW = 150
+COMPACT_BELOW = 180
 COMPACT_COLUMNS = (
     ("when", "Updated / status", 23),
     ("who", "Company / decision", 20),
