@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="with --demo: make the demo Company misbehave, e.g. 'slow=1.5,busy=2,hostile' (see docs/cli.md)",
     )
+    parser.add_argument(
+        "--accounts",
+        action="store_true",
+        help="with --demo: give the demo Company accounts and sign-in; it prints the demo user's "
+        "credentials (see docs/demo-company.md)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
@@ -124,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
     call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
     call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
-    call.add_argument("--json", dest="body", metavar="BODY", help="JSON request body")
+    call.add_argument("--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)")
     call.add_argument("--wait", action="store_true", help=wait_help)
 
     tool = command(
@@ -167,7 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
         "performed, not_performed, outcome_unknown, declined, expired",
     )
     history.add_argument("--company", metavar="C", help="only this Company (name, domain or URL)")
-    history.add_argument("--limit", type=_positive_int, default=50, metavar="N", help="at most N (default 50)")
+    history.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                         help="at most N (default 50; ndjson and csv: all)")
+    from poppy_tui.cli.gate_parser import add_history_options
+
+    add_history_options(history)
 
     show = command(
         "show",
@@ -178,12 +188,24 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
     show.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
 
+    from poppy_tui.cli.gate_parser import add_gate_commands, add_script_options
+
+    add_script_options(call, tool, say, add, wait_help)
+    add_gate_commands(command)
+
     locate = command("locate", "print where poppy-tui keeps its files")
     locate.add_argument(
         "what",
         choices=("config", "data", "db"),
         help="config: the config file; data: the data folder; db: the database",
     )
+    from poppy_tui.cli.signin_commands import add_commands as add_signin_commands
+
+    add_signin_commands(command)
+    from poppy_tui.cli.identity_commands import add_commands as add_identity_commands
+
+    add_identity_commands(command)
+    locate.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
     return parser
 
 
@@ -202,6 +224,9 @@ def _report(exc: BaseException) -> int:
     from poppy_tui.cli.output import safe_line
 
     code = getattr(exc, "code", None) if isinstance(exc, CliError) else None
+    challenge = getattr(exc, "challenge", None)  # AgentError: the Company asked for sign-in
+    if code is None and challenge is not None and getattr(challenge, "needs_sign_in", False):
+        code = Exit.SIGN_IN_REQUIRED
     if code is None:
         code = Exit.USAGE if isinstance(exc, ConfigError) else Exit.ERROR
     message = str(exc) or type(exc).__name__
@@ -214,9 +239,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         # argparse exits for --help, --version and usage errors; callers of main() get the code instead.
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        from poppy_tui.cli.gate_parser import rewrite_deprecated
+
+        args = parser.parse_args(rewrite_deprecated(list(sys.argv[1:] if argv is None else argv)))
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
+        if args.accounts and not args.demo:
+            parser.error("--accounts works only with --demo")
         if args.demo and args.command:
             parser.error("--demo opens the TUI; it can't be combined with a command")
     except SystemExit as stop:

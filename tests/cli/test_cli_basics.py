@@ -14,7 +14,10 @@ from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.main import build_parser
 
-COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate")
+COMMANDS = (
+    "companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity",
+    "mcp", "send", "completion",
+)
 HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "httpcore", "uvicorn", "starlette", "keyring", "poppy_tui.ui")
 
 
@@ -139,6 +142,12 @@ def test_faults_need_demo(cli, home):
     assert "--faults works only with --demo" in run.err
 
 
+def test_accounts_need_demo(cli, home):
+    run = cli("--accounts")
+    assert run.code == Exit.USAGE
+    assert "--accounts works only with --demo" in run.err
+
+
 def test_demo_cannot_be_combined_with_a_command(cli, home):
     assert cli("--demo", "pending").code == Exit.USAGE
 
@@ -180,6 +189,7 @@ def test_unknown_company_in_history(cli, home):
     [
         (["call", "shop", "POST", "/api/x", "--json", "{item_id: 1}"], "--json"),
         (["call", "shop", "POST", "/api/x", "--json", ""], "--json"),
+        (["call", "shop", "POST", "/api/x", "--body", "{item_id: 1}"], "--body"),
         (["tool", "shop", "cancel_subscription", "--args", "{'a': 1}"], "--args"),
     ],
 )
@@ -214,7 +224,7 @@ def test_companies_add_refuses_plain_http_off_loopback(cli, home, target):
 
 def test_bad_input_as_a_real_program_is_one_line_without_traceback(home):
     for argv in (
-        ["call", "shop", "POST", "/x", "--json", "{nope"],
+        ["call", "shop", "POST", "/x", "--body", "{nope"],
         ["companies", "add", "http://shop.example"],
         ["history", "--status", "bogus"],
     ):

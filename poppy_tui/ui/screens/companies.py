@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import company_interfaces, local_time
-from poppy_tui.ui.safe import cell, company_label, plain_line
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.tables import TABLE_CHROME, remaining_width, set_columns
@@ -25,6 +25,7 @@ COLUMNS = (
     ("domain", "Domain", 24),
     ("interfaces", "Interfaces", 24),
     ("operations", "Operations v2", 13),
+    ("signed_in", "Signed in", 24),
     ("discovered", "Discovered", 23),
     ("url", "Base URL", 0),  # takes what the others leave
 )
@@ -45,6 +46,8 @@ class CompaniesScreen(PoppyScreen):
     BINDINGS = [
         Binding("t", "talk_to", "Talk to it", id="talk_to_company"),
         Binding("plus", "add", "Add a Company", id="add_company"),
+        Binding("s", "sign_in", "Sign in", id="sign_in_company"),
+        Binding("o", "sign_out", "Sign out", id="sign_out_company"),
         Binding("escape", "leave_add", "Leave the box", id="leave_add_company"),
     ]
 
@@ -59,7 +62,7 @@ class CompaniesScreen(PoppyScreen):
         yield DataTable(id="companies-table", cursor_type="row", zebra_stripes=True)
         yield Static(
             Content(
-                "Enter: make a request to the selected Company   t: talk to its agent.   "
+                "Enter: make a request to the selected Company   t: talk to its agent   s/o: sign in/out.   "
                 "A Company without operations v2 asks for approval on its own site instead."
             ),
             id="companies-help",
@@ -68,7 +71,10 @@ class CompaniesScreen(PoppyScreen):
         yield PoppyFooter()
 
     def refresh_data(self) -> None:
+        from poppy_tui.agent.store.sign_ins import list_sign_ins
+
         self.companies = self.store.list_companies()
+        sign_ins = list_sign_ins(self.store)
         table = self.query_one("#companies-table", DataTable)
         cursor = table.cursor_row
         compact = self.app.size.width < COMPACT_BELOW
@@ -80,11 +86,12 @@ class CompaniesScreen(PoppyScreen):
         table.clear()
         for company in self.companies:
             values = {
-                "name": company_label(company.name, company.domain, 30).marked_name,  # ⚠ on look-alikes
+                "name": company_label(company.name, company.domain, CELL_MAX).marked_name,  # ⚠; cell() cuts
                 "domain": company.domain,
                 "interfaces": ", ".join(company_interfaces(company)) or "none",
                 "discovered": local_time(company.discovered_at),
                 "url": company.base_url,
+                "signed_in": _signed_in_text(sign_ins.get(company.id)),
             }
             supports = Text("yes" if company.supports_operations else "no",
                             style="" if company.supports_operations else "dim")
@@ -112,6 +119,31 @@ class CompaniesScreen(PoppyScreen):
         company = self.selected()
         if company is not None:
             self.poppy.talk_to(company.id)
+
+    def action_sign_in(self) -> None:
+        company = self.selected()
+        if company is not None:
+            from poppy_tui.ui.screens.signin import open_sign_in
+
+            open_sign_in(self.app, company.id, on_done=lambda _: self.refresh_data())
+
+    @work(group="sign-out", exclusive=True)
+    async def action_sign_out(self) -> None:
+        company = self.selected()
+        if company is None:
+            return
+        result = await self.agent.signins.sign_out(company)
+        name = plain_line(company.name, 80)
+        if not result.was_signed_in:
+            self.notify(f"Not signed in to {name}.", markup=False)
+        elif result.revoked:
+            self.notify(f"Signed out of {name}; the Company revoked the sign-in.", markup=False)
+        else:
+            self.notify(
+                f"Signed out of {name} here, but the Company could not be told ({plain_line(result.detail, 200)}). "
+                "Disconnect poppy-tui on its site.", severity="warning", markup=False, timeout=15,
+            )
+        self.refresh_data()
 
     def action_add(self) -> None:
         self.query_one("#add-company").focus()
@@ -143,3 +175,9 @@ class CompaniesScreen(PoppyScreen):
                     severity="warning" if label.marked else "information")
         self.refresh_data()
         self.query_one("#companies-table").focus()
+
+
+def _signed_in_text(record: Any) -> str:
+    if record is None:
+        return "no"
+    return f"{record.kind}: {' '.join(record.scopes) or 'no scopes'}"

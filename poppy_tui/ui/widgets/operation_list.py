@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
-from poppy_tui.ui.safe import cell, first_lines_apart, wrapped_first_line
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -155,7 +155,9 @@ class OperationTable(DataTable):
         return [makers[key]() for key in self.column_keys]
 
     def _company_cell(self, item: InboxItem) -> Text:
-        name = cell(item.row.company_name, WIDTHS["company"])
+        # ⚠ on a look-alike name; uncut here, so cell() cuts once, with one honest marker
+        name = cell(company_label(item.row.company_name, item.row.company_domain, CELL_MAX).marked_name,
+                    WIDTHS["company"])
         if not self.compact:
             return name
         # The badge under the name; the interface goes under the expiry (see _expires_cell).
