@@ -102,6 +102,10 @@ def test_demo_in_a_real_terminal(home):
         terminal.read_until(r"2 operations wait")
         terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
         assert time.monotonic() - started < 60  # "the whole flow in under a minute"
+        # The CLI beside the demo (README's two-window recipe) is signed in as the same account.
+        beside = run_process("companies", "list", "--json", home=home / "data" / "demo", POPPY_TUI_KEY_STORAGE="file")
+        [listed] = json.loads(beside.out)["companies"]
+        assert (listed["signed_in"]["kind"], listed["signed_in"]["scopes"]) == ("mediated", ["poppy:read", "poppy:write"])
         time.sleep(0.5)
         terminal.press(b"q")
         assert terminal.wait() == Exit.OK, terminal.text[-3000:]
