@@ -6,46 +6,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-import keyring
-import keyring.backend
 import pytest
 
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
-from poppy_tui.agent.keys import KEY_STORAGE_ENV
 from poppy_tui.agent.paths import Paths
 from poppy_tui.protocol.retry import BackoffPolicy
 
+from tests.keyring_support import MemoryKeyring, memory_keyring  # noqa: F401 (shared autouse fixture)
+
 from .company_app import LiveCompany, start_live_company
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring backend that keeps secrets in this process: the real KeyringBackend API."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.secrets.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.secrets.pop((service, username), None)
-
-
-@pytest.fixture(autouse=True)
-def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
-    monkeypatch.delenv(KEY_STORAGE_ENV, raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture

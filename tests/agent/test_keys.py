@@ -14,7 +14,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.agent.config import Config
-from .conftest import MemoryKeyring
+from tests.keyring_support import MemoryKeyring
 from poppy_tui.agent.keys import (
     KEY_STORAGE_ENV,
     KEYRING_SERVICE,

@@ -13,7 +13,7 @@ from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.session_jwt import read_session_claims, verify_session_jwt
 
 from .company_app import Answer, Rule
-from .conftest import MemoryKeyring
+from tests.keyring_support import MemoryKeyring
 
 
 def is_orders(r) -> bool:

@@ -213,7 +213,7 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
     from poppy_tui.agent.keys import KEY_STORAGE_ENV
     from poppy_tui.cli.demo import demo_accounts
     from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
-    from tests.agent.conftest import MemoryKeyring
+    from tests.keyring_support import MemoryKeyring
 
     monkeypatch.delenv(KEY_STORAGE_ENV, raising=False)
     previous = keyring.get_keyring()

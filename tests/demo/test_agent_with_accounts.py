@@ -17,23 +17,9 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
-from tests.agent.conftest import MemoryKeyring  # the in-process KeyringBackend
+from tests.keyring_support import MemoryKeyring, memory_keyring  # noqa: F401 (shared autouse fixture)
 
 EXCHANGE_BODY = {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
-
-
-@pytest.fixture(autouse=True)
-def memory_keyring(monkeypatch) -> Iterator[MemoryKeyring]:
-    import keyring
-
-    from poppy_tui.agent.keys import KEY_STORAGE_ENV
-
-    monkeypatch.delenv(KEY_STORAGE_ENV, raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture

@@ -6,13 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-import keyring
-import keyring.backend
 import pytest
 
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
-from poppy_tui.agent.keys import KEY_STORAGE_ENV, generate_key
+from poppy_tui.agent.keys import generate_key
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.identity import AgentIdentity
 from poppy_tui.agent.identity.settings import make_settings
@@ -20,38 +18,9 @@ from poppy_tui.agent.signin.service import SignIns
 from poppy_tui.agent.store import CompanyRecord
 
 from spec_auth_server import Served, SpecAuthCompany
+from tests.keyring_support import MemoryKeyring, memory_keyring  # noqa: F401 (shared autouse fixture)
 
 TEST_CLIENT_ID = "https://agent.signin-tests.example/agent.json"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring backend that keeps secrets in this process: the real KeyringBackend API
-    (the same as tests/agent/conftest.py's)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.secrets.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.secrets.pop((service, username), None)
-
-
-@pytest.fixture(autouse=True)
-def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryKeyring]:
-    monkeypatch.delenv(KEY_STORAGE_ENV, raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture
