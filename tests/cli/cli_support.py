@@ -9,8 +9,10 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
+
+import pytest
 
 import poppy_tui
 
@@ -18,11 +20,35 @@ import poppy_tui
 PACKAGE_ROOT = str(Path(poppy_tui.__file__).resolve().parent.parent)
 
 
-@dataclass
-class Run:
+class Run(NamedTuple):
+    """One run's exit code and output: by name (run.code) or unpacked (code, out, err = run)."""
+
     code: int
     out: str
     err: str
+
+
+# A home's config.toml unless a test needs another: the key in a 0600 file, no grace period.
+HOME_CONFIG = 'key_storage = "file"\ngrace_seconds = 0\n'
+
+
+def make_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config_toml: str = HOME_CONFIG) -> Path:
+    """A private POPPY_TUI_HOME under tmp_path with this config.toml: no keyring daemon runs here."""
+    root = tmp_path / "home"
+    (root / "config").mkdir(parents=True)
+    (root / "config" / "config.toml").write_text(config_toml)
+    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
+    monkeypatch.delenv("POPPY_TUI_KEY_STORAGE", raising=False)
+    return root
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:
+    """main(argv) in this process, with what it printed."""
+    from poppy_tui.cli.main import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return Run(code, captured.out, captured.err)
 
 
 def subprocess_env(home: Path | None, **extra: str) -> dict[str, str]:

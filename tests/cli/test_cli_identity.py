@@ -7,27 +7,14 @@ import json
 import pytest
 
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.main import main
+from cli_support import make_home
 from tests.companies.account_company import NAME, AccountCompany
 
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    root = tmp_path / "home"
-    (root / "config").mkdir(parents=True)
-    (root / "config" / "config.toml").write_text('key_storage = "file"\nrequest_timeout_seconds = 5\n')
-    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
-    return root
-
-
-@pytest.fixture
-def cli(capsys):
-    def run(*argv: str):
-        code = main(list(argv))
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
+    """conftest's private home, with a short request timeout for the Companies these tests start."""
+    return make_home(tmp_path, monkeypatch, 'key_storage = "file"\nrequest_timeout_seconds = 5\n')
 
 
 def test_identity_init_writes_the_documents_to_publish(home, cli):

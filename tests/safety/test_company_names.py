@@ -21,6 +21,7 @@ from poppy_tui.cli.main import main
 from poppy_tui.safety.company_name import NAME_MARK, company_label
 from poppy_tui.safety.discrepancies import Finding
 from poppy_tui.safety.wording import count, findings_tally, plural, possessive
+from tests.cli.cli_support import make_home
 
 LOOKALIKE = "\u041c\u0430nzanita Outfitters"  # Cyrillic М and а
 HONEST = "Manzanita Outfitters"
@@ -162,12 +163,7 @@ def lookalike_company() -> Iterator[str]:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    root = tmp_path / "home"
-    (root / "config").mkdir(parents=True)
-    (root / "config" / "config.toml").write_text('key_storage = "file"\ngrace_seconds = 0\n')
-    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
-    monkeypatch.delenv("POPPY_TUI_KEY_STORAGE", raising=False)
-    return root
+    return make_home(tmp_path, monkeypatch)
 
 
 def test_companies_add_and_list_mark_a_look_alike_name(home, lookalike_company, capsys):

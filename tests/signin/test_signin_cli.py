@@ -3,6 +3,7 @@ against the spec-written authorization server."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -16,18 +17,15 @@ from poppy_tui.agent.config import load_config_file
 from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.main import main
 from poppy_tui.agent.identity.settings import load_settings
 
 from spec_auth_server import USER
+from tests.cli.cli_support import make_home, run_main
 
 
 @pytest.fixture
 def home(tmp_path, monkeypatch, served):
-    root = tmp_path / "home"
-    (root / "config").mkdir(parents=True)
-    (root / "config" / "config.toml").write_text('key_storage = "file"\nrequest_timeout_seconds = 5\n')
-    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
+    root = make_home(tmp_path, monkeypatch, 'key_storage = "file"\nrequest_timeout_seconds = 5\n')
     paths = resolve_paths(root).ensure()
     key = load_or_create_key(paths, load_config_file(paths.config_file))
     # The agent's identity (this home's client_id and key), registered with the Company.
@@ -37,12 +35,7 @@ def home(tmp_path, monkeypatch, served):
 
 @pytest.fixture
 def cli(capsys):
-    def run(*argv: str):
-        code = main(list(argv))
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
+    return functools.partial(run_main, capsys)
 
 
 def _in_background(work) -> threading.Thread:
