@@ -20,6 +20,17 @@ from poppy_tui.ui.safe import company_content, first_line, safe_line_content, st
 from poppy_tui.ui.widgets.countdown import Countdown
 
 
+
+def company_line(company_name: str, company_domain: str) -> Content:
+    """The dialogs' "Company  <name>  at <domain>" line: the name marked when it has look-alike
+    letters, both sanitised and cut to one line."""
+    return Content.assemble(
+        ("Company  ", "dim"),
+        company_content(company_name, company_domain, 80, with_domain=False),  # ⚠ look-alikes
+        ("  at ", "dim"),
+        safe_line_content(company_domain, 80),
+    )
+
 class MouseButton(Button, can_focus=False):
     """Clickable, never focused: a focused button would make Enter a decision."""
 
@@ -61,12 +72,7 @@ class ConfirmApproveScreen(ModalScreen[bool]):
         with Vertical(id="confirm-dialog"):
             yield Static(Content("Approve this operation?"), id="confirm-title")
             yield Static(
-                Content.assemble(
-                    ("Company  ", "dim"),
-                    company_content(self.company_name, self.company_domain, 80, with_domain=False),  # ⚠ look-alikes
-                    ("  at ", "dim"),
-                    safe_line_content(self.company_domain, 80),
-                ),
+                company_line(self.company_name, self.company_domain),
                 id="confirm-company",
             )
             amount = (
@@ -192,12 +198,7 @@ class ConfirmDeclineScreen(ModalScreen[bool]):
         with Vertical(id="decline-dialog"):
             yield Static(Content("Decline this operation?"), id="decline-title")
             yield Static(
-                Content.assemble(
-                    ("Company  ", "dim"),
-                    company_content(self.company_name, self.company_domain, 80, with_domain=False),  # ⚠ look-alikes
-                    ("  at ", "dim"),
-                    safe_line_content(self.company_domain, 80),
-                ),
+                company_line(self.company_name, self.company_domain),
                 id="decline-company",
             )
             yield Static(
