@@ -103,13 +103,10 @@ class ConversationScreen(PoppyScreen):
         if not self.is_mounted:
             self.initial_company_id = company_id  # read by compose
             return
-        select = self.query_one("#talk-company", CompanySelect)
         self.refresh_data()
-        if select.value != company_id:
-            try:
-                select.value = company_id
-            except Exception:  # not offered here (Talk lists only Companies with an agent)
-                self.notify("That Company has no agent to talk to.", markup=False)
+        if not self.query_one("#talk-company", CompanySelect).choose(company_id):
+            # Not offered here (Talk lists only Companies with an agent).
+            self.notify("That Company has no agent to talk to.", markup=False)
 
     def refresh_data(self) -> None:
         self.query_one("#talk-company", CompanySelect).show_companies(

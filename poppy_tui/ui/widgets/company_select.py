@@ -36,3 +36,13 @@ class CompanySelect(Select[int]):
             self.value = companies[0].id
         elif value in ids:
             self.value = value
+
+    def choose(self, company_id: int) -> bool:
+        """Select this Company if it is offered here; False when it isn't (the list is filtered)."""
+        if self.value == company_id:
+            return True
+        try:
+            self.value = company_id
+        except Exception:  # Select refuses a value it doesn't offer
+            return False
+        return True
