@@ -17,25 +17,19 @@ It is served by uvicorn on 127.0.0.1 in a background thread.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import itertools
 import json
-import socket
-import threading
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import http_sfv
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-HOST = "127.0.0.1"
+from .serving import HOST, LoopbackServer
 
 
 def _stamp(at: datetime) -> str:
@@ -284,31 +278,13 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
     ])
 
 
-class _Server(uvicorn.Server):
-    def capture_signals(self):  # pytest owns signals
-        return contextlib.nullcontext()
-
-
 class StrictCompany:
     """The strict Company served on 127.0.0.1 in a thread; stop() when done."""
 
     def __init__(self) -> None:
         self.state = StrictState()
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((HOST, 0))
-        self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
-        config = uvicorn.Config(build_strict_app(self.state, self.base_url), log_level="critical",
-                                access_log=False, lifespan="off")
-        self._server = _Server(config)
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 15
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the strict Company did not start")
-            time.sleep(0.01)
+        self._served = LoopbackServer(lambda base_url: build_strict_app(self.state, base_url), "the strict Company")
+        self.base_url = self._served.base_url
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
+        self._served.stop()

@@ -1,0 +1,43 @@
+"""Serving a test Company's ASGI app with uvicorn on 127.0.0.1 in a background thread:
+the start/stop both spec-written Companies here share (nothing from poppy_tui/demo/)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+import time
+from typing import Any, Callable
+
+import uvicorn
+
+HOST = "127.0.0.1"
+
+
+class _Server(uvicorn.Server):
+    def capture_signals(self):  # pytest owns signals
+        return contextlib.nullcontext()
+
+
+class LoopbackServer:
+    """build_app(base_url) served on a free 127.0.0.1 port until stop(); `what` names it in errors."""
+
+    def __init__(self, build_app: Callable[[str], Any], what: str) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, 0))
+        self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
+        config = uvicorn.Config(build_app(self.base_url), log_level="critical", access_log=False, lifespan="off")
+        self._server = _Server(config)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
