@@ -1,6 +1,6 @@
 """poppy-tui benchmarks: prints figures and ratios, writes tests/benchmarks/results.md.
 
-    python tests/benchmarks/run.py [--quick] [--records N] [--only startup,summary,history,memory,roundtrip]
+    python tests/benchmarks/run.py [--quick] [--records N] [--only startup,summary,history,memory,roundtrip,commands,sending]
 
 Targets are printed next to the figures as PASS/MISS, for information only: a missed target
 never fails the run (exit 0). Only a benchmark that crashes makes the exit status 1.
@@ -27,7 +27,7 @@ sys.path.insert(1, str(HERE.parents[1]))
 
 from common import REPO, Figure, write_home  # noqa: E402
 
-SECTIONS = ("startup", "summary", "history", "memory", "roundtrip")
+SECTIONS = ("startup", "summary", "history", "memory", "roundtrip", "commands", "sending")
 
 
 def _machine() -> str:
@@ -144,10 +144,18 @@ def main(argv: list[str] | None = None) -> int:
                     import bench_memory
 
                     got = bench_memory.run({f"{args.records // 1000}k records": big, "empty store": empty})
-                else:
+                elif section == "roundtrip":
                     import bench_roundtrip
 
                     got = bench_roundtrip.run(20 if args.quick else 100)
+                elif section == "commands":
+                    import bench_commands
+
+                    got = bench_commands.run(5 if args.quick else 15)
+                elif section == "sending":
+                    import bench_sending
+
+                    got = bench_sending.run(200 if args.quick else 1000, 1 if args.quick else 3)
             except Exception as exc:  # noqa: BLE001 - report and go on with the others
                 traceback.print_exc()
                 errors.append(f"{section}: {type(exc).__name__}: {exc}")
