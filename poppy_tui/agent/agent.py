@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Awaitable, Callable, Literal
 
 import httpx
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -20,15 +21,20 @@ from poppy_tui.agent import companies as discovery
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
 from poppy_tui.agent.http import make_client
+from poppy_tui.agent.identity import AgentIdentity, load_identity
 from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS, OutcomeProbe
 from poppy_tui.agent.keys import KeyStorageError, keyring_problem, load_or_create_key, storage_mode
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.sessions import Sessions
+from poppy_tui.agent.signin.identity import ClientIdentity
+from poppy_tui.agent.signin.service import SignIns
+from poppy_tui.agent.signin.vault import TokenVault
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
 from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
 from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.challenges import Challenge
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     BadResponse,
@@ -55,6 +61,10 @@ FIRST_REQUEST_MAX_WAIT = 5.0
 class AgentError(RuntimeError):
     """Something the person asked for can't be done (no such interface, a bad URL, ...)."""
 
+    def __init__(self, message: str, challenge: Challenge | None = None) -> None:
+        super().__init__(message)
+        self.challenge = challenge  # set when the Company asked for sign-in (or refused our identity)
+
 
 class ApprovalUnsignable(AgentError):
     """An approval can't be given: nothing could send it, as requests can't be signed here."""
@@ -68,6 +78,7 @@ class RequestResult:
     operation_row: int | None  # the stored operation when outcome == "operation"
     detail: str = ""
     request_id: int | None = None
+    challenge: Challenge | None = None  # sign in (or more scopes) to go on, or the Company refused our identity
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,7 @@ class ConversationResult:
     delivered: bool = True  # False when our message could not be delivered (see detail)
     detail: str = ""
     problems: list[str] = field(default_factory=list)
+    challenge: Challenge | None = None  # an `authorization` event, or a challenge to our message
 
 
 class Agent:
@@ -99,11 +111,9 @@ class Agent:
         self.paths = paths
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self.sessions = Sessions(
-            store,
-            (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config)),
-            allow_loopback=config.allow_loopback,
-        )
+        self._key_loader = (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config))
+        self._identity: AgentIdentity | None = None
+        self.sessions = Sessions(store, lambda: self.identity, allow_loopback=config.allow_loopback)
         self.api = ApiTransport(self._http, self.sessions)
         self._mcp: Any = None
         self.conversations = Conversations(
@@ -116,6 +126,13 @@ class Agent:
             store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem,
             prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
         )
+        # Sign-in (issue #12): the access token a signed-in request carries, or None when signed out.
+        self.access_token_source: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
+        self.signins = SignIns(store, config, self._client_identity, self._http, TokenVault(paths, config))
+        self.access_token_source = self.signins.access_token
+        # Read through self so that whatever is assigned to access_token_source later counts.
+        self.sessions.token_source = self._access_token
+        self.dispatcher.sign_in_state = self._sign_in_state
         # Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop.
         self.outcome_probe = OutcomeProbe(self, self.dispatcher.owner, lease_seconds)
 
@@ -152,9 +169,31 @@ class Agent:
             self._client_loop = loop
         return self._client
 
+    def _client_identity(self) -> ClientIdentity:
+        """Who the agent is at a Company's authorization server: its identity (spec 4.1)."""
+        return self.identity
+
+    async def _access_token(self, company: CompanyRecord) -> str | None:
+        """`access_token_source`'s answer: the token a signed-in request carries, or None."""
+        source = self.access_token_source
+        return None if source is None else await source(company)
+
+    async def _sign_in_state(self, company: CompanyRecord) -> str | None:
+        """A fingerprint of the access token now (never the token itself), or None signed out."""
+        token = await self.sessions.access_token(company)
+        return None if token is None else hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
+
     def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
-        return self.sessions.key
+        return self.identity.key
+
+    @property
+    def identity(self) -> AgentIdentity:
+        """Who this agent is to Companies (spec 4.1). Read from identity.json on first use; a
+        development identity (loopback client_id) is served on 127.0.0.1 from then on."""
+        if self._identity is None:
+            self._identity = load_identity(self.paths, self.config.allow_loopback, self._key_loader)
+        return self._identity
 
     def signing_problem(self) -> str | None:
         """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
@@ -296,7 +335,7 @@ class Agent:
         if isinstance(outcome, ApprovalRequired):
             recorded = self.store.record_operation(
                 company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface,
-                first_response=(exchange.status, exchange.response),
+                first_response=(exchange.status, exchange.response), account_owned=exchange.signed_in,
             )
             detail = "the Company needs the person's approval before it does this"
             if not recorded.new_operation:
@@ -324,7 +363,7 @@ class Agent:
             return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
         if isinstance(outcome, NotPerformed):
             detail = exchange.detail or f"the Company refused it ({outcome.error})"
-            return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
+            return RequestResult("not_performed", exchange.status, body, None, detail, request_id, exchange.challenge)
         assert isinstance(outcome, BadResponse)
         return RequestResult(
             "not_performed", exchange.status, body, None,
@@ -354,11 +393,12 @@ class Agent:
             company = await self._recheck_after(said.exchange, company)
             why = discovery.explain_extension_required(company, outcome.body, declared)
         if said.conversation_row is None:
-            raise AgentError(f"{company.name} did not start the conversation: {why}")
+            raise AgentError(f"{company.name} did not start the conversation: {why}", said.exchange.challenge)
         detail = "" if said.delivered else f"the message was not delivered: {why}"
+        challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
-            said.delivered, detail, said.ingested.problems,
+            said.delivered, detail, said.ingested.problems, challenge,
         )
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:
@@ -367,7 +407,7 @@ class Agent:
         got = await self.conversations.read(company, conversation_row)
         return ConversationResult(
             conversation_row, conversation_id, got.messages, got.operation_rows, True,
-            "; ".join(got.problems), got.problems,
+            "; ".join(got.problems), got.problems, next(iter(got.challenges), None),
         )
 
     # ---- decisions (only the person at the TUI makes these) ------------------------------------
@@ -395,14 +435,18 @@ class Agent:
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
+        # An operation returned signed out can be approved only in its own Session; one returned
+        # signed in is the account's, approved from the agent's current Session (Ops 3).
+        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         if isinstance(request, ApiRequest):
             return await self.api.send(
-                op.company, request, session_id=op.session_id, approval=approval, idempotency_key=op.idempotency_key
+                op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
+                account_owned=op.account_owned,
             )
         if isinstance(request, McpRequest):
             return await self.mcp.call(
-                op.company, request.server_url, request.tool, request.arguments, session_id=op.session_id,
-                approval=approval,
+                op.company, request.server_url, request.tool, request.arguments, session_id=session_id,
+                approval=approval, account_owned=op.account_owned,
             )
         if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)
@@ -470,6 +514,8 @@ class Agent:
                 return op
             if op.status == Status.PENDING and len(self.store.attempts(operation_row)) > attempts_seen:
                 return op  # a send answered with new terms: the person has to decide again
+            if op.waiting_sign_in and len(self.store.attempts(operation_row)) > attempts_seen:
+                return op  # a send met a sign-in challenge: the person has to sign in first
             if deadline is not None and loop.time() >= deadline:
                 return op
             await self.dispatch_once()

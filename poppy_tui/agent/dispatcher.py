@@ -2,6 +2,8 @@
 
 approved --(grace ends)--> sending --> performed | not_performed | outcome_unknown
                                    \\-> pending (a new revision, when no earlier send is in doubt)
+                                   \\-> sending, waiting for sign-in (a sign-in challenge; the approval
+                                       is kept and sent again once signed in, before it expires)
 
 Rules the code below keeps, each because the spec or a crash demands it:
 - The decision is in the store before we get here; each attempt row is committed before its
@@ -28,7 +30,16 @@ from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KeyStorageError
-from poppy_tui.agent.store import AttemptRecord, OperationRecord, RevisionRecord, StateError, Status, Store, StoreError
+from poppy_tui.agent.store import (
+    AttemptRecord,
+    CompanyRecord,
+    OperationRecord,
+    RevisionRecord,
+    StateError,
+    Status,
+    Store,
+    StoreError,
+)
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
@@ -119,12 +130,19 @@ class Dispatcher:
         self.lease_seconds = lease_seconds
         self._backoff = backoff or BackoffPolicy()
         self._inline = inline_retry_seconds
+        # The agent's sign-in at a Company now, as a fingerprint of its access token (None: signed
+        # out); the Agent wires it to its token source. An approval waiting for sign-in is sent
+        # again once the fingerprint is not None and differs from the one its challenge met, so a
+        # token the Company keeps refusing (too few scopes, revoked) is not resent in a loop.
+        self.sign_in_state: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
+        self._challenged_with: dict[int, str | None] = {}
 
     # ---- the loop ------------------------------------------------------------------------------
 
     async def dispatch_once(self) -> int:
         """Expire what is due, then send every operation whose time has come. Returns how many."""
         self.store.expire_due()
+        await self._resume_signed_in()
         tasks = []
         while True:
             op = self.store.claim_due(self.owner, self.lease_seconds)
@@ -138,6 +156,25 @@ class Dispatcher:
         if self._prober is not None:
             await self._prober()
         return len(tasks)
+
+    async def _resume_signed_in(self) -> None:
+        if self.sign_in_state is None:
+            return
+        for company_id, rows in self.store.waiting_for_sign_in().items():
+            try:
+                company = self.store.get_company(company_id)
+                state = await self.sign_in_state(company)
+                if state is None:
+                    continue
+                # Unknown to this process (another one saw the challenge): try once.
+                due = [r for r in rows if self._challenged_with.get(r, "") != state]
+                if due:
+                    resumed = self.store.resume_after_sign_in(company_id, due)
+                    for row in resumed:
+                        self._challenged_with.pop(row, None)
+                    log.info("signed in at company %s: sending approvals %s again", company_id, resumed)
+            except StoreError as exc:
+                log.warning("dispatcher: %s", exc)
 
     def next_due_in(self) -> float | None:
         """Seconds until something may be due (a grace period ends, a retry, a lease lapses)."""
@@ -238,6 +275,18 @@ class Dispatcher:
                 exchange.detail or _describe(exchange),
             )
             saw_success = _saw_success(sending, attempts) or _cut_off_success(sending, finished)
+            challenge = exchange.challenge
+            if challenge is not None and challenge.needs_sign_in and not saw_success:
+                # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
+                # Keep the approval and send it again after sign-in, while it is still valid.
+                self._challenged_with[op.id] = (
+                    await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                )
+                self.store.wait_for_sign_in(
+                    finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
+                    f"waiting for sign-in: {exchange.detail}",
+                )
+                return
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):
                 self._settle(op.id, verdict, finished)

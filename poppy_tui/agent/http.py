@@ -90,7 +90,7 @@ class HttpAnswer:
 
     def for_record(self) -> dict[str, Any]:
         """What we keep of a response: status, the headers that matter, and the body."""
-        keep = {k: v for k, v in self.headers.items() if k in ("content-type", "retry-after", "location")}
+        keep = {k: v for k, v in self.headers.items() if k in ("content-type", "retry-after", "location", "www-authenticate")}
         body: Any = self.body
         if body is None and self.raw:
             body = self.raw[:4096].decode("utf-8", "replace")

@@ -6,25 +6,56 @@ Every choice about Sessions is made here and nowhere else:
 - `Poppy-Extensions` only when the Company's poppy.json lists operations v2;
 - after 403 invalid_session, a request without an approval starts a new Session and is tried
   once more; a request carrying an approval is never moved to another Session, because an
-  operation returned signed out can be approved only in its own Session (spec 3).
+  operation returned signed out can be approved only in its own Session (Ops 3), unless the
+  operation was returned signed in: it belongs to the account and any signed-in Session may
+  approve it;
+- `Authorization: Bearer` beside `Poppy-Session` when the agent is signed in at the Company
+  (the token comes from `Agent.access_token_source`, plugged in by agent/signin).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
-
-from cryptography.hazmat.primitives.asymmetric import ec
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.errors import ProtocolError
 from poppy_tui.protocol.extensions import OPERATIONS_HEADER_VALUE
-from poppy_tui.protocol.session_jwt import SessionIdentity, sign_session_jwt
+from poppy_tui.protocol.challenges import Challenge
+from poppy_tui.protocol.session_jwt import SessionIdentity, session_claims
+from poppy_tui.safety.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.identity import AgentIdentity
 
 INVALID_SESSION = "invalid_session"
+log = logging.getLogger(__name__)
+
+
+async def _signed_out(company: CompanyRecord) -> str | None:
+    return None
+
+
+def describe_challenge(company_name: str, challenge: Challenge, client_id: str) -> str:
+    """One line for the TUI, the CLI and the history; the Company's own words are sanitised."""
+    name = sanitize_line(company_name, 80).text
+    said = sanitize_line(challenge.description, 200).text if challenge.description else ""
+    if challenge.kind == "identity":
+        line = (
+            f"{name} did not accept this agent's identity (its Client ID Metadata Document {client_id}): "
+            f"{said or challenge.error}"
+        )
+        if client_id.startswith("http://"):
+            line += ". A development identity works only with Companies on this computer; run poppy-tui identity init --client-id https://..."
+        return line
+    scopes = " ".join(sanitize_line(s, 60).text for s in challenge.scopes)
+    if challenge.kind == "scope":
+        return f"Sign in to {name} to continue (it needs more access: scopes {scopes or 'not named'})"
+    return f"Sign in to {name} to continue" + (f" (scopes {scopes})" if scopes else "")
 
 
 def is_invalid_session(status: int | None, body: Any) -> bool:
@@ -44,25 +75,25 @@ class Sessions:
     def __init__(
         self,
         store: Store,
-        key_loader: Callable[[], ec.EllipticCurvePrivateKey],
-        client_id: str = c.AGENT_CLIENT_ID,
+        identity_loader: Callable[[], "AgentIdentity"],
         allow_loopback: bool = False,
     ) -> None:
         self._store = store
-        self._key_loader = key_loader
-        self._key: ec.EllipticCurvePrivateKey | None = None
-        self._client_id = client_id
+        self._identity_loader = identity_loader
+        self._identity: AgentIdentity | None = None
         self._allow_loopback = allow_loopback
         self._audiences: dict[tuple[int, str], str] = {}
+        # `Agent.access_token_source`, read through the Agent so a later assignment counts.
+        self.token_source: Callable[[CompanyRecord], Awaitable[str | None]] = _signed_out
         self._lock = threading.Lock()
 
     @property
-    def key(self) -> ec.EllipticCurvePrivateKey:
+    def agent_identity(self) -> "AgentIdentity":
         # Loaded on first use, so opening the agent to browse history never touches the keyring.
         with self._lock:
-            if self._key is None:
-                self._key = self._key_loader()
-            return self._key
+            if self._identity is None:
+                self._identity = self._identity_loader()
+            return self._identity
 
     def audience(self, company: CompanyRecord) -> str:
         cache_key = (company.id, company.updated_at)
@@ -80,11 +111,12 @@ class Sessions:
 
     def identity(self, company: CompanyRecord, session_id: str | None = None) -> SessionIdentity:
         return SessionIdentity(
-            client_id=self._client_id, user_id=company.user_id, session_id=session_id or company.session_id
+            client_id=self.agent_identity.client_id, user_id=company.user_id, session_id=session_id or company.session_id
         )
 
     def session_jwt(self, company: CompanyRecord, session_id: str | None = None) -> str:
-        return sign_session_jwt(self.key, self.identity(company, session_id), self.audience(company))
+        claims = session_claims(self.identity(company, session_id), self.audience(company))
+        return self.agent_identity.sign(claims, c.SESSION_JWT_TYP)
 
     def headers(self, company: CompanyRecord, session_id: str | None = None) -> dict[str, str]:
         """Fresh for every HTTP request: a Session JWT is never reused (its jti is single-use)."""
@@ -96,6 +128,29 @@ class Sessions:
             headers[c.HEADER_EXTENSIONS] = OPERATIONS_HEADER_VALUE
         return headers
 
+    def challenge_detail(self, company: CompanyRecord, challenge: Challenge) -> str:
+        return describe_challenge(company.name, challenge, self.agent_identity.client_id)
+
+    async def access_token(self, company: CompanyRecord) -> str | None:
+        """The access token a signed-in request carries, or None (signed out). A token source
+        that fails leaves the request signed out rather than unsent: the Company then answers
+        with a challenge the person can act on."""
+        try:
+            token = await self.token_source(company)
+        except Exception:  # noqa: BLE001 - sign-in trouble must not turn into "not sent"
+            log.warning("the access token for company %s could not be read", company.id, exc_info=True)
+            return None
+        return token if isinstance(token, str) and token else None
+
+    async def signed_in_headers(
+        self, company: CompanyRecord, session_id: str | None = None, token: str | None = None
+    ) -> dict[str, str]:
+        """headers() plus `Authorization: Bearer` when signed in (spec 5: beside Poppy-Session)."""
+        headers = self.headers(company, session_id)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return headers
+
     @staticmethod
     def declares_operations(company: CompanyRecord) -> bool:
         return company.supports_operations
@@ -105,12 +160,17 @@ class Sessions:
         return self._store.get_company(company.id)
 
     def on_invalid_session(
-        self, company: CompanyRecord, session_id_used: str, carries_approval: bool, already_retried: bool
+        self, company: CompanyRecord, session_id_used: str, carries_approval: bool, already_retried: bool,
+        account_owned: bool = False,
     ) -> SessionVerdict:
+        """`account_owned`: the approval is for an operation returned signed in, which any
+        signed-in Session of this agent and User may approve (Ops 3), so it may move."""
         latest = self.current(company)
         if latest.session_id == session_id_used:
             latest = self._store.new_session(company.id)
-        if carries_approval:
+        if carries_approval and account_owned and not already_retried:
+            return SessionVerdict(True, latest, "the Session had ended; the account's operation was approved in a new one")
+        if carries_approval and not account_owned:
             return SessionVerdict(
                 False,
                 latest,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.config import Config, ConfigError, load_config_file
 from poppy_tui.agent.paths import Paths, resolve_paths
+from poppy_tui.cli import signin_commands
 from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_failure
 from poppy_tui.cli.output import (
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         from poppy_tui.cli.demo import run_demo
 
-        return run_demo(ctx, args.faults)
+        return run_demo(ctx, args.faults, accounts=getattr(args, "accounts", False))
     if args.command is None:
         return open_tui(ctx)
     if args.command == "companies":
@@ -86,8 +87,17 @@ def run(args: argparse.Namespace) -> int:
         "pending": cmd_pending,
         "history": cmd_history,
         "show": cmd_show,
+        "signin": signin_commands.cmd_signin,
+        "signout": signin_commands.cmd_signout,
+        "identity": _identity,
     }
     return handlers[args.command](ctx, args)
+
+
+def _identity(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.cli.identity_commands import cmd_identity
+
+    return cmd_identity(ctx, args)
 
 
 # ---- the TUI ----------------------------------------------------------------------------------
@@ -231,6 +241,11 @@ def announce(record: "OperationRecord", stream: Any) -> None:
 
 
 def report_final(record: "OperationRecord") -> int:
+    if record.waiting_sign_in:
+        # Approved, kept, and sent again once signed in (before it expires): say what to do.
+        note(f"operation {record.id}: {safe_line(record.waiting_sign_in, 400)}; run: poppy-tui signin "
+             f"{safe_line(record.company.name, 80)!r}")
+        return Exit.SIGN_IN_REQUIRED
     print_final(record)
     status = record.status.value
     detail = record.outcome_detail
@@ -243,7 +258,7 @@ async def wait_for(agent: "Agent", record: "OperationRecord", request_id: int | 
     while True:
         # With our request's ID: the outcome of our request only, never another's (issue #11 item 2).
         record = await agent.wait_for_outcome(record.id, request_id=request_id)
-        if not record.status.is_open:
+        if not record.status.is_open or record.waiting_sign_in:
             return record
         # A resend was answered with new terms: nothing was done, and the person decides again.
         note(f"operation {record.id}: the Company answered with new terms; they need your approval too")
@@ -274,6 +289,10 @@ async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) ->
         return Exit.OK
     status = f" (HTTP {result.status})" if http and result.status is not None else ""
     detail = f": {safe_line(result.detail, 400)}" if result.detail else ""
+    challenge = getattr(result, "challenge", None)
+    if challenge is not None and challenge.needs_sign_in:
+        note(f"not performed{status}{detail}; sign in with 'poppy-tui signin COMPANY', then ask again")
+        return Exit.SIGN_IN_REQUIRED
     if result.outcome == "not_performed":
         note(f"not performed{status}{detail}")
     else:
@@ -322,11 +341,15 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
         print_messages(company.name, result.messages)
         for problem in result.problems:
             note(f"note: {safe_line(problem, 400)}")
+        needs_sign_in = result.challenge is not None and result.challenge.needs_sign_in
         if not result.delivered:
-            raise CliError(safe_line(result.detail or "the message was not delivered", 400))
+            raise CliError(
+                safe_line(result.detail or "the message was not delivered", 400),
+                Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.ERROR,
+            )
         if result.operation_rows:
             return await settle(agent, list(result.operation_rows), args.wait)
-        return Exit.OK
+        return Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.OK
 
     return with_agent(ctx, work)
 

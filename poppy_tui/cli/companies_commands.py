@@ -108,17 +108,22 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
+    from poppy_tui.agent.store.sign_ins import list_sign_ins
     from poppy_tui.cli.commands import open_store
+    from poppy_tui.cli.signin_commands import sign_in_json, sign_in_text
 
     with open_store(ctx) as store:
         companies = store.list_companies()
+        sign_ins = list_sign_ins(store)  # who is signed in where (issue #12)
     if args.json:
-        emit(to_json({"companies": [company_json(c) for c in companies]}))
+        emit(to_json({"companies": [
+            company_json(c) | {"signed_in": sign_in_json(sign_ins.get(c.id))} for c in companies
+        ]}))
     elif not companies:
         note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
     else:
         for company in companies:
-            emit(f"{company.id}  {company_line(company)}")
+            emit(f"{company.id}  {company_line(company)}; {sign_in_text(sign_ins.get(company.id))}")
     return Exit.OK
 
 

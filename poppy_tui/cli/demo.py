@@ -102,9 +102,32 @@ def _waiting_rows(result: Any) -> list[int]:
     return [row] if row is not None else []
 
 
-async def seed(agent: "Agent", base_url: str) -> list[int]:
-    """Register the demo Company and make the demo requests; returns the waiting operations."""
+async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
+    """Device Sign-In in the terminal, as the demo user: the person opens the link, enters the
+    credentials the banner printed and allows. A failure leaves the demo signed out."""
+    from poppy_tui.agent.signin.errors import SignInError
+    from poppy_tui.cli.signin_commands import _device
+
+    note("Sign in first, in your browser, as the demo user (credentials above):")
+    try:
+        flow = await agent.signins.begin(company, "device")
+        try:
+            grant = await _device(flow)
+        finally:
+            await flow.aclose()
+    except SignInError as exc:
+        note(f"  sign-in failed: {safe_line(str(exc), 300)}; the requests go signed out")
+        return False
+    note(f"  signed in ({grant.kind}), scopes {' '.join(grant.scopes)}")
+    return True
+
+
+async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int]:
+    """Register the demo Company (signing in first with `sign_in`) and make the demo
+    requests; returns the waiting operations."""
     company = await agent.add_company(base_url)
+    if sign_in:
+        await sign_in_first(agent, company)
     waiting: list[int] = []
     for request in DEMO_REQUESTS:
         try:
@@ -119,7 +142,25 @@ async def seed(agent: "Agent", base_url: str) -> list[int]:
     return waiting
 
 
-def run_demo(ctx: Context, faults_spec: str | None) -> int:
+def demo_accounts() -> Any:
+    """Accounts for the demo Company. It knows the demo agent the way it knows any agent:
+    by fetching the CIMD and JWKS the agent serves on loopback (its development identity)."""
+    from poppy_tui.demo.accounts.service import AccountsOptions
+
+    return AccountsOptions()
+
+
+def accounts_banner() -> list[str]:
+    from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
+
+    return [
+        "The demo Company has accounts. Sign in as the demo user:",
+        f"  email {DEMO_USERNAME}   password {DEMO_PASSWORD}   one-time code (Mediated Sign-In) {DEMO_ONE_TIME_CODE}",
+        "Browsing the catalogue works signed out; orders, the subscription and bookings need sign-in.",
+    ]
+
+
+def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> int:
     faults = parse_faults(faults_spec)
     require_terminal()
     demo = Context(demo_paths(ctx.paths), demo_config(ctx.config))
@@ -127,18 +168,21 @@ def run_demo(ctx: Context, faults_spec: str | None) -> int:
     reset_demo_data(demo.paths)
     from poppy_tui.demo.server import start_company
 
-    company = start_company(faults)
+    company = start_company(faults, accounts=demo_accounts() if accounts else None)
     try:
         described = faults.describe()
         note(f"Demo Company Manzanita Outfitters is running at {company.base_url}"
              + (f" with faults: {described}" if described else ""))
+        if accounts:
+            for line in accounts_banner():
+                note(line)
         note(f"Demo data: {demo.paths.data_dir} (separate from your own; reset on each start)")
         note("Making requests through each interface:")
 
         async def make_requests() -> list[int]:
             agent = open_agent(demo)
             try:
-                return await seed(agent, company.base_url)
+                return await seed(agent, company.base_url, sign_in=accounts)
             finally:
                 await agent.aclose()
 

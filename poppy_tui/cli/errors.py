@@ -28,6 +28,7 @@ def expected_errors() -> tuple[type[BaseException], ...]:
     found: list[type[BaseException]] = [ConfigError, StoreError, StateError, ProtocolError, OSError]
     for module_name, attribute in (
         ("poppy_tui.agent.keys", "KeyStorageError"),
+        ("poppy_tui.protocol.client_metadata", "IdentityError"),
         ("poppy_tui.agent.agent", "AgentError"),
         ("poppy_tui.agent.companies", "DiscoveryError"),
         ("poppy_tui.agent.http", "ResponseTooLarge"),

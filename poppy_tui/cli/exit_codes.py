@@ -14,6 +14,7 @@ class Exit(IntEnum):
     NOT_PERFORMED = 5  # the Company answered and did not perform it
     UNKNOWN = 6  # sent, but whether it took effect is unknown
     EXPIRED = 7  # the operation expired before it was approved and sent
+    SIGN_IN_REQUIRED = 8  # the Company wants you signed in (or with more scopes): poppy-tui signin COMPANY
     INTERRUPTED = 130  # Ctrl-C; anything queued stays queued
 
 
@@ -53,6 +54,7 @@ exit codes:
   5  not performed: the Company answered and did not do it
   6  outcome unknown: sent, but whether it took effect is not known
   7  expired before it was approved
+  8  sign-in required: the Company asks you to sign in (or for more scopes); run poppy-tui signin COMPANY
   130  interrupted (Ctrl-C); queued operations stay queued
 
 Only a person at the TUI approves or declines. There is no approve command and no --yes.

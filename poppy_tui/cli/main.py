@@ -118,6 +118,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         metavar="SPEC",
         help="with --demo: make the demo Company misbehave, e.g. 'slow=1.5,busy=2,hostile' (see docs/cli.md)",
     )
+    parser.add_argument(
+        "--accounts",
+        action="store_true",
+        help="with --demo: give the demo Company accounts and sign-in; it prints the demo user's "
+        "credentials (see docs/demo-company.md)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
@@ -229,6 +235,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         choices=("config", "data", "db"),
         help="config: the config file; data: the data folder; db: the database",
     )
+    from poppy_tui.cli.signin_commands import add_commands as add_signin_commands
+
+    add_signin_commands(command)
+    from poppy_tui.cli.identity_commands import add_commands as add_identity_commands
+
+    add_identity_commands(command)
     return parser
 
 
@@ -247,6 +259,9 @@ def _report(exc: BaseException) -> int:
     from poppy_tui.cli.output import safe_line
 
     code = getattr(exc, "code", None) if isinstance(exc, CliError) else None
+    challenge = getattr(exc, "challenge", None)  # AgentError: the Company asked for sign-in
+    if code is None and challenge is not None and getattr(challenge, "needs_sign_in", False):
+        code = Exit.SIGN_IN_REQUIRED
     if code is None:
         code = Exit.USAGE if isinstance(exc, ConfigError) else Exit.ERROR
     message = str(exc) or type(exc).__name__
@@ -273,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(arguments)
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
+        if args.accounts and not args.demo:
+            parser.error("--accounts works only with --demo")
         if args.demo and args.command:
             parser.error("--demo opens the TUI; it can't be combined with a command")
     except SystemExit as stop:

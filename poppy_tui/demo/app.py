@@ -28,7 +28,7 @@ def poppy_document(ctx: CompanyContext) -> dict[str, Any]:
     document: dict[str, Any] = {
         "protocol_version": c.POPPY_VERSION,
         "organization": {"name": ORGANIZATION_NAME, "domain": ctx.domain},
-        "auth": {"issuer": ctx.issuer},
+        "auth": ctx.accounts.auth_block() if ctx.accounts is not None else {"issuer": ctx.issuer},
         "agent": {"protocols": [{"type": c.CONVERSATION_PROTOCOL_TYPE, "endpoint": base + CONVERSATIONS_PATH}]},
         "apis": [
             {"type": "openapi", "url": base + "/openapi.json", "description": "Orders, exchanges, the coffee subscription and fitting bookings"},
@@ -99,6 +99,7 @@ def build_app(ctx: CompanyContext) -> FaultWrapper:
             *api.routes(ctx),
             Route("/mcp", McpGate(ctx, session_manager)),
             *conversations.routes(CONVERSATIONS_PATH),
+            *(ctx.accounts.routes() if ctx.accounts is not None else []),
         ],
         lifespan=lifespan,
         exception_handlers={404: _json_http_error, 405: _json_http_error},

@@ -3,15 +3,21 @@ verifier, faults, and the extension negotiation."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, MutableMapping
 
+from poppy_tui.demo.accounts.guard import Caller, require
+from poppy_tui.demo.accounts.service import Accounts, AccountsOptions
+from poppy_tui.demo.agent_registry import AgentRegistry
 from poppy_tui.demo.faults import FaultCounters, Faults
+from poppy_tui.demo.ledger import PerformedLedger
 from poppy_tui.demo.operations import OperationDesk
 from poppy_tui.demo.sessions import SessionVerifier
 from poppy_tui.demo.shop import Shop
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.extensions import declares_operations, major_of
+from poppy_tui.protocol.session_jwt import VerifiedSession
 
 ORGANIZATION_NAME = "Manzanita Outfitters"
 RETRY_AFTER_SECONDS = 1
@@ -24,14 +30,22 @@ class CompanyContext:
     expiry_seconds: float = 900
     extension_version: str | None = c.EXTENSION_VERSION  # what poppy.json lists; None lists nothing
     shop: Shop = field(default_factory=Shop)
+    accounts_options: AccountsOptions | None = None  # None: no accounts, every Session signed out
+    accounts: Accounts | None = field(init=False, default=None)
+    ledger_path: str | os.PathLike[str] | None = None  # SQLite record of performed operations
     desk: OperationDesk = field(init=False)
+    agents: AgentRegistry = field(init=False)  # the agents' CIMDs and keys, fetched and checked
     sessions: SessionVerifier = field(init=False)
     counters: FaultCounters = field(init=False)
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
-        self.desk = OperationDesk(self.shop, self.faults, self.expiry_seconds)
-        self.sessions = SessionVerifier(audience=self.issuer)
+        self.agents = AgentRegistry()
+        if self.accounts_options is not None:
+            self.accounts = Accounts(self.base_url, self.domain, self.accounts_options, self.agents)
+        ledger = PerformedLedger(self.ledger_path) if self.ledger_path is not None else None
+        self.desk = OperationDesk(self.shop, self.faults, self.expiry_seconds, ledger)
+        self.sessions = SessionVerifier(audience=self.issuer, registry=self.agents)
         self.counters = FaultCounters(self.faults)
 
     @property
@@ -40,7 +54,18 @@ class CompanyContext:
 
     @property
     def issuer(self) -> str:
-        return self.base_url
+        return self.accounts.issuer if self.accounts is not None else self.base_url
+
+    def caller(self, headers: Mapping[str, str], session: VerifiedSession) -> Caller:
+        """The token checks (after the Session checks). Without accounts, Authorization is ignored."""
+        if self.accounts is None:
+            return Caller(session)
+        return self.accounts.authenticate(headers, session)
+
+    def require(self, caller: Caller, needs: tuple[str, ...], what: str = "do this") -> None:
+        """Raise the sign-in challenge unless `caller` holds `needs` (never without accounts)."""
+        if self.accounts is not None:
+            require(caller, needs, what)
 
     @property
     def supports_operations_v2(self) -> bool:

@@ -22,6 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from poppy_tui.demo.accounts.guard import Caller, Challenge
+from poppy_tui.demo.accounts.users import ACTION_NEEDS, READ_NEEDS
 from poppy_tui.demo.api import error, guarded, json_body
 from poppy_tui.demo.context import RETRY_AFTER_SECONDS, CompanyContext, request_flags
 from poppy_tui.demo.operations import AsIfNoApproval, InProgress, Perform, Renew, Replay
@@ -49,6 +51,7 @@ class Conversation:
     pending: dict[str, Action] = field(default_factory=dict)  # operation_id -> what was last proposed
     latest: dict[str, str] = field(default_factory=dict)  # operation_id -> revision last sent
     exchange_op: str | None = None  # the exchange under discussion, for "size L instead"
+    account: str | None = None  # the account it used, once a signed-in message came (accounts only)
 
     _loop: Any = field(default=None, repr=False)
     _changed: asyncio.Condition | None = field(default=None, repr=False)
@@ -136,6 +139,13 @@ class Conversations:
         # Someone else's conversation looks exactly like a missing one.
         if conversation is None or conversation.owner != (session.client_id, session.user_id):
             raise Refusal(404, {"error": "conversation_not_found", "error_description": "There is no such conversation."})
+        if conversation.account is not None:
+            caller: Caller = request_flags(request.scope)["caller"]
+            if caller.token is None:
+                # 0.2: a conversation that used the account needs sign-in, to read it too.
+                raise Challenge(c.SIGN_IN_REQUIRED, READ_NEEDS, "Sign in to Manzanita Outfitters to continue this conversation.")
+            if caller.token.account_id != conversation.account:
+                raise Refusal(404, {"error": "conversation_not_found", "error_description": "There is no such conversation."})
         return conversation
 
     async def create(self, request: Request, session: VerifiedSession) -> Response:
@@ -202,8 +212,13 @@ class Conversations:
             async with conversation.turn:
                 start = len(conversation.events)
                 await self._append(conversation, _user_event(message))
-                replies, performed = await self.agent.respond(conversation, message, approval, session, uses_ext)
+                caller = request_flags(request.scope)["caller"]
+                if caller.token is not None and conversation.account is None:
+                    conversation.account = caller.token.account_id
+                replies, performed = await self.agent.respond(conversation, message, approval, caller, uses_ext)
                 for reply in replies:
+                    if reply.challenge is not None:
+                        await self._append(conversation, _authorization_event(reply.challenge))
                     await self._append(conversation, _company_event(reply))
             cursor_param = request.query_params.get("cursor")
             if cursor_param:
@@ -256,6 +271,21 @@ class Reply:
     text: str
     operation: dict[str, Any] | None = None
     data: dict[str, Any] | None = None
+    challenge: Challenge | None = None  # sent as an `authorization` event before the message
+
+
+def _authorization_event(challenge: Challenge) -> dict[str, Any]:
+    """0.2's sign-in mid-conversation: an `authorization` event, and a message saying so."""
+    return {
+        "id": new_id("evt_"),
+        "type": c.CONVERSATION_AUTHORIZATION_EVENT,
+        "created_at": _now_text(),
+        **challenge.event_fields(),
+    }
+
+
+def _challenge_reply(challenge: Challenge) -> Reply:
+    return Reply(f"{challenge.description} Your agent can start the sign-in; then ask me again.", challenge=challenge)
 
 
 def _company_event(reply: Reply) -> dict[str, Any]:
@@ -283,6 +313,8 @@ _DAY_RE = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sund
 _TIME_RE = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\bat\s+(\d{1,2}):(\d{2})\b")
 _STATUS_RE = re.compile(r"\b(orders?|status|where|track|delivered|shipped)\b")
 
+_WHAT = {"exchange": "exchange your jacket", "cancel_subscription": "cancel your subscription", "change_booking": "move your fitting"}
+
 HELP = (
     "I'm the Manzanita Outfitters assistant. I can exchange your Stormline jacket (for example for the insulated one, "
     "or another size), cancel your Trailhead Coffee Club subscription, move your fitting appointment, "
@@ -303,20 +335,34 @@ class CompanyAgent:
         self.ctx = ctx
 
     async def respond(
-        self, conv: Conversation, message: dict[str, Any], approval: Approval | None, session: VerifiedSession, uses_ext: bool
+        self, conv: Conversation, message: dict[str, Any], approval: Approval | None, caller: Caller, uses_ext: bool
     ) -> tuple[list[Reply], bool]:
         """The Company Agent's replies to one message, and whether it performed an operation."""
         if approval is not None:
-            handled = await self._approval(conv, approval, session)
+            handled = await self._approval(conv, approval, caller)
             if handled is not None:
                 return handled
-        return self._text(conv, (message.get("text") or "").lower(), session, uses_ext), False
+        try:
+            return self._text(conv, (message.get("text") or "").lower(), caller, uses_ext), False
+        except Challenge as challenge:
+            return [_challenge_reply(challenge)], False
 
     # -- approvals --
 
-    async def _approval(self, conv: Conversation, approval: Approval, session: VerifiedSession) -> tuple[list[Reply], bool] | None:
+    async def _approval(self, conv: Conversation, approval: Approval, caller: Caller) -> tuple[list[Reply], bool] | None:
         desk = self.ctx.desk
         op_id = approval.operation_id
+        known = conv.pending.get(op_id)
+        if known is None:
+            issued = desk.issued(approval.revision)
+            known = issued.action if issued is not None and issued.operation_id == op_id else None
+        if known is not None:
+            # Token checks before the extension's (Ops 6): an account's operation approved
+            # signed out gets a challenge, never a silent "as if no approval".
+            try:
+                self.ctx.require(caller, ACTION_NEEDS[known.kind], _WHAT[known.kind])
+            except Challenge as challenge:
+                return [_challenge_reply(challenge)], False
 
         def compute() -> Proposal:
             action = conv.pending.get(op_id)
@@ -328,7 +374,7 @@ class CompanyAgent:
             return self.ctx.shop.propose(action)
 
         try:
-            decision = desk.evaluate(approval, session.session_id, conv.channel, compute, current_revision=conv.latest.get(op_id))
+            decision = desk.evaluate(approval, caller.owner, conv.channel, compute, current_revision=conv.latest.get(op_id))
         except ShopError as exc:
             return [Reply(f"I haven't done anything: {exc.description}", data={"operation_id": op_id, "status": "not_performed", "error": exc.code})], False
         if isinstance(decision, AsIfNoApproval):
@@ -340,7 +386,7 @@ class CompanyAgent:
         if isinstance(decision, InProgress):
             return [Reply("I'm already on it; I'll tell you here when it's done.", data={"operation_id": op_id, "status": "performing"})], False
         if isinstance(decision, Renew):
-            operation = self._propose(conv, decision.proposal, session, avoid=approval.revision)
+            operation = self._propose(conv, decision.proposal, caller, avoid=approval.revision)
             text = (
                 f"I haven't done anything: {decision.reason}. Here are the terms as they stand now; "
                 "I'll go ahead once you approve them."
@@ -355,8 +401,8 @@ class CompanyAgent:
         conv.latest.pop(op_id, None)
         return [Reply(outcome.text, data=_performed_data(op_id, outcome.result))], True
 
-    def _propose(self, conv: Conversation, proposal: Proposal, session: VerifiedSession, avoid: str | None = None) -> dict[str, Any]:
-        operation = self.ctx.desk.issue(proposal, session.session_id, conv.channel, avoid=avoid)
+    def _propose(self, conv: Conversation, proposal: Proposal, caller: Caller, avoid: str | None = None) -> dict[str, Any]:
+        operation = self.ctx.desk.issue(proposal, caller.owner, conv.channel, avoid=avoid)
         conv.pending[proposal.operation_id] = proposal.action
         conv.latest[proposal.operation_id] = operation["revision"]
         if proposal.action.kind == "exchange":
@@ -365,7 +411,7 @@ class CompanyAgent:
 
     # -- text --
 
-    def _text(self, conv: Conversation, text: str, session: VerifiedSession, uses_ext: bool) -> list[Reply]:
+    def _text(self, conv: Conversation, text: str, session: Caller, uses_ext: bool) -> list[Reply]:
         size = _size_in(text)
         day = _DAY_RE.search(text)
         if _APPROVAL_WORDS.search(text) and not size and not day:
@@ -384,10 +430,12 @@ class CompanyAgent:
         if _EXCHANGE_RE.search(text) and (_JACKET_RE.search(text) or size) or (size and conv.exchange_op):
             return self._exchange(conv, text, size, session, uses_ext)
         if _STATUS_RE.search(text):
+            self.ctx.require(session, READ_NEEDS, "see your orders")
             return [self._orders_reply()]
         return [Reply(HELP)]
 
-    def _offer(self, conv: Conversation, action: Action, session: VerifiedSession, uses_ext: bool, lead: str) -> list[Reply]:
+    def _offer(self, conv: Conversation, action: Action, session: Caller, uses_ext: bool, lead: str) -> list[Reply]:
+        self.ctx.require(session, ACTION_NEEDS[action.kind], _WHAT[action.kind])
         shop = self.ctx.shop
         try:
             with shop.lock:
@@ -407,7 +455,7 @@ class CompanyAgent:
         then = "I'll do it once you approve this new version." if revised else "I'll do it once you approve."
         return [Reply(f"{lead}I can {proposal.short}. {then}", operation=operation)]
 
-    def _exchange(self, conv: Conversation, text: str, size: str | None, session: VerifiedSession, uses_ext: bool) -> list[Reply]:
+    def _exchange(self, conv: Conversation, text: str, size: str | None, session: Caller, uses_ext: bool) -> list[Reply]:
         shop = self.ctx.shop
         with shop.lock:
             found = self._jacket()
@@ -440,7 +488,7 @@ class CompanyAgent:
                     return order.order_id, item
         return None
 
-    def _booking(self, conv: Conversation, text: str, session: VerifiedSession, uses_ext: bool) -> list[Reply]:
+    def _booking(self, conv: Conversation, text: str, session: Caller, uses_ext: bool) -> list[Reply]:
         shop = self.ctx.shop
         with shop.lock:
             booking = shop.bookings["bkg_2Fm8"]

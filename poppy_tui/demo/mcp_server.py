@@ -19,10 +19,13 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 from starlette.datastructures import Headers
 
+from poppy_tui.demo.accounts.guard import Challenge
+from poppy_tui.demo.accounts.users import ACTION_NEEDS, READ_NEEDS
 from poppy_tui.demo.context import RETRY_AFTER_SECONDS, CompanyContext, request_flags
 from poppy_tui.demo.operations import Answer
 from poppy_tui.demo.sessions import Refusal
 from poppy_tui.demo.shop import Action, ShopError
+from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_from_mcp_meta
 from poppy_tui.protocol.errors import InvalidApproval
 
@@ -30,6 +33,17 @@ MAX_MCP_BODY_BYTES = 4 * 1024 * 1024
 # A JSON-RPC server error code for "not finished yet, retry" on a 503 (the SDK
 # passes a JSON-RPC error body through as MCPError, so the agent sees the reason).
 OPERATION_IN_PROGRESS_CODE = -32050
+
+# What each tool needs when the Company has accounts (search is open to everyone).
+TOOL_NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "list_orders": (READ_NEEDS, "see your orders"),
+    "get_order": (READ_NEEDS, "see your orders"),
+    "get_subscription": (READ_NEEDS, "see your subscription"),
+    "get_booking": (READ_NEEDS, "see your bookings"),
+    "exchange_item": (ACTION_NEEDS["exchange"], "exchange an item"),
+    "cancel_subscription": (ACTION_NEEDS["cancel_subscription"], "cancel your subscription"),
+    "change_booking": (ACTION_NEEDS["change_booking"], "move your fitting"),
+}
 
 
 def _text(text: str) -> list[TextContent]:
@@ -68,7 +82,7 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
     shop = ctx.shop
 
     async def needs_approval(tool: str, action: Action, context: Context) -> CallToolResult:
-        session = request_flags(context.request_context.request.scope)["session"]
+        caller = request_flags(context.request_context.request.scope)["caller"]
         if not ctx.operations_in_use(context.headers):
             return _tool_error(ctx.approval_unavailable_text())
         try:
@@ -76,7 +90,7 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         except InvalidApproval as exc:
             return _tool_error(f"The approval in _meta is not valid: {exc}", {"error": "invalid_approval", "error_description": str(exc)})
         try:
-            answer = await ctx.desk.answer(action, approval, session.session_id, f"mcp:{tool}")
+            answer = await ctx.desk.answer(action, approval, caller.owner, f"mcp:{tool}")
         except ShopError as exc:
             return _shop_error(exc)
         if answer.kind == "in_progress":
@@ -181,11 +195,17 @@ class McpGate:
             return
         headers = Headers(scope=scope)
         try:
-            session = self.ctx.sessions.check(headers)
+            session = await self.ctx.sessions.check(headers)
         except Refusal as refusal:
             await _send_json(send, refusal.status, refusal.body, refusal.headers)
             return
-        request_flags(scope)["session"] = session
+        flags = request_flags(scope)
+        flags["session"] = session
+        try:
+            flags["caller"] = caller = self.ctx.caller(headers, session)
+        except Challenge as challenge:  # a bad token: refused whatever the request
+            await _send_json(send, challenge.status, challenge.body(), challenge.headers())
+            return
         if scope["method"] != "POST":
             await self.inner(scope, receive, send)
             return
@@ -193,6 +213,21 @@ class McpGate:
         if more:
             await _send_json(send, 413, {"error": "invalid_request", "error_description": "The request body is too large."})
             return
+        tool, rpc_id = _tool_called(body)
+        if tool in TOOL_NEEDS:
+            needs, what = TOOL_NEEDS[tool]
+            try:
+                self.ctx.require(caller, needs, what)
+            except Challenge as challenge:
+                # The MCP authorization model: the HTTP request is refused with a
+                # WWW-Authenticate challenge; the JSON-RPC error body gives the SDK the reason.
+                error = {"code": c.MCP_CHALLENGE_CODE, "message": challenge.description, "data": challenge.body()}
+                headers = challenge.headers()
+                if self.ctx.accounts is not None:  # MCP authorization: where to learn about sign-in (RFC 9728 5.1)
+                    metadata_url = self.ctx.base_url + self.ctx.accounts.mcp_resource_metadata_path
+                    headers["WWW-Authenticate"] += f', resource_metadata="{metadata_url}"'
+                await _send_json(send, challenge.status, {"jsonrpc": "2.0", "id": rpc_id, "error": error}, headers)
+                return
         busy = self._busy_answer(body, headers)
         if busy is not None:
             await _send_json(send, 503, busy, {"Retry-After": str(RETRY_AFTER_SECONDS)})
@@ -212,6 +247,19 @@ class McpGate:
             return None
         data["retry_after"] = RETRY_AFTER_SECONDS
         return {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": OPERATION_IN_PROGRESS_CODE, "message": reason, "data": data}}
+
+
+def _tool_called(body: bytes) -> tuple[str | None, Any]:
+    """The tool a tools/call names, and the JSON-RPC id (None, None for anything else)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None, None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None, None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return (name if isinstance(name, str) else None), message.get("id")
 
 
 def _approval_in_tools_call(body: bytes) -> tuple[Approval | None, Any]:

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Literal, Union
 
 from poppy_tui.demo.faults import Faults, apply_summary_faults
+from poppy_tui.demo.ledger import PerformedLedger
 from poppy_tui.demo.shop import STORE_TZ, Action, Outcome, Proposal, Shop, ShopError
 from poppy_tui.protocol.approval import Approval
 from poppy_tui.protocol.jsonlimits import canonical_json
@@ -110,14 +111,24 @@ class Answer:
 
 
 class OperationDesk:
-    def __init__(self, shop: Shop, faults: Faults, expiry_seconds: float) -> None:
+    """`session_id` arguments name the operation's owner (Ops 3): the Session for a
+    signed-out request, the account (for that agent and User) for a signed-in one
+    (`accounts.guard.Caller.owner`)."""
+
+    def __init__(self, shop: Shop, faults: Faults, expiry_seconds: float, ledger: PerformedLedger | None = None) -> None:
         self.shop = shop
         self.faults = faults
         self.expiry_seconds = faults.expiry if faults.expiry is not None else expiry_seconds
         self._secret = secrets.token_bytes(32)
         self._issued: dict[str, IssuedRevision] = {}
-        self._sessions: dict[str, set[str]] = {}  # operation_id -> Sessions it was returned in
+        self._sessions: dict[str, set[str]] = {}  # operation_id -> owners it was returned to
         self._performed: dict[str, PerformedRecord] = {}
+        self.ledger = ledger
+        if ledger is not None:  # what was performed before a restart stays performed
+            with self.lock:
+                for op_id, revision, owner, channel, started_at, outcome, action in ledger.load():
+                    self._performed[op_id] = PerformedRecord(op_id, revision, owner, channel, started_at, outcome)
+                    shop.reapply(action, op_id)
 
     @property
     def lock(self):  # one lock for shop and ledger: decisions see one consistent state
@@ -291,6 +302,10 @@ class OperationDesk:
                 await asyncio.sleep(self.faults.perform_seconds)
             with self.lock:
                 outcome = self.shop.perform(decision.proposal)
+                if self.ledger is not None:
+                    # Durable before anyone is told it was performed.
+                    self.ledger.record(record.operation_id, record.revision, record.session_id, record.channel,
+                                       record.started_at, outcome, decision.proposal.action)
                 record.outcome = outcome
         except BaseException:
             # Not performed (the shop refused, or the server is stopping before the

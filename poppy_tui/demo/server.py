@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import socket
 import threading
 import time
@@ -13,6 +14,7 @@ from typing import Any, AsyncIterator, Callable
 
 import uvicorn
 
+from poppy_tui.demo.accounts.service import Accounts, AccountsOptions
 from poppy_tui.demo.app import build_app
 from poppy_tui.demo.context import CompanyContext
 from poppy_tui.demo.faults import Faults
@@ -25,7 +27,9 @@ STARTUP_TIMEOUT_SECONDS = 15.0
 
 # Loggers of the server side only: the TUI shares the terminal, and the
 # drop_after_perform fault makes uvicorn log an error on purpose.
-_SERVER_LOGGERS = ("uvicorn", "mcp.server", "sse_starlette")
+# authlib logs issued tokens at DEBUG ("Issue token %r"); in --demo it shares the agent's
+# process and log, so its records never propagate there.
+_SERVER_LOGGERS = ("uvicorn", "mcp.server", "sse_starlette", "authlib")
 
 
 def quiet_logging() -> None:
@@ -73,6 +77,11 @@ class RunningCompany:
         return self.context.issuer
 
     @property
+    def accounts(self) -> Accounts | None:
+        """The authorization server, when the Company has accounts."""
+        return self.context.accounts
+
+    @property
     def state(self) -> Shop:
         """The shop, to inspect: orders, subscriptions, bookings, `performed(operation_id)`."""
         return self.context.shop
@@ -93,6 +102,8 @@ class RunningCompany:
         self._server.should_exit = True
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
+        if self.context.desk.ledger is not None and self._thread is not None and not self._thread.is_alive():
+            self.context.desk.ledger.close()
 
     def __enter__(self) -> "RunningCompany":
         return self
@@ -107,6 +118,8 @@ def _prepare(
     expiry_seconds: float,
     extension_version: str | None,
     wrap: Callable[[Any], Any] | None = None,
+    accounts: AccountsOptions | None = None,
+    ledger_path: str | os.PathLike[str] | None = None,
 ) -> tuple[socket.socket, CompanyContext, _Server]:
     quiet_logging()
     # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only then; without it every
@@ -120,6 +133,8 @@ def _prepare(
         faults=faults or Faults(),
         expiry_seconds=expiry_seconds,
         extension_version=extension_version,
+        accounts_options=accounts,
+        ledger_path=ledger_path,
     )
     app = build_app(ctx)
     config = uvicorn.Config(
@@ -143,6 +158,8 @@ def start_company(
     expiry_seconds: int = 900,
     extension_version: str | None = c.EXTENSION_VERSION,
     wrap: Callable[[Any], Any] | None = None,
+    accounts: AccountsOptions | None = None,
+    ledger_path: str | os.PathLike[str] | None = None,
 ) -> RunningCompany:
     """Serve a fresh demo Company on 127.0.0.1:`port` (0 = any free port) in a
     background thread with its own event loop; returns once it accepts requests.
@@ -150,8 +167,12 @@ def start_company(
     `extension_version`: what poppy.json lists under `extensions.operations`
     ("2"; another major such as "3"; or None for no extension at all).
     `wrap`: ASGI middleware put in front of the app (tests record or script requests with it).
+    `accounts`: give the Company accounts and an authorization server (off by default:
+    every Session is then signed out and nothing needs sign-in).
+    `ledger_path`: an SQLite file recording performed operations, so a Company started
+    again on the same file (and port) still performs each operation at most once.
     """
-    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version, wrap)
+    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version, wrap, accounts, ledger_path)
     failure: list[BaseException] = []
 
     def run() -> None:
@@ -181,10 +202,12 @@ async def serve_company(
     port: int = 0,
     expiry_seconds: int = 900,
     extension_version: str | None = c.EXTENSION_VERSION,
+    accounts: AccountsOptions | None = None,
+    ledger_path: str | os.PathLike[str] | None = None,
 ) -> AsyncIterator[RunningCompany]:
     """Like start_company, but served by the running event loop:
     `async with serve_company() as company: ...`."""
-    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version)
+    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version, None, accounts, ledger_path)
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
@@ -201,3 +224,5 @@ async def serve_company(
         with contextlib.suppress(Exception):
             await task
         sock.close()
+        if ctx.desk.ledger is not None:
+            ctx.desk.ledger.close()

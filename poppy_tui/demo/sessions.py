@@ -7,8 +7,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from poppy_tui.demo.agent_registry import AgentRegistry, AgentRejected
 from poppy_tui.protocol import conventions as c
-from poppy_tui.protocol.session_jwt import InvalidSession, VerifiedSession, verify_session_jwt
+from poppy_tui.protocol.session_jwt import InvalidSession, VerifiedSession, session_key_id, verify_session_jwt
 
 
 class Refusal(Exception):
@@ -23,23 +24,25 @@ class Refusal(Exception):
 
 @dataclass(frozen=True)
 class _Binding:
-    key_thumbprint: str
+    key_id: str
     client_id: str
     user_id: str
 
 
 class SessionVerifier:
-    """Verifies `Poppy-Version` and `Poppy-Session`, rejects replayed JWTs, and binds
-    each Session id to the first key (and agent and User) that used it."""
+    """Verifies `Poppy-Version` and `Poppy-Session` (the signature with the agent's published key,
+    found through its CIMD by the AgentRegistry), rejects replayed JWTs, and binds each Session
+    id to the first key (and agent and User) that used it."""
 
-    def __init__(self, audience: str) -> None:
+    def __init__(self, audience: str, registry: AgentRegistry | None = None) -> None:
         self.audience = audience
+        self.registry = registry or AgentRegistry()
         self._lock = threading.Lock()
         self._seen_jti: dict[str, float] = {}
         self._bindings: dict[str, _Binding] = {}
         self._checks = 0
 
-    def check(self, headers: Mapping[str, str]) -> VerifiedSession:
+    async def check(self, headers: Mapping[str, str]) -> VerifiedSession:
         """`headers` must look names up case-insensitively (starlette Headers do)."""
         version = headers.get(c.HEADER_VERSION)
         if version is None or version.strip() != c.POPPY_VERSION:
@@ -52,8 +55,17 @@ class SessionVerifier:
                     "supported_versions": [c.POPPY_VERSION],
                 },
             )
+        token = headers.get(c.HEADER_SESSION)
         try:
-            session = verify_session_jwt(headers.get(c.HEADER_SESSION), audience=self.audience)
+            client_id, kid = session_key_id(token)
+            key = await self.registry.key_for(client_id, kid)
+            session = verify_session_jwt(token, self.audience, key)
+        except AgentRejected as exc:
+            raise Refusal(
+                401,
+                {"error": exc.error, "error_description": exc.description, "client_id": exc.client_id},
+                {"WWW-Authenticate": f'Bearer error="{exc.error}"'},
+            ) from None
         except InvalidSession as exc:
             raise _invalid(str(exc)) from None
         except Exception as exc:  # an unreadable JWT is an invalid Session, never a 500
@@ -63,7 +75,7 @@ class SessionVerifier:
             if session.jti in self._seen_jti:
                 raise _invalid("the Session JWT was already used (jti replay); sign a new one for each request")
             binding = self._bindings.get(session.session_id)
-            expected = _Binding(session.key_thumbprint, session.client_id, session.user_id)
+            expected = _Binding(session.key_id, session.client_id, session.user_id)
             if binding is None:
                 self._bindings[session.session_id] = expected
             elif binding != expected:

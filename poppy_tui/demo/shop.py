@@ -451,6 +451,23 @@ class Shop:
 
     # ----- perform -----------------------------------------------------------
 
+    def reapply(self, action: Action, operation_id: str) -> None:
+        """Bring a fresh shop up to date with an operation performed before a restart: the
+        same change, under the same operation id, not counted as performed here. An action
+        that no longer applies (its slot passed, say) is left out."""
+        try:
+            proposal = self.propose(action)
+        except ShopError:
+            return
+        for key, value in list(self._operation_ids.items()):
+            if value == proposal.operation_id:
+                self._operation_ids[key] = operation_id
+        try:
+            self.perform(Proposal(operation_id, proposal.action, proposal.terms, proposal.summary, proposal.short))
+        except ShopError:
+            return
+        self.perform_counts[operation_id] -= 1
+
     def perform(self, proposal: Proposal, now: datetime | None = None) -> Outcome:
         """Do exactly what the proposal says. The caller checked it is still current."""
         now = now or utcnow()

@@ -33,15 +33,36 @@ DISCOVERY_MAX_FRESH_SECONDS = 86400
 DISCOVERY_DEFAULT_FRESH_SECONDS = 3600
 
 # Session JWT. The digest confirms only `typ`. Claims follow the 0.2 Session
-# assertion (iss/sub/aud/iat/exp/jti) plus `sid` for the Session. The public key
-# travels in the protected header as `jwk` (as DPoP does) because a terminal
-# agent has no hosted CIMD/jwks_uri; a Company binds the Session to the key's
-# RFC 7638 thumbprint on first use and rejects any other key for that Session.
+# assertion (iss/sub/aud/iat/exp/jti) plus `sid` for the Session.
 SESSION_JWT_TYP = "poppy-session+jwt"
 SESSION_JWT_ALG = "ES256"
 SESSION_JWT_LIFETIME_SECONDS = 120
 SESSION_JWT_MAX_CLOCK_SKEW_SECONDS = 60
-# The agent's client_id would be the HTTPS URL of its Client ID Metadata Document.
+# How a Session JWT is signed (NOT FOUND for 0.4; digest 3.4). Chosen: "direct", the
+# 0.4-compatible reading: each JWT is signed with the agent's long-term key, named by `kid`
+# (its RFC 7638 thumbprint) and published in the JWKS at the CIMD's jwks_uri. The 1.0 reading
+# ("delegated": a short-lived key vouched for under the `poppy_dlg` header) would add a
+# second signature format nobody can test against yet. The token never carries its key:
+# `jwk`, `jku`, `x5u` and `x5c` in its header are refused.
+SESSION_JWT_KEY_MODE = "direct"
+SESSION_JWT_FORBIDDEN_HEADER_MEMBERS = ("jwk", "jku", "x5u", "x5c")
+
+# Agent identity (spec 4.1): client_id is the HTTPS URL of the agent's Client ID Metadata
+# Document. Until `poppy-tui identity init --client-id URL` sets one, an agent that may talk
+# to loopback Companies (the demo, tests) gets a development identity it serves itself on
+# 127.0.0.1 (agent/identity/); only a loopback Company accepts such an http:// client_id.
+AGENT_TOKEN_ENDPOINT_AUTH_METHOD = "private_key_jwt"
+LOOPBACK_CLIENT_IDS_FOR_LOOPBACK_COMPANIES = True
+DEV_CLIENT_ID_PATH = "/poppy-tui/agent.json"
+DEV_JWKS_PATH = "/poppy-tui/jwks.json"
+# A Company refetches an agent's JWKS on an unknown kid at most this often (digest 3.1).
+JWKS_REFETCH_MIN_SECONDS = 30.0
+# private_key_jwt client assertions (RFC 7523): aud is the Company's auth.issuer as one string.
+CLIENT_ASSERTION_TYP = "JWT"
+# The OAuth error codes a Company answers with when it can't verify the agent itself (its
+# CIMD, its JWKS, or the key a request names); the agent then names its CIMD URL.
+IDENTITY_REJECTED_ERRORS = ("invalid_client", "unauthorized_client")
+# Kept for old records and messages only: the placeholder client_id of poppy-tui before #12.
 AGENT_CLIENT_ID = "https://poppy-tui.invalid/agent.json"
 
 # Idempotency-Key: the Poppy example sends a bare UUID (Stripe style), not an
@@ -61,6 +82,57 @@ MAX_TERMS_BYTES = 1024 * 1024
 MAX_TERMS_DEPTH = 32
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_DISCOVERY_BYTES = 1024 * 1024
+
+# Sign-in challenges (spec 7 as read; 0.4/1.0 text NOT FOUND). The 0.2 form was
+# `WWW-Authenticate: DPoP error="insufficient_scope", scope="..."`; DPoP is gone
+# from the 0.4 example (`Authorization: Bearer`), so the scheme is Bearer.
+# sign_in_required and invalid_token are 401 (no usable credentials, RFC 6750 3.1);
+# insufficient_scope is 403 (RFC 6750 3.1). The body repeats the challenge as JSON:
+# {"error", "error_description", "scope"}.
+CHALLENGE_SCHEME = "Bearer"
+SIGN_IN_REQUIRED = "sign_in_required"
+INSUFFICIENT_SCOPE = "insufficient_scope"
+INVALID_TOKEN = "invalid_token"
+CHALLENGE_STATUS = {SIGN_IN_REQUIRED: 401, INVALID_TOKEN: 401, INSUFFICIENT_SCOPE: 403}
+# MCP: a tool call that needs sign-in is refused at the HTTP layer (the MCP
+# authorization model: 401/403 + WWW-Authenticate), with a JSON-RPC error body the
+# SDK surfaces as MCPError(code, data={"error", "scope", "error_description"}).
+MCP_CHALLENGE_CODE = -32051
+# Conversations: 0.2's `authorization` event, `{"type": "authorization", "error", "scope"}`.
+CONVERSATION_AUTHORIZATION_EVENT = "authorization"
+
+# Protocol scopes (0.1/0.2); a Company's own scopes are listed in auth.custom_scopes.
+SCOPE_READ = "poppy:read"
+SCOPE_WRITE = "poppy:write"
+
+# The agent's client assertion at the token, revocation and mediated endpoints
+# (private_key_jwt): `aud` is auth.issuer as one string, nothing else (0.2).
+CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+AS_METADATA_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+
+# Mediated Sign-In (0.2): the request format is NOT FOUND. We read it as a JSON POST
+# to auth.mediated.endpoint: {"client_id", "client_assertion_type", "client_assertion",
+# "scope", "fields": {name: value}}; the answer's `status` is one of these, and a
+# complete answer carries the token response members beside it. After code_required
+# the agent POSTs {"code", client assertion members} to {endpoint}/{sign_in_id}.
+MEDIATED_STATUSES = ("complete", "code_required", "failed", "expired")
+
+# ---- Sign-in flows (spec 5.4 NOT FOUND for 0.4; the 0.2 rules and the RFCs they name) ----------
+CLIENT_ASSERTION_LIFETIME_SECONDS = 60
+DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code"
+# Direct Sign-In redirect for a terminal program: RFC 8252 7.3, a loopback IP literal with any
+# port. The CIMD's redirect_uris lists DIRECT_SIGNIN_LOOPBACK_REDIRECT without a port, and the
+# authorization server must accept any port on it (RFC 8252 7.3), as the agent picks a free one.
+DIRECT_SIGNIN_LOOPBACK_HOST = "127.0.0.1"
+DIRECT_SIGNIN_CALLBACK_PATH = "/callback"
+DIRECT_SIGNIN_LOOPBACK_REDIRECT = f"http://{DIRECT_SIGNIN_LOOPBACK_HOST}{DIRECT_SIGNIN_CALLBACK_PATH}"
+# RFC 8628 3.5: `slow_down` adds 5 seconds to the polling interval; 5 s when none is given.
+DEVICE_DEFAULT_INTERVAL_SECONDS = 5
+DEVICE_SLOW_DOWN_SECONDS = 5
+# Mediated Sign-In: the member that holds exactly the declared fields (see the reading above).
+MEDIATED_FIELDS_MEMBER = "fields"
+# Access tokens are refreshed this long before they expire.
+ACCESS_TOKEN_REFRESH_MARGIN_SECONDS = 60
 
 # How a Company says in a conversation how an approved operation went (Ops 6: "says how it went
 # in a later message", in words; the spec defines no structured field). poppy-tui reads one

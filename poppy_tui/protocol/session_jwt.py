@@ -1,15 +1,14 @@
 """Session JWTs (spec 5): the claims, signing and verification both sides share.
 
 Choices are in conventions.py. Signing needs a key but no I/O, so it lives in the core.
+The JWT names its key by `kid`; the key itself is never in the token (the Company takes it
+from the jwks_uri in the agent's Client ID Metadata Document, protocol/client_metadata.py).
 """
 
 from __future__ import annotations
 
-import base64
 import binascii
 import functools
-import hashlib
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.protocol import conventions as c
+from poppy_tui.protocol.client_metadata import jwk_thumbprint, key_id, public_jwk  # noqa: F401 (re-exported)
 from poppy_tui.protocol.ids import new_id
 
 
@@ -32,29 +32,9 @@ class SessionIdentity:
     session_id: str
 
 
-def public_jwk(key: ec.EllipticCurvePublicKey) -> dict[str, str]:
-    return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
-
-
-def jwk_thumbprint(jwk: dict[str, Any]) -> str:
-    """RFC 7638 SHA-256 thumbprint of an EC public JWK."""
-    members = {k: jwk[k] for k in ("crv", "kty", "x", "y")}
-    digest = hashlib.sha256(json.dumps(members, sort_keys=True, separators=(",", ":")).encode()).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-
-
-@functools.lru_cache(maxsize=8)
-def _signing_header(key: ec.EllipticCurvePrivateKey) -> tuple[tuple[str, Any], ...]:
-    """The JOSE header members that depend only on the key: computed once per key, not per request."""
-    jwk = public_jwk(key.public_key())
-    return (("typ", c.SESSION_JWT_TYP), ("jwk", jwk), ("kid", jwk_thumbprint(jwk)))
-
-
-def sign_session_jwt(
-    key: ec.EllipticCurvePrivateKey, identity: SessionIdentity, audience: str, now: float | None = None
-) -> str:
+def session_claims(identity: SessionIdentity, audience: str, now: float | None = None) -> dict[str, Any]:
     now = time.time() if now is None else now
-    claims = {
+    return {
         "iss": identity.client_id,
         "sub": identity.user_id,
         "aud": audience,
@@ -63,7 +43,51 @@ def sign_session_jwt(
         "exp": int(now) + c.SESSION_JWT_LIFETIME_SECONDS,
         "jti": new_id("jti_"),
     }
-    return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers=dict(_signing_header(key)))
+
+
+@functools.lru_cache(maxsize=8)
+def _key_id(key: ec.EllipticCurvePrivateKey) -> str:
+    """Computed once per key, not per request."""
+    return key_id(key.public_key())
+
+
+def sign_with_kid(key: ec.EllipticCurvePrivateKey, claims: dict[str, Any], typ: str) -> str:
+    """ES256 with the key named by `kid` (its RFC 7638 thumbprint, as published in the JWKS)."""
+    return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers={"typ": typ, "kid": _key_id(key)})
+
+
+def sign_session_jwt(
+    key: ec.EllipticCurvePrivateKey, identity: SessionIdentity, audience: str, now: float | None = None
+) -> str:
+    """A Session JWT signed directly with a published key (conventions.SESSION_JWT_KEY_MODE)."""
+    return sign_with_kid(key, session_claims(identity, audience, now), c.SESSION_JWT_TYP)
+
+
+def session_key_id(token: str | None) -> tuple[str, str]:
+    """(client_id, kid) read before verification, to find the key; every header rule that
+    needs no key is checked here, so a Company fetches nothing for a token it would refuse."""
+    if not token:
+        raise InvalidSession("the Poppy-Session header is missing")
+    try:
+        header = jwt.get_unverified_header(token)
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError as exc:
+        raise InvalidSession(f"the Session JWT is malformed ({exc})") from None
+    if header.get("typ") != c.SESSION_JWT_TYP:
+        raise InvalidSession(f"typ must be {c.SESSION_JWT_TYP!r}")
+    if header.get("alg") != c.SESSION_JWT_ALG:
+        raise InvalidSession(f"alg must be {c.SESSION_JWT_ALG} (none and HMAC are refused)")
+    for member in c.SESSION_JWT_FORBIDDEN_HEADER_MEMBERS:
+        if member in header:
+            raise InvalidSession(
+                f"the header carries {member!r}; keys come only from the agent's published jwks_uri"
+            )
+    kid, client_id = header.get("kid"), claims.get("iss")
+    if not isinstance(kid, str) or not kid or len(kid) > c.MAX_ID_LENGTH:
+        raise InvalidSession("the header must name the signing key by kid")
+    if not isinstance(client_id, str) or not client_id:
+        raise InvalidSession("claim iss (the agent's client_id) must be a non-empty string")
+    return client_id, kid
 
 
 @dataclass(frozen=True)
@@ -71,32 +95,23 @@ class VerifiedSession:
     client_id: str
     user_id: str
     session_id: str
-    key_thumbprint: str
+    key_id: str  # the kid that verified it
     jti: str
     expires_at: int
 
 
-def verify_session_jwt(token: str | None, audience: str, now: float | None = None) -> VerifiedSession:
-    """Check a Session JWT's form, signature, audience and lifetime. Replay is the caller's job."""
-    if not token:
-        raise InvalidSession("the Poppy-Session header is missing")
+def verify_session_jwt(
+    token: str | None, audience: str, key: ec.EllipticCurvePublicKey, now: float | None = None
+) -> VerifiedSession:
+    """Check a Session JWT's form, signature (with `key`, the agent's published key named by the
+    header's kid: see session_key_id), audience and lifetime. Replay is the caller's job."""
+    _, kid = session_key_id(token)
+    assert token is not None
     try:
-        header = jwt.get_unverified_header(token)
-    except jwt.PyJWTError as exc:
-        raise InvalidSession(f"the Session JWT is malformed ({exc})") from None
-    if header.get("typ") != c.SESSION_JWT_TYP:
-        raise InvalidSession(f"typ must be {c.SESSION_JWT_TYP!r}")
-    if header.get("alg") != c.SESSION_JWT_ALG:
-        raise InvalidSession(f"alg must be {c.SESSION_JWT_ALG}")
-    jwk = header.get("jwk")
-    if not isinstance(jwk, dict) or jwk.get("kty") != "EC" or jwk.get("crv") != "P-256" or "d" in jwk:
-        raise InvalidSession("the header must carry the public P-256 key as jwk")
-    try:
-        public_key = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps(jwk))
         now = time.time() if now is None else now
         claims = jwt.decode(
             token,
-            public_key,
+            key,
             algorithms=[c.SESSION_JWT_ALG],
             audience=audience,
             # exp is checked below against `now`, so a caller's clock governs both ends.
@@ -104,7 +119,6 @@ def verify_session_jwt(token: str | None, audience: str, now: float | None = Non
             leeway=c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS,
         )
     except (jwt.PyJWTError, TypeError, ValueError, binascii.Error) as exc:
-        # from_jwk raises plain TypeError/ValueError/binascii.Error for malformed key members.
         raise InvalidSession(f"the Session JWT was rejected ({exc})") from None
     for name in ("iat", "exp"):
         if isinstance(claims[name], bool) or not isinstance(claims[name], (int, float)):
@@ -122,7 +136,12 @@ def verify_session_jwt(token: str | None, audience: str, now: float | None = Non
         client_id=claims["iss"],
         user_id=claims["sub"],
         session_id=claims["sid"],
-        key_thumbprint=jwk_thumbprint(jwk),
+        key_id=kid,
         jti=claims["jti"],
         expires_at=int(claims["exp"]),
     )
+
+
+def read_session_claims(token: str) -> dict[str, Any]:
+    """The claims WITHOUT verifying anything: for an agent's own logs and tests, never for a decision."""
+    return jwt.decode(token, options={"verify_signature": False})

@@ -48,7 +48,7 @@ async def test_approval_in_meta_with_the_same_tool_and_arguments(make_agent, sho
     tokens = [r.headers["poppy-session"] for r in shop.requests(lambda r: r.path == "/mcp")]
     assert len(tokens) == len(set(tokens)) >= 4
     for token in tokens:
-        assert verify_session_jwt(token, audience=shop.issuer).session_id == op.session_id
+        assert verify_session_jwt(token, shop.issuer, agent.identity.key.public_key()).session_id == op.session_id
     assert all(r.headers.get("poppy-extensions") == '"operations";v="2"' for r in shop.requests(lambda r: r.path == "/mcp"))
 
 

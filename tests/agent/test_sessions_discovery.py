@@ -10,7 +10,7 @@ import pytest
 from poppy_tui.agent.companies import DiscoveryError
 from poppy_tui.agent.agent import AgentError
 from poppy_tui.protocol import conventions as c
-from poppy_tui.protocol.session_jwt import verify_session_jwt
+from poppy_tui.protocol.session_jwt import read_session_claims, verify_session_jwt
 
 from .company_app import Answer, Rule
 from .conftest import MemoryKeyring
@@ -41,11 +41,12 @@ async def test_every_request_has_a_fresh_session_jwt(make_agent, shop):
     sent = shop.requests(is_orders)
     tokens = [r.headers["poppy-session"] for r in sent]
     assert len(set(tokens)) == 3
-    verified = [verify_session_jwt(t, audience=shop.issuer) for t in tokens]
+    verified = [verify_session_jwt(t, shop.issuer, agent.identity.key.public_key()) for t in tokens]
     assert len({v.jti for v in verified}) == 3
-    assert {(v.user_id, v.session_id, v.client_id) for v in verified} == {
-        (company.user_id, company.session_id, c.AGENT_CLIENT_ID)
+    assert {(v.user_id, v.session_id, v.client_id, v.key_id) for v in verified} == {
+        (company.user_id, company.session_id, agent.identity.client_id, agent.identity.kid)
     }
+    assert agent.identity.client_id.startswith("http://127.0.0.1:")  # the development identity
     for r in sent:
         assert r.headers["poppy-version"] == "0.4"
         assert r.headers["poppy-extensions"] == '"operations";v="2"'
@@ -59,7 +60,7 @@ async def test_invalid_session_starts_a_new_session_and_retries_once(make_agent,
     result = await agent.call_api(company, "GET", "/api/orders")
     assert result.outcome == "performed" and "new Session" in result.detail
     first, second = shop.requests(is_orders)
-    sid = lambda r: verify_session_jwt(r.headers["poppy-session"], audience=shop.issuer).session_id  # noqa: E731
+    sid = lambda r: read_session_claims(r.headers["poppy-session"])["sid"]  # noqa: E731
     renewed = agent.store.get_company(company.id)
     assert sid(first) == company.session_id and sid(second) == renewed.session_id != company.session_id
 
@@ -79,10 +80,26 @@ async def test_a_new_key_for_an_old_session_is_renewed_with_the_real_company(mak
     company = await agent.add_company(shop.base_url)
     assert (await agent.call_api(company, "GET", "/api/orders")).outcome == "performed"
     keyring.set_keyring(MemoryKeyring())  # the key is gone: a new one will be made
+    # The Company refetches a JWKS on an unknown kid only every 30 s; here that time has passed.
+    shop.context.agents.refetch_seconds = 0
     second = make_agent()
     result = await second.call_api(company, "GET", "/api/orders")
     assert result.outcome == "performed"
     assert second.store.get_company(company.id).session_id != company.session_id
+    assert second.identity.client_id == agent.identity.client_id and second.identity.kid != agent.identity.kid
+
+
+async def test_a_new_key_within_the_refetch_window_names_the_cimd(make_agent, shop):
+    """Within 30 s of its last JWKS fetch the Company won't refetch: the agent's key is unknown to
+    it (invalid_client), and the agent says which identity document the Company could not match."""
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    assert (await agent.call_api(company, "GET", "/api/orders")).outcome == "performed"
+    keyring.set_keyring(MemoryKeyring())
+    second = make_agent()
+    result = await second.call_api(company, "GET", "/api/orders")
+    assert result.outcome == "not_performed"
+    assert second.identity.client_id in result.detail and "identity" in result.detail
 
 
 async def test_openapi_and_unknown_origins(make_agent, shop):

@@ -14,7 +14,7 @@ from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.main import build_parser
 
-COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate")
+COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity")
 HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "httpcore", "uvicorn", "starlette", "keyring", "poppy_tui.ui")
 
 
@@ -137,6 +137,12 @@ def test_faults_need_demo(cli, home):
     run = cli("--faults", "slow=1")
     assert run.code == Exit.USAGE
     assert "--faults works only with --demo" in run.err
+
+
+def test_accounts_need_demo(cli, home):
+    run = cli("--accounts")
+    assert run.code == Exit.USAGE
+    assert "--accounts works only with --demo" in run.err
 
 
 def test_demo_cannot_be_combined_with_a_command(cli, home):

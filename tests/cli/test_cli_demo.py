@@ -124,3 +124,73 @@ def test_plain_poppy_tui_opens_the_inbox_and_adds_listed_companies(home, company
     assert "warning: could not add http://127.0.0.1:9" in terminal.text
     listed = json.loads(run_process("companies", "list", "--json", home=home).out)["companies"]
     assert [c["base_url"] for c in listed] == [company.base_url]
+
+
+async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home):
+    """--demo --accounts: the Company verifies the demo agent's client assertion with the key
+    from the CIMD the agent serves on loopback, and the banner gives the demo user's credentials."""
+    import httpx
+
+    from poppy_tui.cli.demo import accounts_banner, demo_accounts
+    from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
+    from poppy_tui.protocol import conventions as c
+
+    company = start_company(accounts=demo_accounts())
+    agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
+    try:
+        assertion = agent.identity.client_assertion(company.issuer)
+        async with httpx.AsyncClient() as http:
+            started = await http.post(company.accounts.url("/device"),
+                                      data={"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": assertion})
+        assert started.status_code == 200, started.text
+        assert started.json()["user_code"]
+    finally:
+        await agent.aclose()
+        company.stop()
+    banner = "\n".join(accounts_banner())
+    assert DEMO_USERNAME in banner and DEMO_PASSWORD in banner
+
+
+async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home, capsys, monkeypatch):
+    """--demo --accounts: Device Sign-In in the terminal (the person allows on the demo's
+    page), then the three requests, signed in, each leave an account operation waiting."""
+    import asyncio
+
+    import httpx
+    import keyring
+
+    from poppy_tui.agent.keys import KEY_STORAGE_ENV
+    from poppy_tui.cli.demo import demo_accounts
+    from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
+    from tests.agent.conftest import MemoryKeyring
+
+    monkeypatch.delenv(KEY_STORAGE_ENV, raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    from dataclasses import replace
+
+    shop = start_company(accounts=replace(demo_accounts(), device_interval=1))
+    agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
+
+    async def the_person() -> None:
+        async with httpx.AsyncClient() as browser:
+            while not shop.accounts.tokens.devices():
+                await asyncio.sleep(0.05)
+            code = shop.accounts.tokens.devices()[0].user_code
+            await browser.post(shop.accounts.url("/device/verify"), data={
+                "user_code": code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+
+    try:
+        person = asyncio.ensure_future(the_person())
+        waiting = await seed(agent, shop.base_url, sign_in=True)
+        await person
+        rows = agent.store.list_operations(newest_first=False)
+        owned = [agent.store.get_operation(row.id).account_owned for row in rows]
+    finally:
+        await agent.aclose()
+        shop.stop()
+        keyring.set_keyring(previous)
+    assert len(waiting) == 3
+    assert owned == [True, True, True]
+    err = capsys.readouterr().err
+    assert "signed in (device)" in err and err.count("waits for your approval") == 3

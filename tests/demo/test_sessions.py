@@ -7,7 +7,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from poppy_tui.demo.testing import AgentSession
+from poppy_tui.demo.testing import AgentSession, publish_test_agent
 from poppy_tui.protocol.session_jwt import SessionIdentity, sign_session_jwt
 
 PROTECTED = [
@@ -59,7 +59,7 @@ def test_a_session_is_bound_to_its_first_key(company, http):
 
 def test_wrong_audience_and_tampering_are_invalid(company, http):
     key = ec.generate_private_key(ec.SECP256R1())
-    identity = SessionIdentity("https://poppy-tui.invalid/agent.json", "usr_1", "ses_1")
+    identity = SessionIdentity(publish_test_agent(key), "usr_1", "ses_1")
     other_audience = sign_session_jwt(key, identity, "http://127.0.0.1:1")
     _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": other_audience}))
     good = sign_session_jwt(key, identity, company.issuer)
@@ -76,19 +76,50 @@ def test_every_request_needs_a_fresh_jwt_but_the_session_continues(http, agent):
 
 
 @pytest.mark.parametrize(
-    "jwk",
+    "member",
     [
-        {"kty": "EC", "crv": "P-256", "x": 1, "y": 2},
-        {"kty": "EC", "crv": "P-256", "x": "AAAA", "y": "AAAA"},
-        {"kty": "EC", "crv": "P-256", "x": "!!", "y": "??"},
+        {"jwk": {"kty": "EC", "crv": "P-256", "x": 1, "y": 2}},
+        {"jku": "http://127.0.0.1:1/keys.json"},
+        {"x5u": "http://127.0.0.1:1/cert.pem"},
     ],
+    ids=["embedded-jwk", "jku", "x5u"],
 )
-def test_an_unreadable_key_is_invalid_session_not_a_server_error(http, jwk):
+def test_a_jwt_pointing_at_its_own_key_is_invalid_session(http, member):
     key = ec.generate_private_key(ec.SECP256R1())
+    client_id = publish_test_agent(key)
     token = jwt.encode(
-        {"iss": "a", "sub": "u", "aud": "x", "sid": "s", "iat": 0, "exp": 1, "jti": "j"},
+        {"iss": client_id, "sub": "u", "aud": "x", "sid": "s", "iat": 0, "exp": 1, "jti": "j"},
         key,
         algorithm="ES256",
-        headers={"typ": "poppy-session+jwt", "jwk": jwk},
+        headers={"typ": "poppy-session+jwt", **member},
     )
-    _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token}))
+    assert "jwks_uri" in _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token}))
+
+
+def test_alg_none_is_invalid_session(company, http):
+    client_id = publish_test_agent(ec.generate_private_key(ec.SECP256R1()))
+    token = jwt.encode({"iss": client_id, "sid": "s"}, None, algorithm="none", headers={"typ": "poppy-session+jwt"})
+    assert "alg" in _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token}))
+
+
+def test_a_key_the_agent_did_not_publish_is_invalid_client_naming_the_jwks(company, http):
+    published = AgentSession.at(company)
+    impostor = AgentSession.at(
+        company, key=ec.generate_private_key(ec.SECP256R1()), client_id=published.identity.client_id
+    )
+    response = http.get("/api/orders", headers=impostor.headers())
+    assert response.status_code == 401
+    body = response.json()
+    assert body["error"] == "invalid_client"
+    assert body["client_id"] == published.identity.client_id
+    assert "jwks.json" in body["error_description"]
+    assert http.get("/api/orders", headers=published.headers()).status_code == 200
+
+
+def test_an_agent_whose_cimd_cannot_be_fetched_is_invalid_client(company, http):
+    missing = "http://127.0.0.1:1/nobody/agent.json"
+    stranger = AgentSession.at(company, client_id=missing)
+    response = http.get("/api/orders", headers=stranger.headers())
+    assert response.status_code == 401
+    assert response.json()["error"] == "invalid_client"
+    assert missing in response.json()["error_description"]

@@ -2,6 +2,7 @@ import json
 import random
 from datetime import datetime, timezone
 
+import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -15,7 +16,8 @@ from poppy_tui.protocol.outcomes import (
     classify_http,
 )
 from poppy_tui.protocol.retry import BackoffPolicy, parse_retry_after
-from poppy_tui.protocol.session_jwt import InvalidSession, SessionIdentity, sign_session_jwt, verify_session_jwt
+from poppy_tui.protocol.client_metadata import key_id
+from poppy_tui.protocol.session_jwt import InvalidSession, SessionIdentity, session_key_id, sign_session_jwt, verify_session_jwt
 from tests.protocol import spec_examples as ex
 
 
@@ -59,31 +61,39 @@ def test_session_jwt_round_trip_and_header():
     key = ec.generate_private_key(ec.SECP256R1())
     ident = SessionIdentity("https://agent.example/agent.json", "usr_1", "ses_1")
     token = sign_session_jwt(key, ident, "https://auth.example.com")
-    verified = verify_session_jwt(token, "https://auth.example.com")
+    header = jwt.get_unverified_header(token)
+    assert header["kid"] == key_id(key.public_key()) and "jwk" not in header
+    assert session_key_id(token) == ("https://agent.example/agent.json", header["kid"])
+    verified = verify_session_jwt(token, "https://auth.example.com", key.public_key())
     assert (verified.client_id, verified.user_id, verified.session_id) == ("https://agent.example/agent.json", "usr_1", "ses_1")
     other = sign_session_jwt(key, ident, "https://auth.example.com")
-    assert verify_session_jwt(other, "https://auth.example.com").jti != verified.jti
-    assert verify_session_jwt(other, "https://auth.example.com").key_thumbprint == verified.key_thumbprint
+    assert verify_session_jwt(other, "https://auth.example.com", key.public_key()).jti != verified.jti
+    with pytest.raises(InvalidSession, match="rejected"):
+        verify_session_jwt(other, "https://auth.example.com", ec.generate_private_key(ec.SECP256R1()).public_key())
 
 
 def test_session_jwt_rejections():
     key = ec.generate_private_key(ec.SECP256R1())
     ident = SessionIdentity("c", "u", "s")
+    public = key.public_key()
     with pytest.raises(InvalidSession, match="missing"):
-        verify_session_jwt(None, "aud")
+        verify_session_jwt(None, "aud", public)
     with pytest.raises(InvalidSession, match="malformed"):
-        verify_session_jwt("not-a-jwt", "aud")
+        verify_session_jwt("not-a-jwt", "aud", public)
     with pytest.raises(InvalidSession, match="rejected"):
-        verify_session_jwt(sign_session_jwt(key, ident, "aud"), "other-aud")
+        verify_session_jwt(sign_session_jwt(key, ident, "aud"), "other-aud", public)
     old = sign_session_jwt(key, ident, "aud", now=datetime.now(timezone.utc).timestamp() - 3600)
     with pytest.raises(InvalidSession, match="expired"):
-        verify_session_jwt(old, "aud")
+        verify_session_jwt(old, "aud", public)
     fresh = sign_session_jwt(key, ident, "aud")
     later = datetime.now(timezone.utc).timestamp() + 3600
     with pytest.raises(InvalidSession, match="expired"):
-        verify_session_jwt(fresh, "aud", now=later)
+        verify_session_jwt(fresh, "aud", public, now=later)
     token = sign_session_jwt(key, ident, "aud")
     head, body, sig = token.split(".")
     tampered = ".".join([head, body, sig[:-4] + ("AAAA" if sig[-4:] != "AAAA" else "BBBB")])
     with pytest.raises(InvalidSession):
-        verify_session_jwt(tampered, "aud")
+        verify_session_jwt(tampered, "aud", public)
+    hmac = jwt.encode({"iss": "c", "sid": "s"}, "k" * 32, algorithm="HS256", headers={"typ": "poppy-session+jwt", "kid": "x"})
+    with pytest.raises(InvalidSession, match="HMAC"):
+        session_key_id(hmac)

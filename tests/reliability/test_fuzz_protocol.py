@@ -573,7 +573,7 @@ def session_tokens(draw) -> object:
 @FUZZ_SLOW
 @given(session_tokens(), st.sampled_from(["aud", "https://shop.example"]))
 def test_verify_session_jwt(token, audience):
-    verified, _ = guarded("verify_session_jwt", (InvalidSession,), verify_session_jwt, token, audience)
+    verified, _ = guarded("verify_session_jwt", (InvalidSession,), verify_session_jwt, token, audience, _KEY.public_key())
     if verified is not None:
         assert isinstance(verified, VerifiedSession) and verified.client_id and verified.session_id
 

@@ -153,6 +153,51 @@ class DispatchStore(OperationStore):
                 (stamp(now_utc() + timedelta(seconds=delay_seconds)), detail, stamp(), operation_row, owner, Status.SENDING),
             )
 
+    def wait_for_sign_in(
+        self, attempt: tuple[int, str, int | None, Any, str | None], operation_row: int, owner: str,
+        until: datetime, detail: str,
+    ) -> None:
+        """The send was answered with a sign-in challenge: finish the attempt and keep the approval
+        (status stays sending) until the person signs in (resume_after_sign_in) or `until` (the
+        approved revision's expiry), when the dispatcher settles it. One commit."""
+        attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
+        with self._write(Durability.SOON) as db:
+            self._finish_attempt(attempt_id, attempt_outcome, http_status, _dumps(response), attempt_detail)
+            cursor = db.execute(
+                "UPDATE operations SET next_attempt_at=?, waiting_sign_in=?, outcome_detail=?, lease_owner=NULL,"
+                " lease_until=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+                (stamp(until), detail, detail, stamp(), operation_row, owner, Status.SENDING),
+            )
+            if cursor.rowcount != 1:
+                raise StateError(self._why_not(operation_row, "kept waiting for sign-in"))
+            self._event(operation_row, "waiting_sign_in", detail)
+
+    def waiting_for_sign_in(self) -> dict[int, list[int]]:
+        """company_id -> operation rows whose approval waits for sign-in."""
+        waiting: dict[int, list[int]] = {}
+        for op_row, company_id in self._db.execute(
+            "SELECT id, company_id FROM operations WHERE status=? AND waiting_sign_in IS NOT NULL ORDER BY id",
+            (Status.SENDING,),
+        ).fetchall():
+            waiting.setdefault(company_id, []).append(op_row)
+        return waiting
+
+    def resume_after_sign_in(self, company_id: int, only: list[int] | None = None) -> list[int]:
+        """The person signed in at this Company: its waiting approvals (or `only` these) are due now."""
+        rows = [r for r in self.waiting_for_sign_in().get(company_id, []) if only is None or r in only]
+        if not rows:
+            return []
+        at = stamp()
+        with self._write(Durability.SOON) as db:
+            for op_row in rows:
+                db.execute(
+                    "UPDATE operations SET next_attempt_at=?, waiting_sign_in=NULL, updated_at=?"
+                    " WHERE id=? AND status=? AND waiting_sign_in IS NOT NULL",
+                    (at, at, op_row, Status.SENDING),
+                )
+                self._event(op_row, "signed_in", "the approval will be sent again")
+        return rows
+
     def postpone(self, operation_row: int, owner: str, delay_seconds: float, detail: str) -> None:
         """Nothing could leave the machine (the approval can't be signed): no attempt is
         recorded, the approval is kept, and the send is tried again after `delay_seconds`
@@ -215,7 +260,7 @@ class DispatchStore(OperationStore):
         )
         cursor = self._db.execute(
             "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"
-            " next_attempt_at=?, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
+            " next_attempt_at=?, waiting_sign_in=NULL, updated_at=? WHERE id=? AND lease_owner=? AND status=?",
             (status, outcome_json, detail, probe_at, stamp(), operation_row, owner, Status.SENDING),
         )
         if cursor.rowcount != 1:

@@ -42,12 +42,15 @@ class OperationStore(RequestStore):
         carrier_text: str | None = None,
         interface: str | None = None,
         first_response: tuple[int | None, Any] | None = None,
+        account_owned: bool = False,
     ) -> RecordResult:
         """Keep an operation (or a new revision of one) that a request returned.
 
         A new revision replaces the current one. Where no approval is under way it reopens
         the operation for a decision; while sending, the caller decides (see engine).
         `first_response` (status, response) is kept for the request in the same commit.
+        `account_owned`: the request was signed in, so the operation is the account's (Ops 3);
+        once an operation is the account's it stays so.
         """
         if interface is None:
             interface = self.get_request(request_id)[0].interface
@@ -56,6 +59,10 @@ class OperationStore(RequestStore):
             result, superseded = self._record_operation(
                 company_id, request_id, session_id, operation, carrier_text, interface, first_response, at
             )
+            if account_owned:
+                self._db.execute(
+                    "UPDATE operations SET account_owned=1 WHERE id=? AND account_owned=0", (result.operation_row,)
+                )
         if superseded:
             # An approval that must no longer be sent: on disk before anyone is told.
             self._flusher.sync_now()

@@ -154,6 +154,12 @@ class OperationRecord:
     updated_at: str
     request: RequestDescription
     request_id: int
+    # Returned in a signed-in Session: it belongs to the account, and any signed-in Session of
+    # this agent and User at the Company may approve it (Ops 3). Otherwise bound to session_id.
+    account_owned: bool = False
+    # Set while an approval waits for the person to sign in (the Company answered its send with
+    # a sign-in challenge): the one line to show. The approval is kept and sent after sign-in.
+    waiting_sign_in: str | None = None
 
     @property
     def approved(self) -> RevisionRecord | None:

@@ -36,7 +36,7 @@ _ATTEMPT_COLUMNS = (
 _OPERATION_SELECT = (
     "SELECT o.id, o.operation_id, o.interface, o.session_id, o.status, o.approved_revision_id, o.send_after,"
     " o.idempotency_key, o.next_attempt_at, o.attempt_count, o.outcome_json, o.outcome_detail, o.created_at,"
-    " o.updated_at, q.request_json, "
+    " o.updated_at, q.request_json, o.account_owned, o.waiting_sign_in, "
     + ", ".join(f"r.{c.strip()}" for c in _REVISION_COLUMNS.split(","))
     + ", "
     + ", ".join(f"c.{c.strip()}" for c in _COMPANY_COLUMNS.split(","))
@@ -44,6 +44,7 @@ _OPERATION_SELECT = (
     " JOIN requests q ON q.id = r.request_id JOIN companies c ON c.id = o.company_id"
 )
 _REVISION_WIDTH = len(_REVISION_COLUMNS.split(","))
+_OPERATION_WIDTH = 17  # the o.* and q.* columns before the revision's
 
 
 @functools.lru_cache(maxsize=64)
@@ -74,12 +75,12 @@ def _attempt(row: Sequence[Any]) -> AttemptRecord:
 
 def _operation(row: Sequence[Any]) -> OperationRecord:
     (op_id, operation_id, interface, session_id, status, approved_id, send_after, idem, next_at, attempts,
-     outcome_json, outcome_detail, created, updated, request_json) = row[:15]
-    current = _revision(row[15:15 + _REVISION_WIDTH])
+     outcome_json, outcome_detail, created, updated, request_json, account_owned, waiting_sign_in) = row[:_OPERATION_WIDTH]
+    current = _revision(row[_OPERATION_WIDTH:_OPERATION_WIDTH + _REVISION_WIDTH])
     request = request_of(request_json)
     return OperationRecord(
         id=op_id,
-        company=_company(tuple(row[15 + _REVISION_WIDTH:])),
+        company=_company(tuple(row[_OPERATION_WIDTH + _REVISION_WIDTH:])),
         operation_id=operation_id,
         interface=request.interface,  # the current revision's (older rows kept the first's)
         session_id=session_id,
@@ -96,6 +97,8 @@ def _operation(row: Sequence[Any]) -> OperationRecord:
         updated_at=updated,
         request=request,
         request_id=current.request_id,
+        account_owned=bool(account_owned),
+        waiting_sign_in=waiting_sign_in,
     )
 
 

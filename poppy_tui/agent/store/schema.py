@@ -134,6 +134,25 @@ MIGRATIONS: tuple[str, ...] = (
         fresh_until TEXT NOT NULL
     );
     """,
+    # 3: who is signed in at each Company (issue #12). Nothing secret: refresh tokens live in the
+    # keyring and access tokens in memory; this keeps only what `companies list` shows.
+    """
+    CREATE TABLE sign_ins (
+        company_id INTEGER PRIMARY KEY REFERENCES companies(id),
+        issuer TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('device', 'direct', 'mediated')),
+        scopes TEXT NOT NULL,
+        account TEXT,
+        signed_in_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    """,
+    # 4: account-owned operations and approvals waiting for sign-in (issue #12 item 4). Existing
+    # operations were all returned signed out (nothing signed in before), so 0 is true of them.
+    """
+    ALTER TABLE operations ADD COLUMN account_owned INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE operations ADD COLUMN waiting_sign_in TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

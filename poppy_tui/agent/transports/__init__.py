@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from poppy_tui.protocol.challenges import Challenge
 from poppy_tui.protocol.outcomes import Outcome
 
 
@@ -23,6 +24,8 @@ class Exchange:
     session_error: bool = False  # the Company said invalid_session and it was not retried
     final: bool = False  # an Unknown that resending can't settle (a conversation reply we can't read)
     carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
+    challenge: Challenge | None = None  # the Company asked for sign-in, more scopes, or refused our identity
+    signed_in: bool = False  # the (last) request carried an access token: an operation it returned is the account's
 
 
 def outcome_name(outcome: Outcome) -> str:

@@ -13,6 +13,7 @@ from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, encode_approval_header
+from poppy_tui.protocol.challenges import parse_challenge
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
@@ -55,12 +56,14 @@ class ApiTransport:
         session_id: str,
         approval: Approval | None = None,
         idempotency_key: str | None = None,
+        account_owned: bool = False,
     ) -> Exchange:
         client = await self._client()
         content = encode_body(req.body)
         retried = False
         while True:
-            headers = self._sessions.headers(company, session_id)
+            token = await self._sessions.access_token(company)
+            headers = await self._sessions.signed_in_headers(company, session_id, token)
             headers["Accept"] = "application/json"
             if content is not None:
                 headers["Content-Type"] = "application/json"
@@ -72,15 +75,27 @@ class ApiTransport:
             if isinstance(answer, (NotSent, Unknown)):
                 return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
             if is_invalid_session(answer.status, answer.body):
-                verdict = self._sessions.on_invalid_session(company, session_id, approval is not None, retried)
+                verdict = self._sessions.on_invalid_session(
+                    company, session_id, approval is not None, retried, account_owned
+                )
                 if verdict.retry:
                     company, session_id, retried = verdict.company, verdict.company.session_id, True
                     continue
                 outcome = NotPerformed(answer.status, "invalid_session", answer.body)
-                return Exchange(outcome, answer.status, answer.for_record(), session_id, verdict.detail, True)
+                return Exchange(
+                    outcome, answer.status, answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None
+                )
+            challenge = parse_challenge(answer.status, answer.headers, answer.body)
+            if challenge is not None:
+                outcome = NotPerformed(answer.status, challenge.error, answer.body)
+                detail = self._sessions.challenge_detail(company, challenge)
+                return Exchange(
+                    outcome, answer.status, answer.for_record(), session_id, detail, challenge=challenge,
+                    signed_in=token is not None,
+                )
             return Exchange(
                 self._classify(company, answer), answer.status, answer.for_record(), session_id,
-                "started a new Session (invalid_session)" if retried else "",
+                "started a new Session (invalid_session)" if retried else "", signed_in=token is not None,
             )
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):

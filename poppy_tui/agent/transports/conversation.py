@@ -26,6 +26,7 @@ from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_to_message_extensions
+from poppy_tui.protocol.challenges import SIGN_IN_REQUIRED, Challenge, challenge_from_fields, parse_challenge
 from poppy_tui.protocol.errors import InvalidMessage, ProtocolError
 from poppy_tui.protocol.ids import is_valid_id, new_id
 from poppy_tui.protocol.operation import operation_from_message
@@ -108,6 +109,9 @@ class ConversationTransport:
         self._client = client
         self._sessions = sessions
 
+    def describe(self, company: CompanyRecord, challenge: Challenge) -> str:
+        return self._sessions.challenge_detail(company, challenge)
+
     @staticmethod
     def messages_url(endpoint: str, conversation_id: str) -> str:
         return endpoint.rstrip("/") + c.CONVERSATION_MESSAGES_PATH.format(conversation_id=quote(conversation_id, safe=""))
@@ -122,10 +126,12 @@ class ConversationTransport:
 
     async def send_message(
         self, company: CompanyRecord, endpoint: str, conversation_id: str, message: dict[str, Any],
-        session_id: str, carries_approval: bool = False,
+        session_id: str, carries_approval: bool = False, account_owned: bool = False,
     ) -> Exchange:
         url = self.messages_url(endpoint, conversation_id)
-        return await self._exchange(company, "POST", url, session_id, carries_approval, {"message": message})
+        return await self._exchange(
+            company, "POST", url, session_id, carries_approval, {"message": message}, account_owned=account_owned
+        )
 
     async def read_events(
         self, company: CompanyRecord, endpoint: str, conversation_id: str, cursor: str | None, wait: float,
@@ -142,12 +148,14 @@ class ConversationTransport:
     async def _exchange(
         self, company: CompanyRecord, method: str, url: str, session_id: str, carries_approval: bool,
         payload: dict[str, Any] | None, params: dict[str, str] | None = None, read_timeout_extra: float = 0.0,
+        account_owned: bool = False,
     ) -> Exchange:
         client = await self._client()
         content = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         retried = False
         while True:
-            headers = self._sessions.headers(company, session_id)
+            token = await self._sessions.access_token(company)
+            headers = await self._sessions.signed_in_headers(company, session_id, token)
             headers["Accept"] = "application/json"
             if content is not None:
                 headers["Content-Type"] = "application/json"
@@ -158,15 +166,24 @@ class ConversationTransport:
             if isinstance(answer, (NotSent, Unknown)):
                 return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
             if is_invalid_session(answer.status, answer.body):
-                verdict = self._sessions.on_invalid_session(company, session_id, carries_approval, retried)
+                verdict = self._sessions.on_invalid_session(
+                    company, session_id, carries_approval, retried, account_owned
+                )
                 if verdict.retry:
                     company, session_id, retried = verdict.company, verdict.company.session_id, True
                     continue
                 return Exchange(
                     NotPerformed(answer.status, "invalid_session", answer.body), answer.status,
-                    answer.for_record(), session_id, verdict.detail, True,
+                    answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None,
                 )
-            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id)
+            challenge = parse_challenge(answer.status, answer.headers, answer.body)
+            if challenge is not None:
+                return Exchange(
+                    NotPerformed(answer.status, challenge.error, answer.body), answer.status, answer.for_record(),
+                    session_id, self._sessions.challenge_detail(company, challenge), challenge=challenge,
+                    signed_in=token is not None,
+                )
+            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id, signed_in=token is not None)
 
 
 def _classify(answer: http.HttpAnswer):
@@ -199,11 +216,13 @@ class Ingested:
     messages: list[dict[str, Any]] = field(default_factory=list)  # new Company messages, as sent
     operation_rows: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    challenges: list[Challenge] = field(default_factory=list)  # `authorization` events: sign-in asked for
 
     def extend(self, other: "Ingested") -> None:
         self.messages.extend(other.messages)
         self.operation_rows.extend(r for r in other.operation_rows if r not in self.operation_rows)
         self.problems.extend(other.problems)
+        self.challenges.extend(other.challenges)
 
 
 @dataclass
@@ -239,7 +258,7 @@ class Conversations:
 
     def ingest(
         self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str,
-        events: list[dict[str, Any]],
+        events: list[dict[str, Any]], signed_in: bool = False,
     ) -> Ingested:
         """Keep every message once; record the operations Company messages carry.
 
@@ -248,8 +267,14 @@ class Conversations:
         """
         got = Ingested()
         for event in events:
+            if event.get("type") == c.CONVERSATION_AUTHORIZATION_EVENT:
+                # The Company needs the person signed in (or more scopes) to go on: shown, not skipped.
+                challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
+                got.challenges.append(challenge)
+                got.problems.append(self._transport.describe(company, challenge))
+                continue
             if event.get("type") != "message":
-                continue  # state, authorization, ... and unknown types are skipped (spec 8)
+                continue  # state and unknown types are skipped (spec 8)
             message = event.get("message")
             if not isinstance(message, dict):
                 got.problems.append(f"event {event.get('id')!r} has no message object; skipped")
@@ -276,13 +301,16 @@ class Conversations:
             text = message.get("text") if isinstance(message.get("text"), str) else None
             result = self._store.record_operation(
                 company.id, self._request_for(company, endpoint, conversation_id), company.session_id,
-                operation, text, "conversation",
+                operation, text, "conversation", account_owned=signed_in,
             )
             if result.operation_row not in got.operation_rows:
                 got.operation_rows.append(result.operation_row)
         return got
 
-    def _ingest_body(self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str, body: Any) -> Ingested:
+    def _ingest_body(
+        self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str, body: Any,
+        signed_in: bool = False,
+    ) -> Ingested:
         """POST answers may carry events too (the 0.2 `?wait=` form)."""
         if not isinstance(body, dict) or "events" not in body:
             return Ingested()
@@ -290,7 +318,7 @@ class Conversations:
             page = parse_event_page(body)
         except ProtocolError as exc:
             return Ingested(problems=[str(exc)])
-        got = self.ingest(company, conversation_row, endpoint, conversation_id, page.events)
+        got = self.ingest(company, conversation_row, endpoint, conversation_id, page.events, signed_in)
         got.problems.extend(page.problems)
         if page.cursor:
             self._store.set_cursor(conversation_row, page.cursor)
@@ -326,7 +354,7 @@ class Conversations:
             except ProtocolError as exc:
                 got.problems.append(str(exc))
                 return got
-            got.extend(self.ingest(company, conversation_row, endpoint, conversation_id, page.events))
+            got.extend(self.ingest(company, conversation_row, endpoint, conversation_id, page.events, exchange.signed_in))
             got.problems.extend(page.problems)
             if page.cursor and page.cursor != cursor:
                 cursor = page.cursor
@@ -386,7 +414,7 @@ class Conversations:
             if not isinstance(exchange.outcome, Performed):
                 return Said(conversation_row, conversation_id, request_id, False, exchange, Ingested())
         company = self._store.get_company(company.id)  # the Session may have been renewed
-        got = self._ingest_body(company, conversation_row, endpoint, conversation_id, exchange.outcome.body)
+        got = self._ingest_body(company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in)
         if not got.messages:
             position = self._store.message_position(conversation_row, message["id"]) or 0
             got.extend(await self.read(
@@ -411,12 +439,15 @@ class Conversations:
         message = agent_message(op.idempotency_key, APPROVAL_MESSAGE_TEXT, approval_to_message_extensions(approval))
         self._store.add_message(conversation_row, message, "user")
         position = self._store.message_position(conversation_row, message["id"]) or 0
+        # The account's operation is approved from the current Session; any other only in its own (Ops 3).
+        session_id = self._store.get_company(company.id).session_id if op.account_owned else op.session_id
         exchange = await self._transport.send_message(
-            company, endpoint, conversation_id, message, op.session_id, carries_approval=True
+            company, endpoint, conversation_id, message, session_id, carries_approval=True,
+            account_owned=op.account_owned,
         )
         if not isinstance(exchange.outcome, Performed):
             return exchange  # not accepted: the dispatcher resends, or settles on a refusal
-        self._ingest_body(company, conversation_row, endpoint, conversation_id, exchange.outcome.body)
+        self._ingest_body(company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in)
         verdict = self._reply(op, conversation_row, position, exchange)
         if verdict is None:
             await self.read(

@@ -9,6 +9,7 @@ Retry-After, and whether the tools/call ever left (research notes, section 8).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
@@ -26,6 +27,7 @@ from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.mcp_strict import StrictJsonTransport
 from poppy_tui.protocol.approval import Approval, approval_to_mcp_meta
+from poppy_tui.protocol.challenges import Challenge, challenge_from_fields, parse_challenge
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.operation import operation_from_mcp_result
 from poppy_tui.protocol.outcomes import (
@@ -57,6 +59,7 @@ class _Seen:
     status: int | None = None
     retry_after: float | None = None
     body: Any = None
+    www_authenticate: str | None = None
 
 
 @dataclass
@@ -86,6 +89,7 @@ class PoppyAuth(httpx2.Auth):
         if response.status_code >= 400:
             error = record or _Seen(sent=True, status=response.status_code)
             error.body = await _small_json_body(response)
+            error.www_authenticate = response.headers.get("www-authenticate")
             self.last_error = error
 
     def sync_auth_flow(self, request: httpx2.Request):  # pragma: no cover - the SDK is async only
@@ -136,8 +140,11 @@ class McpTransport:
             follow_redirects=False,
         )
 
-    async def _run(self, company: CompanyRecord, url: str, session_id: str, work) -> tuple[Any, PoppyAuth, BaseException | None]:
-        auth = PoppyAuth(lambda: self._sessions.headers(company, session_id))
+    async def _run(
+        self, company: CompanyRecord, url: str, session_id: str, work, token: str | None = None
+    ) -> tuple[Any, PoppyAuth, BaseException | None]:
+        bearer = {"Authorization": f"Bearer {token}"} if token else {}
+        auth = PoppyAuth(lambda: {**self._sessions.headers(company, session_id), **bearer})
         outcome: Any = None
         failure: BaseException | None = None
         try:
@@ -172,7 +179,8 @@ class McpTransport:
                     break
             return tools
 
-        result, auth, failure = await self._run(company, url, company.session_id, work)
+        token = await self._sessions.access_token(company)
+        result, auth, failure = await self._run(company, url, company.session_id, work, token)
         if auth.malformed is not None:
             raise RuntimeError(f"could not list {company.name}'s MCP tools: the answer is malformed: {auth.malformed[1]}")
         if failure is not None:
@@ -188,6 +196,7 @@ class McpTransport:
         *,
         session_id: str,
         approval: Approval | None = None,
+        account_owned: bool = False,
     ) -> Exchange:
         meta = approval_to_mcp_meta(approval) if approval is not None else None
         retried = False
@@ -195,18 +204,46 @@ class McpTransport:
             async def work(session: ClientSession) -> CallToolResult:
                 return await session.call_tool(tool, arguments, read_timeout_seconds=self._timeout, meta=meta)
 
-            result, auth, failure = await self._run(company, url, session_id, work)
+            token = await self._sessions.access_token(company)
+            result, auth, failure = await self._run(company, url, session_id, work, token)
             error = auth.last_error
             if error is not None and is_invalid_session(error.status, error.body):
-                verdict = self._sessions.on_invalid_session(company, session_id, approval is not None, retried)
+                verdict = self._sessions.on_invalid_session(
+                    company, session_id, approval is not None, retried, account_owned
+                )
                 if verdict.retry:
                     company, session_id, retried = verdict.company, verdict.company.session_id, True
                     continue
                 return Exchange(
                     NotPerformed(error.status, "invalid_session", error.body), error.status,
                     {"status": error.status, "body": error.body}, session_id, verdict.detail, True,
+                    signed_in=token is not None,
                 )
-            return self._classify(company, result, auth, failure, session_id)
+            challenge = self._challenge(result, auth, failure)
+            if challenge is not None:
+                status = error.status if error is not None else auth.seen.get("tools/call", _Seen()).status
+                body = error.body if error is not None else {"error": challenge.error}
+                return Exchange(
+                    NotPerformed(status, challenge.error, body), status, {"status": status, "body": body}, session_id,
+                    self._sessions.challenge_detail(company, challenge), challenge=challenge, signed_in=token is not None,
+                )
+            return dataclasses.replace(
+                self._classify(company, result, auth, failure, session_id), signed_in=token is not None
+            )
+
+    @staticmethod
+    def _challenge(result: Any, auth: PoppyAuth, failure: BaseException | None) -> Challenge | None:
+        """Sign-in challenges come at the HTTP layer (401/403 with WWW-Authenticate and a JSON
+        body, the MCP authorization model), or as a JSON-RPC error whose data repeats them."""
+        error = auth.last_error
+        if error is not None:
+            found = parse_challenge(error.status, {"www-authenticate": error.www_authenticate or ""}, error.body)
+            if found is not None:
+                return found
+        mcp_error = _find(failure, MCPError) if failure is not None else None
+        if mcp_error is not None and isinstance(getattr(mcp_error, "data", None), dict):
+            return challenge_from_fields(mcp_error.data)
+        return None
 
     def _classify(
         self, company: CompanyRecord, result: Any, auth: PoppyAuth, failure: BaseException | None, session_id: str

@@ -24,6 +24,7 @@ COLUMNS = (
     ("domain", "Domain", 24),
     ("interfaces", "Interfaces", 24),
     ("operations", "Operations v2", 13),
+    ("signed_in", "Signed in", 24),
     ("discovered", "Discovered", 19),
     ("url", "Base URL", 0),  # takes what the others leave
 )
@@ -35,6 +36,8 @@ class CompaniesScreen(PoppyScreen):
     BINDINGS = [
         Binding("t", "talk_to", "Talk to it", id="talk_to_company"),
         Binding("plus", "add", "Add a Company", id="add_company"),
+        Binding("s", "sign_in", "Sign in", id="sign_in_company"),
+        Binding("o", "sign_out", "Sign out", id="sign_out_company"),
     ]
 
     def __init__(self) -> None:
@@ -48,7 +51,7 @@ class CompaniesScreen(PoppyScreen):
         yield DataTable(id="companies-table", cursor_type="row", zebra_stripes=True)
         yield Static(
             Content(
-                "Enter: make a request to the selected Company   t: talk to its agent.   "
+                "Enter: make a request to the selected Company   t: talk to its agent   s/o: sign in/out.   "
                 "A Company without operations v2 asks for approval on its own site instead."
             ),
             id="companies-help",
@@ -57,7 +60,10 @@ class CompaniesScreen(PoppyScreen):
         yield Footer()
 
     def refresh_data(self) -> None:
+        from poppy_tui.agent.store.sign_ins import list_sign_ins
+
         self.companies = self.store.list_companies()
+        sign_ins = list_sign_ins(self.store)
         table = self.query_one("#companies-table", DataTable)
         cursor = table.cursor_row
         url = remaining_width(self.app.size.width, (w for k, _, w in COLUMNS if k != "url"), minimum=30)
@@ -70,6 +76,7 @@ class CompaniesScreen(PoppyScreen):
                 "interfaces": ", ".join(company_interfaces(company)) or "none",
                 "discovered": local_time(company.discovered_at),
                 "url": company.base_url,
+                "signed_in": _signed_in_text(sign_ins.get(company.id)),
             }
             supports = Text("yes" if company.supports_operations else "no",
                             style="" if company.supports_operations else "dim")
@@ -101,6 +108,31 @@ class CompaniesScreen(PoppyScreen):
 
             self.app.push_screen(ConversationScreen(company.id))
 
+    def action_sign_in(self) -> None:
+        company = self.selected()
+        if company is not None:
+            from poppy_tui.ui.screens.signin import open_sign_in
+
+            open_sign_in(self.app, company.id, on_done=lambda _: self.refresh_data())
+
+    @work(group="sign-out", exclusive=True)
+    async def action_sign_out(self) -> None:
+        company = self.selected()
+        if company is None:
+            return
+        result = await self.agent.signins.sign_out(company)
+        name = plain_line(company.name, 80)
+        if not result.was_signed_in:
+            self.notify(f"Not signed in to {name}.", markup=False)
+        elif result.revoked:
+            self.notify(f"Signed out of {name}; the Company revoked the sign-in.", markup=False)
+        else:
+            self.notify(
+                f"Signed out of {name} here, but the Company could not be told ({plain_line(result.detail, 200)}). "
+                "Disconnect poppy-tui on its site.", severity="warning", markup=False, timeout=15,
+            )
+        self.refresh_data()
+
     def action_add(self) -> None:
         self.query_one("#add-company").focus()
 
@@ -123,3 +155,9 @@ class CompaniesScreen(PoppyScreen):
                     severity="warning" if label.marked else "information")
         self.refresh_data()
         self.query_one("#companies-table").focus()
+
+
+def _signed_in_text(record: Any) -> str:
+    if record is None:
+        return "no"
+    return f"{record.kind}: {' '.join(record.scopes) or 'no scopes'}"

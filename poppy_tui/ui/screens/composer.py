@@ -39,6 +39,7 @@ class ComposerScreen(PoppyScreen):
     AUTO_FOCUS = "#composer-company"
     BINDINGS = [
         Binding("ctrl+s", "send", "Send", id="send_request", priority=True),
+        Binding("ctrl+g", "sign_in_and_resend", "Sign in, send again", id="sign_in_and_resend", priority=True),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -50,6 +51,8 @@ class ComposerScreen(PoppyScreen):
         self.action: Action | None = None
         self.field_ids: dict[str, FormField] = {}
         self.last_result: Any = None
+        # (company, action, built request, challenge) after a sign-in challenge: ctrl+g signs in, then resends.
+        self.awaiting_sign_in: tuple[Any, Any, Any, Any] | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -233,11 +236,35 @@ class ComposerScreen(PoppyScreen):
         parts: list[Content | str | tuple[str, str]] = [(head + status, "bold")]
         if result.detail:
             parts += ["\n", safe_content(result.detail)]
+        challenge = getattr(result, "challenge", None)
+        if challenge is not None and challenge.needs_sign_in:
+            self.awaiting_sign_in = (company, action, built, challenge)
+            parts += ["\n", ("Ctrl+G: sign in, then send this request again", "bold")]
+        else:
+            self.awaiting_sign_in = None
+        self.refresh_bindings()
         if result.body is not None:
             parts += ["\n", json_content(result.body)]
         result_view.update(Content.assemble(*parts))
         if result.outcome == "operation" and result.operation_row is not None:
             self.poppy.open_review(result.operation_row)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sign_in_and_resend":
+            return self.awaiting_sign_in is not None
+        return True
+
+    def action_sign_in_and_resend(self) -> None:
+        if self.awaiting_sign_in is not None:
+            self.sign_in_and_resend(*self.awaiting_sign_in)
+
+    @work(group="composer-sign-in", exclusive=True)
+    async def sign_in_and_resend(self, company: CompanyRecord, action: Any, built: Any, challenge: Any) -> None:
+        from poppy_tui.ui.screens.signin import sign_in
+
+        if await sign_in(self.app, company.id, list(challenge.scopes) or None):
+            self.awaiting_sign_in = None
+            self.send(self.agent.store.get_company(company.id), action, built)
 
     def action_back(self) -> None:
         # Opened as a mode (t / n), this screen is alone on its stack: back means the inbox.

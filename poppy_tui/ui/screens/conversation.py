@@ -60,6 +60,7 @@ class ConversationScreen(PoppyScreen):
     AUTO_FOCUS = "#talk-input"
     BINDINGS = [
         Binding("ctrl+r", "refresh_conversation", "Check for replies", id="refresh_conversation"),
+        Binding("ctrl+g", "sign_in_and_resend", "Sign in, say it again", id="sign_in_and_say_again", priority=True),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -69,6 +70,8 @@ class ConversationScreen(PoppyScreen):
         self.company: CompanyRecord | None = None
         self.conversation_row: int | None = None
         self._shown: tuple[int | None, int, tuple[tuple[int, str], ...]] | None = None
+        # (company, text, challenge) when the Company asked for sign-in: ctrl+g signs in, then says it again.
+        self.awaiting_sign_in: tuple[Any, str, Any] | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -191,10 +194,39 @@ class ConversationScreen(PoppyScreen):
         try:
             result = await self.agent.say(company, text, conversation_row=self.conversation_row, origin="tui")
         except Exception as exc:
+            self._ask_sign_in(company, text, getattr(exc, "challenge", None))
             self.notify(f"Not sent: {plain_line(exc)}", severity="error", markup=False, timeout=10)
             return
         self.conversation_row = result.conversation_row
+        self._ask_sign_in(company, text, result.challenge)
+        if result.challenge is not None:
+            # An `authorization` event (or a challenge): shown, never skipped.
+            shown = result.detail or self.agent.sessions.challenge_detail(company, result.challenge)
+            self.notify(f"{plain_line(shown)}. Ctrl+G: sign in, then say it again.", severity="warning",
+                        markup=False, timeout=15)
         await self.show_messages()
+
+    def _ask_sign_in(self, company: CompanyRecord, text: str, challenge: Any) -> None:
+        needs = challenge is not None and getattr(challenge, "needs_sign_in", False)
+        self.awaiting_sign_in = (company, text, challenge) if needs else None
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sign_in_and_resend":
+            return self.awaiting_sign_in is not None
+        return True
+
+    def action_sign_in_and_resend(self) -> None:
+        if self.awaiting_sign_in is not None:
+            self.sign_in_then_say(*self.awaiting_sign_in)
+
+    @work(group="talk-sign-in", exclusive=True)
+    async def sign_in_then_say(self, company: CompanyRecord, text: str, challenge: Any) -> None:
+        from poppy_tui.ui.screens.signin import sign_in
+
+        if await sign_in(self.app, company.id, list(challenge.scopes) or None):
+            self.awaiting_sign_in = None
+            self.say(self.agent.store.get_company(company.id), text)
 
     def action_refresh_conversation(self) -> None:
         if self.conversation_row is not None:

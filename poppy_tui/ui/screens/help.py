@@ -22,6 +22,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     from poppy_tui.ui.screens.history import HistoryScreen
     from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
     from poppy_tui.ui.screens.review import ReviewScreen
+    from poppy_tui.ui.screens.signin import SignInScreen
 
     def bindings(items: Iterable[Binding | tuple[str, ...]]) -> list[Binding]:
         return [b for b in items if isinstance(b, Binding)]
@@ -35,6 +36,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ("History", bindings(HistoryScreen.BINDINGS), [("enter", "show the full record")]),
         ("Operation record", bindings(HistoryDetailScreen.BINDINGS), []),
         ("Companies", bindings(CompaniesScreen.BINDINGS), [("enter", "make a request to the Company")]),
+        ("Sign in", bindings(SignInScreen.BINDINGS), [("enter (in a field)", "next field, or sign in on the last")]),
         ("New request", bindings(ComposerScreen.BINDINGS), [("enter", "pick the highlighted operation or tool")]),
         ("Talk", bindings(ConversationScreen.BINDINGS) + bindings(OperationCard.BINDINGS),
          [("enter (in the box)", "send the message")]),

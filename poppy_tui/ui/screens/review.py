@@ -52,6 +52,7 @@ class ReviewScreen(PoppyScreen):
         Binding("w", "withdraw", "Withdraw", id="withdraw"),
         Binding("r", "resolve", "I checked…", id="resolve"),
         Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
+        Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -229,7 +230,10 @@ class ReviewScreen(PoppyScreen):
     def _update_footer(self) -> None:
         """Re-show the footer when what the keys can do changed: arming completed, the revision
         expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
-        state = (self.record.status if self.record else None, self.can_approve())
+        state = (
+            self.record.status if self.record else None, self.can_approve(),
+            bool(self.record and self.record.waiting_sign_in),
+        )
         if state != self._footer_state:
             self._footer_state = state
             self.refresh_bindings()
@@ -245,7 +249,24 @@ class ReviewScreen(PoppyScreen):
             return status == Status.APPROVED
         if action == "resolve":
             return status == Status.OUTCOME_UNKNOWN
+        if action == "sign_in":
+            return bool(self.record is not None and self.record.waiting_sign_in)
         return True
+
+    def action_sign_in(self) -> None:
+        """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
+        again (it checks on every pass whether the agent is signed in at that Company)."""
+        record = self.record
+        if record is None or not record.waiting_sign_in:
+            return
+        from poppy_tui.ui.screens.signin import open_sign_in
+
+        def done(signed_in: bool | None) -> None:
+            if signed_in:
+                self.notify("Signed in. The approval is being sent again.", markup=False)
+            self.refresh_data()
+
+        open_sign_in(self.app, record.company.id, None, done)
 
     # ---- decisions ------------------------------------------------------------------------
 

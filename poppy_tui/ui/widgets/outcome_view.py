@@ -70,6 +70,14 @@ class OutcomeBanner(Static):
                 )
             else:
                 head = "APPROVED — the grace period is over; sending now"
+        elif status == Status.SENDING and record.waiting_sign_in:
+            # The approval is kept; the Company wants the person signed in first (Ops 3).
+            from poppy_tui.ui.safe import plain_line
+
+            head = (
+                f"WAITING FOR SIGN-IN — {plain_line(record.waiting_sign_in.removeprefix('waiting for sign-in: '))}. "
+                f"Press {key('sign_in_to_send', 's')} to sign in; your approval is then sent again (before it expires)"
+            )
         elif status == Status.SENDING:
             head = f"SENDING — attempt {record.attempt_count}"
             if record.next_attempt_at:

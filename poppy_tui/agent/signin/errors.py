@@ -1,0 +1,7 @@
+"""One error type for sign-in: its message is one clear line a person can act on."""
+
+from __future__ import annotations
+
+
+class SignInError(RuntimeError):
+    """Sign-in could not go on. The message says why (and may quote a Company: show it sanitised)."""

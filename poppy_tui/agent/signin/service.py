@@ -1,0 +1,308 @@
+"""`SignIns`: the agent's one door to signing in and out, and to the access token a request carries.
+
+- begin() binds the issuer (RFC 8414 metadata: `issuer` equal to auth.issuer character for
+  character, `poppy_domains` holding organization.domain) before any sign-in starts, then hands
+  back the flow for the kind asked (Device, Direct or Mediated).
+- A finished sign-in keeps the refresh token where the signing key lives (keyring or opt-in file), the access token in memory, and
+  the granted scopes (not secret) in the store's sign_ins table.
+- access_token() is `Agent.access_token_source`: the current access token, refreshed
+  ACCESS_TOKEN_REFRESH_MARGIN_SECONDS before it expires; None when signed out.
+- sign_out() revokes the refresh token (RFC 7009, token_type_hint=refresh_token) and deletes
+  the tokens; Sessions go on signed out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+from urllib.parse import urlsplit
+
+import httpx
+
+from poppy_tui.agent.companies import DiscoveryError, fetch_json
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.signin.errors import SignInError
+from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, Grant, MediatedSignIn, SignInContext
+from poppy_tui.agent.signin.identity import ClientIdentity
+from poppy_tui.agent.signin.vault import TokenVault
+from poppy_tui.agent.store import CompanyRecord, Store
+from poppy_tui.agent.store.sign_ins import SignInRecord, delete_sign_in, get_sign_in, save_sign_in, update_scopes
+from poppy_tui.protocol.conventions import ACCESS_TOKEN_REFRESH_MARGIN_SECONDS
+from poppy_tui.protocol.discovery import is_loopback_host
+from poppy_tui.protocol.errors import ProtocolError
+from poppy_tui.protocol.signin import (
+    SIGN_IN_KINDS,
+    AuthOffer,
+    AuthServer,
+    SignInKind,
+    TokenResponse,
+    metadata_url,
+    parse_auth_offer,
+    parse_auth_server,
+    parse_token_response,
+)
+
+log = logging.getLogger(__name__)
+MAX_METADATA_BYTES = 256 * 1024
+
+Flow = DeviceSignIn | DirectSignIn | MediatedSignIn
+
+
+@dataclass(frozen=True)
+class SignOutResult:
+    was_signed_in: bool
+    revoked: bool
+    detail: str
+
+
+class SignIns:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        identity: Callable[[], ClientIdentity],
+        http: Callable[[], Awaitable[httpx.AsyncClient]],
+        vault: TokenVault | None = None,
+    ) -> None:
+        self._store = store
+        self._config = config
+        self._identity = identity
+        self._http = http
+        self.vault = vault or TokenVault()
+        self._servers: dict[str, AuthServer] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ---- what a Company offers ------------------------------------------------------------------
+
+    def _allow_loopback(self, company: CompanyRecord) -> bool:
+        return self._config.allow_loopback and is_loopback_host(urlsplit(company.base_url).hostname or "")
+
+    def offer(self, company: CompanyRecord) -> AuthOffer:
+        try:
+            return parse_auth_offer(company.document, self._allow_loopback(company))
+        except ProtocolError as exc:
+            raise SignInError(f"{company.name} offers no usable sign-in: {exc}") from None
+
+    def default_kind(self, company: CompanyRecord) -> SignInKind:
+        """Device first: a terminal can always show a code; then Direct, then Mediated."""
+        kinds = self.offer(company).kinds()
+        if not kinds:
+            raise SignInError(f"{company.name}'s poppy.json offers no sign-in kind (auth.device, direct or mediated)")
+        return next(k for k in SIGN_IN_KINDS if k in kinds)
+
+    async def bind_issuer(self, company: CompanyRecord) -> tuple[AuthOffer, AuthServer]:
+        offer = self.offer(company)
+        allow = self._allow_loopback(company)
+        url = metadata_url(offer.issuer)
+        try:
+            _, document = await fetch_json(await self._http(), url, allow, MAX_METADATA_BYTES, "authorization server metadata")
+        except DiscoveryError as exc:
+            raise SignInError(f"can't sign in to {company.name}: {exc}") from None
+        try:
+            server = parse_auth_server(document, offer.issuer, company.domain, allow)
+        except ProtocolError as exc:
+            raise SignInError(
+                f"can't sign in to {company.name}: its authorization server at {url} fails issuer binding ({exc})"
+            ) from None
+        self._servers[offer.issuer] = server
+        return offer, server
+
+    # ---- starting a sign-in ---------------------------------------------------------------------
+
+    def status(self, company: CompanyRecord) -> SignInRecord | None:
+        return get_sign_in(self._store, company.id)
+
+    def covers(self, company: CompanyRecord, scopes: tuple[str, ...] | list[str]) -> bool:
+        """An existing grant already holds every scope asked (then no new sign-in is needed)."""
+        record = self.status(company)
+        return record is not None and set(scopes) <= set(record.scopes)
+
+    async def begin(
+        self, company: CompanyRecord, kind: SignInKind | None = None, scopes: tuple[str, ...] | list[str] | None = None,
+        **options,
+    ) -> Flow:
+        company = self._store.get_company(company.id)
+        kind = kind or self.default_kind(company)
+        offer, server = await self.bind_issuer(company)
+        if kind not in offer.kinds():
+            offered = ", ".join(offer.kinds()) or "none"
+            raise SignInError(f"{company.name} does not offer {kind} sign-in (it offers: {offered})")
+        allowed = offer.scopes_for(kind)
+        asked = tuple(dict.fromkeys(scopes)) if scopes else allowed
+        extra = [s for s in asked if s not in allowed]
+        if extra:
+            raise SignInError(
+                f"{company.name} does not grant {' '.join(extra)} with {kind} sign-in "
+                f"(it grants: {' '.join(allowed) or 'nothing'})"
+            )
+        if kind == "device" and server.device_authorization_endpoint is None:
+            raise SignInError(f"{company.name}'s authorization server has no device_authorization_endpoint")
+        if kind == "direct" and server.authorization_endpoint is None:
+            raise SignInError(f"{company.name}'s authorization server has no authorization_endpoint")
+
+        async def finish(kind_done: SignInKind, tokens: TokenResponse, account: str | None) -> Grant:
+            return self._keep(company, server, kind_done, tokens, account)
+
+        context = SignInContext(
+            company, offer, server, asked, self._identity(), self._config.request_timeout_seconds,
+            self._allow_loopback(company), self._http, finish,
+        )
+        if kind == "device":
+            return DeviceSignIn(context, **options)
+        if kind == "direct":
+            return DirectSignIn(context, **options)
+        return MediatedSignIn(context)
+
+    def _keep(
+        self, company: CompanyRecord, server: AuthServer, kind: SignInKind, tokens: TokenResponse, account: str | None
+    ) -> Grant:
+        # The refresh token first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
+        if tokens.refresh_token:
+            self.vault.keep_refresh_token(server.issuer, tokens.refresh_token)
+        else:
+            self.vault.forget(server.issuer)
+        self.vault.keep_access(server.issuer, tokens.access_token, tokens.expires_in)
+        record = save_sign_in(self._store, company.id, server.issuer, kind, tokens.scopes, account)
+        log.info("signed in to company %s (%s), scopes %s", company.id, kind, " ".join(tokens.scopes))
+        return Grant(kind, record.scopes, record.account)
+
+    # ---- the token a request carries -------------------------------------------------------------
+
+    async def access_token(self, company: CompanyRecord) -> str | None:
+        """`Agent.access_token_source`: the access token for this Company, or None when signed out."""
+        record = self.status(company)
+        if record is None:
+            return None
+        issuer = record.issuer
+        if self._issuer_now(company) != issuer:
+            # poppy.json names another issuer now: a new issuer signs every user out.
+            self.vault.forget(issuer)
+            delete_sign_in(self._store, company.id)
+            log.info("sign-in to company %s ended: its issuer changed", company.id)
+            return None
+        cached = self.vault.access(issuer)
+        if cached is not None and cached.fresh(ACCESS_TOKEN_REFRESH_MARGIN_SECONDS):
+            return cached.token
+        lock = self._locks.setdefault(issuer, asyncio.Lock())
+        async with lock:
+            cached = self.vault.access(issuer)
+            if cached is not None and cached.fresh(ACCESS_TOKEN_REFRESH_MARGIN_SECONDS):
+                return cached.token  # another task refreshed it meanwhile
+            refreshed = await self._refresh(company, record)
+            if refreshed is not None:
+                return refreshed
+            cached = self.vault.access(issuer)
+            return cached.token if cached is not None and cached.usable() else None
+
+    def _issuer_now(self, company: CompanyRecord) -> str | None:
+        try:
+            return parse_auth_offer(self._store.get_company(company.id).document, self._allow_loopback(company)).issuer
+        except (ProtocolError, KeyError):
+            return None
+
+    async def _refresh(self, company: CompanyRecord, record: SignInRecord) -> str | None:
+        try:
+            refresh_token = self.vault.refresh_token(record.issuer)
+        except SignInError as exc:
+            log.warning("can't read the sign-in for company %s: %s", company.id, exc)
+            return None
+        if refresh_token is None:
+            if self.vault.access(record.issuer) is None:
+                delete_sign_in(self._store, company.id)  # nothing left to sign in with: signed out
+            return None
+        try:
+            server = self._servers.get(record.issuer) or (await self.bind_issuer(company))[1]
+        except SignInError as exc:
+            log.warning("can't refresh the sign-in for company %s: %s", company.id, exc)
+            return None
+        from poppy_tui.agent.signin.oauth import OAuthError, oauth_client, within
+
+        allow = self._allow_loopback(company)
+        async with oauth_client(self._identity(), server.issuer, self._config.request_timeout_seconds, allow) as client:
+            try:
+                token = await within(
+                    client.refresh_token(server.token_endpoint, refresh_token=refresh_token),
+                    self._config.request_timeout_seconds,
+                )
+            except OAuthError as exc:
+                if exc.error == "invalid_grant" and self._rotated_elsewhere(record.issuer, refresh_token):
+                    # Another poppy-tui process (the TUI beside a CLI run) refreshed first and
+                    # the Company rotated the token: that is not a sign-out. Use theirs.
+                    return await self._refresh(company, record)
+                if exc.error in ("invalid_grant", "unauthorized_client", "invalid_client"):
+                    # Revoked by the person or the Company: go on signed out (0.2 4.9), and don't
+                    # sign in again unless the person asks.
+                    self.vault.forget(record.issuer)
+                    delete_sign_in(self._store, company.id)
+                    log.info("sign-in to company %s ended by the Company (%s)", company.id, exc.error)
+                    return None
+                log.warning("refresh for company %s failed: %s", company.id, exc.error)
+                return None
+            except Exception as exc:  # noqa: BLE001 - a failed refresh leaves the old token to expire
+                log.warning("refresh for company %s failed: %s", company.id, type(exc).__name__)
+                return None
+        try:
+            tokens = parse_token_response(dict(token), record.scopes)
+        except ProtocolError as exc:
+            log.warning("refresh for company %s gave an unusable answer: %s", company.id, exc.field)
+            return None
+        if tokens.refresh_token and tokens.refresh_token != refresh_token:
+            self.vault.keep_refresh_token(record.issuer, tokens.refresh_token)  # rotated (RFC 6819 5.2.2.3)
+        self.vault.keep_access(record.issuer, tokens.access_token, tokens.expires_in)
+        if tokens.scopes != record.scopes:
+            update_scopes(self._store, company.id, tokens.scopes)
+        return tokens.access_token
+
+    def _rotated_elsewhere(self, issuer: str, used: str) -> bool:
+        try:
+            current = self.vault.refresh_token(issuer)
+        except SignInError:
+            return False
+        return current is not None and current != used
+
+    # ---- signing out -------------------------------------------------------------------------------
+
+    async def sign_out(self, company: CompanyRecord) -> SignOutResult:
+        record = self.status(company)
+        if record is None:
+            return SignOutResult(False, False, f"not signed in to {company.name}")
+        issuer = record.issuer
+        refresh_token = None
+        try:
+            refresh_token = self.vault.refresh_token(issuer)
+        except SignInError:
+            pass
+        from poppy_tui.agent.signin.oauth import describe_failure, oauth_client, within
+
+        revoked, detail = False, ""
+        token = refresh_token or (self.vault.access(issuer).token if self.vault.access(issuer) else None)
+        hint = "refresh_token" if refresh_token else "access_token"
+        if token is None:
+            detail = "no token was left to revoke"
+        else:
+            try:
+                server = self._servers.get(issuer) or (await self.bind_issuer(company))[1]
+                if server.revocation_endpoint is None:
+                    detail = f"{company.name}'s authorization server has no revocation_endpoint"
+                else:
+                    allow = self._allow_loopback(company)
+                    async with oauth_client(
+                        self._identity(), issuer, self._config.request_timeout_seconds, allow
+                    ) as client:
+                        response = await within(
+                            client.revoke_token(server.revocation_endpoint, token=token, token_type_hint=hint),
+                            self._config.request_timeout_seconds,
+                        )
+                    revoked = response.status_code == 200
+                    if not revoked:
+                        detail = f"{company.name}'s revocation endpoint answered HTTP {response.status_code}"
+            except SignInError as exc:
+                detail = str(exc)
+            except Exception as exc:  # noqa: BLE001
+                detail = str(describe_failure(exc, f"{company.name}'s revocation endpoint"))
+        # Deleted here whatever the Company answered: the person asked to be signed out.
+        self.vault.forget(issuer)
+        delete_sign_in(self._store, company.id)
+        return SignOutResult(True, revoked, detail)

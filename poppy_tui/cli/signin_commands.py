@@ -1,0 +1,244 @@
+"""`poppy-tui signin COMPANY [--device|--direct|--mediated] [--scope S ...]` and
+`poppy-tui signout COMPANY`.
+
+The person signs in themselves: the Company's page (Device, Direct) or their own typing
+(Mediated: secret fields through getpass, never echoed, kept or logged). Company text (its
+name, field labels, messages, links) is shown only through safe_line. Prompts and progress go
+to stderr; the one-line result goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from poppy_tui.cli.errors import CliError
+from poppy_tui.cli.exit_codes import Exit
+from poppy_tui.cli.output import emit, note, safe_line
+
+if TYPE_CHECKING:
+    from poppy_tui.agent.agent import Agent
+
+SIGNIN_EXIT_DOC = "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
+
+
+def add_commands(command: Any) -> None:
+    """Adds signin and signout to the parser; `command(name, help, description)` makes a subparser."""
+    signin = command(
+        "signin",
+        "sign in to a Company (Device, Direct or Mediated Sign-In)",
+        "Sign in to COMPANY so requests act on your account there. Device Sign-In (the default when "
+        "offered) shows a code and the Company's own link; --direct opens the Company's page in your "
+        "browser; --mediated asks for the Company's declared fields here (secrets are not echoed). "
+        "The refresh token goes where the signing key lives (the keyring, or the opt-in key_storage file).",
+    )
+    signin.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    kind = signin.add_mutually_exclusive_group()
+    kind.add_argument("--device", dest="kind", action="store_const", const="device", help="Device Sign-In (RFC 8628)")
+    kind.add_argument("--direct", dest="kind", action="store_const", const="direct", help="Direct Sign-In in your browser")
+    kind.add_argument(
+        "--mediated", dest="kind", action="store_const", const="mediated", help="type the Company's sign-in fields here"
+    )
+    signin.add_argument(
+        "--scope", action="append", metavar="S", help="ask for this scope (repeatable; default: all the kind offers)"
+    )
+    signin.add_argument(
+        "--no-browser", action="store_true", help="with --direct: don't open a browser, print the link only"
+    )
+    signout = command(
+        "signout",
+        "sign out of a Company (revokes the sign-in)",
+        "Revoke the sign-in at COMPANY (RFC 7009) and delete its tokens here. Sessions go on signed out.",
+    )
+    signout.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+
+
+def sign_in_text(record: Any) -> str:
+    """`companies list`'s sign-in column: who is signed in, and with which scopes."""
+    if record is None:
+        return "signed out"
+    who = f" as {safe_line(record.account, 100)}" if record.account else ""
+    return f"signed in{who} ({record.kind}), scopes {safe_line(' '.join(record.scopes), 500) or 'none'}"
+
+
+def sign_in_json(record: Any) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {"kind": record.kind, "account": record.account, "scopes": list(record.scopes),
+            "issuer": record.issuer, "signed_in_at": record.signed_in_at}
+
+
+def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
+    from poppy_tui.cli.commands import need_company, with_agent
+
+    async def work(agent: "Agent") -> int:
+        from poppy_tui.agent.signin.errors import SignInError
+
+        company = need_company(agent, args.company)
+        scopes = _scopes(args.scope)
+        try:
+            kind = args.kind or agent.signins.default_kind(company)
+            # An existing grant that already covers what would be asked needs no new sign-in.
+            asked = scopes or list(agent.signins.offer(company).scopes_for(kind))
+            if asked and agent.signins.covers(company, asked):
+                emit(f"already signed in to {safe_line(company.name, 200)} with {' '.join(asked)}")
+                return Exit.OK
+            if kind == "mediated" and not sys.stdin.isatty():
+                raise CliError("mediated sign-in asks for your credentials: run it in a terminal", Exit.USAGE)
+            options = {"open_browser": (lambda url: None)} if kind == "direct" and args.no_browser else {}
+            flow = await agent.signins.begin(company, kind, scopes or None, **options)
+            try:
+                grant = await _drive(flow, args)
+            finally:
+                await flow.aclose()
+        except SignInError as exc:
+            raise CliError(str(exc), _code_of(str(exc))) from None
+        scopes_text = " ".join(grant.scopes) or "no scopes"
+        who = f" as {safe_line(grant.account, 100)}" if grant.account else ""
+        emit(f"signed in to {safe_line(company.name, 200)}{who} ({grant.kind}), scopes {scopes_text}")
+        return Exit.OK
+
+    return with_agent(ctx, work)
+
+
+def _code_of(message: str) -> int:
+    return Exit.USAGE if "does not offer" in message or "does not grant" in message else Exit.ERROR
+
+
+def _scopes(values: list[str] | None) -> list[str]:
+    from poppy_tui.protocol.signin import is_scope_token
+
+    scopes: list[str] = []
+    for value in values or []:
+        for scope in value.replace(",", " ").split():
+            if not is_scope_token(scope):
+                raise CliError(f"--scope {safe_line(scope, 100)!r} is not a scope name", Exit.USAGE)
+            scopes.append(scope)
+    return scopes
+
+
+async def _drive(flow: Any, args: argparse.Namespace) -> Any:
+    from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn
+
+    header = f"Signing in to {safe_line(flow.company_name, 200)} ({safe_line(flow.company_domain, 200)})"
+    note(f"{header}, scopes: {' '.join(flow.scopes) or 'none'}")
+    if isinstance(flow, DeviceSignIn):
+        return await _device(flow)
+    if isinstance(flow, DirectSignIn):
+        return await _direct(flow, args)
+    return await _mediated(flow)
+
+
+async def _device(flow: Any) -> Any:
+    from poppy_tui.agent.signin.qr import qr_text
+
+    await flow.start()
+    link = flow.link
+    if link is not None:
+        note(f"Open {safe_line(link, 500)}")
+        note(f"and confirm the code {safe_line(flow.user_code, 64)} on that page.")
+        if sys.stderr.isatty():
+            note(qr_text(link))
+    else:
+        note(
+            f"{safe_line(flow.company_name, 200)} gave a sign-in link outside its own domain "
+            f"({safe_line(flow.company_domain, 200)}), so it is not shown. Enter the code "
+            f"{safe_line(flow.user_code, 64)} on {safe_line(flow.company_name, 200)}'s own site."
+        )
+    note("Waiting for you to confirm (Ctrl-C to stop)...")
+    return await flow.wait()
+
+
+async def _direct(flow: Any, args: argparse.Namespace) -> Any:
+    url = await flow.start(open_browser=not args.no_browser)
+    opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
+    note(f"Sign in on {safe_line(flow.company_name, 200)}'s page{opened}:")
+    note(f"  {safe_line(url, 2000)}")
+    if not sys.stdin.isatty():
+        note("Waiting for the browser to come back to poppy-tui (Ctrl-C to stop)...")
+        return await flow.wait()
+    note("Waiting for the browser to come back to poppy-tui. If it can't (another machine), paste the")
+    note("address the browser ended on, then Enter:")
+    pasted = _read_line_in_background()
+    received = asyncio.ensure_future(flow.wait())
+    done, _ = await asyncio.wait({received, pasted}, return_when=asyncio.FIRST_COMPLETED)
+    if received in done:
+        return received.result()
+    received.cancel()
+    line = pasted.result()
+    if not line:
+        raise CliError("nothing was pasted; sign-in stopped")
+    return await flow.complete(line)
+
+
+def _read_line_in_background() -> "asyncio.Future[str]":
+    """stdin read in a daemon thread: a redirect that arrives first must not leave the process
+    waiting for Enter at exit (asyncio's own executor would)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def read() -> None:
+        try:
+            line = sys.stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line.strip()))
+
+    threading.Thread(target=read, daemon=True, name="signin-paste").start()
+    return future
+
+
+async def _mediated(flow: Any) -> Any:
+    from poppy_tui.agent.signin.flows import CodeRequired
+
+    note(
+        f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(flow.endpoint_host, 100)} "
+        "and nowhere else; secrets are not shown or kept."
+    )
+    values: dict[str, str] = {}
+    for field in flow.fields:
+        label = safe_line(field.label, 100)
+        if field.secret:
+            values[field.name] = await asyncio.to_thread(getpass.getpass, f"{label} (not shown): ")
+        else:
+            values[field.name] = await asyncio.to_thread(_ask, f"{label}: ")
+    result = await flow.submit(values)
+    values.clear()
+    while isinstance(result, CodeRequired):
+        if result.message:
+            note(f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}")
+        code = await asyncio.to_thread(_ask, "One-time code: ")
+        result = await flow.submit_code(code)
+    return result
+
+
+def _ask(prompt: str) -> str:
+    print(prompt, end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip()
+
+
+def cmd_signout(ctx: Any, args: argparse.Namespace) -> int:
+    from poppy_tui.cli.commands import need_company, with_agent
+
+    async def work(agent: "Agent") -> int:
+        company = need_company(agent, args.company)
+        result = await agent.signins.sign_out(company)
+        name = safe_line(company.name, 200)
+        if not result.was_signed_in:
+            emit(f"not signed in to {name}")
+            return Exit.OK
+        if result.revoked:
+            emit(f"signed out of {name}; the Company revoked the sign-in")
+            return Exit.OK
+        emit(f"signed out of {name} here")
+        raise CliError(
+            f"{name} could not be told to revoke the sign-in ({safe_line(result.detail, 300)}); "
+            "its tokens were deleted here, and you can disconnect poppy-tui on the Company's site",
+            Exit.ERROR,
+        )
+
+    return with_agent(ctx, work)

@@ -1,0 +1,332 @@
+"""Signing in to a Company: one dialog for the three kinds of the core spec.
+
+- Device: the Company's name and verified domain next to the link (shown only when its host
+  is the issuer's, a poppy_domains entry or a subdomain of either), the code and a QR code.
+- Direct: the Company's page opens in the browser; the redirect comes back on loopback, or the
+  person pastes the address the browser ended on.
+- Mediated: exactly the fields the Company declares, secret ones masked (Input password); they
+  are handed to the agent once and cleared from the dialog; then a code step if asked.
+
+Other screens sign in with `open_sign_in(app, company_id, scopes, on_done)` or, from a worker,
+`await sign_in(app, company_id, scopes)`: both end with True only when the sign-in succeeded.
+Every Company string is shown through ui/safe.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from poppy_tui.ui.safe import plain_line, safe_line_content, strong
+
+KIND_LABELS = {
+    "device": ("d", "Device: confirm a code on the Company's site"),
+    "direct": ("b", "Direct: sign in on the Company's page in your browser"),
+    "mediated": ("m", "Mediated: type the Company's sign-in fields here"),
+}
+
+
+class MouseButton(Button, can_focus=False):
+    """Clickable, never focused: Enter belongs to the inputs."""
+
+
+def open_sign_in(
+    app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None,
+    on_done: Callable[[bool], Any] | None = None, kind: str | None = None,
+) -> None:
+    """Push the sign-in dialog; `on_done(True)` only when the person signed in."""
+    app.push_screen(SignInScreen(company_id, scopes=scopes, kind=kind), on_done)
+
+
+async def sign_in(app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None) -> bool:
+    """From a worker: push the dialog and wait; True only when the person signed in."""
+    return bool(await app.push_screen_wait(SignInScreen(company_id, scopes=scopes)))
+
+
+class SignInScreen(ModalScreen[bool]):
+    AUTO_FOCUS = None
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="cancel_sign_in"),
+        Binding("d", "start('device')", "Device", show=False, id="sign_in_device"),
+        Binding("b", "start('direct')", "Browser", show=False, id="sign_in_direct"),
+        Binding("m", "start('mediated')", "Mediated", show=False, id="sign_in_mediated"),
+    ]
+
+    def __init__(self, company_id: int, scopes: list[str] | tuple[str, ...] | None = None, kind: str | None = None) -> None:
+        super().__init__(id="sign-in")
+        self.company_id = company_id
+        self.scopes = list(scopes) if scopes else None
+        self.kind = kind
+        self.flow: Any = None
+        self.offered: tuple[str, ...] = ()
+        self.busy = False
+
+    @property
+    def agent(self) -> Any:
+        return self.app.agent  # type: ignore[attr-defined]
+
+    @property
+    def company(self) -> Any:
+        return self.agent.store.get_company(self.company_id)
+
+    def compose(self) -> ComposeResult:
+        company = self.company
+        with Vertical(id="sign-in-dialog"):
+            yield Static(
+                Content.assemble("Sign in to ", strong(company.name, 80), ("  at ", "dim"),
+                                 safe_line_content(company.domain, 80)),
+                id="sign-in-title",
+            )
+            scopes = " ".join(self.scopes) if self.scopes else "everything this kind of sign-in offers"
+            yield Static(Content.assemble(("Scopes  ", "dim"), safe_line_content(scopes, 300)), id="sign-in-scopes")
+            yield VerticalScroll(id="sign-in-body")
+            yield Static("", id="sign-in-status")
+            yield Static(Content("Esc: cancel"), id="sign-in-help")
+
+    async def on_mount(self) -> None:
+        from poppy_tui.agent.signin.errors import SignInError
+
+        company = self.company
+        if self.scopes and self.agent.signins.covers(company, self.scopes):
+            self.notify(f"Already signed in to {plain_line(company.name, 80)}.", markup=False)
+            self.dismiss(True)
+            return
+        try:
+            self.offered = self.agent.signins.offer(company).kinds()
+        except SignInError as exc:
+            self.fail(str(exc))
+            return
+        if not self.offered:
+            self.fail(f"{company.name} offers no sign-in in its poppy.json.")
+            return
+        if self.kind is None and len(self.offered) == 1:
+            self.kind = self.offered[0]
+        if self.kind is not None:
+            self.action_start(self.kind)
+        else:
+            await self.show_choices()
+
+    # ---- steps ----------------------------------------------------------------------------------
+
+    def body(self) -> VerticalScroll:
+        return self.query_one("#sign-in-body", VerticalScroll)
+
+    async def set_body(self, *widgets: Any) -> None:
+        """Replace the step shown; the old widgets are gone before the new ones (same ids) mount."""
+        body = self.body()
+        await body.remove_children()
+        await body.mount_all(widgets)
+
+    def status(self, text: str, error: bool = False) -> None:
+        status = self.query_one("#sign-in-status", Static)
+        status.update(safe_line_content(text, 400))
+        status.set_class(error, "-error")
+
+    def fail(self, text: str) -> None:
+        self.busy = False
+        self.status(text, error=True)
+        if len(self.offered) > 1 or self.kind is not None:
+            self.query_one("#sign-in-help", Static).update(
+                Content("Esc: cancel   " + "   ".join(f"{KIND_LABELS[k][0]}: try {k}" for k in self.offered))
+            )
+
+    async def show_choices(self) -> None:
+        lines = [Content.assemble((f"{KIND_LABELS[k][0]}  ", "bold"), KIND_LABELS[k][1]) for k in self.offered]
+        await self.set_body(
+            Static(Content("How do you want to sign in?"), classes="sign-in-question"),
+            *(Static(line, classes="sign-in-choice") for line in lines),
+        )
+
+    def action_start(self, kind: str) -> None:
+        if self.busy or (self.offered and kind not in self.offered):
+            return
+        self.busy = True
+        self.kind = kind
+        self.status(f"Checking {self.company.name}'s authorization server…")
+        self.run_worker(self._begin(kind), group="sign-in", exclusive=True, exit_on_error=False)
+
+    async def _begin(self, kind: str) -> None:
+        from poppy_tui.agent.signin.errors import SignInError
+
+        if self.flow is not None:
+            await self.flow.aclose()
+        try:
+            self.flow = await self.agent.signins.begin(self.company, kind, self.scopes)
+            if kind == "device":
+                await self._device()
+            elif kind == "direct":
+                await self._direct()
+            else:
+                await self._mediated_form()
+        except SignInError as exc:
+            self.fail(str(exc))
+        except Exception as exc:  # noqa: BLE001 - the dialog must say it stopped, not hang
+            self.fail(f"sign-in stopped: {type(exc).__name__}: {exc}")
+
+    async def _device(self) -> None:
+        from poppy_tui.agent.signin.qr import qr_text
+
+        flow = self.flow
+        await flow.start()
+        widgets: list[Any] = []
+        where = Content.assemble(strong(flow.company_name, 80), ("  at ", "dim"), safe_line_content(flow.company_domain, 80))
+        if flow.link is not None:
+            widgets.append(Static(Content.assemble("Open this link from ", where, ":"), classes="sign-in-line"))
+            widgets.append(Static(safe_line_content(flow.link, 500), id="sign-in-link"))
+            widgets.append(Static(Text(qr_text(flow.link), no_wrap=True), id="sign-in-qr"))
+        else:
+            widgets.append(Static(Content.assemble(
+                where, " gave a sign-in link outside its own domain, so it is not shown. "
+                "Enter the code on the Company's own site."), classes="sign-in-line"))
+        widgets.append(Static(Content.assemble("Code  ", strong(flow.user_code, 64)), id="sign-in-code"))
+        await self.set_body(*widgets)
+        self.status(f"Waiting for you to confirm on {flow.company_name}'s page…")
+        self._finished(await flow.wait())
+
+    async def _direct(self) -> None:
+        flow = self.flow
+        url = await flow.start()
+        await self.set_body(
+            Static(Content.assemble(
+                "Your browser opened " if flow.browser_opened else "Open this in your browser: ",
+                strong(flow.company_name, 80), "'s sign-in page:"), classes="sign-in-line"),
+            Static(safe_line_content(url, 2000), id="sign-in-link"),
+            Input(placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
+                  id="sign-in-paste"),
+        )
+        self.status("Waiting for the browser to come back to poppy-tui…")
+        self._finished(await flow.wait())
+
+    async def _mediated_form(self) -> None:
+        flow = self.flow
+        widgets: list[Any] = [Static(Content.assemble(
+            "Sent once to ", strong(flow.company_name, 80), " at ", safe_line_content(flow.endpoint_host, 100),
+            " and nowhere else; secrets are not kept."),
+            classes="sign-in-line")]
+        for index, field in enumerate(flow.fields):
+            widgets.append(Static(safe_line_content(field.label, 100), classes="sign-in-label"))
+            widgets.append(Input(password=field.secret, id=f"sign-in-field-{index}", classes="sign-in-field"))
+        widgets.append(MouseButton("Sign in", id="sign-in-submit", variant="primary"))
+        await self.set_body(*widgets)
+        self.status("Fill in the fields, then Enter on the last one.")
+        self.busy = False
+        self.call_after_refresh(lambda: self.query_one("#sign-in-field-0", Input).focus())
+
+    async def _code_form(self, message: str) -> None:
+        shown = message or "The Company sent you a one-time code."
+        await self.set_body(
+            Static(Content.assemble(strong(self.flow.company_name, 80), " says: ", safe_line_content(shown, 300)),
+                   classes="sign-in-line"),
+            Input(placeholder="One-time code", id="sign-in-code-input"),
+        )
+        self.status("Enter the code, then Enter.")
+        self.call_after_refresh(lambda: self.query_one("#sign-in-code-input", Input).focus())
+
+    # ---- input ------------------------------------------------------------------------------------
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        widget_id = event.input.id or ""
+        if widget_id == "sign-in-paste":
+            if event.value.strip():
+                self.run_worker(self._paste(event.value.strip()), group="sign-in-paste", exit_on_error=False)
+        elif widget_id == "sign-in-code-input":
+            code = event.value
+            event.input.value = ""
+            self.run_worker(self._submit_code(code), group="sign-in-send", exclusive=True, exit_on_error=False)
+        elif widget_id.startswith("sign-in-field-"):
+            fields = list(self.query(".sign-in-field").results(Input))
+            if event.input is fields[-1]:
+                self._submit_fields()
+            else:
+                fields[fields.index(event.input) + 1].focus()
+
+    @on(Button.Pressed, "#sign-in-submit")
+    def submit_pressed(self) -> None:
+        self._submit_fields()
+
+    def _submit_fields(self) -> None:
+        if self.busy:
+            return
+        fields = list(self.query(".sign-in-field").results(Input))
+        values = {field.name: fields[i].value for i, field in enumerate(self.flow.fields)}
+        if not all(values.values()):
+            self.status("Fill in every field.", error=True)
+            return
+        for widget in fields:  # the dialog keeps no copy of what was typed
+            widget.value = ""
+            widget.disabled = True
+        self.busy = True
+        self.run_worker(self._submit(values), group="sign-in-send", exclusive=True, exit_on_error=False)
+
+    async def _submit(self, values: dict[str, str]) -> None:
+        from poppy_tui.agent.signin.errors import SignInError
+        from poppy_tui.agent.signin.flows import CodeRequired
+
+        self.status(f"Signing in to {self.flow.company_name}…")
+        try:
+            result = await self.flow.submit(values)
+        except SignInError as exc:
+            self.fail(str(exc))
+            return
+        finally:
+            values.clear()
+        if isinstance(result, CodeRequired):
+            await self._code_form(result.message)
+        else:
+            self._finished(result)
+
+    async def _submit_code(self, code: str) -> None:
+        from poppy_tui.agent.signin.errors import SignInError
+        from poppy_tui.agent.signin.flows import CodeRequired
+
+        try:
+            result = await self.flow.submit_code(code)
+        except SignInError as exc:
+            self.fail(str(exc))
+            return
+        if isinstance(result, CodeRequired):
+            await self._code_form(result.message)
+        else:
+            self._finished(result)
+
+    async def _paste(self, url: str) -> None:
+        from poppy_tui.agent.signin.errors import SignInError
+
+        try:
+            grant = await self.flow.complete(url)
+        except SignInError as exc:
+            self.status(str(exc), error=True)
+            return
+        self.workers.cancel_group(self, "sign-in")
+        self._finished(grant)
+
+    # ---- the end ------------------------------------------------------------------------------------
+
+    def _finished(self, grant: Any) -> None:
+        self.busy = False
+        who = f" as {plain_line(grant.account, 80)}" if grant.account else ""
+        self.notify(
+            f"Signed in to {plain_line(self.company.name, 80)}{who}, scopes {plain_line(' '.join(grant.scopes), 200)}.",
+            markup=False,
+        )
+        self.dismiss(True)
+
+    async def action_cancel(self) -> None:
+        self.workers.cancel_group(self, "sign-in")
+        if self.flow is not None:
+            await self.flow.aclose()
+        self.dismiss(False)
+
+    async def on_unmount(self) -> None:
+        if self.flow is not None:
+            await self.flow.aclose()

@@ -1,0 +1,260 @@
+"""A Company with accounts, written from the spec text alone (no poppy_tui imports at all).
+
+"Birch Market" differs from the demo where the spec allows:
+- it verifies every Session JWT itself: fetches the agent's Client ID Metadata Document from the
+  client_id URL, then the JWKS at its jwks_uri, and checks the ES256 signature with the key the
+  JWT's `kid` names (or, with `reject_identity`, refuses every agent with 401 unauthorized_client);
+- ordering needs sign-in with the `orders` scope: without an access token it answers 401 with
+  `WWW-Authenticate: Bearer error="sign_in_required", scope="orders"` (and the same as JSON);
+  with a token lacking the scope, 403 insufficient_scope;
+- an operation returned signed in belongs to the account: any Session signed in as the same
+  user may approve it; signed out, approving it gets the sign-in challenge again (Ops 3);
+- a wishlist entry needs an approval but not sign-in: an operation returned signed out is
+  bound to its Session;
+- its conversation answers an order request signed out with an `authorization` event.
+
+Served by uvicorn on 127.0.0.1 in a background thread. Tokens are handed out by the test
+(`tokens`), as a real Company's authorization server would after a sign-in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import httpx
+import http_sfv
+import jwt
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+HOST = "127.0.0.1"
+NAME = "Birch Market"
+CHALLENGE = 'Bearer error="sign_in_required", scope="orders", error_description="Sign in to order"'
+
+
+@dataclass
+class Op:
+    operation_id: str
+    revision: str
+    what: str
+    owner: tuple[str, str]  # ("account", user) or ("session", session id)
+    expires_at: datetime
+
+
+@dataclass
+class AccountState:
+    tokens: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # token -> (user, scopes)
+    reject_identity: bool = False
+    ops: dict[tuple[str, str], Op] = field(default_factory=dict)
+    performed: dict[str, int] = field(default_factory=dict)
+    received: list[dict[str, Any]] = field(default_factory=list)  # headers of every checked request
+    conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    counter: itertools.count = field(default_factory=lambda: itertools.count(1))
+    fetched: list[str] = field(default_factory=list)
+
+
+class Refused(Exception):
+    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self.response = JSONResponse(body, status_code=status, headers=headers)
+
+
+def _stamp(at: datetime) -> str:
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_app(state: AccountState, base_url: str) -> Starlette:
+    keys: dict[tuple[str, str], Any] = {}
+
+    async def agent_key(client_id: str, kid: str) -> Any:
+        if (client_id, kid) in keys:
+            return keys[(client_id, kid)]
+        async with httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=5) as client:
+            state.fetched.append(client_id)
+            cimd = (await client.get(client_id)).json()
+            if cimd.get("client_id") != client_id:
+                raise Refused(401, {"error": "invalid_client", "error_description": "client_id mismatch"})
+            jwks = (await client.get(cimd["jwks_uri"])).json()
+        for entry in jwks.get("keys", []):
+            if entry.get("kty") == "EC" and "d" not in entry:
+                keys[(client_id, entry["kid"])] = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps(entry))
+        if (client_id, kid) not in keys:
+            raise Refused(401, {"error": "invalid_client", "error_description": "unknown key"})
+        return keys[(client_id, kid)]
+
+    async def check(request: Request) -> tuple[str, str | None]:
+        """(session id, signed-in user or None); raises Refused."""
+        token = request.headers.get("poppy-session", "")
+        state.received.append({"path": request.url.path, **dict(request.headers)})
+        if state.reject_identity:
+            raise Refused(
+                401,
+                {"error": "unauthorized_client", "error_description": f"{NAME} does not work with this agent"},
+                {"WWW-Authenticate": 'Bearer error="unauthorized_client"'},
+            )
+        try:
+            header = jwt.get_unverified_header(token)
+            unverified = jwt.decode(token, options={"verify_signature": False})
+            if header.get("alg") != "ES256" or "jwk" in header:
+                raise ValueError("bad header")
+            key = await agent_key(unverified["iss"], header["kid"])
+            claims = jwt.decode(token, key, algorithms=["ES256"], audience=base_url)
+        except Refused:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise Refused(403, {"error": "invalid_session", "error_description": str(exc)}) from None
+        user = None
+        authorization = request.headers.get("authorization", "")
+        if authorization.startswith("Bearer "):
+            found = state.tokens.get(authorization[len("Bearer "):])
+            if found is None:
+                raise Refused(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            user = found[0]
+        return claims["sid"], user
+
+    def needs_orders(request: Request, user: str | None) -> None:
+        if user is None:
+            raise Refused(
+                401,
+                {"error": "sign_in_required", "scope": "orders", "error_description": "Sign in to order"},
+                {"WWW-Authenticate": CHALLENGE},
+            )
+        token = request.headers["authorization"][len("Bearer "):]
+        if "orders" not in state.tokens[token][1]:
+            raise Refused(
+                403, {"error": "insufficient_scope", "scope": "orders"},
+                {"WWW-Authenticate": 'Bearer error="insufficient_scope", scope="orders"'},
+            )
+
+    def approval_of(request: Request) -> tuple[str, str] | None:
+        raw = request.headers.get("poppy-approval")
+        if not raw:
+            return None
+        parsed = http_sfv.Dictionary()
+        parsed.parse(raw.encode("ascii"))
+        return str(parsed["operation_id"].value), str(parsed["revision"].value)
+
+    def new_op(operation_id: str, what: str, owner: tuple[str, str]) -> JSONResponse:
+        op = Op(operation_id, f"v{next(state.counter)}", what, owner, datetime.now(timezone.utc) + timedelta(minutes=10))
+        state.ops[(operation_id, op.revision)] = op
+        body = {
+            "operation_id": operation_id, "revision": op.revision, "summary": f"**{what}** at {NAME}",
+            "expires_at": _stamp(op.expires_at),
+        }
+        return JSONResponse({"error": "approval_required", "operation": body}, status_code=403)
+
+    async def action(request: Request, operation_id: str, what: str, account: bool) -> Response:
+        try:
+            sid, user = await check(request)
+            if account:
+                needs_orders(request, user)
+            approval = approval_of(request)
+            if approval is not None and approval in state.ops:
+                op = state.ops[approval]
+                allowed = (op.owner == ("account", user)) if op.owner[0] == "account" else (op.owner == ("session", sid))
+                if not allowed:
+                    return JSONResponse({"error": "forbidden", "error_description": "not yours"}, status_code=403)
+                state.performed[operation_id] = state.performed.get(operation_id, 0) + 1
+                return JSONResponse({"done": what, "operation_id": operation_id})
+            owner = ("account", user) if user is not None else ("session", sid)
+            return new_op(operation_id, what, owner)
+        except Refused as refused:
+            return refused.response
+
+    async def order(request: Request) -> Response:
+        return await action(request, "ord_birch_1", "Order 2 kg of oats", account=True)
+
+    async def wishlist(request: Request) -> Response:
+        return await action(request, "wsh_birch_1", "Share your wishlist", account=False)
+
+    async def poppy_json(request: Request) -> Response:
+        return JSONResponse({
+            "protocol_version": "0.4",
+            "organization": {"name": NAME, "domain": base_url.split("://", 1)[1]},
+            "auth": {"issuer": base_url, "device": {"scopes": ["poppy:read", "orders"]}},
+            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
+            "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
+            "extensions": {"operations": [{"version": "2"}]},
+        })
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse({
+            "openapi": "3.1.0",
+            "info": {"title": NAME, "version": "1"},
+            "paths": {
+                "/orders": {"post": {"operationId": "placeOrder", "summary": "Place an order"}},
+                "/wishlist/share": {"post": {"operationId": "shareWishlist", "summary": "Share the wishlist"}},
+            },
+        })
+
+    async def create_conversation(request: Request) -> Response:
+        try:
+            _, user = await check(request)
+        except Refused as refused:
+            return refused.response
+        conversation_id = f"cnv_birch{next(state.counter)}"
+        events = state.conversations[conversation_id] = []
+        if user is None:
+            events.append({"id": "evt_1", "type": "authorization", "error": "sign_in_required", "scope": "orders",
+                           "created_at": _stamp(datetime.now(timezone.utc))})
+        return JSONResponse({"conversation_id": conversation_id}, status_code=201)
+
+    async def read_events(request: Request) -> Response:
+        try:
+            await check(request)
+        except Refused as refused:
+            return refused.response
+        conversation_id = request.path_params["conversation_id"]
+        events = state.conversations.get(conversation_id, [])
+        start = int(request.query_params.get("cursor") or 0)
+        return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
+                             "cursor": str(len(events)), "has_more": False})
+
+    return Starlette(routes=[
+        Route("/.well-known/poppy.json", poppy_json),
+        Route("/openapi.json", openapi),
+        Route("/orders", order, methods=["POST"]),
+        Route("/wishlist/share", wishlist, methods=["POST"]),
+        Route("/conversations", create_conversation, methods=["POST"]),
+        Route("/conversations/{conversation_id}/events", read_events),
+    ])
+
+
+class _Server(uvicorn.Server):
+    def capture_signals(self):  # pytest owns signals
+        return contextlib.nullcontext()
+
+
+class AccountCompany:
+    """Birch Market served on 127.0.0.1 in a thread; stop() when done."""
+
+    def __init__(self) -> None:
+        self.state = AccountState()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, 0))
+        self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
+        config = uvicorn.Config(build_app(self.state, self.base_url), log_level="critical", access_log=False, lifespan="off")
+        self._server = _Server(config)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the account Company did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)

@@ -1,0 +1,436 @@
+"""A Company with an authorization server, written from the RFCs and the digest alone.
+
+Nothing here comes from poppy_tui.demo. It serves, on 127.0.0.1:
+- /.well-known/poppy.json with an `auth` block offering Device, Direct and Mediated Sign-In;
+- RFC 8414 metadata for an issuer *with a path* (/tenants/juniper), so the metadata lives at
+  /.well-known/oauth-authorization-server/tenants/juniper (RFC 8414 3.1);
+- RFC 8628 device authorization, an HTML authorize + consent page (RFC 6749 4.1, PKCE S256 only,
+  RFC 9207 `iss` in the redirect), the token endpoint (code, device-code, refresh grants), RFC 7009
+  revocation, and the mediated endpoint with a code step.
+Every client call is authenticated with a private_key_jwt assertion checked as the digest says:
+ES256 by the registered key, iss = sub = client_id, aud = the issuer exactly, short exp, single jti.
+
+Tests script it through attributes (`device_script`, `redirect_iss`, `access_lifetime`, ...) and
+read what it received in `received`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import base64
+import html
+import secrets
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import jwt
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+USER = {"email": "ada@juniper.test", "password": "correct horse battery staple", "code": "424242"}
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Grant:
+    client_id: str
+    scopes: list[str]
+    refresh_token: str
+    revoked: bool = False
+
+
+@dataclass
+class SpecAuthCompany:
+    name: str = "Juniper Outfitters"
+    port: int = 0
+    clients: dict[str, Any] = field(default_factory=dict)  # client_id -> public key
+    received: list[Seen] = field(default_factory=list)
+    # Scripting.
+    device_script: list[str] = field(default_factory=list)  # errors to answer polls with, in order
+    device_interval: int = 1
+    device_expires_in: int = 600
+    verification_host: str | None = None  # another host for the verification link
+    metadata_issuer: str | None = None  # what the metadata claims (defaults to the real issuer)
+    metadata_domains: list[str] | None = None
+    redirect_iss: str | None = None  # the iss put in the redirect (defaults to the issuer)
+    access_lifetime: int = 3600
+    mediated_needs_code: bool = False
+    token_status: int | None = None
+    user_code: str | None = None  # a scripted (hostile) user code
+    token_trickle_seconds: float | None = None  # the token endpoint sends a byte at this pace  # answer the token endpoint with this bare status (5xx, text)
+    # State.
+    grants: dict[str, Grant] = field(default_factory=dict)  # refresh token -> grant
+    access_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # token -> (refresh, exp)
+    codes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    mediated: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seen_jti: set[str] = field(default_factory=set)
+    revoked_tokens: list[tuple[str, str | None]] = field(default_factory=list)
+
+    # ---- addresses ----------------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def domain(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def issuer(self) -> str:
+        return f"{self.base_url}/tenants/juniper"
+
+    def poppy_json(self) -> dict[str, Any]:
+        return {
+            "protocol_version": "0.4",
+            "organization": {"name": self.name, "domain": self.domain},
+            "auth": {
+                "issuer": self.issuer,
+                "device": {"scopes": ["poppy:read", "poppy:write"]},
+                "direct": {"scopes": ["poppy:read", "poppy:write", "orders"]},
+                "mediated": {
+                    "endpoint": f"{self.base_url}/poppy/sign-in",
+                    "fields": [
+                        {"name": "email", "label": "Email", "secret": False},
+                        {"name": "password", "label": "Password", "secret": True},
+                    ],
+                    "scopes": ["poppy:read"],
+                },
+                "custom_scopes": {"orders": "Place and change orders"},
+            },
+            "apis": [{"type": "openapi", "url": f"{self.base_url}/openapi.json", "description": "Orders"}],
+            "extensions": {"operations": [{"version": "2"}]},
+        }
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "issuer": self.metadata_issuer if self.metadata_issuer is not None else self.issuer,
+            "token_endpoint": f"{self.base_url}/oauth/token",
+            "revocation_endpoint": f"{self.base_url}/oauth/revoke",
+            "authorization_endpoint": f"{self.base_url}/oauth/authorize",
+            "device_authorization_endpoint": f"{self.base_url}/oauth/device",
+            "code_challenge_methods_supported": ["S256"],
+            "poppy_domains": self.metadata_domains if self.metadata_domains is not None else [self.domain],
+        }
+
+    # ---- client authentication ------------------------------------------------------------------------
+
+    def _client(self, form: dict[str, str]) -> str | None:
+        """The client_id a valid private_key_jwt assertion proves, else None."""
+        if form.get("client_assertion_type") != ASSERTION_TYPE:
+            return None
+        assertion = form.get("client_assertion", "")
+        try:
+            header = jwt.get_unverified_header(assertion)
+            unverified = jwt.decode(assertion, options={"verify_signature": False})
+        except jwt.PyJWTError:
+            return None
+        client_id = unverified.get("iss")
+        key = self.clients.get(client_id)
+        if key is None or header.get("alg") != "ES256" or "jwk" in header or "jku" in header:
+            return None
+        try:
+            claims = jwt.decode(
+                assertion, key, algorithms=["ES256"], audience=self.issuer, options={"require": ["exp", "iat", "jti"]}
+            )
+        except jwt.PyJWTError:
+            return None
+        if claims.get("sub") != client_id or form.get("client_id", client_id) != client_id:
+            return None
+        if claims["exp"] - claims["iat"] > 300 or claims["jti"] in self.seen_jti:
+            return None
+        self.seen_jti.add(claims["jti"])
+        return client_id
+
+    # ---- the app --------------------------------------------------------------------------------------
+
+    def app(self) -> Starlette:
+        async def record(request: Request) -> bytes:
+            body = await request.body()
+            self.received.append(Seen(request.method, request.url.path, dict(request.headers), body))
+            return body
+
+        async def form_of(request: Request) -> dict[str, str]:
+            body = await record(request)
+            return {k: v[0] for k, v in parse_qs(body.decode(), keep_blank_values=True).items()}
+
+        def error(code: str, status: int = 400, description: str | None = None) -> JSONResponse:
+            body = {"error": code}
+            if description:
+                body["error_description"] = description
+            return JSONResponse(body, status, headers={"Cache-Control": "no-store"})
+
+        def issue(client_id: str, scopes: list[str], refresh: str | None = None) -> JSONResponse:
+            refresh = refresh or secrets.token_urlsafe(24)
+            self.grants[refresh] = Grant(client_id, scopes, refresh)
+            access = secrets.token_urlsafe(24)
+            self.access_tokens[access] = (refresh, time.time() + self.access_lifetime)
+            return JSONResponse(
+                {
+                    "access_token": access, "token_type": "Bearer", "expires_in": self.access_lifetime,
+                    "refresh_token": refresh, "scope": " ".join(scopes),
+                },
+                headers={"Cache-Control": "no-store"},
+            )
+
+        async def poppy_json(request: Request) -> Response:
+            await record(request)
+            return JSONResponse(self.poppy_json())
+
+        async def metadata(request: Request) -> Response:
+            await record(request)
+            return JSONResponse(self.metadata())
+
+        async def device(request: Request) -> Response:
+            form = await form_of(request)
+            client_id = self._client(form)
+            if client_id is None:
+                return error("invalid_client", 401)
+            device_code = secrets.token_urlsafe(24)
+            user_code = self.user_code or f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
+            self.devices[device_code] = {
+                "client_id": client_id, "user_code": user_code, "scopes": form.get("scope", "").split(),
+                "approved": False, "denied": False, "expires": time.time() + self.device_expires_in,
+            }
+            host = self.verification_host or self.base_url
+            return JSONResponse({
+                "device_code": device_code, "user_code": user_code,
+                "verification_uri": f"{host}/device",
+                "verification_uri_complete": f"{host}/device?user_code={user_code}",
+                "expires_in": self.device_expires_in, "interval": self.device_interval,
+            })
+
+        async def device_page(request: Request) -> Response:
+            """RFC 8628 5.4: opening the link only shows a form; approving takes a POST."""
+            if request.method == "GET":
+                await record(request)
+                code = html.escape(request.query_params.get("user_code", ""))
+                return HTMLResponse(
+                    f"<form method=post><input name=user_code value='{code}'><input name=email>"
+                    "<input name=password type=password><button name=decision value=allow>Allow</button></form>"
+                )
+            form = await form_of(request)
+            entry = next((d for d in self.devices.values() if d["user_code"] == form.get("user_code")), None)
+            if entry is None or form.get("email") != USER["email"] or form.get("password") != USER["password"]:
+                return HTMLResponse("no", 400)
+            entry["approved" if form.get("decision") == "allow" else "denied"] = True
+            return HTMLResponse("You can go back to your agent.")
+
+        async def authorize(request: Request) -> Response:
+            if request.method == "GET":
+                await record(request)
+                q = dict(request.query_params)
+            else:
+                q = await form_of(request)
+            redirect = q.get("redirect_uri", "")
+            parts = urlsplit(redirect)
+            # RFC 8252 7.3: a loopback redirect matches the registered one whatever its port.
+            if q.get("client_id") not in self.clients or not (
+                parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.path == "/callback"
+            ):
+                return HTMLResponse("unknown client or redirect_uri", 400)
+            if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
+                return HTMLResponse("PKCE S256 is required", 400)
+            if not q.get("state"):
+                return HTMLResponse("state is required", 400)
+            if request.method == "GET":
+                hidden = "".join(
+                    f"<input type=hidden name='{html.escape(k)}' value='{html.escape(v)}'>" for k, v in q.items()
+                )
+                return HTMLResponse(
+                    f"<h1>{html.escape(self.name)}</h1><p>Allow the agent {html.escape(q['client_id'])} "
+                    f"({html.escape(q.get('scope', ''))})?</p><form method=post action=/oauth/authorize>{hidden}"
+                    "<input name=email><input name=password type=password>"
+                    "<button name=decision value=allow>Allow</button></form>"
+                )
+            iss = self.redirect_iss if self.redirect_iss is not None else self.issuer
+            if q.get("email") != USER["email"] or q.get("password") != USER["password"] or q.get("decision") != "allow":
+                target = f"{redirect}?{urlencode({'error': 'access_denied', 'state': q['state'], 'iss': iss})}"
+                return RedirectResponse(target, 302)
+            code = secrets.token_urlsafe(24)
+            self.codes[code] = {
+                "client_id": q["client_id"], "redirect_uri": redirect, "challenge": q["code_challenge"],
+                "scopes": q.get("scope", "").split(), "expires": time.time() + 60,
+            }
+            return RedirectResponse(f"{redirect}?{urlencode({'code': code, 'state': q['state'], 'iss': iss})}", 302)
+
+        async def token(request: Request) -> Response:
+            form = await form_of(request)
+            if self.token_status is not None:
+                return Response("upstream trouble", self.token_status, media_type="text/plain")
+            if self.token_trickle_seconds is not None:
+                pace = self.token_trickle_seconds
+
+                async def trickle():
+                    import asyncio
+
+                    for _ in range(60):  # whitespace before the JSON: valid, and never finished in time
+                        await asyncio.sleep(pace)
+                        yield b" "
+                    yield b'{"error": "authorization_pending"}'
+
+                return StreamingResponse(trickle(), 400, media_type="application/json")
+            client_id = self._client(form)
+            if client_id is None:
+                return error("invalid_client", 401)
+            grant_type = form.get("grant_type")
+            if grant_type == "authorization_code":
+                entry = self.codes.pop(form.get("code", ""), None)
+                verifier = form.get("code_verifier", "")
+                challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+                if (
+                    entry is None or entry["client_id"] != client_id or entry["redirect_uri"] != form.get("redirect_uri")
+                    or entry["challenge"] != challenge or entry["expires"] < time.time()
+                ):
+                    return error("invalid_grant")
+                return issue(client_id, entry["scopes"])
+            if grant_type == DEVICE_GRANT:
+                entry = self.devices.get(form.get("device_code", ""))
+                if entry is None or entry["client_id"] != client_id:
+                    return error("invalid_grant")
+                if self.device_script:
+                    return error(self.device_script.pop(0))
+                if entry["denied"]:
+                    return error("access_denied")
+                if entry["expires"] < time.time():
+                    return error("expired_token")
+                if not entry["approved"]:
+                    return error("authorization_pending")
+                del self.devices[form["device_code"]]
+                return issue(client_id, entry["scopes"])
+            if grant_type == "refresh_token":
+                grant = self.grants.get(form.get("refresh_token", ""))
+                if grant is None or grant.revoked or grant.client_id != client_id:
+                    return error("invalid_grant")
+                grant.revoked = True  # rotation: each refresh token works once
+                return issue(client_id, grant.scopes)
+            return error("unsupported_grant_type")
+
+        async def revoke(request: Request) -> Response:
+            form = await form_of(request)
+            if self._client(form) is None:
+                return error("invalid_client", 401)
+            value = form.get("token", "")
+            self.revoked_tokens.append((value, form.get("token_type_hint")))
+            grant = self.grants.get(value)
+            if grant is not None:
+                grant.revoked = True
+                for access, (refresh, _) in list(self.access_tokens.items()):
+                    if refresh == value:
+                        del self.access_tokens[access]
+            return Response(status_code=200)
+
+        async def mediated(request: Request) -> Response:
+            import json
+
+            body = json.loads(await record(request) or b"null")
+            if not isinstance(body, dict) or self._client(body) is None:
+                return error("invalid_client", 401)
+            fields = body.get("fields")
+            if not isinstance(fields, dict) or set(fields) != {"email", "password"}:
+                return JSONResponse({"status": "failed", "error_description": "exactly email and password"}, 400)
+            if fields != {"email": USER["email"], "password": USER["password"]}:
+                return JSONResponse({"status": "failed", "error_description": "wrong email or password"})
+            scopes = str(body.get("scope", "")).split()
+            if self.mediated_needs_code:
+                sign_in_id = secrets.token_urlsafe(12).replace("-", "x")
+                self.mediated[sign_in_id] = {"client_id": body.get("client_id"), "scopes": scopes}
+                return JSONResponse({"status": "code_required", "sign_in_id": sign_in_id, "message": "Enter the code we sent"})
+            response = issue(body["client_id"], scopes)
+            return JSONResponse({"status": "complete", **json.loads(response.body)})
+
+        async def mediated_code(request: Request) -> Response:
+            import json
+
+            body = json.loads(await record(request) or b"null")
+            if not isinstance(body, dict) or self._client(body) is None:
+                return error("invalid_client", 401)
+            entry = self.mediated.pop(request.path_params["sign_in_id"], None)
+            if entry is None:
+                return JSONResponse({"status": "expired"})
+            if body.get("code") != USER["code"]:
+                return JSONResponse({"status": "failed", "error_description": "wrong code"})
+            response = issue(entry["client_id"], entry["scopes"])
+            return JSONResponse({"status": "complete", **json.loads(response.body)})
+
+        async def callback_sink(request: Request) -> Response:  # not used by the agent; keeps 404s honest
+            return Response(status_code=404)
+
+        return Starlette(routes=[
+            Route("/.well-known/poppy.json", poppy_json),
+            Route("/.well-known/oauth-authorization-server/tenants/juniper", metadata),
+            Route("/oauth/device", device, methods=["POST"]),
+            Route("/device", device_page, methods=["GET", "POST"]),
+            Route("/oauth/authorize", authorize, methods=["GET", "POST"]),
+            Route("/oauth/token", token, methods=["POST"]),
+            Route("/oauth/revoke", revoke, methods=["POST"]),
+            Route("/poppy/sign-in", mediated, methods=["POST"]),
+            Route("/poppy/sign-in/{sign_in_id}", mediated_code, methods=["POST"]),
+            Route("/{path:path}", callback_sink),
+        ])
+
+    # ---- helpers for tests ---------------------------------------------------------------------------
+
+    def approve_device_form(self, user_code: str) -> dict[str, str]:
+        return {"user_code": user_code, "email": USER["email"], "password": USER["password"], "decision": "allow"}
+
+    def valid_access(self, token: str) -> bool:
+        entry = self.access_tokens.get(token)
+        return entry is not None and entry[1] > time.time() and not self.grants[entry[0]].revoked
+
+
+class Served:
+    """A SpecAuthCompany served by uvicorn in a thread on a free loopback port."""
+
+    def __init__(self, company: SpecAuthCompany) -> None:
+        import uvicorn
+
+        self.company = company
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.bind(("127.0.0.1", 0))
+        company.port = sock.getsockname()[1]
+
+        class _Server(uvicorn.Server):
+            def capture_signals(self):  # pytest owns signals
+                return contextlib.nullcontext()
+
+        config = uvicorn.Config(
+            company.app(), log_config=None, log_level="critical", access_log=False, lifespan="off",
+            http="h11", loop="asyncio", ws="none", timeout_graceful_shutdown=1,
+        )
+        self._server = _Server(config)
+
+        def run() -> None:
+            try:
+                self._server.run(sockets=[sock])
+            finally:
+                sock.close()
+
+        self._thread = threading.Thread(target=run, daemon=True, name=f"spec-auth-{company.port}")
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the spec authorization server did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)

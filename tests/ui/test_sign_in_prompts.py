@@ -1,0 +1,98 @@
+"""The TUI turns a sign-in challenge into "Sign in to <Company> to continue (scopes ...)" and one
+key that signs in, then sends again; against Birch Market (a spec-only Company with accounts)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+from textual.widgets import Static
+
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.paths import Paths
+from poppy_tui.agent.store import Status
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.screens.composer import ComposerScreen
+from poppy_tui.ui.screens.review import ReviewScreen
+from poppy_tui.ui.screens.signin import SignInScreen
+from tests.companies.account_company import NAME, AccountCompany
+from tests.ui.test_company_flows import pick_action, wait_for
+
+SIZE = (120, 36)
+CONFIG = Config(grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
+
+
+class Tokens:
+    def __init__(self) -> None:
+        self.token: str | None = None
+
+    async def __call__(self, company) -> str | None:
+        return self.token
+
+
+@pytest.fixture
+def birch():
+    company = AccountCompany()
+    company.state.tokens["tok_alice"] = ("alice", ("orders",))
+    yield company
+    company.stop()
+
+
+@pytest.fixture
+def agent(tmp_path):
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    made = Agent.open(paths, replace(CONFIG), key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    made.access_token_source = Tokens()
+    yield made
+    made.store.close()
+
+
+async def test_composer_challenge_then_one_key_signs_in_and_sends_again(agent, birch):
+    await agent.add_company(birch.base_url)
+    app = PoppyApp(agent, initial_screen="compose")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ComposerScreen)
+        await wait_for(pilot, lambda: bool(screen.actions))
+        label = next(a.label for a in screen.actions if "/orders" in a.label)
+        await pick_action(pilot, screen, label)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.awaiting_sign_in is not None)
+        shown = str(screen.query_one("#composer-result", Static).render())
+        assert f"Sign in to {NAME} to continue (scopes orders)" in shown and "Ctrl+G" in shown
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+        agent.access_token_source.token = "tok_alice"  # the person completes the sign-in
+        app.screen.dismiss(True)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        op = agent.store.get_operation(app.screen.operation_row)
+        assert op.account_owned and op.status == Status.PENDING
+        sent = [r for r in birch.state.received if r["path"] == "/orders"]
+        assert "authorization" not in sent[0] and sent[-1]["authorization"] == "Bearer tok_alice"
+
+
+async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch):
+    company = await agent.add_company(birch.base_url)
+    agent.access_token_source.token = "tok_alice"
+    result = await agent.call_api(company, "POST", "/orders", {})
+    op = agent.store.get_operation(result.operation_row)
+    agent.access_token_source.token = None  # signed out since
+    agent.approve(op.id, op.current.id)
+    waiting = await agent.wait_for_outcome(op.id, timeout=5)
+    assert waiting.waiting_sign_in
+    app = PoppyApp(agent, initial_screen="inbox")
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_review(op.id)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        review = app.screen
+        assert review.check_action("sign_in", ()) is True
+        banner = str(review.query_one("#outcome").render())
+        assert "WAITING FOR SIGN-IN" in banner and f"Sign in to {NAME} to continue (scopes orders)" in banner
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+        agent.access_token_source.token = "tok_alice"
+        app.screen.dismiss(True)
+        await wait_for(pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20)
+        assert birch.state.performed["ord_birch_1"] == 1
