@@ -67,6 +67,15 @@ class _Unbuilt:
     def add_parser(self, *args: object, **kwargs: object) -> "_Unbuilt":
         return self
 
+    def add_mutually_exclusive_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def add_argument_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def set_defaults(self, **kwargs: object) -> None:
+        return None
+
 
 # Top-level options that take a value: the word after one is not the command.
 _VALUE_OPTIONS = frozenset({"--home", "--config", "--faults"})

@@ -10,10 +10,7 @@ to stderr; the one-line result goes to stdout.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import getpass
 import sys
-import threading
 from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
@@ -21,6 +18,8 @@ from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import emit, note, safe_line
 
 if TYPE_CHECKING:
+    import asyncio
+
     from poppy_tui.agent.agent import Agent
 
 SIGNIN_EXIT_DOC = "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
@@ -154,6 +153,8 @@ async def _device(flow: Any) -> Any:
 
 
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
+    import asyncio  # here and below: cli/main.py imports this module to build the parser
+
     url = await flow.start(open_browser=not args.no_browser)
     opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
     note(f"Sign in on {safe_line(flow.company_name, 200)}'s page{opened}:")
@@ -178,6 +179,9 @@ async def _direct(flow: Any, args: argparse.Namespace) -> Any:
 def _read_line_in_background() -> "asyncio.Future[str]":
     """stdin read in a daemon thread: a redirect that arrives first must not leave the process
     waiting for Enter at exit (asyncio's own executor would)."""
+    import asyncio
+    import threading
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[str] = loop.create_future()
 
@@ -193,6 +197,9 @@ def _read_line_in_background() -> "asyncio.Future[str]":
 
 
 async def _mediated(flow: Any) -> Any:
+    import asyncio
+    import getpass
+
     from poppy_tui.agent.signin.flows import CodeRequired
 
     note(
