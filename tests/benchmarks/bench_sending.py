@@ -7,7 +7,8 @@ sequential bare httpx loop sending the same approvals to the same server in the 
   bare:  N operations fetched by first requests (untimed), then one `httpx.AsyncClient.post`
          after another with the approval, a fresh ES256 Session JWT and an Idempotency-Key, the
          JSON answer read (timed). No store, no checks.
-The Company is sending_company.py, in a process of its own. Runs alternate agent/bare, each on
+The Company is tests/companies/bulk_company.py (written from the spec alone), in a process of
+its own. Runs alternate agent/bare, each on
 fresh operations; the figure is the ratio of the median rates (agent / bare: higher is better),
 the detail lists each run's own.
 """
@@ -31,7 +32,7 @@ TARGET_RATIO = 0.8
 class _SendingCompany:
     def __init__(self) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("sending_company.py"))],
+            [sys.executable, str(Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         assert self._process.stdout is not None

@@ -97,29 +97,45 @@ class DispatchStore(OperationStore):
     def start_attempt(self, operation_row: int, owner: str) -> AttemptRecord:
         """Commit the attempt (and approved -> sending) BEFORE the request leaves."""
         with self._write() as db:
-            row = db.execute(
-                "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
-                (operation_row,),
-            ).fetchone()
-            if row is None:
-                raise StateError("no such operation")
-            status, approved_id, idem, count, lease_owner = row
-            if status not in (Status.APPROVED, Status.SENDING) or approved_id is None:
-                raise StateError(f"the operation is {status}; nothing to send")
-            if lease_owner != owner:
-                raise StateError("another sender holds this operation")
-            number = count + 1
-            at = stamp()
-            db.execute(
-                "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
-                (Status.SENDING, number, at, operation_row),
-            )
-            cursor = db.execute(
-                "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
-                " VALUES (?,?,?,?,?,?)",
-                (operation_row, approved_id, number, idem, at, owner),
-            )
-            self._event(operation_row, "attempt", f"#{number}")
+            return self._start_attempt(db, operation_row, owner)
+
+    def start_attempts(self, operation_rows: list[int], owner: str) -> list[AttemptRecord | StateError]:
+        """start_attempt for several operations in one transaction: one fsync puts every one of
+        these attempts on disk before any of their requests leaves. Each operation gets its
+        attempt, or the StateError saying why it can't be sent (that one changes nothing)."""
+        results: list[AttemptRecord | StateError] = []
+        with self._write() as db:
+            for operation_row in operation_rows:
+                try:
+                    results.append(self._start_attempt(db, operation_row, owner))
+                except StateError as exc:  # raised before that operation's first write
+                    results.append(exc)
+        return results
+
+    def _start_attempt(self, db: Any, operation_row: int, owner: str) -> AttemptRecord:
+        row = db.execute(
+            "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
+            (operation_row,),
+        ).fetchone()
+        if row is None:
+            raise StateError("no such operation")
+        status, approved_id, idem, count, lease_owner = row
+        if status not in (Status.APPROVED, Status.SENDING) or approved_id is None:
+            raise StateError(f"the operation is {status}; nothing to send")
+        if lease_owner != owner:
+            raise StateError("another sender holds this operation")
+        number = count + 1
+        at = stamp()
+        db.execute(
+            "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
+            (Status.SENDING, number, at, operation_row),
+        )
+        cursor = db.execute(
+            "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
+            " VALUES (?,?,?,?,?,?)",
+            (operation_row, approved_id, number, idem, at, owner),
+        )
+        self._event(operation_row, "attempt", f"#{number}")
         return AttemptRecord(
             id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
             idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,

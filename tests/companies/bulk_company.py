@@ -1,13 +1,16 @@
-"""A Company for the sending benchmark, written from the operations extension v2 text alone (no
-poppy_tui imports), served by uvicorn in a process of its own (company_process.py says why).
+"""A Company with any number of operations, written from the operations extension v2 text alone
+(no poppy_tui imports): for the sending benchmark, in a process of its own
+(tests/benchmarks/company_process.py says why), and for tests, in a thread (BulkCompany).
 
-    python tests/benchmarks/sending_company.py   -> prints its base URL, serves until stdin closes
+    python tests/companies/bulk_company.py   -> prints its base URL, serves until stdin closes
 
 `POST /items/{n}/cancel` without an approval answers 403 approval_required with an operation
 (`cxl_{n}`, one revision per request); with an approval naming a revision it issued, it performs
 the cancellation once and answers 200 with the item (a replay gets the same answer). The demo
 Company can't serve a thousand distinct operations that can all be performed; this one can, and
-its work per request is small and the same for every client.
+its work per request is small and the same for every client. Tests can slow approvals down
+(`approval_delay`), see each one as it arrives (`on_approval(headers)`, before it is performed)
+and read how many were in progress at once (`most_at_once`).
 """
 
 from __future__ import annotations
@@ -45,7 +48,17 @@ def _approval_of(value: str | None) -> tuple[str, str] | None:
     return None
 
 
-def build_app(base_url: str) -> Starlette:
+class BulkState:
+    def __init__(self) -> None:
+        self.approval_delay = 0.0
+        self.on_approval = None  # called with the request's headers (lower-case names) before performing
+        self.at_once = 0
+        self.most_at_once = 0
+        self.perform_count: dict[str, int] = {}
+
+
+def build_app(base_url: str, state: BulkState | None = None) -> Starlette:
+    state = state or BulkState()
     issued: dict[tuple[str, str], int] = {}  # (operation_id, revision) -> item
     performed: dict[str, dict] = {}
     counter = itertools.count(1)
@@ -70,8 +83,18 @@ def build_app(base_url: str) -> Starlette:
         operation_id = f"cxl_{item}"
         approval = _approval_of(request.headers.get("poppy-approval"))
         if approval is not None and approval[0] == operation_id and issued.get(approval) == item:
-            if operation_id not in performed:
-                performed[operation_id] = {"item": item, "status": "cancelled"}
+            state.at_once += 1
+            state.most_at_once = max(state.most_at_once, state.at_once)
+            try:
+                if state.on_approval is not None:
+                    state.on_approval(dict(request.headers))
+                if state.approval_delay:
+                    await asyncio.sleep(state.approval_delay)
+                if operation_id not in performed:
+                    performed[operation_id] = {"item": item, "status": "cancelled"}
+                    state.perform_count[operation_id] = state.perform_count.get(operation_id, 0) + 1
+            finally:
+                state.at_once -= 1
             return JSONResponse(performed[operation_id])
         revision = f"r{next(counter)}"
         issued[(operation_id, revision)] = item
@@ -94,20 +117,32 @@ class _Server(uvicorn.Server):
         return contextlib.nullcontext()
 
 
+class BulkCompany:
+    """Served on 127.0.0.1 in a thread; stop() when done."""
+
+    def __init__(self) -> None:
+        self.state = BulkState()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((HOST, 0))
+        self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
+        config = uvicorn.Config(build_app(self.base_url, self.state), log_level="critical", access_log=False, lifespan="off")
+        self._server = _Server(config)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
+        self._thread.start()
+        while not self._server.started:
+            threading.Event().wait(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+
+
 def main() -> int:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((HOST, 0))
-    base_url = f"http://{HOST}:{sock.getsockname()[1]}"
-    server = _Server(uvicorn.Config(build_app(base_url), log_level="critical", access_log=False, lifespan="off"))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
-    thread.start()
-    while not server.started:
-        threading.Event().wait(0.01)
-    print(base_url, flush=True)
+    company = BulkCompany()
+    print(company.base_url, flush=True)
     sys.stdin.read()  # the benchmark closes our stdin to stop us
-    server.should_exit = True
-    thread.join(10)
+    company.stop()
     return 0
 
 
