@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 import httpx
 
+from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.http import HttpAnswer, parse_json_body, request
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol.conventions import (
@@ -229,7 +230,7 @@ def off_company_message(company: CompanyRecord, url: str) -> str:
     """The one message for a URL that isn't the Company's, whatever its scheme or host."""
     origins = ", ".join(sorted(allowed_origins(company)))
     return (
-        f"{url} is not one of {company.name}'s own addresses ({origins}); "
+        f"{url} is not one of {possessive(company.name)} own addresses ({origins}); "
         "poppy-tui sends a Company's requests only to the Company"
     )
 

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord
 
 DEMO_FOLDER = "demo"
+# Whether plain `poppy-tui --demo` gives the demo Company accounts (sign-in first, then the
+# three operations belong to the account). Off until the lead flips it; `--accounts` asks
+# for them either way.
+ACCOUNTS_BY_DEFAULT = False
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ def accounts_banner() -> list[str]:
 
 
 def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> int:
+    accounts = accounts or ACCOUNTS_BY_DEFAULT
     faults = parse_faults(faults_spec)
     require_terminal()
     demo = Context(demo_paths(ctx.paths), demo_config(ctx.config))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from typing import NoReturn, Sequence
+from typing import Collection, NoReturn, Sequence
 
 from poppy_tui import __version__
 from poppy_tui.cli.errors import CliError, expected_errors
@@ -77,20 +77,17 @@ class _Unbuilt:
         return None
 
 
-# Top-level options that take a value: the word after one is not the command.
-_VALUE_OPTIONS = frozenset({"--home", "--config", "--faults"})
-
-
-def command_word(argv: Sequence[str]) -> str | None:
+def command_word(argv: Sequence[str], value_options: Collection[str]) -> str | None:
     """The command `argv` runs ("" for none: the TUI, --help, --version), or None when that can't
-    be told without argparse (then every command's parser is built)."""
+    be told without argparse (then every command's parser is built). `value_options` are the
+    top-level options that take a value: the word after one is not the command."""
     takes_value = False
     for token in argv:
         if takes_value:
             takes_value = False
         elif token == "--":
             return None
-        elif token in _VALUE_OPTIONS:
+        elif token in value_options:
             takes_value = True
         elif not token.startswith("-"):
             return token
@@ -101,7 +98,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; given `argv`, only the parser of the command it runs is built in full
     (the others are listed with their help, which is all `--help` shows of them), so a command
     doesn't pay for building the arguments of a dozen others. Parsing gives the same result."""
-    wanted = None if argv is None else command_word(argv)
     parser = _Parser(
         prog=PROG,
         description=(
@@ -133,6 +129,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="with --demo: give the demo Company accounts and sign-in; it prints the demo user's "
         "credentials (see docs/demo-company.md)",
     )
+    # Read from the parser itself, so an option added above is never mistaken for the command.
+    value_options = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
+    wanted = None if argv is None else command_word(argv, value_options)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
@@ -184,7 +183,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     call.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
     call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
     call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
-    call.add_argument("--json", dest="body", metavar="BODY", help="JSON request body")
+    call.add_argument("--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)")
     call.add_argument("--wait", action="store_true", help=wait_help)
 
     tool = command(
@@ -227,7 +226,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "performed, not_performed, outcome_unknown, declined, expired",
     )
     history.add_argument("--company", metavar="C", help="only this Company (name, domain or URL)")
-    history.add_argument("--limit", type=_positive_int, default=50, metavar="N", help="at most N (default 50)")
+    history.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                         help="at most N (default 50; ndjson and csv: all)")
+    from poppy_tui.cli.gate_parser import add_history_options
+
+    add_history_options(history)
 
     show = command(
         "show",
@@ -237,6 +240,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
     show.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+
+    from poppy_tui.cli.gate_parser import add_gate_commands, add_script_options
+
+    add_script_options(call, tool, say, add, wait_help)
+    add_gate_commands(command)
 
     locate = command("locate", "print where poppy-tui keeps its files")
     locate.add_argument(
@@ -250,6 +258,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from poppy_tui.cli.identity_commands import add_commands as add_identity_commands
 
     add_identity_commands(command)
+    locate.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
     return parser
 
 
@@ -290,7 +299,9 @@ def _without_httpx_cli() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    from poppy_tui.cli.gate_parser import rewrite_deprecated
+
+    arguments = rewrite_deprecated(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(arguments)
     try:
         # argparse exits for --help, --version and usage errors; callers of main() get the code instead.

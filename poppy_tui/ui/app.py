@@ -131,6 +131,7 @@ class PoppyApp(App[None]):
         self.painted = True
         self.notify_store_changed()
         self._change_token = self.agent.store.change_token()
+        self._start_notifications()
         self.set_interval(POLL_SECONDS, self._poll_store)
         self._start_dispatcher()
         self._warn_if_unsignable()
@@ -189,6 +190,49 @@ class PoppyApp(App[None]):
         if token != self._change_token:
             self._change_token = token
             self.notify_store_changed()
+            self._announce_changes()
+
+    # ---- notifications (poppy_tui/ui/notifications.py) --------------------------------------
+
+    def _start_notifications(self) -> None:
+        from poppy_tui.agent.config import NotificationSettings
+        from poppy_tui.ui.notifications import Notifier, OperationWatcher
+
+        self.watcher = OperationWatcher(self.agent.store)
+        self.notifier = Notifier(
+            getattr(self.agent.config, "notifications", None) or NotificationSettings(),
+            toast=lambda text, severity: self.notify(text, severity=severity, markup=False, timeout=8),
+            bell=self.bell,
+            write=self.write_to_terminal,
+        )
+        self._announce_changes()  # the first look only takes note of what is already there
+
+    def _announce_changes(self) -> None:
+        watcher = getattr(self, "watcher", None)
+        if watcher is None:
+            return
+        try:
+            events = watcher.changes()
+        except Exception as exc:  # a locked database must not kill the UI; the next poll looks again
+            self.log.warning(f"notifications: {exc}")
+            return
+        self.notifier.announce(events)
+
+    def write_to_terminal(self, sequence: str) -> None:
+        """Raw output to the terminal, through the driver as Textual's own bell() does."""
+        if sequence and not self.is_headless and self._driver is not None:
+            self._driver.write(sequence)
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        from poppy_tui.ui.screens.quit_dialog import approvals_in_flight, QuitScreen
+
+        if isinstance(self.screen, QuitScreen):
+            return
+        waiting = approvals_in_flight(self.agent.store)
+        if not waiting:
+            self.exit()
+            return
+        self.push_screen(QuitScreen(waiting))
 
     def notify_store_changed(self) -> None:
         # Screens under a modal hear it too: a review under the confirm dialog must see new terms.

@@ -286,7 +286,9 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
 
     app = PoppyApp(FailingAgent(store, ui_config()))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        for _ in range(40):
+        # Waits for behaviour, not for a time: a loaded machine may take several seconds
+        # to run the restart timer twice.
+        for _ in range(400):
             await pilot.pause(0.05)
             if len(starts) >= 2:
                 break

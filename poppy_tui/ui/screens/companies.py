@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import company_interfaces, local_time
-from poppy_tui.ui.safe import cell, company_label, plain_line
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
@@ -71,7 +71,7 @@ class CompaniesScreen(PoppyScreen):
         table.clear()
         for company in self.companies:
             values = {
-                "name": company_label(company.name, company.domain, 30).marked_name,  # ⚠ on look-alikes
+                "name": company_label(company.name, company.domain, CELL_MAX).marked_name,  # ⚠; cell() cuts
                 "domain": company.domain,
                 "interfaces": ", ".join(company_interfaces(company)) or "none",
                 "discovered": local_time(company.discovered_at),

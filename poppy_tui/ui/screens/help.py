@@ -21,6 +21,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     from poppy_tui.ui.screens.conversation import ConversationScreen, OperationCard
     from poppy_tui.ui.screens.history import HistoryScreen
     from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
+    from poppy_tui.ui.screens.quit_dialog import QuitScreen
     from poppy_tui.ui.screens.review import ReviewScreen
     from poppy_tui.ui.screens.signin import SignInScreen
 
@@ -40,6 +41,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ("New request", bindings(ComposerScreen.BINDINGS), [("enter", "pick the highlighted operation or tool")]),
         ("Talk", bindings(ConversationScreen.BINDINGS) + bindings(OperationCard.BINDINGS),
          [("enter (in the box)", "send the message")]),
+        ("Quit with approvals not sent", bindings(QuitScreen.BINDINGS), []),
     ]
 
 

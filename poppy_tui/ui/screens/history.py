@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
-from poppy_tui.ui.safe import cell, first_line_text
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_line_text
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.company_select import CompanySelect
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -169,7 +169,7 @@ class HistoryScreen(PoppyScreen):
         for row in rows:
             values = {
                 "updated": local_time(row.updated_at),
-                "company": row.company_name,
+                "company": company_label(row.company_name, row.company_domain, CELL_MAX).marked_name,  # ⚠ look-alike
                 "status": status_label(row.status),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
-from poppy_tui.ui.safe import cell, first_line_text
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_line_text
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
@@ -101,7 +101,9 @@ class OperationTable(DataTable):
         now = app_now(self)
         row = item.row
         makers = {
-            "company": lambda: cell(row.company_name, WIDTHS["company"]),
+            # ⚠ on a look-alike name; uncut here, so cell() cuts once, with one honest marker
+            "company": lambda: cell(company_label(row.company_name, row.company_domain, CELL_MAX).marked_name,
+                                    WIDTHS["company"]),
             "checks": lambda: self._checks_cell(item),
             "expires": lambda: self._expires_cell(item, now),
             "amount": lambda: cell(item.amount or "—", WIDTHS["amount"]),
