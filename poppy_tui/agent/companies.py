@@ -310,7 +310,7 @@ def explain_extension_required(company: CompanyRecord, body: Any, declared: bool
     if isinstance(extension, str) and extension != EXTENSION_NAME:
         return (
             f"{name} refused this with extension_required: it needs the {extension[:80]!r} extension, which "
-            f"poppy-tui doesn't speak{said}. Nothing was done; do it on {name}'s own site or ask it another way."
+            f"poppy-tui doesn't speak{said}. Nothing was done; do it on {possessive(name)} own site or ask it another way."
         )
     versions = listed_operations_versions(company)
     listed = ", ".join(repr(v[:20]) for v in versions)
@@ -324,16 +324,16 @@ def explain_extension_required(company: CompanyRecord, body: Any, declared: bool
         return (
             f"{name} refused this with extension_required although poppy-tui declared operations "
             f"v{EXTENSION_VERSION}{said}: it wants a version poppy-tui doesn't speak (its poppy.json lists "
-            f"{listed or 'none'}). Nothing was done; approve it on {name}'s own site."
+            f"{listed or 'none'}). Nothing was done; approve it on {possessive(name)} own site."
         )
     if versions:
         return (
             f"{name} needs the operations extension for this, in a version poppy-tui doesn't speak: its "
             f"poppy.json lists {listed}, poppy-tui speaks {EXTENSION_VERSION}{said}. Nothing was done; "
-            f"approve it on {name}'s own site."
+            f"approve it on {possessive(name)} own site."
         )
     return (
         f"{name} needs the operations extension for this, but its poppy.json doesn't offer it, so poppy-tui "
-        f"could not declare it{said}. Nothing was done; approve it on {name}'s own site, or run "
+        f"could not declare it{said}. Nothing was done; approve it on {possessive(name)} own site, or run "
         "'poppy-tui companies refresh' if the Company has started offering it."
     )

@@ -46,6 +46,7 @@ _METHOD_RE = re.compile(r"[A-Za-z]+")
 class Context:
     paths: Paths
     config: Config
+    config_file: Path | None = None  # where the TUI keeps a theme picked in its palette
 
 
 def config_file_of(args: argparse.Namespace, paths: Paths) -> Path:
@@ -59,7 +60,7 @@ def load_context(args: argparse.Namespace) -> Context:
     if getattr(args, "config", None) and not config_file.is_file():
         # A missing default config.toml means defaults; a file named on the command line must exist.
         raise ConfigError(f"{config_file}: no such config file (given with --config)")
-    return Context(paths, load_config_file(config_file))
+    return Context(paths, load_config_file(config_file), config_file)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,10 +120,10 @@ def require_terminal() -> None:
         )
 
 
-def run_tui(agent: "Agent", initial_screen: str = "inbox") -> None:
+def run_tui(agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None) -> None:
     from poppy_tui.ui.app import PoppyApp
 
-    PoppyApp(agent, initial_screen=initial_screen).run()
+    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file).run()
 
 
 def open_agent(ctx: Context) -> "Agent":
@@ -168,7 +169,7 @@ def open_tui(ctx: Context) -> int:
     try:
         if ctx.config.companies:
             asyncio.run(discover_listed(agent))
-        run_tui(agent)
+        run_tui(agent, config_file=ctx.config_file)
     finally:
         close_agent(agent)
     return Exit.OK
@@ -258,7 +259,9 @@ def report_final(record: "OperationRecord", as_json: bool = False) -> int:
         print_final(record)
     status = record.status.value
     detail = record.outcome_detail
-    said = f" ({safe_line(detail, 400)})" if detail and detail != status else ""
+    # In a conversation the Company's own message, just printed, already says what happened.
+    printed = record.interface == "conversation" and record.outcome is not None
+    said = f" ({safe_line(detail, 400)})" if detail and detail != status and not printed else ""
     note(f"operation {record.id}: {STATUS_TEXT.get(status, status)}{said}")
     return STATUS_EXIT[status]
 

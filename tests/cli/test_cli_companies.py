@@ -66,7 +66,7 @@ def test_off_company_urls_get_one_message(cli, home):
             run = cli("call", shop.domain, "GET", url)
             assert run.code != 0, url
             messages.append(run.err.replace(url, "URL"))
-    assert len(set(messages)) == 1 and "is not one of Larkspur Bicycle Works's own addresses" in messages[0]
+    assert len(set(messages)) == 1 and "is not one of Larkspur Bicycle Works' own addresses" in messages[0]
 
 
 def test_refresh_revalidates_and_reports_what_changed(cli, home):

@@ -310,6 +310,9 @@ def test_say_wait_after_approval(cli, home, shop):
     proposal, final = run.out.split("message from Manzanita Outfitters:\n")[1:]
     assert proposal.startswith("  I can move your jacket fitting")
     assert final.startswith("  Done: your fitting is now on")
+    # The outcome is said once: the Company's message above, then a short status line.
+    assert "Done: your fitting" not in run.err
+    assert "performed by the Company\n" in run.err
     [row] = operations(home)
     assert row.status == Status.PERFORMED
     assert shop.state.performed(row.operation_id) == 1
