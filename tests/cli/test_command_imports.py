@@ -92,6 +92,9 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
         ["companies", "list", "--json"], ["companies", "refresh"], ["companies", "remove", "shop"],
         ["tool", "shop", "cancel", "--args", "{}"], ["say", "shop", "hi", "--new"], ["show", "3", "--json"],
         ["locate", "db"], ["--demo", "--faults", "slow=1"], ["history", "--status", "pending,declined"],
+        ["history", "--since", "2026-12-01"], ["send", "--watch"], ["mcp"], ["call", "shop", "GET", "/x", "--json"],
+        ["identity", "init", "--client-id", "https://a.example/c.json"], ["identity", "show", "--json"],
+        ["signin", "shop", "--device"], ["signout", "shop"], ["--demo", "--accounts"],
     ],
 )
 def test_building_only_the_chosen_command_parses_alike(argv):
