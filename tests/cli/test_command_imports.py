@@ -53,7 +53,7 @@ def test_help_loads_no_command_and_no_library(home):
     assert code == 0 and "pending" in out
     assert not present(modules, EVERYWHERE | {
         "httpx", "cryptography", "jwt", "sqlite3", "regex", "tomllib", "poppy_tui.agent",
-        "poppy_tui.safety", "poppy_tui.protocol", "poppy_tui.cli.commands", "poppy_tui.cli.companies_commands",
+        "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name", "poppy_tui.protocol", "poppy_tui.cli.commands", "poppy_tui.cli.companies_commands",
     })
 
 
@@ -63,7 +63,8 @@ def test_pending_reads_the_store_without_the_network_stack(home):
     assert "poppy_tui.agent.store" in modules  # it did read the store
     assert not present(modules, EVERYWHERE | {
         "httpx", "httpcore", "anyio", "asyncio", "ssl", "cryptography", "jwt", "regex", "http_sfv", "email",
-        "logging", "uuid", "secrets", "poppy_tui.agent.agent", "poppy_tui.protocol.discovery", "poppy_tui.safety",
+        "logging", "uuid", "secrets", "poppy_tui.agent.agent", "poppy_tui.protocol.discovery",
+        "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name",
     })
 
 
