@@ -123,11 +123,21 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         metavar="SPEC",
         help="with --demo: make the demo Company misbehave, e.g. 'slow=1.5,busy=2,hostile' (see docs/cli.md)",
     )
-    parser.add_argument(
+    demo_accounts = parser.add_mutually_exclusive_group()
+    demo_accounts.add_argument(
         "--accounts",
-        action="store_true",
-        help="with --demo: give the demo Company accounts and sign-in; it prints the demo user's "
-        "credentials (see docs/demo-company.md)",
+        dest="accounts",
+        action="store_const",
+        const=True,
+        help="with --demo (the default): give the demo Company accounts and sign-in first; it prints the "
+        "demo user's credentials (see docs/demo-company.md)",
+    )
+    demo_accounts.add_argument(
+        "--no-accounts",
+        dest="accounts",
+        action="store_const",
+        const=False,
+        help="with --demo: no accounts and no sign-in; the requests go signed out",
     )
     # Read from the parser itself, so an option added above is never mistaken for the command.
     value_options = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
@@ -308,8 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(arguments)
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
-        if args.accounts and not args.demo:
-            parser.error("--accounts works only with --demo")
+        if args.accounts is not None and not args.demo:
+            parser.error(f"--{'' if args.accounts else 'no-'}accounts works only with --demo")
         if args.demo and args.command:
             parser.error("--demo opens the TUI; it can't be combined with a command")
     except SystemExit as stop:
