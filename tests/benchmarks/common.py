@@ -30,7 +30,7 @@ class Figure:
     def verdict(self) -> str:
         if self.target is None:
             return ""
-        return "PASS" if self.value < self.target else "MISS"
+        return "PASS" if self.value <= self.target else "MISS"
 
     def shown(self) -> str:
         if self.unit == "x":
