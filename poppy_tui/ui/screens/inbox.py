@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
-from poppy_tui.agent.store.records import OperationRow
+from poppy_tui.agent.revision_checks import check_missing
+from poppy_tui.agent.store.checks import StoredChecks
+from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
-from poppy_tui.ui.checks import check_record
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
@@ -26,8 +29,12 @@ class InboxScreen(PoppyScreen):
 
     def __init__(self) -> None:
         super().__init__(id="inbox")
-        # (row, revision, status) -> (amount, findings, send_after): once per change, not per poll.
-        self._checked: dict[tuple[int, str, str], tuple[str | None, tuple[Any, ...], str | None]] = {}
+        # Checks are stored per revision and computed in a thread (agent/revision_checks.py): rows
+        # show first, badges fill in as each batch is checked. Never computed on the event loop.
+        self._checked: dict[int, StoredChecks] = {}
+        self._send_after: dict[tuple[int, str], str | None] = {}
+        self.checking = False  # a thread is computing checks the store doesn't have yet
+        self._attempted: set[int] = set()  # rows handed to that thread (one that fails isn't retried in a loop)
         self.loaded = False
 
     def compose(self) -> ComposeResult:
@@ -62,10 +69,16 @@ class InboxScreen(PoppyScreen):
         progress = self.store.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT)
         pending_table = self.query_one("#pending-table", OperationTable)
         progress_table = self.query_one("#progress-table", OperationTable)
+        rows = [r.id for r in (*pending, *progress)]
+        # One query for every row's stored checks; rows still unchecked show "checking…".
+        self._checked = self.store.current_checks(rows, CHECKER_VERSION)
         pending_table.show_items([self._item(r) for r in pending])
         progress_table.show_items([self._item(r) for r in progress])
-        current = {(r.id, r.revision, r.status.value) for r in (*pending, *progress)}
-        self._checked = {k: v for k, v in self._checked.items() if k in current}
+        missing = [row for row in rows if row not in self._checked and row not in self._attempted]
+        if missing and not self.checking:
+            self.checking = True
+            self._attempted.update(missing)
+            self._check(missing)
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({len(pending)})")
         )
@@ -77,17 +90,46 @@ class InboxScreen(PoppyScreen):
         self.loaded = True
 
     def _item(self, row: OperationRow) -> InboxItem:
-        key = (row.id, row.revision, row.status.value)
-        cached = self._checked.get(key)
-        if cached is None:
-            record = self.store.get_operation(row.id)
-            checked = check_record(self.store, record, app_now(self), self.agent.config.min_read_seconds)
-            cached = (checked.amount, checked.findings, record.send_after)
-            self._checked[key] = cached
-        amount, findings, send_after = cached
-        return InboxItem(row=row, amount=amount, findings=findings, send_after=send_after)
+        checked = self._checked.get(row.id)
+        send_after = None
+        if row.status == Status.APPROVED:  # the grace countdown; few rows, so read them one by one
+            key = (row.id, row.revision)
+            if key not in self._send_after:
+                self._send_after[key] = self.store.get_operation(row.id).send_after
+            send_after = self._send_after[key]
+        if checked is None:
+            return InboxItem(row=row, send_after=send_after, checked=False)
+        return InboxItem(row=row, amount=checked.amount, findings=checked.findings, send_after=send_after)
+
+    @work(thread=True, group="inbox-checks", exit_on_error=False)
+    def _check(self, operation_rows: list[int]) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        try:
+            check_missing(
+                self.store.path, operation_rows, self.poppy.clock, self.agent.config.min_read_seconds,
+                lambda batch: self.app.call_from_thread(self._checks_arrived, batch),
+                cancelled=lambda: worker.is_cancelled,
+            )
+        finally:
+            self.app.call_from_thread(self._checks_done)
+
+    def _checks_arrived(self, batch: dict[int, StoredChecks]) -> None:
+        self._checked.update(batch)
+        for table in self.query(OperationTable):
+            table.show_checks(batch)
+
+    def _checks_done(self) -> None:
+        self.checking = False
+        # Rows that arrived while checking get their turn now.
+        if any(int(key) not in self._checked and int(key) not in self._attempted
+               for table in self.query(OperationTable) for key in table.items):
+            self.refresh_data()
 
     def _tick(self) -> None:
+        if not self.is_current:
+            return  # under a review or in another mode: nothing of it is on screen
         for table in self.query(OperationTable):
             table.tick()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +44,7 @@ class InboxItem:
     amount: str | None = None
     findings: tuple[Any, ...] = field(default=())
     send_after: str | None = None  # for the grace countdown of approved operations
+    checked: bool = True  # False: its checks are still being computed (amount and badge to follow)
 
 
 class OperationTable(DataTable):
@@ -80,6 +81,27 @@ class OperationTable(DataTable):
         # would follow the rows only after a relayout that adding rows doesn't trigger.)
         self.styles.height = len(items) + 1
 
+    def visible_keys(self) -> list[str]:
+        if not self.display or not self.row_count:
+            return []
+        first = max(0, int(self.scroll_y))
+        # The header takes a line, so this is one row more than fits: no row is ever missed.
+        return [row.key.value for row in self.ordered_rows[first:first + max(1, self.size.height)] if row.key.value]
+
+    def show_checks(self, batch: dict[int, Any]) -> None:
+        """Fill in the badge and amount of rows whose checks just arrived (StoredChecks by row)."""
+        for row, checked in batch.items():
+            key = str(row)
+            item = self.items.get(key)
+            if item is None:
+                continue
+            item = replace(item, amount=checked.amount, findings=checked.findings, checked=True)
+            self.items[key] = item
+            if "checks" in self.column_keys:
+                self.update_cell(key, "checks", self._checks_cell(item))
+            if "amount" in self.column_keys:
+                self.update_cell(key, "amount", cell(item.amount or "—", WIDTHS["amount"]))
+
     def selected_row_key(self) -> str | None:
         if not self.row_count:
             return None
@@ -89,9 +111,13 @@ class OperationTable(DataTable):
             return None
 
     def tick(self) -> None:
-        """Move the countdowns on without rebuilding rows."""
+        """Move the countdowns on without rebuilding rows: only those on screen, so idle cost
+        doesn't grow with the inbox (a row scrolled into view catches up at the next tick)."""
         now = app_now(self)
-        for key, item in self.items.items():
+        for key in self.visible_keys():
+            item = self.items.get(key)
+            if item is None:
+                continue
             if "expires" in self.column_keys:
                 self.update_cell(key, "expires", self._expires_cell(item, now))
             if "status" in self.column_keys and item.row.status == Status.APPROVED:
@@ -104,7 +130,7 @@ class OperationTable(DataTable):
             "company": lambda: cell(row.company_name, WIDTHS["company"]),
             "checks": lambda: self._checks_cell(item),
             "expires": lambda: self._expires_cell(item, now),
-            "amount": lambda: cell(item.amount or "—", WIDTHS["amount"]),
+            "amount": lambda: cell(item.amount or ("—" if item.checked else "…"), WIDTHS["amount"]),
             "via": lambda: Text(VIA.get(row.interface, interface_label(row.interface))),
             "status": lambda: self._status_cell(item, now),
             "summary": lambda: self._summary_cell(item),
@@ -145,6 +171,8 @@ class OperationTable(DataTable):
         return Text(status_label(status))
 
     def _checks_cell(self, item: InboxItem) -> Text:
+        if not item.checked:
+            return Text("checking…", style="dim")
         dangers, warnings = badge_counts(item.findings)
         if dangers:
             text = f"DANGER {dangers}" + (f" WARN {warnings}" if warnings else "")
