@@ -64,15 +64,24 @@ def run(homes: dict[int, Path], rounds: int) -> list[Figure]:
     return figures
 
 
-def make_homes(root: Path, big: int = 50_000) -> dict[int, Path]:
+def make_home(root: Path, pending: int) -> Path:
+    """A home whose inbox holds `pending` operations; kept under `root` once complete."""
     import fill
     from common import write_home
     from poppy_tui.agent.paths import resolve_paths
 
-    homes: dict[int, Path] = {}
-    for pending in (0, 500, big):
-        home = write_home(root / f"pending-{pending}")
-        if pending:
-            fill.build(resolve_paths(home).database, pending, pending=True)
-        homes[pending] = home
-    return homes
+    home = root / f"pending-{pending}"
+    if (home / "complete").exists():
+        return home
+    import shutil
+
+    shutil.rmtree(home, ignore_errors=True)
+    write_home(home)
+    if pending:
+        fill.build(resolve_paths(home).database, pending, pending=True)
+    (home / "complete").touch()
+    return home
+
+
+def make_homes(root: Path, sizes: tuple[int, ...] = (0, 500, 50_000)) -> dict[int, Path]:
+    return {pending: make_home(root, pending) for pending in sizes}

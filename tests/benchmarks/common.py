@@ -37,6 +37,8 @@ class Figure:
             return f"{self.value:.2f}x"
         if self.unit == "ms":
             return f"{self.value:,.1f} ms" if self.value < 100 else f"{self.value:,.0f} ms"
+        if self.unit == "%":
+            return f"{self.value:.2f}%"
         if self.unit == "MB":
             return f"{self.value:,.1f} MB"
         return f"{self.value:g} {self.unit}"

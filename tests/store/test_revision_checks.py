@@ -131,3 +131,28 @@ def test_a_database_from_before_the_checks_gains_the_table_with_everything_kept(
         assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         _check(store.path, [row], [])
         assert set(store.current_checks([row], CHECKER_VERSION)) == {row}
+
+
+def test_expire_due_keeps_the_soonest_expiry_and_still_expires_on_time(tmp_path):
+    """expire_due remembers the soonest expiry until any connection commits (issue #15 target 4):
+    an operation still expires when its time comes, and one another process records is seen."""
+    from datetime import datetime, timedelta, timezone
+
+    from poppy_tui.agent.store import Status
+
+    path = tmp_path / "poppy.db"
+    with Store.open(path) as store:
+        first = _record(store, "op_1", "r1", "Refund order A-1")
+        now = datetime.now(timezone.utc)
+        assert store.expire_due(now) == []
+        assert store.expire_due(now) == []  # from what it remembers
+        with Store.open(path) as other:  # another process: expires sooner than anything known
+            company = other.upsert_company("http://127.0.0.1:7", parse_poppy_json(DOCUMENT, "127.0.0.1:7", True))
+            request_id = other.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:7/x", {}), "cli")
+            soon = parse_operation({"operation_id": "op_2", "revision": "r1", "summary": "Soon",
+                                    "expires_at": (now + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")})
+            second = other.record_operation(company.id, request_id, company.session_id, soon, None, "api").operation_row
+        assert store.expire_due(now) == []
+        assert store.expire_due(now + timedelta(minutes=2)) == [second]
+        assert store.get_operation(second).status == Status.EXPIRED
+        assert store.expire_due(datetime(2099, 1, 2, tzinfo=timezone.utc)) == [first]
