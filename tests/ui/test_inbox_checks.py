@@ -83,8 +83,26 @@ async def test_countdowns_tick_only_for_rows_on_screen(store):
         visible = pending.visible_keys()
         # Far fewer rows fit than there are: only those are rewritten each second.
         assert visible and set(visible) < set(pending.items) and len(visible) < len(pending.items) / 2
-        updated: list[str] = []
-        original = pending.update_cell
-        pending.update_cell = lambda key, *a, **k: (updated.append(key), original(key, *a, **k))  # type: ignore[method-assign]
+        looked: list[str] = []
+        original = pending._update_if_changed
+        pending._update_if_changed = lambda key, *a, **k: (looked.append(key), original(key, *a, **k))  # type: ignore[method-assign]
         pending.tick()
-        assert set(updated) == set(visible)
+        assert set(looked) == set(visible)
+
+
+async def test_a_countdown_that_reads_the_same_is_not_redrawn(store):
+    build_sample(store)
+    now = [FIXED_NOW]
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        await _wait_rows(pilot, pending)
+        await checks_shown(pilot)
+        written: list[str] = []
+        original = pending.update_cell
+        pending.update_cell = lambda key, *a, **k: (written.append(key), original(key, *a, **k))  # type: ignore[method-assign]
+        pending.tick()  # the clock hasn't moved: every countdown reads as before
+        assert written == []
+        now[0] = FIXED_NOW + timedelta(seconds=1)
+        pending.tick()  # the operation expiring in 40s now reads 39s: that one is rewritten
+        assert written

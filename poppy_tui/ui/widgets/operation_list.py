@@ -119,9 +119,18 @@ class OperationTable(DataTable):
             if item is None:
                 continue
             if "expires" in self.column_keys:
-                self.update_cell(key, "expires", self._expires_cell(item, now))
+                self._update_if_changed(key, "expires", self._expires_cell(item, now))
             if "status" in self.column_keys and item.row.status == Status.APPROVED:
-                self.update_cell(key, "status", self._status_cell(item, now))
+                self._update_if_changed(key, "status", self._status_cell(item, now))
+
+    def _update_if_changed(self, key: str, column: str, value: Text) -> None:
+        # "3d 4h" reads the same for an hour: redrawing it every second is idle CPU for nothing.
+        try:
+            if self.get_cell(key, column) == value:
+                return
+        except Exception:  # the row went away between the refresh and this tick
+            return
+        self.update_cell(key, column, value)
 
     def _cells(self, item: InboxItem) -> list[Text]:
         now = app_now(self)
