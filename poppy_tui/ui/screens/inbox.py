@@ -10,7 +10,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
-from poppy_tui.agent.revision_checks import check_missing
 from poppy_tui.agent.store.checks import StoredChecks
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.safety.checker import CHECKER_VERSION
@@ -18,6 +17,14 @@ from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
+
+def check_missing(*args: Any, **kwargs: Any) -> None:
+    # Imported when first needed, in the checking thread: the checks pull in the whole safety
+    # package (~0.2 s), which must not stand between the start and the first frame.
+    from poppy_tui.agent.revision_checks import check_missing as run
+
+    run(*args, **kwargs)
+
 
 # Far more than a person can have open at once; the history screen pages through the rest.
 INBOX_LIMIT = 500
