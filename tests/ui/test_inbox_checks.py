@@ -106,3 +106,22 @@ async def test_a_countdown_that_reads_the_same_is_not_redrawn(store):
         now[0] = FIXED_NOW + timedelta(seconds=1)
         pending.tick()  # the operation expiring in 40s now reads 39s: that one is rewritten
         assert written
+
+
+async def test_a_resize_that_keeps_the_width_does_not_reread_the_store(store):
+    build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait_rows(pilot, app.screen.query_one("#pending-table", OperationTable))
+        await checks_shown(pilot)
+        await pilot.pause(1.2)  # the poll has seen the stored checks' commit
+        screen = app.screen
+        calls: list[int] = []
+        original = screen.refresh_data
+        screen.refresh_data = lambda: (calls.append(1), original())  # type: ignore[method-assign]
+        await pilot.resize_terminal(SIZE[0], SIZE[1] + 4)
+        await pilot.pause(0.2)
+        assert calls == []
+        await pilot.resize_terminal(SIZE[0] + 20, SIZE[1] + 4)
+        await pilot.pause(0.2)
+        assert calls
