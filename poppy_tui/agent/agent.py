@@ -199,9 +199,12 @@ class Agent:
     def signing_problem(self) -> str | None:
         """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
         Loads the key (once: it is kept after the first success)."""
+        from poppy_tui.protocol.client_metadata import IdentityError
+
         try:
             self.signing_key()
-        except KeyStorageError as exc:
+        except (KeyStorageError, IdentityError) as exc:
+            # No key, or no identity (identity.json unreadable, or none and no loopback allowed).
             return str(exc)
         return None
 

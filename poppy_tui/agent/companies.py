@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 import httpx
 
+from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.http import HttpAnswer, parse_json_body, request
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol.conventions import (
@@ -229,7 +230,7 @@ def off_company_message(company: CompanyRecord, url: str) -> str:
     """The one message for a URL that isn't the Company's, whatever its scheme or host."""
     origins = ", ".join(sorted(allowed_origins(company)))
     return (
-        f"{url} is not one of {company.name}'s own addresses ({origins}); "
+        f"{url} is not one of {possessive(company.name)} own addresses ({origins}); "
         "poppy-tui sends a Company's requests only to the Company"
     )
 
@@ -309,7 +310,7 @@ def explain_extension_required(company: CompanyRecord, body: Any, declared: bool
     if isinstance(extension, str) and extension != EXTENSION_NAME:
         return (
             f"{name} refused this with extension_required: it needs the {extension[:80]!r} extension, which "
-            f"poppy-tui doesn't speak{said}. Nothing was done; do it on {name}'s own site or ask it another way."
+            f"poppy-tui doesn't speak{said}. Nothing was done; do it on {possessive(name)} own site or ask it another way."
         )
     versions = listed_operations_versions(company)
     listed = ", ".join(repr(v[:20]) for v in versions)
@@ -323,16 +324,16 @@ def explain_extension_required(company: CompanyRecord, body: Any, declared: bool
         return (
             f"{name} refused this with extension_required although poppy-tui declared operations "
             f"v{EXTENSION_VERSION}{said}: it wants a version poppy-tui doesn't speak (its poppy.json lists "
-            f"{listed or 'none'}). Nothing was done; approve it on {name}'s own site."
+            f"{listed or 'none'}). Nothing was done; approve it on {possessive(name)} own site."
         )
     if versions:
         return (
             f"{name} needs the operations extension for this, in a version poppy-tui doesn't speak: its "
             f"poppy.json lists {listed}, poppy-tui speaks {EXTENSION_VERSION}{said}. Nothing was done; "
-            f"approve it on {name}'s own site."
+            f"approve it on {possessive(name)} own site."
         )
     return (
         f"{name} needs the operations extension for this, but its poppy.json doesn't offer it, so poppy-tui "
-        f"could not declare it{said}. Nothing was done; approve it on {name}'s own site, or run "
+        f"could not declare it{said}. Nothing was done; approve it on {possessive(name)} own site, or run "
         "'poppy-tui companies refresh' if the Company has started offering it."
     )

@@ -16,6 +16,20 @@ class ConfigError(ValueError):
     pass
 
 
+DESKTOP_CHOICES = ("auto", "osc9", "osc777", "osc99", "off")
+
+
+@dataclass(frozen=True)
+class NotificationSettings:
+    """[notifications]: how the open TUI tells the person an operation or a send's end arrived."""
+
+    toast: bool = True  # a toast in the TUI naming the Company and the amount
+    bell: bool = True  # the terminal bell
+    # A desktop notification as a terminal escape: OSC 9 (iTerm2, WezTerm, Windows Terminal,
+    # ghostty), OSC 777 (VTE terminals, foot, urxvt), OSC 99 (kitty); "auto" picks by terminal.
+    desktop: str = "auto"
+
+
 @dataclass(frozen=True)
 class Config:
     # Seconds after approving during which the approval can still be withdrawn; nothing is sent before.
@@ -36,6 +50,7 @@ class Config:
     retry_window_seconds: float = 600.0
     # Allow plain-http Companies on loopback addresses (the demo and tests). Never other hosts.
     allow_loopback: bool = True
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
 
 
 _NUMBER_BOUNDS = {
@@ -78,11 +93,27 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
             if value not in KEY_STORAGE_CHOICES:
                 raise ConfigError(f"{source}: key_storage must be one of {', '.join(KEY_STORAGE_CHOICES)}, got {value!r}")
             values[key] = value
+        elif key == "notifications":
+            values[key] = _parse_notifications(value, source)
         elif key == "allow_loopback":
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: allow_loopback must be true or false")
             values[key] = value
     return Config(**values)
+
+
+def _parse_notifications(value: Any, source: str) -> NotificationSettings:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: [notifications] must be a table (toast, bell, desktop)")
+    known = {f.name for f in fields(NotificationSettings)}
+    for key, item in value.items():
+        if key not in known:
+            raise ConfigError(f"{source}: unknown setting notifications.{key}; known: {', '.join(sorted(known))}")
+        if key in ("toast", "bell") and not isinstance(item, bool):
+            raise ConfigError(f"{source}: notifications.{key} must be true or false")
+        if key == "desktop" and item not in DESKTOP_CHOICES:
+            raise ConfigError(f"{source}: notifications.desktop must be one of {', '.join(DESKTOP_CHOICES)}, got {item!r}")
+    return NotificationSettings(**value)
 
 
 def load_config(paths: Paths) -> Config:

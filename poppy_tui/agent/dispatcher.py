@@ -14,6 +14,10 @@ Rules the code below keeps, each because the spec or a crash demands it:
 - Every resend carries the same approval and the same Idempotency-Key (or message ID).
 - While any earlier send is in doubt, nothing we hear makes us ask for a new approval (Ops 7).
 - An answer naming the same revision we approved is a protocol violation: stop, never loop.
+- The approval goes through the interface of the request that returned the approved revision.
+- A 5xx (500 included) to an approval is in doubt, never a refusal (outcomes.as_approval_answer).
+- An approval that can't be signed here never becomes an attempt: it is postponed, kept.
+- An outcome left unknown is found out about afterwards (outcome_probe.py, via `prober`).
 """
 
 from __future__ import annotations

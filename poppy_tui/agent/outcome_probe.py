@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.keys import KeyStorageError
-from poppy_tui.agent.store import OperationRecord, StateError, Status, Store
+from poppy_tui.agent.store import OperationRecord, StateError, Status, Store, StoreError
 from poppy_tui.agent.store.store import now_utc
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
@@ -106,10 +106,13 @@ class OutcomeProbe:
             except Exception:  # noqa: BLE001 - one Company's oddity must not stop the others
                 log.exception("finding out about operation %s failed", op.id)
                 # Look again later, not on the very next pass: a failure must not become a loop.
-                self.store.finish_probe(
-                    op.id, self.owner, detail=op.outcome_detail or "", observations=[],
-                    next_probe_at=now_utc() + timedelta(seconds=self.interval),
-                )
+                try:
+                    self.store.finish_probe(
+                        op.id, self.owner, detail=op.outcome_detail or "", observations=[],
+                        next_probe_at=now_utc() + timedelta(seconds=self.interval),
+                    )
+                except StoreError as exc:  # the lease lapses on its own; nothing is lost
+                    log.warning("operation %s: %s", op.id, exc)
 
     # ---- one operation ----------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ _METHOD_RE = re.compile(r"[A-Za-z]+")
 class Context:
     paths: Paths
     config: Config
+    config_file: Path | None = None  # where the TUI keeps a theme picked in its palette
 
 
 def config_file_of(args: argparse.Namespace, paths: Paths) -> Path:
@@ -59,13 +60,17 @@ def load_context(args: argparse.Namespace) -> Context:
     if getattr(args, "config", None) and not config_file.is_file():
         # A missing default config.toml means defaults; a file named on the command line must exist.
         raise ConfigError(f"{config_file}: no such config file (given with --config)")
-    return Context(paths, load_config_file(config_file))
+    return Context(paths, load_config_file(config_file), config_file)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "locate":
         # Works even when config.toml is broken: that is when people need to find it.
         return cmd_locate(args)
+    if args.command == "completion":
+        from poppy_tui.cli.completion import cmd_completion
+
+        return cmd_completion(args)
     from poppy_tui.cli.home import require_existing_home
 
     require_existing_home(getattr(args, "home", None))
@@ -91,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
         "signout": signin_commands.cmd_signout,
         "identity": _identity,
     }
+    if args.command in ("mcp", "send"):
+        from poppy_tui.cli import gate
+
+        return gate.HANDLERS[args.command](ctx, args)
     return handlers[args.command](ctx, args)
 
 
@@ -111,10 +120,10 @@ def require_terminal() -> None:
         )
 
 
-def run_tui(agent: "Agent", initial_screen: str = "inbox") -> None:
+def run_tui(agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None) -> None:
     from poppy_tui.ui.app import PoppyApp
 
-    PoppyApp(agent, initial_screen=initial_screen).run()
+    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file).run()
 
 
 def open_agent(ctx: Context) -> "Agent":
@@ -160,7 +169,7 @@ def open_tui(ctx: Context) -> int:
     try:
         if ctx.config.companies:
             asyncio.run(discover_listed(agent))
-        run_tui(agent)
+        run_tui(agent, config_file=ctx.config_file)
     finally:
         close_agent(agent)
     return Exit.OK
@@ -240,51 +249,104 @@ def announce(record: "OperationRecord", stream: Any) -> None:
     )
 
 
-def report_final(record: "OperationRecord") -> int:
+def report_final(record: "OperationRecord", as_json: bool = False) -> int:
     if record.waiting_sign_in:
         # Approved, kept, and sent again once signed in (before it expires): say what to do.
         note(f"operation {record.id}: {safe_line(record.waiting_sign_in, 400)}; run: poppy-tui signin "
              f"{safe_line(record.company.name, 80)!r}")
         return Exit.SIGN_IN_REQUIRED
-    print_final(record)
+    if not as_json:
+        print_final(record)
     status = record.status.value
     detail = record.outcome_detail
-    said = f" ({safe_line(detail, 400)})" if detail and detail != status else ""
+    # In a conversation the Company's own message, just printed, already says what happened.
+    printed = record.interface == "conversation" and record.outcome is not None
+    said = f" ({safe_line(detail, 400)})" if detail and detail != status and not printed else ""
     note(f"operation {record.id}: {STATUS_TEXT.get(status, status)}{said}")
     return STATUS_EXIT[status]
 
 
-async def wait_for(agent: "Agent", record: "OperationRecord", request_id: int | None = None) -> "OperationRecord":
+async def wait_for(
+    agent: "Agent", record: "OperationRecord", deadline: float | None = None, request_id: int | None = None
+) -> "OperationRecord":
+    """Until the operation settles, or (with a deadline, loop time) until the deadline: then it may still be open."""
+    import asyncio
+
+    from poppy_tui.agent.agent import SETTLED
+
+    loop = asyncio.get_running_loop()
     while True:
+        left = None if deadline is None else max(0.0, deadline - loop.time())
         # With our request's ID: the outcome of our request only, never another's (issue #11 item 2).
-        record = await agent.wait_for_outcome(record.id, request_id=request_id)
-        if not record.status.is_open or record.waiting_sign_in:
+        record = await agent.wait_for_outcome(record.id, timeout=left, request_id=request_id)
+        if record.status in SETTLED or record.waiting_sign_in or (deadline is not None and loop.time() >= deadline):
             return record
+        if not record.status.is_open:
+            continue
         # A resend was answered with new terms: nothing was done, and the person decides again.
         note(f"operation {record.id}: the Company answered with new terms; they need your approval too")
         announce(record, sys.stderr)
 
 
-async def settle(agent: "Agent", rows: list[int], wait: bool, request_id: int | None = None) -> int:
+async def settle(
+    agent: "Agent", rows: list[int], wait: bool, as_json: bool = False, timeout: float | None = None,
+    answer: dict[str, Any] | None = None, request_id: int | None = None,
+) -> int:
+    import asyncio
+
+    from poppy_tui.agent.agent import SETTLED
+
     records = [agent.store.get_operation(row) for row in rows]
-    stream = sys.stderr if wait else sys.stdout
+    stream = sys.stderr if wait or as_json else sys.stdout
     for record in records:
         announce(record, stream)
     if not wait:
+        if as_json:
+            emit_request_json(agent, answer, records)
         return first_failure([STATUS_EXIT[r.status.value] for r in records])
     numbers = ", ".join(str(r.id) for r in records)
     note(
         f"waiting for a decision in poppy-tui on operation {numbers}; "
         "Ctrl-C stops waiting (the operation stays queued)"
     )
-    codes = [report_final(await wait_for(agent, record, request_id)) for record in records]
+    deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
+    finals = [await wait_for(agent, record, deadline, request_id) for record in records]
+    # Still open when the deadline came (an approval kept for sign-in is reported, not timed out).
+    late = [r for r in finals if r.status not in SETTLED and not r.waiting_sign_in]
+    codes = [report_final(r, as_json) for r in finals if r not in late]
+    if as_json:
+        emit_request_json(agent, answer, finals, timed_out=bool(late))
+    if late:
+        note(
+            f"gave up waiting after {timeout:g}s: operation {', '.join(str(r.id) for r in late)} stays queued "
+            "(see 'poppy-tui pending')"
+        )
+        return Exit.TIMED_OUT
     return first_failure(codes)
 
 
-async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) -> int:
+def emit_request_json(
+    agent: "Agent", answer: dict[str, Any] | None, records: list["OperationRecord"], timed_out: bool = False
+) -> None:
+    """One JSON object on stdout for `call/tool/say --json` (docs/cli.md)."""
+    data = dict(answer or {})
+    data["operations"] = [record_json(agent.store, r) for r in records]
+    if timed_out:
+        data["timed_out"] = True
+    emit(to_json(data))
+
+
+async def finish_request(
+    agent: "Agent", result: Any, wait: bool, http: bool, as_json: bool = False, timeout: float | None = None
+) -> int:
+    answer = {"outcome": result.outcome, "http_status": result.status, "response": result.body,
+              "detail": result.detail}
     if result.outcome == "operation" and result.operation_row is not None:
-        return await settle(agent, [result.operation_row], wait, result.request_id)
-    print_answer(result.body)
+        return await settle(agent, [result.operation_row], wait, as_json, timeout, answer, result.request_id)
+    if as_json:
+        emit_request_json(agent, answer, [])
+    else:
+        print_answer(result.body)
     if result.outcome == "performed":
         return Exit.OK
     status = f" (HTTP {result.status})" if http and result.status is not None else ""
@@ -300,6 +362,11 @@ async def finish_request(agent: "Agent", result: Any, wait: bool, http: bool) ->
     return REQUEST_EXIT.get(result.outcome, Exit.ERROR)
 
 
+def check_timeout(args: argparse.Namespace) -> None:
+    if getattr(args, "timeout", None) is not None and not args.wait:
+        raise CliError("--timeout works only with --wait", Exit.USAGE)
+
+
 # ---- requests ---------------------------------------------------------------------------------
 
 
@@ -307,12 +374,14 @@ def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
     if not _METHOD_RE.fullmatch(args.method):
         raise CliError(f"METHOD must be an HTTP method such as GET or POST, got {args.method!r}", Exit.USAGE)
     method = args.method.upper()
-    body = parse_json_argument(args.body, "--json") if args.body is not None else None
+    check_timeout(args)
+    option = "--json" if args.old_body_spelling else "--body"
+    body = parse_json_argument(args.body, option) if args.body is not None else None
 
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.company)
         result = await agent.call_api(company, method, args.path, body)
-        return await finish_request(agent, result, args.wait, http=True)
+        return await finish_request(agent, result, args.wait, True, args.json, args.timeout)
 
     return with_agent(ctx, work)
 
@@ -321,11 +390,12 @@ def cmd_tool(ctx: Context, args: argparse.Namespace) -> int:
     arguments = parse_json_argument(args.arguments, "--args") if args.arguments is not None else {}
     if not isinstance(arguments, dict):
         raise CliError("--args must be a JSON object, e.g. '{\"subscription_id\": \"sub_1\"}'", Exit.USAGE)
+    check_timeout(args)
 
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.company)
         result = await agent.call_tool(company, args.tool, arguments)
-        return await finish_request(agent, result, args.wait, http=False)
+        return await finish_request(agent, result, args.wait, False, args.json, args.timeout)
 
     return with_agent(ctx, work)
 
@@ -333,22 +403,30 @@ def cmd_tool(ctx: Context, args: argparse.Namespace) -> int:
 def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
     if not args.text.strip():
         raise CliError("TEXT is empty; say something", Exit.USAGE)
+    check_timeout(args)
 
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.company)
         latest = None if args.new else agent.store.latest_conversation(company.id)
         result = await agent.say(company, args.text, latest[0] if latest else None)
-        print_messages(company.name, result.messages)
+        answer = {"conversation": result.conversation_row, "conversation_id": result.conversation_id,
+                  "delivered": result.delivered, "messages": result.messages, "detail": result.detail}
+        if not args.json:
+            print_messages(company.name, result.messages)
         for problem in result.problems:
             note(f"note: {safe_line(problem, 400)}")
         needs_sign_in = result.challenge is not None and result.challenge.needs_sign_in
         if not result.delivered:
+            if args.json:
+                emit_request_json(agent, answer, [])
             raise CliError(
                 safe_line(result.detail or "the message was not delivered", 400),
                 Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.ERROR,
             )
         if result.operation_rows:
-            return await settle(agent, list(result.operation_rows), args.wait)
+            return await settle(agent, list(result.operation_rows), args.wait, args.json, args.timeout, answer)
+        if args.json:
+            emit_request_json(agent, answer, [])
         return Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.OK
 
     return with_agent(ctx, work)
@@ -398,7 +476,14 @@ def cmd_pending(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.cli import export
+
     statuses = _statuses(args.status)
+    form = args.format or ("json" if args.json else "text")
+    if args.json and form != "json":
+        raise CliError(f"--json and --format {form} disagree; use one of them", Exit.USAGE)
+    since, until = export.parse_when(args.since, "--since"), export.parse_when(args.until, "--until")
+    limit = args.limit or (None if form in ("ndjson", "csv") else 50)
     with open_store(ctx) as store:
         company_id = None
         if args.company:
@@ -409,8 +494,14 @@ def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
                 raise no_such_company(args.company, matches, store.list_companies())
             company_id = matches[0].id
         store.expire_due()
-        rows = store.list_operations(statuses, company_id=company_id, limit=args.limit)
-    _print_rows(rows, args.json, "no operations")
+        rows = export.rows_between(store, statuses, company_id, since, until, limit)
+        if form in ("ndjson", "csv"):
+            count = (export.write_ndjson if form == "ndjson" else export.write_csv)(store, rows)
+            if not count:
+                note("no operations")
+            return Exit.OK
+        rows = list(rows)
+    _print_rows(rows, form == "json", "no operations")
     return Exit.OK
 
 
@@ -431,6 +522,6 @@ def cmd_locate(args: argparse.Namespace) -> int:
         "data": paths.data_dir,
         "db": paths.database,
     }[args.what]
-    emit(str(where))
+    emit(to_json({args.what: str(where)}) if getattr(args, "json", False) else str(where))
     return Exit.OK
 

@@ -44,6 +44,8 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
     )
     global_options(remove, suppress=True)
     remove.add_argument("name", metavar="NAME", help="name, domain or URL of a known Company")
+    for parser in (refresh, remove):  # --json means JSON output on every command (docs/cli.md)
+        parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
 
 
 def company_choices(companies: list["CompanyRecord"]) -> str:
@@ -87,7 +89,8 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
 
     async def work(agent: "Agent") -> int:
         company = await agent.add_company(args.target)
-        emit(f"{company.id}  {company_line(company)}")
+        as_json = getattr(args, "json", False)  # --json: poppy_tui/cli/gate_parser.py
+        emit(to_json({"company": company_json(company)}) if as_json else f"{company.id}  {company_line(company)}")
         if not company.supports_operations:
             note(
                 "note: this Company doesn't offer the operations extension v2; "
@@ -127,6 +130,7 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
             note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
             return Exit.OK
         failed = False
+        listed = []
         for company in companies:
             before = company.supports_operations
             refreshed = await agent.refresh_company(company, force=True)
@@ -135,12 +139,17 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
                 failed = True
                 note(f"{company_label(now.name, now.domain, 60).text}: kept the stored poppy.json: "
                      f"{safe_line(refreshed.problem, 400)}")
+                listed.append({**company_json(now), "refresh": "failed", "problem": refreshed.problem})
                 continue
             state = "updated" if refreshed.changed else "unchanged"
-            emit(f"{now.id}  {state}  {company_line(now)}")
+            listed.append({**company_json(now), "refresh": state})
+            if not args.json:
+                emit(f"{now.id}  {state}  {company_line(now)}")
             if before != now.supports_operations:
                 note(f"note: {company_label(now.name, now.domain, 60).text} "
                      f"{'now offers' if now.supports_operations else 'no longer offers'} the operations extension v2")
+        if args.json:
+            emit(to_json({"companies": listed}))
         return Exit.ERROR if failed else Exit.OK
 
     return with_agent(ctx, work)
@@ -152,6 +161,9 @@ def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.name)
         agent.remove_company(company)
+        if args.json:
+            emit(to_json({"removed": company_json(company)}))
+            return Exit.OK
         emit(f"removed {company.id}  {company_label(company.name, company.domain, 80).text}; "
              "its history stays")
         return Exit.OK

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord
 
 DEMO_FOLDER = "demo"
+# Whether plain `poppy-tui --demo` gives the demo Company accounts (sign-in first, then the
+# three operations belong to the account). Off until the lead flips it; `--accounts` asks
+# for them either way.
+ACCOUNTS_BY_DEFAULT = False
 
 
 @dataclass(frozen=True)
@@ -161,9 +165,11 @@ def accounts_banner() -> list[str]:
 
 
 def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> int:
+    accounts = accounts or ACCOUNTS_BY_DEFAULT
     faults = parse_faults(faults_spec)
     require_terminal()
-    demo = Context(demo_paths(ctx.paths), demo_config(ctx.config))
+    # The person's config file, not the demo's: a theme picked in the demo is theirs to keep.
+    demo = Context(demo_paths(ctx.paths), demo_config(ctx.config), ctx.config_file)
     demo.paths.ensure()
     reset_demo_data(demo.paths)
     from poppy_tui.demo.server import start_company
@@ -190,7 +196,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> i
         note(f"{len(waiting)} operations wait. Opening the inbox: review each one, then approve or decline it.")
         agent = open_agent(demo)
         try:
-            run_tui(agent, "inbox")
+            run_tui(agent, "inbox", config_file=demo.config_file)
         finally:
             close_agent(agent)
     finally:

@@ -15,6 +15,7 @@ class Exit(IntEnum):
     UNKNOWN = 6  # sent, but whether it took effect is unknown
     EXPIRED = 7  # the operation expired before it was approved and sent
     SIGN_IN_REQUIRED = 8  # the Company wants you signed in (or with more scopes): poppy-tui signin COMPANY
+    TIMED_OUT = 9  # --wait --timeout ran out; the operation stays queued
     INTERRUPTED = 130  # Ctrl-C; anything queued stays queued
 
 
@@ -55,6 +56,7 @@ exit codes:
   6  outcome unknown: sent, but whether it took effect is not known
   7  expired before it was approved
   8  sign-in required: the Company asks you to sign in (or for more scopes); run poppy-tui signin COMPANY
+  9  --wait --timeout ran out before the operation settled; it stays queued
   130  interrupted (Ctrl-C); queued operations stay queued
 
 Only a person at the TUI approves or declines. There is no approve command and no --yes.

@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
     call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
     call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
-    call.add_argument("--json", dest="body", metavar="BODY", help="JSON request body")
+    call.add_argument("--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)")
     call.add_argument("--wait", action="store_true", help=wait_help)
 
     tool = command(
@@ -173,7 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
         "performed, not_performed, outcome_unknown, declined, expired",
     )
     history.add_argument("--company", metavar="C", help="only this Company (name, domain or URL)")
-    history.add_argument("--limit", type=_positive_int, default=50, metavar="N", help="at most N (default 50)")
+    history.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                         help="at most N (default 50; ndjson and csv: all)")
+    from poppy_tui.cli.gate_parser import add_history_options
+
+    add_history_options(history)
 
     show = command(
         "show",
@@ -183,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
     show.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+
+    from poppy_tui.cli.gate_parser import add_gate_commands, add_script_options
+
+    add_script_options(call, tool, say, add, wait_help)
+    add_gate_commands(command)
 
     locate = command("locate", "print where poppy-tui keeps its files")
     locate.add_argument(
@@ -196,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     from poppy_tui.cli.identity_commands import add_commands as add_identity_commands
 
     add_identity_commands(command)
+    locate.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
     return parser
 
 
@@ -229,7 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         # argparse exits for --help, --version and usage errors; callers of main() get the code instead.
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        from poppy_tui.cli.gate_parser import rewrite_deprecated
+
+        args = parser.parse_args(rewrite_deprecated(list(sys.argv[1:] if argv is None else argv)))
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
         if args.accounts and not args.demo:

@@ -285,10 +285,18 @@ def _company_marked_name(name: object, domain: object, max_chars: int) -> str:
     return company_label(name, domain, max_chars).marked_name
 
 
+def settled_expiry_text(status: Any, value: datetime) -> str:
+    """A decided operation's expiry no longer counts down: say so instead of 'in 14 minutes'."""
+    if getattr(status, "is_final", False) and getattr(status, "value", "") != "expired":
+        shown = value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        return f"expiry {shown} (no longer matters: {status.value.replace('_', ' ')})"
+    return f"expires {expiry_text(value)}"
+
+
 def row_line(row: "OperationRow") -> str:
     return (
         f"{row.id}  {row.status.value}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
-        f"expires {expiry_text(row.expires_at)}\n"
+        f"{settled_expiry_text(row.status, row.expires_at)}\n"
         f"{COMPANY_INDENT}{safe_line(row.summary)}"
     )
 
@@ -359,7 +367,9 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     if current.carrier_text:
         lines.append("The Company's message with it:")
         lines.append(indented(safe_block(current.carrier_text)[0]))
-    lines.append(f"Expires: {expiry_text(current.expires_at)}")
+    settled = settled_expiry_text(record.status, current.expires_at)
+    lines.append(f"Expires: {expiry_text(current.expires_at)}" if settled.startswith("expires ")
+                 else f"Expiry: {settled.removeprefix('expiry ')}")
     changed = f" (the terms changed: this is revision {len(revisions)})" if len(revisions) > 1 else ""
     lines.append(f"Revision: {safe_line(current.revision, 100)}{changed}")
     if record.approved_revision_id is not None:

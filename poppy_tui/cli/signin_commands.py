@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import emit, note, safe_line
+from poppy_tui.safety.wording import possessive
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -147,7 +148,7 @@ async def _device(flow: Any) -> Any:
         note(
             f"{safe_line(flow.company_name, 200)} gave a sign-in link outside its own domain "
             f"({safe_line(flow.company_domain, 200)}), so it is not shown. Enter the code "
-            f"{safe_line(flow.user_code, 64)} on {safe_line(flow.company_name, 200)}'s own site."
+            f"{safe_line(flow.user_code, 64)} on {possessive(safe_line(flow.company_name, 200))} own site."
         )
     note("Waiting for you to confirm (Ctrl-C to stop)...")
     return await flow.wait()
@@ -156,7 +157,7 @@ async def _device(flow: Any) -> Any:
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
     url = await flow.start(open_browser=not args.no_browser)
     opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
-    note(f"Sign in on {safe_line(flow.company_name, 200)}'s page{opened}:")
+    note(f"Sign in on {possessive(safe_line(flow.company_name, 200))} page{opened}:")
     note(f"  {safe_line(url, 2000)}")
     if not sys.stdin.isatty():
         note("Waiting for the browser to come back to poppy-tui (Ctrl-C to stop)...")

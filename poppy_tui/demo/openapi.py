@@ -351,7 +351,6 @@ def add_account_security(document: dict[str, Any], authorize_url: str, token_url
     components["responses"]["E401"] = _json(
         _ref("Error"), "sign_in_required or invalid_token, also in WWW-Authenticate (Bearer error=..., scope=...)"
     )
-    components["responses"]["E403Scope"] = _json(_ref("Error"), "insufficient_scope (WWW-Authenticate names the scopes needed)")
     for path in document["paths"].values():
         for operation in path.values():
             needs = _OPERATION_NEEDS.get(operation.get("operationId"))
@@ -359,3 +358,5 @@ def add_account_security(document: dict[str, Any], authorize_url: str, token_url
                 continue
             operation["security"] = [{"PoppySession": [], "Account": list(needs)}]
             operation["responses"]["401"] = {"$ref": "#/components/responses/E401"}
+            operation["description"] = (operation.get("description", "") + " Needs sign-in: " + " ".join(needs)
+                                        + "; without a scope the answer is 403 insufficient_scope.").strip()

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from poppy_tui.protocol.operation import Operation
+from poppy_tui.protocol.requests import ConversationRequest
 from poppy_tui.safety.dates import _check_dates
 from poppy_tui.safety.expiry import _check_expiry
 from poppy_tui.safety.findings import _RANK, CODES, Finding, Severity, _Findings
@@ -97,7 +98,16 @@ def check_operation(
             ("money direction", lambda: _check_direction(findings, terms, summary_text())),
             ("dates", lambda: _check_dates(findings, terms, summary_text(), operation)),
             ("quantities", lambda: _check_quantities(findings, terms, summary_text())),
-            ("ids", lambda: _check_ids(findings, terms, summary_text(), _request_values(request))),
+            (
+                "ids",
+                lambda: _check_ids(
+                    findings,
+                    terms,
+                    summary_text(),
+                    _request_values(request),
+                    free_text=isinstance(request, ConversationRequest),
+                ),
+            ),
         ]
     if previous is not None:
         stages.append(("revision", lambda: _check_revision(findings, operation, previous)))

@@ -53,7 +53,13 @@ def _mentions_id(text: str, value: str) -> bool:
     return False
 
 
-def _check_ids(findings: _Findings, terms: Mapping[str, Any], text: str, confirmed: set[str]) -> None:
+def _check_ids(
+    findings: _Findings, terms: Mapping[str, Any], text: str, confirmed: set[str], free_text: bool = False
+) -> None:
+    """Terms IDs against the summary. `free_text`: the operation answers a conversation
+    message, which names no IDs, so an ID the summary leaves out can't be checked either
+    way and is a note (info), not a warning on every honest operation. An ID the summary
+    replaces with another of the same kind stays a danger."""
     for path, value in _flatten(terms):
         if not isinstance(value, str) or not _is_id_like(_raw_leaf(path), value):
             continue
@@ -74,6 +80,15 @@ def _check_ids(findings: _Findings, terms: Mapping[str, Any], text: str, confirm
                 continue
         if value in confirmed:
             continue  # the User's own request names it; the summary may describe it in words
+        if free_text:
+            findings.add(
+                "id_not_in_summary",
+                f"The terms include {format_path(path)} = {_quote(value)}, which the summary doesn't mention; "
+                "a conversation names no IDs, so poppy could not check it.",
+                _field(path),
+                "info",
+            )
+            continue
         findings.add(
             "id_not_in_summary",
             f"The terms include {format_path(path)} = {_quote(value)}, which the summary doesn't mention.",

@@ -140,9 +140,9 @@ def key_amount(operation: Operation) -> str | None:
     From the terms when they have money: the best paid amount (a total before a
     price difference before any amount) that isn't a rate the summary gives per
     period, so cancelling an "$18.00 a month" plan shows no amount. Otherwise a
-    non-zero refund, as a negative payment. A plan whose only price is a rate, with nothing refunded,
-    shows the rate ("USD 18.00 a month"). Without terms money, the summary's
-    amount if it names exactly one.
+    non-zero refund, as a negative payment. A plan whose only price is a rate,
+    with nothing refunded, shows the rate ("USD 18.00 a month"). Without terms
+    money, the summary's amount if it names exactly one.
     """
     try:
         moneys = _terms_money(operation.terms) if isinstance(operation.terms, Mapping) else []

@@ -6,7 +6,7 @@ import re
 from typing import Any, Mapping
 from urllib.parse import unquote
 
-from poppy_tui.protocol.requests import ApiRequest, McpRequest
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.safety.findings import _Findings
 from poppy_tui.safety.sanitize import sanitize_line
 from poppy_tui.safety.terms_values import (
@@ -137,7 +137,14 @@ def _check_request(findings: _Findings, index: _TermsIndex, request: Any) -> Non
         )
 
 
+_WORD_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]")
+
+
 def _request_values(request: Any) -> set[str]:
+    """Every value we sent; for a conversation, the tokens of the person's own message
+    (an ID they typed themselves is one they know)."""
     values = {str(v) for _, _, v in _request_leaves(request) if isinstance(v, (str, int)) and not isinstance(v, bool)}
+    if isinstance(request, ConversationRequest) and isinstance(request.text, str):
+        values.update(_WORD_TOKEN.findall(request.text[:10_000]))
     values.update(segment for _, segment in _path_ids(request))
     return values

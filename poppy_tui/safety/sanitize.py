@@ -20,13 +20,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
 
-import regex  # Unicode Script_Extensions for mixed-script checks (UTS #39)
+if TYPE_CHECKING:
+    import regex
 
 __all__ = [
     "FLAGS",
     "Sanitized",
     "mixed_script",
+    "has_mixed_script_word",
     "mixed_script_words",
     "reading_text",
     "sanitize",
@@ -179,7 +182,7 @@ def sanitize(text: str) -> Sanitized:
     table, flags = _scan(text, line=False)
     if _looks_like_action_markup(text):
         flags.add("markup")
-    if not text.isascii() and mixed_script_words(text):
+    if not text.isascii() and has_mixed_script_word(text):
         flags.add("mixed_script")
     out, marks = _apply(text, table)
     return Sanitized(out, frozenset(flags), marks)
@@ -300,6 +303,8 @@ _AUGMENTED = {
 _CJK_WRITINGS = frozenset({"Jpan", "Kore", "Hanb"})
 _script_patterns: dict[str, "regex.Pattern[str]"] = {}
 _script_cache: dict[str, frozenset[str]] = {}
+_shared_sets: dict[frozenset[str], frozenset[str]] = {}
+_SCRIPT_CACHE_MAX = 200_000  # more than Unicode's letters
 _NO_SCRIPT: frozenset[str] = frozenset()
 _LATIN = frozenset({"Latn"})
 
@@ -307,6 +312,8 @@ _LATIN = frozenset({"Latn"})
 def _pattern(code: str) -> "regex.Pattern[str]":
     pattern = _script_patterns.get(code)
     if pattern is None:
+        import regex  # Unicode Script_Extensions (UTS #39); loaded on the first non-ASCII letter
+
         pattern = _script_patterns[code] = regex.compile(r"\p{Script_Extensions=" + code + "}")
     return pattern
 
@@ -317,8 +324,9 @@ def _is_letter(ch: str) -> bool:
 
 
 def _learn_scripts(chars: set[str]) -> dict[str, frozenset[str]]:
-    """The scripts of `chars`, cached while there is room: one C-speed scan of
-    them per script, not one per character."""
+    """The scripts of `chars`: one C-speed scan of all of them per script, not one
+    regex per character. Cached (Unicode has about 140,000 letters; equal sets are
+    shared, so the cache stays small)."""
     letters = "".join(sorted(ch for ch in chars if _is_letter(ch)))
     found: dict[str, set[str]] = {ch: set() for ch in letters}
     if letters:
@@ -334,37 +342,61 @@ def _learn_scripts(chars: set[str]) -> dict[str, frozenset[str]]:
             # all are look-alikes of one plain Latin letter.
             if folded != ch and len(folded) == 1 and folded.isascii() and folded.isalpha():
                 scripts = frozenset({_LATIN_LOOKALIKE})
+        scripts = _shared_sets.setdefault(scripts, scripts)
         learned[ch] = scripts
-        if len(_script_cache) < 65536:
+        if len(_script_cache) < _SCRIPT_CACHE_MAX:
             _script_cache[ch] = scripts
     return learned
 
 
-def _script_sets(text: str) -> list[frozenset[str]]:
-    """The Script_Extensions of each distinct letter of `text` (Common/Inherited left out)."""
-    sets: set[frozenset[str]] = set()
+def _scripts_by_char(text: str) -> dict[str, frozenset[str]]:
+    """Script_Extensions of every distinct character of `text` (empty for non-letters)."""
+    table: dict[str, frozenset[str]] = {}
     unknown: set[str] = set()
     for ch in set(text):
         if ch < "\x80":
-            if ch.isalpha():
-                sets.add(_LATIN)
+            table[ch] = _LATIN if ch.isalpha() else _NO_SCRIPT
             continue
         scripts = _script_cache.get(ch)
         if scripts is None:
             unknown.add(ch)
         else:
-            sets.add(scripts)
+            table[ch] = scripts
     if unknown:
-        sets.update(_learn_scripts(unknown).values())
+        table.update(_learn_scripts(unknown))
+    return table
+
+
+def _sets_in(chars: "set[str] | str", table: dict[str, frozenset[str]]) -> list[frozenset[str]]:
+    sets = {table[ch] for ch in set(chars)}
     sets.discard(_NO_SCRIPT)
     return list(sets)
+
+
+def _script_sets(text: str) -> list[frozenset[str]]:
+    """The Script_Extensions of each distinct letter of `text` (Common/Inherited left out)."""
+    return _sets_in(text, _scripts_by_char(text))
+
+
+_augmented_cache: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _augmented(scripts: frozenset[str]) -> frozenset[str]:
+    """A letter's scripts, Latin look-alikes as Latin, plus the CJK writings they belong to."""
+    result = _augmented_cache.get(scripts)
+    if result is None:
+        plain = ("Latn" if s == _LATIN_LOOKALIKE else s for s in scripts)
+        result = frozenset().union(*(_AUGMENTED.get(s, {s}) for s in plain))
+        if len(_augmented_cache) < 4096:
+            _augmented_cache[scripts] = result
+    return result
 
 
 def _resolve(sets: list[frozenset[str]]) -> frozenset[str]:
     """UTS #39 resolved script set: what every letter has in common, augmented."""
     common: frozenset[str] | None = None
     for scripts in sets:
-        augmented = frozenset().union(*(_AUGMENTED.get(s, {s}) for s in scripts))
+        augmented = _augmented(scripts)
         common = augmented if common is None else common & augmented
         if not common:
             return _NO_SCRIPT
@@ -376,10 +408,9 @@ def _is_mixed(sets: list[frozenset[str]]) -> bool:
         return False
     if any("Latn" in s for s in sets) and any(_LATIN_LOOKALIKE in s for s in sets):
         return True  # "Ｐaypal": CJK text uses one width or the other, not both in one name
-    as_latin = [frozenset("Latn" if s == _LATIN_LOOKALIKE else s for s in scripts) for scripts in sets]
-    if _resolve(as_latin):
+    if _resolve(sets):
         return False
-    rest = [scripts for scripts in as_latin if "Latn" not in scripts]
+    rest = [scripts for scripts in sets if "Latn" not in scripts and _LATIN_LOOKALIKE not in scripts]
     return not (rest and _resolve(rest) & _CJK_WRITINGS)  # Latin beside one CJK writing is fine
 
 
@@ -402,8 +433,29 @@ def mixed_script(text: str) -> bool:
     return _is_mixed(_script_sets(text))
 
 
+def _mixed_words(text: str) -> Iterator[str]:
+    if not isinstance(text, str) or text.isascii():
+        return
+    table = _scripts_by_char(text)  # once for the whole text, not once per word
+    if not _is_mixed(_sets_in(text, table)):
+        return
+    verdicts: dict[str, bool] = {}  # words repeat; judge each once
+    for match in _WORD_RE.finditer(text):
+        word = match.group()
+        verdict = verdicts.get(word)
+        if verdict is None:
+            verdict = not word.isascii() and _is_mixed(_sets_in(word, table))
+            if len(verdicts) < 65536:
+                verdicts[word] = verdict
+        if verdict:
+            yield word
+
+
 def mixed_script_words(text: str) -> list[str]:
     """The words of a longer text that mix scripts within themselves."""
-    if not isinstance(text, str) or text.isascii() or not _is_mixed(_script_sets(text)):
-        return []
-    return [w for w in (m.group() for m in _WORD_RE.finditer(text)) if not w.isascii() and mixed_script(w)]
+    return list(_mixed_words(text))
+
+
+def has_mixed_script_word(text: str) -> bool:
+    """Whether any word of `text` mixes scripts; stops at the first."""
+    return next(_mixed_words(text), None) is not None

@@ -6,7 +6,7 @@ from typing import Mapping
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.findings import _Findings
-from poppy_tui.safety.sanitize import mixed_script_words, sanitize, sanitize_line
+from poppy_tui.safety.sanitize import has_mixed_script_word, sanitize, sanitize_line
 from poppy_tui.safety.terms_values import _UNBOUNDED, _dicts, _field, _flatten, format_path
 
 _FLAG_FINDINGS: tuple[tuple[str, str, str], ...] = (
@@ -44,10 +44,10 @@ def _check_text(findings: _Findings, operation: Operation) -> None:
             flags = sanitize_line(str(key), _UNBOUNDED).flags
             if flags:
                 where = f"A key in the terms ({format_path((*path, str(key)))})"
-                _text_safety(findings, flags, where, _field((*path, str(key))), True, bool(mixed_script_words(str(key))))
+                _text_safety(findings, flags, where, _field((*path, str(key))), True, has_mixed_script_word(str(key)))
     for path, value in _flatten(terms):
         if isinstance(value, str) and path:
             flags = sanitize_line(value, _UNBOUNDED).flags
             if flags:
                 where = f"The terms value {format_path(path)}"
-                _text_safety(findings, flags, where, _field(path), True, bool(mixed_script_words(value)))
+                _text_safety(findings, flags, where, _field(path), True, has_mixed_script_word(value))

@@ -26,6 +26,15 @@ POLL_SECONDS = 0.5
 DISPATCHER_RESTART_SECONDS = 5.0
 
 NAVIGATION = {"show_inbox", "show_history", "show_companies", "compose", "talk", "help"}
+# The screens the global keys go to, in the order the navigation bar lists them:
+# (mode, binding id, default key, label).
+NAV_ITEMS = (
+    ("inbox", "inbox", "i", "Inbox"),
+    ("history", "history", "h", "History"),
+    ("companies", "companies", "c", "Companies"),
+    ("compose", "compose", "n", "New request"),
+    ("talk", "talk", "t", "Talk"),
+)
 
 
 def _inbox() -> Screen:
@@ -73,11 +82,12 @@ class PoppyApp(App[None]):
         "talk": _talk,
     }
     BINDINGS = [
-        Binding("i", "show_inbox", "Inbox", id="inbox"),
-        Binding("h", "show_history", "History", id="history"),
-        Binding("c", "show_companies", "Companies", id="companies"),
-        Binding("n", "compose", "New request", id="compose"),
-        Binding("t", "talk", "Talk", id="talk"),
+        # The navigation bar at the top lists these; the footer keeps its width for the screen's own keys.
+        Binding("i", "show_inbox", "Inbox", id="inbox", show=False),
+        Binding("h", "show_history", "History", id="history", show=False),
+        Binding("c", "show_companies", "Companies", id="companies", show=False),
+        Binding("n", "compose", "New request", id="compose", show=False),
+        Binding("t", "talk", "Talk", id="talk", show=False),
         Binding("question_mark,f1", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
@@ -88,6 +98,7 @@ class PoppyApp(App[None]):
         *,
         initial_screen: str = "inbox",
         clock: Callable[[], datetime] | None = None,
+        config_file: Path | None = None,
     ) -> None:
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
@@ -103,6 +114,12 @@ class PoppyApp(App[None]):
         self.startup_ms: float | None = None
         self.painted = False  # the first frame is on screen; screens may read the store
         self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
+        from poppy_tui.ui.outcome_toasts import OutcomeWatcher
+
+        self.outcome_watcher = OutcomeWatcher()
+        # Where a theme picked in the palette is kept; None (tests, screenshots) keeps it for this run only.
+        self.config_file = config_file
+        self._theme_ready = False
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -120,6 +137,19 @@ class PoppyApp(App[None]):
                 )
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
+        self._theme_ready = True  # from here on a theme change is the person's choice
+
+    def watch_theme(self, theme: str) -> None:
+        if not self._theme_ready or self.config_file is None:
+            return
+        from poppy_tui.ui.safe import plain_line
+        from poppy_tui.ui.theme_setting import save_theme
+
+        try:
+            save_theme(self.config_file, theme)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Theme {plain_line(theme, 80)} is used until you quit, but could not be saved: "
+                        f"{plain_line(exc)}", severity="warning", markup=False)
 
     def on_ready(self) -> None:
         self.startup_ms = _start_time.elapsed_ms()
@@ -131,6 +161,7 @@ class PoppyApp(App[None]):
         self.painted = True
         self.notify_store_changed()
         self._change_token = self.agent.store.change_token()
+        self._start_notifications()
         self.set_interval(POLL_SECONDS, self._poll_store)
         self._start_dispatcher()
         self._warn_if_unsignable()
@@ -189,11 +220,67 @@ class PoppyApp(App[None]):
         if token != self._change_token:
             self._change_token = token
             self.notify_store_changed()
+            self._announce_changes()
+
+    # ---- notifications (poppy_tui/ui/notifications.py) --------------------------------------
+
+    def _start_notifications(self) -> None:
+        from poppy_tui.agent.config import NotificationSettings
+        from poppy_tui.ui.notifications import Notifier, OperationWatcher
+
+        self.watcher = OperationWatcher(self.agent.store)
+        self.notifier = Notifier(
+            getattr(self.agent.config, "notifications", None) or NotificationSettings(),
+            toast=lambda text, severity: self.notify(text, severity=severity, markup=False, timeout=8),
+            bell=self.bell,
+            write=self.write_to_terminal,
+        )
+        self._announce_changes()  # the first look only takes note of what is already there
+
+    def _announce_changes(self) -> None:
+        watcher = getattr(self, "watcher", None)
+        if watcher is None:
+            return
+        try:
+            events = watcher.changes()
+        except Exception as exc:  # a locked database must not kill the UI; the next poll looks again
+            self.log.warning(f"notifications: {exc}")
+            return
+        self.notifier.announce(events)
+
+    def write_to_terminal(self, sequence: str) -> None:
+        """Raw output to the terminal, through the driver as Textual's own bell() does."""
+        if sequence and not self.is_headless and self._driver is not None:
+            self._driver.write(sequence)
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        from poppy_tui.ui.screens.quit_dialog import approvals_in_flight, QuitScreen
+
+        if isinstance(self.screen, QuitScreen):
+            return
+        waiting = approvals_in_flight(self.agent.store)
+        if not waiting:
+            self.exit()
+            return
+        self.push_screen(QuitScreen(waiting))
 
     def notify_store_changed(self) -> None:
         # Screens under a modal hear it too: a review under the confirm dialog must see new terms.
         for screen in self.screen_stack:
             screen.post_message(StoreChanged())
+        self._announce_outcomes()
+
+    def _announce_outcomes(self) -> None:
+        try:
+            toasts = self.outcome_watcher.check(self.agent.store)
+        except Exception as exc:  # a locked database: the next change looks again
+            self.log.warning(f"outcome check failed: {exc}")
+            return
+        for toast in toasts:
+            # The review of that operation says it in its banner; once is enough there.
+            if getattr(self.screen, "operation_row", None) == toast.operation_row:
+                continue
+            self.notify(toast.message, severity=toast.severity, markup=False, timeout=10)  # type: ignore[arg-type]
 
     # ---- keys -----------------------------------------------------------------------------
 
@@ -203,27 +290,52 @@ class PoppyApp(App[None]):
         return keys.split(",")[0].strip()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Letters typed in a dialog must not switch screens behind it.
-        if action in NAVIGATION and isinstance(self.screen, ModalScreen):
+        # Letters typed in a dialog must not switch screens behind it, and on a screen where
+        # the person types (New request, Talk) a letter is text, never a screen switch: Esc first.
+        if action in NAVIGATION and (isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)):
             return False
+        if action == "quit" and getattr(self.screen, "TYPING", False):
+            return False  # a "q" in a message or a field is a letter; Esc, then q
         return True
 
     # ---- navigation -----------------------------------------------------------------------
+    # One model: each global key always shows the same screen, at its top level. Screens opened
+    # from it (a review, a record) are closed on the way, so no stack left behind in one mode
+    # surprises the person when they come back to it.
+
+    def go(self, mode: str) -> Screen:
+        self.switch_mode(mode)
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ModalScreen):
+            self.pop_screen()
+        return self.screen
 
     def action_show_inbox(self) -> None:
-        self.switch_mode("inbox")
+        self.go("inbox")
 
     def action_show_history(self) -> None:
-        self.switch_mode("history")
+        self.go("history")
 
     def action_show_companies(self) -> None:
-        self.switch_mode("companies")
+        self.go("companies")
 
     def action_compose(self) -> None:
-        self.switch_mode("compose")
+        self.go("compose")
 
     def action_talk(self) -> None:
-        self.switch_mode("talk")
+        self.go("talk")
+
+    def compose_for(self, company_id: int) -> None:
+        """New request, with this Company picked (from the Companies screen)."""
+        screen = self.go("compose")
+        choose = getattr(screen, "choose_company", None)
+        if choose is not None:
+            choose(company_id)
+
+    def talk_to(self, company_id: int) -> None:
+        screen = self.go("talk")
+        choose = getattr(screen, "choose_company", None)
+        if choose is not None:
+            choose(company_id)
 
     def action_help(self) -> None:
         from poppy_tui.ui.screens.help import HelpScreen

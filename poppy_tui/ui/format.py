@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import parse_stamp as store_stamp
+from poppy_tui.safety import wording
 
 INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
 
@@ -87,14 +88,57 @@ def parse_stamp(text: str | None) -> datetime | None:
     return store_stamp(text) if text else None
 
 
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S %Z"
+
+
 def local_time(value: datetime | str | None) -> str:
+    """The one way poppy writes a moment: local time with its zone, '2026-12-03 07:14:27 UTC'."""
     if isinstance(value, str):
         value = parse_stamp(value)
     if value is None:
         return "—"
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    return value.astimezone().strftime(TIME_FORMAT)
+
+
+def relative(value: datetime | str | None, now: datetime) -> str:
+    """'in 14m 57s', '3m 02s ago', 'now': said beside a local_time, never instead of it."""
+    if isinstance(value, str):
+        value = parse_stamp(value)
+    if value is None:
+        return ""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    seconds = (value - now).total_seconds()
+    if abs(seconds) < 1:
+        return "now"
+    return f"in {countdown(seconds)}" if seconds > 0 else f"{countdown(-seconds)} ago"
+
+
+def time_with_relative(value: datetime | str | None, now: datetime) -> str:
+    """'2026-12-03 07:14:27 UTC (in 14m 57s)'."""
+    shown = local_time(value)
+    near = relative(value, now)
+    return f"{shown} ({near})" if near else shown
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """'1 warning', '2 warnings', '0 dangers' (poppy_tui.safety.wording says it the same way)."""
+    return wording.count(count, word, many)
+
+
+def possessive(name: str) -> str:
+    """"Larkspur Air's", "Manzanita Outfitters'"."""
+    return wording.possessive(name)
+
+
+def checks_summary(dangers: int, warnings: int) -> str:
+    """'1 danger and 2 warnings', '2 warnings', 'no dangers or warnings'."""
+    parts = [plural(dangers, "danger")] if dangers else []
+    if warnings:
+        parts.append(plural(warnings, "warning"))
+    return " and ".join(parts) if parts else "no dangers or warnings"
 
 
 def company_interfaces(company: CompanyRecord) -> list[str]:

@@ -8,6 +8,9 @@ Textual parses a plain str as markup, and `[@click=...]` in it runs app actions.
 from __future__ import annotations
 
 import json
+import os
+import re
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -20,6 +23,7 @@ from poppy_tui.safety.summary import company_content, render_summary, safe_conte
 __all__ = [
     "cell",
     "fit_line",
+    "wrapped_first_line",
     "check_operation",
     "company_content",
     "company_label",
@@ -40,16 +44,89 @@ __all__ = [
 CELL_MAX = 200
 
 
+_MARKER = re.compile(r"…\(\+(\d+) chars?\)$")  # "…(+1 char)", "…(+42 chars)"
+
+
 def fit_line(text: str, width: int) -> str:
     """Sanitised, and at most `width` characters *including* the "…(+N chars)" marker that
-    sanitize_line appends after its `max_chars`: columns have a fixed width."""
+    sanitize_line appends after its `max_chars`: columns have a fixed width.
+
+    A marker is never longer than what it hides: when fewer characters are cut than the
+    marker would take, a bare "…" says the line goes on."""
+    first = sanitize_line(text, max(0, width))
+    if "truncated" not in first.flags:
+        return first.text
     budget = width
+    shown = first.text
     for _ in range(4):  # the marker's length moves with N, so settle in a few steps
         shown = sanitize_line(text, max(0, budget)).text
         if len(shown) <= width or budget <= 0:
-            return shown
+            break
         budget -= len(shown) - width
+    found = _MARKER.search(shown)
+    too_long = len(shown) > width  # the marker alone doesn't fit this narrow a column
+    # A marker that would crowd out the text itself says less than the text: then a bare "…".
+    crowding = found is not None and found.start() < len(found.group(0))
+    if found is not None and (too_long or crowding or int(found.group(1)) < len(found.group(0))) and width > 0:
+        # Cut one character short (whole tokens only) and end with a bare ellipsis.
+        short = sanitize_line(text, width - 1)
+        body = short.text[: short.marks[-1][0]] if short.marks else short.text[: width - 1]
+        return body + "…"
     return shown[:width]
+
+
+# Rows whose summaries share at least this much of a beginning are told apart by what follows it.
+SHARED_START = 24
+# Words kept before the point where two summaries part, so the change reads in context.
+CONTEXT_BEFORE = 18
+
+
+def differing_start(line: str, others: Any) -> int:
+    """Where to start showing `line` so what sets it apart from `others` comes first: 0 unless
+    it shares a long beginning with one of them, else a word start a little before they part."""
+    shared = 0
+    for other in others:
+        if other == line:
+            continue
+        n = len(os.path.commonprefix([line, other]))
+        shared = max(shared, n)
+    if shared < SHARED_START:
+        return 0
+    start = line.rfind(" ", 0, max(0, shared - CONTEXT_BEFORE)) + 1
+    return start if start > 0 else 0
+
+
+def first_lines_apart(summaries: list[str]) -> list[str]:
+    """Each summary's first line; where several begin alike, from a little before they differ,
+    marked with a leading "…". The full text is one key away, on the review."""
+    lines = [_first_line(s) for s in summaries]
+    # Only the beginnings are compared: a cell shows a few hundred characters at most.
+    heads = sorted({line[:400] for line in lines})
+    out = []
+    for line in lines:
+        head = line[:400]
+        # Sorted, the lines sharing the longest beginning with this one are its neighbours.
+        at = heads.index(head)
+        start = differing_start(head, heads[max(0, at - 1):at] + heads[at + 1:at + 2])
+        out.append("…" + line[start:] if start else line)
+    return out
+
+
+def wrapped_first_line(text: str, width: int, lines: int, indent: int = 0) -> str:
+    """The summary's first line wrapped to `width` over at most `lines` lines (the first line
+    `indent` shorter), cut with a visible marker only if it still doesn't fit. The newlines are
+    ours, so what is measured here is what the cell shows."""
+    line = _first_line(text)
+    width = max(1, width)
+    budget = width * lines - indent
+    for _ in range(6):
+        shown = fit_line(line, max(1, budget))
+        wrapped = textwrap.wrap(" " * indent + shown, width, break_long_words=True, break_on_hyphens=False,
+                                drop_whitespace=True) or [""]
+        if len(wrapped) <= lines:
+            return "\n".join(wrapped)[indent:] if indent else "\n".join(wrapped)
+        budget -= max(1, len(wrapped[-1]) + (len(wrapped) - lines - 1) * width)
+    return shown[: max(1, width - indent)]
 
 
 def cell(text: Any, max_chars: int = CELL_MAX) -> Text:

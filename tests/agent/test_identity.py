@@ -7,6 +7,7 @@ import time
 import urllib.request
 
 import jwt
+import pytest
 
 from poppy_tui.agent.identity.settings import settings_file
 from poppy_tui.protocol.client_metadata import parse_client_metadata, parse_jwks
@@ -48,3 +49,27 @@ def test_every_agent_of_a_home_has_the_same_client_id(make_agent, paths):
     second = make_agent().identity
     assert first.client_id == second.client_id and first.kid == second.kid
     assert json.loads(settings_file(paths).read_text())["client_id"] == first.client_id
+
+
+async def test_without_an_identity_an_approval_is_not_sent_and_says_what_to_do(make_agent, shop):
+    """No identity.json and loopback not allowed: nothing can be signed, so nothing is sent."""
+    from poppy_tui.agent.store import Status
+
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    result = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges",
+                                  {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
+    op = agent.store.get_operation(result.operation_row)
+    agent.store.close()
+    from poppy_tui.agent.identity.settings import settings_file
+
+    settings_file(agent.paths).unlink()
+    strict = make_agent(allow_loopback=False)
+    assert "identity init --client-id" in (strict.signing_problem() or "")
+    from poppy_tui.agent.agent import ApprovalUnsignable
+
+    with pytest.raises(ApprovalUnsignable, match="identity init --client-id"):
+        strict.approve(op.id, op.current.id)
+    assert strict.store.get_operation(op.id).status == Status.PENDING and strict.store.decisions(op.id) == []
+    await strict.dispatch_once()
+    assert shop.performed("exc_5Rt2") == 0 and strict.store.attempts(op.id) == []

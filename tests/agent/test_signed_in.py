@@ -198,3 +198,64 @@ async def test_a_token_the_company_keeps_refusing_is_not_resent_in_a_loop(make_a
     tokens.token = "tok_alice"  # signed in again, with the scope
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and birch.state.performed["ord_birch_1"] == 1
+
+
+async def test_the_access_token_is_not_kept_in_the_database(make_agent, birch, paths, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    birch.state.tokens["tok_secret_9f3k"] = ("alice", ("orders",))
+    agent, company, _ = await setup(make_agent, birch, "tok_secret_9f3k")
+    result = await agent.call_api(company, "POST", "/orders", {"oats": 2})
+    agent.approve(result.operation_row, agent.store.get_operation(result.operation_row).current.id)
+    done = await agent.wait_for_outcome(result.operation_row, timeout=20)
+    assert done.status == Status.PERFORMED
+    agent.store.close()
+    for suffix in ("", "-wal", "-shm"):
+        path = paths.database.with_name(paths.database.name + suffix)
+        if path.exists():
+            assert b"tok_secret_9f3k" not in path.read_bytes()
+    assert "tok_secret_9f3k" not in caplog.text
+
+
+def _mcp_tool_call(r) -> bool:
+    return r.path == "/mcp" and r.jsonrpc_method == "tools/call"
+
+
+MCP_CHALLENGE = {"WWW-Authenticate": 'Bearer error="sign_in_required", scope="orders"'}
+
+
+async def test_an_mcp_challenge_at_the_http_layer_asks_for_sign_in(make_agent, shop):
+    from .company_app import Answer, Rule
+
+    shop.add(Rule(_mcp_tool_call, lambda r: Answer(401, {"error": "sign_in_required", "scope": "orders"}, MCP_CHALLENGE)))
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    result = await agent.call_tool(
+        company, "exchange_item", {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+    )
+    assert result.outcome == "not_performed" and result.challenge is not None
+    assert result.challenge.kind == "sign_in" and result.challenge.scopes == ("orders",)
+    assert result.detail == "Sign in to Manzanita Outfitters to continue (scopes orders)"
+
+
+async def test_an_mcp_approval_meeting_a_challenge_waits_for_sign_in(make_agent, shop):
+    from .company_app import Answer, Rule
+
+    agent = make_agent()
+    tokens = Tokens("tok_demo")
+    agent.access_token_source = tokens
+    company = await agent.add_company(shop.base_url)
+    result = await agent.call_tool(
+        company, "exchange_item", {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+    )
+    op = agent.store.get_operation(result.operation_row)
+    shop.add(Rule(lambda r: _mcp_tool_call(r) and r.mcp_approval is not None,
+                  lambda r: Answer(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})))
+    agent.approve(op.id, op.current.id)
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    assert shop.performed("exc_5Rt2") == 0
+    tokens.token = "tok_demo_2"  # signed in again: a new token
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and shop.performed("exc_5Rt2") == 1

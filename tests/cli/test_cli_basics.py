@@ -14,7 +14,10 @@ from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.main import build_parser
 
-COMMANDS = ("companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity")
+COMMANDS = (
+    "companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity",
+    "mcp", "send", "completion",
+)
 HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "httpcore", "uvicorn", "starlette", "keyring", "poppy_tui.ui")
 
 
@@ -186,6 +189,7 @@ def test_unknown_company_in_history(cli, home):
     [
         (["call", "shop", "POST", "/api/x", "--json", "{item_id: 1}"], "--json"),
         (["call", "shop", "POST", "/api/x", "--json", ""], "--json"),
+        (["call", "shop", "POST", "/api/x", "--body", "{item_id: 1}"], "--body"),
         (["tool", "shop", "cancel_subscription", "--args", "{'a': 1}"], "--args"),
     ],
 )
@@ -220,7 +224,7 @@ def test_companies_add_refuses_plain_http_off_loopback(cli, home, target):
 
 def test_bad_input_as_a_real_program_is_one_line_without_traceback(home):
     for argv in (
-        ["call", "shop", "POST", "/x", "--json", "{nope"],
+        ["call", "shop", "POST", "/x", "--body", "{nope"],
         ["companies", "add", "http://shop.example"],
         ["history", "--status", "bogus"],
     ):

@@ -23,7 +23,7 @@ def test_an_ambiguous_name_lists_the_domains_and_removing_one_settles_it(cli, ho
     first, second = two_shops
     assert cli("companies", "add", first.base_url).code == 0
     assert cli("companies", "add", second.base_url).code == 0
-    run = cli("call", "larkspur", "POST", "/api/orders", "--json", "{}")
+    run = cli("call", "larkspur", "POST", "/api/orders", "--body", "{}")
     assert run.code == Exit.USAGE and "ambiguous" in run.err and "unknown" not in run.err
     assert first.domain in run.err and second.domain in run.err and run.err.count("\n") == 1
     assert "ambiguous" in cli("history", "--company", "Larkspur Bicycle Works").err
@@ -31,14 +31,14 @@ def test_an_ambiguous_name_lists_the_domains_and_removing_one_settles_it(cli, ho
     removed = cli("companies", "remove", first.domain)
     assert removed.code == 0 and "removed" in removed.out and first.domain in removed.out
     assert first.domain not in cli("companies", "list").out
-    run = cli("call", "larkspur", "POST", "/api/orders", "--json", "{}")
+    run = cli("call", "larkspur", "POST", "/api/orders", "--body", "{}")
     assert run.code == Exit.PENDING and second.api_requests and not first.api_requests
 
 
 def test_removing_a_company_with_a_waiting_operation_is_refused(cli, home):
     with SpecCompany() as shop:
         assert cli("companies", "add", shop.base_url).code == 0
-        assert cli("call", shop.domain, "POST", "/api/orders", "--json", "{}").code == Exit.PENDING
+        assert cli("call", shop.domain, "POST", "/api/orders", "--body", "{}").code == Exit.PENDING
         run = cli("companies", "remove", shop.domain)
     assert run.code != 0 and "wait for a decision" in run.err
     assert shop.domain in cli("companies", "list").out
@@ -66,7 +66,7 @@ def test_off_company_urls_get_one_message(cli, home):
             run = cli("call", shop.domain, "GET", url)
             assert run.code != 0, url
             messages.append(run.err.replace(url, "URL"))
-    assert len(set(messages)) == 1 and "is not one of Larkspur Bicycle Works's own addresses" in messages[0]
+    assert len(set(messages)) == 1 and "is not one of Larkspur Bicycle Works' own addresses" in messages[0]
 
 
 def test_refresh_revalidates_and_reports_what_changed(cli, home):

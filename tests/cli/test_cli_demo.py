@@ -194,3 +194,33 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
     assert owned == [True, True, True]
     err = capsys.readouterr().err
     assert "signed in (device)" in err and err.count("waits for your approval") == 3
+
+
+@pytest.mark.slow
+def test_demo_with_accounts_in_a_real_terminal(home):
+    """--demo --accounts in a pseudo-terminal: the banner gives the demo user, Device Sign-In
+    shows the link and code, the person allows in a browser, then three operations wait."""
+    import httpx
+
+    from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
+
+    terminal = Terminal("--demo", "--accounts", home=home, columns=200)
+    try:
+        terminal.read_until(r"confirm the code")
+        text = terminal.text
+        assert DEMO_USERNAME in text and DEMO_PASSWORD in text
+        link = re.search(r"Open (http://127\.0\.0\.1:\d+/auth/device/verify\?user_code=[A-Z0-9%-]+)", text).group(1)
+        code = re.search(r"confirm the code ([A-Z]{4}-[A-Z]{4})", text).group(1)
+        with httpx.Client() as browser:
+            assert browser.get(link).status_code == 200  # opening approves nothing
+            allowed = browser.post(link.split("?")[0], data={
+                "user_code": code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+            assert allowed.status_code == 200
+        terminal.read_until(r"3 operations wait")
+        terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
+        time.sleep(0.5)
+        terminal.press(b"q")
+        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+    finally:
+        terminal.close()
+    assert "signed in (device)" in terminal.text

@@ -155,7 +155,7 @@ def test_call_by_company_name(cli, shop):
 
 
 def test_call_refuses_urls_off_the_company(cli, shop):
-    run = cli("call", shop.domain, "POST", "https://elsewhere.example/api/orders/ord_7Hk2/exchanges", "--json", "{}")
+    run = cli("call", shop.domain, "POST", "https://elsewhere.example/api/orders/ord_7Hk2/exchanges", "--body", "{}")
     assert run.code == Exit.ERROR
     assert "poppy-tui sends a Company's requests only to the Company" in run.err
     assert len(run.err.strip().splitlines()) == 1
@@ -186,7 +186,7 @@ def test_say_prints_the_company_agent_indented(cli, shop):
 
 
 def test_call_returning_an_operation_exits_3_and_queues_it(cli, home, shop):
-    run = cli("call", shop.domain, *EXCHANGE, "--json", EXCHANGE_BODY)
+    run = cli("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY)
     assert run.code == Exit.PENDING, run.err
     [row] = operations(home)
     assert (row.status, row.interface, row.operation_id) == (Status.PENDING, "api", "exc_5Rt2")
@@ -238,7 +238,7 @@ def test_say_new_starts_another_conversation(cli, home, shop):
 
 
 def test_pending_operation_as_a_real_program(home, shop):
-    done = run_process("call", shop.domain, *EXCHANGE, "--json", EXCHANGE_BODY, home=home)
+    done = run_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, home=home)
     assert done.code == Exit.PENDING, done.err
     number = done.out.split()[1].rstrip(":")
     listed = json.loads(run_process("pending", "--json", home=home).out)["operations"]
@@ -254,7 +254,7 @@ def test_key_file_opt_in_from_the_environment(home, company):
     (home / "config" / "config.toml").write_text("")
     keyless = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "POPPY_TUI_KEY_STORAGE": "file"}
     assert run_process("companies", "add", company.base_url, home=home, **keyless).code == Exit.OK
-    done = run_process("call", company.domain, *EXCHANGE, "--json", EXCHANGE_BODY, home=home, **keyless)
+    done = run_process("call", company.domain, *EXCHANGE, "--body", EXCHANGE_BODY, home=home, **keyless)
     assert done.code == Exit.PENDING, done.err
     assert (home / "data" / "agent-key.pem").exists()
 
@@ -262,7 +262,7 @@ def test_key_file_opt_in_from_the_environment(home, company):
 def test_hostile_summary_is_sanitised_on_the_terminal(cli, home, start):
     hostile = start("hostile")
     assert cli("companies", "add", hostile.base_url).code == Exit.OK
-    run = cli("call", hostile.domain, *EXCHANGE, "--json", EXCHANGE_BODY)
+    run = cli("call", hostile.domain, *EXCHANGE, "--body", EXCHANGE_BODY)
     assert run.code == Exit.PENDING
     for text in (run.out, run.err, cli("show", "exc_5Rt2").out, cli("pending").out):
         assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text and "\u202e" not in text
@@ -276,7 +276,7 @@ def test_hostile_summary_is_sanitised_on_the_terminal(cli, home, start):
 
 def test_wait_returns_after_approval_with_the_final_answer(cli, home, shop):
     person = decide_in_background(home, approve=True)
-    run = cli("call", shop.domain, *EXCHANGE, "--json", EXCHANGE_BODY, "--wait")
+    run = cli("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait")
     person.join(10)
     assert not person.errors
     assert run.code == Exit.OK, run.err
@@ -310,6 +310,9 @@ def test_say_wait_after_approval(cli, home, shop):
     proposal, final = run.out.split("message from Manzanita Outfitters:\n")[1:]
     assert proposal.startswith("  I can move your jacket fitting")
     assert final.startswith("  Done: your fitting is now on")
+    # The outcome is said once: the Company's message above, then a short status line.
+    assert "Done: your fitting" not in run.err
+    assert "performed by the Company\n" in run.err
     [row] = operations(home)
     assert row.status == Status.PERFORMED
     assert shop.state.performed(row.operation_id) == 1
@@ -318,14 +321,14 @@ def test_say_wait_after_approval(cli, home, shop):
 def test_wait_on_an_expired_operation_exits_7(cli, home, start):
     late = start("expired")
     assert cli("companies", "add", late.base_url).code == Exit.OK
-    run = cli("call", late.domain, *EXCHANGE, "--json", EXCHANGE_BODY, "--wait")
+    run = cli("call", late.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait")
     assert run.code == Exit.EXPIRED, run.err
     assert "expired before it was approved" in run.err
     assert late.state.performed("exc_5Rt2") == 0
 
 
 def test_wait_as_a_real_program_decided_by_another_process(home, shop, cli):
-    agent = start_process("call", shop.domain, *EXCHANGE, "--json", EXCHANGE_BODY, "--wait", home=home)
+    agent = start_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home)
     try:
         decide(home, approve=True)
         out, err = agent.communicate(timeout=60)
@@ -363,7 +366,7 @@ def test_wait_survives_a_dropped_answer_without_a_second_perform(cli, home, star
     flaky = start("drop_after_perform=1,busy=1")
     assert cli("companies", "add", flaky.base_url).code == Exit.OK
     person = decide_in_background(home, approve=True)
-    run = cli("call", flaky.domain, *EXCHANGE, "--json", EXCHANGE_BODY, "--wait")
+    run = cli("call", flaky.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait")
     person.join(10)
     assert run.code == Exit.OK, run.err
     assert flaky.state.performed("exc_5Rt2") == 1
@@ -407,8 +410,8 @@ def test_two_agents_and_the_tui_share_one_queue_without_double_sends(home, shop,
     from cli_support import subprocess_env
 
     agents = [
-        start_process("call", shop.domain, *EXCHANGE, "--json", EXCHANGE_BODY, "--wait", home=home),
-        start_process("call", shop.domain, *EXCHANGE, "--json", EXCHANGE_BODY, "--wait", home=home),
+        start_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home),
+        start_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home),
         start_process("tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home),
         start_process("tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home),
     ]

@@ -59,3 +59,48 @@ def test_show_and_pending_say_why_unknown_and_what_was_found(cli, home, strict):
     [pending] = json.loads(cli("pending", "--json").out)["operations"]
     assert pending["status"] == "outcome_unknown"
     assert "no definite answer" in pending["outcome_detail"] and "Found out so far" in pending["outcome_detail"]
+
+
+def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
+    """The Company reuses one operation_id for two bookings (issue #11 item 2); the person approves
+    the other booking's terms. `call --wait` for the first booking must not print the other's answer."""
+    import threading
+
+    from poppy_tui.cli.exit_codes import Exit
+
+    paths = resolve_paths(home).ensure()
+
+    async def add() -> None:
+        agent = Agent.open(paths, load_config(paths))
+        try:
+            await agent.add_company(strict.base_url)
+        finally:
+            await agent.aclose()
+
+    asyncio.run(add())
+    result: dict = {}
+    waiting = threading.Thread(target=lambda: result.update(run=cli(
+        "call", "Strict Travel", "POST", "/bookings/bk_1/rebook", "--json", '{"date": "2026-12-05"}', "--wait")))
+    waiting.start()
+
+    async def other_request_approved() -> None:
+        agent = Agent.open(paths, load_config(paths))
+        try:
+            while not agent.store.list_operations():
+                await asyncio.sleep(0.05)
+            company = agent.find_company("Strict Travel")
+            second = await agent.call_api(company, "POST", "/bookings/bk_2/rebook", {"date": "2026-12-07"})
+            op = agent.store.get_operation(second.operation_row)
+            agent.approve(op.id, op.current.id)
+            done = await agent.wait_for_outcome(op.id, timeout=30, request_id=second.request_id)
+            assert done.status == Status.PERFORMED
+        finally:
+            await agent.aclose()
+
+    asyncio.run(other_request_approved())
+    waiting.join(60)
+    run = result["run"]
+    assert run.code == Exit.NOT_PERFORMED, (run.out, run.err)
+    assert "bk_2" not in run.out  # the other booking's answer is not this request's
+    assert "different request" in run.err and "/bookings/bk_1/rebook" in run.err
+    assert strict.state.bookings["bk_2"]["date"] == "2026-12-07" and strict.state.bookings["bk_1"]["date"] == "2026-11-02"

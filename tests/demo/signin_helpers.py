@@ -17,10 +17,6 @@ from poppy_tui.demo.server import RunningCompany
 from poppy_tui.demo.testing import TestAgentIdentity
 
 
-def metadata(http: httpx.Client, company: RunningCompany) -> dict[str, Any]:
-    return http.get(company.accounts.metadata_path).json()
-
-
 def pkce() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()

@@ -23,7 +23,6 @@ from tests.demo.signin_helpers import (
     mediated,
     mediated_code,
     mediated_sign_in,
-    metadata,
     pkce,
     redirect_query,
     token,

@@ -72,7 +72,7 @@ async def test_a_changed_document_decides_what_the_next_request_declares(make_ag
         assert not agent.store.get_company(company.id).supports_operations
         assert result.outcome == "not_performed"
         assert "doesn't offer it" in result.detail and "Nothing was done" in result.detail
-        assert "approve it on Larkspur Bicycle Works's own site" in result.detail
+        assert "approve it on Larkspur Bicycle Works' own site" in result.detail
 
 
 async def test_extension_required_from_a_company_on_another_major_version(make_agent):

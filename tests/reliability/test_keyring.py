@@ -77,7 +77,7 @@ def test_the_cli_reports_a_missing_keyring_without_a_traceback_and_sends_nothing
         import json
 
         called = run_cli(
-            home, "call", company.base_url, "POST", EXCHANGE_PATH, "--json", json.dumps(EXCHANGE_BODY),
+            home, "call", company.base_url, "POST", EXCHANGE_PATH, "--body", json.dumps(EXCHANGE_BODY),
             PYTHON_KEYRING_BACKEND=FAIL,
         )
         assert called.returncode != 0

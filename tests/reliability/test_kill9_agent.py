@@ -297,3 +297,35 @@ async def test_other_interfaces_killed_after_the_company_performed(home, company
     assert op.status == Status.SENDING and attempts[-1].finished_at is None, "the answer was recorded after all"
     final, attempts, decisions = await resume(home, row)
     assert_delivered_once(company, final, attempts, decisions)
+
+
+async def test_killed_while_finding_out_resends_the_same_approval_once_the_lease_lapses(home):
+    """Issue #11 item 4: the outcome probe resends the same approval of an outcome_unknown
+    operation. Killed after its attempt row is committed, a fresh Agent marks that attempt
+    interrupted and finds out with the same approval: performed once, never asked again."""
+    write_config(home, grace_seconds=0, retry_window_seconds=1, request_timeout_seconds=1)
+    with RestartableCompany(Faults(busy=100_000)) as company:
+        with child("agent_step.py", str(home), company.base_url, "probe", "1") as agent:
+            row = row_of(agent.expect("outcome"))
+            agent.expect("probing", timeout=30)
+            agent.kill9()
+        op, attempts, _ = snapshot(home, row)
+        assert op.status == Status.OUTCOME_UNKNOWN and attempts[-1].finished_at is None
+        assert company.performed() == 0
+        company.context.counters._busy = 0  # the Company is no longer busy
+        paths = resolve_paths(home)
+        fresh = Agent.open(paths, load_config(paths), lease_seconds=1)
+        try:
+            deadline = time.monotonic() + 30
+            while fresh.store.get_operation(row).status == Status.OUTCOME_UNKNOWN and time.monotonic() < deadline:
+                await fresh.dispatch_once()
+                await asyncio.sleep(0.2)
+            final = fresh.store.get_operation(row)
+            attempts = fresh.store.attempts(row)
+            assert final.status == Status.PERFORMED, final.outcome_detail
+            assert company.performed() == 1
+            assert "interrupted" in [a.outcome for a in attempts]
+            assert {a.idempotency_key for a in attempts} == {final.idempotency_key}
+            assert [d.decision for d in fresh.store.decisions(row)] == ["approved"]
+        finally:
+            await fresh.aclose()

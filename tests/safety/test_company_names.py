@@ -232,6 +232,13 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             assert f"{NAME_MARK} {LOOKALIKE}  127.0.0.1:8411" in options
             assert f"{HONEST}  127.0.0.1:8412" in options
 
+        inbox = PoppyApp(StoreAgent(store, ui_config()))
+        async with inbox.run_test(size=(120, 36)) as pilot:
+            await pilot.pause(0.3)
+            table = inbox.screen.query_one("#pending-table", DataTable)
+            shown = str(table.get_row_at(0)[0])  # cut once to the 20-cell column, counting honestly
+            assert shown == f"{NAME_MARK} {LOOKALIKE[:6]}…(+14 chars)"
+
         review = PoppyApp(StoreAgent(store, ui_config()), initial_screen=f"review:{row}")
         async with review.run_test(size=(120, 36)) as pilot:
             await pilot.pause(0.3)

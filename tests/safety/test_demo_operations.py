@@ -15,8 +15,9 @@ import httpx
 import pytest
 
 from poppy_tui.demo.testing import AgentSession, company
-from poppy_tui.protocol.operation import Operation, parse_operation
-from poppy_tui.protocol.requests import ApiRequest
+from poppy_tui.protocol.ids import new_id
+from poppy_tui.protocol.operation import Operation, operation_from_message, parse_operation
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
 from poppy_tui.safety.discrepancies import check_operation, key_amount
 
 
@@ -82,3 +83,41 @@ def test_the_amount_shown_is_what_the_person_pays(demo_operations):
     assert by_kind["cnl"] == [None]  # cancelling charges nothing: the plan's price is not an amount to pay
     assert by_kind["bkc"] == ["USD 10.00"]  # the change fee
     assert "USD 70.00" in by_kind["exc"] and "USD 0.00" in by_kind["exc"]
+
+
+# The same actions asked for in words, through the demo's conversation interface.
+CONVERSATION = "/poppy/conversations"
+ASKED_IN_WORDS = (
+    "Hi! Can I exchange my Stormline jacket for the insulated one?",
+    "Can I exchange my rain pants for size L?",
+    "Please cancel my coffee subscription",
+    "Can you move my fitting to Friday at 3pm?",
+)
+
+
+@pytest.fixture(scope="module")
+def conversation_operations() -> Iterator[list[tuple[ConversationRequest, Operation]]]:
+    with company() as shop:
+        agent = AgentSession.at(shop)
+        with httpx.Client(base_url=shop.base_url, timeout=10) as http:
+            operations = []
+            for text in ASKED_IN_WORDS:
+                message = {"id": new_id("msg_"), "author": {"type": "agent"}, "text": text}
+                response = http.post(CONVERSATION, json={"message": message}, headers=agent.headers())
+                assert response.status_code == 201, response.text
+                replies = [e["message"] for e in response.json()["events"]
+                           if e["type"] == "message" and e["message"]["role"] == "company"]
+                found = [op for op in map(operation_from_message, replies) if op is not None]
+                assert len(found) == 1, (text, replies)
+                request = ConversationRequest(shop.base_url + CONVERSATION, None, message["id"], text)
+                operations.append((request, found[0]))
+        yield operations
+
+
+def test_honest_demo_operations_asked_in_words_have_no_warning(conversation_operations):
+    """A conversation names no IDs, so an ID the summary describes in words is a note
+    (info), never a warning on an honest operation."""
+    assert {op.operation_id.split("_")[0] for _, op in conversation_operations} == {"exc", "cnl", "bkc"}
+    for request, operation in conversation_operations:
+        findings = check_operation(operation, request)
+        assert [f for f in findings if f.severity != "info"] == [], (operation.summary, [f.message for f in findings])

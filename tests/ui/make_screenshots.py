@@ -22,11 +22,14 @@ SIZE = (120, 36)
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "screenshots"
 
 
+NARROW = (80, 24)
+
+
 async def shoot(store: Store, name: str, initial_screen: str, output: Path,
-                before: Callable[..., Awaitable[None]] | None = None) -> Path:
+                before: Callable[..., Awaitable[None]] | None = None, size: tuple[int, int] = SIZE) -> Path:
     app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0)), initial_screen=initial_screen,
                    clock=lambda: FIXED_NOW)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await steady(pilot)
         if before is not None:
             await before(pilot)
@@ -49,6 +52,9 @@ async def main(output: Path) -> list[Path]:
             async def press_approve(pilot) -> None:
                 await pilot.press("a")
 
+            async def press_decline(pilot) -> None:
+                await pilot.press("d")
+
             return [
                 await shoot(store, "inbox", "inbox", output),
                 await shoot(store, "review", f"review:{rows['flight']}", output),
@@ -57,6 +63,11 @@ async def main(output: Path) -> list[Path]:
                 await shoot(store, "history", "history", output),
                 await shoot(store, "companies", "companies", output),
                 await shoot(store, "help", "help", output),
+                await shoot(store, "decline", f"review:{rows['jacket']}", output, press_decline),
+                # The same screens in an 80x24 terminal, laid out for it.
+                await shoot(store, "inbox-80x24", "inbox", output, size=NARROW),
+                await shoot(store, "review-80x24", f"review:{rows['flight']}", output, size=NARROW),
+                await shoot(store, "history-80x24", "history", output, size=NARROW),
             ]
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
-from textual.widgets import Input, OptionList, Select
+from textual.widgets import Button, Input, OptionList, Select
 
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
@@ -209,3 +209,25 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
         assert len(revisions) == 2
         assert revisions[0].revision in first and "(M)" in first and "replaced by a newer revision" in first
         assert revisions[1].revision in second and "(L)" in second and "waiting for you" in second
+
+
+async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the_invisible(make_agent, shop):
+    """Issue 14.4: something highlighted at first; Shift+Tab lands on things you can see and use."""
+    agent = make_agent()
+    await agent.add_company(shop.base_url)
+    app = PoppyApp(agent, initial_screen="compose")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ComposerScreen)
+        listing = screen.query_one("#composer-actions", OptionList)
+        await wait_for(pilot, lambda: bool(screen.actions) and app.focused is listing)
+        assert listing.highlighted == 0
+        await pilot.press("down", "down", "enter")  # the exchange, by keyboard alone
+        await wait_for(pilot, lambda: screen.action is not None)
+        assert screen.action.label == "POST /api/orders/{order_id}/exchanges"
+        for _ in range(6):
+            await pilot.press("shift+tab")
+            await pilot.pause(0.05)
+            focused = app.focused
+            assert focused is not None and focused.id != "composer-right"
+            assert isinstance(focused, (OptionList, Input, Select, Button)) or focused.id == "composer-raw"

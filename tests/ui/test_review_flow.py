@@ -156,18 +156,62 @@ async def test_withdraw_within_the_grace_period(store, agent):
         assert screen.check_action("withdraw", ()) is False
 
 
-async def test_decline_records_it_and_says_nothing_was_done(store, agent):
+async def test_decline_asks_once_repeating_company_and_summary_then_records_it(store, agent):
+    from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
+
     row = jacket(store)
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await pilot.press("d")
         await pilot.pause(0.2)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDeclineScreen)
+        said = " ".join(str(w.render()) for w in dialog.query("Static"))
+        assert "Manzanita Outfitters" in said and "Stormline Insulated Jacket" in said
+        assert "Nothing will be done" in said
+        assert store.get_operation(row).status == Status.PENDING  # nothing decided yet
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert app.screen is screen and store.get_operation(row).status == Status.PENDING
+        await pilot.press("d")
+        await pilot.pause(0.2)
+        await pilot.press("enter")  # Enter is not the confirming key
+        await pilot.pause(0.1)
+        assert store.get_operation(row).status == Status.PENDING
+        await pilot.press("y")
+        await pilot.pause(0.3)
         assert store.get_operation(row).status == Status.DECLINED
         assert decisions(store, row) == ["declined"]
         banner = str(screen.query_one("#outcome").render())
         assert "DECLINED" in banner and "not performed" in banner
+        assert banner.count("not performed") == 1  # said once
         assert screen.check_action("approve", ()) is None
+
+
+async def test_decline_during_the_grace_period_also_asks_first(store):
+    from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
+
+    row = jacket(store)
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=60)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(app, pilot, row)
+        await pilot.pause(0.2)
+        await pilot.press("a")
+        await pilot.pause(0.2)
+        await pilot.press("y")
+        await pilot.pause(0.3)
+        assert store.get_operation(row).status == Status.APPROVED
+        await pilot.press("d")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ConfirmDeclineScreen)
+        said = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "withdrawn before it is sent" in said
+        assert store.get_operation(row).status == Status.APPROVED
+        await pilot.press("y")
+        await pilot.pause(0.3)
+        assert store.get_operation(row).status == Status.DECLINED
+        assert app.screen is screen
 
 
 async def test_an_expired_operation_cannot_be_approved(store, agent):

@@ -37,6 +37,28 @@ def table_text(table: DataTable) -> str:
     )
 
 
+def plain_text(renderable) -> str:
+    """What a Static shows, whether a Content, a str or a Rich renderable (the help's tables)."""
+    from rich.console import Console
+
+    if isinstance(renderable, str) or hasattr(renderable, "plain"):
+        return str(getattr(renderable, "plain", renderable))
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
+async def shown_text_once(pilot, app, marker: str, timeout: float = 10.0) -> str:
+    """The screen's text once `marker` is in it (the record builds after the screen mounts)."""
+    text = ""
+    for _ in range(int(timeout / 0.05)):
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        if marker in text:
+            break
+        await pilot.pause(0.05)
+    return text
+
+
 async def settle(pilot, seconds: float = 0.3) -> None:
     await pilot.pause(seconds)
     await checks_shown(pilot)
@@ -126,12 +148,10 @@ async def test_history_detail_shows_every_revision_decision_attempt_and_event(st
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
         app.open_history_detail(rows["jacket"])
-        await settle(pilot)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = await shown_text_once(pilot, app, "Revisions (")
         assert "Revisions (2)" in text and "$95.00" in text and "$70.00" in text
         app.open_history_detail(rows["performed"])
-        await settle(pilot)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = await shown_text_once(pilot, app, "Decisions (")
         assert "Decisions (1)" in text and "approved" in text
         assert "#1" in text and "performed" in text and "xch_88" in text
         assert "Events (" in text and "attempt" in text
@@ -194,7 +214,7 @@ async def test_help_lists_every_binding_with_its_id(store, agent):
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        text = " ".join(plain_text(w.content) for w in app.screen.query("Static"))
         for binding_id in ("approve", "decline", "withdraw", "resolve", "confirm_approve", "cancel_approve",
                            "next_page", "send_request", "talk_to_company", "refresh_conversation"):
             assert binding_id in text
@@ -289,9 +309,12 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
 
     app = PoppyApp(FailingAgent(store, ui_config()))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        for _ in range(40):
+        # Waits for behaviour, not for a time: a loaded machine may take several seconds
+        # to run the restart timer twice.
+        for _ in range(400):
             await pilot.pause(0.05)
-            if len(starts) >= 2:
+            # The restart and its toast are separate messages: wait for both, not just the first.
+            if len(starts) >= 2 and any("Sending stopped" in n.message for n in app._notifications):
                 break
         assert len(starts) >= 2
         messages = [n.message for n in app._notifications]

@@ -96,3 +96,25 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         app.screen.dismiss(True)
         await wait_for(pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20)
         assert birch.state.performed["ord_birch_1"] == 1
+
+
+async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch):
+    from textual.widgets import Select
+
+    from poppy_tui.ui.screens.conversation import ConversationScreen
+
+    company = await agent.add_company(birch.base_url)
+    app = PoppyApp(agent, initial_screen="talk")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ConversationScreen)
+        await pilot.pause(0.2)
+        screen.query_one("#talk-company", Select).value = company.id
+        await pilot.pause(0.2)
+        await pilot.press(*"order oats", "enter")
+        await wait_for(pilot, lambda: screen.awaiting_sign_in is not None, timeout=15)
+        messages = [n.message for n in app._notifications]
+        assert any(f"Sign in to {NAME} to continue (scopes orders)" in m and "Ctrl+G" in m for m in messages)
+        assert screen.check_action("sign_in_and_resend", ()) is True
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))

@@ -10,7 +10,8 @@ from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config
 
-SIZE = (120, 36)
+# Every main screen at the size the issue-14 user found problems at, and at a large one.
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 
 
 @pytest.fixture
@@ -30,22 +31,26 @@ def make_app(store: Store, initial_screen: str = "inbox") -> PoppyApp:
                     clock=lambda: FIXED_NOW)
 
 
-def test_inbox(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_inbox(snap_compare, sample, size):
     store, _ = sample
-    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=steady)
+    assert snap_compare(make_app(store), terminal_size=size, run_before=steady)
 
 
-def test_review_with_discrepancies(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_review_with_discrepancies(snap_compare, sample, size):
     store, rows = sample
-    assert snap_compare(make_app(store, f"review:{rows['flight']}"), terminal_size=SIZE, run_before=steady)
+    assert snap_compare(make_app(store, f"review:{rows['flight']}"), terminal_size=size, run_before=steady)
 
 
-def test_review_of_a_hostile_summary(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_review_of_a_hostile_summary(snap_compare, sample, size):
     store, rows = sample
-    assert snap_compare(make_app(store, f"review:{rows['hostile']}"), terminal_size=SIZE, run_before=steady)
+    assert snap_compare(make_app(store, f"review:{rows['hostile']}"), terminal_size=size, run_before=steady)
 
 
-def test_confirm_approve(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_confirm_approve(snap_compare, sample, size):
     store, rows = sample
 
     async def confirm(pilot) -> None:
@@ -53,19 +58,34 @@ def test_confirm_approve(snap_compare, sample):
         await pilot.press("a")
         await pilot.pause(0.3)
 
-    assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=SIZE, run_before=confirm)
+    assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=confirm)
 
 
-def test_history(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_history(snap_compare, sample, size):
     store, _ = sample
-    assert snap_compare(make_app(store, "history"), terminal_size=SIZE, run_before=steady)
+    assert snap_compare(make_app(store, "history"), terminal_size=size, run_before=steady)
 
 
-def test_companies(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_companies(snap_compare, sample, size):
     store, _ = sample
-    assert snap_compare(make_app(store, "companies"), terminal_size=SIZE, run_before=steady)
+    assert snap_compare(make_app(store, "companies"), terminal_size=size, run_before=steady)
 
 
-def test_help(snap_compare, sample):
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare, sample, size):
     store, _ = sample
-    assert snap_compare(make_app(store, "help"), terminal_size=SIZE, run_before=steady)
+    assert snap_compare(make_app(store, "help"), terminal_size=size, run_before=steady)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_confirm_decline(snap_compare, sample, size):
+    store, rows = sample
+
+    async def decline(pilot) -> None:
+        await steady(pilot)
+        await pilot.press("d")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=decline)

@@ -48,6 +48,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+IDLE_POLL_SECONDS = 5.0
 _servers: dict[int, _Server] = {}
 _lock = threading.Lock()
 
@@ -67,7 +68,12 @@ def serve(port: int, documents: dict[str, dict[str, Any]]) -> None:
         if server is None:
             server = _Server(port)  # OSError if the port is taken
             _servers[port] = server
-            threading.Thread(target=server.serve_forever, name=f"poppy-identity-{port}", daemon=True).start()
+            # A long poll interval: an idle publisher (one per home a test process opens) costs
+            # nothing between requests; it only bounds how long stop_all() waits.
+            threading.Thread(
+                target=server.serve_forever, kwargs={"poll_interval": IDLE_POLL_SECONDS},
+                name=f"poppy-identity-{port}", daemon=True,
+            ).start()
         for path, document in documents.items():
             server.documents[path] = _encode(document)
 

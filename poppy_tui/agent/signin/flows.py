@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import httpx
 
+from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.http import HttpAnswer, request
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
@@ -110,7 +111,7 @@ class _Flow:
         try:
             tokens = parse_token_response(body, self.context.scopes)
         except InvalidSignIn as exc:
-            raise SignInError(f"{self.company_name}'s token answer can't be used: {exc}") from None
+            raise SignInError(f"{possessive(self.company_name)} token answer can't be used: {exc}") from None
         return await self.context.finish(self.kind, tokens, account)
 
     async def aclose(self) -> None:
@@ -132,7 +133,7 @@ class DeviceSignIn(_Flow):
     async def start(self) -> DeviceAuthorization:
         endpoint = self.context.server.device_authorization_endpoint
         if endpoint is None:
-            raise SignInError(f"{self.company_name}'s authorization server has no device_authorization_endpoint")
+            raise SignInError(f"{possessive(self.company_name)} authorization server has no device_authorization_endpoint")
         from poppy_tui.agent.signin.oauth import describe_failure, within
 
         async with self.context.oauth() as client:
@@ -143,17 +144,17 @@ class DeviceSignIn(_Flow):
                 ), self.context.timeout_seconds)
                 body = response.json() if response.content else None
             except Exception as exc:  # noqa: BLE001 - every failure becomes one line
-                raise describe_failure(exc, f"{self.company_name}'s device authorization endpoint") from None
+                raise describe_failure(exc, f"{possessive(self.company_name)} device authorization endpoint") from None
         if response.status_code != 200:
             error = body.get("error") if isinstance(body, dict) else None
             raise SignInError(
-                f"{self.company_name}'s device authorization endpoint answered HTTP {response.status_code}"
+                f"{possessive(self.company_name)} device authorization endpoint answered HTTP {response.status_code}"
                 + (f" ({error})" if isinstance(error, str) else "")
             )
         try:
             self.authorization = parse_device_authorization(body, DEVICE_DEFAULT_INTERVAL_SECONDS)
         except InvalidSignIn as exc:
-            raise SignInError(f"{self.company_name}'s device authorization answer can't be used: {exc}") from None
+            raise SignInError(f"{possessive(self.company_name)} device authorization answer can't be used: {exc}") from None
         self.interval = self.authorization.interval
         return self.authorization
 
@@ -205,9 +206,9 @@ class DeviceSignIn(_Flow):
                         ) from None
                     if exc.error == "access_denied":
                         raise SignInError(f"sign-in to {self.company_name} was refused on its page") from None
-                    raise describe_failure(exc, f"{self.company_name}'s token endpoint") from None
+                    raise describe_failure(exc, f"{possessive(self.company_name)} token endpoint") from None
                 except Exception as exc:  # noqa: BLE001
-                    raise describe_failure(exc, f"{self.company_name}'s token endpoint") from None
+                    raise describe_failure(exc, f"{possessive(self.company_name)} token endpoint") from None
                 return await self._finish(dict(token))
 
 
@@ -233,7 +234,7 @@ class DirectSignIn(_Flow):
 
         endpoint = self.context.server.authorization_endpoint
         if endpoint is None:
-            raise SignInError(f"{self.company_name}'s authorization server has no authorization_endpoint")
+            raise SignInError(f"{possessive(self.company_name)} authorization server has no authorization_endpoint")
         self._state = generate_token(32)
         self._verifier = generate_token(64)  # RFC 7636: 43 to 128 characters
         self._receiver = LoopbackReceiver(self._state)
@@ -272,7 +273,7 @@ class DirectSignIn(_Flow):
                     code_verifier=self._verifier, redirect_uri=self._redirect_uri,
                 ), self.context.timeout_seconds)
             except Exception as exc:  # noqa: BLE001
-                raise describe_failure(exc, f"{self.company_name}'s token endpoint") from None
+                raise describe_failure(exc, f"{possessive(self.company_name)} token endpoint") from None
         return await self._finish(dict(token))
 
     async def aclose(self) -> None:
@@ -367,18 +368,18 @@ class MediatedSignIn(_Flow):
             content=json.dumps(body).encode(), limit=MAX_SIGNIN_ANSWER_BYTES,
         )
         if not isinstance(answer, HttpAnswer):
-            raise SignInError(f"could not reach {self.company_name}'s sign-in endpoint: {answer.detail}")
+            raise SignInError(f"could not reach {possessive(self.company_name)} sign-in endpoint: {answer.detail}")
         return answer
 
     async def _answer(self, answer: HttpAnswer, account: str | None) -> Grant | CodeRequired:
         if answer.status in (301, 302, 303, 307, 308):
-            raise SignInError(f"{self.company_name}'s sign-in endpoint redirected; the credentials go nowhere else")
+            raise SignInError(f"{possessive(self.company_name)} sign-in endpoint redirected; the credentials go nowhere else")
         if answer.status >= 500 or answer.body is None:
-            raise SignInError(f"{self.company_name}'s sign-in endpoint answered HTTP {answer.status}")
+            raise SignInError(f"{possessive(self.company_name)} sign-in endpoint answered HTTP {answer.status}")
         try:
             parsed = parse_mediated_answer(answer.body)
         except InvalidSignIn as exc:
-            raise SignInError(f"{self.company_name}'s sign-in answer can't be used: {exc}") from None
+            raise SignInError(f"{possessive(self.company_name)} sign-in answer can't be used: {exc}") from None
         if parsed.status == "complete":
             return await self._finish(parsed.body, account)
         if parsed.status == "code_required":

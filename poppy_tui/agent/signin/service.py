@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.companies import DiscoveryError, fetch_json
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.signin.errors import SignInError
@@ -89,7 +90,7 @@ class SignIns:
         """Device first: a terminal can always show a code; then Direct, then Mediated."""
         kinds = self.offer(company).kinds()
         if not kinds:
-            raise SignInError(f"{company.name}'s poppy.json offers no sign-in kind (auth.device, direct or mediated)")
+            raise SignInError(f"{possessive(company.name)} poppy.json offers no sign-in kind (auth.device, direct or mediated)")
         return next(k for k in SIGN_IN_KINDS if k in kinds)
 
     async def bind_issuer(self, company: CompanyRecord) -> tuple[AuthOffer, AuthServer]:
@@ -138,9 +139,9 @@ class SignIns:
                 f"(it grants: {' '.join(allowed) or 'nothing'})"
             )
         if kind == "device" and server.device_authorization_endpoint is None:
-            raise SignInError(f"{company.name}'s authorization server has no device_authorization_endpoint")
+            raise SignInError(f"{possessive(company.name)} authorization server has no device_authorization_endpoint")
         if kind == "direct" and server.authorization_endpoint is None:
-            raise SignInError(f"{company.name}'s authorization server has no authorization_endpoint")
+            raise SignInError(f"{possessive(company.name)} authorization server has no authorization_endpoint")
 
         async def finish(kind_done: SignInKind, tokens: TokenResponse, account: str | None) -> Grant:
             return self._keep(company, server, kind_done, tokens, account)
@@ -285,7 +286,7 @@ class SignIns:
             try:
                 server = self._servers.get(issuer) or (await self.bind_issuer(company))[1]
                 if server.revocation_endpoint is None:
-                    detail = f"{company.name}'s authorization server has no revocation_endpoint"
+                    detail = f"{possessive(company.name)} authorization server has no revocation_endpoint"
                 else:
                     allow = self._allow_loopback(company)
                     async with oauth_client(
@@ -297,11 +298,11 @@ class SignIns:
                         )
                     revoked = response.status_code == 200
                     if not revoked:
-                        detail = f"{company.name}'s revocation endpoint answered HTTP {response.status_code}"
+                        detail = f"{possessive(company.name)} revocation endpoint answered HTTP {response.status_code}"
             except SignInError as exc:
                 detail = str(exc)
             except Exception as exc:  # noqa: BLE001
-                detail = str(describe_failure(exc, f"{company.name}'s revocation endpoint"))
+                detail = str(describe_failure(exc, f"{possessive(company.name)} revocation endpoint"))
         # Deleted here whatever the Company answered: the person asked to be signed out.
         self.vault.forget(issuer)
         delete_sign_in(self._store, company.id)

@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
 
+from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.netguard import guarded_client_options
 from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
@@ -182,9 +183,9 @@ class McpTransport:
         token = await self._sessions.access_token(company)
         result, auth, failure = await self._run(company, url, company.session_id, work, token)
         if auth.malformed is not None:
-            raise RuntimeError(f"could not list {company.name}'s MCP tools: the answer is malformed: {auth.malformed[1]}")
+            raise RuntimeError(f"could not list {possessive(company.name)} MCP tools: the answer is malformed: {auth.malformed[1]}")
         if failure is not None:
-            raise RuntimeError(f"could not list {company.name}'s MCP tools: {_describe(failure, auth)}")
+            raise RuntimeError(f"could not list {possessive(company.name)} MCP tools: {_describe(failure, auth)}")
         return result
 
     async def call(

@@ -20,10 +20,36 @@ class TitleBar(Static):
     DEFAULT_CLASSES = "title-bar"
 
 
+def nav_bar(app: "PoppyApp", current: str | None, title: str, typing: bool) -> Content:
+    """'poppy  i Inbox  h History …' with the screen you are on marked: the same keys go to the
+    same screens from everywhere, and the bar says which ones they are."""
+    from poppy_tui.ui.app import NAV_ITEMS
+
+    parts: list[Content | str | tuple[str, str]] = [("poppy", "bold"), "  "]
+    narrow = app.size.width < 100
+    for mode, binding_id, default, label in NAV_ITEMS:
+        key = app.key_for(binding_id, default)
+        if narrow and label == "New request":
+            label = "New"
+        if mode == current:
+            parts += [(f" {key} {label} ", "reverse bold"), " "]
+        else:
+            parts += [(f" {key}", "bold dim" if typing else "bold"), (f" {label} ", "dim"), " "]
+    if current is None:
+        parts += [("› ", "dim"), (title, "bold")]
+    elif typing:
+        parts.append(("(Esc first)" if narrow else "letters type here: Esc first", "dim italic"))
+    return Content.assemble(*parts)
+
+
 class PoppyScreen(Screen):
     """Screens re-read the store when it changes (polled by the app) and when shown again."""
 
     TITLE_TEXT = "poppy"
+    # The global key that shows this screen (app.NAV_ITEMS), None for screens opened from another.
+    NAV_MODE: str | None = None
+    # A screen where the person types: letters are text there, never a screen switch.
+    TYPING = False
 
     @property
     def poppy(self) -> "PoppyApp":
@@ -38,7 +64,7 @@ class PoppyScreen(Screen):
         return self.poppy.agent.store
 
     def title_bar(self) -> ComposeResult:
-        yield TitleBar(Content.assemble(("poppy", "bold"), "  ·  ", self.TITLE_TEXT), id="title-bar")
+        yield TitleBar(nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, self.TYPING), id="title-bar")
 
     def refresh_data(self) -> None:
         """Re-read what this screen shows. Cheap: called on every store change."""

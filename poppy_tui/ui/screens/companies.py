@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import company_interfaces, local_time
-from poppy_tui.ui.safe import cell, company_label, plain_line
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, plain_line
 from poppy_tui.ui.screens.base import PoppyScreen
-from poppy_tui.ui.widgets.tables import remaining_width, set_columns
+from poppy_tui.ui.widgets.footer import PoppyFooter
+from poppy_tui.ui.widgets.tables import TABLE_CHROME, remaining_width, set_columns
 
 
 COLUMNS = (
@@ -25,19 +26,29 @@ COLUMNS = (
     ("interfaces", "Interfaces", 24),
     ("operations", "Operations v2", 13),
     ("signed_in", "Signed in", 24),
-    ("discovered", "Discovered", 19),
+    ("discovered", "Discovered", 23),
     ("url", "Base URL", 0),  # takes what the others leave
+)
+# Narrower than this: who, where and what it offers, with nothing scrolling sideways.
+COMPACT_BELOW = 120
+COMPACT_COLUMNS = (
+    ("name", "Company", 24),
+    ("domain", "Domain", 0),
+    ("interfaces", "Interfaces", 22),
+    ("operations", "Ops v2", 6),
 )
 
 
 class CompaniesScreen(PoppyScreen):
     TITLE_TEXT = "Companies"
+    NAV_MODE = "companies"
     AUTO_FOCUS = "#companies-table"
     BINDINGS = [
         Binding("t", "talk_to", "Talk to it", id="talk_to_company"),
         Binding("plus", "add", "Add a Company", id="add_company"),
         Binding("s", "sign_in", "Sign in", id="sign_in_company"),
         Binding("o", "sign_out", "Sign out", id="sign_out_company"),
+        Binding("escape", "leave_add", "Leave the box", id="leave_add_company"),
     ]
 
     def __init__(self) -> None:
@@ -57,7 +68,7 @@ class CompaniesScreen(PoppyScreen):
             id="companies-help",
             classes="empty",
         )
-        yield Footer()
+        yield PoppyFooter()
 
     def refresh_data(self) -> None:
         from poppy_tui.agent.store.sign_ins import list_sign_ins
@@ -66,12 +77,16 @@ class CompaniesScreen(PoppyScreen):
         sign_ins = list_sign_ins(self.store)
         table = self.query_one("#companies-table", DataTable)
         cursor = table.cursor_row
-        url = remaining_width(self.app.size.width, (w for k, _, w in COLUMNS if k != "url"), minimum=30)
-        set_columns(table, [(k, label, url if k == "url" else w) for k, label, w in COLUMNS])
+        compact = self.app.size.width < COMPACT_BELOW
+        columns = COMPACT_COLUMNS if compact else COLUMNS
+        flexible = "domain" if compact else "url"
+        url = remaining_width(self.app.size.width, (w for k, _, w in columns if k != flexible),
+                              minimum=16 if compact else 30, chrome=4 if compact else TABLE_CHROME)
+        set_columns(table, [(k, label, url if k == flexible else w) for k, label, w in columns])
         table.clear()
         for company in self.companies:
             values = {
-                "name": company_label(company.name, company.domain, 30).marked_name,  # ⚠ on look-alikes
+                "name": company_label(company.name, company.domain, CELL_MAX).marked_name,  # ⚠; cell() cuts
                 "domain": company.domain,
                 "interfaces": ", ".join(company_interfaces(company)) or "none",
                 "discovered": local_time(company.discovered_at),
@@ -81,7 +96,8 @@ class CompaniesScreen(PoppyScreen):
             supports = Text("yes" if company.supports_operations else "no",
                             style="" if company.supports_operations else "dim")
             table.add_row(
-                *(supports if k == "operations" else cell(values[k], url if k == "url" else w) for k, _, w in COLUMNS),
+                *(supports if k == "operations" else cell(values[k], url if k == flexible else w)
+                  for k, _, w in columns),
                 key=str(company.id),
             )
         if self.companies:
@@ -97,16 +113,12 @@ class CompaniesScreen(PoppyScreen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         company = self.selected()
         if company is not None:
-            from poppy_tui.ui.screens.composer import ComposerScreen
-
-            self.app.push_screen(ComposerScreen(company.id))
+            self.poppy.compose_for(company.id)
 
     def action_talk_to(self) -> None:
         company = self.selected()
         if company is not None:
-            from poppy_tui.ui.screens.conversation import ConversationScreen
-
-            self.app.push_screen(ConversationScreen(company.id))
+            self.poppy.talk_to(company.id)
 
     def action_sign_in(self) -> None:
         company = self.selected()
@@ -135,6 +147,14 @@ class CompaniesScreen(PoppyScreen):
 
     def action_add(self) -> None:
         self.query_one("#add-company").focus()
+
+    def action_leave_add(self) -> None:
+        self.query_one("#companies-table").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_add":
+            return self.focused is not None and self.focused.id == "add-company"
+        return True
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()

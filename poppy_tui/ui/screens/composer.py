@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, OptionList, Select, Static, TextArea
+from textual.widgets import Button, Input, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from poppy_tui.agent.store.records import CompanyRecord
@@ -20,6 +20,7 @@ from poppy_tui.ui.format import company_interfaces
 from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.schema_forms import Action, FormError, FormField, api_actions, build_request, tool_actions
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
 
 OUTCOME_TEXT = {
@@ -30,12 +31,18 @@ OUTCOME_TEXT = {
 }
 
 
+# Below this many columns the operations list sits above the form instead of beside it.
+NARROW_BELOW = 110
+
+
 def _input_type(field: FormField) -> str:
     return {"integer": "integer", "number": "number"}.get(field.type, "text")
 
 
 class ComposerScreen(PoppyScreen):
     TITLE_TEXT = "New request"
+    NAV_MODE = "compose"
+    TYPING = True
     AUTO_FOCUS = "#composer-company"
     BINDINGS = [
         Binding("ctrl+s", "send", "Send", id="send_request", priority=True),
@@ -61,17 +68,38 @@ class ComposerScreen(PoppyScreen):
                                 preselect=self.initial_company_id, pick_only_one=True)
         with Horizontal(id="composer-main"):
             yield OptionList(id="composer-actions")
-            with VerticalScroll(id="composer-right"):
+            # Not focusable: Shift+Tab from the form must land on something you can see and use.
+            with VerticalScroll(id="composer-right", can_focus=False):
                 yield Static(Content("Pick a Company, then one of its operations or tools."), id="composer-title")
                 yield Static(id="composer-description", classes="field-help")
                 yield Vertical(id="composer-form")
                 yield Button(Content("Send (ctrl+s)"), id="composer-send", disabled=True)
                 yield Static(id="composer-result")
-        yield Footer()
+        yield PoppyFooter()
+
+    def on_resize(self) -> None:
+        # Narrow, the list goes above the form at full width: side by side at 80 columns both
+        # were too thin to read ("/api/orders/{order_id}/exch" "anges").
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
+        super().on_resize()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.query_one("#composer-result").display = False
         self.refresh_data()
+
+    def choose_company(self, company_id: int) -> None:
+        """Pick this Company, as the Companies screen asks; the box and the screen then agree."""
+        if not self.is_mounted:
+            self.initial_company_id = company_id  # read by compose
+            return
+        select = self.query_one("#composer-company", CompanySelect)
+        self.refresh_data()
+        if select.value != company_id:
+            try:
+                select.value = company_id
+            except Exception:  # not offered here (Talk lists only Companies with an agent)
+                self.notify("That Company has no agent to talk to.", markup=False)
 
     def refresh_data(self) -> None:
         self.query_one("#composer-company", CompanySelect).show_companies(self.store.list_companies())
@@ -124,6 +152,8 @@ class ComposerScreen(PoppyScreen):
         for problem in problems:
             self.notify(plain_line(problem), severity="error", markup=False, timeout=10)
         if actions:
+            # Something highlighted from the start, so Enter and the arrows do what they show.
+            listing.highlighted = 0
             listing.focus()
 
     async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

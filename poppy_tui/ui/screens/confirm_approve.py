@@ -13,9 +13,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
-from poppy_tui.ui.safe import company_content, safe_line_content, strong
+from poppy_tui.ui.format import checks_summary, plural
+from poppy_tui.ui.safe import company_content, first_line, safe_line_content, strong
 from poppy_tui.ui.widgets.countdown import Countdown
 
 
@@ -77,10 +78,10 @@ class ConfirmApproveScreen(ModalScreen[bool]):
             if self.dangers or self.warnings:
                 yield Static(
                     Content(
-                        f"DANGER: {self.dangers} danger and {self.warnings} warning findings on the review "
+                        f"DANGER: {checks_summary(self.dangers, self.warnings)} on the review "
                         "screen. Approve only if you have read them and still agree."
                         if self.dangers
-                        else f"WARNING: {self.warnings} warning findings on the review screen."
+                        else f"WARNING: {plural(self.warnings, 'warning')} on the review screen."
                     ),
                     id="confirm-findings",
                     classes="-danger" if self.dangers else "-warning",
@@ -105,6 +106,8 @@ class ConfirmApproveScreen(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield MouseButton(Content("Approve (y)"), variant="error", id="confirm-yes")
                 yield MouseButton(Content("Cancel (Esc)"), id="confirm-no")
+        # Its own keys only: the review's keys behind it do nothing while it is open.
+        yield Footer()
 
     def action_confirm(self) -> None:
         self.dismiss(True)
@@ -152,6 +155,7 @@ class ResolveOutcomeScreen(ModalScreen["bool | None"]):
                 yield MouseButton(Content("It was performed (p)"), id="resolve-yes")
                 yield MouseButton(Content("It was not performed (x)"), id="resolve-no")
                 yield MouseButton(Content("Cancel (Esc)"), id="resolve-cancel")
+        yield Footer()
 
     def action_performed(self) -> None:
         self.dismiss(True)
@@ -165,3 +169,60 @@ class ResolveOutcomeScreen(ModalScreen["bool | None"]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss({"resolve-yes": True, "resolve-no": False}.get(event.button.id or ""))
+
+
+class ConfirmDeclineScreen(ModalScreen[bool]):
+    """Declining is final for this revision: one key (`y`) confirms, with the Company and the
+    summary repeated so the person knows which request they are turning down."""
+
+    AUTO_FOCUS = None
+    BINDINGS = [
+        Binding("y", "confirm", "Yes, decline", id="confirm_decline"),
+        Binding("escape,n", "cancel", "Cancel", id="cancel_decline"),
+    ]
+
+    def __init__(self, *, company_name: str, company_domain: str, summary: str, approved: bool = False) -> None:
+        super().__init__(id="confirm-decline")
+        self.company_name = company_name
+        self.company_domain = company_domain
+        self.summary = summary
+        self.approved = approved
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="decline-dialog"):
+            yield Static(Content("Decline this operation?"), id="decline-title")
+            yield Static(
+                Content.assemble(
+                    ("Company  ", "dim"),
+                    company_content(self.company_name, self.company_domain, 80, with_domain=False),  # ⚠ look-alikes
+                    ("  at ", "dim"),
+                    safe_line_content(self.company_domain, 80),
+                ),
+                id="decline-company",
+            )
+            yield Static(
+                Content.assemble(("Summary  ", "dim"), first_line(self.summary, 240)),
+                id="decline-summary",
+            )
+            consequence = (
+                "Nothing will be done: your approval is withdrawn before it is sent, nothing is sent, "
+                "and the action is not performed."
+                if self.approved
+                else "Nothing will be done: nothing is sent and the action is not performed."
+            )
+            yield Static(Content(consequence + " This is final for this revision."), id="decline-explain")
+            yield Static(Content("y declines.   Esc or n: keep it waiting."), id="decline-help")
+            with Horizontal(id="decline-buttons"):
+                yield MouseButton(Content("Decline (y)"), id="decline-yes")
+                yield MouseButton(Content("Cancel (Esc)"), id="decline-no")
+        yield Footer()
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "decline-yes")

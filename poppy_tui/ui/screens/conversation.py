@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
 from poppy_tui.ui.format import company_interfaces, status_label
 from poppy_tui.ui.safe import first_line, plain_line, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
 
 
@@ -32,6 +33,9 @@ def operation_row_for(store: Store, company_id: int, operation_id: str) -> int |
         if row.operation_id == operation_id:
             return row.id
     return None
+
+
+CARD_SUMMARY_CHARS = 600
 
 
 class MessageView(Static):
@@ -57,6 +61,8 @@ class OperationCard(Static, can_focus=True):
 
 class ConversationScreen(PoppyScreen):
     TITLE_TEXT = "Talk"
+    NAV_MODE = "talk"
+    TYPING = True
     AUTO_FOCUS = "#talk-input"
     BINDINGS = [
         Binding("ctrl+r", "refresh_conversation", "Check for replies", id="refresh_conversation"),
@@ -87,10 +93,23 @@ class ConversationScreen(PoppyScreen):
         )
         yield VerticalScroll(id="talk-log")
         yield Input(placeholder="Write to the Company's agent and press Enter", id="talk-input")
-        yield Footer()
+        yield PoppyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()
+
+    def choose_company(self, company_id: int) -> None:
+        """Pick this Company, as the Companies screen asks; the box and the screen then agree."""
+        if not self.is_mounted:
+            self.initial_company_id = company_id  # read by compose
+            return
+        select = self.query_one("#talk-company", CompanySelect)
+        self.refresh_data()
+        if select.value != company_id:
+            try:
+                select.value = company_id
+            except Exception:  # not offered here (Talk lists only Companies with an agent)
+                self.notify("That Company has no agent to talk to.", markup=False)
 
     def refresh_data(self) -> None:
         self.query_one("#talk-company", CompanySelect).show_companies(
@@ -172,7 +191,9 @@ class ConversationScreen(PoppyScreen):
             safe_line_content(carried.revision, 60),
             ("   " + state, "bold"),
             "\n",
-            first_line(carried.summary, 100),
+            # Wrapped, not cut at a fixed width: an old and a new proposal differ late in the line
+            # ("…from Sat 10:00 to …"), and a card cut there would make them look the same.
+            first_line(carried.summary, CARD_SUMMARY_CHARS),
             "\n",
             Content.styled(hint, "italic"),
         )

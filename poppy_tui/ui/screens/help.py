@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -17,10 +19,11 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.screens.companies import CompaniesScreen
     from poppy_tui.ui.screens.composer import ComposerScreen
-    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ResolveOutcomeScreen
+    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen, ResolveOutcomeScreen
     from poppy_tui.ui.screens.conversation import ConversationScreen, OperationCard
     from poppy_tui.ui.screens.history import HistoryScreen
     from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
+    from poppy_tui.ui.screens.quit_dialog import QuitScreen
     from poppy_tui.ui.screens.review import ReviewScreen
     from poppy_tui.ui.screens.signin import SignInScreen
 
@@ -32,6 +35,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ("Inbox", [], [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")]),
         ("Review", bindings(ReviewScreen.BINDINGS), [("up/down/pgup/pgdn", "scroll the summary and terms")]),
         ("Confirm approval", bindings(ConfirmApproveScreen.BINDINGS), [("enter", "does nothing here, on purpose")]),
+        ("Confirm decline", bindings(ConfirmDeclineScreen.BINDINGS), []),
         ("Outcome unknown", bindings(ResolveOutcomeScreen.BINDINGS), []),
         ("History", bindings(HistoryScreen.BINDINGS), [("enter", "show the full record")]),
         ("Operation record", bindings(HistoryDetailScreen.BINDINGS), []),
@@ -40,11 +44,11 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ("New request", bindings(ComposerScreen.BINDINGS), [("enter", "pick the highlighted operation or tool")]),
         ("Talk", bindings(ConversationScreen.BINDINGS) + bindings(OperationCard.BINDINGS),
          [("enter (in the box)", "send the message")]),
+        ("Quit with approvals not sent", bindings(QuitScreen.BINDINGS), []),
     ]
 
 
-KEYS_WIDTH = 22
-WHAT_WIDTH = 50
+KEYS_WIDTH = 14
 
 
 class HelpScreen(ModalScreen[None]):
@@ -72,13 +76,17 @@ class HelpScreen(ModalScreen[None]):
         keys = overrides.get(binding.id, binding.key) if binding.id else binding.key
         return ", ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
-    def _table(self, bindings: list[Binding], extra: list[tuple[str, str]]) -> Content:
+    def _table(self, bindings: list[Binding], extra: list[tuple[str, str]]) -> Table:
+        # A table that wraps its cells: at 80 columns every word stays inside the dialog.
         rows = [(self._keys(b), b.description, b.id or "") for b in bindings]
         rows += [(keys, what, "") for keys, what in extra]
-        lines: list[Content | str | tuple[str, str]] = []
+        table = Table(box=None, show_header=False, expand=True, pad_edge=False, padding=(0, 1))
+        table.add_column(width=KEYS_WIDTH, style="bold", overflow="fold")
+        table.add_column(ratio=1, overflow="fold")
+        table.add_column(style="dim", overflow="fold", no_wrap=True)
         for keys, what, binding_id in rows:
-            lines += [(keys.ljust(KEYS_WIDTH), "bold"), what.ljust(WHAT_WIDTH), (binding_id, "dim"), "\n"]
-        return Content.assemble(*lines).rstrip()
+            table.add_row(Text(keys), Text(what), Text(binding_id))
+        return table
 
     def action_close(self) -> None:
         self.dismiss(None)

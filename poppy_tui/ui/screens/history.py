@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import threading
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
-from poppy_tui.ui.safe import cell, first_line_text
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_line_text, wrapped_first_line
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
@@ -26,7 +28,8 @@ TEXT_DEBOUNCE_SECONDS = 0.25
 
 STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
     "all": ("Any status", None),
-    "waiting": ("Waiting for you", INBOX_STATUSES),
+    # Not "Waiting for you": that is the pending status's own entry below.
+    "waiting": ("Inbox: waiting or withdrawn", INBOX_STATUSES),
     "progress": ("In progress", IN_PROGRESS_STATUSES),
     **{s.value: (status_label(s).capitalize(), (s,)) for s in Status},
 }
@@ -34,15 +37,26 @@ STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
 
 # What tells records apart comes first; the rest scrolls into view.
 COLUMNS = (
-    ("updated", "Updated", 19),
+    ("updated", "Updated", 23),
     ("company", "Company", 22),
     ("status", "Status", 15),
     ("decision", "Decision", 22),
     ("via", "Via", 12),
     ("summary", "Summary", 0),  # takes what the others leave; the table scrolls sideways for the rest
-    ("decided", "Decided", 19),
+    ("decided", "Decided", 23),
     ("outcome", "Outcome", 40),
 )
+# Narrower than this, each record takes two lines so its summary fits beside who and when:
+# rows must read differently at 80 columns, and nothing scrolls sideways.
+COMPACT_BELOW = 180
+COMPACT_COLUMNS = (
+    ("when", "Updated / status", 23),
+    ("who", "Company / decision", 20),
+    ("summary", "Summary", 0),
+)
+COMPACT_LINES = 3
+# From this width on, the Decided and Outcome columns join the others.
+FULL_WIDTH = 200
 
 
 def page_count(total: int) -> int:
@@ -62,11 +76,14 @@ def decision_text(row: OperationRow) -> str:
 
 class HistoryScreen(PoppyScreen):
     TITLE_TEXT = "History"
+    NAV_MODE = "history"
     AUTO_FOCUS = "#history-table"
     BINDINGS = [
         Binding("right_square_bracket,pagedown", "next_page", "Next page", id="next_page"),
         Binding("left_square_bracket,pageup", "prev_page", "Prev page", id="prev_page"),
         Binding("slash", "focus_search", "Search", id="search"),
+        # Out of the search box, so the global keys are keys again (and not letters in it).
+        Binding("escape", "leave_filters", "Leave the box", id="leave_search"),
     ]
 
     def __init__(self) -> None:
@@ -93,7 +110,7 @@ class HistoryScreen(PoppyScreen):
             yield Input(placeholder="Search summary, operation id or Company  (/)", id="history-search")
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="history-pager")
-        yield Footer()
+        yield PoppyFooter()
 
     # ---- filters --------------------------------------------------------------------------
 
@@ -122,6 +139,15 @@ class HistoryScreen(PoppyScreen):
 
     def action_focus_search(self) -> None:
         self.query_one("#history-search").focus()
+
+    def action_leave_filters(self) -> None:
+        self.query_one("#history-table").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_filters":
+            return self.focused is not None and self.focused.id in ("history-search", "history-company",
+                                                                     "history-status")
+        return True
 
     # ---- paging ---------------------------------------------------------------------------
 
@@ -191,22 +217,38 @@ class HistoryScreen(PoppyScreen):
             self.total = total
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
-        summary = remaining_width(self.app.size.width, (w for k, _, w in COLUMNS if k != "summary"), minimum=30)
-        set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in COLUMNS])
+        compact = self.app.size.width < COMPACT_BELOW
+        # When and how it ended only where they leave the summary room; the record has them all.
+        columns = COMPACT_COLUMNS if compact else tuple(
+            c for c in COLUMNS if self.app.size.width >= FULL_WIDTH or c[0] not in ("decided", "outcome"))
+        summary = remaining_width(self.app.size.width, (w for k, _, w in columns if k != "summary"),
+                                  minimum=20 if compact else 30, chrome=4 if compact else 6)
+        set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in columns])
         table.clear()
         for row in rows:
             values = {
                 "updated": local_time(row.updated_at),
-                "company": row.company_name,
+                "company": company_label(row.company_name, row.company_domain, CELL_MAX).marked_name,  # ⚠ look-alike
                 "status": status_label(row.status),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),
                 "decided": local_time(row.decided_at) if row.decided_at else "—",
                 "outcome": row.outcome_detail or "—",
             }
+            if compact:
+                table.add_row(
+                    Text.assemble(cell(values["updated"], 23), "\n", cell(values["status"], 23)),
+                    Text.assemble(cell(values["company"], 20), "\n",
+                                  cell(values["via"] if values["decision"] == "—"
+                                       else f"{values['decision']} · {values['via']}", 20)),
+                    Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
+                    key=str(row.id),
+                    height=COMPACT_LINES,
+                )
+                continue
             table.add_row(
                 *(first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
-                  for k, _, w in COLUMNS),
+                  for k, _, w in columns),
                 key=str(row.id),
             )
         if rows:

@@ -6,12 +6,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from poppy_tui.agent.store.records import Status
 from poppy_tui.ui.format import interface_label, local_time, status_label, status_meaning
 from poppy_tui.ui.safe import company_content, json_content, render_summary, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.outcome_view import progress_content
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.terms_table import TermsTable
@@ -35,7 +36,7 @@ class HistoryDetailScreen(PoppyScreen):
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         yield VerticalScroll(id="detail-body", classes="detail-body", can_focus=True)
-        yield Footer()
+        yield PoppyFooter()
 
     async def on_mount(self) -> None:
         await self._build()
@@ -82,7 +83,8 @@ class HistoryDetailScreen(PoppyScreen):
                         (f"  {', '.join(marks)}" if marks else "", "bold"),
                         ("\nreceived ", "dim"), local_time(revision.received_at),
                         ("   seen ", "dim"), local_time(revision.seen_at) if revision.seen_at else "never",
-                        ("   expires ", "dim"), safe_line_content(revision.expires_at_text, 60),
+                        ("\nexpires ", "dim"), local_time(revision.expires_at),
+                        ("  as written: ", "dim"), safe_line_content(revision.expires_at_text, 60).stylize("dim"),
                         "\n\n", render_summary(revision.summary).content,
                     ),
                     classes="detail-block",

@@ -8,13 +8,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from poppy_tui.agent.store.checks import StoredChecks
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
 
@@ -32,6 +33,7 @@ INBOX_LIMIT = 500
 
 class InboxScreen(PoppyScreen):
     TITLE_TEXT = "Inbox"
+    NAV_MODE = "inbox"
     AUTO_FOCUS = "#pending-table"
 
     def __init__(self) -> None:
@@ -64,7 +66,7 @@ class InboxScreen(PoppyScreen):
                 id="inbox-hint",
                 classes="empty",
             )
-        yield Footer()
+        yield PoppyFooter()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)

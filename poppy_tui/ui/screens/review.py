@@ -17,11 +17,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.ui.checks import Checked, check_record
-from poppy_tui.ui.format import interface_label, local_time
+from poppy_tui.ui.format import interface_label, local_time, status_label
 from poppy_tui.ui.safe import (
     company_content,
     company_label,
@@ -33,6 +33,7 @@ from poppy_tui.ui.safe import (
     strong,
 )
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.countdown import Countdown, app_now
 from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
@@ -43,12 +44,19 @@ from poppy_tui.ui.widgets.terms_table import TermsTable
 DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 
 
+def revision_change(diff: Any) -> str:
+    """"new terms" when the summary or terms changed, "new expiry" when only the expiry did
+    (poppy_tui.safety's RevisionKind), "same" otherwise."""
+    label = diff.kind.label
+    return label if label in ("new terms", "new expiry") else "same"
+
+
 class ReviewScreen(PoppyScreen):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
         Binding("a", "approve", "Approve…", id="approve"),
-        Binding("d", "decline", "Decline", id="decline"),
+        Binding("d", "decline", "Decline…", id="decline"),
         Binding("w", "withdraw", "Withdraw", id="withdraw"),
         Binding("r", "resolve", "I checked…", id="resolve"),
         Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
@@ -87,13 +95,14 @@ class ReviewScreen(PoppyScreen):
             yield ProgressView(id="progress")
             yield Static(Content("Operation as received (j hides)"), classes="section-title", id="json-title")
             yield Static(id="operation-json", classes="operation-json")
-        yield Footer()
+        yield PoppyFooter()
 
     async def on_mount(self) -> None:
         self.query_one("#operation-json").display = False
         self.query_one("#json-title").display = False
-        await self.load()
         self.set_interval(0.5, self._update_footer)
+        # Not awaited here: a screen still mounting shows no footer, and its keys wait unanswered.
+        self.refresh_data()
 
     # ---- loading --------------------------------------------------------------------------
 
@@ -106,16 +115,20 @@ class ReviewScreen(PoppyScreen):
         previous_id = self.shown_revision_id
         self.record = record
         if record.current.id != previous_id:
+            await self._show_revision(record)
             if previous_id is not None:
                 self._cancel_confirm()
+                what = self._change_kind()
                 self.notify(
-                    "The Company sent new terms. Read them again; an approval covers one revision only.",
+                    "The Company sent a new expiry for the same terms. An approval covers one revision only, "
+                    "so this one needs your decision."
+                    if what == "new expiry"
+                    else "The Company sent new terms. Read them again; an approval covers one revision only.",
                     title="New revision",
                     severity="warning",
                     markup=False,
                     timeout=8,
                 )
-            await self._show_revision(record)
         self._show_status(record)
 
     def refresh_data(self) -> None:
@@ -140,17 +153,20 @@ class ReviewScreen(PoppyScreen):
             )
         )
         number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))
+        what = self._change_kind()
+        of = f"  ({number} of {len(revisions)}" + (f", {what} only)" if what == "new expiry" else ")")
         self.query_one("#operation-line", Static).update(
             Content.assemble(
                 ("Operation  ", "dim"),
                 safe_line_content(record.operation_id, 80),
                 ("   revision  ", "dim"),
                 safe_line_content(current.revision, 80),
-                (f"  ({number} of {len(revisions)})", "dim"),
+                (of, "dim"),
                 ("   via ", "dim"),
                 interface_label(record.interface),
-                ("   received ", "dim"),
-                local_time(current.received_at),
+                # No-break spaces: at 80 columns the line wraps before "received", not inside the time.
+                ("   received\u00a0", "dim"),
+                local_time(current.received_at).replace(" ", "\u00a0"),
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
@@ -170,11 +186,19 @@ class ReviewScreen(PoppyScreen):
         self.store.mark_seen(current.id)
         self.arm()
 
+    def _change_kind(self) -> str | None:
+        checked = self.checked
+        if checked is None or checked.previous_operation is None or checked.operation is None:
+            return None
+        return revision_change(diff_revisions(checked.previous_operation, checked.operation))
+
     def _changes_content(self, previous: Any, previous_operation: Any, operation: Any) -> Content:
         seen = "you saw" if previous.seen_at else "before this one (you did not open it)"
+        what = revision_change(diff_revisions(previous_operation, operation))
+        label = {"new terms": "NEW TERMS: ", "new expiry": "NEW EXPIRY: "}.get(what, "NEW REVISION: ")
         lines: list[Content | str | tuple[str, str]] = [
-            ("NEW TERMS: ", "bold"),
-            "changed since revision ",
+            (label, "bold"),
+            "only the expiry changed since revision " if what == "new expiry" else "changed since revision ",
             safe_line_content(previous.revision, 80),
             f" {seen}. An approval covers one revision, so this one needs your decision.\n",
         ]
@@ -188,8 +212,10 @@ class ReviewScreen(PoppyScreen):
                       "\n", ("    now  ", "dim"), new, "\n"]
         if diff.expires_changed:
             lines += [("  expires_at", "bold"), "  changed\n", ("    was  ", "dim"),
-                      safe_content(previous_operation.expires_at_text), "\n", ("    now  ", "dim"),
-                      safe_content(operation.expires_at_text), "\n"]
+                      safe_content(previous_operation.expires_at_text),
+                      (f"  = {local_time(previous_operation.expires_at)}", "dim"), "\n", ("    now  ", "dim"),
+                      safe_content(operation.expires_at_text),
+                      (f"  = {local_time(operation.expires_at)}", "dim"), "\n"]
         if diff.summary_diff:
             lines.append(("  summary (- was, + now)\n", "bold"))
             for line in diff.summary_diff:
@@ -200,7 +226,13 @@ class ReviewScreen(PoppyScreen):
         return Content.assemble(*lines)
 
     def _show_status(self, record: OperationRecord) -> None:
-        self.query_one("#outcome", OutcomeBanner).show_record(record)
+        expiry = self.query_one("#review-expiry", Countdown)
+        # Once decided for good, the expiry no longer matters: a live countdown would say it does.
+        expiry.settle(status_label(record.status) if record.status.is_final and record.status != Status.EXPIRED
+                      else None)
+        banner = self.query_one("#outcome", OutcomeBanner)
+        banner.arming_left = self.arming_left
+        banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(record, self.store.attempts(record.id))
         self._update_footer()
 
@@ -216,22 +248,35 @@ class ReviewScreen(PoppyScreen):
         self._update_footer()
 
     def can_approve(self) -> bool:
+        return self.approve_blocker() is None
+
+    def arming_left(self) -> float:
+        """Seconds until `a` works, after the screen opened or new terms arrived."""
+        return max(0.0, self._armed_at - time.monotonic())
+
+    def approve_blocker(self) -> str | None:
+        """Why `a` does nothing now, in the person's words; None when it opens the confirmation."""
         record = self.record
-        return (
-            record is not None
-            and self.checked is not None
-            and self.checked.operation is not None
-            and record.current.id == self.shown_revision_id
-            and record.status.is_open
-            and record.current.expires_at > app_now(self)
-            and time.monotonic() >= self._armed_at
-        )
+        if record is None or self.checked is None:
+            return "the operation is still loading"
+        if self.checked.operation is None:
+            return "poppy could not read this operation, so there is nothing exact to approve"
+        if record.current.id != self.shown_revision_id:
+            return "new terms arrived; read them first"
+        if not record.status.is_open:
+            return f"it is not waiting for a decision (it is {status_label(record.status)})"
+        if record.current.expires_at <= app_now(self):
+            return "this revision has expired"
+        left = self.arming_left()
+        if left > 0:
+            return f"approve is available in {left:.1f} s, so that you read the operation first"
+        return None
 
     def _update_footer(self) -> None:
         """Re-show the footer when what the keys can do changed: arming completed, the revision
         expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
         state = (
-            self.record.status if self.record else None, self.can_approve(),
+            self.record.status if self.record else None, self.can_approve(), self.arming_left() > 0,
             bool(self.record and self.record.waiting_sign_in),
         )
         if state != self._footer_state:
@@ -242,6 +287,7 @@ class ReviewScreen(PoppyScreen):
         status = self.record.status if self.record is not None else None
         if action == "approve":
             # None, not False: the footer keeps showing Approve, dimmed, so its absence never surprises.
+            # The key, pressed while dimmed, still says why (on_key).
             return True if self.can_approve() else None
         if action == "decline":
             return status in DECLINABLE
@@ -270,8 +316,25 @@ class ReviewScreen(PoppyScreen):
 
     # ---- decisions ------------------------------------------------------------------------
 
+    def on_key(self, event: Any) -> None:
+        # A dimmed binding lets its key through to here: a key that does nothing says why, or a
+        # person who pressed it early may think they approved.
+        if event.key != self.poppy.key_for("approve", "a") or self.app.screen is not self:
+            return
+        blocker = self.approve_blocker()
+        if blocker is not None:
+            event.stop()
+            self.notify(f"Not yet: {blocker}. Nothing was approved.", severity="warning", markup=False,
+                        timeout=3)
+
     def action_approve(self) -> None:
-        if not self.can_approve() or self.record is None or self.checked is None or self.shown_revision_id is None:
+        blocker = self.approve_blocker()
+        if blocker is not None:
+            # A key that does nothing says why: a person who pressed it early may think it approved.
+            self.notify(f"Not yet: {blocker}. Nothing was approved.", severity="warning", markup=False,
+                        timeout=3)
+            return
+        if self.record is None or self.checked is None or self.shown_revision_id is None:
             return
         # Refused at `a` when nothing could sign (so send) the approval; the message says the fix.
         signing_problem = getattr(self.agent, "signing_problem", None)
@@ -317,22 +380,43 @@ class ReviewScreen(PoppyScreen):
         except Exception as exc:  # StateError from the store: expired, superseded, decided elsewhere
             self.notify(f"Not approved: {plain_line(exc)}", severity="error", markup=False)
         else:
+            # No number here: a toast can't count down, and the banner above does.
             self.notify(
-                f"Approved. Sending in {self.agent.config.grace_seconds:g} s; press "
+                f"Approved. It is sent when the countdown above ends; press "
                 f"{self.poppy.key_for('withdraw', 'w')} to withdraw before then.",
                 markup=False,
             )
         self.refresh_data()
 
     def action_decline(self) -> None:
+        """Declining is final, so it asks once (one key) with the Company and summary repeated."""
         if self.record is None or self.record.status not in DECLINABLE:
             return
+        from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
+
+        record = self.record
+        revision_id = record.current.id
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._decline(record.id, revision_id)
+
+        self.app.push_screen(
+            ConfirmDeclineScreen(
+                company_name=record.company.name,
+                company_domain=record.company.domain,
+                summary=record.current.summary,
+                approved=record.status == Status.APPROVED,
+            ),
+            confirmed,
+        )
+
+    def _decline(self, operation_row: int, revision_id: int) -> None:
         try:
-            self.agent.decline(self.record.id, self.record.current.id)
+            self.agent.decline(operation_row, revision_id)
         except Exception as exc:
             self.notify(f"Not declined: {plain_line(exc)}", severity="error", markup=False)
-        else:
-            self.notify("Declined. Nothing was sent; the action was not performed.", markup=False)
+        # Done: the banner says so, once.
         self.refresh_data()
 
     def action_withdraw(self) -> None:
@@ -342,8 +426,7 @@ class ReviewScreen(PoppyScreen):
             self.agent.withdraw(self.record.id)
         except Exception as exc:  # too late: the first attempt already started
             self.notify(f"Could not withdraw: {plain_line(exc)}", severity="error", markup=False)
-        else:
-            self.notify("Approval withdrawn. Nothing was sent.", markup=False)
+        # Done: the banner says "WITHDRAWN — nothing was sent", once.
         self.refresh_data()
 
     def action_resolve(self) -> None:
@@ -367,8 +450,10 @@ class ReviewScreen(PoppyScreen):
     def _cancel_confirm(self) -> None:
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 
+        from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
+
         for screen in self.app.screen_stack:
-            if isinstance(screen, ConfirmApproveScreen):
+            if isinstance(screen, (ConfirmApproveScreen, ConfirmDeclineScreen)):
                 screen.dismiss(False)
 
     # ---- viewing --------------------------------------------------------------------------

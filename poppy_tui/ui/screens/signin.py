@@ -25,6 +25,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from poppy_tui.safety.wording import possessive
 from poppy_tui.ui.safe import plain_line, safe_line_content, strong
 
 KIND_LABELS = {
@@ -150,7 +151,7 @@ class SignInScreen(ModalScreen[bool]):
             return
         self.busy = True
         self.kind = kind
-        self.status(f"Checking {self.company.name}'s authorization server…")
+        self.status(f"Checking {possessive(self.company.name)} authorization server…")
         self.run_worker(self._begin(kind), group="sign-in", exclusive=True, exit_on_error=False)
 
     async def _begin(self, kind: str) -> None:
@@ -188,7 +189,7 @@ class SignInScreen(ModalScreen[bool]):
                 "Enter the code on the Company's own site."), classes="sign-in-line"))
         widgets.append(Static(Content.assemble("Code  ", strong(flow.user_code, 64)), id="sign-in-code"))
         await self.set_body(*widgets)
-        self.status(f"Waiting for you to confirm on {flow.company_name}'s page…")
+        self.status(f"Waiting for you to confirm on {possessive(flow.company_name)} page…")
         self._finished(await flow.wait())
 
     async def _direct(self) -> None:

@@ -39,10 +39,17 @@ class Countdown(Static):
         self.expired_text = expired_text
         self.show_time = show_time
         self.soon_seconds = soon_seconds
+        self.settled: str | None = None  # "performed", "declined": the expiry no longer counts
 
     def on_mount(self) -> None:
         self._tick()
         self.set_interval(1.0, self._tick)
+
+    def settle(self, outcome: str | None) -> None:
+        """Stop counting: the operation was decided for good (or start again with None)."""
+        if outcome != self.settled:
+            self.settled = outcome
+            self._tick()
 
     def set_target(self, target: datetime | None) -> None:
         self.target = target
@@ -58,6 +65,11 @@ class Countdown(Static):
         left = self.seconds_left
         if left is None:
             self.update(Content(""))
+            return
+        if self.settled is not None:
+            self.set_class(False, "-expired")
+            self.set_class(False, "-soon")
+            self.update(Content(f"Expiry {local_time(self.target)}: no longer matters, it is {self.settled}"))
             return
         expired = left <= 0
         self.set_class(expired, "-expired")

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from poppy_tui.ui.format import checks_summary
 from poppy_tui.ui.safe import safe_content, safe_line_content
 
 SEVERITY_LABEL = {"danger": "DANGER:", "warning": "WARNING:", "info": "NOTE:"}
@@ -49,7 +50,7 @@ class DiscrepancyPanel(Vertical):
     def _lines(self) -> list[Static]:
         dangers, warnings = badge_counts(self._findings)
         if dangers or warnings:
-            title = f"Checks: {dangers} danger, {warnings} warning — read these before the summary"
+            title = f"Checks: {checks_summary(dangers, warnings)} — read these before the summary"
         elif self._findings:
             title = "Checks: nothing wrong found, notes below"
         else:

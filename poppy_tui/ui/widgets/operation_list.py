@@ -11,13 +11,20 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
-from poppy_tui.ui.safe import cell, first_line_text
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
 # Content widths of every column but the summary, which takes what is left.
 WIDTHS = {"company": 20, "checks": 16, "expires": 10, "amount": 12, "via": 4, "status": 26}
+# Below this many columns the table is laid out for the width on purpose: Checks and Via go
+# under the Company's name, and each row wraps its summary over up to SUMMARY_LINES lines.
+COMPACT_BELOW = 140
+COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
+SUMMARY_LINES = 4
+# Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
+WIDE_SUMMARY_LINES = 2
 # "conversation" would cost the summary eight cells on every row.
 VIA = {"api": "API", "mcp": "MCP", "conversation": "Chat"}
 
@@ -36,6 +43,14 @@ PROGRESS_COLUMNS = (
     ("via", "Via"),
     ("summary", "Summary"),
 )
+# What each compact column shows; "company" carries the checks and the interface on its second line.
+COMPACT_COLUMNS = {
+    "company": "Company",
+    "expires": "Expires",
+    "amount": "Amount",
+    "status": "Status",
+    "summary": "Summary",
+}
 
 
 @dataclass(frozen=True)
@@ -54,39 +69,74 @@ class OperationTable(DataTable):
 
     def __init__(self, columns: tuple[tuple[str, str], ...] = PENDING_COLUMNS, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.column_keys = tuple(key for key, _ in columns)
+        self.wide_keys = tuple(key for key, _ in columns)
+        self.column_keys = self.wide_keys
         self._labels = columns
+        self.compact = False
         self.items: dict[str, InboxItem] = {}
         # Sanitising a hostile megabyte summary takes tens of ms; rows are rebuilt on every change.
-        self._summaries: dict[tuple[int, str, int, bool], Text] = {}
+        self._summaries: dict[tuple[Any, ...], Text] = {}
+        self._apart: dict[str, str] = {}
+
+    def _widths(self) -> dict[str, int]:
+        return COMPACT_WIDTHS if self.compact else WIDTHS
 
     def summary_chars(self) -> int:
-        return remaining_width(self.app.size.width, (WIDTHS[k] for k in self.column_keys if k != "summary"))
+        widths = self._widths()
+        # The inbox's padding (2) and room for a vertical scrollbar (2): never a horizontal one.
+        return remaining_width(self.app.size.width, (widths[k] for k in self.column_keys if k != "summary"), chrome=4)
+
+    def _layout(self) -> list[tuple[str, str, int]]:
+        self.compact = self.app.size.width < COMPACT_BELOW
+        labels = dict(self._labels)
+        if self.compact:
+            # The status says more than the amount while a send is under way; the review has both.
+            dropped = {"amount"} if "status" in self.wide_keys else set()
+            self.column_keys = tuple(k for k in self.wide_keys if k in COMPACT_COLUMNS and k not in dropped)
+            labels = {k: COMPACT_COLUMNS[k] for k in self.column_keys}
+        else:
+            self.column_keys = self.wide_keys
+        summary = self.summary_chars()
+        widths = self._widths()
+        return [(k, labels[k], summary if k == "summary" else widths[k]) for k in self.column_keys]
 
     def show_items(self, items: list[InboxItem]) -> None:
         selected = self.selected_row_key()
-        summary = self.summary_chars()
-        set_columns(self, [(k, label, summary if k == "summary" else WIDTHS[k]) for k, label in self._labels])
+        set_columns(self, self._layout())
         self.clear()
         self.items = {}
+        # Summaries that begin alike are shown from where they part, if they'd be cut before it.
+        apart = first_lines_apart([item.row.summary for item in items])
+        self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
+        lines = 0
         for item in items:
             key = str(item.row.id)
             self.items[key] = item
-            self.add_row(*self._cells(item), key=key)
+            cells = self._cells(item)
+            height = max(len(c.plain.split("\n")) for c in cells)
+            lines += height
+            self.add_row(*cells, key=key, height=height)
         if selected in self.items:
             self.move_cursor(row=self.get_row_index(selected))
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
-        # One line per row and the header; max-height in the stylesheet caps it. (height: auto
+        # Every row's lines and the header; max-height in the stylesheet caps it. (height: auto
         # would follow the rows only after a relayout that adding rows doesn't trigger.)
-        self.styles.height = len(items) + 1
+        self.styles.height = lines + 1
 
     def visible_keys(self) -> list[str]:
         if not self.display or not self.row_count:
             return []
-        first = max(0, int(self.scroll_y))
-        # The header takes a line, so this is one row more than fits: no row is ever missed.
-        return [row.key.value for row in self.ordered_rows[first:first + max(1, self.size.height)] if row.key.value]
+        # Rows may take several lines: walk their heights to the ones the viewport overlaps.
+        top, bottom = max(0, int(self.scroll_y)), max(0, int(self.scroll_y)) + max(1, self.size.height)
+        keys, y = [], 0
+        for row in self.ordered_rows:
+            if y >= bottom:
+                break
+            if y + row.height > top and row.key.value:
+                keys.append(row.key.value)
+            y += row.height
+        return keys
 
     def show_checks(self, batch: dict[int, Any]) -> None:
         """Fill in the badge and amount of rows whose checks just arrived (StoredChecks by row)."""
@@ -100,7 +150,7 @@ class OperationTable(DataTable):
             if "checks" in self.column_keys:
                 self.update_cell(key, "checks", self._checks_cell(item))
             if "amount" in self.column_keys:
-                self.update_cell(key, "amount", cell(item.amount or "—", WIDTHS["amount"]))
+                self.update_cell(key, "amount", cell(item.amount or "—", self._widths()["amount"]))
 
     def selected_row_key(self) -> str | None:
         if not self.row_count:
@@ -136,36 +186,57 @@ class OperationTable(DataTable):
         now = app_now(self)
         row = item.row
         makers = {
-            "company": lambda: cell(row.company_name, WIDTHS["company"]),
+            "company": lambda: self._company_cell(item),
             "checks": lambda: self._checks_cell(item),
             "expires": lambda: self._expires_cell(item, now),
-            "amount": lambda: cell(item.amount or ("—" if item.checked else "…"), WIDTHS["amount"]),
+            "amount": lambda: cell(item.amount or ("—" if item.checked else "…"), self._widths()["amount"]),
             "via": lambda: Text(VIA.get(row.interface, interface_label(row.interface))),
             "status": lambda: self._status_cell(item, now),
             "summary": lambda: self._summary_cell(item),
         }
         return [makers[key]() for key in self.column_keys]
 
+    def _company_cell(self, item: InboxItem) -> Text:
+        # ⚠ on a look-alike name; uncut here, so cell() cuts once, with one honest marker
+        name = cell(company_label(item.row.company_name, item.row.company_domain, CELL_MAX).marked_name,
+                    WIDTHS["company"])
+        if not self.compact:
+            return name
+        # The badge under the name; the interface goes under the expiry (see _expires_cell).
+        second = self._checks_cell(item) if "checks" in self.wide_keys else Text(self._via(item), style="dim")
+        return Text.assemble(name, "\n", second, no_wrap=True)
+
+    def _via(self, item: InboxItem) -> str:
+        return VIA.get(item.row.interface, interface_label(item.row.interface))
+
     def _summary_cell(self, item: InboxItem) -> Text:
         withdrawn = item.row.status == Status.WITHDRAWN
         width = self.summary_chars()
-        key = (item.row.id, item.row.revision, width, withdrawn)
+        apart = self._apart.get(str(item.row.id))
+        key = (item.row.id, item.row.revision, width, withdrawn, self.compact, apart)
         cached = self._summaries.get(key)
         if cached is None:
-            if withdrawn:
-                cached = Text("(withdrawn) ", style="italic")
-                cached.append_text(first_line_text(item.row.summary, width - 12))
-            else:
-                cached = first_line_text(item.row.summary, width)
+            prefix = "(withdrawn) " if withdrawn else ""
+            lines = SUMMARY_LINES if self.compact else WIDE_SUMMARY_LINES
+            room = width * lines - len(prefix)
+            summary = item.row.summary
+            if apart is not None and apart.startswith("…") and len(summary) > room:
+                summary = apart  # the full line would be cut before the part that differs
+            cached = Text(prefix, style="italic")
+            cached.append(wrapped_first_line(summary, width, lines, len(prefix)))
             self._summaries[key] = cached
         return cached
 
     def _expires_cell(self, item: InboxItem, now: datetime) -> Text:
         left = (item.row.expires_at - now).total_seconds()
         if left <= 0:
-            return Text("EXPIRED", style=f"bold {self._color('error')}")
-        style = f"bold {self._color('warning')}" if left < 60 else ""
-        return Text(countdown(left), style=style)
+            shown = Text("EXPIRED", style=f"bold {self._color('error')}")
+        else:
+            style = f"bold {self._color('warning')}" if left < 60 else ""
+            shown = Text(countdown(left), style=style)
+        if self.compact:
+            shown.append("\n" + self._via(item), style="dim")
+        return shown
 
     def _status_cell(self, item: InboxItem, now: datetime) -> Text:
         status = item.row.status

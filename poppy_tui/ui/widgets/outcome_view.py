@@ -14,6 +14,10 @@ from poppy_tui.ui.widgets.countdown import app_now
 
 KeyFor = Callable[[str, str], str]
 
+# The banner's first line says the outcome; the explanation under it only where it adds
+# something (what to do, what happens next), so the review says each outcome once.
+EXPLAINED = (Status.PENDING, Status.SENDING, Status.OUTCOME_UNKNOWN)
+
 
 def _default_key(binding_id: str, default: str) -> str:
     return default
@@ -28,10 +32,13 @@ class OutcomeBanner(Static):
         super().__init__(id=id)
         self.record: OperationRecord | None = None
         self.key_for = key_for
+        # The review's arming delay: while it runs the banner says when approving becomes possible.
+        self.arming_left: Callable[[], float] = lambda: 0.0
 
     def on_mount(self) -> None:
-        # The grace countdown moves by the second; a quarter second keeps it from lagging visibly.
-        self.set_interval(0.25, self._refresh_text)
+        # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
+        # second keeps both from lagging visibly.
+        self.set_interval(0.1, self._refresh_text)
 
     def show_record(self, record: OperationRecord) -> None:
         self.record = record
@@ -47,20 +54,24 @@ class OutcomeBanner(Static):
 
     def _refresh_text(self) -> None:
         if self.record is not None:
-            self.update(self.banner_content())
+            content = self.banner_content()
+            if content != getattr(self, "_shown", None):  # ten times a second: redraw only on change
+                self._shown = content
+                self.update(content)
 
     def banner_content(self) -> Content:
         record = self.record
         assert record is not None
         status = record.status
         key = self.key_for
+        arming = self.arming_left()
+        approve = (f"{key('approve', 'a')}: approve… (available in {arming:.1f} s)" if arming > 0
+                   else f"{key('approve', 'a')}: approve…")
         if status == Status.PENDING:
-            head = f"WAITING FOR YOUR DECISION — {key('approve', 'a')}: approve…   {key('decline', 'd')}: decline"
+            head = f"WAITING FOR YOUR DECISION — {approve}   {key('decline', 'd')}: decline…"
         elif status == Status.WITHDRAWN:
-            head = (
-                f"WITHDRAWN — nothing was sent. {key('approve', 'a')}: approve again…   "
-                f"{key('decline', 'd')}: decline"
-            )
+            head = f"WITHDRAWN — nothing was sent. {approve.replace('approve…', 'approve again…')}   " \
+                   f"{key('decline', 'd')}: decline…"
         elif status == Status.APPROVED:
             left = self.grace_left()
             if left is not None and left > 0:
@@ -95,6 +106,8 @@ class OutcomeBanner(Static):
             head = "DECLINED — you declined; the action was not performed"
         else:
             head = "EXPIRED — this can no longer be approved; the action was not performed"
+        if status not in EXPLAINED:
+            return Content.assemble((head, "bold"))
         return Content.assemble((head, "bold"), "\n", status_meaning(status))
 
 
@@ -116,7 +129,7 @@ def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord])
             # Details can quote a Company's error body.
             parts += ["    ", safe_content(attempt.detail), "\n"]
     if record.outcome_detail:
-        parts += [("Outcome: ", "bold"), safe_content(record.outcome_detail), "\n"]
+        parts += [("Detail: ", "bold"), safe_content(record.outcome_detail), "\n"]
     if record.outcome is not None:
         parts += [("Company's answer\n", "bold"), json_content(record.outcome)]
     return Content.assemble(*parts)

@@ -29,7 +29,7 @@ def set_columns(table: DataTable, columns: Sequence[Column]) -> bool:
     return True
 
 
-def remaining_width(total: int, others: Iterable[int], minimum: int = 20) -> int:
+def remaining_width(total: int, others: Iterable[int], minimum: int = 20, chrome: int = TABLE_CHROME) -> int:
     """What a flexible column gets of `total` cells after the other columns and every cell's padding."""
     widths = list(others)
-    return max(minimum, total - sum(widths) - 2 * (len(widths) + 1) - TABLE_CHROME)
+    return max(minimum, total - sum(widths) - 2 * (len(widths) + 1) - chrome)

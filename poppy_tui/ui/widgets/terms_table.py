@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Any
 
 from rich.table import Table
@@ -9,12 +11,32 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
+from poppy_tui.protocol.timestamps import parse_rfc3339
+from poppy_tui.ui.format import time_with_relative
 from poppy_tui.ui.safe import terms_rows
+from poppy_tui.ui.widgets.countdown import app_now
+
+
+# A date-time the Company wrote in its own zone ("2026-12-05T10:00:00-08:00").
+_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 def _text(value: str, style: str = "") -> Text:
     # terms_rows has already made controls and invisibles visible; Text never parses markup.
     return Text(value, style=style, overflow="fold")
+
+
+def _value(value: str, now: datetime) -> Text:
+    """The Company's value as written, and for a date-time the same moment in poppy's one
+    format (local, with its zone) and how far away it is."""
+    text = _text(value)
+    if _STAMP.match(value.strip()):
+        try:
+            moment = parse_rfc3339(value.strip())
+        except Exception:
+            return text
+        text.append(f"\n= {time_with_relative(moment, now)}", style="dim")
+    return text
 
 
 class TermsTable(Static):
@@ -36,5 +58,5 @@ class TermsTable(Static):
         table.add_column("Term", overflow="fold", ratio=1)
         table.add_column("Value", overflow="fold", ratio=2)
         for key, value in self.rows:
-            table.add_row(_text(key, "bold"), _text(value))
+            table.add_row(_text(key, "bold"), _value(value, app_now(self)))
         self.update(table)

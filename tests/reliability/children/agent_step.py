@@ -17,6 +17,8 @@ the wire), in this child only:
   in-flight    print "sending ROW", then really send (the parent kills while the Company performs)
   answered     really send; print "answered ROW OUTCOME" and hang before the answer is recorded
   run          the whole flow; print "outcome ROW STATUS" at the end (the parent kills at random)
+  probe        the whole flow to outcome_unknown, then find out (outcome_probe.py): print
+               "probing ROW" and hang once the probe's resend of the same approval is committed
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class SteppedAgent(Agent):
     step = "run"
 
     async def _send_approval(self, op, approval):  # type: ignore[override]
+        if self.step == "probe" and self.store.get_operation(op.id).status.value == "outcome_unknown":
+            say("probing", op.id, op.attempt_count)
+            await asyncio.sleep(3600)
         if self.step == "before-send":
             say("sending", op.id, op.attempt_count)
             await asyncio.sleep(3600)
@@ -93,6 +98,8 @@ async def main() -> None:
         return
     final = await agent.wait_for_outcome(row)
     say("outcome", row, final.status.value)
+    if step == "probe":
+        await agent.run_dispatcher(asyncio.Event())  # finds out; hangs in the probe's resend
     await agent.aclose()
 
 

@@ -1,0 +1,55 @@
+"""Sending without the TUI: the dispatcher run until nothing approved is left (or for ever, as a
+service). Used by `poppy-tui send` and by the TUI's "send now and wait" on quit.
+
+It only sends what a person already approved; it never decides anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable
+
+from poppy_tui.agent.store import OperationRecord, Status, Store
+
+IN_FLIGHT = (Status.APPROVED, Status.SENDING)
+# While idle, how often to look for something new to send (a grace period ending is woken sooner).
+IDLE_SECONDS = 0.5
+
+Settled = Callable[[OperationRecord], Awaitable[None] | None]
+
+
+def in_flight(store: Store) -> list[int]:
+    """Operations approved and not yet settled: in their grace period, or being sent."""
+    return [row.id for row in store.list_operations(IN_FLIGHT, limit=10_000, newest_first=False)]
+
+
+async def send_approved(agent, *, watch: bool = False, stop: asyncio.Event | None = None,
+                        on_settled: Settled | None = None) -> list[OperationRecord]:
+    """Dispatch until nothing approved is left (or, with `watch`, until `stop` is set).
+    Returns every operation that left approved/sending meanwhile, in the order they did."""
+    stop = stop or asyncio.Event()
+    watched: set[int] = set(in_flight(agent.store))
+    settled: list[OperationRecord] = []
+    while not stop.is_set():
+        # Read just before sending, so an approval made since the last pass is reported even when
+        # one pass approves-to-performed it.
+        watched |= set(in_flight(agent.store))
+        await agent.dispatch_once()
+        now_in_flight = set(in_flight(agent.store))
+        for row in sorted(watched - now_in_flight):
+            record = agent.store.get_operation(row)
+            settled.append(record)
+            if on_settled is not None:
+                maybe = on_settled(record)
+                if maybe is not None:
+                    await maybe
+        watched = now_in_flight  # approvals made meanwhile are sent too
+        if not watched and not watch:
+            break
+        due = agent.dispatcher.next_due_in()
+        pause = IDLE_SECONDS if due is None else min(IDLE_SECONDS, max(0.02, due))
+        try:
+            await asyncio.wait_for(stop.wait(), pause)
+        except asyncio.TimeoutError:
+            pass
+    return settled

@@ -1,0 +1,140 @@
+"""The parser entries for the approval-gate commands (`mcp`, `send`). argparse only: `--help`
+stays free of the MCP SDK and the agent."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+Command = Callable[..., argparse.ArgumentParser]
+
+
+JSON_HELP = "machine-readable output (see docs/cli.md)"
+HISTORY_FORMATS = ("text", "json", "ndjson", "csv")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value <= 7 * 86400 or value != value:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 604800 seconds, got {text!r}")
+    return value
+
+
+def add_script_options(
+    call: argparse.ArgumentParser, tool: argparse.ArgumentParser, say: argparse.ArgumentParser,
+    companies_add: argparse.ArgumentParser, wait_help: str,
+) -> None:
+    """--json (JSON output) on the request commands, --timeout for --wait."""
+    for parser in (call, tool, say):
+        parser.add_argument("--json", dest="json", action="store_true", help=JSON_HELP)
+        parser.add_argument(
+            "--timeout",
+            type=_seconds,
+            metavar="SECONDS",
+            help="with --wait: stop waiting after SECONDS and exit 9; the operation stays queued",
+        )
+    call.add_argument("--old-body-spelling", action="store_true", help=argparse.SUPPRESS)
+    companies_add.add_argument("--json", action="store_true", help=JSON_HELP)
+
+
+def add_history_options(history: argparse.ArgumentParser) -> None:
+    history.add_argument(
+        "--format",
+        choices=HISTORY_FORMATS,
+        help="text (default), json (as --json), ndjson (one full record per line) or csv (one row per operation); "
+        "ndjson and csv export every match unless --limit is given",
+    )
+    history.add_argument("--since", metavar="WHEN", help="only operations last changed at or after WHEN "
+                         "(2026-12-01 or 2026-12-01T09:00:00Z; local time if no zone)")
+    history.add_argument("--until", metavar="WHEN", help="only operations last changed before WHEN")
+
+
+def add_gate_commands(command: Command) -> None:
+    command(
+        "mcp",
+        "run poppy-tui as an MCP server on stdin/stdout, for AI agents",
+        "Run an MCP server on stdin/stdout (add it to an MCP client's configuration; see docs/mcp.md). Its "
+        "tools list Companies, make requests through their API, MCP tools and conversations, and wait for the "
+        "person's decision on operations. No tool approves or declines: only the person, in the TUI.",
+    )
+    send = command(
+        "send",
+        "send approved operations without the TUI, then exit (or keep watching)",
+        "Run the dispatcher without the TUI: send every approved operation whose grace period has ended, "
+        "retrying as usual, and exit when nothing approved is left. --watch keeps it running (for a service; "
+        "see docs/cli.md for a systemd user unit and a launchd agent). It never approves anything.",
+    )
+    send.add_argument(
+        "--watch", action="store_true", help="keep running and send approvals as they are made (until stopped)"
+    )
+    send.add_argument("--json", action="store_true", help=JSON_HELP)
+    completion = command(
+        "completion",
+        "print a shell completion script (bash, zsh or fish)",
+        "Print a completion script for SHELL, generated from poppy-tui's own parser. Install: see docs/cli.md "
+        "(e.g. 'poppy-tui completion bash > ~/.local/share/bash-completion/completions/poppy-tui').",
+    )
+    completion.add_argument("shell", metavar="SHELL", choices=("bash", "zsh", "fish"), help="bash, zsh or fish")
+
+
+# `call --json BODY` became `call --body BODY`, so that --json means JSON output everywhere.
+OLD_BODY_NOTE = (
+    "poppy-tui: note: 'call --json BODY' is deprecated; use 'call --body BODY' "
+    "(--json alone now asks for JSON output)"
+)
+_OPTIONS_WITH_VALUES = {"--home", "--config", "--faults", "--body", "--timeout"}
+
+
+def _looks_like_body(token: str) -> bool:
+    import json
+
+    if token == "" or token[:1] in "{[\"":
+        return True
+    if token.startswith("-") and not token[1:2].isdigit():
+        return False
+    try:
+        json.loads(token)
+    except ValueError:
+        return False
+    return True
+
+
+def rewrite_deprecated(argv: list[str], note: Callable[[str], None] | None = None) -> list[str]:
+    """The old `call ... --json BODY` (or `--json=BODY`) spelling, rewritten to `--body`, with a
+    deprecation note on stderr. `--json` followed by something that isn't JSON stays the flag."""
+    command = None
+    out: list[str] = []
+    index = 0
+    rewritten = False
+    while index < len(argv):
+        token = argv[index]
+        if token == "--":
+            out += argv[index:]
+            break
+        if command is None and not token.startswith("-"):
+            command = token
+        elif token in _OPTIONS_WITH_VALUES and index + 1 < len(argv):
+            out += [token, argv[index + 1]]
+            index += 2
+            continue
+        elif command == "call" and token.startswith("--json="):
+            out.append("--body=" + token[len("--json="):])
+            rewritten = True
+            index += 1
+            continue
+        elif command == "call" and token == "--json" and index + 1 < len(argv) and _looks_like_body(argv[index + 1]):
+            out += ["--body", argv[index + 1]]
+            rewritten = True
+            index += 2
+            continue
+        out.append(token)
+        index += 1
+    if rewritten:
+        import sys
+
+        (note or (lambda text: print(text, file=sys.stderr)))(OLD_BODY_NOTE)
+        out.append("--old-body-spelling")
+    return out

@@ -1,0 +1,68 @@
+"""Tell the person when a send they approved ends, wherever they are in the app.
+
+Without this an approval completing while the person looks at the inbox only makes its row
+vanish. The watcher remembers which operations were on their way (approved, sending) and
+reports each one that reaches an outcome: performed, not performed, or unknown. No Textual
+here: the app turns what it returns into toasts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from poppy_tui.agent.store.records import Status
+from poppy_tui.ui.format import IN_PROGRESS_STATUSES
+from poppy_tui.ui.safe import plain_line
+
+ON_THE_WAY = (Status.APPROVED, Status.SENDING)
+OUTCOMES = (Status.PERFORMED, Status.NOT_PERFORMED, Status.OUTCOME_UNKNOWN)
+WATCH_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class Toast:
+    operation_row: int
+    message: str
+    severity: str  # "information", "warning", "error": Textual's notify severities
+
+
+def outcome_toast(record: Any) -> Toast | None:
+    """The words for an outcome, Company named and every Company string sanitised."""
+    company = plain_line(record.company.name, 60)
+    summary = plain_line(record.current.summary, 90)
+    if record.status == Status.PERFORMED:
+        return Toast(record.id, f"Performed: {company} confirmed it did this. {summary}", "information")
+    if record.status == Status.NOT_PERFORMED:
+        return Toast(record.id, f"Not performed: {company} did not do this. {summary}", "warning")
+    if record.status == Status.OUTCOME_UNKNOWN:
+        return Toast(
+            record.id,
+            f"Outcome unknown: no definite answer from {company}. Check with them, then open it and "
+            f"say what happened. {summary}",
+            "error",
+        )
+    return None
+
+
+class OutcomeWatcher:
+    def __init__(self) -> None:
+        self._on_the_way: set[int] | None = None  # None until the first look: old outcomes aren't news
+
+    def check(self, store: Any) -> list[Toast]:
+        rows = store.list_operations(IN_PROGRESS_STATUSES, limit=WATCH_LIMIT)
+        now_on_the_way = {r.id for r in rows if r.status in ON_THE_WAY}
+        before, self._on_the_way = self._on_the_way, now_on_the_way
+        if before is None:
+            return []
+        toasts: list[Toast] = []
+        for row in sorted(before - now_on_the_way):
+            try:
+                record = store.get_operation(row)
+            except KeyError:
+                continue
+            if record.status in OUTCOMES:
+                toast = outcome_toast(record)
+                if toast is not None:
+                    toasts.append(toast)
+        return toasts

@@ -1,0 +1,121 @@
+"""Fixtures: a private home (signing key in a 0600 file: no keyring daemon here), Companies on
+loopback registered in it, poppy-tui's MCP server as a real subprocess driven by the MCP SDK's
+client over stdio, and the person: the TUI (Pilot) on the same store."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.config import load_config_file
+from poppy_tui.agent.paths import Paths, resolve_paths
+from poppy_tui.agent.store import Status
+from poppy_tui.cli.main import main
+from poppy_tui.demo.testing import company as demo_company
+from tests.cli.cli_support import subprocess_env
+from tests.mcp_server.spec_company import start_spec_company
+
+CONFIG = 'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "home"
+    (root / "config").mkdir(parents=True)
+    (root / "config" / "config.toml").write_text(CONFIG)
+    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
+    monkeypatch.delenv("POPPY_TUI_KEY_STORAGE", raising=False)
+    return root
+
+
+def register(home: Path, base_url: str) -> None:
+    assert main(["--home", str(home), "companies", "add", base_url]) == 0
+
+
+@pytest.fixture
+def shop(home):
+    """The demo Company (Manzanita Outfitters), registered in the test home."""
+    with demo_company() as running:
+        register(home, running.base_url)
+        yield running
+
+
+@pytest.fixture
+def birchwood(home):
+    """A Company written from the spec alone, registered in the test home."""
+    running = start_spec_company()
+    try:
+        register(home, running.base_url)
+        yield running
+    finally:
+        running.stop()
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(home: Path, tmp_path: Path) -> AsyncIterator[Any]:
+    """`poppy-tui mcp` as a subprocess, through the MCP SDK's stdio client."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "poppy_tui", "mcp"], env=subprocess_env(home), cwd=str(tmp_path)
+    )
+    with open(tmp_path / "mcp-server.stderr", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+def person_agent(home: Path, **config: Any) -> Agent:
+    from dataclasses import replace
+
+    paths: Paths = resolve_paths(home)
+    return Agent.open(paths, replace(load_config_file(paths.config_file), **config))
+
+
+async def wait_for_status(agent: Agent, statuses: set[Status], timeout: float = 30.0) -> int:
+    """The first operation in one of `statuses`, once there is one."""
+    for _ in range(int(timeout / 0.05)):
+        rows = agent.store.list_operations(list(statuses), newest_first=False)
+        if rows:
+            return rows[0].id
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no operation reached {statuses} in {timeout}s")
+
+
+async def open_review(app, pilot, row: int):
+    from poppy_tui.ui.screens.review import ReviewScreen
+
+    app.open_review(row)
+    for _ in range(200):
+        await pilot.pause(0.05)
+        screen = app.screen
+        if isinstance(screen, ReviewScreen) and screen.can_approve():
+            return screen
+    raise AssertionError("the review never became approvable")
+
+
+async def approve_in_tui(app, pilot, row: int) -> None:
+    """The person: open the review, `a`, then `y` in the confirmation."""
+    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+
+    await open_review(app, pilot, row)
+    await pilot.press("a")
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if isinstance(app.screen, ConfirmApproveScreen):
+            break
+    await pilot.press("y")
+    await pilot.pause(0.1)
+
+
+__all__ = ["mcp_client", "person_agent", "wait_for_status", "open_review", "approve_in_tui", "register"]
+os.environ.setdefault("TZ", "UTC")

@@ -1,0 +1,420 @@
+"""A person's first ten minutes (issue 14): narrow layouts, one navigation model, deliberate
+declining, what the screens say. Driven with Pilot against a real Store, at 80x24 where the
+issue saw the problems and at 160x48."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from textual.widgets import DataTable, Input, OptionList, Select
+
+from poppy_tui.agent.config import load_config_file
+from poppy_tui.agent.store import Status
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.format import checks_summary, local_time, plural, possessive
+from poppy_tui.ui.safe import fit_line, wrapped_first_line
+from poppy_tui.ui.screens.companies import CompaniesScreen
+from poppy_tui.ui.screens.composer import ComposerScreen
+from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+from poppy_tui.ui.screens.conversation import ConversationScreen
+from poppy_tui.ui.screens.help import HelpScreen
+from poppy_tui.ui.screens.history import STATUS_FILTERS, HistoryScreen
+from poppy_tui.ui.screens.inbox import InboxScreen
+from poppy_tui.ui.screens.review import ReviewScreen
+from poppy_tui.ui.theme_setting import with_theme
+from poppy_tui.ui.widgets.operation_list import OperationTable
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    JACKET_SUMMARY,
+    StoreAgent,
+    add_company,
+    add_operation,
+    build_sample,
+    jacket_terms,
+    send_through,
+    ui_config,
+)
+
+NARROW = (80, 24)
+WIDE = (160, 48)
+
+
+def make_app(store, **config) -> PoppyApp:
+    return PoppyApp(StoreAgent(store, ui_config(**config)), clock=lambda: FIXED_NOW)
+
+
+async def settle(pilot, seconds: float = 0.3) -> None:
+    await pilot.pause(seconds)
+
+
+def row_text(table: DataTable, index: int) -> str:
+    return " | ".join(str(c) for c in table.get_row_at(index))
+
+
+# ---- 1-2: layouts at 80x24 --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE])
+async def test_the_inbox_shows_every_waiting_row_and_no_sideways_scrollbar(store, size):
+    build_sample(store)
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#pending-table", OperationTable)
+        assert table.row_count == 3
+        lines = sum(row.height for row in table.rows.values())
+        assert table.size.height == lines + 1  # every row and the header: nothing hidden below
+        assert not table.show_horizontal_scrollbar
+        assert table.virtual_size.width <= table.size.width
+        # The summary has the width that is left, not three letters.
+        summary = next(c for k, c in table.columns.items() if k.value == "summary")
+        assert summary.width >= 28
+
+
+async def test_at_80_columns_the_summary_wraps_so_rows_read_differently(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    start = "Move your jacket fitting (bkg_2Fm8) at Manzanita Outfitters Portland from Sat, Dec 5 at 10:00 AM to "
+    add_operation(store, company, "bkc_1", start + "Fri, Dec 4 at 2:00 PM.", expires_at=FIXED_NOW + timedelta(minutes=9))
+    add_operation(store, company, "bkc_2", start + "Mon, Dec 7 at 11:30 AM.", expires_at=FIXED_NOW + timedelta(minutes=8))
+    app = make_app(store)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#pending-table", OperationTable)
+        shown = [row_text(table, i).replace("\n", " ") for i in range(2)]
+        assert "Mon, Dec 7" in shown[0] and "Fri, Dec 4" in shown[1]
+
+
+async def test_history_rows_at_80_columns_carry_their_summaries(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    add_operation(store, company, "exc_1", "Exchange the socks for size L.")
+    add_operation(store, company, "cnl_1", "Cancel the Trailhead Coffee Club.")
+    app = make_app(store)
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.press("h")
+        await settle(pilot, 0.6)
+        table = app.screen.query_one("#history-table", DataTable)
+        rows = {row_text(table, i) for i in range(table.row_count)}
+        assert len(rows) == 2
+        assert any("socks" in r for r in rows) and any("Coffee" in r for r in rows)
+        assert table.virtual_size.width <= table.size.width  # nothing scrolls sideways
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE])
+async def test_the_help_dialog_fits_the_screen(store, size):
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        dialog = app.screen.query_one("#help-dialog")
+        assert dialog.region.right <= size[0] and dialog.region.x >= 0
+
+
+async def test_the_navigation_bar_names_every_screen_at_80_columns(store):
+    app = make_app(store)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        bar = str(app.screen.query_one("#title-bar").render())
+        for label in ("Inbox", "History", "Companies", "New", "Talk"):
+            assert label in bar
+        assert len(bar.splitlines()[0]) <= 80
+
+
+def test_a_truncation_marker_is_never_longer_than_what_it_hides():
+    assert fit_line("application", 8) == "applica…"  # one character hidden, one shown for it
+    long = fit_line("a" * 100, 40)
+    assert len(long) == 40 and long.endswith("…(+72 chars)")
+    # A marker that would crowd out the text gives way to a bare ellipsis.
+    assert fit_line("refund of USD 24.00 to the card", 12) == "refund of U…"
+    assert fit_line("short", 20) == "short"
+
+
+def test_a_wrapped_summary_keeps_the_part_that_differs():
+    start = "Move your fitting at Manzanita Outfitters Portland from Sat, Dec 5 at 10:00 AM to "
+    one = wrapped_first_line(start + "Fri, Dec 4 at 2:00 PM.", 30, 4)
+    two = wrapped_first_line(start + "Mon, Dec 7 at 11:30 AM.", 30, 4)
+    assert one != two and "Fri, Dec 4" in one.replace("\n", " ")
+    assert all(len(line) <= 30 for line in one.splitlines()) and len(one.splitlines()) <= 4
+
+
+# ---- 3-4: navigation --------------------------------------------------------------------------
+
+
+async def test_a_global_key_always_shows_its_screen_at_the_top(store):
+    company = add_company(store, "Manzanita Outfitters", 8401, talk=True)
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CompaniesScreen)
+        await pilot.press("t")  # talk to the highlighted Company
+        await settle(pilot)
+        assert isinstance(app.screen, ConversationScreen)
+        assert app.screen.query_one("#talk-company", Select).value == company.id
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, InboxScreen)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CompaniesScreen)  # not the Talk screen it once led to
+
+
+async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store):
+    rows = build_sample(store)
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("h")
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(app.screen, InboxScreen)
+        assert len(app.screen_stack) == 1
+
+
+async def test_letters_typed_on_new_request_never_navigate_or_quit(store):
+    add_company(store, "Manzanita Outfitters", 8401)
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("n")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ComposerScreen)
+        screen.query_one("#composer-actions", OptionList).focus()  # outside any text field
+        await pilot.press(*"itm_4Qa", "h", "c", "q")
+        await settle(pilot, 0.2)
+        assert app.screen is screen and app.is_running
+        await pilot.press("escape")  # the way out is Esc
+        await settle(pilot)
+        assert isinstance(app.screen, InboxScreen)
+
+
+async def test_esc_leaves_the_history_search_box_so_keys_are_keys_again(store):
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("h")
+        await settle(pilot)
+        await pilot.press("slash", "x")
+        await settle(pilot, 0.1)
+        search = app.screen.query_one("#history-search", Input)
+        assert app.focused is search and search.value == "x"
+        await pilot.press("escape")
+        await settle(pilot, 0.1)
+        assert app.focused is app.screen.query_one("#history-table")
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(app.screen, InboxScreen) and search.value == "x"
+
+
+async def test_new_request_from_companies_and_back_with_n_keeps_the_company(store):
+    add_company(store, "Larkspur Air", 8402)
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("c")
+        await settle(pilot)
+        table = app.screen.query_one("#companies-table", DataTable)
+        table.move_cursor(row=[c.id for c in app.screen.companies].index(company.id))
+        await pilot.press("enter")
+        await settle(pilot)
+        composer = app.screen
+        assert isinstance(composer, ComposerScreen)
+        assert composer.query_one("#composer-company", Select).value == company.id
+        assert not composer.query_one("#composer-right").can_focus  # Shift+Tab never lands on it
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is composer
+        assert composer.query_one("#composer-company", Select).value == company.id
+        assert composer.company is not None and composer.company.id == company.id
+
+
+# ---- 5-8: deciding and being told -------------------------------------------------------------
+
+
+async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store):
+    from textual.widgets._footer import FooterKey
+
+    rows = build_sample(store)
+    app = make_app(store, arm_delay_seconds=0)
+    async with app.run_test(size=NARROW) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot, 0.5)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmApproveScreen)
+        shown = {key.description for key in app.screen.query(FooterKey)}
+        assert shown == {"Yes, approve", "Cancel"}
+
+
+async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
+    rows = build_sample(store)
+    app = make_app(store, arm_delay_seconds=30)
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot, 0.4)
+        screen = app.screen
+        banner = str(screen.query_one("#outcome").render())
+        assert "approve… (available in" in banner
+        await pilot.press("a")
+        await settle(pilot, 0.2)
+        assert app.screen is screen  # no confirmation
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
+
+
+async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
+    rows = build_sample(store)
+    app = make_app(store)
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, InboxScreen)
+        # Another process (the dispatcher) sends the approved one and the Company performs it.
+        send_through(store, rows["approved"], FIXED_NOW + timedelta(seconds=10), Status.PERFORMED,
+                     "Refunded $24.00.")
+        app.notify_store_changed()
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
+                   for m in said)
+
+
+async def test_a_performed_operation_shows_no_live_countdown(store):
+    rows = build_sample(store)
+    send_through(store, rows["jacket"], FIXED_NOW, Status.PERFORMED, "Done.")
+    app = make_app(store)
+    async with app.run_test(size=NARROW) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot, 0.5)
+        expiry = str(app.screen.query_one("#review-expiry").render())
+        assert "Expires in" not in expiry and "no longer matters, it is performed" in expiry
+
+
+def test_cli_history_shows_no_countdown_for_a_decided_operation(store):
+    from poppy_tui.cli.output import row_line
+
+    rows = build_sample(store)
+    send_through(store, rows["jacket"], FIXED_NOW, Status.PERFORMED, "Done.")
+    performed = next(r for r in store.list_operations(limit=50) if r.id == rows["jacket"])
+    waiting = next(r for r in store.list_operations(limit=50) if r.id == rows["hostile"])
+    assert "no longer matters: performed" in row_line(performed) and " (in " not in row_line(performed)
+    assert "expires " in row_line(waiting)
+
+
+# ---- 9-11: what the screens say ---------------------------------------------------------------
+
+
+async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(),
+                        expires_at=FIXED_NOW + timedelta(minutes=10), revision="r1")
+    store.mark_seen(store.get_operation(row).current.id)
+    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(),
+                  expires_at=FIXED_NOW + timedelta(minutes=20), revision="r2")
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        app.open_review(row)
+        await settle(pilot, 0.5)
+        changes = str(app.screen.query_one("#changes").render())
+        assert "NEW EXPIRY" in changes and "NEW TERMS" not in changes
+        assert "new expiry only" in str(app.screen.query_one("#operation-line").render())
+    # and changed terms are still new terms
+    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms("80.00"),
+                  expires_at=FIXED_NOW + timedelta(minutes=20), revision="r3")
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        app.open_review(row)
+        await settle(pilot, 0.5)
+        assert "NEW TERMS" in str(app.screen.query_one("#changes").render())
+
+
+async def test_one_time_format_with_the_zone_in_header_terms_and_record(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "bkc_1", "Move the fitting.",
+                        terms={"starts_at": "2030-01-16T10:00:00-08:00"}, expires_at=FIXED_NOW + timedelta(minutes=9))
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        app.open_review(row)
+        await settle(pilot, 0.5)
+        screen = app.screen
+        assert "UTC" in str(screen.query_one("#operation-line").render())
+        assert "(2030-01-15 12:09:00 UTC)" in str(screen.query_one("#review-expiry").render())
+        terms = screen.query_one("#terms")
+        assert any(value.startswith("2030-01-16T10:00:00-08:00") for _, value in terms.rows)
+    assert local_time(FIXED_NOW) == "2030-01-15 12:00:00 UTC"
+
+
+def test_grammar_plurals_and_possessives():
+    assert plural(1, "warning") == "1 warning" and plural(2, "warning") == "2 warnings"
+    assert checks_summary(0, 2) == "2 warnings"
+    assert checks_summary(1, 1) == "1 danger and 1 warning"
+    assert possessive("Manzanita Outfitters") == "Manzanita Outfitters'"
+    assert possessive("Larkspur Air") == "Larkspur Air's"
+
+
+def test_the_history_status_filter_has_no_duplicate_labels():
+    labels = [label for label, _ in STATUS_FILTERS.values()]
+    assert len(labels) == len(set(labels))
+
+
+async def test_the_grace_toast_has_no_number_that_would_stand_still(store):
+    rows = build_sample(store)
+    # The real clock: the store stamps the grace period with it.
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=30)))
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot, 0.5)
+        await pilot.press("a")
+        await settle(pilot, 0.2)
+        await pilot.press("y")
+        await settle(pilot, 0.3)
+        toast = next(n.message for n in app._notifications if n.message.startswith("Approved."))
+        assert not any(ch.isdigit() for ch in toast)
+        assert "sending in" in str(app.screen.query_one("#outcome").render())
+
+
+# ---- 14: the theme is kept --------------------------------------------------------------------
+
+
+async def test_a_theme_picked_is_written_to_config_toml_and_used_next_time(store, tmp_path):
+    config_file = tmp_path / "config.toml"
+    config_file.write_text('# mine\ngrace_seconds = 5\n\n[keybindings]\napprove = "A"\n')
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW, config_file=config_file)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        app.theme = "nord"
+        await settle(pilot, 0.1)
+    saved = load_config_file(config_file)
+    assert saved.theme == "nord" and saved.grace_seconds == 5 and saved.keybindings == {"approve": "A"}
+    assert config_file.read_text().startswith("# mine\n")
+    again = PoppyApp(StoreAgent(store, saved), clock=lambda: FIXED_NOW, config_file=config_file)
+    async with again.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        assert again.theme == "nord"
+
+
+def test_with_theme_replaces_only_the_top_level_line():
+    text = 'theme = "textual-dark"\n[keybindings]\ntheme = "t"\n'
+    assert with_theme(text, "gruvbox") == 'theme = "gruvbox"\n[keybindings]\ntheme = "t"\n'
+    assert with_theme("", "nord") == 'theme = "nord"\n'
+
+
+async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_period(store):
+    from textual.widgets._footer import FooterKey
+
+    rows = build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=600)))
+    async with app.run_test(size=NARROW) as pilot:
+        app.open_review(rows["jacket"])
+        await settle(pilot, 0.6)
+        await pilot.press("a")
+        await settle(pilot, 0.3)
+        await pilot.press("y")
+        await settle(pilot, 0.5)
+        keys = {key.description: key for key in app.screen.query(FooterKey)}
+        assert {"Decline…", "Withdraw", "Back", "Quit"} <= set(keys)
+        assert all(key.region.right <= NARROW[0] for key in keys.values())  # none cut off ("q Q")

@@ -1,0 +1,252 @@
+"""Notifications while the TUI is open (toast, bell, desktop escape), and the quit dialog for
+approvals not sent yet. Driven with Pilot against a real Store."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from poppy_tui.agent.config import ConfigError, NotificationSettings, parse_config
+from poppy_tui.agent.store import Status, Store
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.notifications import OperationWatcher, desktop_protocol, desktop_sequence
+from tests.ui.ui_sample import JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, send_through, ui_config
+
+SIZE = (120, 36)
+HOSTILE_NAME = "Evil\x1b]0;pwned\x07 Co\x9d8;;http://x\x9c;\u202eX"
+# What a Company could use to end our OSC string early and start its own.
+SEQUENCE_ENDERS = re.compile("[\x1b\x07\x9c\x9d\u202e]")
+
+
+class RecordingApp(PoppyApp):
+    """PoppyApp whose terminal output (the bell, raw escapes) is kept: headless drivers drop it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.bells = 0
+        self.written: list[str] = []
+
+    def bell(self) -> None:
+        self.bells += 1
+
+    def write_to_terminal(self, sequence: str) -> None:
+        self.written.append(sequence)
+
+
+def with_notifications(desktop: str = "osc9", **flags: bool):
+    return replace(ui_config(), notifications=NotificationSettings(desktop=desktop, **flags))
+
+
+async def poll(pilot, app: RecordingApp, condition, rounds: int = 60) -> None:
+    for _ in range(rounds):
+        await pilot.pause(0.1)
+        if condition():
+            return
+    raise AssertionError("never happened")
+
+
+def payloads(sequence: str) -> list[str]:
+    """The text between an OSC introducer and its terminator: what a Company could influence."""
+    return re.findall(r"\x1b\](?:9;|777;notify;|99;[^;]*;)(.*?)(?:\x07|\x1b\\)", sequence)
+
+
+# ---- the pieces ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["osc9", "osc777", "osc99"])
+def test_no_company_escape_survives_into_the_desktop_notification(protocol):
+    sequence = desktop_sequence(protocol, "poppy-tui", f"{HOSTILE_NAME} asks for your approval USD 70.00")
+    bodies = payloads(sequence)
+    assert bodies and all(not SEQUENCE_ENDERS.search(body) for body in bodies)
+    # The framing is ours alone: exactly one terminator per notification part.
+    assert sequence.count("\x1b]") == (2 if protocol == "osc99" else 1)
+    assert "\\x1b]0,pwned\\x07" in sequence  # shown, visibly, not acted on
+    if protocol == "osc777":
+        assert sequence.count(";") == 3  # a Company's ';' can't add fields
+
+
+def test_auto_picks_an_escape_the_terminal_shows_and_none_under_a_multiplexer():
+    assert desktop_protocol("auto", {"TERM_PROGRAM": "WezTerm"}) == "osc9"
+    assert desktop_protocol("auto", {"TERM": "xterm-kitty"}) == "osc99"
+    assert desktop_protocol("auto", {"VTE_VERSION": "7600"}) == "osc777"
+    assert desktop_protocol("auto", {"TERM_PROGRAM": "iTerm.app", "TMUX": "/tmp/x"}) == "off"
+    assert desktop_protocol("auto", {"TERM": "xterm-256color"}) == "off"
+    assert desktop_protocol("osc777", {}) == "osc777"
+
+
+def test_notification_settings_are_checked():
+    assert parse_config({"notifications": {"toast": False, "bell": False, "desktop": "off"}}).notifications == \
+        NotificationSettings(toast=False, bell=False, desktop="off")
+    for bad in ({"toast": "yes"}, {"desktop": "osc52"}, {"sound": True}):
+        with pytest.raises(ConfigError):
+            parse_config({"notifications": bad})
+
+
+def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: Store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    add_operation(store, company, "old_1", JACKET_SUMMARY, terms=jacket_terms())
+    watcher = OperationWatcher(store)
+    assert watcher.changes() == []  # the first look only takes note
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    (new,) = watcher.changes()
+    assert (new.kind, new.operation_row, new.company, new.amount) == ("new_operation", row, "Manzanita Outfitters",
+                                                                     "USD 70.00")
+    assert watcher.changes() == []
+    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms("80.00"), revision="r2")
+    (changed,) = watcher.changes()
+    assert changed.kind == "new_revision" and changed.amount == "USD 80.00"
+    send_through(store, row, datetime.now(timezone.utc), Status.OUTCOME_UNKNOWN, "timed out")
+    (settled,) = watcher.changes()
+    assert settled.kind == "settled" and settled.status == Status.OUTCOME_UNKNOWN
+    assert "OUTCOME UNKNOWN" in settled.message and settled.severity == "error"
+    store.resolve_unknown(row, performed=True)  # the person's own answer: nothing to announce
+    assert watcher.changes() == []
+
+
+# ---- in the TUI ------------------------------------------------------------------------------
+
+
+async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_notification(store):
+    company = add_company(store, HOSTILE_NAME, 8401)
+    app = RecordingApp(StoreAgent(store, with_notifications("osc777")))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause(0.3)
+        row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+        await poll(pilot, app, lambda: app.bells)
+        toasts = [n.message for n in app._notifications]
+    (toast,) = [m for m in toasts if "asks for your approval" in m]
+    assert "USD 70.00" in toast and f"operation {row}" in toast
+    assert "\\x1b]0;pwned\\x07" in toast and not SEQUENCE_ENDERS.search(toast)
+    assert app.bells == 1
+    (sequence,) = app.written
+    assert sequence.startswith("\x1b]777;notify;poppy-tui;") and sequence.endswith("\x07")
+    assert not any(SEQUENCE_ENDERS.search(body) for body in payloads(sequence))
+
+
+async def test_a_settled_send_is_announced(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    app = RecordingApp(StoreAgent(store, with_notifications("osc9")))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause(0.3)
+        send_through(store, row, datetime.now(timezone.utc), Status.PERFORMED, "performed", {"ok": True})
+        await poll(pilot, app, lambda: app.written)
+    assert app.written == [f"\x1b]9;poppy-tui: Manzanita Outfitters: performed USD 70.00 (operation {row})\x07"]
+
+
+async def test_every_channel_can_be_turned_off(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    app = RecordingApp(StoreAgent(store, with_notifications("off", toast=False, bell=False)))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause(0.3)
+        add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+        await pilot.pause(1.2)  # two polls
+        toasts = [n.message for n in app._notifications]
+    assert app.bells == 0 and app.written == []
+    assert not any("asks for your approval" in m for m in toasts)
+
+
+# ---- quitting with approvals not sent --------------------------------------------------------
+
+
+async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
+    from poppy_tui.ui.screens.quit_dialog import QuitScreen
+
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    store.approve(row, store.get_operation(row).current.id, grace_seconds=600)
+    app = PoppyApp(StoreAgent(store, ui_config()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("q")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, QuitScreen)
+        assert app.is_running
+        await pilot.press("escape")  # don't quit
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, QuitScreen) and app.is_running
+        await pilot.press("q")
+        await pilot.pause(0.2)
+        await pilot.press("l")  # leave it queued
+        await pilot.pause(0.3)
+        assert not app.is_running
+    assert store.get_operation(row).status == Status.APPROVED  # still queued for the next dispatcher
+
+
+async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
+    from poppy_tui.ui.screens.quit_dialog import QuitScreen
+
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    store.approve(row, store.get_operation(row).current.id, grace_seconds=600)
+    app = PoppyApp(StoreAgent(store, ui_config()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("q")
+        await pilot.pause(0.2)
+        await pilot.press("s")
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, QuitScreen) and app.is_running  # still sending
+        assert "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render())
+        later = datetime.now(timezone.utc) + timedelta(seconds=601)  # the grace period over
+        send_through(store, row, later, Status.PERFORMED, "performed")  # the dispatcher's part
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if not app.is_running:
+                break
+        assert not app.is_running
+
+
+async def test_quit_with_nothing_in_flight_quits_at_once(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())  # pending: not ours to send
+    app = PoppyApp(StoreAgent(store, ui_config()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("q")
+        await pilot.pause(0.3)
+        assert not app.is_running
+
+
+# ---- in a real terminal --------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_in_a_real_terminal_no_company_escape_reaches_it(tmp_path):
+    """poppy-tui in a pseudo-terminal, a hostile Company's operation arriving while it is open:
+    every byte the terminal gets is checked, the desktop notification's payload included."""
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX pseudo-terminal")
+    from poppy_tui.agent.paths import resolve_paths
+    from tests.cli.cli_support import Terminal
+
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text('key_storage = "file"\n[notifications]\ndesktop = "osc9"\n')
+    paths = resolve_paths(home)
+    paths.ensure()
+    with Store.open(paths.database) as store:
+        company = add_company(store, HOSTILE_NAME, 8401)
+    terminal = Terminal(home=home)
+    try:
+        terminal.read_until("Inbox|inbox", timeout=60)
+        with Store.open(paths.database) as store:
+            add_operation(store, company, "exc_5Rt2", "Pay\x1b]52;c;cGF5\x07 now", terms=jacket_terms())
+        terminal.read_until("asks for your approval", timeout=60)
+        deadline = 50
+        while b"\x1b]9;" not in terminal.seen and deadline:
+            terminal._read(0.2)
+            deadline -= 1
+        raw = terminal.seen.decode("utf-8", "replace")
+    finally:
+        terminal.close()
+    (notification,) = re.findall(r"\x1b\]9;([^\x07]*)\x07", raw)
+    assert "asks for your approval USD 70.00" in notification
+    assert not SEQUENCE_ENDERS.search(notification)
+    # Nothing the Company wrote ran as an escape anywhere on screen: no title set, no clipboard write.
+    assert "\x1b]0;pwned" not in raw and "\x1b]52;" not in raw and "\x9d" not in raw
