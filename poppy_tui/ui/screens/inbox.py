@@ -43,7 +43,8 @@ class InboxScreen(PoppyScreen):
         self._checked: dict[int, StoredChecks] = {}
         self._send_after: dict[tuple[int, str], str | None] = {}
         self.checking = False  # a thread is computing checks the store doesn't have yet
-        self._attempted: set[int] = set()  # rows handed to that thread (one that fails isn't retried in a loop)
+        self._attempted: set[int] = set()
+        self._handed: set[int] = set()  # the rows the current (or last) thread was given  # rows handed to that thread (one that fails isn't retried in a loop)
         self.loaded = False
 
     def compose(self) -> ComposeResult:
@@ -87,6 +88,7 @@ class InboxScreen(PoppyScreen):
         if missing and not self.checking:
             self.checking = True
             self._attempted.update(missing)
+            self._handed = set(missing)
             self._check(missing)
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({len(pending)})")
@@ -131,9 +133,12 @@ class InboxScreen(PoppyScreen):
 
     def _checks_done(self) -> None:
         self.checking = False
-        # Rows that arrived while checking get their turn now.
-        if any(int(key) not in self._checked and int(key) not in self._attempted
-               for table in self.query(OperationTable) for key in table.items):
+        unchecked = {int(key) for table in self.query(OperationTable) for key in table.items} - set(self._checked)
+        # Rows the thread stopped without checking are tried again at the next change of the
+        # store (not at once, so a failure can't spin); rows that arrived meanwhile go now.
+        failed = unchecked & self._handed
+        self._attempted -= failed
+        if unchecked - failed:
             self.refresh_data()
 
     def _tick(self) -> None:

@@ -147,10 +147,10 @@ class OperationTable(DataTable):
                 continue
             item = replace(item, amount=checked.amount, findings=checked.findings, checked=True)
             self.items[key] = item
-            if "checks" in self.column_keys:
-                self.update_cell(key, "checks", self._checks_cell(item))
-            if "amount" in self.column_keys:
-                self.update_cell(key, "amount", cell(item.amount or "—", self._widths()["amount"]))
+            # The badge is its own column when wide, under the Company's name when compact.
+            for column, value in zip(self.column_keys, self._cells(item)):
+                if column in ("company", "checks", "amount"):
+                    self.update_cell(key, column, value)
 
     def selected_row_key(self) -> str | None:
         if not self.row_count:
