@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         from poppy_tui.cli.demo import run_demo
 
-        return run_demo(ctx, args.faults, accounts=getattr(args, "accounts", False))
+        return run_demo(ctx, args.faults, accounts=getattr(args, "accounts", None))
     if args.command is None:
         return open_tui(ctx)
     if args.command == "companies":

@@ -25,9 +25,8 @@ if TYPE_CHECKING:
 
 DEMO_FOLDER = "demo"
 # Whether plain `poppy-tui --demo` gives the demo Company accounts (sign-in first, then the
-# three operations belong to the account). Off until the lead flips it; `--accounts` asks
-# for them either way.
-ACCOUNTS_BY_DEFAULT = False
+# operations belong to the account); `--no-accounts` runs it without, `--accounts` with.
+ACCOUNTS_BY_DEFAULT = True
 
 
 @dataclass(frozen=True)
@@ -106,24 +105,12 @@ def _waiting_rows(result: Any) -> list[int]:
     return [row] if row is not None else []
 
 
-async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
-    """Device Sign-In in the terminal, as the demo user: the person opens the link, enters the
-    credentials the banner printed and allows. A failure leaves the demo signed out."""
-    from poppy_tui.agent.signin.errors import SignInError
-    from poppy_tui.cli.signin_commands import _device
-
-    note("Sign in first, in your browser, as the demo user (credentials above):")
-    try:
-        flow = await agent.signins.begin(company, "device")
-        try:
-            grant = await _device(flow)
-        finally:
-            await flow.aclose()
-    except SignInError as exc:
-        note(f"  sign-in failed: {safe_line(str(exc), 300)}; the requests go signed out")
-        return False
-    note(f"  signed in ({grant.kind}), scopes {' '.join(grant.scopes)}")
-    return True
+def _why_none(result: Any) -> str:
+    """Say why a request left nothing waiting: e.g. Mediated Sign-In doesn't grant the demo's
+    bookings scope, so the fitting move answers with a sign-in challenge."""
+    problems = getattr(result, "problems", None) or []
+    detail = problems[0] if problems else getattr(result, "detail", "")
+    return f"no operation came back ({safe_line(detail, 300)})" if detail else "no operation came back"
 
 
 async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int]:
@@ -131,17 +118,21 @@ async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int
     requests; returns the waiting operations."""
     company = await agent.add_company(base_url)
     if sign_in:
+        from poppy_tui.cli.demo_signin import sign_in_first
+
         await sign_in_first(agent, company)
+    note("Making requests through each interface:")
     waiting: list[int] = []
     for request in DEMO_REQUESTS:
         try:
-            rows = _waiting_rows(await request.send(agent, company))
+            result = await request.send(agent, company)
+            rows = _waiting_rows(result)
         except expected_errors() as exc:
             # A fault spec can make a request fail; the demo goes on with what did arrive.
             note(f"  {request.label}: failed: {safe_line(str(exc), 300)}")
             continue
         waiting.extend(rows)
-        outcome = f"operation {', '.join(map(str, rows))} waits for your approval" if rows else "no operation came back"
+        outcome = f"operation {', '.join(map(str, rows))} waits for your approval" if rows else _why_none(result)
         note(f"  {request.label}: {outcome}")
     return waiting
 
@@ -164,8 +155,8 @@ def accounts_banner() -> list[str]:
     ]
 
 
-def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> int:
-    accounts = accounts or ACCOUNTS_BY_DEFAULT
+def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None) -> int:
+    accounts = ACCOUNTS_BY_DEFAULT if accounts is None else accounts
     faults = parse_faults(faults_spec)
     require_terminal()
     # The person's config file, not the demo's: a theme picked in the demo is theirs to keep.
@@ -183,7 +174,6 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool = False) -> i
             for line in accounts_banner():
                 note(line)
         note(f"Demo data: {demo.paths.data_dir} (separate from your own; reset on each start)")
-        note("Making requests through each interface:")
 
         async def make_requests() -> list[int]:
             agent = open_agent(demo)

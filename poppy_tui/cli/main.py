@@ -77,11 +77,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="with --demo: make the demo Company misbehave, e.g. 'slow=1.5,busy=2,hostile' (see docs/cli.md)",
     )
-    parser.add_argument(
+    demo_accounts = parser.add_mutually_exclusive_group()
+    demo_accounts.add_argument(
         "--accounts",
-        action="store_true",
-        help="with --demo: give the demo Company accounts and sign-in; it prints the demo user's "
-        "credentials (see docs/demo-company.md)",
+        dest="accounts",
+        action="store_const",
+        const=True,
+        help="with --demo (the default): give the demo Company accounts and sign-in first; it prints the "
+        "demo user's credentials (see docs/demo-company.md)",
+    )
+    demo_accounts.add_argument(
+        "--no-accounts",
+        dest="accounts",
+        action="store_const",
+        const=False,
+        help="with --demo: no accounts and no sign-in; the requests go signed out",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -244,8 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(rewrite_deprecated(list(sys.argv[1:] if argv is None else argv)))
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
-        if args.accounts and not args.demo:
-            parser.error("--accounts works only with --demo")
+        if args.accounts is not None and not args.demo:
+            parser.error(f"--{'' if args.accounts else 'no-'}accounts works only with --demo")
         if args.demo and args.command:
             parser.error("--demo opens the TUI; it can't be combined with a command")
     except SystemExit as stop:

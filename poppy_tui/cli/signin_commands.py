@@ -131,10 +131,17 @@ async def _drive(flow: Any, args: argparse.Namespace) -> Any:
         return await _device(flow)
     if isinstance(flow, DirectSignIn):
         return await _direct(flow, args)
-    return await _mediated(flow)
+    return await ask_mediated(flow)
 
 
 async def _device(flow: Any) -> Any:
+    await show_device_prompt(flow)
+    note("Waiting for you to confirm (Ctrl-C to stop)...")
+    return await flow.wait()
+
+
+async def show_device_prompt(flow: Any) -> None:
+    """Starts Device Sign-In and shows the link and code (and a QR code on a terminal)."""
     from poppy_tui.agent.signin.qr import qr_text
 
     await flow.start()
@@ -150,8 +157,6 @@ async def _device(flow: Any) -> Any:
             f"({safe_line(flow.company_domain, 200)}), so it is not shown. Enter the code "
             f"{safe_line(flow.user_code, 64)} on {possessive(safe_line(flow.company_name, 200))} own site."
         )
-    note("Waiting for you to confirm (Ctrl-C to stop)...")
-    return await flow.wait()
 
 
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
@@ -193,7 +198,8 @@ def _read_line_in_background() -> "asyncio.Future[str]":
     return future
 
 
-async def _mediated(flow: Any) -> Any:
+async def ask_mediated(flow: Any) -> Any:
+    """The Company's declared fields (secrets through getpass), then any one-time code."""
     from poppy_tui.agent.signin.flows import CodeRequired
 
     note(

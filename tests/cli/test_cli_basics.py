@@ -146,6 +146,10 @@ def test_accounts_need_demo(cli, home):
     run = cli("--accounts")
     assert run.code == Exit.USAGE
     assert "--accounts works only with --demo" in run.err
+    run = cli("--no-accounts")
+    assert run.code == Exit.USAGE
+    assert "--no-accounts works only with --demo" in run.err
+    assert cli("--demo", "--accounts", "--no-accounts").code == Exit.USAGE
 
 
 def test_demo_cannot_be_combined_with_a_command(cli, home):

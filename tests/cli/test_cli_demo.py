@@ -76,10 +76,60 @@ def test_demo_rejects_an_unknown_fault(home):
 
 @pytest.mark.slow
 def test_demo_in_a_real_terminal(home):
-    """The newcomer's minute: the Company starts, three operations wait, the inbox shows them,
-    quitting stops the Company. Run in a pseudo-terminal, as a person would run it."""
+    """The newcomer's minute with no browser: plain --demo asks to sign in, Enter switches to the
+    terminal (email, password unseen, one-time code), then the operations wait in the inbox.
+    Mediated Sign-In doesn't grant the demo's bookings scope, so the fitting move says so."""
+    from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
+
     started = time.monotonic()
-    terminal = Terminal("--demo", home=home)
+    terminal = Terminal("--demo", home=home, columns=200)
+    try:
+        terminal.read_until(r"No browser here\? Press Enter")
+        terminal.press(b"\r")
+        # A mistyped password gets a one-line error and another try.
+        terminal.read_until(r"Email: ")
+        terminal.press(DEMO_USERNAME.encode() + b"\r")
+        terminal.read_until(r"Password \(not shown\): ")
+        terminal.press(b"wrong-" + DEMO_PASSWORD.encode() + b"\r")
+        terminal.read_until(r"try again")
+        terminal.read_until(r"Email: ", after="try again")
+        terminal.press(DEMO_USERNAME.encode() + b"\r")
+        terminal.read_until(r"Password \(not shown\): ", after="try again")
+        terminal.press(DEMO_PASSWORD.encode() + b"\r")
+        terminal.read_until(r"One-time code: ")
+        terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
+        terminal.read_until(r"signed in \(mediated\)")
+        terminal.read_until(r"2 operations wait")
+        terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
+        assert time.monotonic() - started < 60  # "the whole flow in under a minute"
+        # The CLI beside the demo (README's two-window recipe) is signed in as the same account.
+        beside = run_process("companies", "list", "--json", home=home / "data" / "demo", POPPY_TUI_KEY_STORAGE="file")
+        [listed] = json.loads(beside.out)["companies"]
+        assert (listed["signed_in"]["kind"], listed["signed_in"]["scopes"]) == ("mediated", ["poppy:read", "poppy:write"])
+        time.sleep(0.5)
+        terminal.press(b"q")
+        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+    finally:
+        terminal.close()
+    text = terminal.text
+    # The password shows once, in the banner that gives it; the typed one is never echoed back.
+    assert text.count(DEMO_PASSWORD) == 1 and "wrong-" not in text
+    assert "Traceback" not in text
+    assert "mediated sign-in doesn't grant bookings" in text
+    assert "needs more access: scopes poppy:write bookings" in text
+    demo = demo_paths(resolve_paths(home))
+    with Store.open(demo.database) as store:
+        rows = store.list_operations(newest_first=False)
+        assert [row.interface for row in rows] == ["api", "mcp"]
+        assert all(store.get_operation(row.id).account_owned for row in rows)
+
+
+@pytest.mark.slow
+def test_demo_without_accounts_in_a_real_terminal(home):
+    """--demo --no-accounts: the Company starts, three operations wait signed out, the inbox shows
+    them, quitting stops the Company. Run in a pseudo-terminal, as a person would run it."""
+    started = time.monotonic()
+    terminal = Terminal("--demo", "--no-accounts", home=home)
     try:
         terminal.read_until(r"3 operations wait")
         # The Company's name after the last note can only be the TUI's inbox listing the operations.
@@ -93,6 +143,7 @@ def test_demo_in_a_real_terminal(home):
     text = terminal.text
     assert "Demo Company Manzanita Outfitters is running at http://127.0.0.1:" in text
     assert "Demo Company stopped" in text
+    assert "Sign in first" not in text and "has accounts" not in text
     port = re.search(r"running at http://127\.0\.0\.1:(\d+)", text).group(1)
     # The Company really stopped: nothing listens on its port any more.
     import socket
@@ -197,14 +248,14 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
 
 
 @pytest.mark.slow
-def test_demo_with_accounts_in_a_real_terminal(home):
-    """--demo --accounts in a pseudo-terminal: the banner gives the demo user, Device Sign-In
-    shows the link and code, the person allows in a browser, then three operations wait."""
+def test_demo_signs_in_with_a_browser_in_a_real_terminal(home):
+    """Plain --demo in a pseudo-terminal: the banner gives the demo user, Device Sign-In shows
+    the link and code, the person allows in a browser, then three operations wait."""
     import httpx
 
     from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
 
-    terminal = Terminal("--demo", "--accounts", home=home, columns=200)
+    terminal = Terminal("--demo", home=home, columns=200)
     try:
         terminal.read_until(r"confirm the code")
         text = terminal.text
@@ -224,3 +275,4 @@ def test_demo_with_accounts_in_a_real_terminal(home):
     finally:
         terminal.close()
     assert "signed in (device)" in terminal.text
+    assert "No browser here? Press Enter" in terminal.text

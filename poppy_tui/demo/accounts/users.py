@@ -1,6 +1,6 @@
 """The demo Company's one account, its scopes, and which scopes each action needs.
 
-The credentials are public on purpose: `poppy-tui --demo --accounts` prints them and
+The credentials are public on purpose: `poppy-tui --demo` prints them and
 docs/demo-company.md lists them. Mediated Sign-In asks this account for a one-time
 code as its second step, the way a Company that emails a code would.
 """
