@@ -46,7 +46,6 @@ from poppy_tui.protocol.outcomes import (
 )
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.protocol.retry import BackoffPolicy
-from poppy_tui.safety.request_reuse import describe_request, different_requests
 
 # Statuses wait_for_outcome returns on: the send is over, or the person said no.
 SETTLED = frozenset(
@@ -492,6 +491,9 @@ class Agent:
             mine, _, _ = self.store.get_request(request_id)
         except KeyError:
             return op
+        # Here, not at the top: it loads the sanitiser (and regex), which `call` never needs.
+        from poppy_tui.safety.request_reuse import describe_request, different_requests
+
         if not different_requests(mine, approved[1]):
             return op  # the same action through another request (another interface, say)
         return dataclasses.replace(

@@ -11,8 +11,6 @@ import os
 import stat
 from pathlib import Path
 
-import keyring
-import keyring.errors
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -62,7 +60,10 @@ def _backend_names(backend: object) -> list[str]:
 
 def keyring_problem(backend: object | None = None) -> str | None:
     """Why the active keyring can't hold the key, or None when it can (Poetry's availability test)."""
-    backend = backend if backend is not None else keyring.get_keyring()
+    if backend is None:
+        import keyring  # here, as below: with the key in a file, a command never loads keyring
+
+        backend = keyring.get_keyring()
     names = _backend_names(backend)
     own = names[0]
     inner = names[1:]
@@ -111,6 +112,11 @@ def load_or_create_key(paths: Paths, config: Config) -> ec.EllipticCurvePrivateK
 
 
 def _load_or_create_keyring_key() -> ec.EllipticCurvePrivateKey:
+    # keyring finds its backends through package metadata: most of a command's start-up when
+    # imported at the top, and not needed at all when the key is kept in a file.
+    import keyring
+    import keyring.errors
+
     backend = keyring.get_keyring()
     problem = keyring_problem(backend)
     if problem:

@@ -121,7 +121,7 @@ def _guarded_transport(httpx: ModuleType, httpcore: ModuleType, allow_loopback: 
         def __init__(self) -> None:  # not super().__init__: that would build a pool to throw away
             self.backend = _guarded_backend(httpcore, allow_loopback)
             self._pool = httpcore.AsyncConnectionPool(
-                ssl_context=httpx.create_ssl_context(trust_env=True),
+                ssl_context=None,  # made before the first https request: handle_async_request
                 max_connections=limits.max_connections,
                 max_keepalive_connections=limits.max_keepalive_connections,
                 keepalive_expiry=limits.keepalive_expiry,
@@ -129,6 +129,14 @@ def _guarded_transport(httpx: ModuleType, httpcore: ModuleType, allow_loopback: 
                 http2=False,
                 network_backend=self.backend,
             )
+
+        async def handle_async_request(self, request: Any) -> Any:
+            # Loading the CA bundle costs more than the rest of a `call` to a loopback Company,
+            # which never needs it: the context is made when the first https request goes out.
+            # (Were it missing, httpcore would make its own default one: verifying, certifi's CAs.)
+            if self._pool._ssl_context is None and request.url.scheme == "https":
+                self._pool._ssl_context = httpx.create_ssl_context(trust_env=True)
+            return await super().handle_async_request(request)
 
     return GuardedTransport()
 

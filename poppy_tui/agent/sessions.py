@@ -27,7 +27,6 @@ from poppy_tui.protocol.errors import ProtocolError
 from poppy_tui.protocol.extensions import OPERATIONS_HEADER_VALUE
 from poppy_tui.protocol.challenges import Challenge
 from poppy_tui.protocol.session_jwt import SessionIdentity, session_claims
-from poppy_tui.safety.sanitize import sanitize_line
 
 if TYPE_CHECKING:
     from poppy_tui.agent.identity import AgentIdentity
@@ -42,6 +41,8 @@ async def _signed_out(company: CompanyRecord) -> str | None:
 
 def describe_challenge(company_name: str, challenge: Challenge, client_id: str) -> str:
     """One line for the TUI, the CLI and the history; the Company's own words are sanitised."""
+    from poppy_tui.safety.sanitize import sanitize_line  # here: a request without a challenge never loads it
+
     name = sanitize_line(company_name, 80).text
     said = sanitize_line(challenge.description, 200).text if challenge.description else ""
     if challenge.kind == "identity":

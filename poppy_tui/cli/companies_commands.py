@@ -12,12 +12,21 @@ from typing import TYPE_CHECKING, Any
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
-from poppy_tui.safety.company_name import company_label
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
     from poppy_tui.agent.store import CompanyRecord
     from poppy_tui.cli.commands import Context
+
+
+
+def company_label(name: Any, domain: Any, max_chars: int) -> Any:
+    # Imported here: cli/main.py imports this module to build the parser, and `--help` must not
+    # load the sanitiser (and its regex engine) just to print the usage.
+    from poppy_tui.safety.company_name import company_label as label
+
+    return label(name, domain, max_chars)
+
 
 ADD_HINT = "add it with 'poppy-tui companies add DOMAIN'"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from typing import NoReturn, Sequence
+from typing import Collection, NoReturn, Sequence
 
 from poppy_tui import __version__
 from poppy_tui.cli.errors import CliError, expected_errors
@@ -51,7 +51,53 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """Stands in for the parser of a command this run doesn't use. argparse still lists the
+    command (its name and help come from add_parser), but its arguments are never built: most
+    of `--help`'s time went to building every command's arguments (build_parser says why)."""
+
+    required = False
+
+    def add_argument(self, *args: object, **kwargs: object) -> None:
+        return None
+
+    def add_subparsers(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def add_parser(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def add_mutually_exclusive_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def add_argument_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def set_defaults(self, **kwargs: object) -> None:
+        return None
+
+
+def command_word(argv: Sequence[str], value_options: Collection[str]) -> str | None:
+    """The command `argv` runs ("" for none: the TUI, --help, --version), or None when that can't
+    be told without argparse (then every command's parser is built). `value_options` are the
+    top-level options that take a value: the word after one is not the command."""
+    takes_value = False
+    for token in argv:
+        if takes_value:
+            takes_value = False
+        elif token == "--":
+            return None
+        elif token in value_options:
+            takes_value = True
+        elif not token.startswith("-"):
+            return token
+    return ""
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given `argv`, only the parser of the command it runs is built in full
+    (the others are listed with their help, which is all `--help` shows of them), so a command
+    doesn't pay for building the arguments of a dozen others. Parsing gives the same result."""
     parser = _Parser(
         prog=PROG,
         description=(
@@ -93,9 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
         const=False,
         help="with --demo: no accounts and no sign-in; the requests go signed out",
     )
+    # Read from the parser itself, so an option added above is never mistaken for the command.
+    value_options = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
+    wanted = None if argv is None else command_word(argv, value_options)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
+        if wanted is not None and name != wanted:
+            commands.add_parser(name, help=help_text, add_help=False)
+            return _Unbuilt()  # type: ignore[return-value]
         sub = commands.add_parser(
             name,
             help=help_text,
@@ -123,9 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     listing = company_commands.add_parser("list", help="list the Companies poppy-tui knows", allow_abbrev=False)
     _global_options(listing, suppress=True)
     listing.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
-    from poppy_tui.cli.companies_commands import add_parsers as add_company_parsers
+    if not isinstance(companies, _Unbuilt):
+        from poppy_tui.cli.companies_commands import add_parsers as add_company_parsers
 
-    add_company_parsers(company_commands, _global_options)
+        add_company_parsers(company_commands, _global_options)
 
     wait_help = (
         "if an operation comes back, wait until a person decides in the TUI and it is settled, "
@@ -245,13 +298,24 @@ def _report(exc: BaseException) -> int:
     return int(code)
 
 
+def _without_httpx_cli() -> None:
+    """httpx's __init__ imports its own command-line client (click, rich and pygments: about half
+    of importing httpx) and quietly does without it when that import fails. poppy-tui never
+    runs httpx's CLI, so before anything imports httpx, this process marks that module absent
+    (None in sys.modules makes its import fail). Only the poppy-tui program does this; the
+    library leaves other programs' httpx alone."""
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    from poppy_tui.cli.gate_parser import rewrite_deprecated
+
+    arguments = rewrite_deprecated(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser(arguments)
     try:
         # argparse exits for --help, --version and usage errors; callers of main() get the code instead.
-        from poppy_tui.cli.gate_parser import rewrite_deprecated
-
-        args = parser.parse_args(rewrite_deprecated(list(sys.argv[1:] if argv is None else argv)))
+        args = parser.parse_args(arguments)
         if args.faults is not None and not args.demo:
             parser.error("--faults works only with --demo")
         if args.accounts is not None and not args.demo:
@@ -261,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else Exit.USAGE
     try:
+        _without_httpx_cli()
         from poppy_tui.cli import commands
 
         return int(commands.run(args))

@@ -10,10 +10,7 @@ to stderr; the one-line result goes to stdout.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import getpass
 import sys
-import threading
 from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
@@ -22,6 +19,8 @@ from poppy_tui.cli.output import emit, note, safe_line
 from poppy_tui.safety.wording import possessive
 
 if TYPE_CHECKING:
+    import asyncio
+
     from poppy_tui.agent.agent import Agent
 
 SIGNIN_EXIT_DOC = "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
@@ -160,6 +159,8 @@ async def show_device_prompt(flow: Any) -> None:
 
 
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
+    import asyncio  # here and below: cli/main.py imports this module to build the parser
+
     url = await flow.start(open_browser=not args.no_browser)
     opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
     note(f"Sign in on {possessive(safe_line(flow.company_name, 200))} page{opened}:")
@@ -184,6 +185,9 @@ async def _direct(flow: Any, args: argparse.Namespace) -> Any:
 def _read_line_in_background() -> "asyncio.Future[str]":
     """stdin read in a daemon thread: a redirect that arrives first must not leave the process
     waiting for Enter at exit (asyncio's own executor would)."""
+    import asyncio
+    import threading
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[str] = loop.create_future()
 
@@ -200,6 +204,9 @@ def _read_line_in_background() -> "asyncio.Future[str]":
 
 async def ask_mediated(flow: Any) -> Any:
     """The Company's declared fields (secrets through getpass), then any one-time code."""
+    import asyncio
+    import getpass
+
     from poppy_tui.agent.signin.flows import CodeRequired
 
     note(

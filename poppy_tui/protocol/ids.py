@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 
 from poppy_tui.protocol.conventions import MAX_ID_LENGTH
 
@@ -31,4 +30,6 @@ def id_problem(value: object) -> str | None:
 
 def new_id(prefix: str, random_bytes: int = 16) -> str:
     """A fresh ID with at least 128 random bits, e.g. msg_Qd4hVn2Rx8TfLe1M..."""
+    import secrets  # here: reading IDs (every CLI command) needn't load hmac/hashlib/random
+
     return prefix + secrets.token_urlsafe(random_bytes).rstrip("=")

@@ -30,13 +30,15 @@ class Figure:
     def verdict(self) -> str:
         if self.target is None:
             return ""
-        return "PASS" if self.value < self.target else "MISS"
+        return "PASS" if self.value <= self.target else "MISS"
 
     def shown(self) -> str:
         if self.unit == "x":
             return f"{self.value:.2f}x"
         if self.unit == "ms":
             return f"{self.value:,.1f} ms" if self.value < 100 else f"{self.value:,.0f} ms"
+        if self.unit == "%":
+            return f"{self.value:.2f}%"
         if self.unit == "MB":
             return f"{self.value:,.1f} MB"
         return f"{self.value:g} {self.unit}"

@@ -65,8 +65,9 @@ def _operation(op_id: str, revision: str, n: int, expires: str):
     )
 
 
-def seed(path: Path, count: int = SEED) -> None:
-    """`count` operations through the real Store API, in every state the state machine reaches."""
+def seed(path: Path, count: int = SEED, pending_only: bool = False) -> None:
+    """`count` operations through the real Store API, in every state the state machine reaches
+    (or, with `pending_only`, all waiting for the person: an inbox of `count`)."""
     from poppy_tui.agent.store import Status, Store
     from poppy_tui.protocol.requests import ApiRequest
 
@@ -78,7 +79,7 @@ def seed(path: Path, count: int = SEED) -> None:
                 company.id, ApiRequest("POST", f"{company.base_url}/api/orders/ord_{n}/exchanges", {"item_id": "itm_4Qa"}), "tui"
             )
             store.set_first_response(request_id, 403, {"status": 403, "body": {"error": "approval_required"}})
-            kind = n % 20
+            kind = 0 if pending_only else n % 20
             expires = "2020-06-01T00:00:00Z" if kind == 19 else "2099-01-01T00:00:00Z"
             result = store.record_operation(company.id, request_id, company.session_id, _operation(f"op_{n}", "r1", n, expires))
             row, revision = result.operation_row, result.revision_id
@@ -133,8 +134,9 @@ _TIME_COLUMNS = {
 }
 
 
-def replicate(path: Path, count: int) -> None:
-    """Copy the seeded rows until the store holds `count` operations."""
+def replicate(path: Path, count: int, keep_open: bool = False) -> None:
+    """Copy the seeded rows until the store holds `count` operations (`keep_open`: copies of
+    pending operations stay pending, for an inbox of that size)."""
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -179,7 +181,9 @@ def replicate(path: Path, count: int) -> None:
                         # expired (as expire_due leaves them) and older unknown outcomes were resolved,
                         # so the inbox holds dozens and history 100,000.
                         status = values[index["status"]]
-                        if status in ("pending", "withdrawn"):
+                        if keep_open:
+                            pass
+                        elif status in ("pending", "withdrawn"):
                             values[index["status"]] = "expired"
                         elif status == "outcome_unknown":
                             values[index["status"]] = "performed"
@@ -196,14 +200,15 @@ def replicate(path: Path, count: int) -> None:
         db.close()
 
 
-def build(path: Path, count: int) -> Path:
-    """A store at `path` holding `count` operations; see the module docstring."""
+def build(path: Path, count: int, pending: bool = False) -> Path:
+    """A store at `path` holding `count` operations; see the module docstring. `pending`: every
+    one of them waiting for the person's decision (the inbox at scale)."""
     path = Path(path)
     scratch_root = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     scratch = Path(tempfile.mkdtemp(prefix="poppy-seed-", dir=scratch_root))
     try:
         seed_path = scratch / "seed.db"
-        seed(seed_path, min(SEED, count))
+        seed(seed_path, min(SEED, count), pending_only=pending)
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         os.close(fd)
         source, target = sqlite3.connect(seed_path), sqlite3.connect(path)
@@ -215,5 +220,5 @@ def build(path: Path, count: int) -> Path:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if count > SEED:
-        replicate(path, count)
+        replicate(path, count, keep_open=pending)
     return path

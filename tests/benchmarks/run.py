@@ -1,6 +1,12 @@
 """poppy-tui benchmarks: prints figures and ratios, writes tests/benchmarks/results.md.
 
-    python tests/benchmarks/run.py [--quick] [--records N] [--only startup,summary,history,memory,roundtrip]
+    python tests/benchmarks/run.py [--quick] [--records N] [--only startup,summary,history,memory,roundtrip,...]
+                                   [--stores DIR] [--history-scale N]
+
+firstframe, idle and historyscale build stores of 50,000 pending operations and of 100,000 and
+1,000,000 records (the last takes minutes and ~2 GB); --stores DIR keeps them for later runs.
+commands (cost per command, issue #15 target 2) uses httpie's `http` as its anchor when installed
+(`pip install httpie`), else curl; sending (target 3) sends 1,000 approvals.
 
 Targets are printed next to the figures as PASS/MISS, for information only: a missed target
 never fails the run (exit 0). Only a benchmark that crashes makes the exit status 1.
@@ -28,6 +34,10 @@ sys.path.insert(1, str(HERE.parents[1]))
 from common import REPO, Figure, write_home  # noqa: E402
 
 SECTIONS = ("startup", "summary", "history", "memory", "roundtrip")
+# Issue #15 targets 1, 4 and 6, measured in a real pty (pty_harness.py).
+SECTIONS += ("firstframe", "idle", "historyscale")
+# Issue #15 targets 2 and 3 (bench_commands.py, bench_sending.py); 5 is roundtrip.
+SECTIONS += ("commands", "sending")
 
 
 def _machine() -> str:
@@ -92,12 +102,35 @@ def _markdown(figures: list[Figure], errors: list[str], machine: str, args: argp
     return "\n".join(out)
 
 
+def _pty_section(section: str, args: argparse.Namespace, stores: Path) -> list[Figure]:
+    stores.mkdir(parents=True, exist_ok=True)
+    if section == "firstframe":
+        import bench_firstframe
+
+        homes = bench_firstframe.make_homes(stores, (0, 500, 50_000))
+        return bench_firstframe.run(homes, 3 if args.quick else 9)
+    if section == "idle":
+        import bench_firstframe
+        import bench_idle
+
+        homes = bench_firstframe.make_homes(stores, (10, 50_000))
+        return bench_idle.run(homes, 50_000, 10, 20 if args.quick else 60, settle=8.0, window=5.0 if args.quick else 15.0)
+    import bench_history_scale
+
+    homes = {n: bench_history_scale.make_home(stores, n) for n in (100_000, args.history_scale)}
+    return bench_history_scale.run(homes, 3 if args.quick else 7)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     parser.add_argument("--records", type=int, default=100_000, help="history size (default 100,000)")
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
     parser.add_argument("--output", type=Path, default=HERE / "results.md")
+    parser.add_argument("--stores", type=Path, default=None,
+                        help="keep the pty sections' stores here and reuse them (default: a temporary directory)")
+    parser.add_argument("--history-scale", type=int, default=1_000_000,
+                        help="the large history compared with 100,000 records (default 1,000,000)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(wanted) - set(SECTIONS)
@@ -144,10 +177,20 @@ def main(argv: list[str] | None = None) -> int:
                     import bench_memory
 
                     got = bench_memory.run({f"{args.records // 1000}k records": big, "empty store": empty})
-                else:
+                elif section in ("firstframe", "idle", "historyscale"):
+                    got = _pty_section(section, args, args.stores or root / "stores")
+                elif section == "roundtrip":
                     import bench_roundtrip
 
                     got = bench_roundtrip.run(20 if args.quick else 100)
+                elif section == "commands":
+                    import bench_commands
+
+                    got = bench_commands.run(5 if args.quick else 15)
+                elif section == "sending":
+                    import bench_sending
+
+                    got = bench_sending.run(200 if args.quick else 1000, 1 if args.quick else 3)
             except Exception as exc:  # noqa: BLE001 - report and go on with the others
                 traceback.print_exc()
                 errors.append(f"{section}: {type(exc).__name__}: {exc}")

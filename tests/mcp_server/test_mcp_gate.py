@@ -92,7 +92,9 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
             app = PoppyApp(agent)
             async with app.run_test(size=(120, 36)) as pilot:
                 await open_review(app, pilot, number)
-                await pilot.press("d")
+                await pilot.press("d")  # declining asks once more (#14.5): y confirms
+                await pilot.pause(0.3)
+                await pilot.press("y")
                 result = await asyncio.wait_for(waiting, 60)
         finally:
             await agent.aclose()

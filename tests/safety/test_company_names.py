@@ -232,8 +232,11 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
         async with inbox.run_test(size=(120, 36)) as pilot:
             await pilot.pause(0.3)
             table = inbox.screen.query_one("#pending-table", DataTable)
-            shown = str(table.get_row_at(0)[0])  # cut once to the 20-cell column, counting honestly
-            assert shown == f"{NAME_MARK} {LOOKALIKE[:6]}…(+14 chars)"
+            # The compact inbox cuts the name to its column (the mark counted) and puts the
+            # check badge under it.
+            shown = str(table.get_row_at(0)[0]).split("\n", 1)[0]
+            assert shown.startswith(f"{NAME_MARK} ") and shown.endswith("…")
+            assert f"{NAME_MARK} {LOOKALIKE}".startswith(shown[:-1])
 
         review = PoppyApp(StoreAgent(store, ui_config()), initial_screen=f"review:{row}")
         async with review.run_test(size=(120, 36)) as pilot:
@@ -246,3 +249,31 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             await pilot.pause(0.3)
             confirm = str(review.screen.query_one("#confirm-company").render())
             assert f"{NAME_MARK} {LOOKALIKE}" in confirm and "127.0.0.1:8411" in confirm
+
+
+async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeypatch):
+    from textual.widgets import Select
+
+    from poppy_tui.ui.app import PoppyApp
+    from poppy_tui.ui.screens.conversation import MessageView
+    from tests.ui.ui_sample import StoreAgent, add_company, ui_config
+
+    monkeypatch.setenv("TZ", "UTC")
+    with Store.open(tmp_path / "poppy.db") as store:
+        fake = add_company(store, LOOKALIKE, 8411, talk=True)
+        conversation = store.upsert_conversation(fake.id, "http://127.0.0.1:8411/conversations", "conv_1")
+        store.add_message(conversation, {"id": "msg_1", "role": "company", "text": "Hello"}, "company")
+        app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
+        async with app.run_test(size=(120, 36)) as pilot:
+            select = app.screen.query_one("#talk-company", Select)
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if any(value == fake.id for _, value in select._options):
+                    break
+            select.value = fake.id
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if app.screen.query(MessageView):
+                    break
+            labels = [str(m.render()).split("\n", 1)[0] for m in app.screen.query(MessageView)]
+            assert labels == [f"{NAME_MARK} {LOOKALIKE}"]

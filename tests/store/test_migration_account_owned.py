@@ -6,6 +6,9 @@ import sqlite3
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.schema import SCHEMA_VERSION
+
+# Its number in schema.MIGRATIONS (later migrations are appended after it).
+ACCOUNT_OWNED_MIGRATION = 4
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
@@ -31,7 +34,7 @@ def test_operations_from_before_the_migration_are_kept_and_session_bound(tmp_pat
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE operations DROP COLUMN account_owned")
     db.execute("ALTER TABLE operations DROP COLUMN waiting_sign_in")
-    db.execute(f"PRAGMA user_version={SCHEMA_VERSION - 1}")
+    db.execute(f"PRAGMA user_version={ACCOUNT_OWNED_MIGRATION - 1}")
     db.commit()
     db.close()
     with Store.open(path) as store:

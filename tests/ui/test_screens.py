@@ -17,6 +17,7 @@ from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
+    checks_shown,
     FIXED_NOW,
     JACKET_SUMMARY,
     StoreAgent,
@@ -60,6 +61,7 @@ async def shown_text_once(pilot, app, marker: str, timeout: float = 10.0) -> str
 
 async def settle(pilot, seconds: float = 0.3) -> None:
     await pilot.pause(seconds)
+    await checks_shown(pilot)
 
 
 async def test_inbox_shows_operations_another_process_writes_while_running(store, agent, tmp_path):
@@ -77,6 +79,7 @@ async def test_inbox_shows_operations_another_process_writes_while_running(store
             if pending.row_count:
                 break
         assert pending.row_count == 1
+        await checks_shown(pilot)  # the amount comes with the checks, computed after the row shows
         text = table_text(pending)
         assert "Manzanita Outfitters" in text and "USD 70.00" in text and "API" in text
         assert not app.screen.query_one("#pending-empty").display

@@ -233,10 +233,20 @@ __all__ = [
     "add_company",
     "add_operation",
     "build_sample",
+    "checks_shown",
     "freeze_times",
     "jacket_terms",
     "ui_config",
 ]
+
+
+async def checks_shown(pilot) -> None:
+    """Wait until the inbox's badges are in: checks are computed in a thread after the rows show."""
+    for _ in range(200):
+        if not any(getattr(s, "checking", False) for s in pilot.app.screen_stack):
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
 
 
 async def steady(pilot) -> None:
@@ -249,6 +259,7 @@ async def steady(pilot) -> None:
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
     screens = [s for s in app.screen_stack if isinstance(s, ReviewScreen)]
+    await checks_shown(pilot)
     for _ in range(100):
         if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
             break

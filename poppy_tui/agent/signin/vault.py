@@ -12,9 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import keyring
-import keyring.errors
-
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KEYRING_SERVICE, KeyStorageError, keyring_problem, storage_mode
 from poppy_tui.agent.paths import Paths
@@ -72,6 +69,8 @@ class TokenVault:
         path = self._file()
         if path is not None:
             return _read_tokens(path).get(issuer)
+        import keyring.errors  # only here: with file storage, keyring (and its metadata scan) never loads
+
         try:
             return _keyring().get_password(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer))
         except keyring.errors.KeyringError as exc:
@@ -84,6 +83,8 @@ class TokenVault:
             tokens[issuer] = token
             _write_tokens(path, tokens)
             return
+        import keyring.errors
+
         try:
             _keyring().set_password(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer), token)
         except keyring.errors.KeyringError as exc:
@@ -98,6 +99,8 @@ class TokenVault:
                 _write_tokens(path, tokens)
             return
         username = REFRESH_TOKEN_USERNAME.format(issuer=issuer)
+        import keyring.errors
+
         try:
             backend = _keyring()
             if backend.get_password(KEYRING_SERVICE, username) is not None:
@@ -109,6 +112,8 @@ class TokenVault:
 
 
 def _keyring():
+    import keyring
+
     backend = keyring.get_keyring()
     problem = keyring_problem(backend)
     if problem:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poppy_tui.agent.store.connection import StateError, StoreBase, parse_stamp, stamp
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.agent.store.rows import _COMPANY_COLUMNS, _company, _dumps
-from poppy_tui.protocol.discovery import CompanyDocument
 from poppy_tui.protocol.ids import new_id
+
+if TYPE_CHECKING:  # an annotation only: discovery (email, http_sfv) stays out of `pending`'s imports
+    from poppy_tui.protocol.discovery import CompanyDocument
 
 
 class CompanyStore(StoreBase):

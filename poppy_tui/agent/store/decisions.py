@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta
 
 from poppy_tui.agent.store.connection import StateError, now_utc, parse_stamp, stamp
@@ -38,6 +37,8 @@ class DecisionStore(OperationStore):
             # The key is generated once per approval and reused on every resend. For a
             # conversation it is the approval message's own ID (at least 128 random bits, as
             # message IDs need); elsewhere a bare UUID (conventions.IDEMPOTENCY_KEY_QUOTED).
+            import uuid  # here: uuid loads platform, which read-only commands don't need
+
             key = new_id("msg_") if interface == "conversation" else str(uuid.uuid4())
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"

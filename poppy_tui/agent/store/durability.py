@@ -26,13 +26,19 @@ docs/state-machine.md lists every store method with its durability.
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from enum import Enum
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+
+def _log():
+    # logging (and traceback with it) loads only when there is something to say: every CLI
+    # command opens the store, and most never warn.
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 CLOSE_WAIT_SECONDS = 5.0
 # How long the flusher lets SOON commits gather before it fsyncs them all at once.
@@ -130,7 +136,7 @@ class WalFlusher:
     def close(self, timeout: float = CLOSE_WAIT_SECONDS) -> None:
         """Flush what is pending, then stop the thread. Called before the connection closes."""
         if not self.wait(timeout):
-            log.warning("the database log was not flushed within %ss of closing", timeout)
+            _log().warning("the database log was not flushed within %ss of closing", timeout)
         with self._work:
             self._closing = True
             self._work.notify()
@@ -188,4 +194,4 @@ class WalFlusher:
             # Not retried in a loop: the next NOW commit meets the same disk, and SQLite then
             # reports the failure to the caller as a StoreError.
             self.failures += 1
-            log.warning("could not flush the database log %s: %s", self._wal, exc)
+            _log().warning("could not flush the database log %s: %s", self._wal, exc)

@@ -22,6 +22,19 @@ class HistoryStore(StoreBase):
     ) -> list[OperationRow]:
         where, params = self._filters(statuses, company_id, text)
         order = "DESC" if newest_first else "ASC"
+        # The page's rows are chosen first (index order, LIMIT) and only then are their columns
+        # computed: SQLite evaluates every result column of every candidate before sorting, so
+        # with the subqueries below in the sort, a page of 500 out of 50,000 pending cost ~0.4 s.
+        # Joined only when the text filter needs them (every operation has its Company and a
+        # current revision): joining 50,000 candidates just to sort them doubled the cost.
+        joins = (
+            " JOIN companies c ON c.id = o.company_id JOIN revisions r ON r.id = o.current_revision_id"
+            if text else ""
+        )
+        page = (
+            f"SELECT o.id FROM operations o{joins} {where}"
+            f" ORDER BY o.updated_at {order}, o.id {order} LIMIT ? OFFSET ?"
+        )
         rows = self._db.execute(
             f"""
             SELECT o.id, o.company_id, c.name, c.domain, o.operation_id,
@@ -36,9 +49,8 @@ class HistoryStore(StoreBase):
             FROM operations o
             JOIN companies c ON c.id = o.company_id
             JOIN revisions r ON r.id = o.current_revision_id
-            {where}
+            WHERE o.id IN ({page})
             ORDER BY o.updated_at {order}, o.id {order}
-            LIMIT ? OFFSET ?
             """,
             (*params, limit, offset),
         ).fetchall()

@@ -153,6 +153,19 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE operations ADD COLUMN account_owned INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE operations ADD COLUMN waiting_sign_in TEXT;
     """,
+    # 5: discrepancy checks, computed once per revision off the event loop and kept with it
+    # (issue #15 target 1), tagged with the checker's version (poppy_tui/safety/checker.py) so a
+    # new checker recomputes them. A cache of what the code derives from the revision: losing it
+    # loses nothing recorded.
+    """
+    CREATE TABLE IF NOT EXISTS revision_checks (
+        revision_id INTEGER PRIMARY KEY REFERENCES revisions(id),
+        checker_version INTEGER NOT NULL,
+        amount TEXT,
+        findings_json TEXT NOT NULL,
+        checked_at TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

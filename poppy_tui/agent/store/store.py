@@ -16,10 +16,12 @@ Store is assembled from one class per responsibility:
   probes.py         finding out about an unknown outcome (Ops 7): resends, state read
   conversations.py  conversations and their messages
   rows.py           column lists and row -> record conversions
+  checks.py         discrepancy checks stored with each revision (a cache, by checker version)
 """
 
 from __future__ import annotations
 
+from poppy_tui.agent.store.checks import CheckStore
 from poppy_tui.agent.store.companies import CompanyStore
 from poppy_tui.agent.store.connection import (
     BUSY_TIMEOUT_SECONDS,
@@ -52,5 +54,5 @@ __all__ = [
 ]
 
 
-class Store(DecisionStore, DispatchStore, ProbeStore, HistoryStore, CompanyStore, ConversationStore):
+class Store(DecisionStore, DispatchStore, ProbeStore, HistoryStore, CompanyStore, ConversationStore, CheckStore):
     """The whole durable record; see the module docstring for which part lives where."""

@@ -73,8 +73,11 @@ class PoppyScreen(Screen):
         self.refresh_data()
 
     def on_resize(self) -> None:
-        # Tables give their summary column what the others leave, so a new width re-lays them.
-        if self.poppy.painted:
+        # Tables give their summary column what the others leave, so a new width re-lays them;
+        # a resize that keeps the width (several arrive at start-up) changes nothing.
+        width = self.app.size.width
+        changed, self._laid_out_width = width != getattr(self, "_laid_out_width", None), width
+        if self.poppy.painted and changed:
             self.refresh_data()
 
     def on_screen_resume(self) -> None:

@@ -15,7 +15,7 @@ from textual.widgets import Input, Select, Static
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
 from poppy_tui.ui.format import company_interfaces, status_label
-from poppy_tui.ui.safe import first_line, plain_line, safe_content, safe_line_content, strong
+from poppy_tui.ui.safe import company_content, first_line, plain_line, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
@@ -136,7 +136,9 @@ class ConversationScreen(PoppyScreen):
         widgets: list[Static] = []
         for _message_id, role, text, message in rows:
             is_company = role == "company"
-            who = strong(company.name, 40) if is_company else Content.styled("You", "bold")
+            # ⚠ on a look-alike name; the picker above shows the verified domain.
+            who = (company_content(company.name, company.domain, 40, with_domain=False) if is_company
+                   else Content.styled("You", "bold"))
             widgets.append(
                 MessageView(
                     Content.assemble(who, "\n", safe_content(text or "")),

@@ -174,19 +174,47 @@ class HistoryScreen(PoppyScreen):
     def _load(self, filters: dict[str, object], page: int) -> None:
         from textual.worker import get_current_worker
 
+        worker = get_current_worker()
         with self._reader_lock:
             if self._reader is None:
                 self._reader = Store.open(self.store.path)
-            total = self._reader.count_operations(**filters)  # type: ignore[arg-type]
-            page = min(page, page_count(total) - 1)
-            rows = self._reader.list_operations(
-                limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters  # type: ignore[arg-type]
-            )
-        if not get_current_worker().is_cancelled:
+            reader = self._reader
+            # The page first, the count after: a page costs the same at 1,000,000 records as at
+            # 100, counting them grows with the records, and the person wants the rows.
+            rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)  # type: ignore[arg-type]
+            total: int | None = None
+            if not rows and page > 0:  # past the end (filters or records changed): the last page
+                total = reader.count_operations(**filters)  # type: ignore[arg-type]
+                page = min(page, page_count(total) - 1)
+                rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)  # type: ignore[arg-type]
+            if worker.is_cancelled:
+                return
             self.app.call_from_thread(self._show, rows, total, page)
+            if total is None:
+                total = reader.count_operations(**filters)  # type: ignore[arg-type]
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_total, total)
 
-    def _show(self, rows: list[OperationRow], total: int, page: int) -> None:
-        self.rows, self.total, self.page = rows, total, page
+    def _show_total(self, total: int) -> None:
+        self.total = total
+        self._show_pager(total)
+        self.fetching = False
+
+    def _show_pager(self, total: int | None) -> None:
+        first = self.page * PAGE_SIZE + 1 if self.rows else 0
+        of = str(total) if total is not None else "…"
+        self.query_one("#history-pager", Static).update(
+            Content(
+                f"{first}–{self.page * PAGE_SIZE + len(self.rows)} of {of}   "
+                f"page {self.page + 1} of {page_count(total) if total is not None else '…'}   "
+                "([ and ] turn pages; Enter shows the full record)"
+            )
+        )
+
+    def _show(self, rows: list[OperationRow], total: int | None, page: int) -> None:
+        self.rows, self.page = rows, page
+        if total is not None:
+            self.total = total
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
         compact = self.app.size.width < COMPACT_BELOW
@@ -225,14 +253,9 @@ class HistoryScreen(PoppyScreen):
             )
         if rows:
             table.move_cursor(row=min(selected, len(rows) - 1))
-        first = page * PAGE_SIZE + 1 if rows else 0
-        self.query_one("#history-pager", Static).update(
-            Content(
-                f"{first}–{page * PAGE_SIZE + len(rows)} of {total}   "
-                f"page {page + 1} of {self.pages}   ([ and ] turn pages; Enter shows the full record)"
-            )
-        )
-        self.fetching = False
+        self._show_pager(total)
+        if total is not None:
+            self.fetching = False
 
     def on_unmount(self) -> None:
         with self._reader_lock:

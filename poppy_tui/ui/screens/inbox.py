@@ -4,18 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from poppy_tui.agent.store.records import OperationRow
+from poppy_tui.agent.store.checks import StoredChecks
+from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
-from poppy_tui.ui.checks import check_record
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
+
+def check_missing(*args: Any, **kwargs: Any) -> None:
+    # Imported when first needed, in the checking thread: the checks pull in the whole safety
+    # package (~0.2 s), which must not stand between the start and the first frame.
+    from poppy_tui.agent.revision_checks import check_missing as run
+
+    run(*args, **kwargs)
+
 
 # Far more than a person can have open at once; the history screen pages through the rest.
 INBOX_LIMIT = 500
@@ -28,8 +38,13 @@ class InboxScreen(PoppyScreen):
 
     def __init__(self) -> None:
         super().__init__(id="inbox")
-        # (row, revision, status) -> (amount, findings, send_after): once per change, not per poll.
-        self._checked: dict[tuple[int, str, str], tuple[str | None, tuple[Any, ...], str | None]] = {}
+        # Checks are stored per revision and computed in a thread (agent/revision_checks.py): rows
+        # show first, badges fill in as each batch is checked. Never computed on the event loop.
+        self._checked: dict[int, StoredChecks] = {}
+        self._send_after: dict[tuple[int, str], str | None] = {}
+        self.checking = False  # a thread is computing checks the store doesn't have yet
+        self._attempted: set[int] = set()
+        self._handed: set[int] = set()  # the rows the current (or last) thread was given  # rows handed to that thread (one that fails isn't retried in a loop)
         self.loaded = False
 
     def compose(self) -> ComposeResult:
@@ -64,10 +79,17 @@ class InboxScreen(PoppyScreen):
         progress = self.store.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT)
         pending_table = self.query_one("#pending-table", OperationTable)
         progress_table = self.query_one("#progress-table", OperationTable)
+        rows = [r.id for r in (*pending, *progress)]
+        # One query for every row's stored checks; rows still unchecked show "checking…".
+        self._checked = self.store.current_checks(rows, CHECKER_VERSION)
         pending_table.show_items([self._item(r) for r in pending])
         progress_table.show_items([self._item(r) for r in progress])
-        current = {(r.id, r.revision, r.status.value) for r in (*pending, *progress)}
-        self._checked = {k: v for k, v in self._checked.items() if k in current}
+        missing = [row for row in rows if row not in self._checked and row not in self._attempted]
+        if missing and not self.checking:
+            self.checking = True
+            self._attempted.update(missing)
+            self._handed = set(missing)
+            self._check(missing)
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({len(pending)})")
         )
@@ -79,17 +101,49 @@ class InboxScreen(PoppyScreen):
         self.loaded = True
 
     def _item(self, row: OperationRow) -> InboxItem:
-        key = (row.id, row.revision, row.status.value)
-        cached = self._checked.get(key)
-        if cached is None:
-            record = self.store.get_operation(row.id)
-            checked = check_record(self.store, record, app_now(self), self.agent.config.min_read_seconds)
-            cached = (checked.amount, checked.findings, record.send_after)
-            self._checked[key] = cached
-        amount, findings, send_after = cached
-        return InboxItem(row=row, amount=amount, findings=findings, send_after=send_after)
+        checked = self._checked.get(row.id)
+        send_after = None
+        if row.status == Status.APPROVED:  # the grace countdown; few rows, so read them one by one
+            key = (row.id, row.revision)
+            if key not in self._send_after:
+                self._send_after[key] = self.store.get_operation(row.id).send_after
+            send_after = self._send_after[key]
+        if checked is None:
+            return InboxItem(row=row, send_after=send_after, checked=False)
+        return InboxItem(row=row, amount=checked.amount, findings=checked.findings, send_after=send_after)
+
+    @work(thread=True, group="inbox-checks", exit_on_error=False)
+    def _check(self, operation_rows: list[int]) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        try:
+            check_missing(
+                self.store.path, operation_rows, self.poppy.clock, self.agent.config.min_read_seconds,
+                lambda batch: self.app.call_from_thread(self._checks_arrived, batch),
+                cancelled=lambda: worker.is_cancelled,
+            )
+        finally:
+            self.app.call_from_thread(self._checks_done)
+
+    def _checks_arrived(self, batch: dict[int, StoredChecks]) -> None:
+        self._checked.update(batch)
+        for table in self.query(OperationTable):
+            table.show_checks(batch)
+
+    def _checks_done(self) -> None:
+        self.checking = False
+        unchecked = {int(key) for table in self.query(OperationTable) for key in table.items} - set(self._checked)
+        # Rows the thread stopped without checking are tried again at the next change of the
+        # store (not at once, so a failure can't spin); rows that arrived meanwhile go now.
+        failed = unchecked & self._handed
+        self._attempted -= failed
+        if unchecked - failed:
+            self.refresh_data()
 
     def _tick(self) -> None:
+        if not self.is_current:
+            return  # under a review or in another mode: nothing of it is on screen
         for table in self.query(OperationTable):
             table.tick()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +59,7 @@ class InboxItem:
     amount: str | None = None
     findings: tuple[Any, ...] = field(default=())
     send_after: str | None = None  # for the grace countdown of approved operations
+    checked: bool = True  # False: its checks are still being computed (amount and badge to follow)
 
 
 class OperationTable(DataTable):
@@ -123,6 +124,34 @@ class OperationTable(DataTable):
         # would follow the rows only after a relayout that adding rows doesn't trigger.)
         self.styles.height = lines + 1
 
+    def visible_keys(self) -> list[str]:
+        if not self.display or not self.row_count:
+            return []
+        # Rows may take several lines: walk their heights to the ones the viewport overlaps.
+        top, bottom = max(0, int(self.scroll_y)), max(0, int(self.scroll_y)) + max(1, self.size.height)
+        keys, y = [], 0
+        for row in self.ordered_rows:
+            if y >= bottom:
+                break
+            if y + row.height > top and row.key.value:
+                keys.append(row.key.value)
+            y += row.height
+        return keys
+
+    def show_checks(self, batch: dict[int, Any]) -> None:
+        """Fill in the badge and amount of rows whose checks just arrived (StoredChecks by row)."""
+        for row, checked in batch.items():
+            key = str(row)
+            item = self.items.get(key)
+            if item is None:
+                continue
+            item = replace(item, amount=checked.amount, findings=checked.findings, checked=True)
+            self.items[key] = item
+            # The badge is its own column when wide, under the Company's name when compact.
+            for column, value in zip(self.column_keys, self._cells(item)):
+                if column in ("company", "checks", "amount"):
+                    self.update_cell(key, column, value)
+
     def selected_row_key(self) -> str | None:
         if not self.row_count:
             return None
@@ -132,13 +161,26 @@ class OperationTable(DataTable):
             return None
 
     def tick(self) -> None:
-        """Move the countdowns on without rebuilding rows."""
+        """Move the countdowns on without rebuilding rows: only those on screen, so idle cost
+        doesn't grow with the inbox (a row scrolled into view catches up at the next tick)."""
         now = app_now(self)
-        for key, item in self.items.items():
+        for key in self.visible_keys():
+            item = self.items.get(key)
+            if item is None:
+                continue
             if "expires" in self.column_keys:
-                self.update_cell(key, "expires", self._expires_cell(item, now))
+                self._update_if_changed(key, "expires", self._expires_cell(item, now))
             if "status" in self.column_keys and item.row.status == Status.APPROVED:
-                self.update_cell(key, "status", self._status_cell(item, now))
+                self._update_if_changed(key, "status", self._status_cell(item, now))
+
+    def _update_if_changed(self, key: str, column: str, value: Text) -> None:
+        # "3d 4h" reads the same for an hour: redrawing it every second is idle CPU for nothing.
+        try:
+            if self.get_cell(key, column) == value:
+                return
+        except Exception:  # the row went away between the refresh and this tick
+            return
+        self.update_cell(key, column, value)
 
     def _cells(self, item: InboxItem) -> list[Text]:
         now = app_now(self)
@@ -147,7 +189,7 @@ class OperationTable(DataTable):
             "company": lambda: self._company_cell(item),
             "checks": lambda: self._checks_cell(item),
             "expires": lambda: self._expires_cell(item, now),
-            "amount": lambda: cell(item.amount or "—", self._widths()["amount"]),
+            "amount": lambda: cell(item.amount or ("—" if item.checked else "…"), self._widths()["amount"]),
             "via": lambda: Text(VIA.get(row.interface, interface_label(row.interface))),
             "status": lambda: self._status_cell(item, now),
             "summary": lambda: self._summary_cell(item),
@@ -209,6 +251,8 @@ class OperationTable(DataTable):
         return Text(status_label(status))
 
     def _checks_cell(self, item: InboxItem) -> Text:
+        if not item.checked:
+            return Text("checking…", style="dim")
         dangers, warnings = badge_counts(item.findings)
         if dangers:
             text = f"DANGER {dangers}" + (f" WARN {warnings}" if warnings else "")

@@ -1,0 +1,124 @@
+"""Sending many approvals (issue #15 target 3): bounded concurrency per Company, and attempts
+committed in groups, each group on disk before any of its requests leaves. Against the bulk
+Company (tests/companies/bulk_company.py, written from the spec alone), on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+
+import pytest
+
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.paths import Paths
+from poppy_tui.agent.store import Status
+from tests.companies.bulk_company import BulkCompany
+
+
+@pytest.fixture
+def bulk():
+    company = BulkCompany()
+    yield company
+    company.stop()
+
+
+async def approved_operations(agent: Agent, base_url: str, count: int) -> list[int]:
+    company = await agent.add_company(base_url)
+    rows = []
+    for item in range(count):
+        result = await agent.call_api(company, "POST", f"/items/{item}/cancel", {})
+        assert result.outcome == "operation", result
+        op = agent.store.get_operation(result.operation_row)
+        agent.approve(op.id, op.current.id)
+        rows.append(op.id)
+    return rows
+
+
+def open_agent(tmp_path) -> Agent:
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    return Agent.open(paths, Config(key_storage="file", grace_seconds=0))
+
+
+def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves(tmp_path, bulk):
+    agent = open_agent(tmp_path)
+    per_company = agent.dispatcher._per_company
+    database = agent.store.path
+    unrecorded: list[str] = []
+    lock = threading.Lock()
+
+    def check_recorded(headers: dict[str, str]) -> None:
+        # Read by another connection, as a process started after a crash would: only what was
+        # committed is seen. The attempt with this request's key must be there, unfinished.
+        key = headers["idempotency-key"]
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            found = db.execute(
+                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL", (key,)
+            ).fetchone()[0]
+        if found != 1:
+            with lock:
+                unrecorded.append(key)
+
+    bulk.state.on_approval = check_recorded
+    bulk.state.approval_delay = 0.05  # long enough that sends overlap, so the bound is reached
+    groups: list[int] = []
+    start_attempts = agent.store.start_attempts
+
+    def counted(rows, owner):
+        groups.append(len(rows))
+        return start_attempts(rows, owner)
+
+    agent.store.start_attempts = counted  # the real method, counted
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 3 * per_company + 2)
+            assert await agent.dispatch_once() == len(rows)
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    assert unrecorded == []
+    assert 1 < bulk.state.most_at_once <= per_company
+    assert sum(groups) == len(rows) and max(groups) > 1 and len(groups) < len(rows)
+    assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)
+    agent = open_agent(tmp_path)
+    try:
+        assert {agent.store.get_operation(r).status for r in rows} == {Status.PERFORMED}
+    finally:
+        asyncio.run(agent.aclose())
+
+
+def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_others_are(tmp_path, bulk):
+    agent = open_agent(tmp_path)
+
+    async def work() -> tuple[list[int], int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 3)
+            declined = rows[1]
+            real = agent.store.start_attempts
+
+            def decline_first(ops, owner):
+                # The person declines one of them between its claim and its attempt: that one
+                # gets a StateError and nothing is recorded for it; the group goes on.
+                agent.store.start_attempts = real
+                agent.store._db.execute("UPDATE operations SET status=? WHERE id=?", (Status.DECLINED, declined))
+                return real(ops, owner)
+
+            agent.store.start_attempts = decline_first
+            await agent.dispatch_once()
+            return rows, declined
+        finally:
+            await agent.aclose()
+
+    rows, declined = asyncio.run(work())
+    assert sorted(bulk.state.perform_count) == sorted(f"cxl_{i}" for i in (0, 2))
+    agent = open_agent(tmp_path)
+    try:
+        assert agent.store.attempts(declined) == []
+        assert [agent.store.get_operation(r).status for r in rows] == [Status.PERFORMED, Status.DECLINED, Status.PERFORMED]
+    finally:
+        asyncio.run(agent.aclose())

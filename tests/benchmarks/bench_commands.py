@@ -1,0 +1,122 @@
+"""Cost per command: whole processes, from spawn to exit, as ratios to anchors run in the same rounds.
+
+  call     `poppy-tui call COMPANY GET /api/bookings/bkg_2Fm8` (one GET to the demo Company on
+           loopback, in a process of its own) against httpie (`http`) doing the same GET with the
+           same Poppy headers (a Session JWT signed beforehand, untimed, for each round), and curl
+           for information. If httpie isn't installed (`pip install httpie`), curl is the anchor
+           and the figure says so.
+  pending  `poppy-tui pending --json` against `python -c pass` (the same interpreter).
+  --help   `poppy-tui --help` against `python -c pass`.
+
+Every round runs each command once, in an order that rotates from round to round, so drift in
+the machine's load hits all of them alike. Figures are the ratio of the medians; the detail gives
+the spread (quartiles of the per-round ratios). poppy-tui runs as people run it: the `poppy-tui`
+script installed beside this interpreter, with this checkout first on PYTHONPATH, its bytecode
+compiled first (as an installed package's is; PYTHONDONTWRITEBYTECODE would otherwise make every
+run compile every module again).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import REPO, Figure, child_env, write_home
+
+PATH = "/api/bookings/bkg_2Fm8"
+
+
+def _quartiles(values: list[float]) -> str:
+    if len(values) < 4:
+        return ", ".join(f"{v:.2f}x" for v in sorted(values))
+    q = statistics.quantiles(values, n=4)
+    return f"quartiles {q[0]:.2f}x / {q[1]:.2f}x / {q[2]:.2f}x"
+
+
+def _time(argv: list[str], env: dict[str, str], expect_ok: bool = True) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    elapsed = (time.perf_counter() - started) * 1000
+    if expect_ok and done.returncode != 0:
+        raise RuntimeError(f"{argv[0]} {' '.join(argv[1:3])} failed ({done.returncode}): {done.stderr[-2000:]!r}")
+    return elapsed
+
+
+def run(rounds: int) -> list[Figure]:
+    from bench_roundtrip import _CompanyProcess
+
+    from poppy_tui.demo.testing import AgentSession
+
+    here = Path(sys.executable).parent
+    poppy = str(here / "poppy-tui")
+    httpie = shutil.which("http", path=str(here)) or shutil.which("http")
+    curl = shutil.which("curl")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "poppy_tui")], check=True, stdout=subprocess.DEVNULL)
+    company = _CompanyProcess()
+    try:
+        with tempfile.TemporaryDirectory(prefix="poppy-cmd-") as scratch:
+            home = write_home(Path(scratch) / "home")
+            env = child_env(POPPY_TUI_HOME=str(home))
+            done = subprocess.run([poppy, "companies", "add", company.base_url], env=env, capture_output=True, text=True, timeout=60)
+            if done.returncode != 0:
+                raise RuntimeError(f"companies add failed: {done.stderr[-2000:]}")
+            session = AgentSession(company.base_url)
+            url = company.base_url + PATH
+
+            def anchor_http() -> list[str]:
+                headers = [f"{k}:{v}" for k, v in session.headers().items()]
+                return [httpie, "--ignore-stdin", "GET", url, *headers]
+
+            def anchor_curl() -> list[str]:
+                headers = [arg for k, v in session.headers().items() for arg in ("-H", f"{k}: {v}")]
+                return [curl, "-sf", url, *headers]
+
+            commands: dict[str, object] = {
+                "python -c pass": lambda: [sys.executable, "-c", "pass"],
+                "poppy-tui --help": lambda: [poppy, "--help"],
+                "poppy-tui pending --json": lambda: [poppy, "pending", "--json"],
+                "poppy-tui call": lambda: [poppy, "call", company.base_url, "GET", PATH],
+            }
+            if httpie:
+                commands["http (httpie)"] = anchor_http
+            if curl:
+                commands["curl"] = anchor_curl
+            names = list(commands)
+            times: dict[str, list[float]] = {n: [] for n in names}
+            for n in range(rounds + 1):  # round 0 warms the page cache and is not counted
+                order = names[n % len(names):] + names[: n % len(names)]
+                for name in order:
+                    elapsed = _time(commands[name](), env)  # type: ignore[operator]
+                    if n:
+                        times[name].append(elapsed)
+    finally:
+        company.stop()
+
+    med = {n: statistics.median(v) for n, v in times.items()}
+
+    def ratio(a: str, b: str) -> tuple[float, str]:
+        per_round = [x / y for x, y in zip(times[a], times[b])]
+        return med[a] / med[b], f"{med[a]:.0f} ms vs {med[b]:.0f} ms (medians); per-round {_quartiles(per_round)}; n={len(per_round)}"
+
+    figures: list[Figure] = []
+    section = "Cost per command"
+    for name in names:
+        figures.append(Figure(section, f"{name} (median)", med[name], "ms",
+                              f"best {min(times[name]):.0f} ms, worst {max(times[name]):.0f} ms, n={len(times[name])}"))
+    anchor = "http (httpie)" if httpie else "curl"
+    value, detail = ratio("poppy-tui call", anchor)
+    note = "" if httpie else " (httpie is not installed here: curl is the anchor, a far stricter one)"
+    figures.append(Figure(section, f"call (one GET) / {anchor.split()[0]}", value, "x", detail + note, 1.0, "<= 1.0x"))
+    if curl and httpie:
+        value, detail = ratio("poppy-tui call", "curl")
+        figures.append(Figure(section, "call (one GET) / curl", value, "x", detail + "; for information"))
+    value, detail = ratio("poppy-tui pending --json", "python -c pass")
+    figures.append(Figure(section, "pending --json / python -c pass", value, "x", detail, 2.0, "<= 2x"))
+    value, detail = ratio("poppy-tui --help", "python -c pass")
+    figures.append(Figure(section, "--help / python -c pass", value, "x", detail, 1.5, "<= 1.5x"))
+    return figures

@@ -1,0 +1,120 @@
+"""Each command loads only what it needs (issue #15 target 2): checked on the real program, in a
+fresh interpreter, by the modules it had loaded when it exited. Behaviour, not time: the
+benchmark (tests/benchmarks/bench_commands.py) measures what this saves.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cli_support import subprocess_env
+from tests.companies.strict_company import StrictCompany
+
+# Runs poppy-tui's main() as the installed script does, then prints the loaded modules as JSON
+# on the last line of stderr (stdout is the command's own).
+_PROBE = """
+import json, sys
+from poppy_tui.cli.main import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    print(json.dumps(sorted(n for n, m in sys.modules.items() if m is not None)), file=sys.stderr)
+raise SystemExit(code)
+"""
+
+# What no command below may load: the TUI, the other transports, the httpx CLI's libraries, the
+# keyring's metadata scan (the key is in a file here), and the Company-text checks.
+EVERYWHERE = {
+    "textual", "rich", "click", "pygments", "mcp", "httpx2", "markdown_it", "keyring", "importlib_metadata",
+    "poppy_tui.ui", "poppy_tui.demo", "poppy_tui.agent.transports.mcp", "poppy_tui.safety.discrepancies",
+}
+
+
+def loaded_by(home, *argv: str) -> tuple[int, set[str], str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv], env=subprocess_env(home), capture_output=True, text=True,
+        timeout=60, stdin=subprocess.DEVNULL,
+    )
+    *said, modules = done.stderr.rstrip("\n").split("\n")
+    return done.returncode, set(json.loads(modules)), done.stdout + "\n".join(said)
+
+
+def present(modules: set[str], names: set[str]) -> set[str]:
+    """Which of `names` (packages or modules) were loaded, counting their submodules."""
+    return {n for n in names if any(m == n or m.startswith(n + ".") for m in modules)}
+
+
+def test_help_loads_no_command_and_no_library(home):
+    code, modules, out = loaded_by(home, "--help")
+    assert code == 0 and "pending" in out
+    assert not present(modules, EVERYWHERE | {
+        "httpx", "cryptography", "jwt", "sqlite3", "regex", "tomllib", "poppy_tui.agent",
+        "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name", "poppy_tui.protocol", "poppy_tui.cli.commands", "poppy_tui.cli.companies_commands",
+    })
+
+
+def test_pending_reads_the_store_without_the_network_stack(home):
+    code, modules, out = loaded_by(home, "pending", "--json")
+    assert code == 0 and json.loads(out) == {"operations": []}
+    assert "poppy_tui.agent.store" in modules  # it did read the store
+    assert not present(modules, EVERYWHERE | {
+        "httpx", "httpcore", "anyio", "asyncio", "ssl", "cryptography", "jwt", "regex", "http_sfv", "email",
+        "logging", "uuid", "secrets", "poppy_tui.agent.agent", "poppy_tui.protocol.discovery",
+        "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name",
+    })
+
+
+@pytest.fixture
+def strict():
+    company = StrictCompany()
+    yield company
+    company.stop()
+
+
+def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict):
+    code, _, out = loaded_by(home, "companies", "add", strict.base_url)
+    assert code == 0, out
+    code, modules, out = loaded_by(home, "call", strict.base_url, "GET", "/bookings/bk_1")
+    assert code == 0 and json.loads(out)["id"] == "bk_1", out
+    assert "httpx" in modules and "poppy_tui.agent.agent" in modules  # it did make the request
+    # Printing a JSON answer needs no sanitiser: that (and regex) loads only for Company text.
+    assert not present(modules, EVERYWHERE | {"regex", "poppy_tui.safety.sanitize"})
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [], ["--home", "pending"], ["--home", "h", "pending", "--json"], ["--home=h", "history", "--limit", "3"],
+        ["--config", "c.toml", "call", "shop", "GET", "/x", "--wait"], ["companies", "add", "shop.example"],
+        ["companies", "list", "--json"], ["companies", "refresh"], ["companies", "remove", "shop"],
+        ["tool", "shop", "cancel", "--args", "{}"], ["say", "shop", "hi", "--new"], ["show", "3", "--json"],
+        ["locate", "db"], ["--demo", "--faults", "slow=1"], ["history", "--status", "pending,declined"],
+        ["history", "--since", "2026-12-01"], ["send", "--watch"], ["mcp"], ["call", "shop", "GET", "/x", "--json"],
+        ["identity", "init", "--client-id", "https://a.example/c.json"], ["identity", "show", "--json"],
+        ["signin", "shop", "--device"], ["signout", "shop"], ["--demo", "--accounts"],
+    ],
+)
+def test_building_only_the_chosen_command_parses_alike(argv):
+    from poppy_tui.cli.main import build_parser
+
+    assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["approve", "1"], ["pending", "--yes"], ["--yes"], ["call", "shop"], ["history", "--limit", "0"], ["nope"],
+     ["--", "pending"], ["locate", "elsewhere"]],
+)
+def test_building_only_the_chosen_command_refuses_alike(argv, capsys):
+    from poppy_tui.cli.main import build_parser
+
+    said = []
+    for parser in (build_parser(argv), build_parser()):
+        with pytest.raises(SystemExit) as stop:
+            parser.parse_args(argv)
+        said.append((stop.value.code, capsys.readouterr().err))
+    assert said[0] == said[1]
