@@ -144,17 +144,9 @@ class DispatchStore(OperationStore):
             "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
             (Status.SENDING, number, at, operation_row),
         )
-        cursor = db.execute(
-            "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
-            " VALUES (?,?,?,?,?,?)",
-            (operation_row, approved_id, number, idem, at, owner),
-        )
+        attempt = self._insert_attempt(db, operation_row, approved_id, number, idem, at, owner)
         self._event(operation_row, "attempt", f"#{number}")
-        return AttemptRecord(
-            id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
-            idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
-            detail=None, owner=owner,
-        )
+        return attempt
 
     def finish_attempt(
         self,

@@ -31,6 +31,22 @@ from poppy_tui.protocol.requests import RequestDescription
 
 
 class OperationStore(RequestStore):
+    def _insert_attempt(
+        self, db: Any, operation_row: int, approved_id: int, number: int, idem: str, at: str, owner: str
+    ) -> AttemptRecord:
+        """The attempt row every send writes before its request leaves: the dispatcher's sends
+        and the outcome probe's resends of the same approval share it."""
+        cursor = db.execute(
+            "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
+            " VALUES (?,?,?,?,?,?)",
+            (operation_row, approved_id, number, idem, at, owner),
+        )
+        return AttemptRecord(
+            id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
+            idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
+            detail=None, owner=owner,
+        )
+
     """Operations, revisions, and the decisions, attempts and events of one operation."""
 
     def record_operation(

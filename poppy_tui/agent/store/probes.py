@@ -72,17 +72,9 @@ class ProbeStore(OperationStore):
             number = count + 1
             at = stamp()
             db.execute("UPDATE operations SET attempt_count=?, updated_at=? WHERE id=?", (number, at, operation_row))
-            cursor = db.execute(
-                "INSERT INTO attempts (operation_row, revision_id, number, idempotency_key, started_at, owner)"
-                " VALUES (?,?,?,?,?,?)",
-                (operation_row, approved_id, number, idem, at, owner),
-            )
+            attempt = self._insert_attempt(db, operation_row, approved_id, number, idem, at, owner)
             self._event(operation_row, "attempt", f"#{number} (finding out: the same approval again)")
-        return AttemptRecord(
-            id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
-            idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
-            detail=None, owner=owner,
-        )
+        return attempt
 
     def finish_probe(
         self,
