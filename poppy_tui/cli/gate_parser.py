@@ -4,9 +4,12 @@ stays free of the MCP SDK and the agent."""
 from __future__ import annotations
 
 import argparse
-from typing import Callable
 
-Command = Callable[..., argparse.ArgumentParser]
+TYPE_CHECKING = False  # typing is not loaded for parsing: see main.py
+if TYPE_CHECKING:
+    from typing import Callable
+
+    Command = Callable[..., argparse.ArgumentParser]
 
 
 JSON_HELP = "machine-readable output (see docs/cli.md)"

@@ -18,31 +18,6 @@ from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import emit, note
 
 
-def add_commands(command: Any) -> None:
-    identity = command(
-        "identity",
-        "set up or show the agent's identity (its client_id and published keys)",
-        "A Company knows poppy-tui by its client_id: the https URL of a Client ID Metadata Document "
-        "you publish, which names the JWKS holding the agent's public key. 'identity init' writes both "
-        "documents; 'identity show' prints them and where each must be served.",
-    )
-    sub = identity.add_subparsers(dest="identity_command", metavar="SUBCOMMAND", required=True)
-    init = sub.add_parser(
-        "init", help="choose the client_id and write the documents to publish", allow_abbrev=False,
-        description="Choose the client_id (the https URL where you will serve agent.json), create the agent's "
-        "signing key if needed, and write agent.json and jwks.json to publish.",
-    )
-    init.add_argument("--client-id", required=True, metavar="URL",
-                      help="https URL where the Client ID Metadata Document will be served, e.g. https://me.example/agent.json")
-    init.add_argument("--client-name", default=None, metavar="NAME", help="the name Companies show (default: poppy-tui)")
-    init.add_argument("--jwks-uri", default=None, metavar="URL",
-                      help="where jwks.json will be served (default: beside the client_id)")
-    init.add_argument("--redirect-uri", action="append", default=None, metavar="URL", dest="redirect_uris",
-                      help="a redirect URI for Direct Sign-In; repeat for several (default: one on the client_id's host)")
-    show = sub.add_parser("show", help="print the identity, the documents and where to serve them", allow_abbrev=False)
-    show.add_argument("--json", action="store_true", help="machine-readable output")
-
-
 def cmd_identity(ctx: Any, args: argparse.Namespace) -> int:
     return _init(ctx, args) if args.identity_command == "init" else _show(ctx, args)
 

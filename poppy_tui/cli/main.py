@@ -8,13 +8,17 @@ for Textual, mcp or httpx; each command imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import textwrap
-from typing import Collection, NoReturn, Sequence
 
 from poppy_tui import __version__
 from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.exit_codes import EPILOG, Exit
+
+# Annotations only: importing typing costs more than all of --help's own work (docs/architecture.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Collection, NoReturn, Sequence
 
 PROG = "poppy-tui"
 
@@ -23,7 +27,47 @@ _NO_APPROVE_HINT = (
 )
 
 
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, read the same way (COLUMNS, then the terminal, then
+    80) without importing shutil, which brings bz2, lzma and zlib: argparse asks on every
+    add_argument (it makes a formatter to check each metavar), not only for --help."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+
+
+class _RawFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's table (and the top description's lines) as written."""
+
+
 class _Parser(argparse.ArgumentParser):
+    # A command's description is wrapped only when its help is shown (textwrap is not loaded otherwise).
+    wrap_description = False
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def format_help(self) -> str:
+        if self.wrap_description and self.description:
+            import textwrap
+
+            self.description = textwrap.fill(self.description, 88)
+            self.wrap_description = False
+        return super().format_help()
+
     def error(self, message: str) -> NoReturn:
         # One line rather than argparse's usage block: agents read stderr too.
         hint = ""
@@ -53,10 +97,13 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
 
 class _Unbuilt:
     """Stands in for the parser of a command this run doesn't use. argparse still lists the
-    command (its name and help come from add_parser), but its arguments are never built: most
-    of `--help`'s time went to building every command's arguments (build_parser says why)."""
+    command (its name and help come from add_parser), but neither its parser nor its arguments
+    are built: most of `--help`'s time went to building every command's (build_parser says why)."""
 
     required = False
+
+    def parse_known_args(self, *args: object, **kwargs: object) -> NoReturn:
+        raise RuntimeError("this command's parser was not built: build_parser(argv) was given other arguments")
 
     def add_argument(self, *args: object, **kwargs: object) -> None:
         return None
@@ -75,6 +122,11 @@ class _Unbuilt:
 
     def set_defaults(self, **kwargs: object) -> None:
         return None
+
+
+def _command_parser(*, unbuilt: bool = False, **kwargs: object) -> "argparse.ArgumentParser | _Unbuilt":
+    """The subparsers' parser_class: a real parser, or for `unbuilt=True` only a stand-in."""
+    return _Unbuilt() if unbuilt else _Parser(**kwargs)  # type: ignore[arg-type]
 
 
 def command_word(argv: Sequence[str], value_options: Collection[str]) -> str | None:
@@ -107,7 +159,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             "operations they get back wait in the same queue for that person."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -142,21 +194,21 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     # Read from the parser itself, so an option added above is never mistaken for the command.
     value_options = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
     wanted = None if argv is None else command_word(argv, value_options)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_command_parser)
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
         if wanted is not None and name != wanted:
-            commands.add_parser(name, help=help_text, add_help=False)
-            return _Unbuilt()  # type: ignore[return-value]
+            return commands.add_parser(name, help=help_text, unbuilt=True)
         sub = commands.add_parser(
             name,
             help=help_text,
-            # The raw formatter keeps the epilog's table; the prose still wants wrapping.
-            description=textwrap.fill(description or help_text, 88),
+            description=description or help_text,
             epilog=EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_RawFormatter,
             allow_abbrev=False,
         )
+        # The raw formatter keeps the epilog's table; the prose still wants wrapping (format_help).
+        sub.wrap_description = True
         _global_options(sub, suppress=True)
         return sub
 
@@ -262,11 +314,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         choices=("config", "data", "db"),
         help="config: the config file; data: the data folder; db: the database",
     )
-    from poppy_tui.cli.signin_commands import add_commands as add_signin_commands
+    from poppy_tui.cli.account_parsers import add_identity_commands, add_signin_commands
 
     add_signin_commands(command)
-    from poppy_tui.cli.identity_commands import add_commands as add_identity_commands
-
     add_identity_commands(command)
     locate.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
     return parser

@@ -26,37 +26,6 @@ if TYPE_CHECKING:
 SIGNIN_EXIT_DOC = "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
 
 
-def add_commands(command: Any) -> None:
-    """Adds signin and signout to the parser; `command(name, help, description)` makes a subparser."""
-    signin = command(
-        "signin",
-        "sign in to a Company (Device, Direct or Mediated Sign-In)",
-        "Sign in to COMPANY so requests act on your account there. Device Sign-In (the default when "
-        "offered) shows a code and the Company's own link; --direct opens the Company's page in your "
-        "browser; --mediated asks for the Company's declared fields here (secrets are not echoed). "
-        "The refresh token goes where the signing key lives (the keyring, or the opt-in key_storage file).",
-    )
-    signin.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
-    kind = signin.add_mutually_exclusive_group()
-    kind.add_argument("--device", dest="kind", action="store_const", const="device", help="Device Sign-In (RFC 8628)")
-    kind.add_argument("--direct", dest="kind", action="store_const", const="direct", help="Direct Sign-In in your browser")
-    kind.add_argument(
-        "--mediated", dest="kind", action="store_const", const="mediated", help="type the Company's sign-in fields here"
-    )
-    signin.add_argument(
-        "--scope", action="append", metavar="S", help="ask for this scope (repeatable; default: all the kind offers)"
-    )
-    signin.add_argument(
-        "--no-browser", action="store_true", help="with --direct: don't open a browser, print the link only"
-    )
-    signout = command(
-        "signout",
-        "sign out of a Company (revokes the sign-in)",
-        "Revoke the sign-in at COMPANY (RFC 7009) and delete its tokens here. Sessions go on signed out.",
-    )
-    signout.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
-
-
 def sign_in_text(record: Any) -> str:
     """`companies list`'s sign-in column: who is signed in, and with which scopes."""
     if record is None:

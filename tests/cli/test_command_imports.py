@@ -54,7 +54,33 @@ def test_help_loads_no_command_and_no_library(home):
     assert not present(modules, EVERYWHERE | {
         "httpx", "cryptography", "jwt", "sqlite3", "regex", "tomllib", "poppy_tui.agent",
         "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name", "poppy_tui.protocol", "poppy_tui.cli.commands", "poppy_tui.cli.companies_commands",
+        # Nor what the listed commands run, nor typing, dataclasses or shutil (argparse's width lookup).
+        "poppy_tui.cli.signin_commands", "poppy_tui.cli.identity_commands", "poppy_tui.cli.output", "poppy_tui.safety",
+        "typing", "dataclasses", "shutil", "datetime",
     })
+
+
+@pytest.mark.parametrize("columns", [None, "60", "133", "0", "-4", "wide", ""])
+def test_help_is_as_wide_as_shutil_says(monkeypatch, columns):
+    import shutil
+
+    from poppy_tui.cli.main import _terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _terminal_columns() == shutil.get_terminal_size().columns
+
+
+def test_help_wraps_to_columns(home, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "50")
+    code, _, out = loaded_by(home, "pending", "--help")
+    assert code == 0 and "Oldest first." in out
+    options = out[out.index("options:"):out.index("exit codes:")].splitlines()
+    assert len(options) > 5 and max(len(line) for line in options) <= 50
+    assert max(len(line) for line in out[:out.index("options:")].splitlines()) <= 88  # the description
+    assert not present(loaded_by(home, "pending", "--json")[1], {"textwrap"})  # wrapped only when shown
 
 
 def test_pending_reads_the_store_without_the_network_stack(home):
