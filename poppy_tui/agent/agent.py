@@ -12,29 +12,16 @@ import dataclasses
 import hashlib
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 
-import httpx
-from cryptography.hazmat.primitives.asymmetric import ec
-
-from poppy_tui.agent import companies as discovery
+# Only what constructing an Agent and reading the store need is imported here: the TUI's first
+# frame waits on this module. The network stack (httpx, the transports, the dispatcher, sign-in,
+# cryptography and jwt through keys and identity) is imported where first used, and the parts
+# built on it are made on first use (cached properties below).
 from poppy_tui.agent.config import Config, load_config
-from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
-from poppy_tui.agent.http import make_client
-from poppy_tui.agent.identity import AgentIdentity, load_identity
-from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS, OutcomeProbe
-from poppy_tui.agent.keys import KeyStorageError, keyring_problem, load_or_create_key, storage_mode
 from poppy_tui.agent.paths import Paths
-from poppy_tui.agent.sessions import Sessions
-from poppy_tui.agent.signin.identity import ClientIdentity
-from poppy_tui.agent.signin.service import SignIns
-from poppy_tui.agent.signin.vault import TokenVault
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
-from poppy_tui.agent.transports import Exchange
-from poppy_tui.agent.transports.api import WRITE_METHODS, ApiTransport
-from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
-from poppy_tui.protocol.approval import Approval
-from poppy_tui.protocol.challenges import Challenge
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     BadResponse,
@@ -45,7 +32,24 @@ from poppy_tui.protocol.outcomes import (
     Unknown,
 )
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
-from poppy_tui.protocol.retry import BackoffPolicy
+
+if TYPE_CHECKING:
+    import httpx
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from poppy_tui.agent import companies as discovery
+    from poppy_tui.agent.dispatcher import Dispatcher
+    from poppy_tui.agent.identity import AgentIdentity
+    from poppy_tui.agent.outcome_probe import OutcomeProbe
+    from poppy_tui.agent.sessions import Sessions
+    from poppy_tui.agent.signin.identity import ClientIdentity
+    from poppy_tui.agent.signin.service import SignIns
+    from poppy_tui.agent.transports import Exchange
+    from poppy_tui.agent.transports.api import ApiTransport
+    from poppy_tui.agent.transports.conversation import Conversations
+    from poppy_tui.protocol.approval import Approval
+    from poppy_tui.protocol.challenges import Challenge
+    from poppy_tui.protocol.retry import BackoffPolicy
 
 # Statuses wait_for_outcome returns on: the send is over, or the person said no.
 SETTLED = frozenset(
@@ -94,16 +98,22 @@ class ConversationResult:
 
 
 class Agent:
+    """Cheap to construct: the store and config are all it holds at first. Sessions, the
+    transports, the dispatcher, sign-in and the outcome probe are built on first use (each a
+    cached property; a test may assign its own), so the TUI paints before any of them exists."""
+
+    _UNSET: Any = object()
+
     def __init__(
         self,
         store: Store,
         config: Config,
         paths: Paths,
         *,
-        key: ec.EllipticCurvePrivateKey | None = None,
+        key: "ec.EllipticCurvePrivateKey | None" = None,
         owner: str | None = None,
-        lease_seconds: float = DEFAULT_LEASE_SECONDS,
-        backoff: BackoffPolicy | None = None,
+        lease_seconds: float | None = None,
+        backoff: "BackoffPolicy | None" = None,
         reply_wait_seconds: float | None = None,
     ) -> None:
         self.store = store
@@ -111,30 +121,100 @@ class Agent:
         self.paths = paths
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self._key_loader = (lambda: key) if key is not None else (lambda: load_or_create_key(paths, config))
+        self._key = key
+        self._owner = owner
+        self._lease_seconds = lease_seconds  # None: the dispatcher's default
+        self._backoff = backoff
+        self._reply_wait_seconds = reply_wait_seconds
         self._identity: AgentIdentity | None = None
-        self.sessions = Sessions(store, lambda: self.identity, allow_loopback=config.allow_loopback)
-        self.api = ApiTransport(self._http, self.sessions)
         self._mcp: Any = None
-        self.conversations = Conversations(
-            store,
-            ConversationTransport(self._http, self.sessions),
-            reply_wait_seconds=reply_wait_seconds if reply_wait_seconds is not None
-            else min(10.0, config.request_timeout_seconds),
-        )
-        self.dispatcher = Dispatcher(
-            store, self._send_approval, config, owner, lease_seconds, backoff, preflight=self.signing_problem,
-            prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
-        )
-        # Sign-in (issue #12): the access token a signed-in request carries, or None when signed out.
-        self.access_token_source: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
-        self.signins = SignIns(store, config, self._client_identity, self._http, TokenVault(paths, config))
-        self.access_token_source = self.signins.access_token
+        # Sign-in (issue #12): the access token a signed-in request carries, or None when signed
+        # out. Unset means sign-in's own (self.signins.access_token); tests assign their own.
+        self._access_token_source: Any = Agent._UNSET
+
+    # ---- parts built on first use ------------------------------------------------------------
+
+    def _key_loader(self) -> "ec.EllipticCurvePrivateKey":
+        if self._key is not None:
+            return self._key
+        from poppy_tui.agent.keys import load_or_create_key
+
+        return load_or_create_key(self.paths, self.config)
+
+    @property
+    def access_token_source(self) -> Callable[[CompanyRecord], Awaitable[str | None]] | None:
+        if self._access_token_source is Agent._UNSET:
+            return self.signins.access_token
+        return self._access_token_source
+
+    @access_token_source.setter
+    def access_token_source(self, source: Callable[[CompanyRecord], Awaitable[str | None]] | None) -> None:
+        self._access_token_source = source
+
+    @cached_property
+    def sessions(self) -> "Sessions":
+        from poppy_tui.agent.sessions import Sessions
+
+        sessions = Sessions(self.store, lambda: self.identity, allow_loopback=self.config.allow_loopback)
         # Read through self so that whatever is assigned to access_token_source later counts.
-        self.sessions.token_source = self._access_token
-        self.dispatcher.sign_in_state = self._sign_in_state
-        # Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop.
-        self.outcome_probe = OutcomeProbe(self, self.dispatcher.owner, lease_seconds)
+        sessions.token_source = self._access_token
+        return sessions
+
+    @cached_property
+    def api(self) -> "ApiTransport":
+        from poppy_tui.agent.transports.api import ApiTransport
+
+        return ApiTransport(self._http, self.sessions)
+
+    @cached_property
+    def conversations(self) -> "Conversations":
+        from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
+
+        wait = self._reply_wait_seconds
+        return Conversations(
+            self.store,
+            ConversationTransport(self._http, self.sessions),
+            reply_wait_seconds=wait if wait is not None else min(10.0, self.config.request_timeout_seconds),
+        )
+
+    @cached_property
+    def dispatcher(self) -> "Dispatcher":
+        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
+        from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS
+
+        lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
+        dispatcher = Dispatcher(
+            self.store, self._send_approval, self.config, self._owner, lease, self._backoff,
+            preflight=self.signing_problem, prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
+        )
+        dispatcher.sign_in_state = self._sign_in_state
+        return dispatcher
+
+    @cached_property
+    def signins(self) -> "SignIns":
+        from poppy_tui.agent.signin.service import SignIns
+        from poppy_tui.agent.signin.vault import TokenVault
+
+        return SignIns(self.store, self.config, self._client_identity, self._http, TokenVault(self.paths, self.config))
+
+    @cached_property
+    def outcome_probe(self) -> "OutcomeProbe":
+        """Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop."""
+        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS
+        from poppy_tui.agent.outcome_probe import OutcomeProbe
+
+        lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
+        return OutcomeProbe(self, self.dispatcher.owner, lease)
+
+    def prepare_network(self) -> None:
+        """Import and build everything sending needs, now. The TUI calls it in a thread after its
+        first frame, so the event loop never waits on these imports."""
+        self.dispatcher
+        self.outcome_probe
+        self.api
+        self.conversations
+        self.signins
+        from poppy_tui.agent.http import make_client  # noqa: F401  (httpx, imported here)
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
@@ -161,7 +241,9 @@ class Agent:
             self._mcp = McpTransport(self.sessions, self.config.request_timeout_seconds, self.config.allow_loopback)
         return self._mcp
 
-    async def _http(self) -> httpx.AsyncClient:
+    async def _http(self) -> "httpx.AsyncClient":
+        from poppy_tui.agent.http import make_client
+
         # A client belongs to the event loop that made it; the CLI may run several loops.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
@@ -169,7 +251,7 @@ class Agent:
             self._client_loop = loop
         return self._client
 
-    def _client_identity(self) -> ClientIdentity:
+    def _client_identity(self) -> "ClientIdentity":
         """Who the agent is at a Company's authorization server: its identity (spec 4.1)."""
         return self.identity
 
@@ -183,7 +265,7 @@ class Agent:
         token = await self.sessions.access_token(company)
         return None if token is None else hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
 
-    def signing_key(self) -> ec.EllipticCurvePrivateKey:
+    def signing_key(self) -> "ec.EllipticCurvePrivateKey":
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
         return self.identity.key
 
@@ -192,12 +274,15 @@ class Agent:
         """Who this agent is to Companies (spec 4.1). Read from identity.json on first use; a
         development identity (loopback client_id) is served on 127.0.0.1 from then on."""
         if self._identity is None:
+            from poppy_tui.agent.identity import load_identity
+
             self._identity = load_identity(self.paths, self.config.allow_loopback, self._key_loader)
         return self._identity
 
     def signing_problem(self) -> str | None:
         """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
         Loads the key (once: it is kept after the first success)."""
+        from poppy_tui.agent.keys import KeyStorageError
         from poppy_tui.protocol.client_metadata import IdentityError
 
         try:
@@ -210,6 +295,8 @@ class Agent:
     def startup_signing_problem(self) -> str | None:
         """signing_problem without touching the secret when the keyring can be judged by its
         backend alone: for a warning when the TUI starts, which must not wait on a keyring prompt."""
+        from poppy_tui.agent.keys import KeyStorageError, keyring_problem, storage_mode
+
         try:
             if storage_mode(self.config) == "keyring" and keyring_problem() is None:
                 return None  # a usable backend; the secret itself is read at the first approval
@@ -221,10 +308,14 @@ class Agent:
     # ---- Companies -----------------------------------------------------------------------------
 
     async def add_company(self, domain_or_url: str) -> CompanyRecord:
+        from poppy_tui.agent import companies as discovery
+
         return await discovery.discover(await self._http(), self.store, domain_or_url, self.config.allow_loopback)
 
     async def refresh_company(self, company: CompanyRecord, force: bool = False) -> "discovery.Refreshed":
         """poppy.json brought up to date as its HTTP caching allows (`force`: ask now, conditionally)."""
+        from poppy_tui.agent import companies as discovery
+
         return await discovery.refresh(
             await self._http(), self.store, self.store.get_company(company.id), self.config.allow_loopback, force
         )
@@ -239,6 +330,8 @@ class Agent:
 
     def match_companies(self, key: str) -> list[CompanyRecord]:
         """Every Company `key` (name, domain, URL) could mean: one, none, or several (ambiguous)."""
+        from poppy_tui.agent import companies as discovery
+
         text = key.strip()
         found = self.store.match_companies(text)
         if not found and "://" in text:
@@ -250,11 +343,15 @@ class Agent:
         return found[0] if len(found) == 1 else None
 
     async def fetch_openapi(self, company: CompanyRecord) -> dict:
+        from poppy_tui.agent import companies as discovery
+
         return await discovery.fetch_openapi(
             await self._http(), company, self.config.allow_loopback, self.sessions.headers(company)
         )
 
     async def list_tools(self, company: CompanyRecord) -> list[dict]:
+        from poppy_tui.agent import companies as discovery
+
         url = discovery.mcp_url(company)
         if url is None:
             raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
@@ -268,6 +365,8 @@ class Agent:
     async def call_api(
         self, company: CompanyRecord, method: str, path_or_url: str, body: Any = None, origin: str = "cli"
     ) -> RequestResult:
+        from poppy_tui.agent import companies as discovery
+
         company = await self._fresh(company)
         try:
             url = discovery.resolve_api_url(company, path_or_url, self.config.allow_loopback)
@@ -276,6 +375,8 @@ class Agent:
         request = ApiRequest(method=method.upper(), url=url, body=body)
         request_id = self.store.add_request(company.id, request, origin)
         # The first request's own key; the approval's resend gets another (Ops 6).
+        from poppy_tui.agent.transports.api import WRITE_METHODS
+
         key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
         idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
         declared = self.sessions.declares_operations(company)
@@ -288,6 +389,8 @@ class Agent:
     async def call_tool(
         self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
     ) -> RequestResult:
+        from poppy_tui.agent import companies as discovery
+
         company = await self._fresh(company)
         url = discovery.mcp_url(company)
         if url is None:
@@ -329,6 +432,8 @@ class Agent:
     def _result(
         self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str, declared: bool | None = None
     ) -> RequestResult:
+        from poppy_tui.agent import companies as discovery
+
         outcome = exchange.outcome
         if not isinstance(outcome, ApprovalRequired):  # else kept with the operation, in one commit
             self.store.set_first_response(request_id, exchange.status, exchange.response)
@@ -378,6 +483,8 @@ class Agent:
     async def say(
         self, company: CompanyRecord, text: str, conversation_row: int | None = None, origin: str = "cli"
     ) -> ConversationResult:
+        from poppy_tui.agent import companies as discovery
+
         company = await self._fresh(company)
         if not text.strip():
             raise AgentError("there is nothing to say")
@@ -453,6 +560,8 @@ class Agent:
             )
         if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)
+        from poppy_tui.agent.transports import Exchange
+
         detail = f"poppy-tui can't send an approval over {request.interface!r}"
         return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
 
