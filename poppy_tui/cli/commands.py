@@ -10,13 +10,10 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from poppy_tui.agent.config import Config, ConfigError, load_config_file
+from poppy_tui.agent.config_file import ConfigError, read_settings
 from poppy_tui.agent.paths import Paths, resolve_paths
-from poppy_tui.cli import signin_commands
 from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_failure
 from poppy_tui.cli.output import (
@@ -35,18 +32,41 @@ from poppy_tui.cli.output import (
     to_json,
 )
 
+# No typing, dataclasses or Config on the path of a command that doesn't use them: each costs a
+# short command like `pending` more than its own work (docs/architecture.md).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Awaitable, Callable
+
     from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.config import Config
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
 
-_METHOD_RE = re.compile(r"[A-Za-z]+")
+_METHOD = r"[A-Za-z]+"
 
 
-@dataclass(frozen=True)
 class Context:
-    paths: Paths
-    config: Config
-    config_file: Path | None = None  # where the TUI keeps a theme picked in its palette
+    """What every command gets: the paths, the config file (where the TUI keeps a theme picked in
+    its palette) and its settings, checked already. `config` (Config) is built on first use."""
+
+    __slots__ = ("paths", "config_file", "_settings", "_config")
+
+    def __init__(
+        self, paths: Paths, config: Config | None = None, config_file: Path | None = None,
+        *, settings: dict[str, Any] | None = None,
+    ) -> None:
+        self.paths = paths
+        self.config_file = config_file
+        self._config = config
+        self._settings = settings or {}
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from poppy_tui.agent.config import config_from_settings
+
+            self._config = config_from_settings(self._settings)
+        return self._config
 
 
 def config_file_of(args: argparse.Namespace, paths: Paths) -> Path:
@@ -60,7 +80,9 @@ def load_context(args: argparse.Namespace) -> Context:
     if getattr(args, "config", None) and not config_file.is_file():
         # A missing default config.toml means defaults; a file named on the command line must exist.
         raise ConfigError(f"{config_file}: no such config file (given with --config)")
-    return Context(paths, load_config_file(config_file), config_file)
+    # Checked now, for every command (a broken config is a usage error even where unused); read
+    # from the data folder's record of it while the file is unchanged (agent/config_file.py).
+    return Context(paths, None, config_file, settings=read_settings(config_file, paths.data_dir))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
         "pending": cmd_pending,
         "history": cmd_history,
         "show": cmd_show,
-        "signin": signin_commands.cmd_signin,
-        "signout": signin_commands.cmd_signout,
+        "signin": _signin,
+        "signout": _signin,
         "identity": _identity,
     }
     if args.command in ("mcp", "send"):
@@ -101,6 +123,12 @@ def run(args: argparse.Namespace) -> int:
 
         return gate.HANDLERS[args.command](ctx, args)
     return handlers[args.command](ctx, args)
+
+
+def _signin(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.cli import signin_commands
+
+    return (signin_commands.cmd_signin if args.command == "signin" else signin_commands.cmd_signout)(ctx, args)
 
 
 def _identity(ctx: Context, args: argparse.Namespace) -> int:
@@ -371,7 +399,7 @@ def check_timeout(args: argparse.Namespace) -> None:
 
 
 def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
-    if not _METHOD_RE.fullmatch(args.method):
+    if not re.fullmatch(_METHOD, args.method):
         raise CliError(f"METHOD must be an HTTP method such as GET or POST, got {args.method!r}", Exit.USAGE)
     method = args.method.upper()
     check_timeout(args)
@@ -463,10 +491,12 @@ def _print_rows(rows: list[Any], as_json: bool, empty: str) -> None:
 
 
 def cmd_pending(ctx: Context, args: argparse.Namespace) -> int:
-    from poppy_tui.agent.store import Status
+    from poppy_tui.agent.store.listing import ListStore
+    from poppy_tui.agent.store.status import Status
 
     unfinished = [s for s in Status if not s.is_final]
-    with open_store(ctx) as store:
+    ctx.paths.ensure()
+    with ListStore.open(ctx.paths.database) as store:
         # An expiry is a fact about time, not a decision: record it so the list doesn't show stale terms as open.
         store.expire_due()
         count = store.count_operations(unfinished)

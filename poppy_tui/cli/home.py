@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, TextIO
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
+
+TYPE_CHECKING = False  # typing is not imported on a command's path (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Callable, TextIO
 
 
 def require_existing_home(

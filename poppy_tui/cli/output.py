@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TextIO
 
+TYPE_CHECKING = False  # typing is not imported on a command's path (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from poppy_tui.agent.store import (
         AttemptRecord,
         CompanyRecord,

@@ -91,7 +91,28 @@ def test_pending_reads_the_store_without_the_network_stack(home):
         "httpx", "httpcore", "anyio", "asyncio", "ssl", "cryptography", "jwt", "regex", "http_sfv", "email",
         "logging", "uuid", "secrets", "poppy_tui.agent.agent", "poppy_tui.protocol.discovery",
         "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name",
+        # Nor the records' dataclasses, typing, the protocol's parsers or the other parts of the store.
+        "dataclasses", "shutil", "textwrap", "poppy_tui.agent.store.records", "poppy_tui.agent.store.store",
+        "poppy_tui.agent.store.dispatch", "poppy_tui.agent.config", "poppy_tui.protocol",
     })
+
+
+def test_pending_reads_a_checked_config_from_its_record(home, monkeypatch):
+    from poppy_tui.agent import config_file
+
+    config = home / "config" / "config.toml"
+    config.write_text('grace_seconds = 0\nkey_storage = "file"\n')
+    monkeypatch.setattr(config_file, "_SETTLED_NS", -10**18)  # as if written minutes ago
+    (home / "data").mkdir(exist_ok=True)
+    config_file.read_settings(config, home / "data")
+    assert (home / "data" / config_file.CHECKED_FILE).is_file()
+    code, modules, out = loaded_by(home, "pending", "--json")
+    assert code == 0 and json.loads(out) == {"operations": []}
+    assert not present(modules, {"tomllib", "dataclasses", "typing"})
+    config.write_text("grace_seconds = [\n")  # changed: parsed again, and refused
+    code, modules, out = loaded_by(home, "pending", "--json")
+    assert code == 2 and "is not valid TOML" in out and "tomllib" in modules
+
 
 
 @pytest.fixture

@@ -1,27 +1,52 @@
-from poppy_tui.agent.store.records import (
-    AttemptRecord,
-    CompanyRecord,
-    DecisionRecord,
-    EventRecord,
-    OperationRecord,
-    OperationRow,
-    RecordResult,
-    RevisionRecord,
-    Status,
-)
-from poppy_tui.agent.store.store import StateError, Store, StoreError
+"""The durable record (store.py says how it is built). Names are loaded on first use, so that a
+command that needs one part of the store (`pending`: status.py, history.py, expiry.py) doesn't
+import every part of it with the records' dataclasses (docs/architecture.md)."""
 
-__all__ = [
-    "AttemptRecord",
-    "CompanyRecord",
-    "DecisionRecord",
-    "EventRecord",
-    "OperationRecord",
-    "OperationRow",
-    "RecordResult",
-    "RevisionRecord",
-    "StateError",
-    "Status",
-    "Store",
-    "StoreError",
-]
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from poppy_tui.agent.store.connection import StateError, StoreError
+    from poppy_tui.agent.store.records import (
+        AttemptRecord,
+        CompanyRecord,
+        DecisionRecord,
+        EventRecord,
+        OperationRecord,
+        RecordResult,
+        RevisionRecord,
+    )
+    from poppy_tui.agent.store.status import OperationRow, Status
+    from poppy_tui.agent.store.store import Store
+
+_WHERE = {
+    "AttemptRecord": "records",
+    "CompanyRecord": "records",
+    "DecisionRecord": "records",
+    "EventRecord": "records",
+    "OperationRecord": "records",
+    "OperationRow": "status",
+    "RecordResult": "records",
+    "RevisionRecord": "records",
+    "StateError": "connection",
+    "Status": "status",
+    "Store": "store",
+    "StoreError": "connection",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> object:
+    part = _WHERE.get(name)
+    if part is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{part}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -13,15 +13,19 @@ import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Sequence, TypeVar
 
 from poppy_tui.agent.store.durability import Durability, WalFlusher
 from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
 
+TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Sequence, TypeVar
+
+    _S = TypeVar("_S", bound="StoreBase")
+
 BUSY_TIMEOUT_SECONDS = 10.0
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 STAMP_LENGTH = len("2026-01-01T00:00:00.000000Z")
-_S = TypeVar("_S", bound="StoreBase")
 
 
 class StoreError(RuntimeError):

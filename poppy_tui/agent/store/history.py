@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 from poppy_tui.agent.store.connection import StoreBase, parse_stamp
-from poppy_tui.agent.store.records import OperationRow, Status, loads
+from poppy_tui.agent.store.status import OperationRow, Status, loads
+
+TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 
 class HistoryStore(StoreBase):

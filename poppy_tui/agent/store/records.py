@@ -1,38 +1,18 @@
-"""Read models returned by the store. Plain frozen dataclasses: safe to hand to any thread."""
+"""Read models returned by the store. Plain frozen dataclasses: safe to hand to any thread.
+Status and OperationRow (what lists need) are in status.py, without dataclasses."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from poppy_tui.protocol.operation import Operation, parse_operation
-from poppy_tui.protocol.requests import RequestDescription, request_from_json
+from poppy_tui.agent.store.status import OperationRow, Status, loads  # noqa: F401 (imported from here too)
 
-
-class Status(StrEnum):
-    """The approval state machine (docs/state-machine.md)."""
-
-    PENDING = "pending"  # waiting for the person
-    APPROVED = "approved"  # decision committed; grace period before the first send
-    SENDING = "sending"  # at least one send attempt started; retries use the same approval
-    PERFORMED = "performed"
-    NOT_PERFORMED = "not_performed"
-    OUTCOME_UNKNOWN = "outcome_unknown"  # sent, no definite answer: no new approval until resolved
-    DECLINED = "declined"
-    WITHDRAWN = "withdrawn"  # approval taken back before any send; may be decided again
-    EXPIRED = "expired"
-
-    @property
-    def is_open(self) -> bool:
-        """Waiting for a person to decide."""
-        return self in (Status.PENDING, Status.WITHDRAWN)
-
-    @property
-    def is_final(self) -> bool:
-        return self in (Status.PERFORMED, Status.NOT_PERFORMED, Status.DECLINED, Status.EXPIRED)
+if TYPE_CHECKING:
+    # The protocol's parsers load when a record is turned back into one, not with the records.
+    from poppy_tui.protocol.operation import Operation
+    from poppy_tui.protocol.requests import RequestDescription
 
 
 @dataclass(frozen=True)
@@ -70,6 +50,8 @@ class RevisionRecord:
     seen_at: str | None
 
     def as_operation(self) -> Operation:
+        from poppy_tui.protocol.operation import parse_operation
+
         return parse_operation(self.raw)
 
 
@@ -107,29 +89,6 @@ class EventRecord:
     at: str
     kind: str
     detail: str | None
-
-
-@dataclass(frozen=True)
-class OperationRow:
-    """One line of the inbox or history: enough to list without loading everything."""
-
-    id: int
-    company_id: int
-    company_name: str
-    company_domain: str
-    operation_id: str
-    interface: str
-    status: Status
-    revision: str
-    summary: str
-    terms: dict[str, Any] | None
-    expires_at: datetime
-    revision_count: int
-    created_at: str
-    updated_at: str
-    decided_at: str | None
-    approved_revision: str | None
-    outcome_detail: str | None
 
 
 @dataclass(frozen=True)
@@ -176,9 +135,7 @@ class RecordResult:
     status: Status
 
 
-def loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
 def request_of(text: str) -> RequestDescription:
+    from poppy_tui.protocol.requests import request_from_json
+
     return request_from_json(text)
