@@ -130,6 +130,9 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
     assert "httpx" in modules and "poppy_tui.agent.agent" in modules  # it did make the request
     # Printing a JSON answer needs no sanitiser: that (and regex) loads only for Company text.
     assert not present(modules, EVERYWHERE | {"regex", "poppy_tui.safety.sanitize"})
+    # Signed out: the access token is looked up in the store; no sign-in flow or parser loads.
+    assert "poppy_tui.agent.signin.service" in modules
+    assert not present(modules, {"poppy_tui.agent.signin.flows", "poppy_tui.protocol.signin", "authlib"})
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,7 +25,6 @@ from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.companies import DiscoveryError, fetch_json
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.signin.errors import SignInError
-from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, Grant, MediatedSignIn, SignInContext
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.agent.signin.vault import TokenVault
 from poppy_tui.agent.store import CompanyRecord, Store
@@ -33,23 +32,17 @@ from poppy_tui.agent.store.sign_ins import SignInRecord, delete_sign_in, get_sig
 from poppy_tui.protocol.conventions import ACCESS_TOKEN_REFRESH_MARGIN_SECONDS
 from poppy_tui.protocol.discovery import is_loopback_host
 from poppy_tui.protocol.errors import ProtocolError
-from poppy_tui.protocol.signin import (
-    SIGN_IN_KINDS,
-    AuthOffer,
-    AuthServer,
-    SignInKind,
-    TokenResponse,
-    metadata_url,
-    parse_auth_offer,
-    parse_auth_server,
-    parse_token_response,
-)
+
+if TYPE_CHECKING:
+    # The flows and the protocol's sign-in parsers load only when someone is, or gets, signed in:
+    # a request to a Company with no sign-in asks access_token() and gets None from the store.
+    from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, Grant, MediatedSignIn
+    from poppy_tui.protocol.signin import AuthOffer, AuthServer, SignInKind, TokenResponse
+
+    Flow = DeviceSignIn | DirectSignIn | MediatedSignIn
 
 log = logging.getLogger(__name__)
 MAX_METADATA_BYTES = 256 * 1024
-
-Flow = DeviceSignIn | DirectSignIn | MediatedSignIn
-
 
 @dataclass(frozen=True)
 class SignOutResult:
@@ -81,6 +74,8 @@ class SignIns:
         return self._config.allow_loopback and is_loopback_host(urlsplit(company.base_url).hostname or "")
 
     def offer(self, company: CompanyRecord) -> AuthOffer:
+        from poppy_tui.protocol.signin import parse_auth_offer
+
         try:
             return parse_auth_offer(company.document, self._allow_loopback(company))
         except ProtocolError as exc:
@@ -88,12 +83,16 @@ class SignIns:
 
     def default_kind(self, company: CompanyRecord) -> SignInKind:
         """Device first: a terminal can always show a code; then Direct, then Mediated."""
+        from poppy_tui.protocol.signin import SIGN_IN_KINDS
+
         kinds = self.offer(company).kinds()
         if not kinds:
             raise SignInError(f"{possessive(company.name)} poppy.json offers no sign-in kind (auth.device, direct or mediated)")
         return next(k for k in SIGN_IN_KINDS if k in kinds)
 
     async def bind_issuer(self, company: CompanyRecord) -> tuple[AuthOffer, AuthServer]:
+        from poppy_tui.protocol.signin import metadata_url, parse_auth_server
+
         offer = self.offer(company)
         allow = self._allow_loopback(company)
         url = metadata_url(offer.issuer)
@@ -124,6 +123,8 @@ class SignIns:
         self, company: CompanyRecord, kind: SignInKind | None = None, scopes: tuple[str, ...] | list[str] | None = None,
         **options,
     ) -> Flow:
+        from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, Grant, MediatedSignIn, SignInContext
+
         company = self._store.get_company(company.id)
         kind = kind or self.default_kind(company)
         offer, server = await self.bind_issuer(company)
@@ -160,6 +161,8 @@ class SignIns:
         self, company: CompanyRecord, server: AuthServer, kind: SignInKind, tokens: TokenResponse, account: str | None
     ) -> Grant:
         # The refresh token first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
+        from poppy_tui.agent.signin.flows import Grant
+
         if tokens.refresh_token:
             self.vault.keep_refresh_token(server.issuer, tokens.refresh_token)
         else:
@@ -198,12 +201,16 @@ class SignIns:
             return cached.token if cached is not None and cached.usable() else None
 
     def _issuer_now(self, company: CompanyRecord) -> str | None:
+        from poppy_tui.protocol.signin import parse_auth_offer
+
         try:
             return parse_auth_offer(self._store.get_company(company.id).document, self._allow_loopback(company)).issuer
         except (ProtocolError, KeyError):
             return None
 
     async def _refresh(self, company: CompanyRecord, record: SignInRecord) -> str | None:
+        from poppy_tui.protocol.signin import parse_token_response
+
         try:
             refresh_token = self.vault.refresh_token(record.issuer)
         except SignInError as exc:
