@@ -22,15 +22,6 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
-from poppy_tui.protocol.outcomes import (
-    ApprovalRequired,
-    BadResponse,
-    NotPerformed,
-    NotSent,
-    Performed,
-    RetryLater,
-    Unknown,
-)
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 
 if TYPE_CHECKING:
@@ -407,12 +398,14 @@ class Agent:
     async def _recheck_after(self, exchange: Exchange, company: CompanyRecord) -> CompanyRecord:
         """After `extension_required`, read poppy.json again now (conditionally): the copy that
         decided what to declare may be out of date, and the explanation should say so."""
+        from poppy_tui.protocol.outcomes import NotPerformed
         outcome = exchange.outcome
         if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
             return (await self.refresh_company(company, force=True)).company
         return company
 
     async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
+        from poppy_tui.protocol.outcomes import NotSent, RetryLater
         exchange: Exchange | None = None
         for number in range(1, FIRST_REQUEST_SENDS + 1):
             # Read again before a resend: another process may have started a new Session meanwhile.
@@ -432,6 +425,9 @@ class Agent:
     def _result(
         self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str, declared: bool | None = None
     ) -> RequestResult:
+        from poppy_tui.protocol.outcomes import (
+            ApprovalRequired, BadResponse, NotPerformed, NotSent, Performed, RetryLater, Unknown,
+        )
         from poppy_tui.agent import companies as discovery
 
         outcome = exchange.outcome
@@ -483,6 +479,7 @@ class Agent:
     async def say(
         self, company: CompanyRecord, text: str, conversation_row: int | None = None, origin: str = "cli"
     ) -> ConversationResult:
+        from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.agent import companies as discovery
 
         company = await self._fresh(company)
@@ -542,6 +539,7 @@ class Agent:
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        from poppy_tui.protocol.outcomes import NotPerformed
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request

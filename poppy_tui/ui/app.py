@@ -117,6 +117,11 @@ class PoppyApp(App[None]):
         from poppy_tui.ui.outcome_toasts import OutcomeWatcher
 
         self.outcome_watcher = OutcomeWatcher()
+        # Where the store stood when the app began: notifications start watching after the first
+        # frame, and announce what was updated after this (another process's new operation that
+        # arrived while the first frame was drawn included). One indexed read.
+        latest = getattr(agent.store, "latest_update", None)
+        self._started_at: str | None = latest() if latest is not None else None
         # Where a theme picked in the palette is kept; None (tests, screenshots) keeps it for this run only.
         self.config_file = config_file
         self._theme_ready = False
@@ -152,24 +157,61 @@ class PoppyApp(App[None]):
                         f"{plain_line(exc)}", severity="warning", markup=False)
 
     def on_ready(self) -> None:
+        # Ready comes after the first layout and frame: the inbox read its first page when it
+        # mounted, so its rows were in that frame (issue #15 target 1).
         self.startup_ms = _start_time.elapsed_ms()
         age = _start_time.process_age_ms()
         message = f"started in {self.startup_ms:.0f} ms" + (f" ({age:.0f} ms since process start)" if age else "")
         self.log.info(message)
         log.info(message)
-        # Reading the store, polling it and the dispatcher all wait until the first frame is on screen.
         self.painted = True
-        self.notify_store_changed()
-        self._change_token = self.agent.store.change_token()
-        self._start_notifications()
+        # Screens that read the store while mounting, with nothing committed since, aren't read again.
+        self._change_token = token = self.agent.store.change_token()
+        for screen in self.screen_stack:
+            if getattr(screen, "read_at_token", None) != token:
+                screen.post_message(StoreChanged())
         self.set_interval(POLL_SECONDS, self._poll_store)
-        self._start_dispatcher()
-        self._warn_if_unsignable()
+        if self._initial_extra is not None:
+            mode, argument = self._initial_extra
+            if mode == "review" and argument.isdigit():
+                self.open_review(int(argument))
+            elif mode == "help":
+                self.action_help()
+        self.call_after_refresh(self._after_first_frame)
 
-    def _warn_if_unsignable(self) -> None:
+    def _after_first_frame(self) -> None:
+        """What waits until the rows are on screen: notifications and outcome toasts take their
+        first look, and the network stack (httpx, keys, the dispatcher...) is imported and built
+        in a thread, then the dispatcher starts on the event loop as before."""
+        for screen in self.screen_stack:
+            shown = getattr(screen, "first_frame_shown", None)
+            if shown is not None:
+                shown()
+        self._start_notifications()
+        self._announce_outcomes()  # the first look only takes note of what is on its way
+        self.run_worker(self._prepare_network, name="network", group="network", thread=True, exit_on_error=False)
+
+    def _prepare_network(self) -> None:
+        """In a thread: imports and builds what sending needs, and judges whether approvals can
+        be signed (the keyring's backend is imported and probed here, never on the event loop)."""
+        prepare = getattr(self.agent, "prepare_network", None)
+        problem: str | None = None
+        try:
+            if prepare is not None:
+                prepare()
+            check = getattr(self.agent, "startup_signing_problem", None)
+            problem = check() if check is not None else None
+        finally:
+            # Started even if preparing failed: the dispatcher reports its own failure (and is
+            # started again), so sending is never silently off.
+            self.call_from_thread(self._network_ready, problem)
+
+    def _network_ready(self, problem: str | None) -> None:
+        self._start_dispatcher()
+        self._warn_if_unsignable(problem)
+
+    def _warn_if_unsignable(self, problem: str | None) -> None:
         """Say at start-up, not at the first approval, when approvals can't be signed here."""
-        check = getattr(self.agent, "startup_signing_problem", None)
-        problem = check() if check is not None else None
         if problem:
             from poppy_tui.ui.safe import plain_line
 
@@ -177,12 +219,6 @@ class PoppyApp(App[None]):
                 f"Approvals can't be signed on this machine; you can browse, not approve. {plain_line(problem, 1000)}",
                 severity="warning", markup=False, timeout=30,
             )
-        if self._initial_extra is not None:
-            mode, argument = self._initial_extra
-            if mode == "review" and argument.isdigit():
-                self.open_review(int(argument))
-            elif mode == "help":
-                self.action_help()
 
     def _start_dispatcher(self) -> None:
         run = getattr(self.agent, "run_dispatcher", None)
@@ -194,6 +230,9 @@ class PoppyApp(App[None]):
                         exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "network" and event.state == WorkerState.ERROR:
+            self.log.warning(f"preparing the network stack failed: {event.worker.error}")
+            return
         if event.worker.name != "dispatcher" or event.state != WorkerState.ERROR:
             return
         from poppy_tui.ui.safe import plain_line
@@ -228,7 +267,7 @@ class PoppyApp(App[None]):
         from poppy_tui.agent.config import NotificationSettings
         from poppy_tui.ui.notifications import Notifier, OperationWatcher
 
-        self.watcher = OperationWatcher(self.agent.store)
+        self.watcher = OperationWatcher(self.agent.store, self._started_at)
         self.notifier = Notifier(
             getattr(self.agent.config, "notifications", None) or NotificationSettings(),
             toast=lambda text, severity: self.notify(text, severity=severity, markup=False, timeout=8),

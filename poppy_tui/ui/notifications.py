@@ -72,13 +72,19 @@ def _amount(store: Store, row: int) -> str | None:
 class OperationWatcher:
     """What changed in the store since the last look. The first look only takes note."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, since: str | None = None) -> None:
+        """`since` (a store stamp): the first look reports what changed after it, instead of
+        only taking note (the TUI starts watching after its first frame, and something may
+        have arrived while that frame was drawn)."""
         self.store = store
         self._seen: dict[int, tuple[Status, str, int]] | None = None
         self._started = ""
+        self._since = since
 
     def changes(self) -> list[Event]:
         rows = self.store.list_operations(limit=WATCH_LIMIT)
+        if self._seen is None and self._since is not None:
+            self._seen, self._started = {}, self._since
         if self._seen is None:
             self._seen = {r.id: (r.status, r.revision, r.revision_count) for r in rows}
             self._started = max((r.updated_at for r in rows), default="")

@@ -16,9 +16,31 @@ from typing import Any
 from rich.text import Text
 
 from poppy_tui.safety.company_name import company_label
-from poppy_tui.safety.discrepancies import check_operation, diff_revisions, key_amount, terms_rows
 from poppy_tui.safety.sanitize import sanitize_line
-from poppy_tui.safety.summary import company_content, render_summary, safe_content, safe_line_content
+
+# Imported on first use (PEP 562): the checks and the summary renderer cost ~40 ms to import,
+# and the inbox's first frame (cells of plain Text) needs neither (issue #15 target 1).
+_LAZY = {
+    "check_operation": "poppy_tui.safety.discrepancies",
+    "diff_revisions": "poppy_tui.safety.discrepancies",
+    "key_amount": "poppy_tui.safety.discrepancies",
+    "terms_rows": "poppy_tui.safety.discrepancies",
+    "company_content": "poppy_tui.safety.summary",
+    "render_summary": "poppy_tui.safety.summary",
+    "safe_content": "poppy_tui.safety.summary",
+    "safe_line_content": "poppy_tui.safety.summary",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "cell",
@@ -147,6 +169,8 @@ def _first_line(text: str) -> str:
 
 def first_line(text: str, max_chars: int):
     """The summary's first line as safe Content; the marker counts what the line has left."""
+    from poppy_tui.safety.summary import safe_line_content
+
     return safe_line_content(_first_line(text), max_chars)
 
 
@@ -161,9 +185,13 @@ def plain_line(text: Any, max_chars: int = 300) -> str:
 
 def strong(text: str, max_chars: int):
     """A Company-supplied name or amount on one line, in bold."""
+    from poppy_tui.safety.summary import safe_line_content
+
     return safe_line_content(text, max_chars).stylize("bold")
 
 
 def json_content(value: Any):
     """Company JSON, pretty-printed, every string sanitised on the way to the screen."""
+    from poppy_tui.safety.summary import safe_content
+
     return safe_content(json.dumps(value, indent=2, ensure_ascii=False, default=str))

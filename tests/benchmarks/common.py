@@ -72,6 +72,10 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[Samples, object]:
 
 def child_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
+    # An installed program runs from .pyc files: with PYTHONDONTWRITEBYTECODE inherited, the
+    # warm-up rounds couldn't write them and every run compiled poppy_tui's edited sources again
+    # (~150 ms of a first frame), which a person's install never pays.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     env.update(extra)

@@ -66,6 +66,12 @@ class HistoryStore(StoreBase):
             for r in rows
         ]
 
+    def latest_update(self) -> str:
+        """The newest operation's updated_at ("" with none): one step down an index. What was
+        updated after it is news to a watcher that started then (ui/notifications.py)."""
+        row = self._db.execute("SELECT max(updated_at) FROM operations").fetchone()
+        return row[0] or ""
+
     def count_operations(
         self, statuses: Iterable[Status | str] | None = None, company_id: int | None = None, text: str | None = None
     ) -> int:

@@ -46,6 +46,10 @@ class InboxScreen(PoppyScreen):
         self._attempted: set[int] = set()
         self._handed: set[int] = set()  # the rows the current (or last) thread was given  # rows handed to that thread (one that fails isn't retried in a loop)
         self.loaded = False
+        # The store's change token when the rows were read: the app doesn't read them again at
+        # on_ready when nothing was committed since (they were read at mount, for the first frame).
+        self.read_at_token: Any = None
+        self._checks_waiting: list[int] = []  # rows to check once the first frame is on screen
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -71,8 +75,19 @@ class InboxScreen(PoppyScreen):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
+        # The first page is read now, synchronously (two indexed queries, the same cost at 50,000
+        # pending as at 500), so the rows are in the first frame (issue #15 target 1).
+        self.refresh_data()
+
+    def first_frame_shown(self) -> None:
+        """Called by the app once the first frame is on screen: the checks' thread starts now,
+        so its imports don't compete with that frame for the interpreter."""
+        waiting, self._checks_waiting = self._checks_waiting, []
+        if waiting and not self.checking:
+            self._start_checks(waiting)
 
     def refresh_data(self) -> None:
+        self.read_at_token = self.store.change_token()
         pending = self.store.list_operations(INBOX_STATUSES, limit=INBOX_LIMIT)
         # Soonest to expire first: that is the one that can't wait.
         pending.sort(key=lambda r: (r.expires_at, r.id))
@@ -86,10 +101,11 @@ class InboxScreen(PoppyScreen):
         progress_table.show_items([self._item(r) for r in progress])
         missing = [row for row in rows if row not in self._checked and row not in self._attempted]
         if missing and not self.checking:
-            self.checking = True
-            self._attempted.update(missing)
-            self._handed = set(missing)
-            self._check(missing)
+            if self.poppy.painted:
+                self._checks_waiting = []
+                self._start_checks(missing)
+            else:
+                self._checks_waiting = missing
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({len(pending)})")
         )
@@ -99,6 +115,12 @@ class InboxScreen(PoppyScreen):
         progress_table.display = bool(progress)
         self.query_one("#progress-title").display = bool(progress)
         self.loaded = True
+
+    def _start_checks(self, missing: list[int]) -> None:
+        self.checking = True
+        self._attempted.update(missing)
+        self._handed = set(missing)
+        self._check(missing)
 
     def _item(self, row: OperationRow) -> InboxItem:
         checked = self._checked.get(row.id)

@@ -10,7 +10,6 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.ui.format import checks_summary
-from poppy_tui.ui.safe import safe_content, safe_line_content
 
 SEVERITY_LABEL = {"danger": "DANGER:", "warning": "WARNING:", "info": "NOTE:"}
 
@@ -27,6 +26,9 @@ def badge_counts(findings: Iterable[Any]) -> tuple[int, int]:
 
 
 def finding_line(finding: Any) -> Content:
+    # Here, not at the top: the inbox imports this module for badge_counts, before its first frame.
+    from poppy_tui.ui.safe import safe_content, safe_line_content
+
     label = SEVERITY_LABEL.get(finding.severity, finding.severity.upper() + ":")
     # The message may quote the Company's text, so it goes through safe_content.
     parts: list[Content | str | tuple[str, str]] = [(label, "bold"), " ", safe_content(finding.message)]

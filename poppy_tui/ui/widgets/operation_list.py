@@ -25,6 +25,10 @@ COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
 SUMMARY_LINES = 4
 # Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
 WIDE_SUMMARY_LINES = 2
+# The first frame gets at least the rows a screen can show (the terminal's height); the others
+# follow ROWS_PER_CHUNK at a time, each once the last is drawn, so keys are answered between chunks.
+FIRST_ROWS = 40
+ROWS_PER_CHUNK = 100
 # "conversation" would cost the summary eight cells on every row.
 VIA = {"api": "API", "mcp": "MCP", "conversation": "Chat"}
 
@@ -77,6 +81,11 @@ class OperationTable(DataTable):
         # Sanitising a hostile megabyte summary takes tens of ms; rows are rebuilt on every change.
         self._summaries: dict[tuple[Any, ...], Text] = {}
         self._apart: dict[str, str] = {}
+        self._to_add: list[str] = []  # keys of items whose rows are still to be added
+        self._generation = 0  # which show_items the pending chunks belong to
+        self._lines = 0
+        self._selecting: str | None = None  # the cursor goes back here once its row is added
+        self._chunk_queued = False
 
     def _widths(self) -> dict[str, int]:
         return COMPACT_WIDTHS if self.compact else WIDTHS
@@ -101,28 +110,57 @@ class OperationTable(DataTable):
         return [(k, labels[k], summary if k == "summary" else widths[k]) for k in self.column_keys]
 
     def show_items(self, items: list[InboxItem]) -> None:
-        selected = self.selected_row_key()
+        """Rows for the screen first, the rest right after each refresh, in chunks: the first
+        frame costs the same with 50,000 pending as with 50 (issue #15 target 1)."""
+        selected = self._selecting or self.selected_row_key()
         set_columns(self, self._layout())
         self.clear()
-        self.items = {}
+        self._generation += 1
+        self.items = {str(item.row.id): item for item in items}
         # Summaries that begin alike are shown from where they part, if they'd be cut before it.
         apart = first_lines_apart([item.row.summary for item in items])
         self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
-        lines = 0
-        for item in items:
-            key = str(item.row.id)
-            self.items[key] = item
-            cells = self._cells(item)
-            height = max(len(c.plain.split("\n")) for c in cells)
-            lines += height
-            self.add_row(*cells, key=key, height=height)
-        if selected in self.items:
-            self.move_cursor(row=self.get_row_index(selected))
+        self._to_add = list(self.items)
+        self._lines = 0
+        self._selecting = selected if selected in self.items else None
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
+        self._chunk_queued = False
+        self._add_rows(max(FIRST_ROWS, self.app.size.height))
+
+    def _add_rows(self, count: int) -> None:
+        batch, self._to_add = self._to_add[:count], self._to_add[count:]
+        for key in batch:
+            cells = self._cells(self.items[key])
+            height = max(len(c.plain.split("\n")) for c in cells)
+            self._lines += height
+            self.add_row(*cells, key=key, height=height)
+        if self._selecting is not None and self._selecting in self.rows:
+            self.move_cursor(row=self.get_row_index(self._selecting))
+            self._selecting = None
         # Every row's lines and the header; max-height in the stylesheet caps it. (height: auto
         # would follow the rows only after a relayout that adding rows doesn't trigger.)
-        self.styles.height = lines + 1
+        self.styles.height = self._lines + 1
+
+    def render_lines(self, crop: Any) -> Any:
+        lines = super().render_lines(crop)
+        # The next chunk waits until the rows so far have been laid out (DataTable measures new
+        # rows when idle) and drawn: so the first frame has its rows before any more are added.
+        if self._to_add and not self._chunk_queued and not self._require_update_dimensions:
+            self._chunk_queued = True
+            self.call_after_refresh(self._add_more, self._generation)
+        return lines
+
+    def _add_more(self, generation: int) -> None:
+        self._chunk_queued = False
+        if generation != self._generation:
+            return  # show_items ran again since: its rows replaced these
+        self._add_rows(ROWS_PER_CHUNK)
+
+    @property
+    def complete(self) -> bool:
+        """Every item has its row (the rest of a long inbox is added after the first frame)."""
+        return not self._to_add
 
     def visible_keys(self) -> list[str]:
         if not self.display or not self.row_count:
@@ -147,6 +185,8 @@ class OperationTable(DataTable):
                 continue
             item = replace(item, amount=checked.amount, findings=checked.findings, checked=True)
             self.items[key] = item
+            if key not in self.rows:
+                continue  # its row is still to be added, with these checks
             # The badge is its own column when wide, under the Company's name when compact.
             for column, value in zip(self.column_keys, self._cells(item)):
                 if column in ("company", "checks", "amount"):

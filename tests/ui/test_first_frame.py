@@ -1,0 +1,140 @@
+"""The TUI's first frame (issue #15 target 1): what it shows and what it costs, as behaviour.
+
+The first frame carries the inbox's rows (read at mount, not after on_ready), only a screen's
+worth of them is built before it (the rest follow), and nothing of the network stack is imported
+before it. Time is measured by tests/benchmarks/bench_firstframe.py, never here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+from poppy_tui.agent.paths import resolve_paths
+from poppy_tui.agent.store import Store
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.widgets.operation_list import FIRST_ROWS, OperationTable
+from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_company, add_operation, ui_config
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Runs the real program's TUI path (`poppy-tui --home H`) headless: the TUI is started by
+# cli/commands.py as always, only without a terminal. When the app's work waiting for
+# the first frame is shown (_after_first_frame), it notes the modules loaded so far and the rows
+# on screen; it exits when the network would be prepared.
+_PROBE = """
+import json, sys
+import poppy_tui.cli.commands as commands
+from poppy_tui.cli.main import main
+
+def run_tui(agent, initial_screen="inbox", config_file=None):
+    from poppy_tui.ui.app import PoppyApp
+    seen = {}
+
+    class Probe(PoppyApp):
+        def _after_first_frame(self):
+            seen["modules"] = sorted(n for n, m in list(sys.modules.items()) if m is not None)
+            seen["rows"] = self.screen.query_one("#pending-table").row_count
+            super()._after_first_frame()
+
+    app = Probe(agent, initial_screen=initial_screen, config_file=config_file)
+    agent.prepare_network = lambda: app.call_from_thread(app.exit)
+    app.run(headless=True)
+    print(json.dumps(seen), file=sys.stderr)
+
+commands.require_terminal = lambda: None
+commands.run_tui = run_tui
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+# Sending's libraries and the text checks' (the review screen's) have no place before the first frame.
+NOT_BEFORE_FIRST_FRAME = {
+    "httpx", "httpcore", "jwt", "cryptography", "authlib", "keyring", "mcp", "markdown_it",
+    "poppy_tui.agent.dispatcher", "poppy_tui.agent.outcome_probe", "poppy_tui.agent.transports.api",
+    "poppy_tui.agent.signin.service", "poppy_tui.agent.keys", "poppy_tui.safety.discrepancies",
+}
+
+
+def present(modules: set[str], names: set[str]) -> set[str]:
+    return {n for n in names if any(m == n or m.startswith(n + ".") for m in modules)}
+
+
+def fill(store: Store, count: int) -> list[int]:
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    return [
+        add_operation(store, company, f"op_{n}", f"Exchange order {n}", expires_at=FIXED_NOW + timedelta(minutes=10 + (n * 7) % count))
+        for n in range(count)
+    ]
+
+
+def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
+    home = tmp_path / "home"
+    paths = resolve_paths(home)
+    paths.ensure()
+    with Store.open(paths.database) as store:
+        fill(store, 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, "--home", str(home)], env=env, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL, cwd=REPO,
+    )
+    seen = json.loads(done.stderr.rstrip("\n").split("\n")[-1])
+    modules = set(seen["modules"])
+    assert "textual" in modules and "poppy_tui.ui.screens.inbox" in modules  # it did start the TUI
+    assert seen["rows"] == 3
+    assert not present(modules, NOT_BEFORE_FIRST_FRAME)
+
+
+class FirstFrameApp(PoppyApp):
+    """Notes the inbox's rows at on_ready, which Textual posts after its first layout and frame."""
+
+    rows_at_ready: int | None = None
+    loaded_at_ready: bool = False
+
+    def on_ready(self) -> None:
+        table = self.screen.query_one("#pending-table", OperationTable)
+        self.rows_at_ready = table.row_count
+        self.loaded_at_ready = self.screen.loaded
+        super().on_ready()
+
+
+async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store):
+    rows = fill(store, 150)
+    app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        table = app.screen.query_one("#pending-table", OperationTable)
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if table.complete:
+                break
+        assert app.loaded_at_ready and app.rows_at_ready is not None
+        assert FIRST_ROWS <= app.rows_at_ready < len(rows)  # the first frame had rows, not all of them
+        assert table.row_count == len(rows)
+        # Soonest to expire first, across the rows added after the first frame too.
+        expiries = [table.items[row.key.value].row.expires_at for row in table.ordered_rows]
+        assert expiries == sorted(expiries)
+
+
+async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again(store):
+    fill(store, 150)
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        table = app.screen.query_one("#pending-table", OperationTable)
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if table.complete:
+                break
+        table.move_cursor(row=120)
+        chosen = table.selected_row_key()
+        app.notify_store_changed()  # rebuilt: row 120 comes back only after the first chunks
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if table.complete:
+                break
+        assert table.row_count == 150
+        assert table.selected_row_key() == chosen
