@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import jwt
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.protocol import conventions as c
@@ -122,7 +121,21 @@ def parse_client_metadata(document: Any, fetched_from: str, allow_loopback: bool
 
 
 def public_jwk(key: ec.EllipticCurvePublicKey) -> dict[str, str]:
-    return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    """The key as an EC JWK (RFC 7518 6.2.1: coordinates as base64url of their fixed-width
+    big-endian bytes), written here as PyJWT's to_jwk writes it: importing PyJWT costs a short
+    command like `poppy-tui call` about 30 ms, and only verifying needs it."""
+    if not isinstance(key.curve, ec.SECP256R1):
+        import jwt
+
+        return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    import base64
+
+    numbers = key.public_numbers()
+
+    def coordinate(value: int) -> str:
+        return base64.urlsafe_b64encode(value.to_bytes(32, "big")).rstrip(b"=").decode("ascii")
+
+    return {"kty": "EC", "crv": "P-256", "x": coordinate(numbers.x), "y": coordinate(numbers.y)}
 
 
 def jwk_thumbprint(jwk: dict[str, Any]) -> str:
@@ -172,6 +185,8 @@ def parse_jwks(document: Any) -> dict[str, ec.EllipticCurvePublicKey]:
             continue
         if kid in keys:
             raise IdentityError(f"the JWKS names kid {kid[:64]!r} twice")
+        import jwt
+
         try:
             key = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps({k: entry[k] for k in ("kty", "crv", "x", "y")}))
         except Exception as exc:  # from_jwk raises TypeError/ValueError/binascii.Error/KeyError

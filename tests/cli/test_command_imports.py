@@ -133,6 +133,7 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
     # Signed out: the access token is looked up in the store; no sign-in flow or parser loads.
     assert "poppy_tui.agent.signin.service" in modules
     assert not present(modules, {"poppy_tui.agent.signin.flows", "poppy_tui.protocol.signin", "authlib"})
+    assert "cryptography" in modules and "jwt" not in modules  # signed with cryptography; PyJWT only verifies
 
 
 @pytest.mark.parametrize(
