@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +30,7 @@ WIDE_SUMMARY_LINES = 2
 # follow ROWS_PER_CHUNK at a time, each once the last is drawn, so keys are answered between chunks.
 FIRST_ROWS = 40
 ROWS_PER_CHUNK = 100
+CHUNK_PAUSE_SECONDS = 0.05
 # "conversation" would cost the summary eight cells on every row.
 VIA = {"api": "API", "mcp": "MCP", "conversation": "Chat"}
 
@@ -146,9 +148,12 @@ class OperationTable(DataTable):
         lines = super().render_lines(crop)
         # The next chunk waits until the rows so far have been laid out (DataTable measures new
         # rows when idle) and drawn: so the first frame has its rows before any more are added.
-        if self._to_add and not self._chunk_queued and not self._require_update_dimensions:
+        # Not while Textual batches updates (start-up does): a frame drawn then is never
+        # written, and a chunk added there delayed the one that is (measured in a pty).
+        if (self._to_add and not self._chunk_queued and not self._require_update_dimensions
+                and not getattr(self.app, "_batch_count", 0)):
             self._chunk_queued = True
-            self.call_after_refresh(self._add_more, self._generation)
+            self.set_timer(CHUNK_PAUSE_SECONDS, partial(self._add_more, self._generation))
         return lines
 
     def _add_more(self, generation: int) -> None:
