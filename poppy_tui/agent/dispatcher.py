@@ -45,6 +45,7 @@ from poppy_tui.agent.store import (
     Store,
     StoreError,
 )
+from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
@@ -172,6 +173,8 @@ class Dispatcher:
         self._claim_ahead = max(self._per_company, DEFAULT_CLAIM_AHEAD)
         # Attempts waiting to be committed together (_begin_attempt): (operation row, its future).
         self._starting: list[tuple[int, asyncio.Future[AttemptRecord]]] = []
+        # Groups whose attempts are committed and whose fsync runs in a worker thread.
+        self._syncing: set[asyncio.Task[None]] = set()
         # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
         # first due `probe_after` seconds after a send ended unknown.
         self._prober = prober
@@ -411,12 +414,35 @@ class Dispatcher:
         if not waiting:
             return
         try:
-            results = self.store.start_attempts([row for row, _ in waiting], self.owner)
+            # Committed here, on the loop's thread (one connection, one transaction at a time),
+            # without an fsync; the fsync runs in a worker thread (_release_when_durable) while
+            # the loop goes on reading answers and committing the next group: a pipeline. No
+            # request of this group leaves before its fsync returned (docs/reliability.md).
+            results = self.store.start_attempts([row for row, _ in waiting], self.owner, Durability.AWAITED)
+            commit = self.store.take_awaited()
         except Exception as exc:  # noqa: BLE001 - e.g. StoreError: none of them was committed
             for _, future in waiting:
                 future.set_exception(exc)
             return
+        task = asyncio.ensure_future(self._release_when_durable(waiting, results, commit))
+        self._syncing.add(task)
+        task.add_done_callback(self._syncing.discard)
+
+    async def _release_when_durable(
+        self, waiting: list[tuple[int, asyncio.Future[AttemptRecord]]], results: list, commit: int
+    ) -> None:
+        try:
+            await asyncio.to_thread(self.store.sync_through, commit)
+        except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
+            # The attempts are committed but maybe not durable; their operations keep an
+            # unfinished attempt, which every later pass treats as in doubt (never as unsent).
+            for _, future in waiting:
+                if not future.done():
+                    future.set_exception(exc)
+            return
         for (_, future), result in zip(waiting, results):
+            if future.done():
+                continue  # its sender was cancelled meanwhile: the attempt stays unfinished, in doubt
             if isinstance(result, StateError):
                 future.set_exception(result)
             else:

@@ -66,9 +66,9 @@ def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves
     groups: list[int] = []
     start_attempts = agent.store.start_attempts
 
-    def counted(rows, owner):
+    def counted(rows, owner, *durability):
         groups.append(len(rows))
-        return start_attempts(rows, owner)
+        return start_attempts(rows, owner, *durability)
 
     agent.store.start_attempts = counted  # the real method, counted
 
@@ -101,12 +101,12 @@ def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_
             declined = rows[1]
             real = agent.store.start_attempts
 
-            def decline_first(ops, owner):
+            def decline_first(ops, owner, *durability):
                 # The person declines one of them between its claim and its attempt: that one
                 # gets a StateError and nothing is recorded for it; the group goes on.
                 agent.store.start_attempts = real
                 agent.store._db.execute("UPDATE operations SET status=? WHERE id=?", (Status.DECLINED, declined))
-                return real(ops, owner)
+                return real(ops, owner, *durability)
 
             agent.store.start_attempts = decline_first
             await agent.dispatch_once()
@@ -122,3 +122,59 @@ def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_
         assert [agent.store.get_operation(r).status for r in rows] == [Status.PERFORMED, Status.DECLINED, Status.PERFORMED]
     finally:
         asyncio.run(agent.aclose())
+
+
+def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_goes_on(tmp_path, bulk):
+    """The attempts are committed without an fsync of their own and fsynced in a worker thread
+    (a pipeline: the loop reads answers meanwhile). A request that reached the Company before the
+    fsync covering its attempt returned would be an attempt a power cut could lose."""
+    agent = open_agent(tmp_path)
+    store = agent.store
+    commit_of_key: dict[str, int] = {}
+    durable = [0]
+    early: list[str] = []
+    lock = threading.Lock()
+    real_start, real_take, real_sync = store.start_attempts, store.take_awaited, store.sync_through
+    started: list = []
+
+    def start_attempts(rows, owner, *durability):
+        results = real_start(rows, owner, *durability)
+        started.append(results)
+        return results
+
+    def take_awaited():
+        commit = real_take()
+        for result in started.pop():
+            if not isinstance(result, Exception):
+                with lock:
+                    commit_of_key[result.idempotency_key] = commit
+        return commit
+
+    def sync_through(commit):
+        real_sync(commit)
+        with lock:
+            durable[0] = max(durable[0], commit)
+
+    store.start_attempts, store.take_awaited, store.sync_through = start_attempts, take_awaited, sync_through
+
+    def check_durable(headers: dict[str, str]) -> None:
+        key = headers["idempotency-key"].strip('"')
+        with lock:
+            if commit_of_key.get(key, 10**9) > durable[0]:
+                early.append(key)
+
+    bulk.state.on_approval = check_durable
+    bulk.state.approval_delay = 0.02
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
+            assert await agent.dispatch_once() == len(rows)
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    assert len(commit_of_key) == len(rows)
+    assert early == []
+    assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)

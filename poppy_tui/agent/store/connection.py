@@ -146,6 +146,7 @@ class StoreBase:
         self._db = _Connection(connection, path)
         self.path = path
         self._flusher = WalFlusher(path)
+        self._awaited = 0  # the last Durability.AWAITED commit not yet handed to its caller
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -234,6 +235,8 @@ class StoreBase:
             self._flusher.committed_now()
         elif durability is Durability.SOON:
             self._flusher.committed_soon()
+        elif durability is Durability.AWAITED:
+            self._awaited = self._flusher.committed_awaited()
 
     def _write_one(self, sql: str, params: Sequence[Any], durability: Durability) -> _Cursor:
         """One statement as its own transaction (SQLite's autocommit): as atomic as a _write, and
@@ -248,6 +251,22 @@ class StoreBase:
         if cursor.rowcount > 0 and durability is Durability.SOON:
             self._flusher.committed_soon()
         return cursor
+
+    def take_awaited(self) -> int:
+        """The number of the last AWAITED commit (0: none since the last call), for sync_through."""
+        awaited, self._awaited = self._awaited, 0
+        return awaited
+
+    def sync_through(self, commit: int) -> None:
+        """Block until AWAITED commit number `commit` (and every commit before it) is on disk.
+        Meant for a worker thread (asyncio.to_thread): the fsync releases the GIL and the event
+        loop goes on. StoreError if the log could not be fsynced."""
+        if commit <= 0:
+            return
+        try:
+            self._flusher.sync_through(commit)
+        except OSError as exc:
+            raise StoreError(f"could not make the database {self.path} durable ({exc})") from None
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every commit so far is on disk (SOON commits are fsynced in the background)."""

@@ -78,12 +78,16 @@ class DispatchStore(OperationStore, ExpiryStore):
         with self._write() as db:
             return self._start_attempt(db, operation_row, owner)
 
-    def start_attempts(self, operation_rows: list[int], owner: str) -> list[AttemptRecord | StateError]:
+    def start_attempts(
+        self, operation_rows: list[int], owner: str, durability: Durability = Durability.NOW
+    ) -> list[AttemptRecord | StateError]:
         """start_attempt for several operations in one transaction: one fsync puts every one of
         these attempts on disk before any of their requests leaves. Each operation gets its
-        attempt, or the StateError saying why it can't be sent (that one changes nothing)."""
+        attempt, or the StateError saying why it can't be sent (that one changes nothing).
+        With Durability.AWAITED the fsync is the caller's: take_awaited() then sync_through()
+        (in a worker thread) must return before any of these requests leaves (the dispatcher)."""
         results: list[AttemptRecord | StateError] = []
-        with self._write() as db:
+        with self._write(durability) as db:
             for operation_row in operation_rows:
                 try:
                     results.append(self._start_attempt(db, operation_row, owner))

@@ -51,6 +51,9 @@ class Durability(Enum):
     NOW = "now"
     SOON = "soon"
     LAZY = "lazy"
+    # Committed without an fsync of its own; the caller then waits for sync_through() (off the
+    # event loop) before acting on it. As durable as NOW by the time anything depends on it.
+    AWAITED = "awaited"
 
 
 class WalFlusher:
@@ -96,6 +99,31 @@ class WalFlusher:
             if self._durable < self._reported:
                 self._durable = self._reported
                 self._done.notify_all()
+
+    def committed_awaited(self) -> int:
+        """An AWAITED commit just returned: its number, for sync_through(). The background thread
+        is not woken: the committer fsyncs (or finds its commit covered) itself, at once."""
+        with self._work:
+            self._reported += 1
+            return self._reported
+
+    def sync_through(self, target: int) -> None:
+        """Return once commits 1..target are on disk, fsyncing the log if nothing covered them yet.
+        Safe to call from a worker thread while the store keeps committing on its own thread:
+        a commit is reported only after COMMIT returned, so its frames are in the log file before
+        any fsync that starts after the report. Callers waiting together share one fsync (the
+        first one through the lock covers the others). Raises OSError if the log could not be
+        fsynced: then nothing that depends on those commits may go ahead."""
+        with self._fsyncing:
+            with self._done:
+                if self._durable >= target:
+                    return
+                covering = self._reported  # >= target: every commit reported so far is in the file
+            failures = self.failures
+            self._fsync_locked()
+            if self.failures != failures:
+                raise OSError(f"could not flush the database log {self._wal}")
+        self._covered(covering)
 
     def sync_now(self) -> None:
         """Make every commit so far durable before returning (for a SOON commit that turned out
