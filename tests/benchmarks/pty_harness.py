@@ -19,6 +19,7 @@ import subprocess
 import termios
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from common import REPO, child_env
 
@@ -67,13 +68,14 @@ class Running:
         os.close(self.master)
 
 
-def start(argv: list[str], expected: list[str], timeout: float = 120.0, **env: str) -> Running:
-    """Spawn `argv` on a 120x36 pty and return once every string in `expected` has reached it."""
+def start(argv: list[str], expected: list[str], timeout: float = 120.0, cwd: Path | None = None, **env: str) -> Running:
+    """Spawn `argv` on a 120x36 pty (in `cwd`, default the repository) and return once every string
+    in `expected` has reached it."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     environment = child_env(TERM="xterm-256color", COLUMNS=str(COLUMNS), LINES=str(LINES), **env)
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment, cwd=str(REPO),
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment, cwd=str(cwd or REPO),
                             start_new_session=True, close_fds=True)
     os.close(slave)
     output = bytearray()
