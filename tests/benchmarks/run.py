@@ -137,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--history-scale", type=int, default=1_000_000,
                         help="the large history compared with 100,000 records (default 1,000,000)")
     parser.add_argument("--peers-venvs", type=Path, default=None,
-                        help="the peers section's venvs of Posting and Harlequin (default: STORES/peers)")
+                        help="the peers section's venvs of Posting and Harlequin (default: STORES/peers; "
+                             "without --stores they are installed afresh in every run)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(wanted) - set(SECTIONS)
