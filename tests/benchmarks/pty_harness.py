@@ -37,6 +37,28 @@ class Running:
     master: int
     first_frame_ms: float
     output: bytearray
+    started: float = 0.0  # perf_counter() when the child was spawned
+
+    def wait_for(self, expected: list[str], timeout: float = 60.0) -> float:
+        """Keep reading until every string in `expected` has reached the terminal too; returns
+        the milliseconds since the spawn (a later screen than the one `start` waited for)."""
+        if all(piece in visible_text(bytes(self.output)) for piece in expected):
+            return self.first_frame_ms  # it came with the screen `start` waited for
+        end = time.perf_counter() + timeout
+        while not all(piece in visible_text(bytes(self.output)) for piece in expected):
+            left = end - time.perf_counter()
+            ready, _, _ = select.select([self.master], [], [], max(0.0, left))
+            chunk = b""
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:
+                    chunk = b""
+            if not chunk:
+                raise RuntimeError(f"the expected text {expected} never reached the terminal; "
+                                   f"last seen: {visible_text(bytes(self.output))[-400:]!r}")
+            self.output += chunk
+        return (time.perf_counter() - self.started) * 1000
 
     def cpu_seconds(self) -> float:
         """user + system CPU of the child so far, from /proc (the child is one process)."""
@@ -99,4 +121,4 @@ def start(argv: list[str], expected: list[str], timeout: float = 120.0, cwd: Pat
         output += chunk
         text = visible_text(bytes(output))
         if all(piece in text for piece in expected):
-            return Running(proc, master, (time.perf_counter() - started) * 1000, output)
+            return Running(proc, master, (time.perf_counter() - started) * 1000, output, started)
