@@ -73,7 +73,7 @@ class SpecAuthCompany:
     mediated_needs_code: bool = False
     token_status: int | None = None
     user_code: str | None = None  # a scripted (hostile) user code
-    # Hostile answers, per endpoint ("device", "token", "revoke"): a valid answer padded past any
+    # Hostile answers, per endpoint ("device", "token", "refresh", "revoke"): a valid answer padded past any
     # sensible size, streamed without a Content-Length ("huge"), or a small gzip body that
     # inflates past it ("bomb"); or a valid answer trickled a byte at this pace.
     oversized: dict[str, str] = field(default_factory=dict)
@@ -346,7 +346,10 @@ class SpecAuthCompany:
                 if grant is None or grant.revoked or grant.client_id != client_id:
                     return error("invalid_grant")
                 grant.revoked = True  # rotation: each refresh token works once
-                return issue(client_id, grant.scopes)
+                issued = issue(client_id, grant.scopes)
+                import json as json_module
+
+                return hostile("refresh", json_module.loads(issued.body)) or issued
             return error("unsupported_grant_type")
 
         async def revoke(request: Request) -> Response:

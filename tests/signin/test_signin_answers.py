@@ -85,3 +85,15 @@ async def test_sign_out_with_a_hostile_revocation_answer_still_forgets_the_token
     assert "revocation endpoint" in result.detail and setup.auth.domain in result.detail
     assert (too_large(setup) if hostile == "huge" else "no complete answer within 2 s") in result.detail
     assert signins.status(setup.company) is None  # signed out here whatever the server did
+
+
+async def test_an_oversized_refresh_answer_is_not_used(setup):
+    setup.auth.access_lifetime = 30  # due for refresh, still usable
+    flow = await setup.signins.begin(setup.company, "mediated")
+    await flow.submit({"email": USER["email"], "password": USER["password"]})
+    first = setup.signins.vault.access(setup.auth.issuer).token
+    setup.auth.oversized["refresh"] = "bomb"  # new tokens, valid, inflating to 2 MB
+    assert await setup.signins.access_token(setup.company) == first  # the padded tokens were not taken
+    assert setup.signins.vault.access(setup.auth.issuer).token == first
+    assert any(s.path == "/oauth/token" for s in setup.auth.received)  # it did ask
+    assert setup.signins.status(setup.company) is not None
