@@ -19,6 +19,7 @@ import subprocess
 import termios
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from common import REPO, child_env
 
@@ -36,6 +37,28 @@ class Running:
     master: int
     first_frame_ms: float
     output: bytearray
+    started: float = 0.0  # perf_counter() when the child was spawned
+
+    def wait_for(self, expected: list[str], timeout: float = 60.0) -> float:
+        """Keep reading until every string in `expected` has reached the terminal too; returns
+        the milliseconds since the spawn (a later screen than the one `start` waited for)."""
+        if all(piece in visible_text(bytes(self.output)) for piece in expected):
+            return self.first_frame_ms  # it came with the screen `start` waited for
+        end = time.perf_counter() + timeout
+        while not all(piece in visible_text(bytes(self.output)) for piece in expected):
+            left = end - time.perf_counter()
+            ready, _, _ = select.select([self.master], [], [], max(0.0, left))
+            chunk = b""
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:
+                    chunk = b""
+            if not chunk:
+                raise RuntimeError(f"the expected text {expected} never reached the terminal; "
+                                   f"last seen: {visible_text(bytes(self.output))[-400:]!r}")
+            self.output += chunk
+        return (time.perf_counter() - self.started) * 1000
 
     def cpu_seconds(self) -> float:
         """user + system CPU of the child so far, from /proc (the child is one process)."""
@@ -67,13 +90,14 @@ class Running:
         os.close(self.master)
 
 
-def start(argv: list[str], expected: list[str], timeout: float = 120.0, **env: str) -> Running:
-    """Spawn `argv` on a 120x36 pty and return once every string in `expected` has reached it."""
+def start(argv: list[str], expected: list[str], timeout: float = 120.0, cwd: Path | None = None, **env: str) -> Running:
+    """Spawn `argv` on a 120x36 pty (in `cwd`, default the repository) and return once every string
+    in `expected` has reached it."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     environment = child_env(TERM="xterm-256color", COLUMNS=str(COLUMNS), LINES=str(LINES), **env)
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment, cwd=str(REPO),
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment, cwd=str(cwd or REPO),
                             start_new_session=True, close_fds=True)
     os.close(slave)
     output = bytearray()
@@ -97,4 +121,4 @@ def start(argv: list[str], expected: list[str], timeout: float = 120.0, **env: s
         output += chunk
         text = visible_text(bytes(output))
         if all(piece in text for piece in expected):
-            return Running(proc, master, (time.perf_counter() - started) * 1000, output)
+            return Running(proc, master, (time.perf_counter() - started) * 1000, output, started)

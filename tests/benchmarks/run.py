@@ -7,6 +7,9 @@ firstframe, idle and historyscale build stores of 50,000 pending operations and 
 1,000,000 records (the last takes minutes and ~2 GB); --stores DIR keeps them for later runs.
 commands (cost per command, issue #15 target 2) uses httpie's `http` as its anchor when installed
 (`pip install httpie`), else curl; sending (target 3) sends 1,000 approvals.
+peers compares the empty store's first frame with Posting's and Harlequin's (bench_peers.py): they
+are optional anchors, never poppy-tui dependencies, installed with pip into their own venvs under
+--peers-venvs DIR (default STORES/peers) on first use, and skipped with a note when that fails.
 
 Targets are printed next to the figures as PASS/MISS, for information only: a missed target
 never fails the run (exit 0). Only a benchmark that crashes makes the exit status 1.
@@ -38,6 +41,8 @@ SECTIONS = ("startup", "summary", "history", "memory", "roundtrip")
 SECTIONS += ("firstframe", "idle", "historyscale")
 # Issue #15 targets 2 and 3 (bench_commands.py, bench_sending.py); 5 is roundtrip.
 SECTIONS += ("commands", "sending")
+# Issue #15: the first frame against Posting and Harlequin (bench_peers.py).
+SECTIONS += ("peers",)
 
 
 def _machine() -> str:
@@ -131,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the pty sections' stores here and reuse them (default: a temporary directory)")
     parser.add_argument("--history-scale", type=int, default=1_000_000,
                         help="the large history compared with 100,000 records (default 1,000,000)")
+    parser.add_argument("--peers-venvs", type=Path, default=None,
+                        help="the peers section's venvs of Posting and Harlequin (default: STORES/peers; "
+                             "without --stores they are installed afresh in every run)")
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(wanted) - set(SECTIONS)
@@ -191,6 +199,12 @@ def main(argv: list[str] | None = None) -> int:
                     import bench_sending
 
                     got = bench_sending.run(200 if args.quick else 1000, 1 if args.quick else 3)
+                elif section == "peers":
+                    import bench_peers
+
+                    stores = args.stores or root / "stores"
+                    stores.mkdir(parents=True, exist_ok=True)
+                    got = bench_peers.run(stores, 3 if args.quick else 9, args.peers_venvs)
             except Exception as exc:  # noqa: BLE001 - report and go on with the others
                 traceback.print_exc()
                 errors.append(f"{section}: {type(exc).__name__}: {exc}")

@@ -73,7 +73,11 @@ class SpecAuthCompany:
     mediated_needs_code: bool = False
     token_status: int | None = None
     user_code: str | None = None  # a scripted (hostile) user code
-    token_trickle_seconds: float | None = None  # the token endpoint sends a byte at this pace  # answer the token endpoint with this bare status (5xx, text)
+    # Hostile answers, per endpoint ("device", "token", "refresh", "revoke"): a valid answer padded past any
+    # sensible size, streamed without a Content-Length ("huge"), or a small gzip body that
+    # inflates past it ("bomb"); or a valid answer trickled a byte at this pace.
+    oversized: dict[str, str] = field(default_factory=dict)
+    trickle: dict[str, float] = field(default_factory=dict)
     # State.
     grants: dict[str, Grant] = field(default_factory=dict)  # refresh token -> grant
     access_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # token -> (refresh, exp)
@@ -177,6 +181,36 @@ class SpecAuthCompany:
                 body["error_description"] = description
             return JSONResponse(body, status, headers={"Cache-Control": "no-store"})
 
+        def hostile(endpoint: str, answer: dict[str, Any], status: int = 200) -> Response | None:
+            """The answer as scripted for this endpoint: oversized, inflating or trickled; or None."""
+            import asyncio
+            import gzip
+            import json as json_module
+
+            if endpoint in self.trickle:
+                pace, body = self.trickle[endpoint], json_module.dumps(answer).encode()
+
+                async def trickled():
+                    for _ in range(60):  # whitespace first: valid JSON, never finished in time
+                        await asyncio.sleep(pace)
+                        yield b" "
+                    yield body
+
+                return StreamingResponse(trickled(), status, media_type="application/json")
+            kind = self.oversized.get(endpoint)
+            if kind is None:
+                return None
+            padded = json_module.dumps({**answer, "padding": "x" * (2 * 1024 * 1024)}).encode()
+            if kind == "bomb":
+                return Response(gzip.compress(padded), status, media_type="application/json",
+                                headers={"Content-Encoding": "gzip"})
+
+            async def chunks():
+                for start in range(0, len(padded), 16 * 1024):
+                    yield padded[start:start + 16 * 1024]
+
+            return StreamingResponse(chunks(), status, media_type="application/json")
+
         def issue(client_id: str, scopes: list[str], refresh: str | None = None) -> JSONResponse:
             refresh = refresh or secrets.token_urlsafe(24)
             self.grants[refresh] = Grant(client_id, scopes, refresh)
@@ -210,12 +244,13 @@ class SpecAuthCompany:
                 "approved": False, "denied": False, "expires": time.time() + self.device_expires_in,
             }
             host = self.verification_host or self.base_url
-            return JSONResponse({
+            answer = {
                 "device_code": device_code, "user_code": user_code,
                 "verification_uri": f"{host}/device",
                 "verification_uri_complete": f"{host}/device?user_code={user_code}",
                 "expires_in": self.device_expires_in, "interval": self.device_interval,
-            })
+            }
+            return hostile("device", answer) or JSONResponse(answer)
 
         async def device_page(request: Request) -> Response:
             """RFC 8628 5.4: opening the link only shows a form; approving takes a POST."""
@@ -275,18 +310,9 @@ class SpecAuthCompany:
             form = await form_of(request)
             if self.token_status is not None:
                 return Response("upstream trouble", self.token_status, media_type="text/plain")
-            if self.token_trickle_seconds is not None:
-                pace = self.token_trickle_seconds
-
-                async def trickle():
-                    import asyncio
-
-                    for _ in range(60):  # whitespace before the JSON: valid, and never finished in time
-                        await asyncio.sleep(pace)
-                        yield b" "
-                    yield b'{"error": "authorization_pending"}'
-
-                return StreamingResponse(trickle(), 400, media_type="application/json")
+            scripted = hostile("token", {"error": "authorization_pending"}, 400)
+            if scripted is not None:
+                return scripted
             client_id = self._client(form)
             if client_id is None:
                 return error("invalid_client", 401)
@@ -320,13 +346,19 @@ class SpecAuthCompany:
                 if grant is None or grant.revoked or grant.client_id != client_id:
                     return error("invalid_grant")
                 grant.revoked = True  # rotation: each refresh token works once
-                return issue(client_id, grant.scopes)
+                issued = issue(client_id, grant.scopes)
+                import json as json_module
+
+                return hostile("refresh", json_module.loads(issued.body)) or issued
             return error("unsupported_grant_type")
 
         async def revoke(request: Request) -> Response:
             form = await form_of(request)
             if self._client(form) is None:
                 return error("invalid_client", 401)
+            scripted = hostile("revoke", {})
+            if scripted is not None:
+                return scripted
             value = form.get("token", "")
             self.revoked_tokens.append((value, form.get("token_type_hint")))
             grant = self.grants.get(value)

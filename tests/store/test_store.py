@@ -117,6 +117,22 @@ def test_withdraw_until_the_first_attempt(seeded):
         store.withdraw(result.operation_row)
 
 
+def test_send_now_ends_only_a_running_grace_period(seeded):
+    store, _, _, result = seeded
+    row = result.operation_row
+    store.approve(row, result.revision_id, grace_seconds=3600)
+    assert store.claim_due("a", 30) is None  # in its grace period
+    assert store.send_now([row]) == [row]
+    assert store.send_now([row]) == []  # already due: nothing more to end
+    assert [e.detail for e in store.events(row) if e.kind == "grace_ended"] == ["send now, by tui"]
+    assert store.get_operation(row).status == Status.APPROVED
+    claimed = store.claim_due("a", 30)
+    assert claimed is not None and claimed.id == row
+    store.start_attempt(row, "a")
+    assert store.send_now([row]) == []  # sending: left alone
+    assert store.get_operation(row).status == Status.SENDING
+
+
 def test_declined_is_never_due(seeded):
     store, _, _, result = seeded
     store.decline(result.operation_row, result.revision_id)

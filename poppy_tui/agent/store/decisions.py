@@ -56,6 +56,27 @@ class DecisionStore(OperationStore):
             self._event(operation_row, "approved", f"grace {grace_seconds:g}s", now)
         return self.get_operation(operation_row)
 
+    def send_now(self, operation_rows: list[int], actor: str = "tui", now: datetime | None = None) -> list[int]:
+        """End the grace period of these approvals at once (the person asked to send them now, e.g.
+        quitting with "send now and wait"): `send_after` becomes now, committed (fsynced) like the
+        decision, so the next dispatcher pass, of this process or any other, claims them.
+
+        Only approvals still in their grace period change; those already sending or settled, or
+        taken back meanwhile, are left alone. Returns the rows whose grace period was ended."""
+        now = now or now_utc()
+        at = stamp(now)
+        ended: list[int] = []
+        with self._write() as db:
+            for operation_row in operation_rows:
+                cursor = db.execute(
+                    "UPDATE operations SET send_after=?, updated_at=? WHERE id=? AND status=? AND send_after > ?",
+                    (at, at, operation_row, Status.APPROVED, at),
+                )
+                if cursor.rowcount == 1:
+                    self._event(operation_row, "grace_ended", f"send now, by {actor}", now)
+                    ended.append(operation_row)
+        return ended
+
     def decline(self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None) -> OperationRecord:
         with self._write() as db:
             cursor = db.execute(

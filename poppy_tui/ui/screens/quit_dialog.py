@@ -84,9 +84,19 @@ class QuitScreen(ModalScreen[None]):
     def action_send_and_wait(self) -> None:
         if self.sending:
             return
+        store = self.app.agent.store  # type: ignore[attr-defined]
+        try:
+            # "Now" means now: their grace periods end here, committed like the decision, and the
+            # app's dispatcher (or any other) claims them on its next pass.
+            store.send_now(approvals_in_flight(store))
+        except Exception as exc:  # noqa: BLE001 - a locked database: nothing changed, say so
+            self.query_one("#quit-progress", Static).update(
+                Content(f"Can't send them now: {plain_line(exc)}. s tries again, l leaves them queued.")
+            )
+            return
         self.sending = True
         self._show_progress()
-        # The app's dispatcher sends them (grace periods end as usual); we watch until none is left.
+        # The app's dispatcher sends them; we watch until none is left.
         self.set_interval(CHECK_SECONDS, self._show_progress)
 
     def _show_progress(self) -> None:

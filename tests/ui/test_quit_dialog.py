@@ -1,0 +1,89 @@
+"""The quit dialog's "send now and wait" sends at once, through the real Agent and its dispatcher
+worker, to a Company written from the spec alone (tests/companies/strict_company.py) on
+loopback: the grace period is ended in the store (committed like the decision), not waited out."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Iterator
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.paths import Paths
+from poppy_tui.agent.store import Status, Store
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.screens.quit_dialog import QuitScreen
+from tests.companies.strict_company import StrictCompany
+from tests.ui.ui_sample import JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, ui_config
+
+SIZE = (120, 36)
+GRACE = 3600.0  # far longer than any test runs: only "send now" can make it go
+
+
+@pytest.fixture
+def strict() -> Iterator[StrictCompany]:
+    company = StrictCompany()
+    yield company
+    company.stop()
+
+
+async def wait_for(pilot, condition, rounds: int = 200) -> bool:
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()
+
+
+async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tmp_path, strict):
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    agent = Agent.open(paths, ui_config(grace_seconds=GRACE, request_timeout_seconds=5.0),
+                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    try:
+        company = await agent.add_company(strict.base_url)
+        result = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+        assert result.outcome == "operation"
+        op = agent.store.get_operation(result.operation_row)
+        agent.approve(op.id, op.current.id)
+        app = PoppyApp(agent)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.3)
+            await pilot.press("q")
+            assert await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await pilot.press("s")
+            # The app quits by itself once the Company has answered the approval.
+            assert await wait_for(pilot, lambda: not app.is_running), str(app.screen.query_one("#quit-progress").render())
+        done = agent.store.get_operation(op.id)
+        assert done.status == Status.PERFORMED, done.outcome_detail
+        assert strict.state.perform_count["cxl_bk_1"] == 1
+        assert strict.state.bookings["bk_1"]["status"] == "cancelled"
+    finally:
+        agent.store.close()
+
+
+async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    kept = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    taken_back = add_operation(store, company, "exc_8Lm3", JACKET_SUMMARY, terms=jacket_terms())
+    for row in (kept, taken_back):
+        store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
+    app = PoppyApp(StoreAgent(store, ui_config()))  # no dispatcher: what "s" itself records
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("q")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        store.withdraw(taken_back)  # in another window, while the dialog is open
+        await pilot.press("s")
+        await pilot.pause(0.2)
+        assert app.is_running  # nothing sends here: it waits
+    # A fresh connection sees it: committed, not only in this process's memory.
+    with Store.open(store.path) as again:
+        sent_now = again.get_operation(kept)
+        assert sent_now.status == Status.APPROVED
+        assert sent_now.send_after is not None
+        assert datetime.fromisoformat(sent_now.send_after) <= datetime.now(timezone.utc)  # not in an hour
+        assert again.get_operation(taken_back).status == Status.WITHDRAWN
+        assert again.get_operation(taken_back).send_after is None
+        assert again.claim_due("another-process", 30) is not None  # due now, for any dispatcher
