@@ -176,6 +176,8 @@ def row_json(row: "OperationRow") -> dict[str, Any]:
         "updated_at": row.updated_at,
         "decided_at": row.decided_at,
         "outcome_detail": row.outcome_detail,
+        # An approval held back until the person signs in again: status stays "sending".
+        "waiting_sign_in": row.waiting_sign_in,
     }
 
 
@@ -296,8 +298,9 @@ def settled_expiry_text(status: Any, value: datetime) -> str:
 
 
 def row_line(row: "OperationRow") -> str:
+    status = row.status.value + (" (waiting for sign-in)" if row.waiting_sign_in else "")
     return (
-        f"{row.id}  {row.status.value}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
+        f"{row.id}  {status}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
         f"{settled_expiry_text(row.status, row.expires_at)}\n"
         f"{COMPANY_INDENT}{safe_line(row.summary)}"
     )

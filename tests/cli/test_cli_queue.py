@@ -90,6 +90,7 @@ def test_pending_json_shape(cli, queue):
     assert set(first) == {
         "id", "operation_id", "company", "interface", "status", "summary", "terms", "expires_at", "revision",
         "revision_count", "approved_revision", "created_at", "updated_at", "decided_at", "outcome_detail",
+        "waiting_sign_in",
     }
     assert first["company"] == {"id": queue["company"].id, "name": "Manzanita Outfitters", "domain": "127.0.0.1:9"}
     assert first["status"] == "pending"

@@ -84,6 +84,16 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
     assert waiting.waiting_sign_in
     app = PoppyApp(agent, initial_screen="inbox")
     async with app.run_test(size=SIZE) as pilot:
+        # The inbox says it waits for the person, not that it is on its way.
+        progress = app.screen.query_one("#progress-table")
+        await wait_for(pilot, lambda: str(op.id) in progress.items)
+        status = progress.get_cell(str(op.id), "status").plain
+        assert status == "waiting for sign-in", status
+        from poppy_tui.cli.output import row_json, row_line
+
+        row = next(r for r in agent.store.list_operations([Status.SENDING]) if r.id == op.id)
+        assert row_json(row)["waiting_sign_in"] and row_json(row)["status"] == "sending"
+        assert "sending (waiting for sign-in)" in row_line(row)
         app.open_review(op.id)
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
         review = app.screen

@@ -47,7 +47,7 @@ class HistoryStore(StoreBase):
                    o.created_at, o.updated_at,
                    (SELECT max(d.decided_at) FROM decisions d WHERE d.operation_row = o.id),
                    (SELECT ar.revision FROM revisions ar WHERE ar.id = o.approved_revision_id),
-                   o.outcome_detail
+                   o.outcome_detail, o.waiting_sign_in
             FROM operations o
             JOIN companies c ON c.id = o.company_id
             JOIN revisions r ON r.id = o.current_revision_id
@@ -62,6 +62,7 @@ class HistoryStore(StoreBase):
                 interface=r[5], status=Status(r[6]), revision=r[7], summary=r[8], terms=loads(r[9]),
                 expires_at=parse_stamp(r[10]), revision_count=r[11], created_at=r[12], updated_at=r[13],
                 decided_at=r[14], approved_revision=r[15], outcome_detail=r[16],
+                waiting_sign_in=r[17],
             )
             for r in rows
         ]

@@ -35,16 +35,17 @@ class Status(StrEnum):
 _ROW_FIELDS = (
     "id", "company_id", "company_name", "company_domain", "operation_id", "interface", "status", "revision",
     "summary", "terms", "expires_at", "revision_count", "created_at", "updated_at", "decided_at",
-    "approved_revision", "outcome_detail",
+    "approved_revision", "outcome_detail", "waiting_sign_in",
 )
 
 
-class OperationRow(namedtuple("OperationRow", _ROW_FIELDS)):
+class OperationRow(namedtuple("OperationRow", _ROW_FIELDS, defaults=(None,))):
     """One line of the inbox or history: enough to list without loading everything. Immutable
     (a named tuple): id, company_id (int); company_name, company_domain, operation_id, interface,
     revision, summary (str); status (Status); terms (dict or None); expires_at (aware datetime);
     revision_count (int); created_at, updated_at (stamps); decided_at, approved_revision,
-    outcome_detail (str or None)."""
+    outcome_detail (str or None); waiting_sign_in (str or None: an approval held back until the
+    person signs in again, why)."""
 
     __slots__ = ()
 

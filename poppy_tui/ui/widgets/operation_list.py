@@ -291,6 +291,9 @@ class OperationTable(DataTable):
                 return Text(f"approved, sends in {countdown((send_after - now).total_seconds())}")
         if status == Status.OUTCOME_UNKNOWN:
             return Text("OUTCOME UNKNOWN: check", style=f"bold {self._color('warning')}")
+        if status == Status.SENDING and item.row.waiting_sign_in:
+            # Held back until the person signs in again (the review says where); not on its way.
+            return Text("waiting for sign-in", style=f"bold {self._color('warning')}")
         if status == Status.SENDING:
             return Text("sending…")
         return Text(status_label(status))
