@@ -103,15 +103,21 @@ class FirstFrameApp(PoppyApp):
         super().on_ready()
 
 
+async def every_row_shown(pilot, app) -> OperationTable:
+    """The inbox's table once the rows added after the first frame are all in (10 s at most)."""
+    table = app.screen.query_one("#pending-table", OperationTable)
+    for _ in range(200):
+        await pilot.pause(0.05)
+        if table.complete:
+            break
+    return table
+
+
 async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store):
     rows = fill(store, 150)
     app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
-        table = app.screen.query_one("#pending-table", OperationTable)
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if table.complete:
-                break
+        table = await every_row_shown(pilot, app)
         assert app.loaded_at_ready and app.rows_at_ready is not None
         assert FIRST_ROWS <= app.rows_at_ready < len(rows)  # the first frame had rows, not all of them
         assert table.row_count == len(rows)
@@ -124,11 +130,7 @@ async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again
     fill(store, 150)
     app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
-        table = app.screen.query_one("#pending-table", OperationTable)
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if table.complete:
-                break
+        table = await every_row_shown(pilot, app)
         table.move_cursor(row=120)
         chosen = table.selected_row_key()
         app.notify_store_changed()  # rebuilt: row 120 comes back only after the first chunks

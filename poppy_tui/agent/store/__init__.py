@@ -4,6 +4,8 @@ import every part of it with the records' dataclasses (docs/architecture.md)."""
 
 from __future__ import annotations
 
+from poppy_tui.lazy_exports import lazy_exports
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from poppy_tui.agent.store.connection import StateError, StoreError
@@ -37,16 +39,4 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> object:
-    part = _WHERE.get(name)
-    if part is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{part}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
