@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from poppy_tui.mcp_server import company_text
+from poppy_tui.protocol import openapi
 
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 # Local $refs are inlined this deep; a deeper or cyclic reference stays a {"$ref": ...}.
@@ -32,33 +33,24 @@ def _inline(document: Mapping[str, Any], schema: Any, depth: int = 0) -> Any:
 
 def api_operations(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     operations: list[dict[str, Any]] = []
-    paths = document.get("paths")
-    if not isinstance(paths, Mapping):
-        return operations
-    for path, item in paths.items():
-        if not isinstance(item, Mapping):
-            continue
-        shared = item.get("parameters") if isinstance(item.get("parameters"), list) else []
-        for method in HTTP_METHODS:
-            op = item.get(method)
-            if not isinstance(op, Mapping) or len(operations) >= MAX_OPERATIONS:
-                continue
-            own = op.get("parameters") if isinstance(op.get("parameters"), list) else []
-            entry: dict[str, Any] = {"method": method.upper(), "path": path}
-            for key in ("operationId", "summary", "description"):
-                if op.get(key) is not None:
-                    entry[key] = op[key]
-            parameters = [_inline(document, p) for p in [*shared, *own]]
-            if parameters:
-                entry["parameters"] = parameters
-            body = _inline(document, op.get("requestBody"))
-            content = body.get("content") if isinstance(body, Mapping) else None
-            media = content.get("application/json") if isinstance(content, Mapping) else None
-            if isinstance(media, Mapping) and media.get("schema") is not None:
-                entry["body_schema"] = media["schema"]
-            if op.get("x-poppy-approval") is True:
-                entry["needs_approval"] = True
-            operations.append(entry)
+    for path, method, op, declared in openapi.operations(document, HTTP_METHODS):
+        if len(operations) >= MAX_OPERATIONS:
+            break
+        entry: dict[str, Any] = {"method": method.upper(), "path": path}
+        for key in ("operationId", "summary", "description"):
+            if op.get(key) is not None:
+                entry[key] = op[key]
+        parameters = [_inline(document, p) for p in declared]
+        if parameters:
+            entry["parameters"] = parameters
+        body = _inline(document, op.get("requestBody"))
+        content = body.get("content") if isinstance(body, Mapping) else None
+        media = content.get("application/json") if isinstance(content, Mapping) else None
+        if isinstance(media, Mapping) and media.get("schema") is not None:
+            entry["body_schema"] = media["schema"]
+        if op.get("x-poppy-approval") is True:
+            entry["needs_approval"] = True
+        operations.append(entry)
     return [company_text.value(o) for o in operations]
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 from urllib.parse import quote, urlencode
 
+from poppy_tui.protocol import openapi
+
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 _REF_DEPTH = 16
 
@@ -119,58 +121,47 @@ def fields_from_schema(document: Mapping[str, Any], schema: Any, location: str) 
 
 def api_actions(document: Mapping[str, Any]) -> list[Action]:
     actions: list[Action] = []
-    paths = document.get("paths")
-    if not isinstance(paths, Mapping):
-        return actions
-    for path, item in paths.items():
-        if not isinstance(item, Mapping):
-            continue
-        shared = item.get("parameters") if isinstance(item.get("parameters"), list) else []
-        for method in HTTP_METHODS:
-            op = item.get(method)
-            if not isinstance(op, Mapping):
+    for path, method, op, params in openapi.operations(document, HTTP_METHODS):
+        fields: list[FormField] = []
+        for param in params:
+            param = _resolve(document, param)
+            where = param.get("in")
+            if where not in ("path", "query") or not isinstance(param.get("name"), str):
                 continue
-            fields: list[FormField] = []
-            params = [*shared, *(op.get("parameters") if isinstance(op.get("parameters"), list) else [])]
-            for param in params:
-                param = _resolve(document, param)
-                where = param.get("in")
-                if where not in ("path", "query") or not isinstance(param.get("name"), str):
-                    continue
-                schema = _resolve(document, param.get("schema"))
-                fields.append(
-                    FormField(
-                        name=param["name"],
-                        location=where,
-                        type=_type_of(schema) or "string",
-                        required=bool(param.get("required")) or where == "path",
-                        description=_text(param.get("description")) or _text(schema.get("description")),
-                        enum=tuple(schema.get("enum") or ()),
-                        example=param.get("example", schema.get("example")),
-                    )
-                )
-            raw_body = has_body = False
-            body = _resolve(document, op.get("requestBody"))
-            content = body.get("content") if isinstance(body.get("content"), Mapping) else {}
-            media = content.get("application/json") if isinstance(content, Mapping) else None
-            if isinstance(media, Mapping):
-                has_body = True
-                body_fields, raw_body = fields_from_schema(document, media.get("schema"), "body")
-                fields += body_fields
-            actions.append(
-                Action(
-                    kind="api",
-                    name=_text(op.get("operationId")) or f"{method} {path}",
-                    title=_text(op.get("summary")) or f"{method.upper()} {path}",
-                    description=_text(op.get("description")),
-                    method=method.upper(),
-                    path=str(path),
-                    fields=tuple(fields),
-                    has_body=has_body,
-                    raw_body=raw_body,
-                    needs_approval=op.get("x-poppy-approval") is True,
+            schema = _resolve(document, param.get("schema"))
+            fields.append(
+                FormField(
+                    name=param["name"],
+                    location=where,
+                    type=_type_of(schema) or "string",
+                    required=bool(param.get("required")) or where == "path",
+                    description=_text(param.get("description")) or _text(schema.get("description")),
+                    enum=tuple(schema.get("enum") or ()),
+                    example=param.get("example", schema.get("example")),
                 )
             )
+        raw_body = has_body = False
+        body = _resolve(document, op.get("requestBody"))
+        content = body.get("content") if isinstance(body.get("content"), Mapping) else {}
+        media = content.get("application/json") if isinstance(content, Mapping) else None
+        if isinstance(media, Mapping):
+            has_body = True
+            body_fields, raw_body = fields_from_schema(document, media.get("schema"), "body")
+            fields += body_fields
+        actions.append(
+            Action(
+                kind="api",
+                name=_text(op.get("operationId")) or f"{method} {path}",
+                title=_text(op.get("summary")) or f"{method.upper()} {path}",
+                description=_text(op.get("description")),
+                method=method.upper(),
+                path=str(path),
+                fields=tuple(fields),
+                has_body=has_body,
+                raw_body=raw_body,
+                needs_approval=op.get("x-poppy-approval") is True,
+            )
+        )
     return actions
 
 
