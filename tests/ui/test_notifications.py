@@ -152,12 +152,18 @@ async def test_every_channel_can_be_turned_off(store):
 # ---- quitting with approvals not sent --------------------------------------------------------
 
 
-async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
-    from poppy_tui.ui.screens.quit_dialog import QuitScreen
-
+def approved_in_grace(store) -> int:
+    """An approval in a 10-minute grace period: not sent yet, so quitting must ask."""
     company = add_company(store, "Manzanita Outfitters", 8401)
     row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
     store.approve(row, store.get_operation(row).current.id, grace_seconds=600)
+    return row
+
+
+async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
+    from poppy_tui.ui.screens.quit_dialog import QuitScreen
+
+    row = approved_in_grace(store)
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
@@ -179,9 +185,7 @@ async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
 async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
     from poppy_tui.ui.screens.quit_dialog import QuitScreen
 
-    company = add_company(store, "Manzanita Outfitters", 8401)
-    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
-    store.approve(row, store.get_operation(row).current.id, grace_seconds=600)
+    row = approved_in_grace(store)
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
