@@ -96,18 +96,10 @@ class DispatchStore(OperationStore, ExpiryStore):
         return results
 
     def _start_attempt(self, db: Any, operation_row: int, owner: str) -> AttemptRecord:
-        row = db.execute(
-            "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
-            (operation_row,),
-        ).fetchone()
-        if row is None:
-            raise StateError("no such operation")
-        status, approved_id, idem, count, lease_owner = row
-        if status not in (Status.APPROVED, Status.SENDING) or approved_id is None:
-            raise StateError(f"the operation is {status}; nothing to send")
-        if lease_owner != owner:
-            raise StateError("another sender holds this operation")
-        number = count + 1
+        approved_id, idem, number = self._next_attempt(
+            db, operation_row, owner, (Status.APPROVED, Status.SENDING), "nothing to send",
+            "another sender holds this operation",
+        )
         at = stamp()
         db.execute(
             "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from poppy_tui.agent.store.connection import stamp
+from poppy_tui.agent.store.connection import StateError, stamp
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.records import (
     AttemptRecord,
@@ -31,6 +31,28 @@ from poppy_tui.protocol.requests import RequestDescription
 
 
 class OperationStore(RequestStore):
+    """Operations, revisions, and the decisions, attempts and events of one operation."""
+
+    def _next_attempt(
+        self, db: Any, operation_row: int, owner: str, sendable: tuple[Status, ...], nothing_to: str, held_by: str
+    ) -> tuple[int, str, int]:
+        """(approved revision id, idempotency key, next attempt number) of an approval `owner`
+        may send now, read in the transaction that records the attempt; else StateError, with
+        nothing written: `nothing_to` ends "the operation is <status>; ...", `held_by` says
+        who else holds the lease. The dispatcher's sends and the outcome probe's resends share it."""
+        row = db.execute(
+            "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
+            (operation_row,),
+        ).fetchone()
+        if row is None:
+            raise StateError("no such operation")
+        status, approved_id, idem, count, lease_owner = row
+        if status not in sendable or approved_id is None:
+            raise StateError(f"the operation is {status}; {nothing_to}")
+        if lease_owner != owner:
+            raise StateError(held_by)
+        return approved_id, idem, count + 1
+
     def _insert_attempt(
         self, db: Any, operation_row: int, approved_id: int, number: int, idem: str, at: str, owner: str
     ) -> AttemptRecord:
@@ -46,8 +68,6 @@ class OperationStore(RequestStore):
             idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
             detail=None, owner=owner,
         )
-
-    """Operations, revisions, and the decisions, attempts and events of one operation."""
 
     def record_operation(
         self,

@@ -58,18 +58,10 @@ class ProbeStore(OperationStore):
     def start_probe_attempt(self, operation_row: int, owner: str) -> AttemptRecord:
         """The same approval, sent again to find out: committed (fsynced) before it leaves."""
         with self._write() as db:
-            row = db.execute(
-                "SELECT status, approved_revision_id, idempotency_key, attempt_count, lease_owner FROM operations WHERE id=?",
-                (operation_row,),
-            ).fetchone()
-            if row is None:
-                raise StateError("no such operation")
-            status, approved_id, idem, count, lease_owner = row
-            if status != Status.OUTCOME_UNKNOWN or approved_id is None:
-                raise StateError(f"the operation is {status}; nothing to find out")
-            if lease_owner != owner:
-                raise StateError("another process is finding out about this operation")
-            number = count + 1
+            approved_id, idem, number = self._next_attempt(
+                db, operation_row, owner, (Status.OUTCOME_UNKNOWN,), "nothing to find out",
+                "another process is finding out about this operation",
+            )
             at = stamp()
             db.execute("UPDATE operations SET attempt_count=?, updated_at=? WHERE id=?", (number, at, operation_row))
             attempt = self._insert_attempt(db, operation_row, approved_id, number, idem, at, owner)
