@@ -18,14 +18,12 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import Figure
+from common import CompanyProcess, Figure
 
 TARGET_RATIO = 1.25
 REPEATS = 3
@@ -41,30 +39,6 @@ def _slots() -> tuple[str, str]:
     return format_rfc3339(a), format_rfc3339(a + timedelta(minutes=30))
 
 
-class _CompanyProcess:
-    """company_process.py, started and stopped by the benchmark."""
-
-    def __init__(self) -> None:
-        self._process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("company_process.py"))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )
-        assert self._process.stdout is not None
-        self.base_url = self._process.stdout.readline().strip()
-        if not self.base_url.startswith("http://127.0.0.1:"):
-            self.stop()
-            raise RuntimeError(f"the benchmark Company did not start (it said {self.base_url!r})")
-
-    def stop(self) -> None:
-        assert self._process.stdin is not None
-        self._process.stdin.close()
-        try:
-            self._process.wait(15)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-
-
 async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
     import httpx
 
@@ -76,7 +50,7 @@ async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
     from poppy_tui.protocol.approval import Approval
     from poppy_tui.protocol.conventions import HEADER_IDEMPOTENCY_KEY
 
-    company = _CompanyProcess()
+    company = CompanyProcess(Path(__file__).with_name("company_process.py"), "the benchmark Company")
     paths = Paths(config_dir=data_root / "config", data_dir=data_root / "data")
     agent = Agent.open(paths, Config(key_storage="file", grace_seconds=0))
     session = AgentSession(company.base_url)

@@ -18,37 +18,13 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import Figure
+from common import CompanyProcess, Figure
 
 TARGET_RATIO = 0.8
-
-
-class _SendingCompany:
-    def __init__(self) -> None:
-        self._process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )
-        assert self._process.stdout is not None
-        self.base_url = self._process.stdout.readline().strip()
-        if not self.base_url.startswith("http://127.0.0.1:"):
-            self.stop()
-            raise RuntimeError(f"the sending Company did not start (it said {self.base_url!r})")
-
-    def stop(self) -> None:
-        assert self._process.stdin is not None
-        self._process.stdin.close()
-        try:
-            self._process.wait(15)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
 
 
 async def _agent_run(base_url: str, data_root: Path, first_item: int, count: int) -> float:
@@ -107,7 +83,7 @@ async def _bare_run(base_url: str, first_item: int, count: int) -> float:
 def run(count: int, repeats: int = 3) -> list[Figure]:
     agent_rates: list[float] = []
     bare_rates: list[float] = []
-    company = _SendingCompany()
+    company = CompanyProcess(Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py", "the sending Company")
     try:
         item = 0
         for _ in range(repeats):

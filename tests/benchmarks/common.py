@@ -101,3 +101,26 @@ def write_home(home: Path, **settings: object) -> Path:
     (home / "data").mkdir(parents=True, exist_ok=True)
     (home / "config" / "config.toml").write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()))
     return home
+
+
+class CompanyProcess:
+    """A Company script run in a process of its own (as a real Company would be), on loopback:
+    it prints its base URL on its first line and stops when its stdin closes."""
+
+    def __init__(self, script: Path, what: str) -> None:
+        self._process = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True)
+        assert self._process.stdout is not None
+        self.base_url = self._process.stdout.readline().strip()
+        if not self.base_url.startswith("http://127.0.0.1:"):
+            self.stop()
+            raise RuntimeError(f"{what} did not start (it said {self.base_url!r})")
+
+    def stop(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        try:
+            self._process.wait(15)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
