@@ -91,25 +91,26 @@ def parse_stamp(text: str | None) -> datetime | None:
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S %Z"
 
 
-def local_time(value: datetime | str | None) -> str:
-    """The one way poppy writes a moment: local time with its zone, '2026-12-03 07:14:27 UTC'."""
+def _moment(value: datetime | str | None) -> datetime | None:
+    """A stored stamp or a datetime as an aware datetime (naive ones are UTC); None stays None."""
     if isinstance(value, str):
         value = parse_stamp(value)
-    if value is None:
-        return "—"
-    if value.tzinfo is None:
+    if value is not None and value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone().strftime(TIME_FORMAT)
+    return value
+
+
+def local_time(value: datetime | str | None) -> str:
+    """The one way poppy writes a moment: local time with its zone, '2026-12-03 07:14:27 UTC'."""
+    value = _moment(value)
+    return "—" if value is None else value.astimezone().strftime(TIME_FORMAT)
 
 
 def relative(value: datetime | str | None, now: datetime) -> str:
     """'in 14m 57s', '3m 02s ago', 'now': said beside a local_time, never instead of it."""
-    if isinstance(value, str):
-        value = parse_stamp(value)
+    value = _moment(value)
     if value is None:
         return ""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
     seconds = (value - now).total_seconds()
     if abs(seconds) < 1:
         return "now"
