@@ -207,15 +207,16 @@ class Dispatcher:
         try:
             while True:
                 # Claimed (leased) only a little ahead of what can be sent: a thousand approvals are
-                # not a thousand leases to renew and a thousand tasks waiting for a turn.
-                while claiming and len(running) < self._claim_ahead:
-                    op = self.store.claim_due(self.owner, self.lease_seconds)
-                    if op is None:
+                # not a thousand leases to renew and a thousand tasks waiting for a turn. Claimed
+                # in batches (one statement each), once half of those claimed are done.
+                if claiming and len(running) <= self._claim_ahead // 2:
+                    batch = self.store.claim_due_many(self.owner, self.lease_seconds, self._claim_ahead - len(running))
+                    if not batch:
                         claiming = False  # what becomes due from now on is the next pass's
-                        break
-                    slot = slots.setdefault(op.company.id, _Turns(self._per_company))
-                    running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
-                    count += 1
+                    for op in batch:
+                        slot = slots.setdefault(op.company.id, _Turns(self._per_company))
+                        running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
+                        count += 1
                 if not running:
                     break
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)

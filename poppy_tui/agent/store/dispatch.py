@@ -10,7 +10,17 @@ from poppy_tui.agent.store.operations import OperationStore
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.expiry import ExpiryStore
 from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
-from poppy_tui.agent.store.rows import _dumps
+from poppy_tui.agent.store.rows import _OPERATION_SELECT, _dumps, _operation
+
+
+# Due to be sent, for claim_due_many (named parameter :at). Status values are written out so that
+# SQLite can use the partial index operations_due, whose WHERE names them.
+_DUE = (
+    "status IN ('approved', 'sending') AND (lease_until IS NULL OR lease_until <= :at)"
+    " AND ((status = 'approved' AND send_after <= :at)"
+    " OR (status = 'sending' AND (next_attempt_at IS NULL OR next_attempt_at <= :at)))"
+)
+assert Status.APPROVED.value == "approved" and Status.SENDING.value == "sending"
 
 
 class DispatchStore(OperationStore, ExpiryStore):
@@ -20,29 +30,36 @@ class DispatchStore(OperationStore, ExpiryStore):
         self, owner: str, lease_seconds: float, now: datetime | None = None, operation_row: int | None = None
     ) -> OperationRecord | None:
         """Take the lease on one operation that is due to be sent, atomically across processes."""
+        claimed = self.claim_due_many(owner, lease_seconds, 1, now, operation_row)
+        return claimed[0] if claimed else None
+
+    def claim_due_many(
+        self, owner: str, lease_seconds: float, limit: int, now: datetime | None = None,
+        operation_row: int | None = None,
+    ) -> list[OperationRecord]:
+        """Take the leases on up to `limit` operations due to be sent (oldest change first), in
+        one statement: one transaction, atomic across processes. A row another process leased
+        first is not taken (the UPDATE checks it is still due and unleased under the write lock)."""
         now = now or now_utc()
         at = stamp(now)
-        due = """(lease_until IS NULL OR lease_until <= ?)
-                 AND ((status = ? AND send_after <= ?)
-                  OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))"""
-        due_params = (at, Status.APPROVED, at, Status.SENDING, at)
-        only = "AND id = ?" if operation_row is not None else ""
-        find = f"SELECT id FROM operations WHERE {due} {only} ORDER BY updated_at LIMIT 1"
-        find_params = (*due_params, *([operation_row] if operation_row is not None else []))
-        while True:
-            row = self._db.execute(find, find_params).fetchone()
-            if row is None:
-                return None  # nothing due: no write lock taken
-            # One statement is one transaction: the lease is taken only if the operation is
-            # still due and unleased when the write lock is ours. Another process may have won.
-            claimed = self._write_one(
-                f"UPDATE operations SET lease_owner=?, lease_until=? WHERE id=? AND {due}",
-                (owner, stamp(now + timedelta(seconds=lease_seconds)), row[0], *due_params),
-                Durability.LAZY,
-            )
-            if claimed.rowcount == 1:
-                break
-        return self.get_operation(row[0])
+        only = " AND id = :row" if operation_row is not None else ""
+        # operations_due (migration 6) holds only approved and sending rows, in updated_at order:
+        # the walk stops after `limit` due rows instead of sorting every open approval per claim.
+        rows = self._write_one(
+            f"UPDATE operations SET lease_owner=:owner, lease_until=:until WHERE id IN"
+            f" (SELECT id FROM operations INDEXED BY operations_due WHERE {_DUE}{only} ORDER BY updated_at LIMIT :n)"
+            f" AND {_DUE} RETURNING id",
+            {"owner": owner, "until": stamp(now + timedelta(seconds=lease_seconds)), "at": at, "n": max(0, limit),
+             "row": operation_row},
+            Durability.LAZY,
+        ).fetchall()
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        found = self._db.execute(
+            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(ids))}) ORDER BY o.updated_at, o.id", ids
+        ).fetchall()
+        return [_operation(r) for r in found]
 
     def next_due_at(self) -> datetime | None:
         """The soonest moment claim_due could return something: a grace period ending, a
