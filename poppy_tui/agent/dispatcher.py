@@ -311,7 +311,7 @@ class Dispatcher:
                     return
 
     async def _drive(self, op: OperationRecord, lease: "_Lease") -> None:
-        attempts = self._mark_interrupted(op.id)
+        attempts = self._mark_interrupted(op.id, op.attempt_count)
         if op.approved_revision_id is None:
             raise StateError("nothing is approved")
         # The approval goes with the request that returned the approved revision ("the same
@@ -481,9 +481,11 @@ class Dispatcher:
 
     # ---- deciding ----------------------------------------------------------------------------------
 
-    def _mark_interrupted(self, op_row: int) -> list[AttemptRecord]:
+    def _mark_interrupted(self, op_row: int, op_attempts: int | None = None) -> list[AttemptRecord]:
         """An attempt started by a process that died: its request may have reached the Company.
         Returns the operation's attempts as they stand afterwards."""
+        if op_attempts == 0:
+            return []  # attempt_count counts every attempt row (written with it): none to read
         attempts = self.store.attempts(op_row)
         orphans = [a for a in attempts if a.finished_at is None and a.owner != self.owner]
         for attempt in orphans:

@@ -492,3 +492,25 @@ def test_the_claims_index_is_made_for_an_older_file(tmp_path):
         names = [r[1] for r in s._db.execute("PRAGMA index_list(operations)").fetchall()]
         assert "operations_due" in names
         assert s.claim_due_many("a", 30, 1) == []
+
+
+def test_an_attempt_is_refused_with_its_reason_and_nothing_written(store):
+    rows = _approved_operations(store, 2)
+    claimed = store.claim_due_many("a", 30, 2)
+    assert [op.id for op in claimed] == rows
+    changes = store._db.total_changes
+    with pytest.raises(StateError, match="another sender holds this operation"):
+        store.start_attempt(rows[0], "b")
+    store.decline(rows[1], store.get_operation(rows[1]).current.id)
+    changes = store._db.total_changes
+    results = store.start_attempts(rows, "a")
+    assert isinstance(results[1], StateError) and "declined; nothing to send" in str(results[1])
+    first = results[0]
+    assert (first.number, first.operation_row) == (1, rows[0])
+    assert first.idempotency_key == store.get_operation(rows[0]).idempotency_key
+    op = store.get_operation(rows[0])
+    assert (op.status, op.attempt_count) == (Status.SENDING, 1)
+    assert store.get_operation(rows[1]).attempt_count == 0 and store.attempts(rows[1]) == []
+    assert store._db.total_changes - changes == 3  # the operation, its attempt row and its event
+    second = store.start_attempt(rows[0], "a")
+    assert second.number == 2 and store.get_operation(rows[0]).attempt_count == 2

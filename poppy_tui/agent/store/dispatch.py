@@ -113,15 +113,23 @@ class DispatchStore(OperationStore, ExpiryStore):
         return results
 
     def _start_attempt(self, db: Any, operation_row: int, owner: str) -> AttemptRecord:
-        approved_id, idem, number = self._next_attempt(
-            db, operation_row, owner, (Status.APPROVED, Status.SENDING), "nothing to send",
-            "another sender holds this operation",
-        )
         at = stamp()
-        db.execute(
-            "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
-            (Status.SENDING, number, at, operation_row),
-        )
+        # The checks _next_attempt makes (sendable, approved, our lease), in the UPDATE itself:
+        # one statement instead of a read and a write, in the same transaction as the attempt row.
+        row = db.execute(
+            "UPDATE operations SET status=?, attempt_count=attempt_count+1, updated_at=? WHERE id=? AND lease_owner=?"
+            " AND status IN (?,?) AND approved_revision_id IS NOT NULL"
+            " RETURNING approved_revision_id, idempotency_key, attempt_count",
+            (Status.SENDING, at, operation_row, owner, Status.APPROVED, Status.SENDING),
+        ).fetchall()
+        if not row:
+            # Nothing was written: say why, as the outcome probe's resends do.
+            self._next_attempt(
+                db, operation_row, owner, (Status.APPROVED, Status.SENDING), "nothing to send",
+                "another sender holds this operation",
+            )
+            raise StateError("nothing to send")  # pragma: no cover - _next_attempt raised already
+        approved_id, idem, number = row[0]
         attempt = self._insert_attempt(db, operation_row, approved_id, number, idem, at, owner)
         self._event(operation_row, "attempt", f"#{number}")
         return attempt
