@@ -78,6 +78,8 @@ UNSIGNABLE_RETRY_SECONDS = 30.0
 # At most this many of one Company's operations are being sent (or wait to resend) at once,
 # per pass of the dispatcher: a thousand approvals must not open a thousand requests at once.
 DEFAULT_PER_COMPANY = 8
+# Outcomes are committed together (Dispatcher._settle), at the latest this long after the first.
+SETTLE_GATHER_SECONDS = 0.005
 # At most this many operations are claimed and not yet finished at once, across Companies.
 DEFAULT_CLAIM_AHEAD = 32
 
@@ -173,6 +175,9 @@ class Dispatcher:
         self._claim_ahead = max(self._per_company, DEFAULT_CLAIM_AHEAD)
         # Attempts waiting to be committed together (_begin_attempt): (operation row, its future).
         self._starting: list[tuple[int, asyncio.Future[AttemptRecord]]] = []
+        # Settles waiting to be committed together (_settle), as settle_many's items.
+        self._settling: list[tuple] = []
+        self._settle_timer: asyncio.TimerHandle | None = None
         # Groups whose attempts are committed and whose fsync runs in a worker thread.
         self._syncing: set[asyncio.Task[None]] = set()
         # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
@@ -228,6 +233,8 @@ class Dispatcher:
             for task in running:  # as gather did: stopping the pass stops its sends
                 task.cancel()
             raise
+        finally:
+            self._commit_settles()  # every answer of this pass recorded before it ends
         if self._prober is not None:
             await self._prober()
         return count
@@ -409,6 +416,8 @@ class Dispatcher:
         self._commit_attempts()
 
     def _commit_attempts(self) -> None:
+        # The answers that freed these sends' turns are recorded first: one commit for them all.
+        self._commit_settles()
         # A waiter cancelled before this commit is left out: nothing was recorded, nothing sent.
         waiting = [(row, future) for row, future in self._starting if not future.done()]
         self._starting = []
@@ -602,16 +611,33 @@ class Dispatcher:
         return refused(f"unexpected answer {outcome!r}")  # pragma: no cover
 
     def _settle(self, op_row: int, verdict: _Settle, finished: tuple | None = None) -> None:
+        """The operation's end (and its last attempt's), committed with the settles that come
+        before the next group of attempts is committed, or within SETTLE_GATHER_SECONDS, or at the
+        end of the pass, whichever is first: one transaction (one background fsync) for many.
+        Until then the operation keeps its lease, so no one else sends it; lost to a crash, its
+        attempt stays unfinished and the same approval is resent (docs/reliability.md)."""
+        probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
+        self._settling.append((finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe))
+        if self._settle_timer is None:
+            self._settle_timer = asyncio.get_running_loop().call_later(SETTLE_GATHER_SECONDS, self._commit_settles)
+
+    def _commit_settles(self) -> None:
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+            self._settle_timer = None
+        group, self._settling = self._settling, []
+        if not group:
+            return
         try:
-            probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
-            if finished is None:
-                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe)
-            else:
-                self.store.finish_and_settle(
-                    finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe
-                )
-        except StateError as exc:
-            log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
+            results = self.store.settle_many(group)
+        except StoreError as exc:
+            # None of them was committed: their attempts stay unfinished (in doubt) and their
+            # leases lapse, so the same approvals are resent, as after a crash.
+            log.warning("dispatcher: %d outcomes could not be recorded: %s", len(group), exc)
+            return
+        for settle, problem in zip(group, results):
+            if problem is not None:
+                log.warning("operation %s could not be settled as %s: %s", settle[1], settle[3].value, problem)
 
 
 def _in_doubt(attempts: list[AttemptRecord]) -> bool:

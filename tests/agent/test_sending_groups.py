@@ -14,7 +14,7 @@ import pytest
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
-from poppy_tui.agent.store import Status
+from poppy_tui.agent.store import Status, Store
 from tests.companies.bulk_company import BulkCompany
 
 
@@ -178,3 +178,37 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     assert len(commit_of_key) == len(rows)
     assert early == []
     assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)
+
+
+def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_its_attempt(tmp_path, bulk):
+    agent = open_agent(tmp_path)
+    per_company = agent.dispatcher._per_company
+    bulk.state.approval_delay = 0.05  # sends overlap, so their answers arrive together
+    settle_groups: list[int] = []
+    settle_many = agent.store.settle_many
+
+    def counted(settles):
+        settle_groups.append(len(settles))
+        return settle_many(settles)
+
+    agent.store.settle_many = counted  # the real method, counted
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 3 * per_company)
+            assert await agent.dispatch_once() == len(rows)
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    assert sum(settle_groups) == len(rows)
+    assert max(settle_groups) > 1 and len(settle_groups) < len(rows)
+    with Store.open(agent.store.path) as again:  # what is on disk, read by another connection
+        for row in rows:
+            assert again.get_operation(row).status == Status.PERFORMED
+            (attempt,) = again.attempts(row)
+            assert attempt.outcome == "performed" and attempt.finished_at is not None
+            assert [e.kind for e in again.events(row)][-1] == "performed"
+        leased = again._db.execute("SELECT count(*) FROM operations WHERE lease_owner IS NOT NULL").fetchone()[0]
+        assert leased == 0

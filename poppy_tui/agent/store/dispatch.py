@@ -257,6 +257,30 @@ class DispatchStore(OperationStore, ExpiryStore):
             self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
             self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
 
+    def settle_many(
+        self,
+        settles: list[tuple[tuple[int, str, int | None, Any, str | None] | None, int, str, Status, Any, str | None, float | None]],
+    ) -> list[StateError | None]:
+        """Several (attempt or None, operation_row, owner, status, outcome, detail, probe_after):
+        finish_and_settle (or settle, without an attempt) for each, all in one commit (SOON, so one
+        background fsync for the group). Each gets None, or the StateError saying why it could
+        not be settled; that one writes nothing (its attempt stays unfinished), the rest are kept."""
+        results: list[StateError | None] = []
+        with self._write(Durability.SOON):
+            for attempt, operation_row, owner, status, outcome, detail, probe_after in settles:
+                response_json = _dumps(attempt[3]) if attempt is not None else None
+                outcome_json = response_json if attempt is not None and outcome is attempt[3] else _dumps(outcome)
+                try:
+                    # The operation first: when it can't be settled, nothing of this one is written.
+                    self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
+                except StateError as exc:
+                    results.append(exc)
+                    continue
+                if attempt is not None:
+                    self._finish_attempt(attempt[0], attempt[1], attempt[2], response_json, attempt[4])
+                results.append(None)
+        return results
+
     def _settle(
         self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None,
         probe_after: float | None = None,
