@@ -178,6 +178,8 @@ class Dispatcher:
         # Settles waiting to be committed together (_settle), as settle_many's items.
         self._settling: list[tuple] = []
         self._settle_timer: asyncio.TimerHandle | None = None
+        # Sends under way (their requests may be out, waiting for answers).
+        self._sending = 0
         # Groups whose attempts are committed and whose fsync runs in a worker thread.
         self._syncing: set[asyncio.Task[None]] = set()
         # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
@@ -215,9 +217,12 @@ class Dispatcher:
                 # not a thousand leases to renew and a thousand tasks waiting for a turn. Claimed
                 # in batches (one statement each), once half of those claimed are done.
                 if claiming and len(running) <= self._claim_ahead // 2:
-                    batch = self.store.claim_due_many(self.owner, self.lease_seconds, self._claim_ahead - len(running))
-                    if not batch:
-                        claiming = False  # what becomes due from now on is the next pass's
+                    wanted = self._claim_ahead - len(running)
+                    batch = self.store.claim_due_many(self.owner, self.lease_seconds, wanted)
+                    if len(batch) < wanted:
+                        # Every operation due now is claimed (by us, or by another process
+                        # meanwhile): what becomes due from now on is the next pass's.
+                        claiming = False
                     for op in batch:
                         slot = slots.setdefault(op.company.id, _Turns(self._per_company))
                         running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
@@ -434,6 +439,17 @@ class Dispatcher:
             for _, future in waiting:
                 future.set_exception(exc)
             return
+        if self._sending == 0 and not self._syncing:
+            # No send of ours is waiting for an answer and no other group for its fsync: there is
+            # nothing to overlap the fsync with, so it runs here (the two thread hops would cost
+            # about half as much again as the fsync; the loop is held for the fsync alone).
+            try:
+                self.store.sync_through(commit)
+            except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
+                self._release(waiting, results, exc)
+                return
+            self._release(waiting, results)
+            return
         task = asyncio.ensure_future(self._release_when_durable(waiting, results, commit))
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
@@ -444,11 +460,21 @@ class Dispatcher:
         try:
             await asyncio.to_thread(self.store.sync_through, commit)
         except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
-            # The attempts are committed but maybe not durable; their operations keep an
-            # unfinished attempt, which every later pass treats as in doubt (never as unsent).
+            self._release(waiting, results, exc)
+            return
+        self._release(waiting, results)
+
+    @staticmethod
+    def _release(
+        waiting: list[tuple[int, asyncio.Future[AttemptRecord]]], results: list, failure: Exception | None = None
+    ) -> None:
+        """Let the sends of a group go, once its fsync returned; or fail them all when it failed:
+        the attempts are committed but maybe not durable, so their operations keep an unfinished
+        attempt, which every later pass treats as in doubt (never as unsent)."""
+        if failure is not None:
             for _, future in waiting:
                 if not future.done():
-                    future.set_exception(exc)
+                    future.set_exception(failure)
             return
         for (_, future), result in zip(waiting, results):
             if future.done():
@@ -464,6 +490,7 @@ class Dispatcher:
             return None
         send = asyncio.create_task(self._send_safely(op, approval))
         lease.sending = send
+        self._sending += 1
         try:
             return await send
         except asyncio.CancelledError:
@@ -472,6 +499,7 @@ class Dispatcher:
                 return None  # our send was stopped because the lease is gone; we were not cancelled
             raise
         finally:
+            self._sending -= 1
             lease.sending = None
 
     async def _send_safely(self, op: OperationRecord, approval: Approval) -> Exchange:

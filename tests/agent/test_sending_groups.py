@@ -212,3 +212,44 @@ def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_i
             assert [e.kind for e in again.events(row)][-1] == "performed"
         leased = again._db.execute("SELECT count(*) FROM operations WHERE lease_owner IS NOT NULL").fetchone()[0]
         assert leased == 0
+
+
+@pytest.mark.parametrize("count", [1, 12])
+def test_a_group_whose_fsync_fails_sends_nothing_and_stays_in_doubt(tmp_path, bulk, count):
+    """Alone (fsynced on the loop: nothing else to overlap it with) or among others (fsynced in a
+    worker thread), a group of attempts whose fsync failed never reaches the Company."""
+    from poppy_tui.agent.store import StoreError
+
+    agent = open_agent(tmp_path)
+    reached: list[str] = []
+    bulk.state.on_approval = lambda headers: reached.append(headers["idempotency-key"].strip('"'))
+    bulk.state.approval_delay = 0.02
+    failing = {"left": 1}
+    real_sync = agent.store.sync_through
+
+    def sync_through(commit):
+        if failing["left"]:
+            failing["left"] -= 1
+            raise StoreError("could not make the database durable (disk I/O error)")
+        real_sync(commit)
+
+    agent.store.sync_through = sync_through
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, count)
+            await agent.dispatch_once()
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    with Store.open(agent.store.path) as again:
+        unsent = [row for row in rows if again.get_operation(row).status == Status.SENDING]
+        assert unsent  # the first group's operations: each with one unfinished attempt
+        for row in unsent:
+            (attempt,) = again.attempts(row)
+            assert attempt.finished_at is None and attempt.idempotency_key not in reached
+        sent = [row for row in rows if row not in unsent]
+        assert all(again.get_operation(row).status == Status.PERFORMED for row in sent)
+    assert len(reached) == len(rows) - len(unsent)
