@@ -178,6 +178,8 @@ class Dispatcher:
         # Settles waiting to be committed together (_settle), as settle_many's items.
         self._settling: list[tuple] = []
         self._settle_timer: asyncio.TimerHandle | None = None
+        # Set by wake() while run() waits between passes.
+        self._woken: asyncio.Event | None = None
         # Sends under way (their requests may be out, waiting for answers).
         self._sending = 0
         # Groups whose attempts are committed and whose fsync runs in a worker thread.
@@ -271,18 +273,31 @@ class Dispatcher:
             due = probe if due is None or (probe is not None and probe < due) else due
         return None if due is None else max(0.0, (due - now_utc()).total_seconds())
 
+    def wake(self) -> None:
+        """Something may be due now (an approval recorded in this process, on the loop's thread):
+        a running `run` starts its next pass at once instead of at the end of its wait."""
+        if self._woken is not None:
+            self._woken.set()
+
     async def run(self, stop: asyncio.Event, idle_seconds: float = 0.5) -> None:
-        while not stop.is_set():
-            try:
-                await self.dispatch_once()
-            except StoreError as exc:
-                log.warning("dispatcher: %s", exc)
-            due = self.next_due_in()
-            wait = idle_seconds if due is None else min(idle_seconds, max(0.05, due))
-            try:
-                await asyncio.wait_for(stop.wait(), wait)
-            except asyncio.TimeoutError:
-                pass
+        self._woken = woken = asyncio.Event()
+        try:
+            while not stop.is_set():
+                woken.clear()  # a wake during the pass below ends the wait after it at once
+                try:
+                    await self.dispatch_once()
+                except StoreError as exc:
+                    log.warning("dispatcher: %s", exc)
+                due = self.next_due_in()
+                wait = idle_seconds if due is None else min(idle_seconds, max(0.05, due))
+                waits = (asyncio.ensure_future(stop.wait()), asyncio.ensure_future(woken.wait()))
+                try:
+                    await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waiting in waits:
+                        waiting.cancel()
+        finally:
+            self._woken = None
 
     # ---- one operation ---------------------------------------------------------------------------
 
