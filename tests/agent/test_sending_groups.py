@@ -253,3 +253,36 @@ def test_a_group_whose_fsync_fails_sends_nothing_and_stays_in_doubt(tmp_path, bu
         sent = [row for row in rows if row not in unsent]
         assert all(again.get_operation(row).status == Status.PERFORMED for row in sent)
     assert len(reached) == len(rows) - len(unsent)
+
+
+def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(tmp_path, bulk):
+    """The running dispatcher's idle wait is an hour here: only the wake can start the send."""
+    agent = open_agent(tmp_path)
+
+    async def work() -> Status:
+        try:
+            company = await agent.add_company(bulk.base_url)
+            result = await agent.call_api(company, "POST", "/items/1/cancel", {})
+            stop = asyncio.Event()
+            runner = asyncio.create_task(agent.dispatcher.run(stop, idle_seconds=3600))
+            while agent.dispatcher._woken is None:  # run() started and is in its first pass or wait
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # its first pass (nothing approved yet) is over: it waits
+            op = agent.store.get_operation(result.operation_row)
+            agent.approve(op.id, op.current.id)
+
+            async def settled() -> Status:
+                while (status := agent.store.get_operation(op.id).status) in (Status.APPROVED, Status.SENDING):
+                    await asyncio.sleep(0.02)
+                return status
+
+            try:
+                return await asyncio.wait_for(settled(), 60)  # a guard against hanging, not a speed test
+            finally:
+                stop.set()
+                await runner
+        finally:
+            await agent.aclose()
+
+    assert asyncio.run(work()) == Status.PERFORMED
+    assert list(bulk.state.perform_count.values()) == [1]  # performed once
