@@ -673,10 +673,11 @@ class Dispatcher:
             return
         try:
             results = self.store.settle_many(group)
-        except StoreError as exc:
+        except Exception as exc:  # noqa: BLE001 - called from timers and other commits: never raise
             # None of them was committed: their attempts stay unfinished (in doubt) and their
             # leases lapse, so the same approvals are resent, as after a crash.
-            log.warning("dispatcher: %d outcomes could not be recorded: %s", len(group), exc)
+            log.warning("dispatcher: %d outcomes could not be recorded: %s", len(group), exc,
+                        exc_info=not isinstance(exc, StoreError))
             return
         for settle, problem in zip(group, results):
             if problem is not None:

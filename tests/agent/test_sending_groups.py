@@ -286,3 +286,45 @@ def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(t
 
     assert asyncio.run(work()) == Status.PERFORMED
     assert list(bulk.state.perform_count.values()) == [1]  # performed once
+
+
+def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(tmp_path, bulk):
+    """A group of outcomes whose commit failed leaves its attempts unfinished (in doubt): once the
+    leases lapse, the same approvals go again with the same keys, and the Company's replays
+    settle them; each action performed once."""
+    from poppy_tui.agent.store import StoreError
+
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    agent = Agent.open(paths, Config(key_storage="file", grace_seconds=0), lease_seconds=0.3)
+    keys: list[str] = []
+    bulk.state.on_approval = lambda headers: keys.append(headers["idempotency-key"].strip('"'))
+    failing = {"left": 1}
+    real_settle_many = agent.store.settle_many
+
+    def settle_many(settles):
+        if failing["left"]:
+            failing["left"] -= 1
+            raise StoreError("could not save to the database (disk I/O error); nothing was changed")
+        return real_settle_many(settles)
+
+    agent.store.settle_many = settle_many
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 3)
+            await agent.dispatch_once()
+            await asyncio.sleep(0.4)  # the leases of the unrecorded ones lapse
+            await agent.dispatch_once()
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    with Store.open(agent.store.path) as again:
+        assert all(again.get_operation(row).status == Status.PERFORMED for row in rows)
+        resent = [row for row in rows if len(again.attempts(row)) == 2]
+        assert resent  # the first group's outcomes were lost, so those approvals went twice
+        for row in resent:
+            first, second = again.attempts(row)
+            assert first.idempotency_key == second.idempotency_key and second.outcome == "performed"
+    assert list(bulk.state.perform_count.values()) == [1] * len(rows)
