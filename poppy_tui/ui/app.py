@@ -106,6 +106,10 @@ class PoppyApp(App[None]):
         # App.__init__ reads DEFAULT_MODE, so the first screen built is the one asked for.
         self.DEFAULT_MODE = mode if mode in self.MODES else "inbox"
         super().__init__()
+        # Textual reparses all CSS for each new mode's screen; this one only when the theme changes.
+        from poppy_tui.ui.stylesheet import StableStylesheet
+
+        self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None

@@ -12,10 +12,12 @@ import os
 import subprocess
 import sys
 from datetime import timedelta
+from typing import Any
 
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.stylesheet import StableStylesheet
 from poppy_tui.ui.widgets.operation_list import FIRST_ROWS, OperationTable
 from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_company, add_operation, ui_config
 
@@ -140,3 +142,56 @@ async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again
                 break
         assert table.row_count == 150
         assert table.selected_row_key() == chosen
+
+
+def count_parses(stylesheet: Any) -> dict[Any, int]:
+    """Counts the parses of each CSS source by this stylesheet (rules not returned before)."""
+    parses: dict[Any, int] = {}
+    returned: list[Any] = []
+    parse = stylesheet._parse_rules
+
+    def counting(css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        rules = parse(css, read_from, *args, **kwargs)
+        if not any(rules is seen for seen in returned):
+            returned.append(rules)
+            parses[read_from] = parses.get(read_from, 0) + 1
+        return rules
+
+    stylesheet._parse_rules = counting
+    return parses
+
+
+async def test_start_up_parses_the_stylesheet_once_and_a_theme_still_restyles(agent):
+    # Textual reparsed every source when the inbox (a mode's screen) was first shown, and the
+    # next widget class parsed them all a third time: three parses of poppy.tcss before the
+    # first frame. A theme (new variables) must still parse again and restyle.
+    app = PoppyApp(agent, clock=lambda: FIXED_NOW)
+    parses = count_parses(app.stylesheet)
+    ours = (str(PoppyApp.CSS_PATH), "")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert parses[ours] == 1
+        title = app.screen.query_one("#pending-title")
+        before = title.styles.color
+        parsed_first = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        parsed_now = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
+        assert len(parsed_now) == len(parsed_first)
+        assert not any(now is first for now, first in zip(parsed_now, parsed_first))
+        assert title.styles.color != before
+
+
+def test_a_reparse_with_the_same_variables_keeps_the_rules_and_new_variables_parse_again():
+    css = ".x { color: $accent; }"
+    sheet = StableStylesheet(variables={"accent": "red"})
+    sheet.add_source(css, read_from=("test.tcss", ""))
+    first = sheet.rules
+    sheet.set_variables({"accent": "red"})
+    sheet.reparse()
+    assert sheet.rules[0] is first[0]
+    sheet.set_variables({"accent": "blue"})
+    sheet.reparse()
+    assert sheet.rules[0] is not first[0]
+    assert sheet.rules[0].styles.color != first[0].styles.color
