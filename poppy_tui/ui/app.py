@@ -104,7 +104,12 @@ class PoppyApp(App[None]):
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")
         # App.__init__ reads DEFAULT_MODE, so the first screen built is the one asked for.
-        self.DEFAULT_MODE = mode if mode in self.MODES else "inbox"
+        self.DEFAULT_MODE = first = mode if mode in self.MODES else "inbox"
+        # The first screen is the default screen (get_default_screen), its mode added once the app
+        # is mounted. Textual holds a mode's first screen in the start-up batch until all its
+        # widgets are mounted: it laid out and drew the whole screen there, a frame the batch never
+        # writes (~40 ms), and the first frame written after it was a partial one.
+        self.MODES = {name: screen for name, screen in type(self).MODES.items() if name != first}
         super().__init__()
         # Textual reparses all CSS for each new mode's screen; this one only when the theme changes.
         from poppy_tui.ui.stylesheet import StableStylesheet
@@ -132,7 +137,18 @@ class PoppyApp(App[None]):
 
     # ---- start-up -------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen:
+        screen = type(self).MODES[self.DEFAULT_MODE]()
+        # Textual reads a screen's CSS_PATH when it shows a mode's or a pushed screen, not the
+        # default one: read it here (the inbox has none; another first screen has screens.tcss).
+        for path in screen.css_path:
+            if not self.stylesheet.has_source(str(path)):
+                self.stylesheet.read(path)
+                self.stylesheet.reparse()
+        return screen
+
     def on_mount(self) -> None:
+        self.add_mode(self.DEFAULT_MODE, type(self).MODES[self.DEFAULT_MODE])  # its screen is built
         theme = getattr(self.agent.config, "theme", None)
         if theme:
             if theme in self.available_themes:

@@ -7,10 +7,16 @@ before it. Time is measured by tests/benchmarks/bench_firstframe.py, never here.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
 from datetime import timedelta
 from typing import Any
 
@@ -90,6 +96,54 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     assert "textual" in modules and "poppy_tui.ui.screens.inbox" in modules  # it did start the TUI
     assert seen["rows"] == 3
     assert not present(modules, NOT_BEFORE_FIRST_FRAME)
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
+
+
+def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str]) -> str:
+    """What a 120x36 terminal receives from `argv` (escape codes taken out) until every one of
+    `expected` has arrived; the program is then stopped."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env={**env, "TERM": "xterm-256color"},
+                            cwd=REPO, start_new_session=True)
+    os.close(slave)
+    received = b""
+    try:
+        while not all(piece in _ESCAPES.sub("", received.decode("utf-8", "replace")) for piece in expected):
+            ready, _, _ = select.select([master], [], [], 60)
+            chunk = os.read(master, 65536) if ready else b""
+            assert chunk, f"{expected} never arrived: {received[-500:]!r}"
+            received += chunk
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    return _ESCAPES.sub("", received.decode("utf-8", "replace"))
+
+
+def test_the_first_frame_written_is_the_whole_inbox_with_its_rows(tmp_path):
+    # Textual drew a mode's first screen inside its start-up batch, a frame it never writes,
+    # and the first frame written after it was a partial one: the title bar, the hint and the
+    # footer, without the section title and the rows (which came a frame later).
+    home = tmp_path / "home"
+    paths = resolve_paths(home)
+    paths.ensure()
+    with Store.open(paths.database) as store:
+        fill(store, 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    hint = "Enter: review the highlighted operation"
+    text = terminal_text_until([sys.executable, "-m", "poppy_tui", "--home", str(home)], env,
+                               ["Waiting for your decision (3)", "Manzanita", hint])
+    # Top to bottom, once: nothing below the rows reached the terminal before them.
+    assert text.index("Waiting for your decision (3)") < text.index("Manzanita") < text.index(hint)
 
 
 class FirstFrameApp(PoppyApp):
@@ -195,3 +249,37 @@ def test_a_reparse_with_the_same_variables_keeps_the_rules_and_new_variables_par
     sheet.reparse()
     assert sheet.rules[0] is not first[0]
     assert sheet.rules[0].styles.color != first[0].styles.color
+
+
+def screens_css_read(app: PoppyApp) -> bool:
+    from poppy_tui.ui.screens.base import SCREENS_CSS
+
+    return app.stylesheet.has_source(SCREENS_CSS, "")
+
+
+async def test_other_screens_css_waits_for_the_first_of_them_and_then_styles_it(store):
+    # The inbox's first frame parses poppy.tcss only; screens.tcss comes with the first other screen.
+    rows = fill(store, 2)
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert not screens_css_read(app)
+        app.open_review(rows[0])
+        await pilot.pause()
+        assert screens_css_read(app)
+        header = app.screen.query_one("#review-header")
+        assert header.styles.border_bottom[0] == "heavy"  # a rule of screens.tcss
+
+
+async def test_another_first_screen_has_its_css(store):
+    fill(store, 2)
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert screens_css_read(app)
+        assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"  # height: 1fr
+        app.action_show_inbox()
+        await pilot.pause()
+        app.action_show_history()
+        await pilot.pause()
+        assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"

@@ -33,6 +33,7 @@ INBOX_LIMIT = 500
 
 class InboxScreen(PoppyScreen):
     TITLE_TEXT = "Inbox"
+    CSS_PATH = None  # poppy.tcss has all it needs: screens.tcss waits for the first other screen
     NAV_MODE = "inbox"
     AUTO_FOCUS = "#pending-table"
 
