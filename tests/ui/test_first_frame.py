@@ -24,7 +24,7 @@ from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.stylesheet import StableStylesheet
-from poppy_tui.ui.widgets.operation_list import FIRST_ROWS, OperationTable
+from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_company, add_operation, ui_config
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -151,10 +151,14 @@ class FirstFrameApp(PoppyApp):
 
     rows_at_ready: int | None = None
     loaded_at_ready: bool = False
+    lines_at_ready: int = 0  # the lines of the rows in the table
+    checked_at_ready: int = 0  # rows whose stored checks were read
 
     def on_ready(self) -> None:
         table = self.screen.query_one("#pending-table", OperationTable)
         self.rows_at_ready = table.row_count
+        self.lines_at_ready = sum(row.height for row in table.ordered_rows)
+        self.checked_at_ready = sum(item.checked for item in table.items.values())
         self.loaded_at_ready = self.screen.loaded
         super().on_ready()
 
@@ -169,13 +173,33 @@ async def every_row_shown(pilot, app) -> OperationTable:
     return table
 
 
+async def every_row_checked(pilot, app) -> OperationTable:
+    """The inbox's table once every row has its checks (computed and stored by the checks' thread)."""
+    table = await every_row_shown(pilot, app)
+    for _ in range(400):
+        if all(item.checked for item in table.items.values()):
+            break
+        await pilot.pause(0.05)
+    return table
+
+
 async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store):
     rows = fill(store, 150)
+    async with PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW).run_test(size=(120, 36)) as pilot:
+        await every_row_checked(pilot, pilot.app)  # a first run stores every revision's checks
     app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
         assert app.loaded_at_ready and app.rows_at_ready is not None
-        assert FIRST_ROWS <= app.rows_at_ready < len(rows)  # the first frame had rows, not all of them
+        assert 0 < app.rows_at_ready < len(rows)  # the first frame had rows, not all of them
+        # ... as many as the table can show (it is 60% of the 36 lines at most)
+        assert app.lines_at_ready >= 36 * 0.6
+        # Only the rows of the first frame had their stored checks read before it; the others
+        # are read right after it (their badges filled in), not computed again.
+        assert app.rows_at_ready <= app.checked_at_ready < len(rows)
+        table = await every_row_checked(pilot, app)
+        assert all(item.checked for item in table.items.values())
+        assert not app.screen.checking and not app.screen._handed
         assert table.row_count == len(rows)
         # Soonest to expire first, across the rows added after the first frame too.
         expiries = [table.items[row.key.value].row.expires_at for row in table.ordered_rows]

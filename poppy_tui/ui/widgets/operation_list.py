@@ -26,9 +26,8 @@ COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
 SUMMARY_LINES = 4
 # Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
 WIDE_SUMMARY_LINES = 2
-# The first frame gets at least the rows a screen can show (the terminal's height); the others
-# follow ROWS_PER_CHUNK at a time, each once the last is drawn, so keys are answered between chunks.
-FIRST_ROWS = 40
+# The first frame gets the rows the table can show (each row takes at least one of its lines); the
+# others follow ROWS_PER_CHUNK at a time, each once the last is drawn, so keys are answered between chunks.
 ROWS_PER_CHUNK = 100
 CHUNK_PAUSE_SECONDS = 0.05
 # "conversation" would cost the summary eight cells on every row.
@@ -128,7 +127,17 @@ class OperationTable(DataTable):
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
         self._chunk_queued = False
-        self._add_rows(max(FIRST_ROWS, self.app.size.height))
+        self._add_rows(self.first_rows())
+
+    def first_rows(self) -> int:
+        """How many rows go in before the first frame: as many as the table has lines to show
+        (its max-height, else the terminal's height), as each row takes at least one."""
+        size = self.app.size
+        lines = size.height
+        max_height = self.styles.max_height
+        if max_height is not None:
+            lines = min(lines, int(max_height.resolve(size, size)) + 1)  # +1: the header's line
+        return max(1, lines)
 
     def _add_rows(self, count: int) -> None:
         batch, self._to_add = self._to_add[:count], self._to_add[count:]
