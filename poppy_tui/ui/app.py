@@ -129,11 +129,18 @@ class PoppyApp(App[None]):
         # Where the store stood when the app began: notifications start watching after the first
         # frame, and announce what was updated after this (another process's new operation that
         # arrived while the first frame was drawn included). One indexed read.
-        latest = getattr(agent.store, "latest_update", None)
+        latest = getattr(self.reader, "latest_update", None)
         self._started_at: str | None = latest() if latest is not None else None
         # Where a theme picked in the palette is kept; None (tests, screenshots) keeps it for this run only.
         self.config_file = config_file
         self._theme_ready = False
+
+    @property
+    def reader(self) -> Any:
+        """What the first frame and the polls read (the inbox's lists, the change token): the
+        agent's InboxReader when its whole store opens after the first frame, else its store."""
+        reader = getattr(self.agent, "reader", None)
+        return reader if reader is not None else self.agent.store
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -186,7 +193,7 @@ class PoppyApp(App[None]):
         log.info(message)
         self.painted = True
         # Screens that read the store while mounting, with nothing committed since, aren't read again.
-        self._change_token = token = self.agent.store.change_token()
+        self._change_token = token = self.reader.change_token()
         for screen in self.screen_stack:
             if getattr(screen, "read_at_token", None) != token:
                 screen.post_message(StoreChanged())
@@ -272,7 +279,7 @@ class PoppyApp(App[None]):
 
     def _poll_store(self) -> None:
         try:
-            token = self.agent.store.change_token()
+            token = self.reader.change_token()
         except Exception as exc:  # a locked or vanished database must not kill the UI
             self.log.warning(f"store poll failed: {exc}")
             return

@@ -63,6 +63,9 @@ NOT_BEFORE_FIRST_FRAME = {
     "httpx", "httpcore", "jwt", "cryptography", "authlib", "keyring", "mcp", "markdown_it",
     "poppy_tui.agent.dispatcher", "poppy_tui.agent.outcome_probe", "poppy_tui.agent.transports.api",
     "poppy_tui.agent.signin.service", "poppy_tui.agent.keys", "poppy_tui.safety.discrepancies",
+    # The store's write side and the records' dataclasses: the inbox reads through agent.reader.
+    "poppy_tui.agent.store.store", "poppy_tui.agent.store.records", "poppy_tui.agent.store.decisions",
+    "poppy_tui.agent.store.operations", "poppy_tui.agent.store.dispatch",
 }
 
 

@@ -71,6 +71,11 @@ class PoppyScreen(Screen):
     def store(self) -> "Store":
         return self.poppy.agent.store
 
+    @property
+    def reader(self) -> Any:
+        """For lists read before the first frame: PoppyApp.reader (the store's read side)."""
+        return self.poppy.reader
+
     def title_bar(self) -> ComposeResult:
         yield TitleBar(nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, self.TYPING), id="title-bar")
 

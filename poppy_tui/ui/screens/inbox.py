@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from poppy_tui.agent.store.checks import StoredChecks
-from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.agent.store.status import OperationRow, Status
 from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
 from poppy_tui.ui.screens.base import PoppyScreen
@@ -89,18 +89,18 @@ class InboxScreen(PoppyScreen):
         waiting, self._checks_waiting = self._checks_waiting, []
         unread, self._checks_unread = self._checks_unread, []
         if unread:
-            stored = self.store.current_checks(unread, CHECKER_VERSION)
+            stored = self.reader.current_checks(unread, CHECKER_VERSION)
             self._checks_arrived(stored)
             waiting += [row for row in unread if row not in stored and row not in self._attempted]
         if waiting and not self.checking:
             self._start_checks(waiting)
 
     def refresh_data(self) -> None:
-        self.read_at_token = self.store.change_token()
-        pending = self.store.list_operations(INBOX_STATUSES, limit=INBOX_LIMIT)
+        self.read_at_token = self.reader.change_token()
+        pending = self.reader.list_operations(INBOX_STATUSES, limit=INBOX_LIMIT)
         # Soonest to expire first: that is the one that can't wait.
         pending.sort(key=lambda r: (r.expires_at, r.id))
-        progress = self.store.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT)
+        progress = self.reader.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT)
         pending_table = self.query_one("#pending-table", OperationTable)
         progress_table = self.query_one("#progress-table", OperationTable)
         rows = [r.id for r in (*pending, *progress)]
@@ -110,7 +110,7 @@ class InboxScreen(PoppyScreen):
         if not self.poppy.painted:
             first = pending[:pending_table.first_rows()] + progress[:progress_table.first_rows()]
             read = [r.id for r in first]
-        self._checked = self.store.current_checks(read, CHECKER_VERSION)
+        self._checked = self.reader.current_checks(read, CHECKER_VERSION)
         shown = set(read)
         self._checks_unread = [row for row in rows if row not in shown]
         pending_table.show_items([self._item(r) for r in pending])
@@ -157,7 +157,7 @@ class InboxScreen(PoppyScreen):
         worker = get_current_worker()
         try:
             check_missing(
-                self.store.path, operation_rows, self.poppy.clock, self.agent.config.min_read_seconds,
+                self.reader.path, operation_rows, self.poppy.clock, self.agent.config.min_read_seconds,
                 lambda batch: self.app.call_from_thread(self._checks_arrived, batch),
                 cancelled=lambda: worker.is_cancelled,
             )

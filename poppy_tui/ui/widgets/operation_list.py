@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.agent.store.status import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
 from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
