@@ -156,11 +156,10 @@ class OperationTable(DataTable):
     def render_lines(self, crop: Any) -> Any:
         lines = super().render_lines(crop)
         # The next chunk waits until the rows so far have been laid out (DataTable measures new
-        # rows when idle) and drawn: so the first frame has its rows before any more are added.
-        # Not while Textual batches updates (start-up does): a frame drawn then is never
-        # written, and a chunk added there delayed the one that is (measured in a pty).
-        if (self._to_add and not self._chunk_queued and not self._require_update_dimensions
-                and not getattr(self.app, "_batch_count", 0)):
+        # rows when idle, then its virtual height is theirs and the header's) and drawn: so the
+        # first frame has its rows before any more are added.
+        laid_out = self.virtual_size.height >= self._lines + (self.header_height if self.show_header else 0)
+        if self._to_add and not self._chunk_queued and laid_out:
             self._chunk_queued = True
             self.set_timer(CHUNK_PAUSE_SECONDS, partial(self._add_more, self._generation))
         return lines
