@@ -310,3 +310,22 @@ async def test_another_first_screen_has_its_css(store):
         app.action_show_history()
         await pilot.pause()
         assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"
+
+
+async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(store):
+    # Nothing pending: the tables are hidden and the words say so; measuring their headers
+    # (Rich, per column) was most of the empty inbox's refresh before its first frame.
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        assert app.screen.query_one("#pending-empty").display and not pending.display
+        assert not pending.columns
+        fill(store, 2)
+        app.notify_store_changed()
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if pending.row_count == 2:
+                break
+        assert pending.display and pending.row_count == 2
+        assert [column.label.plain for column in pending.columns.values()][0] == "Company"
