@@ -66,6 +66,8 @@ NOT_BEFORE_FIRST_FRAME = {
     # The store's write side and the records' dataclasses: the inbox reads through agent.reader.
     "poppy_tui.agent.store.store", "poppy_tui.agent.store.records", "poppy_tui.agent.store.decisions",
     "poppy_tui.agent.store.operations", "poppy_tui.agent.store.dispatch",
+    # Rich's emoji names, which markup parsing (a str column label) imports.
+    "rich._emoji_codes",
 }
 
 
