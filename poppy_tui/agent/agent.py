@@ -564,7 +564,10 @@ class Agent:
             # Refused before anything is recorded: an approval nothing can send would only sit
             # there looking sent (issue #11 item 7).
             raise ApprovalUnsignable(f"approvals can't be signed on this machine, so nothing was approved. {problem}")
-        return self.store.approve(operation_row, revision_id, self.config.grace_seconds)
+        approved = self.store.approve(operation_row, revision_id, self.config.grace_seconds)
+        if "dispatcher" in self.__dict__:  # a running dispatcher looks again now, not after its wait
+            self.dispatcher.wake()
+        return approved
 
     def decline(self, operation_row: int, revision_id: int) -> OperationRecord:
         return self.store.decline(operation_row, revision_id)

@@ -78,6 +78,8 @@ UNSIGNABLE_RETRY_SECONDS = 30.0
 # At most this many of one Company's operations are being sent (or wait to resend) at once,
 # per pass of the dispatcher: a thousand approvals must not open a thousand requests at once.
 DEFAULT_PER_COMPANY = 8
+# Outcomes are committed together (Dispatcher._settle), at the latest this long after the first.
+SETTLE_GATHER_SECONDS = 0.005
 # At most this many operations are claimed and not yet finished at once, across Companies.
 DEFAULT_CLAIM_AHEAD = 32
 
@@ -173,6 +175,13 @@ class Dispatcher:
         self._claim_ahead = max(self._per_company, DEFAULT_CLAIM_AHEAD)
         # Attempts waiting to be committed together (_begin_attempt): (operation row, its future).
         self._starting: list[tuple[int, asyncio.Future[AttemptRecord]]] = []
+        # Settles waiting to be committed together (_settle), as settle_many's items.
+        self._settling: list[tuple] = []
+        self._settle_timer: asyncio.TimerHandle | None = None
+        # Set by wake() while run() waits between passes.
+        self._woken: asyncio.Event | None = None
+        # Sends under way (their requests may be out, waiting for answers).
+        self._sending = 0
         # Groups whose attempts are committed and whose fsync runs in a worker thread.
         self._syncing: set[asyncio.Task[None]] = set()
         # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
@@ -207,15 +216,19 @@ class Dispatcher:
         try:
             while True:
                 # Claimed (leased) only a little ahead of what can be sent: a thousand approvals are
-                # not a thousand leases to renew and a thousand tasks waiting for a turn.
-                while claiming and len(running) < self._claim_ahead:
-                    op = self.store.claim_due(self.owner, self.lease_seconds)
-                    if op is None:
-                        claiming = False  # what becomes due from now on is the next pass's
-                        break
-                    slot = slots.setdefault(op.company.id, _Turns(self._per_company))
-                    running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
-                    count += 1
+                # not a thousand leases to renew and a thousand tasks waiting for a turn. Claimed
+                # in batches (one statement each), once half of those claimed are done.
+                if claiming and len(running) <= self._claim_ahead // 2:
+                    wanted = self._claim_ahead - len(running)
+                    batch = self.store.claim_due_many(self.owner, self.lease_seconds, wanted)
+                    if len(batch) < wanted:
+                        # Every operation due now is claimed (by us, or by another process
+                        # meanwhile): what becomes due from now on is the next pass's.
+                        claiming = False
+                    for op in batch:
+                        slot = slots.setdefault(op.company.id, _Turns(self._per_company))
+                        running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
+                        count += 1
                 if not running:
                     break
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -227,6 +240,8 @@ class Dispatcher:
             for task in running:  # as gather did: stopping the pass stops its sends
                 task.cancel()
             raise
+        finally:
+            self._commit_settles()  # every answer of this pass recorded before it ends
         if self._prober is not None:
             await self._prober()
         return count
@@ -258,18 +273,31 @@ class Dispatcher:
             due = probe if due is None or (probe is not None and probe < due) else due
         return None if due is None else max(0.0, (due - now_utc()).total_seconds())
 
+    def wake(self) -> None:
+        """Something may be due now (an approval recorded in this process, on the loop's thread):
+        a running `run` starts its next pass at once instead of at the end of its wait."""
+        if self._woken is not None:
+            self._woken.set()
+
     async def run(self, stop: asyncio.Event, idle_seconds: float = 0.5) -> None:
-        while not stop.is_set():
-            try:
-                await self.dispatch_once()
-            except StoreError as exc:
-                log.warning("dispatcher: %s", exc)
-            due = self.next_due_in()
-            wait = idle_seconds if due is None else min(idle_seconds, max(0.05, due))
-            try:
-                await asyncio.wait_for(stop.wait(), wait)
-            except asyncio.TimeoutError:
-                pass
+        self._woken = woken = asyncio.Event()
+        try:
+            while not stop.is_set():
+                woken.clear()  # a wake during the pass below ends the wait after it at once
+                try:
+                    await self.dispatch_once()
+                except StoreError as exc:
+                    log.warning("dispatcher: %s", exc)
+                due = self.next_due_in()
+                wait = idle_seconds if due is None else min(idle_seconds, max(0.05, due))
+                waits = (asyncio.ensure_future(stop.wait()), asyncio.ensure_future(woken.wait()))
+                try:
+                    await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waiting in waits:
+                        waiting.cancel()
+        finally:
+            self._woken = None
 
     # ---- one operation ---------------------------------------------------------------------------
 
@@ -310,7 +338,7 @@ class Dispatcher:
                     return
 
     async def _drive(self, op: OperationRecord, lease: "_Lease") -> None:
-        attempts = self._mark_interrupted(op.id)
+        attempts = self._mark_interrupted(op.id, op.attempt_count)
         if op.approved_revision_id is None:
             raise StateError("nothing is approved")
         # The approval goes with the request that returned the approved revision ("the same
@@ -408,6 +436,8 @@ class Dispatcher:
         self._commit_attempts()
 
     def _commit_attempts(self) -> None:
+        # The answers that freed these sends' turns are recorded first: one commit for them all.
+        self._commit_settles()
         # A waiter cancelled before this commit is left out: nothing was recorded, nothing sent.
         waiting = [(row, future) for row, future in self._starting if not future.done()]
         self._starting = []
@@ -424,6 +454,17 @@ class Dispatcher:
             for _, future in waiting:
                 future.set_exception(exc)
             return
+        if self._sending == 0 and not self._syncing:
+            # No send of ours is waiting for an answer and no other group for its fsync: there is
+            # nothing to overlap the fsync with, so it runs here (the two thread hops would cost
+            # about half as much again as the fsync; the loop is held for the fsync alone).
+            try:
+                self.store.sync_through(commit)
+            except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
+                self._release(waiting, results, exc)
+                return
+            self._release(waiting, results)
+            return
         task = asyncio.ensure_future(self._release_when_durable(waiting, results, commit))
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
@@ -434,11 +475,21 @@ class Dispatcher:
         try:
             await asyncio.to_thread(self.store.sync_through, commit)
         except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
-            # The attempts are committed but maybe not durable; their operations keep an
-            # unfinished attempt, which every later pass treats as in doubt (never as unsent).
+            self._release(waiting, results, exc)
+            return
+        self._release(waiting, results)
+
+    @staticmethod
+    def _release(
+        waiting: list[tuple[int, asyncio.Future[AttemptRecord]]], results: list, failure: Exception | None = None
+    ) -> None:
+        """Let the sends of a group go, once its fsync returned; or fail them all when it failed:
+        the attempts are committed but maybe not durable, so their operations keep an unfinished
+        attempt, which every later pass treats as in doubt (never as unsent)."""
+        if failure is not None:
             for _, future in waiting:
                 if not future.done():
-                    future.set_exception(exc)
+                    future.set_exception(failure)
             return
         for (_, future), result in zip(waiting, results):
             if future.done():
@@ -454,6 +505,7 @@ class Dispatcher:
             return None
         send = asyncio.create_task(self._send_safely(op, approval))
         lease.sending = send
+        self._sending += 1
         try:
             return await send
         except asyncio.CancelledError:
@@ -462,6 +514,7 @@ class Dispatcher:
                 return None  # our send was stopped because the lease is gone; we were not cancelled
             raise
         finally:
+            self._sending -= 1
             lease.sending = None
 
     async def _send_safely(self, op: OperationRecord, approval: Approval) -> Exchange:
@@ -480,9 +533,11 @@ class Dispatcher:
 
     # ---- deciding ----------------------------------------------------------------------------------
 
-    def _mark_interrupted(self, op_row: int) -> list[AttemptRecord]:
+    def _mark_interrupted(self, op_row: int, op_attempts: int | None = None) -> list[AttemptRecord]:
         """An attempt started by a process that died: its request may have reached the Company.
         Returns the operation's attempts as they stand afterwards."""
+        if op_attempts == 0:
+            return []  # attempt_count counts every attempt row (written with it): none to read
         attempts = self.store.attempts(op_row)
         orphans = [a for a in attempts if a.finished_at is None and a.owner != self.owner]
         for attempt in orphans:
@@ -599,16 +654,34 @@ class Dispatcher:
         return refused(f"unexpected answer {outcome!r}")  # pragma: no cover
 
     def _settle(self, op_row: int, verdict: _Settle, finished: tuple | None = None) -> None:
+        """The operation's end (and its last attempt's), committed with the settles that come
+        before the next group of attempts is committed, or within SETTLE_GATHER_SECONDS, or at the
+        end of the pass, whichever is first: one transaction (one background fsync) for many.
+        Until then the operation keeps its lease, so no one else sends it; lost to a crash, its
+        attempt stays unfinished and the same approval is resent (docs/reliability.md)."""
+        probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
+        self._settling.append((finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe))
+        if self._settle_timer is None:
+            self._settle_timer = asyncio.get_running_loop().call_later(SETTLE_GATHER_SECONDS, self._commit_settles)
+
+    def _commit_settles(self) -> None:
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+            self._settle_timer = None
+        group, self._settling = self._settling, []
+        if not group:
+            return
         try:
-            probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
-            if finished is None:
-                self.store.settle(op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe)
-            else:
-                self.store.finish_and_settle(
-                    finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe
-                )
-        except StateError as exc:
-            log.warning("operation %s could not be settled as %s: %s", op_row, verdict.status, exc)
+            results = self.store.settle_many(group)
+        except Exception as exc:  # noqa: BLE001 - called from timers and other commits: never raise
+            # None of them was committed: their attempts stay unfinished (in doubt) and their
+            # leases lapse, so the same approvals are resent, as after a crash.
+            log.warning("dispatcher: %d outcomes could not be recorded: %s", len(group), exc,
+                        exc_info=not isinstance(exc, StoreError))
+            return
+        for settle, problem in zip(group, results):
+            if problem is not None:
+                log.warning("operation %s could not be settled as %s: %s", settle[1], settle[3].value, problem)
 
 
 def _in_doubt(attempts: list[AttemptRecord]) -> bool:

@@ -14,7 +14,7 @@ import pytest
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
-from poppy_tui.agent.store import Status
+from poppy_tui.agent.store import Status, Store
 from tests.companies.bulk_company import BulkCompany
 
 
@@ -178,3 +178,153 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     assert len(commit_of_key) == len(rows)
     assert early == []
     assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)
+
+
+def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_its_attempt(tmp_path, bulk):
+    agent = open_agent(tmp_path)
+    per_company = agent.dispatcher._per_company
+    bulk.state.approval_delay = 0.05  # sends overlap, so their answers arrive together
+    settle_groups: list[int] = []
+    settle_many = agent.store.settle_many
+
+    def counted(settles):
+        settle_groups.append(len(settles))
+        return settle_many(settles)
+
+    agent.store.settle_many = counted  # the real method, counted
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 3 * per_company)
+            assert await agent.dispatch_once() == len(rows)
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    assert sum(settle_groups) == len(rows)
+    assert max(settle_groups) > 1 and len(settle_groups) < len(rows)
+    with Store.open(agent.store.path) as again:  # what is on disk, read by another connection
+        for row in rows:
+            assert again.get_operation(row).status == Status.PERFORMED
+            (attempt,) = again.attempts(row)
+            assert attempt.outcome == "performed" and attempt.finished_at is not None
+            assert [e.kind for e in again.events(row)][-1] == "performed"
+        leased = again._db.execute("SELECT count(*) FROM operations WHERE lease_owner IS NOT NULL").fetchone()[0]
+        assert leased == 0
+
+
+@pytest.mark.parametrize("count", [1, 12])
+def test_a_group_whose_fsync_fails_sends_nothing_and_stays_in_doubt(tmp_path, bulk, count):
+    """Alone (fsynced on the loop: nothing else to overlap it with) or among others (fsynced in a
+    worker thread), a group of attempts whose fsync failed never reaches the Company."""
+    from poppy_tui.agent.store import StoreError
+
+    agent = open_agent(tmp_path)
+    reached: list[str] = []
+    bulk.state.on_approval = lambda headers: reached.append(headers["idempotency-key"].strip('"'))
+    bulk.state.approval_delay = 0.02
+    failing = {"left": 1}
+    real_sync = agent.store.sync_through
+
+    def sync_through(commit):
+        if failing["left"]:
+            failing["left"] -= 1
+            raise StoreError("could not make the database durable (disk I/O error)")
+        real_sync(commit)
+
+    agent.store.sync_through = sync_through
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, count)
+            await agent.dispatch_once()
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    with Store.open(agent.store.path) as again:
+        unsent = [row for row in rows if again.get_operation(row).status == Status.SENDING]
+        assert unsent  # the first group's operations: each with one unfinished attempt
+        for row in unsent:
+            (attempt,) = again.attempts(row)
+            assert attempt.finished_at is None and attempt.idempotency_key not in reached
+        sent = [row for row in rows if row not in unsent]
+        assert all(again.get_operation(row).status == Status.PERFORMED for row in sent)
+    assert len(reached) == len(rows) - len(unsent)
+
+
+def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(tmp_path, bulk):
+    """The running dispatcher's idle wait is an hour here: only the wake can start the send."""
+    agent = open_agent(tmp_path)
+
+    async def work() -> Status:
+        try:
+            company = await agent.add_company(bulk.base_url)
+            result = await agent.call_api(company, "POST", "/items/1/cancel", {})
+            stop = asyncio.Event()
+            runner = asyncio.create_task(agent.dispatcher.run(stop, idle_seconds=3600))
+            while agent.dispatcher._woken is None:  # run() started and is in its first pass or wait
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # its first pass (nothing approved yet) is over: it waits
+            op = agent.store.get_operation(result.operation_row)
+            agent.approve(op.id, op.current.id)
+
+            async def settled() -> Status:
+                while (status := agent.store.get_operation(op.id).status) in (Status.APPROVED, Status.SENDING):
+                    await asyncio.sleep(0.02)
+                return status
+
+            try:
+                return await asyncio.wait_for(settled(), 60)  # a guard against hanging, not a speed test
+            finally:
+                stop.set()
+                await runner
+        finally:
+            await agent.aclose()
+
+    assert asyncio.run(work()) == Status.PERFORMED
+    assert list(bulk.state.perform_count.values()) == [1]  # performed once
+
+
+def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(tmp_path, bulk):
+    """A group of outcomes whose commit failed leaves its attempts unfinished (in doubt): once the
+    leases lapse, the same approvals go again with the same keys, and the Company's replays
+    settle them; each action performed once."""
+    from poppy_tui.agent.store import StoreError
+
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    agent = Agent.open(paths, Config(key_storage="file", grace_seconds=0), lease_seconds=0.3)
+    keys: list[str] = []
+    bulk.state.on_approval = lambda headers: keys.append(headers["idempotency-key"].strip('"'))
+    failing = {"left": 1}
+    real_settle_many = agent.store.settle_many
+
+    def settle_many(settles):
+        if failing["left"]:
+            failing["left"] -= 1
+            raise StoreError("could not save to the database (disk I/O error); nothing was changed")
+        return real_settle_many(settles)
+
+    agent.store.settle_many = settle_many
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 3)
+            await agent.dispatch_once()
+            await asyncio.sleep(0.4)  # the leases of the unrecorded ones lapse
+            await agent.dispatch_once()
+            return rows
+        finally:
+            await agent.aclose()
+
+    rows = asyncio.run(work())
+    with Store.open(agent.store.path) as again:
+        assert all(again.get_operation(row).status == Status.PERFORMED for row in rows)
+        resent = [row for row in rows if len(again.attempts(row)) == 2]
+        assert resent  # the first group's outcomes were lost, so those approvals went twice
+        for row in resent:
+            first, second = again.attempts(row)
+            assert first.idempotency_key == second.idempotency_key and second.outcome == "performed"
+    assert list(bulk.state.perform_count.values()) == [1] * len(rows)

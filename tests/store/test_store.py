@@ -440,3 +440,77 @@ def test_an_idle_flusher_thread_ends_and_the_next_commit_starts_another(seeded, 
     store.withdraw(result.operation_row)
     store.approve(result.operation_row, result.revision_id, 60)  # SOON again: a new thread flushes it
     assert store.flush(5) and store._flusher.pending == 0
+
+
+def _approved_operations(store, count, grace_seconds=0):
+    company = store.upsert_company("http://127.0.0.1:9", company_doc())
+    rows = []
+    for n in range(count):
+        request_id = store.add_request(company.id, ApiRequest("POST", f"http://127.0.0.1:9/api/{n}", {}), "cli")
+        result = store.record_operation(company.id, request_id, company.session_id, parse_operation(
+            {"operation_id": f"op_{n}", "revision": "r1", "summary": "s", "expires_at": FUTURE}
+        ))
+        store.approve(result.operation_row, result.revision_id, grace_seconds=grace_seconds)
+        rows.append(result.operation_row)
+    return rows
+
+
+def test_claim_due_many_takes_up_to_the_limit_oldest_first_in_one_statement(store):
+    rows = _approved_operations(store, 5)
+    statements = []
+    store._db._connection.set_trace_callback(statements.append)
+    first = store.claim_due_many("a", 30, 3)
+    writes = [s for s in statements if s.lstrip().upper().startswith(("UPDATE", "BEGIN"))]
+    store._db._connection.set_trace_callback(None)
+    assert [op.id for op in first] == rows[:3]
+    assert len(writes) == 1  # one UPDATE ... RETURNING: one transaction for the batch
+    assert all(op.status == Status.APPROVED for op in first)
+    with Store.open(store.path) as other:
+        # Leased by "a": another dispatcher gets only what is left, then nothing.
+        assert [op.id for op in other.claim_due_many("b", 30, 10)] == rows[3:]
+        assert other.claim_due_many("b", 30, 10) == []
+    lapsed = datetime.now(timezone.utc) + timedelta(seconds=31)
+    assert sorted(op.id for op in store.claim_due_many("c", 30, 10, now=lapsed)) == rows
+
+
+def test_claim_due_many_skips_what_is_not_due(store):
+    rows = _approved_operations(store, 3, grace_seconds=60)
+    assert store.claim_due_many("a", 30, 10) == []  # all in their grace period
+    assert store.send_now([rows[1]]) == [rows[1]]
+    assert [op.id for op in store.claim_due_many("a", 30, 10)] == [rows[1]]
+    assert store.claim_due_many("a", 30, 10, operation_row=rows[0]) == []
+    later = datetime.now(timezone.utc) + timedelta(seconds=61)
+    assert [op.id for op in store.claim_due_many("a", 30, 10, now=later, operation_row=rows[0])] == [rows[0]]
+
+
+def test_the_claims_index_is_made_for_an_older_file(tmp_path):
+    path = tmp_path / "poppy.db"
+    with Store.open(path) as s:
+        s._db.execute("DROP INDEX operations_due")
+        s._db.execute("PRAGMA user_version=5")
+    with Store.open(path) as s:
+        names = [r[1] for r in s._db.execute("PRAGMA index_list(operations)").fetchall()]
+        assert "operations_due" in names
+        assert s.claim_due_many("a", 30, 1) == []
+
+
+def test_an_attempt_is_refused_with_its_reason_and_nothing_written(store):
+    rows = _approved_operations(store, 2)
+    claimed = store.claim_due_many("a", 30, 2)
+    assert [op.id for op in claimed] == rows
+    changes = store._db.total_changes
+    with pytest.raises(StateError, match="another sender holds this operation"):
+        store.start_attempt(rows[0], "b")
+    store.decline(rows[1], store.get_operation(rows[1]).current.id)
+    changes = store._db.total_changes
+    results = store.start_attempts(rows, "a")
+    assert isinstance(results[1], StateError) and "declined; nothing to send" in str(results[1])
+    first = results[0]
+    assert (first.number, first.operation_row) == (1, rows[0])
+    assert first.idempotency_key == store.get_operation(rows[0]).idempotency_key
+    op = store.get_operation(rows[0])
+    assert (op.status, op.attempt_count) == (Status.SENDING, 1)
+    assert store.get_operation(rows[1]).attempt_count == 0 and store.attempts(rows[1]) == []
+    assert store._db.total_changes - changes == 3  # the operation, its attempt row and its event
+    second = store.start_attempt(rows[0], "a")
+    assert second.number == 2 and store.get_operation(rows[0]).attempt_count == 2

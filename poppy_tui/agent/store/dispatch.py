@@ -10,7 +10,17 @@ from poppy_tui.agent.store.operations import OperationStore
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.expiry import ExpiryStore
 from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
-from poppy_tui.agent.store.rows import _dumps
+from poppy_tui.agent.store.rows import _OPERATION_SELECT, _dumps, _operation
+
+
+# Due to be sent, for claim_due_many (named parameter :at). Status values are written out so that
+# SQLite can use the partial index operations_due, whose WHERE names them.
+_DUE = (
+    "status IN ('approved', 'sending') AND (lease_until IS NULL OR lease_until <= :at)"
+    " AND ((status = 'approved' AND send_after <= :at)"
+    " OR (status = 'sending' AND (next_attempt_at IS NULL OR next_attempt_at <= :at)))"
+)
+assert Status.APPROVED.value == "approved" and Status.SENDING.value == "sending"
 
 
 class DispatchStore(OperationStore, ExpiryStore):
@@ -20,29 +30,36 @@ class DispatchStore(OperationStore, ExpiryStore):
         self, owner: str, lease_seconds: float, now: datetime | None = None, operation_row: int | None = None
     ) -> OperationRecord | None:
         """Take the lease on one operation that is due to be sent, atomically across processes."""
+        claimed = self.claim_due_many(owner, lease_seconds, 1, now, operation_row)
+        return claimed[0] if claimed else None
+
+    def claim_due_many(
+        self, owner: str, lease_seconds: float, limit: int, now: datetime | None = None,
+        operation_row: int | None = None,
+    ) -> list[OperationRecord]:
+        """Take the leases on up to `limit` operations due to be sent (oldest change first), in
+        one statement: one transaction, atomic across processes. A row another process leased
+        first is not taken (the UPDATE checks it is still due and unleased under the write lock)."""
         now = now or now_utc()
         at = stamp(now)
-        due = """(lease_until IS NULL OR lease_until <= ?)
-                 AND ((status = ? AND send_after <= ?)
-                  OR (status = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))"""
-        due_params = (at, Status.APPROVED, at, Status.SENDING, at)
-        only = "AND id = ?" if operation_row is not None else ""
-        find = f"SELECT id FROM operations WHERE {due} {only} ORDER BY updated_at LIMIT 1"
-        find_params = (*due_params, *([operation_row] if operation_row is not None else []))
-        while True:
-            row = self._db.execute(find, find_params).fetchone()
-            if row is None:
-                return None  # nothing due: no write lock taken
-            # One statement is one transaction: the lease is taken only if the operation is
-            # still due and unleased when the write lock is ours. Another process may have won.
-            claimed = self._write_one(
-                f"UPDATE operations SET lease_owner=?, lease_until=? WHERE id=? AND {due}",
-                (owner, stamp(now + timedelta(seconds=lease_seconds)), row[0], *due_params),
-                Durability.LAZY,
-            )
-            if claimed.rowcount == 1:
-                break
-        return self.get_operation(row[0])
+        only = " AND id = :row" if operation_row is not None else ""
+        # operations_due (migration 6) holds only approved and sending rows, in updated_at order:
+        # the walk stops after `limit` due rows instead of sorting every open approval per claim.
+        rows = self._write_one(
+            f"UPDATE operations SET lease_owner=:owner, lease_until=:until WHERE id IN"
+            f" (SELECT id FROM operations INDEXED BY operations_due WHERE {_DUE}{only} ORDER BY updated_at LIMIT :n)"
+            f" AND {_DUE} RETURNING id",
+            {"owner": owner, "until": stamp(now + timedelta(seconds=lease_seconds)), "at": at, "n": max(0, limit),
+             "row": operation_row},
+            Durability.LAZY,
+        ).fetchall()
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        found = self._db.execute(
+            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(ids))}) ORDER BY o.updated_at, o.id", ids
+        ).fetchall()
+        return [_operation(r) for r in found]
 
     def next_due_at(self) -> datetime | None:
         """The soonest moment claim_due could return something: a grace period ending, a
@@ -96,15 +113,23 @@ class DispatchStore(OperationStore, ExpiryStore):
         return results
 
     def _start_attempt(self, db: Any, operation_row: int, owner: str) -> AttemptRecord:
-        approved_id, idem, number = self._next_attempt(
-            db, operation_row, owner, (Status.APPROVED, Status.SENDING), "nothing to send",
-            "another sender holds this operation",
-        )
         at = stamp()
-        db.execute(
-            "UPDATE operations SET status=?, attempt_count=?, updated_at=? WHERE id=?",
-            (Status.SENDING, number, at, operation_row),
-        )
+        # The checks _next_attempt makes (sendable, approved, our lease), in the UPDATE itself:
+        # one statement instead of a read and a write, in the same transaction as the attempt row.
+        row = db.execute(
+            "UPDATE operations SET status=?, attempt_count=attempt_count+1, updated_at=? WHERE id=? AND lease_owner=?"
+            " AND status IN (?,?) AND approved_revision_id IS NOT NULL"
+            " RETURNING approved_revision_id, idempotency_key, attempt_count",
+            (Status.SENDING, at, operation_row, owner, Status.APPROVED, Status.SENDING),
+        ).fetchall()
+        if not row:
+            # Nothing was written: say why, as the outcome probe's resends do.
+            self._next_attempt(
+                db, operation_row, owner, (Status.APPROVED, Status.SENDING), "nothing to send",
+                "another sender holds this operation",
+            )
+            raise StateError("nothing to send")  # pragma: no cover - _next_attempt raised already
+        approved_id, idem, number = row[0]
         attempt = self._insert_attempt(db, operation_row, approved_id, number, idem, at, owner)
         self._event(operation_row, "attempt", f"#{number}")
         return attempt
@@ -231,6 +256,30 @@ class DispatchStore(OperationStore, ExpiryStore):
         with self._write(Durability.SOON):
             self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
             self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
+
+    def settle_many(
+        self,
+        settles: list[tuple[tuple[int, str, int | None, Any, str | None] | None, int, str, Status, Any, str | None, float | None]],
+    ) -> list[StateError | None]:
+        """Several (attempt or None, operation_row, owner, status, outcome, detail, probe_after):
+        finish_and_settle (or settle, without an attempt) for each, all in one commit (SOON, so one
+        background fsync for the group). Each gets None, or the StateError saying why it could
+        not be settled; that one writes nothing (its attempt stays unfinished), the rest are kept."""
+        results: list[StateError | None] = []
+        with self._write(Durability.SOON):
+            for attempt, operation_row, owner, status, outcome, detail, probe_after in settles:
+                response_json = _dumps(attempt[3]) if attempt is not None else None
+                outcome_json = response_json if attempt is not None and outcome is attempt[3] else _dumps(outcome)
+                try:
+                    # The operation first: when it can't be settled, nothing of this one is written.
+                    self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
+                except StateError as exc:
+                    results.append(exc)
+                    continue
+                if attempt is not None:
+                    self._finish_attempt(attempt[0], attempt[1], attempt[2], response_json, attempt[4])
+                results.append(None)
+        return results
 
     def _settle(
         self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None,

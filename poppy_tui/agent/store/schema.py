@@ -166,6 +166,11 @@ MIGRATIONS: tuple[str, ...] = (
         checked_at TEXT NOT NULL
     );
     """,
+    # 6: the dispatcher's claim (dispatch.py claim_due_many) walks only approved and sending
+    # operations, oldest change first, and stops at the first due ones (issue #15 target 3).
+    """
+    CREATE INDEX IF NOT EXISTS operations_due ON operations (updated_at) WHERE status IN ('approved', 'sending');
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
