@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     _S = TypeVar("_S", bound="StoreBase")
 
 BUSY_TIMEOUT_SECONDS = 10.0
+# Claims and attempts are single `UPDATE ... RETURNING` statements (store/dispatch.py), which
+# SQLite has since 3.35.0 (2021-03). Python links the system's SQLite on most Linux systems.
+MINIMUM_SQLITE = (3, 35, 0)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 STAMP_LENGTH = len("2026-01-01T00:00:00.000000Z")
 
@@ -59,6 +62,17 @@ def _create_private_file(path: Path) -> None:
     except FileExistsError:
         return
     os.close(fd)
+
+
+def require_sqlite(version: tuple[int, int, int]) -> None:
+    """Refuse, in one line and before touching any file, a SQLite too old for the store's SQL."""
+    if tuple(version) < MINIMUM_SQLITE:
+        need = ".".join(map(str, MINIMUM_SQLITE))
+        have = ".".join(map(str, version))
+        raise StoreError(
+            f"this Python's SQLite is {have}; poppy-tui needs {need} or newer "
+            "(a newer Python, or one built against a newer SQLite)"
+        )
 
 
 def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
@@ -153,6 +167,7 @@ class StoreBase:
     @classmethod
     def open(cls: type[_S], path: str | os.PathLike[str]) -> _S:
         path = Path(path)
+        require_sqlite(sqlite3.sqlite_version_info)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             _create_private_file(path)
