@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import threading
-import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
@@ -19,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 # Only what constructing an Agent and reading the store need is imported here: the TUI's first
 # frame waits on this module. The network stack (httpx, the transports, the dispatcher, sign-in,
 # cryptography and jwt through keys and identity) is imported where first used, and the parts
-# built on it are made on first use (cached properties below).
+# built on it are made on first use (cached properties below); so are the request types, uuid
+# and hashlib, which only sending needs.
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store.status import Status
-from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 
 if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
@@ -293,6 +291,8 @@ class Agent:
     async def _sign_in_state(self, company: CompanyRecord) -> str | None:
         """A fingerprint of the access token now (never the token itself), or None signed out."""
         token = await self.sessions.access_token(company)
+        import hashlib
+
         return None if token is None else hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
 
     def signing_key(self) -> "ec.EllipticCurvePrivateKey":
@@ -402,10 +402,14 @@ class Agent:
             url = discovery.resolve_api_url(company, path_or_url, self.config.allow_loopback)
         except ValueError as exc:
             raise AgentError(str(exc)) from None
+        from poppy_tui.protocol.requests import ApiRequest
+
         request = ApiRequest(method=method.upper(), url=url, body=body)
         request_id = self.store.add_request(company.id, request, origin)
         # The first request's own key; the approval's resend gets another (Ops 6).
         from poppy_tui.agent.transports.api import WRITE_METHODS
+
+        import uuid
 
         key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
         idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
@@ -425,6 +429,8 @@ class Agent:
         url = discovery.mcp_url(company)
         if url is None:
             raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
+        from poppy_tui.protocol.requests import McpRequest
+
         request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
         request_id = self.store.add_request(company.id, request, origin)
         declared = self.sessions.declares_operations(company)
@@ -582,6 +588,7 @@ class Agent:
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
         from poppy_tui.protocol.outcomes import NotPerformed
+        from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request

@@ -68,6 +68,8 @@ NOT_BEFORE_FIRST_FRAME = {
     "poppy_tui.agent.store.operations", "poppy_tui.agent.store.dispatch",
     # Rich's emoji names, which markup parsing (a str column label) imports.
     "rich._emoji_codes",
+    # What only making a request needs: its types.
+    "poppy_tui.protocol.requests",
 }
 
 
