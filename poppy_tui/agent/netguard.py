@@ -70,6 +70,10 @@ async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
     await resolve_checked(host, port, allow_loopback)
 
 
+# Writes gathered before one send() at most (GuardedStream); a request head and a JSON body fit.
+COALESCE_BYTES = 64 * 1024
+
+
 def _socket_readable(sock: socket.socket | None) -> bool:
     """Whether a read would return at once: on an idle keep-alive connection that means the
     Company closed it (or sent bytes nobody asked for), so it must not carry another request."""
@@ -86,26 +90,60 @@ def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
     connection still usable?" from the socket it keeps, instead of asking anyio each time."""
 
     class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined,misc]
-        # Why: before every request, and again when each answer is closed, httpcore's pool asks
-        # every pooled connection whether its socket is readable (has_expired). The anyio stream
-        # answers by building its whole dict of extra attributes (a getpeername() and a dozen
-        # lambdas) to pick the raw socket out of it: about a third of the pool's cost per request
-        # with eight connections open. The socket never changes, so it is looked up once here;
-        # the check itself (a zero-timeout poll) is the same.
+        # Why the socket is kept: before every request, and again when each answer is closed,
+        # httpcore's pool asks every pooled connection whether its socket is readable
+        # (has_expired). The anyio stream answers by building its whole dict of extra attributes
+        # (a getpeername() and a dozen lambdas) to pick the raw socket out of it: about a third of
+        # the pool's cost per request with eight connections open. The socket never changes, so
+        # it is looked up once here; the check itself (a zero-timeout poll) is the same.
+        #
+        # Why writes wait for the next read: h11 hands over a request's head and its body as
+        # separate writes, which made two send() calls, and woke the Company twice, for every
+        # request. An HTTP/1.1 client reads after it has written all of a request, so what was
+        # written is sent, as one send(), when the answer is first read (or once
+        # COALESCE_BYTES have gathered, so a large body is not held in memory).
         def __init__(self, stream: Any) -> None:
             self._inner = stream
             self._socket = stream.get_extra_info("socket")
+            self._unsent: list[bytes] = []
+            self._unsent_bytes = 0
+            self._write_timeout: float | None = None
+
+        async def _send_unsent(self) -> None:
+            data = b"".join(self._unsent) if len(self._unsent) > 1 else self._unsent[0]
+            self._unsent.clear()
+            self._unsent_bytes = 0
+            await self._inner.write(data, self._write_timeout)
 
         async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            if self._unsent:
+                try:
+                    await self._send_unsent()
+                except httpcore.WriteError:
+                    # As httpcore does with a write error while it sends a request: read on,
+                    # a Company may have answered (say, 413) before closing its end.
+                    pass
             return await self._inner.read(max_bytes, timeout)
 
         async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-            await self._inner.write(buffer, timeout)
+            if not buffer:
+                return
+            self._unsent.append(buffer)
+            self._unsent_bytes += len(buffer)
+            self._write_timeout = timeout
+            if self._unsent_bytes >= COALESCE_BYTES:
+                await self._send_unsent()
 
         async def aclose(self) -> None:
+            # Whatever is unsent belonged to a request abandoned before its answer was read; it
+            # never leaves (the caller already counts such a request as possibly delivered).
+            self._unsent.clear()
+            self._unsent_bytes = 0
             await self._inner.aclose()
 
         async def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
+            if self._unsent:
+                await self._send_unsent()
             return _guarded_stream(httpcore, await self._inner.start_tls(ssl_context, server_hostname, timeout))
 
         def get_extra_info(self, info: str) -> Any:
