@@ -19,8 +19,10 @@ class RawHttpServer:
     `close_after_answer` is set, without saying so (no `Connection: close`): only the socket
     tells the client."""
 
-    def __init__(self, close_after_answer: bool = False) -> None:
+    def __init__(self, close_after_answer: bool = False, answer_headers: bytes = b"") -> None:
         self.close_after_answer = close_after_answer
+        self.answer_headers = answer_headers  # extra header lines, each ending in CRLF
+        self.status_line = b"HTTP/1.1 200 OK"
         self.connections = 0
         self.requests: list[bytes] = []
         self.closed = asyncio.Event()
@@ -56,8 +58,8 @@ class RawHttpServer:
                 self.requests.append(head + body)
                 answer = b'{"n": %d, "body_bytes": %d}' % (len(self.requests), len(body))
                 writer.write(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                    b"Content-Length: %d\r\n\r\n%s" % (len(answer), answer)
+                    b"%s\r\nContent-Type: application/json\r\n%s"
+                    b"Content-Length: %d\r\n\r\n%s" % (self.status_line, self.answer_headers, len(answer), answer)
                 )
                 await writer.drain()
                 if self.close_after_answer:
