@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator, Mapping
 
 import httpx
 
-from poppy_tui.agent.netguard import guarded_client_options
+from poppy_tui.agent.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
 from poppy_tui.protocol.outcomes import NotSent, Unknown
@@ -70,7 +70,7 @@ def _no_cookies() -> http.cookiejar.CookieJar:
 def make_client(timeout_seconds: float, allow_loopback: bool = True) -> AgentClient:
     """The API/discovery client. Redirects are never followed implicitly: a redirected approval
     would leave the interface that returned the operation, and discovery checks every hop."""
-    options = guarded_client_options(httpx, allow_loopback, httpx.Limits(max_connections=20, max_keepalive_connections=10))
+    options = guarded_client_options(httpx, allow_loopback, pool_limits(httpx))
     client = AgentClient(
         **options,
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),

@@ -31,6 +31,7 @@ __all__ = [
     "address_problem",
     "check_destination",
     "guarded_client_options",
+    "pool_limits",
     "request_guard",
     "resolve_checked",
 ]
@@ -244,6 +245,19 @@ def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Calla
     return guard
 
 
+# Connections open at once, across Companies: the dispatcher sends at most 8 of one Company's
+# approvals at a time (agent/dispatcher.py), so two Companies' sends and the person's own
+# requests fit.
+MAX_CONNECTIONS = 20
+
+
+def pool_limits(module: Any) -> Any:
+    """httpx(2).Limits: every connection the pool may open is kept alive too. httpcore closes an
+    idle connection whenever more than `max_keepalive_connections` are open, so a smaller number
+    made every round of concurrent sends reopen (for https, handshake again) the ones it closed."""
+    return module.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
+
+
 def _proxies_configured() -> bool:
     return any(scheme in urllib.request.getproxies() for scheme in ("http", "https", "all"))
 
@@ -256,7 +270,7 @@ def guarded_client_options(httpx: ModuleType, allow_loopback: bool, limits: Any 
         import httpcore2 as httpcore
     else:
         import httpcore
-    limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
+    limits = limits or pool_limits(httpx)
     hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
     return {
         "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits),

@@ -23,6 +23,8 @@ class RawHttpServer:
         self.close_after_answer = close_after_answer
         self.answer_headers = answer_headers  # extra header lines, each ending in CRLF
         self.status_line = b"HTTP/1.1 200 OK"
+        self.hold_until = 0  # answer nothing until this many requests have arrived in all
+        self._arrived = asyncio.Condition()
         self.connections = 0
         self.requests: list[bytes] = []
         self.closed = asyncio.Event()
@@ -56,6 +58,9 @@ class RawHttpServer:
                         chunked = value.strip().lower() == b"chunked"
                 body = await self._read_chunked(reader) if chunked else await reader.readexactly(length)
                 self.requests.append(head + body)
+                async with self._arrived:
+                    self._arrived.notify_all()
+                    await self._arrived.wait_for(lambda: len(self.requests) >= self.hold_until)
                 answer = b'{"n": %d, "body_bytes": %d}' % (len(self.requests), len(body))
                 writer.write(
                     b"%s\r\nContent-Type: application/json\r\n%s"
@@ -95,6 +100,21 @@ async def test_an_idle_connection_the_company_closed_is_not_given_the_next_reque
     # server disconnected"); the pool saw the socket readable and opened a new one instead.
     assert isinstance(second, HttpAnswer) and second.body["n"] == 2, second
     assert server.connections == 2
+
+
+async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_next():
+    wave = 12  # more than httpcore keeps alive by default (10), fewer than the pool's 20
+    async with RawHttpServer() as server:
+        async with make_client(5.0) as client:
+            for round_ in (1, 2):
+                server.hold_until = wave * round_  # all of a round in flight at once
+                answers = await asyncio.gather(
+                    *(request(client, "POST", f"{server.base_url}/{n}", content=b"{}") for n in range(wave))
+                )
+                assert all(isinstance(a, HttpAnswer) and a.status == 200 for a in answers)
+    # The second round reused the first round's connections instead of opening (for https:
+    # handshaking) new ones, as it did when idle connections beyond ten were closed.
+    assert server.connections == wave
 
 
 async def test_a_connection_the_company_keeps_open_carries_the_next_requests():
