@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import threading
 import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,10 +22,12 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 # built on it are made on first use (cached properties below).
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.paths import Paths
-from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status, Store
+from poppy_tui.agent.store.status import Status
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 
 if TYPE_CHECKING:
+    from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
+    from poppy_tui.agent.store.reader import InboxReader
     import httpx
     from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -97,17 +100,21 @@ class Agent:
 
     def __init__(
         self,
-        store: Store,
+        store: Store | None,
         config: Config,
         paths: Paths,
         *,
+        reader: InboxReader | None = None,
         key: "ec.EllipticCurvePrivateKey | None" = None,
         owner: str | None = None,
         lease_seconds: float | None = None,
         backoff: "BackoffPolicy | None" = None,
         reply_wait_seconds: float | None = None,
     ) -> None:
-        self.store = store
+        # None: opened on first use (Agent.open(lazy_store=True)); until then `reader` serves lists.
+        self._store = store
+        self._store_opening = threading.Lock()
+        self._reader = reader
         self.config = config
         self.paths = paths
         self._client: httpx.AsyncClient | None = None
@@ -124,6 +131,27 @@ class Agent:
         self._access_token_source: Any = Agent._UNSET
 
     # ---- parts built on first use ------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        """The whole store. The TUI opens it after its first frame (prepare_network, in a thread):
+        its write side and records cost ~20 ms of imports that the first frame doesn't need."""
+        if self._store is None:
+            with self._store_opening:  # the network thread and the event loop may both ask first
+                if self._store is None:
+                    from poppy_tui.agent.store import Store
+
+                    self._store = Store.open(self.paths.database)
+        return self._store
+
+    @store.setter
+    def store(self, store: Store) -> None:
+        self._store = store
+
+    @property
+    def reader(self) -> Any:
+        """What lists and polls read: the light InboxReader until the store is needed, else the store."""
+        return self._reader if self._reader is not None else self.store
 
     def _key_loader(self) -> "ec.EllipticCurvePrivateKey":
         if self._key is not None:
@@ -200,6 +228,7 @@ class Agent:
     def prepare_network(self) -> None:
         """Import and build everything sending needs, now. The TUI calls it in a thread after its
         first frame, so the event loop never waits on these imports."""
+        self.store
         self.dispatcher
         self.outcome_probe
         self.api
@@ -208,9 +237,16 @@ class Agent:
         from poppy_tui.agent.http import make_client  # noqa: F401  (httpx, imported here)
 
     @classmethod
-    def open(cls, paths: Paths, config: Config | None = None, **options: Any) -> "Agent":
+    def open(cls, paths: Paths, config: Config | None = None, *, lazy_store: bool = False, **options: Any) -> "Agent":
+        """lazy_store: open only the InboxReader now and the whole store on first use (the TUI)."""
         paths.ensure()
         config = config or load_config(paths)
+        if lazy_store:
+            from poppy_tui.agent.store.reader import InboxReader
+
+            return cls(None, config, paths, reader=InboxReader.open(paths.database), **options)
+        from poppy_tui.agent.store import Store
+
         return cls(Store.open(paths.database), config, paths, **options)
 
     async def aclose(self) -> None:
@@ -220,7 +256,10 @@ class Agent:
                 await client.aclose()
             except RuntimeError:
                 pass  # its event loop is gone; nothing left to close
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
+        if self._reader is not None:
+            self._reader.close()
 
     @property
     def mcp(self) -> Any:

@@ -154,11 +154,11 @@ def run_tui(agent: "Agent", initial_screen: str = "inbox", config_file: Path | N
     PoppyApp(agent, initial_screen=initial_screen, config_file=config_file).run()
 
 
-def open_agent(ctx: Context) -> "Agent":
+def open_agent(ctx: Context, *, lazy_store: bool = False) -> "Agent":
     from poppy_tui.agent.agent import Agent
 
     ctx.paths.ensure()
-    return Agent.open(ctx.paths, ctx.config)
+    return Agent.open(ctx.paths, ctx.config, lazy_store=lazy_store)
 
 
 def close_agent(agent: "Agent") -> None:
@@ -193,7 +193,8 @@ def open_tui(ctx: Context) -> int:
     import asyncio
 
     require_terminal()
-    agent = open_agent(ctx)
+    # The whole store opens after the first frame (Agent.store); the inbox reads through agent.reader.
+    agent = open_agent(ctx, lazy_store=True)
     try:
         if ctx.config.companies:
             asyncio.run(discover_listed(agent))

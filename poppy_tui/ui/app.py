@@ -104,8 +104,17 @@ class PoppyApp(App[None]):
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")
         # App.__init__ reads DEFAULT_MODE, so the first screen built is the one asked for.
-        self.DEFAULT_MODE = mode if mode in self.MODES else "inbox"
+        self.DEFAULT_MODE = first = mode if mode in self.MODES else "inbox"
+        # The first screen is the default screen (get_default_screen), its mode added once the app
+        # is mounted. Textual holds a mode's first screen in the start-up batch until all its
+        # widgets are mounted: it laid out and drew the whole screen there, a frame the batch never
+        # writes (~40 ms), and the first frame written after it was a partial one.
+        self.MODES = {name: screen for name, screen in type(self).MODES.items() if name != first}
         super().__init__()
+        # Textual reparses all CSS for each new mode's screen; this one only when the theme changes.
+        from poppy_tui.ui.stylesheet import StableStylesheet
+
+        self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
@@ -120,15 +129,33 @@ class PoppyApp(App[None]):
         # Where the store stood when the app began: notifications start watching after the first
         # frame, and announce what was updated after this (another process's new operation that
         # arrived while the first frame was drawn included). One indexed read.
-        latest = getattr(agent.store, "latest_update", None)
+        latest = getattr(self.reader, "latest_update", None)
         self._started_at: str | None = latest() if latest is not None else None
         # Where a theme picked in the palette is kept; None (tests, screenshots) keeps it for this run only.
         self.config_file = config_file
         self._theme_ready = False
 
+    @property
+    def reader(self) -> Any:
+        """What the first frame and the polls read (the inbox's lists, the change token): the
+        agent's InboxReader when its whole store opens after the first frame, else its store."""
+        reader = getattr(self.agent, "reader", None)
+        return reader if reader is not None else self.agent.store
+
     # ---- start-up -------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen:
+        screen = type(self).MODES[self.DEFAULT_MODE]()
+        # Textual reads a screen's CSS_PATH when it shows a mode's or a pushed screen, not the
+        # default one: read it here (the inbox has none; another first screen has screens.tcss).
+        for path in screen.css_path:
+            if not self.stylesheet.has_source(str(path)):
+                self.stylesheet.read(path)
+                self.stylesheet.reparse()
+        return screen
+
     def on_mount(self) -> None:
+        self.add_mode(self.DEFAULT_MODE, type(self).MODES[self.DEFAULT_MODE])  # its screen is built
         theme = getattr(self.agent.config, "theme", None)
         if theme:
             if theme in self.available_themes:
@@ -166,7 +193,7 @@ class PoppyApp(App[None]):
         log.info(message)
         self.painted = True
         # Screens that read the store while mounting, with nothing committed since, aren't read again.
-        self._change_token = token = self.agent.store.change_token()
+        self._change_token = token = self.reader.change_token()
         for screen in self.screen_stack:
             if getattr(screen, "read_at_token", None) != token:
                 screen.post_message(StoreChanged())
@@ -252,7 +279,7 @@ class PoppyApp(App[None]):
 
     def _poll_store(self) -> None:
         try:
-            token = self.agent.store.change_token()
+            token = self.reader.change_token()
         except Exception as exc:  # a locked or vanished database must not kill the UI
             self.log.warning(f"store poll failed: {exc}")
             return

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from poppy_tui.agent.store.records import Status
+from poppy_tui.agent.store.status import Status
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES
 from poppy_tui.ui.safe import plain_line
 

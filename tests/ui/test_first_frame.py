@@ -7,16 +7,24 @@ before it. Time is measured by tests/benchmarks/bench_firstframe.py, never here.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
 from datetime import timedelta
+from typing import Any
 
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
-from poppy_tui.ui.widgets.operation_list import FIRST_ROWS, OperationTable
+from poppy_tui.ui.stylesheet import StableStylesheet
+from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_company, add_operation, ui_config
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,6 +63,11 @@ NOT_BEFORE_FIRST_FRAME = {
     "httpx", "httpcore", "jwt", "cryptography", "authlib", "keyring", "mcp", "markdown_it",
     "poppy_tui.agent.dispatcher", "poppy_tui.agent.outcome_probe", "poppy_tui.agent.transports.api",
     "poppy_tui.agent.signin.service", "poppy_tui.agent.keys", "poppy_tui.safety.discrepancies",
+    # The store's write side and the records' dataclasses: the inbox reads through agent.reader.
+    "poppy_tui.agent.store.store", "poppy_tui.agent.store.records", "poppy_tui.agent.store.decisions",
+    "poppy_tui.agent.store.operations", "poppy_tui.agent.store.dispatch",
+    # Rich's emoji names, which markup parsing (a str column label) imports.
+    "rich._emoji_codes",
 }
 
 
@@ -90,15 +103,67 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     assert not present(modules, NOT_BEFORE_FIRST_FRAME)
 
 
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
+
+
+def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str]) -> str:
+    """What a 120x36 terminal receives from `argv` (escape codes taken out) until every one of
+    `expected` has arrived; the program is then stopped."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env={**env, "TERM": "xterm-256color"},
+                            cwd=REPO, start_new_session=True)
+    os.close(slave)
+    received = b""
+    try:
+        while not all(piece in _ESCAPES.sub("", received.decode("utf-8", "replace")) for piece in expected):
+            ready, _, _ = select.select([master], [], [], 60)
+            chunk = os.read(master, 65536) if ready else b""
+            assert chunk, f"{expected} never arrived: {received[-500:]!r}"
+            received += chunk
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    return _ESCAPES.sub("", received.decode("utf-8", "replace"))
+
+
+def test_the_first_frame_written_is_the_whole_inbox_with_its_rows(tmp_path):
+    # Textual drew a mode's first screen inside its start-up batch, a frame it never writes,
+    # and the first frame written after it was a partial one: the title bar, the hint and the
+    # footer, without the section title and the rows (which came a frame later).
+    home = tmp_path / "home"
+    paths = resolve_paths(home)
+    paths.ensure()
+    with Store.open(paths.database) as store:
+        fill(store, 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    hint = "Enter: review the highlighted operation"
+    text = terminal_text_until([sys.executable, "-m", "poppy_tui", "--home", str(home)], env,
+                               ["Waiting for your decision (3)", "Manzanita", hint])
+    # Top to bottom, once: nothing below the rows reached the terminal before them.
+    assert text.index("Waiting for your decision (3)") < text.index("Manzanita") < text.index(hint)
+
+
 class FirstFrameApp(PoppyApp):
     """Notes the inbox's rows at on_ready, which Textual posts after its first layout and frame."""
 
     rows_at_ready: int | None = None
     loaded_at_ready: bool = False
+    lines_at_ready: int = 0  # the lines of the rows in the table
+    checked_at_ready: int = 0  # rows whose stored checks were read
 
     def on_ready(self) -> None:
         table = self.screen.query_one("#pending-table", OperationTable)
         self.rows_at_ready = table.row_count
+        self.lines_at_ready = sum(row.height for row in table.ordered_rows)
+        self.checked_at_ready = sum(item.checked for item in table.items.values())
         self.loaded_at_ready = self.screen.loaded
         super().on_ready()
 
@@ -113,13 +178,33 @@ async def every_row_shown(pilot, app) -> OperationTable:
     return table
 
 
+async def every_row_checked(pilot, app) -> OperationTable:
+    """The inbox's table once every row has its checks (computed and stored by the checks' thread)."""
+    table = await every_row_shown(pilot, app)
+    for _ in range(400):
+        if all(item.checked for item in table.items.values()):
+            break
+        await pilot.pause(0.05)
+    return table
+
+
 async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store):
     rows = fill(store, 150)
+    async with PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW).run_test(size=(120, 36)) as pilot:
+        await every_row_checked(pilot, pilot.app)  # a first run stores every revision's checks
     app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
         assert app.loaded_at_ready and app.rows_at_ready is not None
-        assert FIRST_ROWS <= app.rows_at_ready < len(rows)  # the first frame had rows, not all of them
+        assert 0 < app.rows_at_ready < len(rows)  # the first frame had rows, not all of them
+        # ... as many as the table can show (it is 60% of the 36 lines at most)
+        assert app.lines_at_ready >= 36 * 0.6
+        # Only the rows of the first frame had their stored checks read before it; the others
+        # are read right after it (their badges filled in), not computed again.
+        assert app.rows_at_ready <= app.checked_at_ready < len(rows)
+        table = await every_row_checked(pilot, app)
+        assert all(item.checked for item in table.items.values())
+        assert not app.screen.checking and not app.screen._handed
         assert table.row_count == len(rows)
         # Soonest to expire first, across the rows added after the first frame too.
         expiries = [table.items[row.key.value].row.expires_at for row in table.ordered_rows]
@@ -140,3 +225,109 @@ async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again
                 break
         assert table.row_count == 150
         assert table.selected_row_key() == chosen
+
+
+def count_parses(stylesheet: Any) -> dict[Any, int]:
+    """Counts the parses of each CSS source by this stylesheet (rules not returned before)."""
+    parses: dict[Any, int] = {}
+    returned: list[Any] = []
+    parse = stylesheet._parse_rules
+
+    def counting(css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        rules = parse(css, read_from, *args, **kwargs)
+        if not any(rules is seen for seen in returned):
+            returned.append(rules)
+            parses[read_from] = parses.get(read_from, 0) + 1
+        return rules
+
+    stylesheet._parse_rules = counting
+    return parses
+
+
+async def test_start_up_parses_the_stylesheet_once_and_a_theme_still_restyles(agent):
+    # Textual reparsed every source when the inbox (a mode's screen) was first shown, and the
+    # next widget class parsed them all a third time: three parses of poppy.tcss before the
+    # first frame. A theme (new variables) must still parse again and restyle.
+    app = PoppyApp(agent, clock=lambda: FIXED_NOW)
+    parses = count_parses(app.stylesheet)
+    ours = (str(PoppyApp.CSS_PATH), "")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert parses[ours] == 1
+        title = app.screen.query_one("#pending-title")
+        before = title.styles.color
+        parsed_first = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        parsed_now = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
+        assert len(parsed_now) == len(parsed_first)
+        assert not any(now is first for now, first in zip(parsed_now, parsed_first))
+        assert title.styles.color != before
+
+
+def test_a_reparse_with_the_same_variables_keeps_the_rules_and_new_variables_parse_again():
+    css = ".x { color: $accent; }"
+    sheet = StableStylesheet(variables={"accent": "red"})
+    sheet.add_source(css, read_from=("test.tcss", ""))
+    first = sheet.rules
+    sheet.set_variables({"accent": "red"})
+    sheet.reparse()
+    assert sheet.rules[0] is first[0]
+    sheet.set_variables({"accent": "blue"})
+    sheet.reparse()
+    assert sheet.rules[0] is not first[0]
+    assert sheet.rules[0].styles.color != first[0].styles.color
+
+
+def screens_css_read(app: PoppyApp) -> bool:
+    from poppy_tui.ui.screens.base import SCREENS_CSS
+
+    return app.stylesheet.has_source(SCREENS_CSS, "")
+
+
+async def test_other_screens_css_waits_for_the_first_of_them_and_then_styles_it(store):
+    # The inbox's first frame parses poppy.tcss only; screens.tcss comes with the first other screen.
+    rows = fill(store, 2)
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert not screens_css_read(app)
+        app.open_review(rows[0])
+        await pilot.pause()
+        assert screens_css_read(app)
+        header = app.screen.query_one("#review-header")
+        assert header.styles.border_bottom[0] == "heavy"  # a rule of screens.tcss
+
+
+async def test_another_first_screen_has_its_css(store):
+    fill(store, 2)
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert screens_css_read(app)
+        assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"  # height: 1fr
+        app.action_show_inbox()
+        await pilot.pause()
+        app.action_show_history()
+        await pilot.pause()
+        assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"
+
+
+async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(store):
+    # Nothing pending: the tables are hidden and the words say so; measuring their headers
+    # (Rich, per column) was most of the empty inbox's refresh before its first frame.
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        assert app.screen.query_one("#pending-empty").display and not pending.display
+        assert not pending.columns
+        fill(store, 2)
+        app.notify_store_changed()
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if pending.row_count == 2:
+                break
+        assert pending.display and pending.row_count == 2
+        assert [column.label.plain for column in pending.columns.values()][0] == "Company"

@@ -41,6 +41,12 @@ async def test_rows_show_while_their_checks_are_still_being_computed(store, monk
     async with app.run_test(size=SIZE) as pilot:
         pending = app.screen.query_one("#pending-table", OperationTable)
         await _wait_rows(pilot, pending)
+        # The checks' thread starts once the first frame is on screen, which may be a moment
+        # after the rows are in the table.
+        for _ in range(100):
+            if app.screen.checking:
+                break
+            await pilot.pause(0.05)
         # The rows are on screen while no check has finished: the badge says so.
         assert str(rows["flight"]) in pending.items and app.screen.checking
         assert "checking…" in _row_text(pending, rows["flight"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -14,6 +15,12 @@ from poppy_tui.ui.messages import StoreChanged
 if TYPE_CHECKING:
     from poppy_tui.agent.store import Store
     from poppy_tui.ui.app import PoppyApp
+
+
+# The rules of every screen but the inbox: parsed when the first of them is shown, not before the
+# first frame (poppy.tcss has the inbox's and what all share). Absolute: Textual resolves a
+# relative CSS_PATH against each subclass's module.
+SCREENS_CSS = str(Path(__file__).resolve().parents[1] / "screens.tcss")
 
 
 class TitleBar(Static):
@@ -46,6 +53,7 @@ class PoppyScreen(Screen):
     """Screens re-read the store when it changes (polled by the app) and when shown again."""
 
     TITLE_TEXT = "poppy"
+    CSS_PATH = SCREENS_CSS
     # The global key that shows this screen (app.NAV_ITEMS), None for screens opened from another.
     NAV_MODE: str | None = None
     # A screen where the person types: letters are text there, never a screen switch.
@@ -62,6 +70,11 @@ class PoppyScreen(Screen):
     @property
     def store(self) -> "Store":
         return self.poppy.agent.store
+
+    @property
+    def reader(self) -> Any:
+        """For lists read before the first frame: PoppyApp.reader (the store's read side)."""
+        return self.poppy.reader
 
     def title_bar(self) -> ComposeResult:
         yield TitleBar(nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, self.TYPING), id="title-bar")

@@ -17,6 +17,7 @@ from textual.widgets import Button, Footer, Static
 
 from poppy_tui.ui.format import checks_summary, plural
 from poppy_tui.ui.safe import company_content, first_line, safe_line_content, strong
+from poppy_tui.ui.screens.base import SCREENS_CSS
 from poppy_tui.ui.widgets.countdown import Countdown
 
 
@@ -36,6 +37,7 @@ class MouseButton(Button, can_focus=False):
 
 
 class ConfirmApproveScreen(ModalScreen[bool]):
+    CSS_PATH = SCREENS_CSS
     AUTO_FOCUS = None
     BINDINGS = [
         Binding("y", "confirm", "Yes, approve", id="confirm_approve"),
@@ -128,6 +130,7 @@ class ConfirmApproveScreen(ModalScreen[bool]):
 
 class ResolveOutcomeScreen(ModalScreen["bool | None"]):
     """For an outcome nobody knows: the person checked with the Company and says what happened."""
+    CSS_PATH = SCREENS_CSS
 
     AUTO_FOCUS = None
     BINDINGS = [
@@ -180,6 +183,7 @@ class ResolveOutcomeScreen(ModalScreen["bool | None"]):
 class ConfirmDeclineScreen(ModalScreen[bool]):
     """Declining is final for this revision: one key (`y`) confirms, with the Company and the
     summary repeated so the person knows which request they are turning down."""
+    CSS_PATH = SCREENS_CSS
 
     AUTO_FOCUS = None
     BINDINGS = [

@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from poppy_tui.ui.screens.base import SCREENS_CSS
+
 
 def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     """(screen, bindings, extra (keys, what) rows for keys widgets handle themselves)."""
@@ -52,6 +54,7 @@ KEYS_WIDTH = 14
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = SCREENS_CSS
     BINDINGS = [
         Binding("escape,question_mark,f1", "close", "Close", id="close_help"),
     ]

@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Static
 
 from poppy_tui.safety.wording import possessive
 from poppy_tui.ui.safe import plain_line, safe_line_content, strong
+from poppy_tui.ui.screens.base import SCREENS_CSS
 
 KIND_LABELS = {
     "device": ("d", "Device: confirm a code on the Company's site"),
@@ -53,6 +54,7 @@ async def sign_in(app: App, company_id: int, scopes: list[str] | tuple[str, ...]
 
 
 class SignInScreen(ModalScreen[bool]):
+    CSS_PATH = SCREENS_CSS
     AUTO_FOCUS = None
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="cancel_sign_in"),

@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.agent.store.status import OperationRow, Status
 from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
 from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
@@ -26,9 +26,8 @@ COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
 SUMMARY_LINES = 4
 # Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
 WIDE_SUMMARY_LINES = 2
-# The first frame gets at least the rows a screen can show (the terminal's height); the others
-# follow ROWS_PER_CHUNK at a time, each once the last is drawn, so keys are answered between chunks.
-FIRST_ROWS = 40
+# The first frame gets the rows the table can show (each row takes at least one of its lines); the
+# others follow ROWS_PER_CHUNK at a time, each once the last is drawn, so keys are answered between chunks.
 ROWS_PER_CHUNK = 100
 CHUNK_PAUSE_SECONDS = 0.05
 # "conversation" would cost the summary eight cells on every row.
@@ -115,7 +114,8 @@ class OperationTable(DataTable):
         """Rows for the screen first, the rest right after each refresh, in chunks: the first
         frame costs the same with 50,000 pending as with 50 (issue #15 target 1)."""
         selected = self._selecting or self.selected_row_key()
-        set_columns(self, self._layout())
+        if items:  # an empty table is hidden (the inbox says so in words): no header to measure
+            set_columns(self, self._layout())
         self.clear()
         self._generation += 1
         self.items = {str(item.row.id): item for item in items}
@@ -128,7 +128,17 @@ class OperationTable(DataTable):
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
         self._chunk_queued = False
-        self._add_rows(max(FIRST_ROWS, self.app.size.height))
+        self._add_rows(self.first_rows())
+
+    def first_rows(self) -> int:
+        """How many rows go in before the first frame: as many as the table has lines to show
+        (its max-height, else the terminal's height), as each row takes at least one."""
+        size = self.app.size
+        lines = size.height
+        max_height = self.styles.max_height
+        if max_height is not None:
+            lines = min(lines, int(max_height.resolve(size, size)) + 1)  # +1: the header's line
+        return max(1, lines)
 
     def _add_rows(self, count: int) -> None:
         batch, self._to_add = self._to_add[:count], self._to_add[count:]
@@ -147,11 +157,10 @@ class OperationTable(DataTable):
     def render_lines(self, crop: Any) -> Any:
         lines = super().render_lines(crop)
         # The next chunk waits until the rows so far have been laid out (DataTable measures new
-        # rows when idle) and drawn: so the first frame has its rows before any more are added.
-        # Not while Textual batches updates (start-up does): a frame drawn then is never
-        # written, and a chunk added there delayed the one that is (measured in a pty).
-        if (self._to_add and not self._chunk_queued and not self._require_update_dimensions
-                and not getattr(self.app, "_batch_count", 0)):
+        # rows when idle, then its virtual height is theirs and the header's) and drawn: so the
+        # first frame has its rows before any more are added.
+        laid_out = self.virtual_size.height >= self._lines + (self.header_height if self.show_header else 0)
+        if self._to_add and not self._chunk_queued and laid_out:
             self._chunk_queued = True
             self.set_timer(CHUNK_PAUSE_SECONDS, partial(self._add_more, self._generation))
         return lines
