@@ -7,13 +7,15 @@ httpx's exception classes answer it (research notes, section 7.4), and the mappi
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.cookiejar
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, AsyncIterator, Mapping
 
 import httpx
 
-from poppy_tui.agent.netguard import guarded_client_options
+from poppy_tui.agent.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
 from poppy_tui.protocol.outcomes import NotSent, Unknown
@@ -50,19 +52,41 @@ class ResponseTooLarge(ValueError):
     pass
 
 
-def make_client(timeout_seconds: float, allow_loopback: bool = True) -> httpx.AsyncClient:
+class AgentClient(httpx.AsyncClient):
+    """make_client's client. `direct` is its guarded transport when `request` may hand requests
+    straight to it (no proxy, no event hook in the way), else None."""
+
+    direct: httpx.AsyncBaseTransport | None = None
+
+
+def _no_cookies() -> http.cookiejar.CookieJar:
+    # A Company knows the agent by its Session JWT alone. A cookie kept from one answer and sent
+    # with the next would outlive the Session it came in, linking Sessions the agent keeps apart
+    # (a new one after invalid_session); and skipping the jar keeps both of request()'s paths
+    # alike (the direct one never touches it). An empty allow-list refuses every domain.
+    return http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+
+
+def make_client(timeout_seconds: float, allow_loopback: bool = True) -> AgentClient:
     """The API/discovery client. Redirects are never followed implicitly: a redirected approval
     would leave the interface that returned the operation, and discovery checks every hop."""
-    return httpx.AsyncClient(
-        **guarded_client_options(httpx, allow_loopback, httpx.Limits(max_connections=20, max_keepalive_connections=10)),
+    options = guarded_client_options(httpx, allow_loopback, pool_limits(httpx))
+    client = AgentClient(
+        **options,
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
+        cookies=_no_cookies(),
         # A user's proxy settings are honoured, but never for loopback: the demo and tests
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
         mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
     )
+    # Proxies from the environment come with the name check as a request hook (netguard); then
+    # every request takes httpx's whole path, mounts and hooks included.
+    if not options["event_hooks"]["request"]:
+        client.direct = options["transport"]
+    return client
 
 
 def classify_transport_error(exc: BaseException) -> NotSent | Unknown:
@@ -132,6 +156,43 @@ def parse_json_body(raw: bytes) -> Any:
     return value
 
 
+@contextlib.asynccontextmanager
+async def _exchange(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    headers: Mapping[str, str] | None,
+    content: bytes | None,
+    params: Mapping[str, str] | None,
+    timeout: Any,
+) -> AsyncIterator[httpx.Response]:
+    """One request, its response open until the block ends; never a redirect followed.
+
+    make_client's client hands the request straight to its guarded transport: the same
+    transport, connections, timeouts and error mapping as `client.stream`, without the client's
+    layers for what this client never uses (auth flows, redirect bookkeeping, a cookie jar
+    that keeps nothing, hooks it doesn't have), which cost as much per request as the
+    connection pool itself."""
+    direct = getattr(client, "direct", None)
+    if direct is None or client.event_hooks["request"] or client.event_hooks["response"] or client.auth is not None:
+        async with client.stream(method, url, headers=headers, content=content, params=params, timeout=timeout) as response:
+            yield response
+        return
+    merged = client.headers.copy()
+    if headers:
+        merged.update(headers)
+    chosen = client.timeout if timeout is httpx.USE_CLIENT_DEFAULT else timeout
+    outgoing = httpx.Request(
+        method, url, params=params, headers=merged, content=content, extensions={"timeout": chosen.as_dict()}
+    )
+    response = await direct.handle_async_request(outgoing)
+    response.request = outgoing
+    try:
+        yield response
+    finally:
+        await response.aclose()
+
+
 async def request(
     client: httpx.AsyncClient,
     method: str,
@@ -162,9 +223,7 @@ async def request(
     raw = b""
     try:
         async with asyncio.timeout(deadline):
-            async with client.stream(
-                method, url, headers=headers, content=content, params=params, timeout=timeout
-            ) as response:
+            async with _exchange(client, method, url, headers, content, params, timeout) as response:
                 status = response.status_code
                 answer_headers = {k.lower(): v for k, v in response.headers.items()}
                 final_url = str(response.url)

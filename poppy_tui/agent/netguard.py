@@ -16,6 +16,7 @@ resolves to here, before the request, which is the best a client behind a proxy 
 
 from __future__ import annotations
 
+import select
 import socket
 import urllib.request
 from types import ModuleType
@@ -30,6 +31,7 @@ __all__ = [
     "address_problem",
     "check_destination",
     "guarded_client_options",
+    "pool_limits",
     "request_guard",
     "resolve_checked",
 ]
@@ -69,6 +71,92 @@ async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
     await resolve_checked(host, port, allow_loopback)
 
 
+# Writes gathered before one send() at most (GuardedStream); a request head and a JSON body fit.
+COALESCE_BYTES = 64 * 1024
+
+
+def _socket_readable(sock: socket.socket | None) -> bool:
+    """Whether a read would return at once: on an idle keep-alive connection that means the
+    Company closed it (or sent bytes nobody asked for), so it must not carry another request."""
+    fileno = -1 if sock is None else sock.fileno()
+    if fileno < 0:
+        return True  # gone: as good as closed
+    poller = select.poll()
+    poller.register(fileno, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
+    """An httpcore network stream over the backend's own, answering the pool's "is this idle
+    connection still usable?" from the socket it keeps, instead of asking anyio each time."""
+
+    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined,misc]
+        # Why the socket is kept: before every request, and again when each answer is closed,
+        # httpcore's pool asks every pooled connection whether its socket is readable
+        # (has_expired). The anyio stream answers by building its whole dict of extra attributes
+        # (a getpeername() and a dozen lambdas) to pick the raw socket out of it: about a third of
+        # the pool's cost per request with eight connections open. The socket never changes, so
+        # it is looked up once here; the check itself (a zero-timeout poll) is the same.
+        #
+        # Why writes wait for the next read: h11 hands over a request's head and its body as
+        # separate writes, which made two send() calls, and woke the Company twice, for every
+        # request. An HTTP/1.1 client reads after it has written all of a request, so what was
+        # written is sent, as one send(), when the answer is first read (or once
+        # COALESCE_BYTES have gathered, so a large body is not held in memory).
+        def __init__(self, stream: Any) -> None:
+            self._inner = stream
+            self._socket = stream.get_extra_info("socket")
+            self._unsent: list[bytes] = []
+            self._unsent_bytes = 0
+            self._write_timeout: float | None = None
+
+        async def _send_unsent(self) -> None:
+            data = b"".join(self._unsent) if len(self._unsent) > 1 else self._unsent[0]
+            self._unsent.clear()
+            self._unsent_bytes = 0
+            await self._inner.write(data, self._write_timeout)
+
+        async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            if self._unsent:
+                try:
+                    await self._send_unsent()
+                except httpcore.WriteError:
+                    # As httpcore does with a write error while it sends a request: read on,
+                    # a Company may have answered (say, 413) before closing its end.
+                    pass
+            return await self._inner.read(max_bytes, timeout)
+
+        async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            if not buffer:
+                return
+            self._unsent.append(buffer)
+            self._unsent_bytes += len(buffer)
+            self._write_timeout = timeout
+            if self._unsent_bytes >= COALESCE_BYTES:
+                await self._send_unsent()
+
+        async def aclose(self) -> None:
+            # Whatever is unsent belonged to a request abandoned before its answer was read; it
+            # never leaves (the caller already counts such a request as possibly delivered).
+            self._unsent.clear()
+            self._unsent_bytes = 0
+            await self._inner.aclose()
+
+        async def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
+            if self._unsent:
+                await self._send_unsent()
+            return _guarded_stream(httpcore, await self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+        def get_extra_info(self, info: str) -> Any:
+            if info == "is_readable":
+                return _socket_readable(self._socket)
+            if info == "socket":
+                return self._socket
+            return self._inner.get_extra_info(info)
+
+    return GuardedStream(inner)
+
+
 def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
     """An httpcore(2) network backend that connects only to addresses it has checked."""
 
@@ -100,7 +188,7 @@ def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                     failure = exc
                     continue
-                return stream
+                return _guarded_stream(httpcore, stream)
             assert failure is not None
             raise failure
 
@@ -157,6 +245,19 @@ def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Calla
     return guard
 
 
+# Connections open at once, across Companies: the dispatcher sends at most 8 of one Company's
+# approvals at a time (agent/dispatcher.py), so two Companies' sends and the person's own
+# requests fit.
+MAX_CONNECTIONS = 20
+
+
+def pool_limits(module: Any) -> Any:
+    """httpx(2).Limits: every connection the pool may open is kept alive too. httpcore closes an
+    idle connection whenever more than `max_keepalive_connections` are open, so a smaller number
+    made every round of concurrent sends reopen (for https, handshake again) the ones it closed."""
+    return module.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
+
+
 def _proxies_configured() -> bool:
     return any(scheme in urllib.request.getproxies() for scheme in ("http", "https", "all"))
 
@@ -169,7 +270,7 @@ def guarded_client_options(httpx: ModuleType, allow_loopback: bool, limits: Any 
         import httpcore2 as httpcore
     else:
         import httpcore
-    limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
+    limits = limits or pool_limits(httpx)
     hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
     return {
         "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits),
