@@ -178,6 +178,11 @@ class Dispatcher:
         # Settles waiting to be committed together (_settle), as settle_many's items.
         self._settling: list[tuple] = []
         self._settle_timer: asyncio.TimerHandle | None = None
+        # Operations this dispatcher settled (committed), in that order, kept from
+        # collect_settled() on until take_settled(): headless sending reports them even when an
+        # approval made meanwhile was claimed and settled within one pass, between two of its
+        # reads of what is in flight. None: nobody asked, nothing kept.
+        self._settled_rows: list[int] | None = None
         # Set by wake() while run() waits between passes.
         self._woken: asyncio.Event | None = None
         # Sends under way (their requests may be out, waiting for answers).
@@ -664,6 +669,16 @@ class Dispatcher:
         if self._settle_timer is None:
             self._settle_timer = asyncio.get_running_loop().call_later(SETTLE_GATHER_SECONDS, self._commit_settles)
 
+    def collect_settled(self) -> None:
+        """From now on keep the operations this dispatcher settles, for take_settled()."""
+        if self._settled_rows is None:
+            self._settled_rows = []
+
+    def take_settled(self) -> list[int]:
+        """The operations settled since collect_settled() or the last call, in that order."""
+        rows, self._settled_rows = self._settled_rows or [], []
+        return rows
+
     def _commit_settles(self) -> None:
         if self._settle_timer is not None:
             self._settle_timer.cancel()
@@ -680,7 +695,10 @@ class Dispatcher:
                         exc_info=not isinstance(exc, StoreError))
             return
         for settle, problem in zip(group, results):
-            if problem is not None:
+            if problem is None:
+                if self._settled_rows is not None:
+                    self._settled_rows.append(settle[1])
+            else:
                 log.warning("operation %s could not be settled as %s: %s", settle[1], settle[3].value, problem)
 
 

@@ -28,15 +28,20 @@ async def send_approved(agent, *, watch: bool = False, stop: asyncio.Event | Non
     """Dispatch until nothing approved is left (or, with `watch`, until `stop` is set).
     Returns every operation that left approved/sending meanwhile, in the order they did."""
     stop = stop or asyncio.Event()
+    agent.dispatcher.collect_settled()
+    agent.dispatcher.take_settled()  # what it settled before this call is not this call's
     watched: set[int] = set(in_flight(agent.store))
     settled: list[OperationRecord] = []
     while not stop.is_set():
-        # Read just before sending, so an approval made since the last pass is reported even when
-        # one pass approves-to-performed it.
+        # Read just before sending; the dispatcher's own settles cover what is approved after it.
         watched |= set(in_flight(agent.store))
         await agent.dispatch_once()
         now_in_flight = set(in_flight(agent.store))
-        for row in sorted(watched - now_in_flight):
+        # What left approved/sending: the watched rows no longer in flight (expired, settled by
+        # another process), and every row this dispatcher settled, even one approved after the
+        # read above and claimed, sent and settled within this pass.
+        left = (watched - now_in_flight) | (set(agent.dispatcher.take_settled()) - now_in_flight)
+        for row in sorted(left):
             record = agent.store.get_operation(row)
             settled.append(record)
             if on_settled is not None:

@@ -328,3 +328,42 @@ def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(t
             first, second = again.attempts(row)
             assert first.idempotency_key == second.idempotency_key and second.outcome == "performed"
     assert list(bulk.state.perform_count.values()) == [1] * len(rows)
+
+
+def test_headless_sending_reports_an_approval_made_between_its_read_and_the_claim(tmp_path, bulk):
+    """`poppy-tui send --watch` reads what is in flight, then dispatches. An approval recorded in
+    that gap (by the TUI, another process) is claimed, sent and settled within the same pass:
+    it was never seen in flight, yet it must be reported as sent."""
+    from poppy_tui.agent.headless import send_approved
+
+    agent = open_agent(tmp_path)
+
+    async def work() -> tuple[list, int]:
+        try:
+            company = await agent.add_company(bulk.base_url)
+            result = await agent.call_api(company, "POST", "/items/7/cancel", {})
+            op = agent.store.get_operation(result.operation_row)
+            real_dispatch = agent.dispatch_once
+
+            async def approved_in_the_gap() -> int:
+                if agent.store.get_operation(op.id).status == Status.PENDING:
+                    agent.approve(op.id, op.current.id)  # after send_approved's read, before the claim
+                return await real_dispatch()
+
+            agent.dispatch_once = approved_in_the_gap
+            stop = asyncio.Event()
+            reported: list = []
+
+            def said(record) -> None:
+                reported.append(record)
+                stop.set()
+
+            watching = asyncio.create_task(send_approved(agent, watch=True, stop=stop, on_settled=said))
+            await asyncio.wait_for(stop.wait(), 20)
+            settled = await watching
+            return settled, op.id
+        finally:
+            await agent.aclose()
+
+    settled, row = asyncio.run(work())
+    assert [(r.id, r.status) for r in settled] == [(row, Status.PERFORMED)]
