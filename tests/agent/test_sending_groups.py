@@ -367,3 +367,64 @@ def test_headless_sending_reports_an_approval_made_between_its_read_and_the_clai
 
     settled, row = asyncio.run(work())
     assert [(r.id, r.status) for r in settled] == [(row, Status.PERFORMED)]
+
+
+def test_a_lone_request_is_prepared_while_its_attempt_is_fsynced_and_leaves_only_after(tmp_path, bulk):
+    """One approval, nothing else under way: its Session JWT is signed (the request prepared)
+    while the attempt's fsync runs in a worker thread, and the request reaches the Company only
+    after that fsync returned, with the attempt row readable by another connection."""
+    agent = open_agent(tmp_path)
+    database = agent.store.path
+    events: list[str] = []
+    lock = threading.Lock()
+    signed = threading.Event()
+    real_sync = agent.store.sync_through
+
+    def note(what: str) -> None:
+        with lock:
+            events.append(what)
+
+    def sync_through(commit):
+        note("fsync started")
+        # A slow disk: the fsync returns only once the request was prepared meanwhile (or after
+        # 30 s, a guard: then the order below fails).
+        signed.wait(30)
+        real_sync(commit)
+        note("fsync returned")
+
+    sessions = agent.api._sessions
+    real_headers = sessions.signed_in_headers
+
+    async def signed_in_headers(*args, **kwargs):
+        headers = await real_headers(*args, **kwargs)
+        note("request prepared")
+        signed.set()
+        return headers
+
+    def on_approval(headers: dict[str, str]) -> None:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            found = db.execute(
+                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL",
+                (headers["idempotency-key"].strip('"'),),
+            ).fetchone()[0]
+        note(f"reached the Company, attempt rows on disk: {found}")
+
+    bulk.state.on_approval = on_approval
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 1)
+            agent.store.sync_through = sync_through
+            sessions.signed_in_headers = signed_in_headers
+            await agent.dispatch_once()
+            return rows
+        finally:
+            await agent.aclose()
+
+    (row,) = asyncio.run(work())
+    assert events == [
+        "fsync started", "request prepared", "fsync returned", "reached the Company, attempt rows on disk: 1",
+    ]
+    with Store.open(database) as again:
+        assert again.get_operation(row).status == Status.PERFORMED
+    assert list(bulk.state.perform_count.values()) == [1]
