@@ -203,7 +203,6 @@ class Agent:
         dispatcher = Dispatcher(
             self.store, self._send_approval, self.config, self._owner, lease, self._backoff,
             preflight=self.signing_problem, prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
-            sender_waits_for_record=True,  # _send_approval: every interface waits in send_gate
         )
         dispatcher.sign_in_state = self._sign_in_state
         return dispatcher
@@ -589,7 +588,6 @@ class Agent:
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
         from poppy_tui.protocol.outcomes import NotPerformed
-        from poppy_tui.agent.send_gate import wait_until_recorded
         from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
@@ -598,14 +596,10 @@ class Agent:
         # signed in is the account's, approved from the agent's current Session (Ops 3).
         session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         if isinstance(request, ApiRequest):
-            # The API transport prepares the request, then waits for the attempt's fsync
-            # (send_gate) right before it leaves.
             return await self.api.send(
                 op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
                 account_owned=op.account_owned,
             )
-        # The other interfaces wait for the attempt's fsync before anything else.
-        await wait_until_recorded()
         if isinstance(request, McpRequest):
             return await self.mcp.call(
                 op.company, request.server_url, request.tool, request.arguments, session_id=session_id,

@@ -35,7 +35,6 @@ from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KeyStorageError
-from poppy_tui.agent.send_gate import AttemptNotDurable, gated_context
 from poppy_tui.agent.store import (
     AttemptRecord,
     CompanyRecord,
@@ -170,16 +169,12 @@ class Dispatcher:
         prober: Callable[[], Awaitable[int]] | None = None,
         probe_after: float | None = None,
         per_company: int = DEFAULT_PER_COMPANY,
-        sender_waits_for_record: bool = False,
     ) -> None:
         self.store = store
-        # The sender calls send_gate.wait_until_recorded() before anything leaves the machine:
-        # it may then prepare its request while its attempt row is being fsynced.
-        self._gated = sender_waits_for_record
         self._per_company = max(1, per_company)
         self._claim_ahead = max(self._per_company, DEFAULT_CLAIM_AHEAD)
         # Attempts waiting to be committed together (_begin_attempt): (operation row, its future).
-        self._starting: list[tuple[int, asyncio.Future[tuple[AttemptRecord, asyncio.Future[None]]]]] = []
+        self._starting: list[tuple[int, asyncio.Future[AttemptRecord]]] = []
         # Settles waiting to be committed together (_settle), as settle_many's items.
         self._settling: list[tuple] = []
         self._settle_timer: asyncio.TimerHandle | None = None
@@ -381,8 +376,8 @@ class Dispatcher:
                 # outcome. Keep the approval and try again later (the key may be fixed by then).
                 self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
                 return
-            attempt, durable = await self._begin_attempt(op.id)
-            exchange = await self._send_guarded(sending, approval, lease, durable)
+            attempt = await self._begin_attempt(op.id)
+            exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return
             exchange = dataclasses.replace(exchange, outcome=as_approval_answer(exchange.outcome))
@@ -425,13 +420,12 @@ class Dispatcher:
             except asyncio.TimeoutError:
                 pass
 
-    async def _begin_attempt(self, op_row: int) -> tuple[AttemptRecord, asyncio.Future[None]]:
-        """The attempt, committed, and a future done once it is on disk (fsynced), or failed when
-        it could not be made durable: its request leaves only after that (_send_guarded).
+    async def _begin_attempt(self, op_row: int) -> AttemptRecord:
+        """The attempt, committed (fsynced) before this returns, so before its request leaves.
         Attempts begun in the same turn of the event loop share one transaction and one fsync
         (group commit): when answers arrive together, their operations' next sends do too."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[tuple[AttemptRecord, asyncio.Future[None]]] = loop.create_future()
+        future: asyncio.Future[AttemptRecord] = loop.create_future()
         if not self._starting:
             loop.call_soon(self._commit_when_settled, loop, 1)
         self._starting.append((op_row, future))
@@ -456,78 +450,65 @@ class Dispatcher:
             return
         try:
             # Committed here, on the loop's thread (one connection, one transaction at a time),
-            # without an fsync; the fsync runs in a worker thread (_sync_in_thread) while the loop
-            # goes on: preparing these requests (a sender that waits for the record), reading
-            # answers, committing the next group. No request of this group leaves before its
-            # fsync returned (_send_guarded, send_gate; docs/reliability.md).
+            # without an fsync; the fsync runs in a worker thread (_release_when_durable) while
+            # the loop goes on reading answers and committing the next group: a pipeline. No
+            # request of this group leaves before its fsync returned (docs/reliability.md).
             results = self.store.start_attempts([row for row, _ in waiting], self.owner, Durability.AWAITED)
             commit = self.store.take_awaited()
         except Exception as exc:  # noqa: BLE001 - e.g. StoreError: none of them was committed
             for _, future in waiting:
                 future.set_exception(exc)
             return
-        durable: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        if not self._gated and self._sending == 0 and not self._syncing:
-            # No send of ours is waiting for an answer, no other group for its fsync, and the
-            # sender can't prepare anything before the fsync returned: there is nothing to
-            # overlap the fsync with, so it runs here (the two thread hops would cost about half
-            # as much again as the fsync; the loop is held for the fsync alone).
+        if self._sending == 0 and not self._syncing:
+            # No send of ours is waiting for an answer and no other group for its fsync: there is
+            # nothing to overlap the fsync with, so it runs here (the two thread hops would cost
+            # about half as much again as the fsync; the loop is held for the fsync alone).
             try:
                 self.store.sync_through(commit)
             except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
-                durable.set_exception(exc)
-                self._release(waiting, results, durable)
+                self._release(waiting, results, exc)
                 return
-            durable.set_result(None)
-            self._release(waiting, results, durable)
+            self._release(waiting, results)
             return
-        task = asyncio.ensure_future(self._sync_in_thread(commit, durable))
+        task = asyncio.ensure_future(self._release_when_durable(waiting, results, commit))
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
-        self._release(waiting, results, durable)
 
-    async def _sync_in_thread(self, commit: int, durable: asyncio.Future[None]) -> None:
+    async def _release_when_durable(
+        self, waiting: list[tuple[int, asyncio.Future[AttemptRecord]]], results: list, commit: int
+    ) -> None:
         try:
             await asyncio.to_thread(self.store.sync_through, commit)
         except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
-            durable.set_exception(exc)
+            self._release(waiting, results, exc)
             return
-        durable.set_result(None)
+        self._release(waiting, results)
 
     @staticmethod
     def _release(
-        waiting: list[tuple[int, asyncio.Future[tuple[AttemptRecord, asyncio.Future[None]]]]],
-        results: list,
-        durable: asyncio.Future[None],
+        waiting: list[tuple[int, asyncio.Future[AttemptRecord]]], results: list, failure: Exception | None = None
     ) -> None:
-        """Hand each committed attempt to its send, with the future its request waits for. When
-        the fsync fails the attempts are committed but maybe not durable: nothing is sent, and
-        their operations keep an unfinished attempt, which every later pass treats as in doubt
-        (never as unsent)."""
+        """Let the sends of a group go, once its fsync returned; or fail them all when it failed:
+        the attempts are committed but maybe not durable, so their operations keep an unfinished
+        attempt, which every later pass treats as in doubt (never as unsent)."""
+        if failure is not None:
+            for _, future in waiting:
+                if not future.done():
+                    future.set_exception(failure)
+            return
         for (_, future), result in zip(waiting, results):
             if future.done():
                 continue  # its sender was cancelled meanwhile: the attempt stays unfinished, in doubt
             if isinstance(result, StateError):
                 future.set_exception(result)
             else:
-                future.set_result((result, durable))
-        # Retrieved here, so that a failure nobody waits for (every send cancelled) isn't logged
-        # as "never retrieved"; each send that waits still sees it.
-        durable.add_done_callback(lambda f: f.cancelled() or f.exception())
+                future.set_result(result)
 
-    async def _send_guarded(
-        self, op: OperationRecord, approval: Approval, lease: "_Lease", durable: asyncio.Future[None]
-    ) -> Exchange | None:
-        """The send, or None when the lease was lost (the heartbeat then stops the send itself).
-        Its request leaves only once `durable` (the attempt's fsync) is done; a failed fsync
-        raises here and nothing is sent."""
-        if not durable.done() and not self._gated:
-            await asyncio.shield(durable)
-        if durable.done() and durable.exception() is not None:
-            raise durable.exception()  # type: ignore[misc]
+    async def _send_guarded(self, op: OperationRecord, approval: Approval, lease: "_Lease") -> Exchange | None:
+        """The send, or None when the lease was lost (the heartbeat then stops the send itself)."""
         if lease.lost.is_set():
             return None
-        send = asyncio.create_task(self._send_safely(op, approval), context=gated_context(durable))
+        send = asyncio.create_task(self._send_safely(op, approval))
         lease.sending = send
         self._sending += 1
         try:
@@ -546,10 +527,6 @@ class Dispatcher:
             return await self._send(op, approval)
         except asyncio.CancelledError:
             raise
-        except AttemptNotDurable as exc:
-            # Its attempt row may not be on disk: nothing was sent, and the attempt stays
-            # unfinished (in doubt), as when the fsync fails before a send starts.
-            raise exc.cause from None
         except KeyStorageError as exc:
             # The request could not be signed, so it never left: not sent, not in doubt.
             detail = f"not sent: {exc}"

@@ -8,7 +8,6 @@ from typing import Any, Awaitable, Callable
 import httpx
 
 from poppy_tui.agent import http
-from poppy_tui.agent.send_gate import wait_until_recorded
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
@@ -72,8 +71,6 @@ class ApiTransport:
                 headers[c.HEADER_IDEMPOTENCY_KEY] = idempotency_header(idempotency_key)
             if approval is not None:
                 headers[c.HEADER_APPROVAL] = encode_approval_header(approval)
-            # A dispatcher's send: the request is ready; it leaves once its attempt is on disk.
-            await wait_until_recorded()
             answer = await http.request(client, req.method, req.url, headers=headers, content=content)
             if isinstance(answer, (NotSent, Unknown)):
                 return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
