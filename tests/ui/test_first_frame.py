@@ -157,6 +157,8 @@ class FirstFrameApp(PoppyApp):
     """Notes the inbox's rows at on_ready, which Textual posts after its first layout and frame."""
 
     rows_at_ready: int | None = None
+    items_at_ready: list[str] = []  # the operations the table was given, in order
+    title_at_ready: str = ""
     loaded_at_ready: bool = False
     lines_at_ready: int = 0  # the lines of the rows in the table
     checked_at_ready: int = 0  # rows whose stored checks were read
@@ -164,6 +166,8 @@ class FirstFrameApp(PoppyApp):
     def on_ready(self) -> None:
         table = self.screen.query_one("#pending-table", OperationTable)
         self.rows_at_ready = table.row_count
+        self.items_at_ready = list(table.items)
+        self.title_at_ready = str(self.screen.query_one("#pending-title").render())
         self.lines_at_ready = sum(row.height for row in table.ordered_rows)
         self.checked_at_ready = sum(item.checked for item in table.items.values())
         self.loaded_at_ready = self.screen.loaded
@@ -211,6 +215,35 @@ async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(stor
         # Soonest to expire first, across the rows added after the first frame too.
         expiries = [table.items[row.key.value].row.expires_at for row in table.ordered_rows]
         assert expiries == sorted(expiries)
+
+
+async def test_only_the_rows_of_the_first_frame_are_read_and_built_before_it(store):
+    # The whole list (500 rows, their summaries told apart) was read and made into items before
+    # the first frame, which shows a screenful: ~10 ms of it. The title still counts them all,
+    # and the first rows are the complete list's first rows, soonest to expire first.
+    rows = fill(store, 150)
+    app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        table = await every_row_shown(pilot, app)
+        assert 0 < len(app.items_at_ready) == app.rows_at_ready < len(rows)
+        assert app.title_at_ready == f"Waiting for your decision ({len(rows)})"
+        assert len(table.items) == table.row_count == len(rows)
+        assert list(table.items)[: len(app.items_at_ready)] == app.items_at_ready
+        assert not app.screen.partial
+        assert str(app.screen.query_one("#pending-title").render()) == f"Waiting for your decision ({len(rows)})"
+
+
+def test_the_first_rows_are_the_whole_lists_first_in_expiry_order(store):
+    fill(store, 40)
+    from poppy_tui.ui.format import INBOX_STATUSES
+
+    whole = store.list_operations(INBOX_STATUSES, limit=30)  # a page of the 40, as the inbox's
+    whole.sort(key=lambda r: (r.expires_at, r.id))
+    first, count, heads = store.soonest_to_expire(INBOX_STATUSES, 7, limit=30)
+    assert count == 30 and len(heads) == 30
+    assert first == whole[:7]
+    assert sorted(heads) == sorted(r.summary for r in whole)
+    assert store.soonest_to_expire(INBOX_STATUSES, 0, limit=30)[0] == []
 
 
 async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again(store):

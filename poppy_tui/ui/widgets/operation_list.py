@@ -110,9 +110,11 @@ class OperationTable(DataTable):
         widths = self._widths()
         return [(k, labels[k], summary if k == "summary" else widths[k]) for k in self.column_keys]
 
-    def show_items(self, items: list[InboxItem]) -> None:
+    def show_items(self, items: list[InboxItem], others: list[str] | None = None) -> None:
         """Rows for the screen first, the rest right after each refresh, in chunks: the first
-        frame costs the same with 50,000 pending as with 50 (issue #15 target 1)."""
+        frame costs the same with 50,000 pending as with 50 (issue #15 target 1). `others`: the
+        summaries of the whole list when `items` are only its first rows (the first frame's),
+        so alike summaries are told apart as they will be once every row is there."""
         selected = self._selecting or self.selected_row_key()
         if items:  # an empty table is hidden (the inbox says so in words): no header to measure
             set_columns(self, self._layout())
@@ -120,7 +122,8 @@ class OperationTable(DataTable):
         self._generation += 1
         self.items = {str(item.row.id): item for item in items}
         # Summaries that begin alike are shown from where they part, if they'd be cut before it.
-        apart = first_lines_apart([item.row.summary for item in items])
+        summaries = [item.row.summary for item in items]
+        apart = first_lines_apart(summaries + (others or []))[: len(items)]
         self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
         self._to_add = list(self.items)
         self._lines = 0
