@@ -210,6 +210,9 @@ class PoppyApp(App[None]):
         """What waits until the rows are on screen: notifications and outcome toasts take their
         first look, and the network stack (httpx, keys, the dispatcher...) is imported and built
         in a thread, then the dispatcher starts on the event loop as before."""
+        from poppy_tui.ui import startup_gc
+
+        startup_gc.release()  # held by the CLI from the start (ui/startup_gc.py)
         for screen in self.screen_stack:
             shown = getattr(screen, "first_frame_shown", None)
             if shown is not None:

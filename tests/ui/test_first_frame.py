@@ -34,7 +34,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # the first frame is shown (_after_first_frame), it notes the modules loaded so far and the rows
 # on screen; it exits when the network would be prepared.
 _PROBE = """
-import json, sys
+import gc, json, sys
 import poppy_tui.cli.commands as commands
 from poppy_tui.cli.main import main
 
@@ -46,7 +46,10 @@ def run_tui(agent, initial_screen="inbox", config_file=None):
         def _after_first_frame(self):
             seen["modules"] = sorted(n for n, m in list(sys.modules.items()) if m is not None)
             seen["rows"] = self.screen.query_one("#pending-table").row_count
+            seen["collector_on_before"] = gc.isenabled()
             super()._after_first_frame()
+            seen["collector_on_after"] = gc.isenabled()
+            seen["frozen_after"] = gc.get_freeze_count()
 
     app = Probe(agent, initial_screen=initial_screen, config_file=config_file)
     agent.prepare_network = lambda: app.call_from_thread(app.exit)
@@ -103,6 +106,10 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     assert "textual" in modules and "poppy_tui.ui.screens.inbox" in modules  # it did start the TUI
     assert seen["rows"] == 3
     assert not present(modules, NOT_BEFORE_FIRST_FRAME)
+    # No cycle collections before the first frame (ui/startup_gc.py); the collector is on
+    # after it, with what start-up built out of its view.
+    assert seen["collector_on_before"] is False
+    assert seen["collector_on_after"] is True and seen["frozen_after"] > 0
 
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
@@ -366,3 +373,24 @@ async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(s
                 break
         assert pending.display and pending.row_count == 2
         assert [column.label.plain for column in pending.columns.values()][0] == "Company"
+
+
+def test_the_collector_held_for_the_first_frame_is_released_only_once_and_only_if_held():
+    import gc
+
+    from poppy_tui.ui import startup_gc
+
+    assert gc.isenabled()
+    try:
+        startup_gc.hold()
+        assert not gc.isenabled() and startup_gc.held()
+        startup_gc.release()
+        assert gc.isenabled() and not startup_gc.held()
+        gc.disable()  # someone else's choice: not ours to undo
+        startup_gc.release()
+        assert not gc.isenabled()
+        startup_gc.hold()  # already off: nothing held, nothing released later
+        assert not startup_gc.held()
+    finally:
+        gc.unfreeze()
+        gc.enable()
