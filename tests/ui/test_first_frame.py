@@ -182,11 +182,12 @@ class FirstFrameApp(PoppyApp):
 
 
 async def every_row_shown(pilot, app) -> OperationTable:
-    """The inbox's table once the rows added after the first frame are all in (10 s at most)."""
+    """The inbox's table once the rows added after the first frame are all in (10 s at most):
+    the whole list read (not only the first frame's rows) and each of its rows added."""
     table = app.screen.query_one("#pending-table", OperationTable)
     for _ in range(200):
         await pilot.pause(0.05)
-        if table.complete:
+        if table.complete and not app.screen.partial:
             break
     return table
 
@@ -394,3 +395,78 @@ def test_the_collector_held_for_the_first_frame_is_released_only_once_and_only_i
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def rules_of(app: PoppyApp) -> list[Any]:
+    # repr: a layout (`layout: vertical`) is an instance that compares by identity.
+    return [(rule.selector_names, rule.is_default_rules, rule.tie_breaker,
+             {name: repr(value) for name, value in rule.styles.get_rules().items()})
+            for rule in app.stylesheet.rules]
+
+
+class PathsAgent(StoreAgent):
+    """A StoreAgent with a data directory, where the app keeps its parsed CSS."""
+
+    def __init__(self, store: Store, data_dir: Any) -> None:
+        super().__init__(store, ui_config())
+        from types import SimpleNamespace
+
+        self.paths = SimpleNamespace(data_dir=data_dir)
+
+
+async def test_a_second_start_takes_the_parsed_css_from_the_first_and_styles_alike(store, tmp_path):
+    # Parsing Textual's and our CSS was ~10-20 ms of every first frame; the rules depend only on
+    # the text, the variables and the Python and Textual that parsed them (ui/css_cache.py).
+    fill(store, 3)
+    first = PoppyApp(PathsAgent(store, tmp_path), clock=lambda: FIXED_NOW)
+    async with first.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        css_first = rules_of(first)
+        title_color = first.screen.query_one("#pending-title").styles.color
+    cache_file = tmp_path / "cache" / "css-rules.pickle"
+    assert cache_file.exists() and cache_file.stat().st_mode & 0o777 == 0o600
+    second = PoppyApp(PathsAgent(store, tmp_path), clock=lambda: FIXED_NOW)
+    parses = count_parses(second.stylesheet)
+    from textual.css.stylesheet import Stylesheet
+
+    parsed: list[Any] = []
+    original = Stylesheet._parse_rules
+
+    def parsing(self: Any, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(read_from)
+        return original(self, css, read_from, *args, **kwargs)
+
+    Stylesheet._parse_rules = parsing  # what reaches Textual's parser (StableStylesheet's super())
+    try:
+        async with second.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            assert parses and not parsed  # every source asked for came from the file
+            assert rules_of(second) == css_first
+            assert second.screen.query_one("#pending-title").styles.color == title_color
+            assert second.screen.query_one("#pending-table", OperationTable).row_count == 3
+    finally:
+        Stylesheet._parse_rules = original
+
+
+def test_a_css_cache_file_others_could_write_or_of_another_theme_is_not_used(tmp_path):
+    from poppy_tui.ui.css_cache import CssCache
+
+    path = tmp_path / "cache" / "css-rules.pickle"
+    key = (".x { color: $accent; }", ("test.tcss", ""), False, 0, "")
+    sheet = StableStylesheet(variables={"accent": "red"}, cache=CssCache(path))
+    sheet.add_source(key[0], read_from=key[1])
+    rules = sheet.rules
+    sheet.cache.save()
+    loaded = CssCache(path)
+    loaded.load({"accent": "red"})
+    assert loaded.get(key, {"accent": "red"})[0].styles.get_rules() == rules[0].styles.get_rules()
+    assert loaded.get(key, {"accent": "blue"}) is None  # another theme's variables
+    os.chmod(path, 0o666)
+    untrusted = CssCache(path)
+    untrusted.load({"accent": "red"})
+    assert untrusted.get(key, {"accent": "red"}) is None
+    path.write_bytes(b"not a pickle")
+    os.chmod(path, 0o600)
+    broken = CssCache(path)
+    broken.load({"accent": "red"})
+    assert broken.get(key, {"accent": "red"}) is None
