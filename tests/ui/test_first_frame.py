@@ -168,6 +168,7 @@ class FirstFrameApp(PoppyApp):
     title_at_ready: str = ""
     loaded_at_ready: bool = False
     lines_at_ready: int = 0  # the lines of the rows in the table
+    last_height_at_ready: int = 0
     checked_at_ready: int = 0  # rows whose stored checks were read
 
     def on_ready(self) -> None:
@@ -176,6 +177,7 @@ class FirstFrameApp(PoppyApp):
         self.items_at_ready = list(table.items)
         self.title_at_ready = str(self.screen.query_one("#pending-title").render())
         self.lines_at_ready = sum(row.height for row in table.ordered_rows)
+        self.last_height_at_ready = table.ordered_rows[-1].height if table.row_count else 0
         self.checked_at_ready = sum(item.checked for item in table.items.values())
         self.loaded_at_ready = self.screen.loaded
         super().on_ready()
@@ -233,7 +235,9 @@ async def test_only_the_rows_of_the_first_frame_are_read_and_built_before_it(sto
     app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
-        assert 0 < len(app.items_at_ready) == app.rows_at_ready < len(rows)
+        assert 0 < app.rows_at_ready <= len(app.items_at_ready) < len(rows)
+        # Rows were built until their lines filled what the table can show, and no further.
+        assert app.lines_at_ready - app.last_height_at_ready < table.first_rows() <= app.lines_at_ready
         assert app.title_at_ready == f"Waiting for your decision ({len(rows)})"
         assert len(table.items) == table.row_count == len(rows)
         assert list(table.items)[: len(app.items_at_ready)] == app.items_at_ready

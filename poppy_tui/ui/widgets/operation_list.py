@@ -131,7 +131,8 @@ class OperationTable(DataTable):
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
         self._chunk_queued = False
-        self._add_rows(self.first_rows())
+        first = self.first_rows()
+        self._add_rows(first, lines=first)
 
     def first_rows(self) -> int:
         """How many rows go in before the first frame: as many as the table has lines to show
@@ -143,13 +144,19 @@ class OperationTable(DataTable):
             lines = min(lines, int(max_height.resolve(size, size)) + 1)  # +1: the header's line
         return max(1, lines)
 
-    def _add_rows(self, count: int) -> None:
-        batch, self._to_add = self._to_add[:count], self._to_add[count:]
-        for key in batch:
+    def _add_rows(self, count: int, lines: int | None = None) -> None:
+        """Add up to `count` of the rows still to add, in order; with `lines`, stop once the
+        rows fill that many lines (the first frame's: rows of a compact table take 2 to 4)."""
+        added = 0
+        for key in self._to_add[:count]:
+            if lines is not None and self._lines >= lines:
+                break
             cells = self._cells(self.items[key])
             height = max(len(c.plain.split("\n")) for c in cells)
             self._lines += height
             self.add_row(*cells, key=key, height=height)
+            added += 1
+        del self._to_add[:added]
         if self._selecting is not None and self._selecting in self.rows:
             self.move_cursor(row=self.get_row_index(self._selecting))
             self._selecting = None
