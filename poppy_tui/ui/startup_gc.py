@@ -1,9 +1,9 @@
 """Python's cyclic garbage collector, held off from the TUI's start until its first frame.
 
 Starting the TUI imports Textual and builds the first screen: hundreds of thousands of objects
-that all live on, so every collection the allocation counts trigger on the way (about a hundred
-young ones and a full one) finds nothing to free, and together they took ~30 ms of a ~350 ms first
-frame (issue #15 target 1). Nothing before the first frame makes garbage that needs the cycle
+that all live on, so every collection the allocation counts trigger on the way (about fifty
+young ones and a few older ones) finds next to nothing to free: ~7-10 ms of a ~300 ms first frame
+(issue #15 target 1), more on a loaded machine. Nothing before the first frame makes garbage that needs the cycle
 collector (reference counting still frees everything else at once), so it is turned off then.
 
 Once the frame is on screen the collector is back on, after `gc.freeze()` moves what start-up
