@@ -17,6 +17,7 @@ import struct
 import subprocess
 import sys
 import termios
+from pathlib import Path
 from datetime import timedelta
 from typing import Any
 
@@ -88,7 +89,8 @@ def fill(store: Store, count: int) -> list[int]:
     ]
 
 
-def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
+def home_with_three_operations(tmp_path) -> tuple[Path, dict[str, str]]:
+    """A home whose inbox holds three operations, and the environment a TUI child starts in."""
     home = tmp_path / "home"
     paths = resolve_paths(home)
     paths.ensure()
@@ -97,6 +99,11 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    return home, env
+
+
+def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
+    home, env = home_with_three_operations(tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, "--home", str(home)], env=env, capture_output=True, text=True,
         timeout=120, stdin=subprocess.DEVNULL, cwd=REPO,
@@ -145,14 +152,7 @@ def test_the_first_frame_written_is_the_whole_inbox_with_its_rows(tmp_path):
     # Textual drew a mode's first screen inside its start-up batch, a frame it never writes,
     # and the first frame written after it was a partial one: the title bar, the hint and the
     # footer, without the section title and the rows (which came a frame later).
-    home = tmp_path / "home"
-    paths = resolve_paths(home)
-    paths.ensure()
-    with Store.open(paths.database) as store:
-        fill(store, 3)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
-    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
-    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    home, env = home_with_three_operations(tmp_path)
     hint = "Enter: review the highlighted operation"
     text = terminal_text_until([sys.executable, "-m", "poppy_tui", "--home", str(home)], env,
                                ["Waiting for your decision (3)", "Manzanita", hint])
