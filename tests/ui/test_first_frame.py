@@ -17,8 +17,8 @@ import struct
 import subprocess
 import sys
 import termios
-from pathlib import Path
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from poppy_tui.agent.paths import resolve_paths
