@@ -192,15 +192,23 @@ async def discover_listed(agent: "Agent") -> None:
 def open_tui(ctx: Context) -> int:
     import asyncio
 
+    from poppy_tui.ui import startup_gc
+
     require_terminal()
-    # The whole store opens after the first frame (Agent.store); the inbox reads through agent.reader.
-    agent = open_agent(ctx, lazy_store=True)
+    # No cycle collections until the first frame (~30 ms of it): see ui/startup_gc.py. The app
+    # releases it once the frame is on screen; this `finally`, if it never gets there.
+    startup_gc.hold()
     try:
-        if ctx.config.companies:
-            asyncio.run(discover_listed(agent))
-        run_tui(agent, config_file=ctx.config_file)
+        # The whole store opens after the first frame (Agent.store); the inbox reads through agent.reader.
+        agent = open_agent(ctx, lazy_store=True)
+        try:
+            if ctx.config.companies:
+                asyncio.run(discover_listed(agent))
+            run_tui(agent, config_file=ctx.config_file)
+        finally:
+            close_agent(agent)
     finally:
-        close_agent(agent)
+        startup_gc.release()
     return Exit.OK
 
 

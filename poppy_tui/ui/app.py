@@ -37,6 +37,16 @@ NAV_ITEMS = (
 )
 
 
+def _css_cache(agent: Any) -> Any:
+    """Parsed CSS kept in the data directory between runs (ui/css_cache.py); None without one."""
+    data_dir = getattr(getattr(agent, "paths", None), "data_dir", None)
+    if data_dir is None:
+        return None
+    from poppy_tui.ui.css_cache import CssCache
+
+    return CssCache(Path(data_dir) / "cache" / "css-rules.pickle")
+
+
 def _inbox() -> Screen:
     from poppy_tui.ui.screens.inbox import InboxScreen
 
@@ -114,7 +124,7 @@ class PoppyApp(App[None]):
         # Textual reparses all CSS for each new mode's screen; this one only when the theme changes.
         from poppy_tui.ui.stylesheet import StableStylesheet
 
-        self.stylesheet = StableStylesheet(variables=self.theme_variables)
+        self.stylesheet = StableStylesheet(variables=self.theme_variables, cache=_css_cache(agent))
         self.agent = agent
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
@@ -210,6 +220,10 @@ class PoppyApp(App[None]):
         """What waits until the rows are on screen: notifications and outcome toasts take their
         first look, and the network stack (httpx, keys, the dispatcher...) is imported and built
         in a thread, then the dispatcher starts on the event loop as before."""
+        from poppy_tui.ui import startup_gc
+
+        startup_gc.release()  # held by the CLI from the start (ui/startup_gc.py)
+        self._save_css_cache()
         for screen in self.screen_stack:
             shown = getattr(screen, "first_frame_shown", None)
             if shown is not None:
@@ -217,6 +231,15 @@ class PoppyApp(App[None]):
         self._start_notifications()
         self._announce_outcomes()  # the first look only takes note of what is on its way
         self.run_worker(self._prepare_network, name="network", group="network", thread=True, exit_on_error=False)
+
+    def _save_css_cache(self) -> None:
+        cache = getattr(self.stylesheet, "cache", None)
+        if cache is None or not cache.changed:
+            return
+        try:
+            cache.save()
+        except Exception as exc:  # a full disk or a read-only home: the next start parses again
+            log.warning("could not keep the parsed CSS: %s", exc)
 
     def _prepare_network(self) -> None:
         """In a thread: imports and builds what sending needs, and judges whether approvals can

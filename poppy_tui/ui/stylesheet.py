@@ -14,14 +14,33 @@ comes. A theme (new variables) still parses everything again.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.css.stylesheet import Stylesheet
 
 
 class StableStylesheet(Stylesheet):
-    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
+    def __init__(self, *, variables: dict[str, str] | None = None, cache: Any = None) -> None:
         super().__init__(variables=variables)
         self._parsed_variables = dict(variables or {})
         self._variables_changed = False
+        # ui/css_cache.CssCache: rules parsed by an earlier run with the same CSS, variables,
+        # Python and Textual (None: parse everything, as Textual does).
+        self.cache = cache
+        if cache is not None:
+            cache.load(self._parsed_variables)
+
+    def _parse_rules(self, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0,
+                     scope: str = "") -> Any:
+        if self.cache is None:
+            return super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+        key = (css, tuple(read_from), is_default_rules, tie_breaker, scope)
+        rules = self.cache.get(key, self._parsed_variables)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            if not any(rule.errors for rule in rules):
+                self.cache.put(key, rules)
+        return rules
 
     def set_variables(self, variables: dict[str, str]) -> None:
         if variables == self._parsed_variables:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import termios
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from poppy_tui.agent.paths import resolve_paths
@@ -34,7 +35,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # the first frame is shown (_after_first_frame), it notes the modules loaded so far and the rows
 # on screen; it exits when the network would be prepared.
 _PROBE = """
-import json, sys
+import gc, json, sys
 import poppy_tui.cli.commands as commands
 from poppy_tui.cli.main import main
 
@@ -46,7 +47,10 @@ def run_tui(agent, initial_screen="inbox", config_file=None):
         def _after_first_frame(self):
             seen["modules"] = sorted(n for n, m in list(sys.modules.items()) if m is not None)
             seen["rows"] = self.screen.query_one("#pending-table").row_count
+            seen["collector_on_before"] = gc.isenabled()
             super()._after_first_frame()
+            seen["collector_on_after"] = gc.isenabled()
+            seen["frozen_after"] = gc.get_freeze_count()
 
     app = Probe(agent, initial_screen=initial_screen, config_file=config_file)
     agent.prepare_network = lambda: app.call_from_thread(app.exit)
@@ -85,7 +89,8 @@ def fill(store: Store, count: int) -> list[int]:
     ]
 
 
-def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
+def home_with_three_operations(tmp_path) -> tuple[Path, dict[str, str]]:
+    """A home whose inbox holds three operations, and the environment a TUI child starts in."""
     home = tmp_path / "home"
     paths = resolve_paths(home)
     paths.ensure()
@@ -94,6 +99,11 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    return home, env
+
+
+def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
+    home, env = home_with_three_operations(tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, "--home", str(home)], env=env, capture_output=True, text=True,
         timeout=120, stdin=subprocess.DEVNULL, cwd=REPO,
@@ -103,6 +113,10 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     assert "textual" in modules and "poppy_tui.ui.screens.inbox" in modules  # it did start the TUI
     assert seen["rows"] == 3
     assert not present(modules, NOT_BEFORE_FIRST_FRAME)
+    # No cycle collections before the first frame (ui/startup_gc.py); the collector is on
+    # after it, with what start-up built out of its view.
+    assert seen["collector_on_before"] is False
+    assert seen["collector_on_after"] is True and seen["frozen_after"] > 0
 
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
@@ -138,14 +152,7 @@ def test_the_first_frame_written_is_the_whole_inbox_with_its_rows(tmp_path):
     # Textual drew a mode's first screen inside its start-up batch, a frame it never writes,
     # and the first frame written after it was a partial one: the title bar, the hint and the
     # footer, without the section title and the rows (which came a frame later).
-    home = tmp_path / "home"
-    paths = resolve_paths(home)
-    paths.ensure()
-    with Store.open(paths.database) as store:
-        fill(store, 3)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
-    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
-    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    home, env = home_with_three_operations(tmp_path)
     hint = "Enter: review the highlighted operation"
     text = terminal_text_until([sys.executable, "-m", "poppy_tui", "--home", str(home)], env,
                                ["Waiting for your decision (3)", "Manzanita", hint])
@@ -157,25 +164,32 @@ class FirstFrameApp(PoppyApp):
     """Notes the inbox's rows at on_ready, which Textual posts after its first layout and frame."""
 
     rows_at_ready: int | None = None
+    items_at_ready: list[str] = []  # the operations the table was given, in order
+    title_at_ready: str = ""
     loaded_at_ready: bool = False
     lines_at_ready: int = 0  # the lines of the rows in the table
+    last_height_at_ready: int = 0
     checked_at_ready: int = 0  # rows whose stored checks were read
 
     def on_ready(self) -> None:
         table = self.screen.query_one("#pending-table", OperationTable)
         self.rows_at_ready = table.row_count
+        self.items_at_ready = list(table.items)
+        self.title_at_ready = str(self.screen.query_one("#pending-title").render())
         self.lines_at_ready = sum(row.height for row in table.ordered_rows)
+        self.last_height_at_ready = table.ordered_rows[-1].height if table.row_count else 0
         self.checked_at_ready = sum(item.checked for item in table.items.values())
         self.loaded_at_ready = self.screen.loaded
         super().on_ready()
 
 
 async def every_row_shown(pilot, app) -> OperationTable:
-    """The inbox's table once the rows added after the first frame are all in (10 s at most)."""
+    """The inbox's table once the rows added after the first frame are all in (10 s at most):
+    the whole list read (not only the first frame's rows) and each of its rows added."""
     table = app.screen.query_one("#pending-table", OperationTable)
     for _ in range(200):
         await pilot.pause(0.05)
-        if table.complete:
+        if table.complete and not app.screen.partial:
             break
     return table
 
@@ -211,6 +225,37 @@ async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(stor
         # Soonest to expire first, across the rows added after the first frame too.
         expiries = [table.items[row.key.value].row.expires_at for row in table.ordered_rows]
         assert expiries == sorted(expiries)
+
+
+async def test_only_the_rows_of_the_first_frame_are_read_and_built_before_it(store):
+    # The whole list (500 rows, their summaries told apart) was read and made into items before
+    # the first frame, which shows a screenful: ~10 ms of it. The title still counts them all,
+    # and the first rows are the complete list's first rows, soonest to expire first.
+    rows = fill(store, 150)
+    app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        table = await every_row_shown(pilot, app)
+        assert 0 < app.rows_at_ready <= len(app.items_at_ready) < len(rows)
+        # Rows were built until their lines filled what the table can show, and no further.
+        assert app.lines_at_ready - app.last_height_at_ready < table.first_rows() <= app.lines_at_ready
+        assert app.title_at_ready == f"Waiting for your decision ({len(rows)})"
+        assert len(table.items) == table.row_count == len(rows)
+        assert list(table.items)[: len(app.items_at_ready)] == app.items_at_ready
+        assert not app.screen.partial
+        assert str(app.screen.query_one("#pending-title").render()) == f"Waiting for your decision ({len(rows)})"
+
+
+def test_the_first_rows_are_the_whole_lists_first_in_expiry_order(store):
+    fill(store, 40)
+    from poppy_tui.ui.format import INBOX_STATUSES
+
+    whole = store.list_operations(INBOX_STATUSES, limit=30)  # a page of the 40, as the inbox's
+    whole.sort(key=lambda r: (r.expires_at, r.id))
+    first, count, heads = store.soonest_to_expire(INBOX_STATUSES, 7, limit=30)
+    assert count == 30 and len(heads) == 30
+    assert first == whole[:7]
+    assert sorted(heads) == sorted(r.summary for r in whole)
+    assert store.soonest_to_expire(INBOX_STATUSES, 0, limit=30)[0] == []
 
 
 async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again(store):
@@ -333,3 +378,99 @@ async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(s
                 break
         assert pending.display and pending.row_count == 2
         assert [column.label.plain for column in pending.columns.values()][0] == "Company"
+
+
+def test_the_collector_held_for_the_first_frame_is_released_only_once_and_only_if_held():
+    import gc
+
+    from poppy_tui.ui import startup_gc
+
+    assert gc.isenabled()
+    try:
+        startup_gc.hold()
+        assert not gc.isenabled() and startup_gc.held()
+        startup_gc.release()
+        assert gc.isenabled() and not startup_gc.held()
+        gc.disable()  # someone else's choice: not ours to undo
+        startup_gc.release()
+        assert not gc.isenabled()
+        startup_gc.hold()  # already off: nothing held, nothing released later
+        assert not startup_gc.held()
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def rules_of(app: PoppyApp) -> list[Any]:
+    # repr: a layout (`layout: vertical`) is an instance that compares by identity.
+    return [(rule.selector_names, rule.is_default_rules, rule.tie_breaker,
+             {name: repr(value) for name, value in rule.styles.get_rules().items()})
+            for rule in app.stylesheet.rules]
+
+
+class PathsAgent(StoreAgent):
+    """A StoreAgent with a data directory, where the app keeps its parsed CSS."""
+
+    def __init__(self, store: Store, data_dir: Any) -> None:
+        super().__init__(store, ui_config())
+        from types import SimpleNamespace
+
+        self.paths = SimpleNamespace(data_dir=data_dir)
+
+
+async def test_a_second_start_takes_the_parsed_css_from_the_first_and_styles_alike(store, tmp_path):
+    # Parsing Textual's and our CSS was ~10-20 ms of every first frame; the rules depend only on
+    # the text, the variables and the Python and Textual that parsed them (ui/css_cache.py).
+    fill(store, 3)
+    first = PoppyApp(PathsAgent(store, tmp_path), clock=lambda: FIXED_NOW)
+    async with first.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        css_first = rules_of(first)
+        title_color = first.screen.query_one("#pending-title").styles.color
+    cache_file = tmp_path / "cache" / "css-rules.pickle"
+    assert cache_file.exists() and cache_file.stat().st_mode & 0o777 == 0o600
+    second = PoppyApp(PathsAgent(store, tmp_path), clock=lambda: FIXED_NOW)
+    parses = count_parses(second.stylesheet)
+    from textual.css.stylesheet import Stylesheet
+
+    parsed: list[Any] = []
+    original = Stylesheet._parse_rules
+
+    def parsing(self: Any, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(read_from)
+        return original(self, css, read_from, *args, **kwargs)
+
+    Stylesheet._parse_rules = parsing  # what reaches Textual's parser (StableStylesheet's super())
+    try:
+        async with second.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            assert parses and not parsed  # every source asked for came from the file
+            assert rules_of(second) == css_first
+            assert second.screen.query_one("#pending-title").styles.color == title_color
+            assert second.screen.query_one("#pending-table", OperationTable).row_count == 3
+    finally:
+        Stylesheet._parse_rules = original
+
+
+def test_a_css_cache_file_others_could_write_or_of_another_theme_is_not_used(tmp_path):
+    from poppy_tui.ui.css_cache import CssCache
+
+    path = tmp_path / "cache" / "css-rules.pickle"
+    key = (".x { color: $accent; }", ("test.tcss", ""), False, 0, "")
+    sheet = StableStylesheet(variables={"accent": "red"}, cache=CssCache(path))
+    sheet.add_source(key[0], read_from=key[1])
+    rules = sheet.rules
+    sheet.cache.save()
+    loaded = CssCache(path)
+    loaded.load({"accent": "red"})
+    assert loaded.get(key, {"accent": "red"})[0].styles.get_rules() == rules[0].styles.get_rules()
+    assert loaded.get(key, {"accent": "blue"}) is None  # another theme's variables
+    os.chmod(path, 0o666)
+    untrusted = CssCache(path)
+    untrusted.load({"accent": "red"})
+    assert untrusted.get(key, {"accent": "red"}) is None
+    path.write_bytes(b"not a pickle")
+    os.chmod(path, 0o600)
+    broken = CssCache(path)
+    broken.load({"accent": "red"})
+    assert broken.get(key, {"accent": "red"}) is None

@@ -10,6 +10,11 @@ if TYPE_CHECKING:
     from typing import Any, Iterable
 
 
+# How much of each summary soonest_to_expire reads: enough for its first line's first 400
+# characters (what first_lines_apart compares) unless blank lines push that line further.
+SUMMARY_HEAD = 4000
+
+
 class HistoryStore(StoreBase):
     """Filtered lists of operations."""
 
@@ -37,6 +42,30 @@ class HistoryStore(StoreBase):
             f"SELECT o.id FROM operations o{joins} {where}"
             f" ORDER BY o.updated_at {order}, o.id {order} LIMIT ? OFFSET ?"
         )
+        return self._rows(f"o.id IN ({page})", (*params, limit, offset), f"o.updated_at {order}, o.id {order}")
+
+    def soonest_to_expire(
+        self, statuses: Iterable[Status | str], first: int, limit: int = 200
+    ) -> tuple[list[OperationRow], int, list[str]]:
+        """The `first` rows of list_operations(statuses, limit=limit) sorted soonest to expire
+        first (then by row), how many that list holds, and the beginning of each one's summary
+        (for telling alike summaries apart): what the inbox's first frame shows, without building
+        every row of the list (issue #15 target 1). The page is chosen as list_operations does."""
+        where, params = self._filters(statuses, None, None)
+        page = f"SELECT o.id FROM operations o {where} ORDER BY o.updated_at DESC, o.id DESC LIMIT ?"
+        candidates = self._db.execute(
+            f"SELECT o.id, r.expires_at, substr(r.summary, 1, {SUMMARY_HEAD}) FROM operations o"
+            f" JOIN revisions r ON r.id = o.current_revision_id WHERE o.id IN ({page})",
+            (*params, limit),
+        ).fetchall()
+        # Sorted as the inbox sorts its rows: by the parsed time, then the row.
+        candidates.sort(key=lambda c: (parse_stamp(c[1]), c[0]))
+        chosen = [c[0] for c in candidates[:max(0, first)]]
+        rows = self._rows(f"o.id IN ({','.join('?' * len(chosen))})", chosen, "o.id") if chosen else []
+        by_id = {row.id: row for row in rows}
+        return [by_id[i] for i in chosen if i in by_id], len(candidates), [c[2] for c in candidates]
+
+    def _rows(self, condition: str, params: Any, order: str) -> list[OperationRow]:
         rows = self._db.execute(
             f"""
             SELECT o.id, o.company_id, c.name, c.domain, o.operation_id,
@@ -51,10 +80,10 @@ class HistoryStore(StoreBase):
             FROM operations o
             JOIN companies c ON c.id = o.company_id
             JOIN revisions r ON r.id = o.current_revision_id
-            WHERE o.id IN ({page})
-            ORDER BY o.updated_at {order}, o.id {order}
+            WHERE {condition}
+            ORDER BY {order}
             """,
-            (*params, limit, offset),
+            params,
         ).fetchall()
         return [
             OperationRow(

@@ -110,9 +110,11 @@ class OperationTable(DataTable):
         widths = self._widths()
         return [(k, labels[k], summary if k == "summary" else widths[k]) for k in self.column_keys]
 
-    def show_items(self, items: list[InboxItem]) -> None:
+    def show_items(self, items: list[InboxItem], others: list[str] | None = None) -> None:
         """Rows for the screen first, the rest right after each refresh, in chunks: the first
-        frame costs the same with 50,000 pending as with 50 (issue #15 target 1)."""
+        frame costs the same with 50,000 pending as with 50 (issue #15 target 1). `others`: the
+        summaries of the whole list when `items` are only its first rows (the first frame's),
+        so alike summaries are told apart as they will be once every row is there."""
         selected = self._selecting or self.selected_row_key()
         if items:  # an empty table is hidden (the inbox says so in words): no header to measure
             set_columns(self, self._layout())
@@ -120,7 +122,8 @@ class OperationTable(DataTable):
         self._generation += 1
         self.items = {str(item.row.id): item for item in items}
         # Summaries that begin alike are shown from where they part, if they'd be cut before it.
-        apart = first_lines_apart([item.row.summary for item in items])
+        summaries = [item.row.summary for item in items]
+        apart = first_lines_apart(summaries + (others or []))[: len(items)]
         self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
         self._to_add = list(self.items)
         self._lines = 0
@@ -128,7 +131,8 @@ class OperationTable(DataTable):
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
         self._chunk_queued = False
-        self._add_rows(self.first_rows())
+        first = self.first_rows()
+        self._add_rows(first, lines=first)
 
     def first_rows(self) -> int:
         """How many rows go in before the first frame: as many as the table has lines to show
@@ -140,13 +144,19 @@ class OperationTable(DataTable):
             lines = min(lines, int(max_height.resolve(size, size)) + 1)  # +1: the header's line
         return max(1, lines)
 
-    def _add_rows(self, count: int) -> None:
-        batch, self._to_add = self._to_add[:count], self._to_add[count:]
-        for key in batch:
+    def _add_rows(self, count: int, lines: int | None = None) -> None:
+        """Add up to `count` of the rows still to add, in order; with `lines`, stop once the
+        rows fill that many lines (the first frame's: rows of a compact table take 2 to 4)."""
+        added = 0
+        for key in self._to_add[:count]:
+            if lines is not None and self._lines >= lines:
+                break
             cells = self._cells(self.items[key])
             height = max(len(c.plain.split("\n")) for c in cells)
             self._lines += height
             self.add_row(*cells, key=key, height=height)
+            added += 1
+        del self._to_add[:added]
         if self._selecting is not None and self._selecting in self.rows:
             self.move_cursor(row=self.get_row_index(self._selecting))
             self._selecting = None
