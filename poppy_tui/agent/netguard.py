@@ -201,58 +201,6 @@ def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
     return GuardedBackend()
 
 
-def _pool_class(httpcore: ModuleType) -> Any:
-    """httpcore's pool, without the part of its bookkeeping that grows with the square of the
-    connections it holds.
-
-    On every request added or removed, httpcore's pool asks each idle connection whether it is
-    one too many to keep alive, as `len([c.is_idle() for c in connections]) > max_keepalive`:
-    the length of that list is the number of connections, so each idle connection costs a pass
-    over all of them (64 `is_idle` calls per request with eight connections, about a tenth of
-    the agent's time when sending many approvals, issue #15 target 3). Here the same test is
-    `len(connections) > max_keepalive`: what httpcore computes, in one step. Everything else is
-    httpcore's method as it is (1.0.9); another httpcore (the bounds in pyproject.toml allow
-    1.x) whose method differs keeps its own."""
-    base = httpcore.AsyncConnectionPool
-    if not getattr(httpcore, "__version__", "").startswith("1.0."):
-        return base
-
-    class Pool(base):  # type: ignore[misc,valid-type]
-        def _assign_requests_to_connections(self) -> list[Any]:
-            closing_connections = []
-            connections = self._connections
-            for connection in list(connections):
-                if connection.is_closed():
-                    connections.remove(connection)
-                elif connection.has_expired():
-                    connections.remove(connection)
-                    closing_connections.append(connection)
-                elif connection.is_idle() and len(connections) > self._max_keepalive_connections:
-                    connections.remove(connection)
-                    closing_connections.append(connection)
-
-            for pool_request in [request for request in self._requests if request.is_queued()]:
-                origin = pool_request.request.url.origin
-                available = [c for c in connections if c.can_handle_request(origin) and c.is_available()]
-                if available:
-                    pool_request.assign_to_connection(available[0])
-                elif len(connections) < self._max_connections:
-                    connection = self.create_connection(origin)
-                    connections.append(connection)
-                    pool_request.assign_to_connection(connection)
-                else:
-                    idle = [c for c in connections if c.is_idle()]
-                    if idle:
-                        connections.remove(idle[0])
-                        closing_connections.append(idle[0])
-                        connection = self.create_connection(origin)
-                        connections.append(connection)
-                        pool_request.assign_to_connection(connection)
-            return closing_connections
-
-    return Pool
-
-
 def _guarded_transport(httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any) -> Any:
     """httpx's own transport (its error mapping, its streams) over a pool whose connections go
     through the guarded backend. Built without a proxy: proxies get their own mounts."""
@@ -260,7 +208,7 @@ def _guarded_transport(httpx: ModuleType, httpcore: ModuleType, allow_loopback: 
     class GuardedTransport(httpx.AsyncHTTPTransport):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:  # not super().__init__: that would build a pool to throw away
             self.backend = _guarded_backend(httpcore, allow_loopback)
-            self._pool = _pool_class(httpcore)(
+            self._pool = httpcore.AsyncConnectionPool(
                 ssl_context=None,  # made before the first https request: handle_async_request
                 max_connections=limits.max_connections,
                 max_keepalive_connections=limits.max_keepalive_connections,
