@@ -48,7 +48,7 @@ def _time(argv: list[str], env: dict[str, str], expect_ok: bool = True) -> float
 
 
 def run(rounds: int) -> list[Figure]:
-    from bench_roundtrip import _CompanyProcess
+    from common import CompanyProcess
 
     from poppy_tui.demo.testing import AgentSession
 
@@ -57,7 +57,7 @@ def run(rounds: int) -> list[Figure]:
     httpie = shutil.which("http", path=str(here)) or shutil.which("http")
     curl = shutil.which("curl")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "poppy_tui")], check=True, stdout=subprocess.DEVNULL)
-    company = _CompanyProcess()
+    company = CompanyProcess(Path(__file__).with_name("company_process.py"), "the benchmark Company")
     try:
         with tempfile.TemporaryDirectory(prefix="poppy-cmd-") as scratch:
             home = write_home(Path(scratch) / "home")
