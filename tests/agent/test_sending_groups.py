@@ -37,6 +37,46 @@ async def approved_operations(agent: Agent, base_url: str, count: int) -> list[i
     return rows
 
 
+def approve_then_dispatch(
+    agent: Agent, base_url: str, count: int, passes: int = 1, pause: float = 0.0
+) -> tuple[list[int], list[int]]:
+    """`count` operations approved, then `passes` dispatch passes `pause` seconds apart; the rows,
+    and how many each pass sent. The agent is closed after."""
+
+    async def work() -> tuple[list[int], list[int]]:
+        try:
+            rows = await approved_operations(agent, base_url, count)
+            sent = []
+            for n in range(passes):
+                if n:
+                    await asyncio.sleep(pause)
+                sent.append(await agent.dispatch_once())
+            return rows, sent
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(work())
+
+
+def send_all_in_one_pass(agent: Agent, base_url: str, count: int) -> list[int]:
+    rows, (sent,) = approve_then_dispatch(agent, base_url, count)
+    assert sent == len(rows)
+    return rows
+
+
+def failing_once(real, error: Exception):
+    """`real`, except that its first call raises `error` (a disk that failed once)."""
+    left = [1]
+
+    def call(*args):
+        if left[0]:
+            left[0] -= 1
+            raise error
+        return real(*args)
+
+    return call
+
+
 def open_agent(tmp_path) -> Agent:
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
     return Agent.open(paths, Config(key_storage="file", grace_seconds=0))
@@ -72,15 +112,7 @@ def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves
 
     agent.store.start_attempts = counted  # the real method, counted
 
-    async def work() -> list[int]:
-        try:
-            rows = await approved_operations(agent, bulk.base_url, 3 * per_company + 2)
-            assert await agent.dispatch_once() == len(rows)
-            return rows
-        finally:
-            await agent.aclose()
-
-    rows = asyncio.run(work())
+    rows = send_all_in_one_pass(agent, bulk.base_url, 3 * per_company + 2)
     assert unrecorded == []
     assert 1 < bulk.state.most_at_once <= per_company
     assert sum(groups) == len(rows) and max(groups) > 1 and len(groups) < len(rows)
@@ -166,15 +198,7 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     bulk.state.on_approval = check_durable
     bulk.state.approval_delay = 0.02
 
-    async def work() -> list[int]:
-        try:
-            rows = await approved_operations(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
-            assert await agent.dispatch_once() == len(rows)
-            return rows
-        finally:
-            await agent.aclose()
-
-    rows = asyncio.run(work())
+    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
     assert len(commit_of_key) == len(rows)
     assert early == []
     assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)
@@ -193,15 +217,7 @@ def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_i
 
     agent.store.settle_many = counted  # the real method, counted
 
-    async def work() -> list[int]:
-        try:
-            rows = await approved_operations(agent, bulk.base_url, 3 * per_company)
-            assert await agent.dispatch_once() == len(rows)
-            return rows
-        finally:
-            await agent.aclose()
-
-    rows = asyncio.run(work())
+    rows = send_all_in_one_pass(agent, bulk.base_url, 3 * per_company)
     assert sum(settle_groups) == len(rows)
     assert max(settle_groups) > 1 and len(settle_groups) < len(rows)
     with Store.open(agent.store.path) as again:  # what is on disk, read by another connection
@@ -224,26 +240,11 @@ def test_a_group_whose_fsync_fails_sends_nothing_and_stays_in_doubt(tmp_path, bu
     reached: list[str] = []
     bulk.state.on_approval = lambda headers: reached.append(headers["idempotency-key"].strip('"'))
     bulk.state.approval_delay = 0.02
-    failing = {"left": 1}
-    real_sync = agent.store.sync_through
+    agent.store.sync_through = failing_once(
+        agent.store.sync_through, StoreError("could not make the database durable (disk I/O error)")
+    )
 
-    def sync_through(commit):
-        if failing["left"]:
-            failing["left"] -= 1
-            raise StoreError("could not make the database durable (disk I/O error)")
-        real_sync(commit)
-
-    agent.store.sync_through = sync_through
-
-    async def work() -> list[int]:
-        try:
-            rows = await approved_operations(agent, bulk.base_url, count)
-            await agent.dispatch_once()
-            return rows
-        finally:
-            await agent.aclose()
-
-    rows = asyncio.run(work())
+    rows, _ = approve_then_dispatch(agent, bulk.base_url, count)
     with Store.open(agent.store.path) as again:
         unsent = [row for row in rows if again.get_operation(row).status == Status.SENDING]
         assert unsent  # the first group's operations: each with one unfinished attempt
@@ -298,28 +299,12 @@ def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(t
     agent = Agent.open(paths, Config(key_storage="file", grace_seconds=0), lease_seconds=0.3)
     keys: list[str] = []
     bulk.state.on_approval = lambda headers: keys.append(headers["idempotency-key"].strip('"'))
-    failing = {"left": 1}
-    real_settle_many = agent.store.settle_many
+    agent.store.settle_many = failing_once(
+        agent.store.settle_many, StoreError("could not save to the database (disk I/O error); nothing was changed")
+    )
 
-    def settle_many(settles):
-        if failing["left"]:
-            failing["left"] -= 1
-            raise StoreError("could not save to the database (disk I/O error); nothing was changed")
-        return real_settle_many(settles)
-
-    agent.store.settle_many = settle_many
-
-    async def work() -> list[int]:
-        try:
-            rows = await approved_operations(agent, bulk.base_url, 3)
-            await agent.dispatch_once()
-            await asyncio.sleep(0.4)  # the leases of the unrecorded ones lapse
-            await agent.dispatch_once()
-            return rows
-        finally:
-            await agent.aclose()
-
-    rows = asyncio.run(work())
+    # Between the two passes the leases of the unrecorded ones lapse.
+    rows, _ = approve_then_dispatch(agent, bulk.base_url, 3, passes=2, pause=0.4)
     with Store.open(agent.store.path) as again:
         assert all(again.get_operation(row).status == Status.PERFORMED for row in rows)
         resent = [row for row in rows if len(again.attempts(row)) == 2]
