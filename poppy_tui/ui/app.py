@@ -144,6 +144,7 @@ class PoppyApp(App[None]):
         # Where a theme picked in the palette is kept; None (tests, screenshots) keeps it for this run only.
         self.config_file = config_file
         self._theme_ready = False
+        self._terminal_fd: int | None = None  # the terminal watched for a hang-up, from on_ready
 
     @property
     def reader(self) -> Any:
@@ -207,6 +208,8 @@ class PoppyApp(App[None]):
         for screen in self.screen_stack:
             if getattr(screen, "read_at_token", None) != token:
                 screen.post_message(StoreChanged())
+        # A terminal that vanishes without SIGHUP is noticed by the poll (ui/terminal_watch.py).
+        self._terminal_fd = self._watched_terminal()
         self.set_interval(POLL_SECONDS, self._poll_store)
         if self._initial_extra is not None:
             mode, argument = self._initial_extra
@@ -300,7 +303,29 @@ class PoppyApp(App[None]):
         if self._dispatcher_stop is not None:
             self._dispatcher_stop.set()
 
+    def _watched_terminal(self) -> int | None:
+        if self.is_headless:
+            return None
+        import sys
+
+        from poppy_tui.ui.terminal_watch import watchable_terminal
+
+        stream = sys.__stdin__
+        try:
+            fd = stream.fileno() if stream is not None else None
+        except (OSError, ValueError):
+            return None
+        return fd if fd is not None and watchable_terminal(fd) else None
+
     def _poll_store(self) -> None:
+        if self._terminal_fd is not None:
+            from poppy_tui.ui.terminal_watch import terminal_hung_up
+
+            if terminal_hung_up(self._terminal_fd):
+                log.warning("the terminal hung up; poppy-tui ends (what is recorded stays recorded)")
+                self._terminal_fd = None
+                self.exit()
+                return
         try:
             token = self.reader.change_token()
         except Exception as exc:  # a locked or vanished database must not kill the UI

@@ -122,6 +122,11 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
 
 
+def visible_text(received: bytes) -> str:
+    """What a terminal shows of `received`: its text, escape codes taken out."""
+    return _ESCAPES.sub("", received.decode("utf-8", "replace"))
+
+
 def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str]) -> str:
     """What a 120x36 terminal receives from `argv` (escape codes taken out) until every one of
     `expected` has arrived; the program is then stopped."""
@@ -132,7 +137,7 @@ def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str
     os.close(slave)
     received = b""
     try:
-        while not all(piece in _ESCAPES.sub("", received.decode("utf-8", "replace")) for piece in expected):
+        while not all(piece in visible_text(received) for piece in expected):
             ready, _, _ = select.select([master], [], [], 60)
             chunk = os.read(master, 65536) if ready else b""
             assert chunk, f"{expected} never arrived: {received[-500:]!r}"
@@ -145,7 +150,7 @@ def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str
             proc.kill()
             proc.wait()
         os.close(master)
-    return _ESCAPES.sub("", received.decode("utf-8", "replace"))
+    return visible_text(received)
 
 
 def test_the_first_frame_written_is_the_whole_inbox_with_its_rows(tmp_path):
