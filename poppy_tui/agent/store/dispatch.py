@@ -234,8 +234,7 @@ class DispatchStore(OperationStore, ExpiryStore):
     ) -> None:
         """End a send: performed, not performed, or outcome unknown (or pending again after a new revision).
         An unknown outcome with `probe_after` is found out about from then on (outcome_probe.py)."""
-        with self._write(Durability.SOON):
-            self._settle(operation_row, owner, status, _dumps(outcome), detail, probe_after)
+        self._settle_one((None, operation_row, owner, status, outcome, detail, probe_after))
 
     def finish_and_settle(
         self,
@@ -249,13 +248,12 @@ class DispatchStore(OperationStore, ExpiryStore):
     ) -> None:
         """finish_attempt(*attempt) and settle(...) in one commit: the last answer and the
         operation's final state are kept together or not at all."""
-        attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
-        response_json = _dumps(response)
-        # The outcome is usually the last answer itself: encode it once.
-        outcome_json = response_json if outcome is response else _dumps(outcome)
-        with self._write(Durability.SOON):
-            self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
-            self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
+        self._settle_one((attempt, operation_row, owner, status, outcome, detail, probe_after))
+
+    def _settle_one(self, settle: tuple) -> None:
+        (problem,) = self.settle_many([settle])
+        if problem is not None:
+            raise problem
 
     def settle_many(
         self,
@@ -269,6 +267,7 @@ class DispatchStore(OperationStore, ExpiryStore):
         with self._write(Durability.SOON):
             for attempt, operation_row, owner, status, outcome, detail, probe_after in settles:
                 response_json = _dumps(attempt[3]) if attempt is not None else None
+                # The outcome is usually the last answer itself: encode it once.
                 outcome_json = response_json if attempt is not None and outcome is attempt[3] else _dumps(outcome)
                 try:
                     # The operation first: when it can't be settled, nothing of this one is written.
