@@ -27,11 +27,19 @@ class HistoryStore(StoreBase):
         offset: int = 0,
         newest_first: bool = True,
     ) -> list[OperationRow]:
+        page, params, order = self._page(statuses, company_id, text, limit, offset, newest_first)
+        return self._rows(f"o.id IN ({page})", params, order)
+
+    def _page(
+        self, statuses: Iterable[Status | str] | None, company_id: int | None, text: str | None,
+        limit: int, offset: int, newest_first: bool,
+    ) -> tuple[str, tuple[Any, ...], str]:
+        """The SELECT of a page's ids, its parameters, and the ORDER BY that keeps its order."""
         where, params = self._filters(statuses, company_id, text)
         order = "DESC" if newest_first else "ASC"
         # The page's rows are chosen first (index order, LIMIT) and only then are their columns
         # computed: SQLite evaluates every result column of every candidate before sorting, so
-        # with the subqueries below in the sort, a page of 500 out of 50,000 pending cost ~0.4 s.
+        # with the subqueries of _rows in the sort, a page of 500 out of 50,000 pending cost ~0.4 s.
         # Joined only when the text filter needs them (every operation has its Company and a
         # current revision): joining 50,000 candidates just to sort them doubled the cost.
         joins = (
@@ -42,7 +50,7 @@ class HistoryStore(StoreBase):
             f"SELECT o.id FROM operations o{joins} {where}"
             f" ORDER BY o.updated_at {order}, o.id {order} LIMIT ? OFFSET ?"
         )
-        return self._rows(f"o.id IN ({page})", (*params, limit, offset), f"o.updated_at {order}, o.id {order}")
+        return page, (*params, limit, offset), f"o.updated_at {order}, o.id {order}"
 
     def soonest_to_expire(
         self, statuses: Iterable[Status | str], first: int, limit: int = 200
@@ -50,13 +58,12 @@ class HistoryStore(StoreBase):
         """The `first` rows of list_operations(statuses, limit=limit) sorted soonest to expire
         first (then by row), how many that list holds, and the beginning of each one's summary
         (for telling alike summaries apart): what the inbox's first frame shows, without building
-        every row of the list (issue #15 target 1). The page is chosen as list_operations does."""
-        where, params = self._filters(statuses, None, None)
-        page = f"SELECT o.id FROM operations o {where} ORDER BY o.updated_at DESC, o.id DESC LIMIT ?"
+        every row of the list (issue #15 target 1). The page is list_operations' own (_page)."""
+        page, params, _ = self._page(statuses, None, None, limit, 0, True)
         candidates = self._db.execute(
             f"SELECT o.id, r.expires_at, substr(r.summary, 1, {SUMMARY_HEAD}) FROM operations o"
             f" JOIN revisions r ON r.id = o.current_revision_id WHERE o.id IN ({page})",
-            (*params, limit),
+            params,
         ).fetchall()
         # Sorted as the inbox sorts its rows: by the parsed time, then the row.
         candidates.sort(key=lambda c: (parse_stamp(c[1]), c[0]))
