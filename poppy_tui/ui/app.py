@@ -148,10 +148,9 @@ class PoppyApp(App[None]):
 
     @property
     def reader(self) -> Any:
-        """What the first frame and the polls read (the inbox's lists, the change token): the
-        agent's InboxReader when its whole store opens after the first frame, else its store."""
-        reader = getattr(self.agent, "reader", None)
-        return reader if reader is not None else self.agent.store
+        """What the first frame and the polls read (the inbox's lists, the change token):
+        Agent.reader, the light InboxReader until the whole store is open, then the store."""
+        return self.agent.reader
 
     # ---- start-up -------------------------------------------------------------------------
 

@@ -207,6 +207,10 @@ class StoreAgent:
         self.store = store
         self.config = config or Config()
 
+    @property
+    def reader(self) -> Store:
+        return self.store  # as Agent.reader once its store is open
+
     def approve(self, operation_row: int, revision_id: int):
         return self.store.approve(operation_row, revision_id, self.config.grace_seconds)
 
