@@ -479,3 +479,52 @@ def test_a_css_cache_file_others_could_write_or_of_another_theme_is_not_used(tmp
     broken = CssCache(path)
     broken.load({"accent": "red"})
     assert broken.get(key, {"accent": "red"}) is None
+
+
+class ProgressAtReadyApp(PoppyApp):
+    """Notes at on_ready (after the first frame) whether the "In progress" section was built, and its rows."""
+
+    progress_at_ready: list[int] | None = None  # its rows' operations; None: no section
+
+    def on_ready(self) -> None:
+        if self.progress_at_ready is None:  # Textual calls each class's on_ready: once is enough
+            tables = list(self.screen.query("#progress-table").results(OperationTable))
+            self.progress_at_ready = [int(key) for key in tables[0].items] if tables else None
+        super().on_ready()
+
+
+async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_shows_what_arrives(store):
+    # It was composed (a second table, styled and laid out while hidden) before the first frame
+    # even with nothing on its way.
+    rows = fill(store, 2)
+    app = ProgressAtReadyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await every_row_shown(pilot, app)
+        assert app.progress_at_ready is None
+        for _ in range(100):  # mounted right after the first frame, hidden while empty
+            if app.screen.query("#progress-table"):
+                break
+            await pilot.pause(0.05)
+        progress = app.screen.query_one("#progress-table", OperationTable)
+        assert not progress.display and not app.screen.query_one("#progress-title").display
+        # Between the pending rows and the hint, as it was composed before.
+        order = [w.id for w in app.screen.query_one("#inbox-body").children]
+        assert order.index("pending-empty") < order.index("progress-title") < order.index("progress-table") < order.index("inbox-hint")
+        app.agent.approve(rows[0], store.get_operation(rows[0]).current.id)
+        app.notify_store_changed()
+        for _ in range(100):
+            if str(rows[0]) in progress.items:
+                break
+            await pilot.pause(0.05)
+        assert progress.display and list(progress.items) == [str(rows[0])]
+        assert str(app.screen.query_one("#progress-title").render()) == "In progress (1)"
+
+
+async def test_what_is_in_progress_at_start_is_in_the_first_frame(store):
+    rows = fill(store, 3)
+    store.approve(rows[1], store.get_operation(rows[1]).current.id, 30)
+    app = ProgressAtReadyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await every_row_shown(pilot, app)
+        assert app.progress_at_ready == [rows[1]]
+        assert app.screen.query_one("#progress-table").display

@@ -54,6 +54,7 @@ class InboxScreen(PoppyScreen):
         # Before the first frame only the rows it shows are read, with their stored checks
         # (reading and building all 500 was ~10 ms of it); first_frame_shown reads the rest.
         self.partial = False
+        self._adding_progress = False  # the "In progress" section is being mounted (first_frame_shown)
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -68,14 +69,32 @@ class InboxScreen(PoppyScreen):
                 id="pending-empty",
                 classes="empty",
             )
-            yield Static(Content("In progress"), id="progress-title", classes="section-title")
-            yield OperationTable(PROGRESS_COLUMNS, id="progress-table")
+            if self._in_progress_at_start():
+                yield from self._progress_section()
             yield Static(
                 Content("Enter: review the highlighted operation. Nothing is ever approved from this list."),
                 id="inbox-hint",
                 classes="empty",
             )
         yield PoppyFooter()
+
+    def _in_progress_at_start(self) -> bool:
+        """Whether anything is on its way now (one indexed read). An empty "In progress" section is
+        hidden, so the first frame doesn't build it (a second table's styles, ~1-3 ms): it is
+        mounted right after that frame (first_frame_shown), before anything can arrive in it."""
+        return bool(self.reader.list_operations(IN_PROGRESS_STATUSES, limit=1))
+
+    def _progress_section(self) -> ComposeResult:
+        title = Static(Content("In progress"), id="progress-title", classes="section-title")
+        table = OperationTable(PROGRESS_COLUMNS, id="progress-table")
+        title.display = table.display = False  # until refresh_data finds rows for it
+        yield title
+        yield table
+
+    async def _add_progress_section(self) -> None:
+        body = self.query_one("#inbox-body")
+        await body.mount_all(list(self._progress_section()), before=body.query_one("#inbox-hint"))
+        self.refresh_data()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
@@ -86,6 +105,11 @@ class InboxScreen(PoppyScreen):
     def first_frame_shown(self) -> None:
         """Called by the app once the first frame is on screen: the whole list is read and the
         checks' thread starts now, so neither competes with that frame for the interpreter."""
+        if not self.query("#progress-table"):
+            if not self._adding_progress:  # once, however often the app says so
+                self._adding_progress = True
+                self.call_later(self._add_progress_section)  # then every row, as below
+            return
         if self.partial:
             self.refresh_data()  # painted: every row, their stored checks, the checks' thread
             return
@@ -96,26 +120,28 @@ class InboxScreen(PoppyScreen):
     def refresh_data(self) -> None:
         self.read_at_token = self.reader.change_token()
         pending_table = self.query_one("#pending-table", OperationTable)
-        progress_table = self.query_one("#progress-table", OperationTable)
+        # None until the section is mounted after the first frame (nothing was in progress at start).
+        progress_table = next(iter(self.query("#progress-table").results(OperationTable)), None)
         if self.poppy.painted:
             pending = self.reader.list_operations(INBOX_STATUSES, limit=INBOX_LIMIT)
             # Soonest to expire first: that is the one that can't wait.
             pending.sort(key=lambda r: (r.expires_at, r.id))
             pending_count, others = len(pending), None
-            progress = self.reader.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT)
+            progress = self.reader.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT) if progress_table else []
         else:
             # Before the first frame, only the rows it shows (as many as each table has lines),
             # chosen and ordered from the same list; first_frame_shown reads the whole lists.
             pending, pending_count, others = self.reader.soonest_to_expire(
                 INBOX_STATUSES, pending_table.first_rows(), limit=INBOX_LIMIT)
             progress = self.reader.list_operations(
-                IN_PROGRESS_STATUSES, limit=min(INBOX_LIMIT, progress_table.first_rows()))
+                IN_PROGRESS_STATUSES, limit=min(INBOX_LIMIT, progress_table.first_rows())) if progress_table else []
         self.partial = not self.poppy.painted
         rows = [r.id for r in (*pending, *progress)]
         # One query for the rows' stored checks; rows still unchecked show "checking…".
         self._checked = self.reader.current_checks(rows, CHECKER_VERSION)
         pending_table.show_items([self._item(r) for r in pending], others=others)
-        progress_table.show_items([self._item(r) for r in progress])
+        if progress_table is not None:
+            progress_table.show_items([self._item(r) for r in progress])
         missing = [row for row in rows if row not in self._checked and row not in self._attempted]
         if missing and not self.checking:
             if self.poppy.painted:
@@ -126,11 +152,12 @@ class InboxScreen(PoppyScreen):
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({pending_count})")
         )
-        self.query_one("#progress-title", Static).update(Content(f"In progress ({len(progress)})"))
         self.query_one("#pending-empty").display = not pending
         pending_table.display = bool(pending)
-        progress_table.display = bool(progress)
-        self.query_one("#progress-title").display = bool(progress)
+        if progress_table is not None:
+            self.query_one("#progress-title", Static).update(Content(f"In progress ({len(progress)})"))
+            progress_table.display = bool(progress)
+            self.query_one("#progress-title").display = bool(progress)
         self.loaded = True
 
     def _start_checks(self, missing: list[int]) -> None:
