@@ -6,7 +6,6 @@ Nothing here can approve or decline: those are the person's, in the TUI.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -36,6 +35,8 @@ from poppy_tui.cli.output import (
 # short command like `pending` more than its own work (docs/architecture.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     from typing import Any, Awaitable, Callable
 
     from poppy_tui.agent.agent import Agent

@@ -169,3 +169,25 @@ def test_building_only_the_chosen_command_refuses_alike(argv, capsys):
             parser.parse_args(argv)
         said.append((stop.value.code, capsys.readouterr().err))
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["--home", "h"], ["--home=h"], ["--config", "c.toml"], ["--home", "h", "--config=c.toml"],
+     ["--home", "a", "--home", "b"], ["--home="], ["--config", "c.toml", "--home", "h"]],
+)
+def test_a_bare_start_reads_its_options_as_the_parser_does(argv):
+    from poppy_tui.cli.main import bare_start, build_parser
+
+    assert vars(bare_start(argv)) == vars(build_parser(argv).parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["pending"], ["--home"], ["--home", "-x"], ["--home", "h", "pending"], ["--demo"], ["--help"], ["--version"],
+     ["--", "--home", "h"], ["--hom", "h"], ["--home", "h", "--yes"], ["-h"], ["--config"]],
+)
+def test_anything_but_a_bare_start_goes_to_the_parser(argv):
+    from poppy_tui.cli.main import bare_start
+
+    assert bare_start(argv) is None

@@ -74,6 +74,8 @@ NOT_BEFORE_FIRST_FRAME = {
     "rich._emoji_codes",
     # What only making a request needs: its types.
     "poppy_tui.protocol.requests",
+    # A bare start (`poppy-tui --home H`) needs no argument parser (cli/main.bare_start).
+    "argparse", "poppy_tui.cli.parser",
 }
 
 
