@@ -133,9 +133,7 @@ class PoppyApp(App[None]):
         self.startup_ms: float | None = None
         self.painted = False  # the first frame is on screen; screens may read the store
         self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
-        from poppy_tui.ui.outcome_toasts import OutcomeWatcher
-
-        self.outcome_watcher = OutcomeWatcher()
+        self._outcome_watcher: Any = None  # made at its first look, after the first frame
         # Where the store stood when the app began: notifications start watching after the first
         # frame, and announce what was updated after this (another process's new operation that
         # arrived while the first frame was drawn included). One indexed read.
@@ -145,6 +143,15 @@ class PoppyApp(App[None]):
         self.config_file = config_file
         self._theme_ready = False
         self._terminal_fd: int | None = None  # the terminal watched for a hang-up, from on_ready
+
+    @property
+    def outcome_watcher(self) -> Any:
+        """ui/outcome_toasts.OutcomeWatcher, imported when first used (after the first frame)."""
+        if self._outcome_watcher is None:
+            from poppy_tui.ui.outcome_toasts import OutcomeWatcher
+
+            self._outcome_watcher = OutcomeWatcher()
+        return self._outcome_watcher
 
     @property
     def reader(self) -> Any:

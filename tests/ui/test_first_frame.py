@@ -76,6 +76,8 @@ NOT_BEFORE_FIRST_FRAME = {
     "poppy_tui.protocol.requests",
     # A bare start (`poppy-tui --home H`) needs no argument parser (cli/main.bare_start).
     "argparse", "poppy_tui.cli.parser",
+    # Outcome toasts take their first look after the first frame.
+    "poppy_tui.ui.outcome_toasts",
 }
 
 

@@ -42,6 +42,9 @@ def test_a_long_list_matches_comparing_every_pair():
         summaries = [rnd.choice(stems) + " " + " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 8)))
                      for _ in range(rnd.randint(0, 40))]
         assert first_lines_apart(summaries) == reference(summaries)
+        # The first frame's few rows, told apart from the whole list as they will be in it.
+        count = rnd.randint(0, len(summaries))
+        assert first_lines_apart(summaries, count) == reference(summaries)[:count]
 
 
 def test_shared_length_is_the_common_beginning():

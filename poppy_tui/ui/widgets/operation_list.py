@@ -123,7 +123,7 @@ class OperationTable(DataTable):
         self.items = {str(item.row.id): item for item in items}
         # Summaries that begin alike are shown from where they part, if they'd be cut before it.
         summaries = [item.row.summary for item in items]
-        apart = first_lines_apart(summaries + (others or []))[: len(items)]
+        apart = first_lines_apart(summaries + (others or []), len(items))
         self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
         self._to_add = list(self.items)
         self._lines = 0
