@@ -94,11 +94,15 @@ class _Lease:
 
     def __init__(self) -> None:
         self.lost = asyncio.Event()
+        # The task awaiting the send, while it does: losing the lease cancels it there.
         self.sending: asyncio.Task | None = None
+        self.stopped_send = False  # lose() cancelled `sending` (its cancellation is ours, not the caller's)
+        self.renewal: asyncio.TimerHandle | None = None
 
     def lose(self) -> None:
         self.lost.set()
-        if self.sending is not None:
+        if self.sending is not None and not self.stopped_send:
+            self.stopped_send = True
             self.sending.cancel()
 
 
@@ -187,6 +191,8 @@ class Dispatcher:
         self._woken: asyncio.Event | None = None
         # Sends under way (their requests may be out, waiting for answers).
         self._sending = 0
+        # Operations being handled (_handle), whether sending, waiting for a turn or a retry.
+        self._handling = 0
         # Groups whose attempts are committed and whose fsync runs in a worker thread.
         self._syncing: set[asyncio.Task[None]] = set()
         # Finding out about unknown outcomes (outcome_probe.py): run after each pass of sends,
@@ -308,7 +314,8 @@ class Dispatcher:
 
     async def _handle(self, op: OperationRecord, slot: _Turns | None = None) -> None:
         lease = _Lease()
-        heartbeat = asyncio.create_task(self._heartbeat(op.id, lease))
+        self._keep_lease(op.id, lease)
+        self._handling += 1
         try:
             if slot is None:
                 await self._drive(op, lease)
@@ -321,26 +328,36 @@ class Dispatcher:
             log.info("operation %s not sent: %s", op.id, exc)
             self.store.release_lease(op.id, self.owner)
         finally:
-            heartbeat.cancel()
-            try:
-                await heartbeat
-            except asyncio.CancelledError:
-                pass
+            self._handling -= 1
+            if lease.renewal is not None:
+                lease.renewal.cancel()
 
-    async def _heartbeat(self, op_row: int, lease: "_Lease") -> None:
+    def _keep_lease(self, op_row: int, lease: "_Lease") -> None:
+        """Renew the lease every third of its length until the send ends, from a timer on the
+        loop (a renewal is one short statement: a task per send would cost more than it does)."""
+        loop = asyncio.get_running_loop()
         interval = max(0.05, self.lease_seconds / 3)
-        last_ok = asyncio.get_running_loop().time()
-        while True:
-            await asyncio.sleep(interval)
+        last_ok = loop.time()
+
+        def renew() -> None:
+            nonlocal last_ok
+            lease.renewal = None
             try:
                 if not self.store.renew_lease(op_row, self.owner, self.lease_seconds):
                     lease.lose()
                     return
-                last_ok = asyncio.get_running_loop().time()
+                last_ok = loop.time()
             except StoreError:
-                if asyncio.get_running_loop().time() - last_ok > self.lease_seconds * 0.7:
+                if loop.time() - last_ok > self.lease_seconds * 0.7:
                     lease.lose()
                     return
+            except Exception:  # noqa: BLE001 - unsure whether we hold it: stop, as if lost
+                log.exception("renewing the lease of operation %s failed", op_row)
+                lease.lose()
+                return
+            lease.renewal = loop.call_later(interval, renew)
+
+        lease.renewal = loop.call_later(interval, renew)
 
     async def _drive(self, op: OperationRecord, lease: "_Lease") -> None:
         attempts = self._mark_interrupted(op.id, op.attempt_count)
@@ -426,9 +443,14 @@ class Dispatcher:
         (group commit): when answers arrive together, their operations' next sends do too."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[AttemptRecord] = loop.create_future()
-        if not self._starting:
+        alone = not self._starting and self._handling == 1
+        if not self._starting and not alone:
             loop.call_soon(self._commit_when_settled, loop, 1)
         self._starting.append((op_row, future))
+        if alone:
+            # No other send of ours is under way, so no other attempt can join this one's
+            # commit: commit it now rather than a turn of the loop later.
+            self._commit_attempts()
         return await future
 
     def _commit_when_settled(self, loop: asyncio.AbstractEventLoop, seen: int) -> None:
@@ -508,14 +530,15 @@ class Dispatcher:
         """The send, or None when the lease was lost (the heartbeat then stops the send itself)."""
         if lease.lost.is_set():
             return None
-        send = asyncio.create_task(self._send_safely(op, approval))
-        lease.sending = send
+        me = asyncio.current_task()
+        lease.sending = me
         self._sending += 1
         try:
-            return await send
+            return await self._send_safely(op, approval)
         except asyncio.CancelledError:
-            me = asyncio.current_task()
-            if lease.lost.is_set() and (me is None or not me.cancelling()):
+            # Sent from this task (a task of its own per send costs more than the send's own
+            # bookkeeping): lose() cancels this task, and only that cancellation is taken back.
+            if lease.stopped_send and me is not None and me.uncancel() == 0:
                 return None  # our send was stopped because the lease is gone; we were not cancelled
             raise
         finally:
