@@ -191,15 +191,16 @@ async def discover_listed(agent: "Agent") -> None:
 
 
 def open_tui(ctx: Context) -> int:
-    import asyncio
-
     from poppy_tui.ui import startup_gc
 
     require_terminal()
-    # No cycle collections until the first frame (~30 ms of it): see ui/startup_gc.py. The app
-    # releases it once the frame is on screen; this `finally`, if it never gets there.
+    # No cycle collections until the first frame: see ui/startup_gc.py (a bare start holds them
+    # from cli/main.py on). The app releases it once the frame is on screen; this `finally`, if
+    # it never gets there.
     startup_gc.hold()
     try:
+        import asyncio
+
         # The whole store opens after the first frame (Agent.store); the inbox reads through agent.reader.
         agent = open_agent(ctx, lazy_store=True)
         try:

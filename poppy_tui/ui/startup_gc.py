@@ -27,12 +27,14 @@ def hold() -> None:
         _held = True
 
 
-def release() -> None:
-    """The first frame is on screen, or the TUI didn't get there: the collector is back on."""
+def release(freeze: bool = True) -> None:
+    """The first frame is on screen, or the TUI didn't get there: the collector is back on.
+    `freeze=False`: what was built is not moved out of the collector's view (nothing started)."""
     global _held
     if _held:
         _held = False
-        gc.freeze()
+        if freeze:
+            gc.freeze()
         gc.enable()
 
 

@@ -48,6 +48,7 @@ def run_tui(agent, initial_screen="inbox", config_file=None):
             seen["modules"] = sorted(n for n, m in list(sys.modules.items()) if m is not None)
             seen["rows"] = self.screen.query_one("#pending-table").row_count
             seen["collector_on_before"] = gc.isenabled()
+            seen["collections_before"] = len(collections)
             super()._after_first_frame()
             seen["collector_on_after"] = gc.isenabled()
             seen["frozen_after"] = gc.get_freeze_count()
@@ -56,6 +57,10 @@ def run_tui(agent, initial_screen="inbox", config_file=None):
     agent.prepare_network = lambda: app.call_from_thread(app.exit)
     app.run(headless=True)
     print(json.dumps(seen), file=sys.stderr)
+
+# Cycle collections from main()'s start (the CLI's own imports, asyncio's, Textual's...) to the first frame.
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "stop" and collections.append(info["generation"]))
 
 commands.require_terminal = lambda: None
 commands.run_tui = run_tui
@@ -120,6 +125,7 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     # No cycle collections before the first frame (ui/startup_gc.py); the collector is on
     # after it, with what start-up built out of its view.
     assert seen["collector_on_before"] is False
+    assert seen["collections_before"] == 0  # held from main() on: importing asyncio made ~24 (~7-10 ms)
     assert seen["collector_on_after"] is True and seen["frozen_after"] > 0
 
 
@@ -532,3 +538,14 @@ async def test_what_is_in_progress_at_start_is_in_the_first_frame(store):
         await every_row_shown(pilot, app)
         assert app.progress_at_ready == [rows[1]]
         assert app.screen.query_one("#progress-table").display
+
+
+def test_a_bare_start_that_never_opens_the_tui_gives_the_collector_back_unfrozen(tmp_path, capsys):
+    import gc
+
+    from poppy_tui.cli.main import main
+
+    frozen = gc.get_freeze_count()
+    assert main(["--home", str(tmp_path / "nowhere")]) != 0  # no such home: the TUI never starts
+    assert "doesn't exist" in capsys.readouterr().err
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
