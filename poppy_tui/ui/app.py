@@ -143,6 +143,7 @@ class PoppyApp(App[None]):
         self.config_file = config_file
         self._theme_ready = False
         self._terminal_fd: int | None = None  # the terminal watched for a hang-up, from on_ready
+        self._sigterm_handled = False  # SIGTERM ends the app (_end_on_sigterm)
 
     @property
     def outcome_watcher(self) -> Any:
@@ -172,6 +173,7 @@ class PoppyApp(App[None]):
         return screen
 
     def on_mount(self) -> None:
+        self._end_on_sigterm()
         self.add_mode(self.DEFAULT_MODE, type(self).MODES[self.DEFAULT_MODE])  # its screen is built
         theme = getattr(self.agent.config, "theme", None)
         if theme:
@@ -308,6 +310,26 @@ class PoppyApp(App[None]):
     async def on_unmount(self) -> None:
         if self._dispatcher_stop is not None:
             self._dispatcher_stop.set()
+        if self._sigterm_handled:
+            import signal
+
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+        self._save_css_cache()  # ended before _after_first_frame: the next start needn't parse again
+
+    def _end_on_sigterm(self) -> None:
+        """SIGTERM (`kill`, a service manager, a harness) ends the TUI as `q` does with nothing in
+        flight: the terminal gets its modes back and the parsed CSS is kept. Python's default
+        ended the process at once, leaving the terminal in the TUI's modes, and a TUI ended
+        before `_after_first_frame` never kept its CSS, so every start parsed it again."""
+        if self.is_headless:
+            return  # a test's app: the signal is the test process's
+        import signal
+
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals here: as before
+            return
+        self._sigterm_handled = True
 
     def _watched_terminal(self) -> int | None:
         if self.is_headless:

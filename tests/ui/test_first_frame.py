@@ -549,3 +549,39 @@ def test_a_bare_start_that_never_opens_the_tui_gives_the_collector_back_unfrozen
     assert main(["--home", str(tmp_path / "nowhere")]) != 0  # no such home: the TUI never starts
     assert "doesn't exist" in capsys.readouterr().err
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_sigterm_ends_the_tui_cleanly_and_keeps_the_parsed_css(tmp_path):
+    # Python's default ended the process at once: the terminal stayed in the TUI's modes, and a
+    # TUI ended right after its first frame (as the benchmark's are) never kept its parsed CSS.
+    home, env = home_with_three_operations(tmp_path)
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "poppy_tui", "--home", str(home)], stdin=slave, stdout=slave,
+                            stderr=slave, env={**env, "TERM": "xterm-256color"}, cwd=REPO, start_new_session=True)
+    os.close(slave)
+    received = b""
+    try:
+        while "Manzanita" not in visible_text(received):
+            ready, _, _ = select.select([master], [], [], 60)
+            chunk = os.read(master, 65536) if ready else b""
+            assert chunk, received[-500:]
+            received += chunk
+        proc.send_signal(signal.SIGTERM)
+        while proc.poll() is None:
+            ready, _, _ = select.select([master], [], [], 10)
+            try:
+                chunk = os.read(master, 65536) if ready else b""
+            except OSError:
+                break
+            if not chunk:
+                break
+            received += chunk
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert b"\x1b[?1049l" in received  # the terminal's own screen is back
+    assert (resolve_paths(home).data_dir / "cache" / "css-rules.pickle").is_file()
