@@ -381,7 +381,10 @@ async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(s
     # (Rich, per column) was most of the empty inbox's refresh before its first frame.
     app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+        for _ in range(100):  # mounted right after the first frame (hidden, empty)
+            if app.screen.query("#pending-table"):
+                break
+            await pilot.pause(0.05)
         pending = app.screen.query_one("#pending-table", OperationTable)
         assert app.screen.query_one("#pending-empty").display and not pending.display
         assert not pending.columns
@@ -495,11 +498,13 @@ class ProgressAtReadyApp(PoppyApp):
     """Notes at on_ready (after the first frame) whether the "In progress" section was built, and its rows."""
 
     progress_at_ready: list[int] | None = None  # its rows' operations; None: no section
+    pending_table_at_ready: bool | None = None
 
     def on_ready(self) -> None:
-        if self.progress_at_ready is None:  # Textual calls each class's on_ready: once is enough
+        if self.pending_table_at_ready is None:  # Textual calls each class's on_ready: once is enough
             tables = list(self.screen.query("#progress-table").results(OperationTable))
             self.progress_at_ready = [int(key) for key in tables[0].items] if tables else None
+            self.pending_table_at_ready = bool(self.screen.query("#pending-table"))
         super().on_ready()
 
 
@@ -585,3 +590,26 @@ def test_sigterm_ends_the_tui_cleanly_and_keeps_the_parsed_css(tmp_path):
         os.close(master)
     assert b"\x1b[?1049l" in received  # the terminal's own screen is back
     assert (resolve_paths(home).data_dir / "cache" / "css-rules.pickle").is_file()
+
+
+async def test_an_empty_inbox_builds_its_table_after_the_first_frame_and_shows_what_arrives(store):
+    app = ProgressAtReadyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(100):
+            if app.screen.query("#pending-table"):
+                break
+            await pilot.pause(0.05)
+        assert app.pending_table_at_ready is False
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        assert not pending.display and app.screen.query_one("#pending-empty").display
+        order = [w.id for w in app.screen.query_one("#inbox-body").children]
+        assert order.index("pending-title") < order.index("pending-table") < order.index("pending-empty")
+        rows = fill(store, 2)
+        app.notify_store_changed()
+        for _ in range(100):
+            if pending.row_count == 2:
+                break
+            await pilot.pause(0.05)
+        assert pending.display and not app.screen.query_one("#pending-empty").display
+        assert set(pending.items) == {str(r) for r in rows}
+        assert str(app.screen.query_one("#pending-title").render()) == "Waiting for your decision (2)"

@@ -54,13 +54,14 @@ class InboxScreen(PoppyScreen):
         # Before the first frame only the rows it shows are read, with their stored checks
         # (reading and building all 500 was ~10 ms of it); first_frame_shown reads the rest.
         self.partial = False
-        self._adding_progress = False  # the "In progress" section is being mounted (first_frame_shown)
+        self._adding_tables = False  # an empty table is being mounted (first_frame_shown)
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Vertical(id="inbox-body"):
             yield Static(Content("Waiting for your decision"), id="pending-title", classes="section-title")
-            yield OperationTable(id="pending-table")
+            if self._waiting_at_start():
+                yield OperationTable(id="pending-table")
             yield Static(
                 Content(
                     "Nothing is waiting for you. When a Company asks for your approval, "
@@ -78,10 +79,13 @@ class InboxScreen(PoppyScreen):
             )
         yield PoppyFooter()
 
+    # An empty table is hidden (the inbox says so in words), so the first frame doesn't build it
+    # (a table's styles and layout, ~3-5 ms each): it is mounted, hidden, right after that frame
+    # (first_frame_shown), and then filled as on every change. One indexed read each.
+    def _waiting_at_start(self) -> bool:
+        return bool(self.reader.list_operations(INBOX_STATUSES, limit=1))
+
     def _in_progress_at_start(self) -> bool:
-        """Whether anything is on its way now (one indexed read). An empty "In progress" section is
-        hidden, so the first frame doesn't build it (a second table's styles, ~1-3 ms): it is
-        mounted right after that frame (first_frame_shown), before anything can arrive in it."""
         return bool(self.reader.list_operations(IN_PROGRESS_STATUSES, limit=1))
 
     def _progress_section(self) -> ComposeResult:
@@ -91,9 +95,14 @@ class InboxScreen(PoppyScreen):
         yield title
         yield table
 
-    async def _add_progress_section(self) -> None:
+    async def _add_missing_tables(self) -> None:
         body = self.query_one("#inbox-body")
-        await body.mount_all(list(self._progress_section()), before=body.query_one("#inbox-hint"))
+        if not self.query("#pending-table"):
+            table = OperationTable(id="pending-table")
+            table.display = False  # until refresh_data finds rows for it
+            await body.mount(table, before=body.query_one("#pending-empty"))
+        if not self.query("#progress-table"):
+            await body.mount_all(list(self._progress_section()), before=body.query_one("#inbox-hint"))
         self.refresh_data()
 
     def on_mount(self) -> None:
@@ -105,10 +114,10 @@ class InboxScreen(PoppyScreen):
     def first_frame_shown(self) -> None:
         """Called by the app once the first frame is on screen: the whole list is read and the
         checks' thread starts now, so neither competes with that frame for the interpreter."""
-        if not self.query("#progress-table"):
-            if not self._adding_progress:  # once, however often the app says so
-                self._adding_progress = True
-                self.call_later(self._add_progress_section)  # then every row, as below
+        if not self.query("#pending-table") or not self.query("#progress-table"):
+            if not self._adding_tables:  # once, however often the app says so
+                self._adding_tables = True
+                self.call_later(self._add_missing_tables)  # then every row, as below
             return
         if self.partial:
             self.refresh_data()  # painted: every row, their stored checks, the checks' thread
@@ -119,27 +128,35 @@ class InboxScreen(PoppyScreen):
 
     def refresh_data(self) -> None:
         self.read_at_token = self.reader.change_token()
-        pending_table = self.query_one("#pending-table", OperationTable)
-        # None until the section is mounted after the first frame (nothing was in progress at start).
+        # Each None until mounted after the first frame (it had nothing to show at start).
+        pending_table = next(iter(self.query("#pending-table").results(OperationTable)), None)
         progress_table = next(iter(self.query("#progress-table").results(OperationTable)), None)
+        pending: list[OperationRow] = []
+        progress: list[OperationRow] = []
+        pending_count, others = 0, None
         if self.poppy.painted:
-            pending = self.reader.list_operations(INBOX_STATUSES, limit=INBOX_LIMIT)
-            # Soonest to expire first: that is the one that can't wait.
-            pending.sort(key=lambda r: (r.expires_at, r.id))
-            pending_count, others = len(pending), None
-            progress = self.reader.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT) if progress_table else []
+            if pending_table is not None:
+                pending = self.reader.list_operations(INBOX_STATUSES, limit=INBOX_LIMIT)
+                # Soonest to expire first: that is the one that can't wait.
+                pending.sort(key=lambda r: (r.expires_at, r.id))
+                pending_count = len(pending)
+            if progress_table is not None:
+                progress = self.reader.list_operations(IN_PROGRESS_STATUSES, limit=INBOX_LIMIT)
         else:
             # Before the first frame, only the rows it shows (as many as each table has lines),
             # chosen and ordered from the same list; first_frame_shown reads the whole lists.
-            pending, pending_count, others = self.reader.soonest_to_expire(
-                INBOX_STATUSES, pending_table.first_rows(), limit=INBOX_LIMIT)
-            progress = self.reader.list_operations(
-                IN_PROGRESS_STATUSES, limit=min(INBOX_LIMIT, progress_table.first_rows())) if progress_table else []
+            if pending_table is not None:
+                pending, pending_count, others = self.reader.soonest_to_expire(
+                    INBOX_STATUSES, pending_table.first_rows(), limit=INBOX_LIMIT)
+            if progress_table is not None:
+                progress = self.reader.list_operations(
+                    IN_PROGRESS_STATUSES, limit=min(INBOX_LIMIT, progress_table.first_rows()))
         self.partial = not self.poppy.painted
         rows = [r.id for r in (*pending, *progress)]
         # One query for the rows' stored checks; rows still unchecked show "checking…".
         self._checked = self.reader.current_checks(rows, CHECKER_VERSION)
-        pending_table.show_items([self._item(r) for r in pending], others=others)
+        if pending_table is not None:
+            pending_table.show_items([self._item(r) for r in pending], others=others)
         if progress_table is not None:
             progress_table.show_items([self._item(r) for r in progress])
         missing = [row for row in rows if row not in self._checked and row not in self._attempted]
@@ -153,7 +170,8 @@ class InboxScreen(PoppyScreen):
             Content(f"Waiting for your decision ({pending_count})")
         )
         self.query_one("#pending-empty").display = not pending
-        pending_table.display = bool(pending)
+        if pending_table is not None:
+            pending_table.display = bool(pending)
         if progress_table is not None:
             self.query_one("#progress-title", Static).update(Content(f"In progress ({len(progress)})"))
             progress_table.display = bool(progress)
