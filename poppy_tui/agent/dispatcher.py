@@ -217,11 +217,12 @@ class Dispatcher:
     # ---- the loop ------------------------------------------------------------------------------
 
     async def dispatch_once(self) -> int:
-        """Expire what is due, then send every operation whose time has come. Returns how many."""
-        self.store.expire_due()
+        """Send every operation whose time has come, expire what is due and find out about
+        unknown outcomes that are due. Returns how many operations were sent (or tried)."""
         await self._resume_signed_in()
         slots: dict[int, _Turns] = {}  # per Company, for this pass
         running: set[asyncio.Task[None]] = set()
+        chores: asyncio.Future[None] | None = None
         count = 0
         claiming = True
         try:
@@ -236,10 +237,28 @@ class Dispatcher:
                         # Every operation due now is claimed (by us, or by another process
                         # meanwhile): what becomes due from now on is the next pass's.
                         claiming = False
+                    if len(batch) == 1 and not claiming and not running:
+                        # The only operation due: sent from this task (a task of its own, and
+                        # waiting for it, would cost more than the rest of its bookkeeping).
+                        chores = asyncio.ensure_future(self._chores())  # runs while it waits
+                        count = 1
+                        try:
+                            await self._handle(batch[0])
+                        except Exception as exc:  # noqa: BLE001 - logged as a send task's would be
+                            log.error("sending an operation failed", exc_info=exc)
+                        break
                     for op in batch:
                         slot = slots.setdefault(op.company.id, _Turns(self._per_company))
                         running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
                         count += 1
+                if chores is None:
+                    if not running:
+                        await self._chores()
+                        break
+                    # Begun after the sends' tasks, so it runs once they wait for their fsync or
+                    # their answers: the pass's expiries and findings-out cost the sends nothing.
+                    # (An expired approval is never claimed: the claim itself checks expiry.)
+                    chores = asyncio.ensure_future(self._chores())
                 if not running:
                     break
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -250,12 +269,20 @@ class Dispatcher:
         except asyncio.CancelledError:
             for task in running:  # as gather did: stopping the pass stops its sends
                 task.cancel()
+            if chores is not None:
+                chores.cancel()
             raise
         finally:
             self._commit_settles()  # every answer of this pass recorded before it ends
+        if chores is not None:
+            await chores
+        return count
+
+    async def _chores(self) -> None:
+        """Record expiries, then find out about unknown outcomes that are due (the prober)."""
+        self.store.expire_due()
         if self._prober is not None:
             await self._prober()
-        return count
 
     async def _resume_signed_in(self) -> None:
         if self.sign_in_state is None:
@@ -583,7 +610,11 @@ class Dispatcher:
         saw_success: bool,
     ) -> _Settle | None:
         if not attempts:
-            return None  # an unsent approval that expired is expire_due's job (status expired)
+            # An unsent approval that expired is expire_due's to record (status expired); claims
+            # leave those alone, and one that expired since its claim is not sent either.
+            if approved.expires_at <= now_utc():
+                raise StateError("the approved terms expired before they could be sent")
+            return None
         now = now_utc()
         window_end = self._window_end(attempts[0])
         if saw_success and (approved.expires_at <= now or window_end <= now):

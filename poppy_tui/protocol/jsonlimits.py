@@ -66,11 +66,13 @@ class DuplicateMember(ValueError):
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise DuplicateMember(key)
-        result[key] = value
+    result = dict(pairs)  # in C; a name given twice leaves fewer members than pairs
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateMember(key)
+            seen.add(key)
     return result
 
 

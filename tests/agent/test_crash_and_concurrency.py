@@ -179,3 +179,39 @@ async def test_losing_the_lease_stops_the_send_under_way(make_agent, start):
     (attempt,) = one.store.attempts(op.id)
     assert attempt.finished_at is None  # the next holder marks it interrupted and resends
     assert one.store.get_operation(op.id).status == Status.SENDING
+
+
+async def test_stopping_the_pass_mid_send_stops_it_and_leaves_the_attempt_in_doubt(make_agent, start):
+    """The caller cancels dispatch_once while the only due operation's request is out (it is
+    sent from the pass's own task): the cancellation reaches the caller, as it must (quitting,
+    ^C), and is not mistaken for a lost lease; the attempt stays unfinished, in doubt."""
+    shop = start("perform_seconds=3")
+    one = make_agent()
+    op = await approved_exchange(one, shop)
+    sending = asyncio.create_task(one.dispatch_once())
+    while not shop.requests(is_api_approval):
+        await asyncio.sleep(0.01)
+    sending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sending
+    (attempt,) = one.store.attempts(op.id)
+    assert attempt.finished_at is None
+    assert one.store.get_operation(op.id).status == Status.SENDING
+
+
+async def test_an_approval_that_expired_unsent_is_recorded_expired_and_never_sent(make_agent, shop, monkeypatch):
+    """Its terms expired after the approval and before any send: the pass claims nothing,
+    records it as expired, and nothing reaches the Company."""
+    from datetime import timedelta
+
+    from poppy_tui.agent import dispatcher
+    from poppy_tui.agent.store import connection, dispatch
+
+    agent = make_agent()
+    op = await approved_exchange(agent, shop)
+    later = agent.store.get_operation(op.id).current.expires_at + timedelta(seconds=1)
+    for module in (connection, dispatch, dispatcher):  # the clock of the claim, expiry and sender
+        monkeypatch.setattr(module, "now_utc", lambda: later)
+    assert await agent.dispatch_once() == 0
+    assert agent.store.get_operation(op.id).status == Status.EXPIRED
+    assert not shop.requests(is_api_approval)

@@ -91,9 +91,27 @@ def test_approve_commits_decision_and_key_before_anything(seeded):
     record = store.approve(result.operation_row, result.revision_id, grace_seconds=5)
     assert record.status == Status.APPROVED and record.idempotency_key
     assert [d.decision for d in store.decisions(result.operation_row)] == ["approved"]
-    # Another connection sees it committed.
+    # Another connection sees it committed, exactly as approve() returned it (which it builds
+    # from what it read and wrote, without reading it again).
     with Store.open(store.path) as other:
-        assert other.get_operation(result.operation_row).status == Status.APPROVED
+        assert other.get_operation(result.operation_row) == record
+
+
+def test_an_approval_whose_terms_expired_is_never_claimed(store):
+    """An unsent approval past its revision's expiry is not due (the claim itself checks), so no
+    dispatcher sends it, even before expire_due records it as expired."""
+    company = store.upsert_company("http://127.0.0.1:9", company_doc())
+    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli")
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    result = store.record_operation(company.id, request_id, company.session_id, op(expires=soon))
+    store.approve(result.operation_row, result.revision_id, grace_seconds=0)
+    later = datetime.now(timezone.utc) + timedelta(seconds=31)
+    assert store.claim_due("a", 30, now=later) is None
+    assert store.get_operation(result.operation_row).status == Status.APPROVED
+    assert store.claim_due("a", 30).id == result.operation_row  # before its expiry it is due
+    store.release_lease(result.operation_row, "a")
+    assert store.expire_due(now=later) == [result.operation_row]
+    assert store.get_operation(result.operation_row).status == Status.EXPIRED
 
 
 def test_nothing_is_due_during_the_grace_period(seeded):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 
-from poppy_tui.agent.store.connection import StateError, now_utc, parse_stamp, stamp
+from poppy_tui.agent.store.connection import StateError, now_utc, stamp
 from poppy_tui.agent.store.operations import OperationStore
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.records import OperationRecord, Status
+from poppy_tui.agent.store.rows import _OPERATION_SELECT, _operation
 from poppy_tui.protocol.ids import new_id
 
 
@@ -19,42 +21,37 @@ class DecisionStore(OperationStore):
     ) -> OperationRecord:
         now = now or now_utc()
         with self._write(Durability.SOON) as db:
-            row = db.execute(
-                "SELECT o.status, o.current_revision_id, r.expires_at, json_extract(q.request_json, '$.interface')"
-                " FROM operations o JOIN revisions r ON r.id = o.current_revision_id"
-                " JOIN requests q ON q.id = r.request_id WHERE o.id=?",
-                (operation_row,),
-            ).fetchone()
+            # The whole record, read under the write lock: checked here, and returned as the
+            # UPDATE below leaves it, without reading it again.
+            row = db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()
             if row is None:
                 raise StateError("no such operation")
-            status, current_id, expires_at, interface = Status(row[0]), row[1], parse_stamp(row[2]), row[3]
-            if current_id != revision_id:
+            op = _operation(row)
+            if op.current.id != revision_id:
                 raise StateError("a newer revision of these terms arrived; review it before approving")
-            if not status.is_open:
-                raise StateError(f"the operation is {status.value}; it can't be approved now")
-            if expires_at <= now:
+            if not op.status.is_open:
+                raise StateError(f"the operation is {op.status.value}; it can't be approved now")
+            if op.current.expires_at <= now:
                 raise StateError("this revision has expired; it can no longer be approved")
+            interface = op.request.interface
             # The key is generated once per approval and reused on every resend. For a
             # conversation it is the approval message's own ID (at least 128 random bits, as
             # message IDs need); elsewhere a bare UUID (conventions.IDEMPOTENCY_KEY_QUOTED).
             import uuid  # here: uuid loads platform, which read-only commands don't need
 
             key = new_id("msg_") if interface == "conversation" else str(uuid.uuid4())
+            send_after, updated_at = stamp(now + timedelta(seconds=max(0.0, grace_seconds))), stamp(now)
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
                 " next_attempt_at=NULL, lease_owner=NULL, lease_until=NULL, updated_at=? WHERE id=?",
-                (
-                    Status.APPROVED,
-                    revision_id,
-                    stamp(now + timedelta(seconds=max(0.0, grace_seconds))),
-                    key,
-                    stamp(now),
-                    operation_row,
-                ),
+                (Status.APPROVED, revision_id, send_after, key, updated_at, operation_row),
             )
             self._decision(operation_row, revision_id, "approved", actor, None, now)
             self._event(operation_row, "approved", f"grace {grace_seconds:g}s", now)
-        return self.get_operation(operation_row)
+        return dataclasses.replace(
+            op, status=Status.APPROVED, approved_revision_id=revision_id, send_after=send_after,
+            idempotency_key=key, next_attempt_at=None, updated_at=updated_at,
+        )
 
     def send_now(self, operation_rows: list[int], actor: str = "tui", now: datetime | None = None) -> list[int]:
         """End the grace period of these approvals at once (the person asked to send them now, e.g.

@@ -15,9 +15,11 @@ from poppy_tui.agent.store.rows import _OPERATION_SELECT, _dumps, _operation
 
 # Due to be sent, for claim_due_many (named parameter :at). Status values are written out so that
 # SQLite can use the partial index operations_due, whose WHERE names them.
+# An approval never sent whose terms have expired is not due: expire_due records it as expired.
 _DUE = (
     "status IN ('approved', 'sending') AND (lease_until IS NULL OR lease_until <= :at)"
-    " AND ((status = 'approved' AND send_after <= :at)"
+    " AND ((status = 'approved' AND send_after <= :at"
+    " AND (SELECT r.expires_at FROM revisions r WHERE r.id = current_revision_id) > :at)"
     " OR (status = 'sending' AND (next_attempt_at IS NULL OR next_attempt_at <= :at)))"
 )
 assert Status.APPROVED.value == "approved" and Status.SENDING.value == "sending"
