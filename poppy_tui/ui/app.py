@@ -317,19 +317,29 @@ class PoppyApp(App[None]):
         self._save_css_cache()  # ended before _after_first_frame: the next start needn't parse again
 
     def _end_on_sigterm(self) -> None:
-        """SIGTERM (`kill`, a service manager, a harness) ends the TUI as `q` does with nothing in
-        flight: the terminal gets its modes back and the parsed CSS is kept. Python's default
-        ended the process at once, leaving the terminal in the TUI's modes, and a TUI ended
-        before `_after_first_frame` never kept its CSS, so every start parsed it again."""
+        """SIGTERM (`kill`, a service manager, a harness) still ends the process at once, as Python's
+        default does, but keeps the parsed CSS first: a TUI ended right after its first frame
+        (before `_after_first_frame`) kept nothing, so its next start parsed the CSS again."""
         if self.is_headless:
             return  # a test's app: the signal is the test process's
         import signal
 
         try:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminated)
         except (NotImplementedError, RuntimeError, ValueError):  # no signals here: as before
             return
         self._sigterm_handled = True
+
+    def _terminated(self) -> None:
+        import os
+        import signal
+
+        try:
+            self._save_css_cache()
+        finally:
+            # Then as before: the default action ends the process (what is recorded stays recorded).
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
 
     def _watched_terminal(self) -> int | None:
         if self.is_headless:

@@ -556,9 +556,9 @@ def test_a_bare_start_that_never_opens_the_tui_gives_the_collector_back_unfrozen
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
-def test_sigterm_ends_the_tui_cleanly_and_keeps_the_parsed_css(tmp_path):
-    # Python's default ended the process at once: the terminal stayed in the TUI's modes, and a
-    # TUI ended right after its first frame (as the benchmark's are) never kept its parsed CSS.
+def test_a_tui_ended_by_sigterm_right_after_its_first_frame_keeps_the_parsed_css(tmp_path):
+    # It was kept only once the first frame was done (_after_first_frame): a TUI ended right
+    # after that frame, as the benchmark's are, kept nothing and every start parsed again.
     home, env = home_with_three_operations(tmp_path)
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
@@ -573,43 +573,10 @@ def test_sigterm_ends_the_tui_cleanly_and_keeps_the_parsed_css(tmp_path):
             assert chunk, received[-500:]
             received += chunk
         proc.send_signal(signal.SIGTERM)
-        while proc.poll() is None:
-            ready, _, _ = select.select([master], [], [], 10)
-            try:
-                chunk = os.read(master, 65536) if ready else b""
-            except OSError:
-                break
-            if not chunk:
-                break
-            received += chunk
-        assert proc.wait(20) == 0
+        assert proc.wait(20) == -signal.SIGTERM  # ended by the signal, as before
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         os.close(master)
-    assert b"\x1b[?1049l" in received  # the terminal's own screen is back
     assert (resolve_paths(home).data_dir / "cache" / "css-rules.pickle").is_file()
-
-
-async def test_an_empty_inbox_builds_its_table_after_the_first_frame_and_shows_what_arrives(store):
-    app = ProgressAtReadyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
-    async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(100):
-            if app.screen.query("#pending-table"):
-                break
-            await pilot.pause(0.05)
-        assert app.pending_table_at_ready is False
-        pending = app.screen.query_one("#pending-table", OperationTable)
-        assert not pending.display and app.screen.query_one("#pending-empty").display
-        order = [w.id for w in app.screen.query_one("#inbox-body").children]
-        assert order.index("pending-title") < order.index("pending-table") < order.index("pending-empty")
-        rows = fill(store, 2)
-        app.notify_store_changed()
-        for _ in range(100):
-            if pending.row_count == 2:
-                break
-            await pilot.pause(0.05)
-        assert pending.display and not app.screen.query_one("#pending-empty").display
-        assert set(pending.items) == {str(r) for r in rows}
-        assert str(app.screen.query_one("#pending-title").render()) == "Waiting for your decision (2)"
