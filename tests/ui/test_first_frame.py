@@ -580,3 +580,30 @@ def test_a_tui_ended_by_sigterm_right_after_its_first_frame_keeps_the_parsed_css
             proc.wait()
         os.close(master)
     assert (resolve_paths(home).data_dir / "cache" / "css-rules.pickle").is_file()
+
+
+async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothing(store):
+    # Drawing a cell ran Rich's word wrapping over lines already wrapped to the column (~3 ms of
+    # a first frame's rows); a line wider in cells than in characters still needs it.
+    from rich.console import Console
+
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    summaries = ["Exchange the jacket on order ord_1 for the insulated one, for $70.00 more, charged to the card",
+                 "Cancel " + "会员资格" * 30, "Move 🙂 " * 40, "Short one"]
+    for n, summary in enumerate(summaries):
+        add_operation(store, company, f"op_{n}", summary)
+    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(120, 36)) as pilot:
+        table = await every_row_shown(pilot, app)
+        width = table.summary_chars()
+        console = Console(width=width, color_system=None)
+        skipped = 0
+        for key in table.items:
+            shown = table.get_cell(key, "summary")
+            wrapped = shown.copy()
+            wrapped.no_wrap = False
+            assert console.render_lines(shown, console.options) == console.render_lines(wrapped, console.options)
+            skipped += shown.no_wrap
+        assert skipped >= 2  # the plain ones
+        wide = next(table.get_cell(k, "summary") for k, item in table.items.items() if "会员" in item.row.summary)
+        assert not wide.no_wrap  # wider in cells than in characters: Rich wraps it, as before
