@@ -6,7 +6,10 @@ Each round performs one booking change at the demo Company (the only action it l
          (lease, attempt row, the resend with Poppy-Approval, outcome recorded, settled)
   bare:  httpx POST (403 + operation, JSON read) -> httpx POST with Poppy-Approval (200, JSON
          read), both with a fresh ES256 Session JWT, like the agent; no store, no checks.
-Rounds alternate agent/bare so any drift in the server hits both. The Company runs in a process
+  floor: the bare client plus the one thing the agent can't leave out: a write and fsync on the
+         store's disk before the approval leaves (the attempt's commit). Not a target; it shows
+         how much of agent / bare that fsync (and the pause it makes) accounts for.
+Rounds alternate agent/bare/floor so any drift in the server hits all three. The Company runs in a process
 of its own (company_process.py says why, and why it keeps the booking's ledger short). The store
 is on the normal temp disk: the attempt is fsynced before its request leaves, the other commits
 by the store's background flusher, which each round lets finish (untimed) before the bare
@@ -30,13 +33,57 @@ REPEATS = 3
 BOOKING = "/api/bookings/bkg_2Fm8/change"
 
 
-def _slots() -> tuple[str, str]:
+def _slots() -> tuple[str, str, str]:
     from poppy_tui.demo.shop import STORE_TZ
     from poppy_tui.protocol.timestamps import format_rfc3339
 
     day = (datetime.now(STORE_TZ) + timedelta(days=5)).date()
     a = datetime(day.year, day.month, day.day, 10, 0, tzinfo=STORE_TZ)
-    return format_rfc3339(a), format_rfc3339(a + timedelta(minutes=30))
+    return tuple(format_rfc3339(a + timedelta(minutes=30 * n)) for n in range(3))  # type: ignore[return-value]
+
+
+async def _bare_round(client, session, url: str, target: str, before_approval=None) -> tuple[float, float]:
+    """The two requests as a bare httpx client makes them: (first, with approval) in ms.
+    `before_approval`, if given, runs between them (the floor client's fsync)."""
+    import httpx  # noqa: F401 - the client is the caller's
+
+    from poppy_tui.protocol.approval import Approval
+    from poppy_tui.protocol.conventions import HEADER_IDEMPOTENCY_KEY
+
+    t3 = time.perf_counter()
+    first = await client.post(url, json={"starts_at": target}, headers=session.headers())
+    t4 = time.perf_counter()
+    operation = first.json()["operation"]
+    approval = Approval(operation["operation_id"], operation["revision"])
+    headers = session.headers(approval=approval)
+    headers[HEADER_IDEMPOTENCY_KEY] = os.urandom(16).hex()
+    if before_approval is not None:
+        before_approval()
+    done = await client.post(url, json={"starts_at": target}, headers=headers)
+    outcome = done.json()
+    t5 = time.perf_counter()
+    assert first.status_code == 403 and done.status_code == 200, (first.status_code, done.status_code, done.text)
+    assert outcome["starts_at"] == target, outcome
+    return (t4 - t3) * 1000, (t5 - t4) * 1000
+
+
+class _OneFsync:
+    """What the agent can't do without before an approval leaves: one write and fsync of a file
+    on the store's disk (the attempt row's commit). The floor client does only this more than
+    the bare one, so agent / floor is what the agent's own work costs beyond that fsync."""
+
+    def __init__(self, directory: Path) -> None:
+        self._fd = os.open(directory / "floor-fsync", os.O_RDWR | os.O_CREAT, 0o600)
+        self._page = os.urandom(8192)
+        self._writes = 0
+
+    def __call__(self) -> None:
+        os.pwrite(self._fd, self._page, (self._writes % 64) * len(self._page))  # rewritten, not grown, like the log
+        self._writes += 1
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
 
 
 async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
@@ -47,24 +94,23 @@ async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
     from poppy_tui.agent.paths import Paths
     from poppy_tui.agent.store import Status
     from poppy_tui.demo.testing import AgentSession
-    from poppy_tui.protocol.approval import Approval
-    from poppy_tui.protocol.conventions import HEADER_IDEMPOTENCY_KEY
 
     company = CompanyProcess(Path(__file__).with_name("company_process.py"), "the benchmark Company")
     paths = Paths(config_dir=data_root / "config", data_dir=data_root / "data")
     agent = Agent.open(paths, Config(key_storage="file", grace_seconds=0))
     session = AgentSession(company.base_url)
     url = company.base_url + BOOKING
-    times: dict[str, list[float]] = {"agent": [], "agent_first": [], "agent_approval": [], "bare": [], "bare_first": [], "bare_approval": []}
-    a, b = _slots()
+    names = ("agent", "agent_first", "agent_approval", "bare", "bare_first", "bare_approval", "floor")
+    times: dict[str, list[float]] = {name: [] for name in names}
+    fsync_once = _OneFsync(data_root)
+    a, b, c = _slots()
     try:
         record = await agent.add_company(company.base_url)
         async with httpx.AsyncClient(timeout=30) as client:
-            for n in range(rounds + 3):  # the first 3 rounds warm both paths up and are not counted
-                target = a  # the agent moves the fitting to a, the bare client back to b, every round
-                # agent
+            for n in range(rounds + 3):  # the first 3 rounds warm every path up and are not counted
+                # Each client moves the fitting to its own slot, so every request changes it.
                 t0 = time.perf_counter()
-                result = await agent.call_api(record, "POST", BOOKING, {"starts_at": target})
+                result = await agent.call_api(record, "POST", BOOKING, {"starts_at": a})
                 t1 = time.perf_counter()
                 assert result.outcome == "operation", result
                 op = agent.store.get_operation(result.operation_row)
@@ -75,28 +121,18 @@ async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
                 # The outcome's fsync runs in the background (durability.py); let it finish here,
                 # untimed, so it can't slow the bare client's round.
                 assert agent.store.flush(10)
-                # bare
-                target = b
-                t3 = time.perf_counter()
-                first = await client.post(url, json={"starts_at": target}, headers=session.headers())
-                t4 = time.perf_counter()
-                operation = first.json()["operation"]
-                approval = Approval(operation["operation_id"], operation["revision"])
-                headers = session.headers(approval=approval)
-                headers[HEADER_IDEMPOTENCY_KEY] = os.urandom(16).hex()
-                done = await client.post(url, json={"starts_at": target}, headers=headers)
-                outcome = done.json()
-                t5 = time.perf_counter()
-                assert first.status_code == 403 and done.status_code == 200, (first.status_code, done.status_code, done.text)
-                assert outcome["starts_at"] == target, outcome
+                bare_first, bare_approval = await _bare_round(client, session, url, b)
+                floor_first, floor_approval = await _bare_round(client, session, url, c, fsync_once)
                 if n >= 3:
                     times["agent"].append((t2 - t0) * 1000)
                     times["agent_first"].append((t1 - t0) * 1000)
                     times["agent_approval"].append((t2 - t1) * 1000)
-                    times["bare"].append((t5 - t3) * 1000)
-                    times["bare_first"].append((t4 - t3) * 1000)
-                    times["bare_approval"].append((t5 - t4) * 1000)
+                    times["bare"].append(bare_first + bare_approval)
+                    times["bare_first"].append(bare_first)
+                    times["bare_approval"].append(bare_approval)
+                    times["floor"].append(floor_first + floor_approval)
     finally:
+        fsync_once.close()
         await agent.aclose()
         company.stop()
     return times
@@ -136,6 +172,11 @@ def run(rounds: int, repeats: int = REPEATS) -> list[Figure]:
     figures.append(Figure("Approval round trip", "approval leg only: approve + dispatch / bare POST with approval",
                           m["agent_approval"] / m["bare_approval"], "x",
                           f"{m['agent_approval']:.1f} ms vs {m['bare_approval']:.1f} ms"))
+    figures.append(Figure("Approval round trip", "floor: bare httpx + one fsync before the approval / bare",
+                          m["floor"] / m["bare"], "x",
+                          f"{m['floor']:.1f} ms: the bare client plus the one fsync the agent must make before an "
+                          "approval leaves (8 KiB written and fsynced on the store's disk); agent / floor "
+                          f"{m['agent'] / m['floor']:.2f}x is the agent's own work beyond it"))
     if runs["tmpfs"]:
         t = pooled("tmpfs")
         figures.append(Figure("Approval round trip", "overhead with the store on tmpfs (fsync ~free)", t["agent"] / t["bare"], "x",
