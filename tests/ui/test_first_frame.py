@@ -137,21 +137,34 @@ def visible_text(received: bytes) -> str:
     return _ESCAPES.sub("", received.decode("utf-8", "replace"))
 
 
-def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str]) -> str:
-    """What a 120x36 terminal receives from `argv` (escape codes taken out) until every one of
-    `expected` has arrived; the program is then stopped."""
+def start_in_pty(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    """`argv` on a 120x36 pseudo-terminal, in a session of its own (so the terminal is not its
+    controlling one: closing the other end sends it no SIGHUP). Returns it and the master end."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
     proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env={**env, "TERM": "xterm-256color"},
                             cwd=REPO, start_new_session=True)
     os.close(slave)
+    return proc, master
+
+
+def read_until(master: int, expected: list[str]) -> bytes:
+    """What the terminal receives until every one of `expected` has arrived (as text shown)."""
     received = b""
+    while not all(piece in visible_text(received) for piece in expected):
+        ready, _, _ = select.select([master], [], [], 60)
+        chunk = os.read(master, 65536) if ready else b""
+        assert chunk, f"{expected} never arrived: {received[-500:]!r}"
+        received += chunk
+    return received
+
+
+def terminal_text_until(argv: list[str], env: dict[str, str], expected: list[str]) -> str:
+    """What a 120x36 terminal receives from `argv` (escape codes taken out) until every one of
+    `expected` has arrived; the program is then stopped."""
+    proc, master = start_in_pty(argv, env)
     try:
-        while not all(piece in visible_text(received) for piece in expected):
-            ready, _, _ = select.select([master], [], [], 60)
-            chunk = os.read(master, 65536) if ready else b""
-            assert chunk, f"{expected} never arrived: {received[-500:]!r}"
-            received += chunk
+        received = read_until(master, expected)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -560,18 +573,9 @@ def test_a_tui_ended_by_sigterm_right_after_its_first_frame_keeps_the_parsed_css
     # It was kept only once the first frame was done (_after_first_frame): a TUI ended right
     # after that frame, as the benchmark's are, kept nothing and every start parsed again.
     home, env = home_with_three_operations(tmp_path)
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "poppy_tui", "--home", str(home)], stdin=slave, stdout=slave,
-                            stderr=slave, env={**env, "TERM": "xterm-256color"}, cwd=REPO, start_new_session=True)
-    os.close(slave)
-    received = b""
+    proc, master = start_in_pty([sys.executable, "-m", "poppy_tui", "--home", str(home)], env)
     try:
-        while "Manzanita" not in visible_text(received):
-            ready, _, _ = select.select([master], [], [], 60)
-            chunk = os.read(master, 65536) if ready else b""
-            assert chunk, received[-500:]
-            received += chunk
+        read_until(master, ["Manzanita"])
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == -signal.SIGTERM  # ended by the signal, as before
     finally:

@@ -5,34 +5,20 @@ of a core, and the TUI used to run on for ever."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import select
-import struct
-import subprocess
 import sys
-import termios
 import time
 
 from poppy_tui.ui.terminal_watch import terminal_hung_up, watchable_terminal
-from tests.ui.test_first_frame import REPO, home_with_three_operations, visible_text
+from tests.ui.test_first_frame import home_with_three_operations, read_until, start_in_pty
 
 
 def test_the_tui_ends_when_its_terminal_hangs_up_without_sighup(tmp_path):
     home, env = home_with_three_operations(tmp_path)
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
     # A session of its own without a controlling terminal: closing the master sends no SIGHUP.
-    proc = subprocess.Popen([sys.executable, "-m", "poppy_tui", "--home", str(home)], stdin=slave, stdout=slave,
-                            stderr=slave, env={**env, "TERM": "xterm-256color"}, cwd=REPO, start_new_session=True)
-    os.close(slave)
+    proc, master = start_in_pty([sys.executable, "-m", "poppy_tui", "--home", str(home)], env)
     try:
-        received = b""
-        while "Manzanita" not in visible_text(received):
-            ready, _, _ = select.select([master], [], [], 60)
-            chunk = os.read(master, 65536) if ready else b""
-            assert chunk, f"the inbox never arrived: {received[-500:]!r}"
-            received += chunk
+        read_until(master, ["Manzanita"])
         time.sleep(0.3)  # past the first frame: the store poll is running
         os.close(master)
         master = -1
