@@ -554,7 +554,7 @@ class Dispatcher:
                 future.set_result(result)
 
     async def _send_guarded(self, op: OperationRecord, approval: Approval, lease: "_Lease") -> Exchange | None:
-        """The send, or None when the lease was lost (the heartbeat then stops the send itself)."""
+        """The send, or None when the lease was lost (the lease renewal then stops the send itself)."""
         if lease.lost.is_set():
             return None
         me = asyncio.current_task()

@@ -80,7 +80,7 @@ class OutcomeProbe:
     ) -> None:
         self._agent = agent
         self.owner = owner
-        # A probe sends and reads without a heartbeat: its lease covers the longest it can take.
+        # A probe sends and reads without renewing its lease: its lease covers the longest it can take.
         timeout = agent.config.request_timeout_seconds
         self.lease_seconds = max(lease_seconds, 4 * timeout + agent.conversations.reply_wait_seconds)
         self.interval = interval_seconds
