@@ -96,13 +96,13 @@ class _Lease:
         self.lost = asyncio.Event()
         # The task awaiting the send, while it does: losing the lease cancels it there.
         self.sending: asyncio.Task | None = None
-        self.stopped_send = False  # lose() cancelled `sending` (its cancellation is ours, not the caller's)
         self.renewal: asyncio.TimerHandle | None = None
 
     def lose(self) -> None:
+        if self.lost.is_set():
+            return  # lost once, cancelled at most once
         self.lost.set()
-        if self.sending is not None and not self.stopped_send:
-            self.stopped_send = True
+        if self.sending is not None:
             self.sending.cancel()
 
 
@@ -565,7 +565,9 @@ class Dispatcher:
         except asyncio.CancelledError:
             # Sent from this task (a task of its own per send costs more than the send's own
             # bookkeeping): lose() cancels this task, and only that cancellation is taken back.
-            if lease.stopped_send and me is not None and me.uncancel() == 0:
+            # A lease lost now was lost during this send (one lost before it returned None
+            # above), so lose() did cancel us.
+            if lease.lost.is_set() and me is not None and me.uncancel() == 0:
                 return None  # our send was stopped because the lease is gone; we were not cancelled
             raise
         finally:
