@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
+from poppy_tui.cli.gate_parser import JSON_HELP
 from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
     global_options(remove, suppress=True)
     remove.add_argument("name", metavar="NAME", help="name, domain or URL of a known Company")
     for parser in (refresh, remove):  # --json means JSON output on every command (docs/cli.md)
-        parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+        parser.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def company_choices(companies: list["CompanyRecord"]) -> str:

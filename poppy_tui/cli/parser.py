@@ -11,6 +11,7 @@ import sys
 
 from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import EPILOG, Exit
+from poppy_tui.cli.gate_parser import JSON_HELP, add_gate_commands, add_history_options, add_script_options
 
 # Annotations only: importing typing costs more than all of --help's own work (docs/architecture.md).
 TYPE_CHECKING = False
@@ -223,7 +224,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     add.add_argument("target", metavar="DOMAIN_OR_URL", help="e.g. shop.example or https://shop.example")
     listing = company_commands.add_parser("list", help="list the Companies poppy-tui knows", allow_abbrev=False)
     _global_options(listing, suppress=True)
-    listing.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+    listing.add_argument("--json", action="store_true", help=JSON_HELP)
     if not isinstance(companies, _Unbuilt):
         from poppy_tui.cli.companies_commands import add_parsers as add_company_parsers
 
@@ -273,10 +274,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "List operations that aren't finished: waiting for a decision, approved and being sent, or with an "
         "unknown outcome. Oldest first.",
     )
-    pending.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+    pending.add_argument("--json", action="store_true", help=JSON_HELP)
 
     history = command("history", "list operations, newest first")
-    history.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+    history.add_argument("--json", action="store_true", help=JSON_HELP)
     history.add_argument(
         "--status",
         action="append",
@@ -287,8 +288,6 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     history.add_argument("--company", metavar="C", help="only this Company (name, domain or URL)")
     history.add_argument("--limit", type=_positive_int, default=None, metavar="N",
                          help="at most N (default 50; ndjson and csv: all)")
-    from poppy_tui.cli.gate_parser import add_history_options
-
     add_history_options(history)
 
     show = command(
@@ -298,9 +297,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "readers). OPERATION is its number, or the Company's operation_id.",
     )
     show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
-    show.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
-
-    from poppy_tui.cli.gate_parser import add_gate_commands, add_script_options
+    show.add_argument("--json", action="store_true", help=JSON_HELP)
 
     add_script_options(call, tool, say, add, wait_help)
     add_gate_commands(command)
@@ -315,7 +312,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     add_signin_commands(command)
     add_identity_commands(command)
-    locate.add_argument("--json", action="store_true", help="machine-readable output (see docs/cli.md)")
+    locate.add_argument("--json", action="store_true", help=JSON_HELP)
     return parser
 
 
