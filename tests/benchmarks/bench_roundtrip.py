@@ -45,8 +45,6 @@ def _slots() -> tuple[str, str, str]:
 async def _bare_round(client, session, url: str, target: str, before_approval=None) -> tuple[float, float]:
     """The two requests as a bare httpx client makes them: (first, with approval) in ms.
     `before_approval`, if given, runs between them (the floor client's fsync)."""
-    import httpx  # noqa: F401 - the client is the caller's
-
     from poppy_tui.protocol.approval import Approval
     from poppy_tui.protocol.conventions import HEADER_IDEMPOTENCY_KEY
 
