@@ -227,3 +227,26 @@ async def test_the_persons_resolution_stays_the_last_resort(make_agent, strict):
     sent = len(agent.store.attempts(op.id))
     await agent.dispatch_once()
     assert len(agent.store.attempts(op.id)) == sent  # nothing more is sent once the person said
+
+
+# ---- an approval whose terms expired before it could be sent ---------------------------------
+
+
+async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_never_sent(make_agent, strict):
+    """The Company's terms last two seconds here; the person approves in time, but nothing
+    sends before they expire: the next pass claims nothing, records it expired, and the Company
+    never sees the approval."""
+    import asyncio
+
+    strict.state.expiry_seconds = 2.0
+    agent = make_agent(grace_seconds=0)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_2/cancel", {})
+    assert first.outcome == "operation"
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    await asyncio.sleep(2.2)  # past expires_at (second precision: at most 2 s after the answer)
+    assert await agent.dispatch_once() == 0
+    assert agent.store.get_operation(op.id).status == Status.EXPIRED
+    assert approvals_received(strict) == []
+    assert strict.state.bookings["bk_2"]["status"] == "confirmed"
