@@ -232,7 +232,13 @@ class Dispatcher:
                 # in batches (one statement each), once half of those claimed are done.
                 if claiming and len(running) <= self._claim_ahead // 2:
                     wanted = self._claim_ahead - len(running)
-                    batch = self.store.claim_due_many(self.owner, self.lease_seconds, wanted)
+                    started: AttemptRecord | None = None
+                    if not running and chores is None and self._can_send():
+                        # The pass's first claim: if it finds one approval alone, never sent,
+                        # its attempt is recorded in the claim's own transaction (one commit less).
+                        batch, started = self.store.claim_due_starting_alone(self.owner, self.lease_seconds, wanted)
+                    else:
+                        batch = self.store.claim_due_many(self.owner, self.lease_seconds, wanted)
                     if len(batch) < wanted:
                         # Every operation due now is claimed (by us, or by another process
                         # meanwhile): what becomes due from now on is the next pass's.
@@ -243,10 +249,11 @@ class Dispatcher:
                         chores = asyncio.ensure_future(self._chores())  # runs while it waits
                         count = 1
                         try:
-                            await self._handle(batch[0])
+                            await self._handle(batch[0], started=started)
                         except Exception as exc:  # noqa: BLE001 - logged as a send task's would be
                             log.error("sending an operation failed", exc_info=exc)
                         break
+                    assert started is None  # started only for an operation claimed alone
                     for op in batch:
                         slot = slots.setdefault(op.company.id, _Turns(self._per_company))
                         running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
@@ -339,13 +346,20 @@ class Dispatcher:
 
     # ---- one operation ---------------------------------------------------------------------------
 
-    async def _handle(self, op: OperationRecord, slot: _Turns | None = None) -> None:
+    def _can_send(self) -> bool:
+        """Whether an approval can be signed here now (else _drive postpones, sending nothing)."""
+        return self._preflight is None or not self._preflight()
+
+    async def _handle(
+        self, op: OperationRecord, slot: _Turns | None = None, started: AttemptRecord | None = None
+    ) -> None:
+        """`started`: the operation's first attempt, committed with its claim, not yet fsynced."""
         lease = _Lease()
         self._keep_lease(op.id, lease)
         self._handling += 1
         try:
             if slot is None:
-                await self._drive(op, lease)
+                await self._drive(op, lease, started)
             else:
                 async with slot:  # the lease is held (and renewed) while waiting for a turn
                     await self._drive(op, lease)
@@ -386,7 +400,7 @@ class Dispatcher:
 
         lease.renewal = loop.call_later(interval, renew)
 
-    async def _drive(self, op: OperationRecord, lease: "_Lease") -> None:
+    async def _drive(self, op: OperationRecord, lease: "_Lease", started: AttemptRecord | None = None) -> None:
         attempts = self._mark_interrupted(op.id, op.attempt_count)
         if op.approved_revision_id is None:
             raise StateError("nothing is approved")
@@ -408,19 +422,27 @@ class Dispatcher:
             # `attempts` holds every earlier attempt, read once per pass: only the lease holder
             # (us) adds or finishes attempts while we hold it.
             in_doubt = _in_doubt(attempts)
-            stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(sending, attempts))
-            if stop is not None:
-                self._settle(op.id, stop)
-                return
-            if lease.lost.is_set():
-                return
-            problem = self._preflight() if self._preflight is not None else None
-            if problem:
-                # Nothing can leave the machine: that is no attempt, and certainly no unknown
-                # outcome. Keep the approval and try again later (the key may be fixed by then).
-                self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
-                return
-            attempt = await self._begin_attempt(op.id)
+            if started is not None:
+                # Committed with the claim, whose statement checked what _should_stop and the
+                # checks below would (due, terms not expired, signable: see dispatch_once). What
+                # is left is the fsync, before the request leaves; here, on the loop, since no
+                # other send of this pass is under way to overlap it with.
+                attempt, started = started, None
+                self.store.sync_through(self.store.take_awaited())
+            else:
+                stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(sending, attempts))
+                if stop is not None:
+                    self._settle(op.id, stop)
+                    return
+                if lease.lost.is_set():
+                    return
+                problem = self._preflight() if self._preflight is not None else None
+                if problem:
+                    # Nothing can leave the machine: that is no attempt, and certainly no unknown
+                    # outcome. Keep the approval and try again later (the key may be fixed by then).
+                    self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
+                    return
+                attempt = await self._begin_attempt(op.id)
             exchange = await self._send_guarded(sending, approval, lease)
             if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return

@@ -352,3 +352,78 @@ def test_headless_sending_reports_an_approval_made_between_its_read_and_the_clai
 
     settled, row = asyncio.run(work())
     assert [(r.id, r.status) for r in settled] == [(row, Status.PERFORMED)]
+
+
+def write_transactions(statements: list[str]) -> int:
+    """How many write transactions these statements (sqlite3's trace) made: each BEGIN … COMMIT,
+    and each UPDATE or INSERT outside one (a transaction of its own)."""
+    count, inside = 0, False
+    for sql in statements:
+        verb = sql.split()[0].upper()
+        if verb == "BEGIN":
+            count, inside = count + 1, True
+        elif verb in ("COMMIT", "ROLLBACK"):
+            inside = False
+        elif verb in ("UPDATE", "INSERT") and not inside:
+            count += 1
+    return count
+
+
+def test_an_approval_due_alone_has_its_attempt_committed_with_its_claim_and_fsynced_before_it_leaves(tmp_path, bulk):
+    """The only approval due in a pass: its first attempt is written in the claim's own
+    transaction (no start_attempts of its own), and that commit is fsynced before the request
+    reaches the Company, which sees the attempt from another connection."""
+    agent = open_agent(tmp_path)
+    store = agent.store
+    database = store.path
+    seen: list[tuple[int, bool]] = []  # at each approval's arrival: committed attempts, and fsynced?
+    durable = [0]
+    awaited = [0]
+    real_take, real_sync, real_start = store.take_awaited, store.sync_through, store.start_attempts
+    grouped: list[list[int]] = []
+
+    def take_awaited():
+        awaited[0] = real_take()
+        return awaited[0]
+
+    def sync_through(commit):
+        real_sync(commit)
+        durable[0] = max(durable[0], commit)
+
+    def start_attempts(rows, owner, *durability):
+        grouped.append(list(rows))
+        return real_start(rows, owner, *durability)
+
+    store.take_awaited, store.sync_through, store.start_attempts = take_awaited, sync_through, start_attempts
+
+    def check(headers: dict[str, str]) -> None:
+        key = headers["idempotency-key"].strip('"')
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            found = db.execute(
+                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL", (key,)
+            ).fetchone()[0]
+        seen.append((found, 0 < awaited[0] <= durable[0]))
+
+    bulk.state.on_approval = check
+    writes: list[str] = []
+
+    async def work() -> list[int]:
+        try:
+            rows = await approved_operations(agent, bulk.base_url, 1)
+            store._db._connection.set_trace_callback(writes.append)
+            assert await agent.dispatch_once() == 1
+            store._db._connection.set_trace_callback(None)
+            return rows
+        finally:
+            await agent.aclose()
+
+    (row,) = asyncio.run(work())
+    assert seen == [(1, True)]
+    assert grouped == []  # the attempt came with the claim
+    # One transaction for claim and attempt, one for the outcome: nothing else was written.
+    assert write_transactions(writes) == 2
+    with Store.open(database) as again:
+        assert again.get_operation(row).status == Status.PERFORMED
+        (attempt,) = again.attempts(row)
+        assert attempt.number == 1 and attempt.outcome == "performed"
+        assert [e.kind for e in again.events(row)][-2:] == ["attempt", "performed"]

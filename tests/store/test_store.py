@@ -491,6 +491,45 @@ def test_claim_due_many_takes_up_to_the_limit_oldest_first_in_one_statement(stor
     assert sorted(op.id for op in store.claim_due_many("c", 30, 10, now=lapsed)) == rows
 
 
+def test_a_never_sent_approval_claimed_alone_gets_its_attempt_in_the_claims_transaction(store):
+    (row,) = _approved_operations(store, 1)
+    assert store.flush(5)
+    claimed, attempt = store.claim_due_starting_alone("a", 30, 8)
+    assert [op.id for op in claimed] == [row]
+    # The record as claimed (before the attempt), and the attempt, committed, awaiting its fsync.
+    assert claimed[0].status == Status.APPROVED and claimed[0].attempt_count == 0
+    assert attempt is not None and attempt.number == 1 and attempt.owner == "a"
+    assert attempt.idempotency_key == claimed[0].idempotency_key
+    commit = store.take_awaited()
+    assert commit > 0 and store._flusher.pending == 1  # not on disk until sync_through
+    store.sync_through(commit)
+    assert store._flusher.pending == 0
+    with Store.open(store.path) as other:
+        assert other.get_operation(row).status == Status.SENDING
+        assert [a.id for a in other.attempts(row)] == [attempt.id]
+        assert other.claim_due_many("b", 30, 8) == []  # leased by "a"
+
+
+def test_no_attempt_is_started_with_a_claim_of_several_or_of_an_approval_sent_before(store):
+    rows = _approved_operations(store, 2)
+    claimed, attempt = store.claim_due_starting_alone("a", 30, 8)
+    assert [op.id for op in claimed] == rows and attempt is None  # two due: each its own attempt
+    assert store.take_awaited() == 0 and all(store.attempts(r) == [] for r in rows)
+    # One due, but a claim of one (the limit) may have left others due.
+    store.release_lease(rows[0], "a")
+    store.release_lease(rows[1], "a")
+    claimed, attempt = store.claim_due_starting_alone("a", 30, 1)
+    assert [op.id for op in claimed] == [rows[0]] and attempt is None
+    # Sent before (an attempt in doubt, the lease lapsed): resent by the dispatcher's own checks.
+    store.start_attempt(rows[0], "a")
+    store.release_lease(rows[0], "a")
+    store.release_lease(rows[1], "a")
+    store.decline(rows[1], store.get_operation(rows[1]).current.id)
+    claimed, attempt = store.claim_due_starting_alone("b", 30, 8)
+    assert [op.id for op in claimed] == [rows[0]] and attempt is None
+    assert len(store.attempts(rows[0])) == 1
+
+
 def test_claim_due_many_skips_what_is_not_due(store):
     rows = _approved_operations(store, 3, grace_seconds=60)
     assert store.claim_due_many("a", 30, 10) == []  # all in their grace period

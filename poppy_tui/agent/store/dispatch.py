@@ -42,22 +42,57 @@ class DispatchStore(OperationStore, ExpiryStore):
         """Take the leases on up to `limit` operations due to be sent (oldest change first), in
         one statement: one transaction, atomic across processes. A row another process leased
         first is not taken (the UPDATE checks it is still due and unleased under the write lock)."""
+        rows = self._claim(owner, lease_seconds, limit, now, operation_row, Durability.LAZY)
+        return self._claimed([r[0] for r in rows])
+
+    def claim_due_starting_alone(
+        self, owner: str, lease_seconds: float, limit: int, now: datetime | None = None,
+    ) -> tuple[list[OperationRecord], AttemptRecord | None]:
+        """claim_due_many, and when that claims a single operation, fewer than `limit` (so it is
+        the only one due), whose approval was never sent, that operation's first attempt too, in
+        the same transaction. That attempt is an AWAITED commit: take_awaited() then
+        sync_through() must return before its request leaves, as after start_attempts. The
+        dispatcher's lone send is spared a commit of its own this way; the claim's checks (due,
+        unleased, terms not expired) and the attempt's (our lease, approved) hold in one
+        transaction, so nothing can change between them. Returns the claimed operations, read
+        before the attempt (approved, attempt_count 0), and the attempt or None."""
+        attempt: AttemptRecord | None = None
+        with self._write(Durability.LAZY) as db:
+            rows = self._claim(owner, lease_seconds, limit, now, None, None)
+            claimed = self._claimed([r[0] for r in rows])
+            if len(rows) == 1 and len(rows) < limit and rows[0][1] == Status.APPROVED and rows[0][2] == 0:
+                try:
+                    attempt = self._start_attempt(db, rows[0][0], owner)
+                except StateError:  # raised before its first write: the claim alone is kept
+                    attempt = None
+        if attempt is not None:
+            self._awaited = self._flusher.committed_awaited()
+        return claimed, attempt
+
+    def _claim(
+        self, owner: str, lease_seconds: float, limit: int, now: datetime | None, operation_row: int | None,
+        durability: Durability | None,
+    ) -> list[tuple[int, str, int]]:
+        """The claim's one statement: (id, status, attempt_count) of each operation leased.
+        `durability` None: inside a transaction the caller holds."""
         now = now or now_utc()
-        at = stamp(now)
         only = " AND id = :row" if operation_row is not None else ""
         # operations_due (migration 6) holds only approved and sending rows, in updated_at order:
         # the walk stops after `limit` due rows instead of sorting every open approval per claim.
-        rows = self._write_one(
+        sql = (
             f"UPDATE operations SET lease_owner=:owner, lease_until=:until WHERE id IN"
             f" (SELECT id FROM operations INDEXED BY operations_due WHERE {_DUE}{only} ORDER BY updated_at LIMIT :n)"
-            f" AND {_DUE} RETURNING id",
-            {"owner": owner, "until": stamp(now + timedelta(seconds=lease_seconds)), "at": at, "n": max(0, limit),
-             "row": operation_row},
-            Durability.LAZY,
-        ).fetchall()
-        if not rows:
+            f" AND {_DUE} RETURNING id, status, attempt_count"
+        )
+        params = {"owner": owner, "until": stamp(now + timedelta(seconds=lease_seconds)), "at": stamp(now),
+                  "n": max(0, limit), "row": operation_row}
+        if durability is None:
+            return self._db.execute(sql, params).fetchall()
+        return self._write_one(sql, params, durability).fetchall()
+
+    def _claimed(self, ids: list[int]) -> list[OperationRecord]:
+        if not ids:
             return []
-        ids = [r[0] for r in rows]
         found = self._db.execute(
             f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(ids))}) ORDER BY o.updated_at, o.id", ids
         ).fetchall()
