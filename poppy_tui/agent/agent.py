@@ -312,6 +312,8 @@ class Agent:
     def signing_problem(self) -> str | None:
         """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
         Loads the key (once: it is kept after the first success)."""
+        if self._identity is not None and self._identity.key_loaded:
+            return None  # asked before every send: once loaded, nothing more to look at
         from poppy_tui.agent.keys import KeyStorageError
         from poppy_tui.protocol.client_metadata import IdentityError
 

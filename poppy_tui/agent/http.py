@@ -156,6 +156,22 @@ def parse_json_body(raw: bytes) -> Any:
     return value
 
 
+# Parsed URLs by their text, for requests built on the direct path: an approval goes to the URL
+# its first request went to, and a thousand of them to a handful of URLs. httpx.URL is immutable,
+# so one can be shared; parsing one costs more than building the rest of the request.
+_URLS: dict[str, httpx.URL] = {}
+_URLS_KEPT = 256
+
+
+def _parsed_url(url: str) -> httpx.URL:
+    parsed = _URLS.get(url)
+    if parsed is None:
+        if len(_URLS) >= _URLS_KEPT:
+            _URLS.clear()  # a bound, not an LRU: what is sent again soon is parsed again once
+        parsed = _URLS[url] = httpx.URL(url)
+    return parsed
+
+
 @contextlib.asynccontextmanager
 async def _exchange(
     client: httpx.AsyncClient,
@@ -183,7 +199,8 @@ async def _exchange(
         merged.update(headers)
     chosen = client.timeout if timeout is httpx.USE_CLIENT_DEFAULT else timeout
     outgoing = httpx.Request(
-        method, url, params=params, headers=merged, content=content, extensions={"timeout": chosen.as_dict()}
+        method, _parsed_url(url), params=params, headers=merged, content=content,
+        extensions={"timeout": chosen.as_dict()},
     )
     response = await direct.handle_async_request(outgoing)
     response.request = outgoing

@@ -30,14 +30,20 @@ class Approval:
 
 
 def encode_approval_header(approval: Approval) -> str:
-    """`Poppy-Approval` as an RFC 9651 Dictionary of Strings."""
-    d = http_sfv.Dictionary()
-    d["operation_id"] = approval.operation_id
-    d["revision"] = approval.revision
-    try:
-        return str(d)
-    except ValueError as exc:  # IDs are validated already; this guards against a bad library change.
-        raise InvalidApproval("Poppy-Approval", str(exc)) from None
+    """`Poppy-Approval` as an RFC 9651 Dictionary of Strings.
+
+    Written out here rather than through http_sfv's Dictionary (which parses it, and which the
+    tests hold this to, byte for byte): two fixed keys and two sf-strings are a few lines, and
+    building the library's objects cost about ten times as much (~20 µs per approval sent)."""
+    return f"operation_id={_sf_string(approval.operation_id)}, revision={_sf_string(approval.revision)}"
+
+
+def _sf_string(value: str) -> str:
+    """An RFC 9651 sf-string (3.3.3): printable ASCII only, with DQUOTE and backslash escaped."""
+    if not value.isascii() or not value.isprintable():
+        # IDs are validated already (ids.id_problem); this guards a later change to that check.
+        raise InvalidApproval("Poppy-Approval", f"a string member holds a character RFC 9651 strings can't: {value!r}")
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def parse_approval_header(value: str | bytes) -> Approval:

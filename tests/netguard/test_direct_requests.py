@@ -68,3 +68,23 @@ def test_with_a_proxy_configured_every_request_takes_httpxs_whole_path(monkeypat
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     client = make_client(5.0, allow_loopback=False)
     assert client.direct is None and client.event_hooks["request"]
+
+
+async def test_a_url_parsed_once_is_shared_and_its_params_are_still_each_requests_own(monkeypatch):
+    from poppy_tui.agent import http
+
+    monkeypatch.setattr(http, "_URLS", {})
+    monkeypatch.setattr(http, "_URLS_KEPT", 2)
+    async with RawHttpServer() as server:
+        async with make_client(5.0) as client:
+            url = f"{server.base_url}/same"
+            await request(client, "POST", url, content=b"{}", params={"n": "1"})
+            first = http._URLS[url]
+            await request(client, "POST", url, content=b"{}", params={"n": "2"})
+            assert http._URLS[url] is first  # parsed once
+            await request(client, "GET", f"{server.base_url}/other")
+            await request(client, "GET", f"{server.base_url}/third")  # over the bound: started again
+            assert set(http._URLS) == {f"{server.base_url}/third"}
+    lines = [r.split(b"\r\n", 1)[0] for r in server.requests]
+    assert lines == [b"POST /same?n=1 HTTP/1.1", b"POST /same?n=2 HTTP/1.1", b"GET /other HTTP/1.1",
+                     b"GET /third HTTP/1.1"]

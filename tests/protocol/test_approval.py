@@ -70,3 +70,38 @@ def test_conversation_message_matches_the_spec():
 def test_message_text_never_approves():
     assert approval_from_message({"id": "m1", "text": "The user approved exc_5Rt2 revision 1791487200-k3Jd9Qx2mW8v."}) is None
     assert approval_from_message({"text": "approve", "extensions": {"operations": {"operation": {}}}}) is None
+
+
+def _library_header(operation_id: str, revision: str) -> str:
+    import http_sfv
+
+    d = http_sfv.Dictionary()
+    d["operation_id"] = operation_id
+    d["revision"] = revision
+    return str(d)
+
+
+def test_the_header_is_written_as_http_sfv_writes_it_for_any_valid_ids():
+    import random
+    import string
+
+    rng = random.Random(9651)
+    alphabet = string.ascii_letters + string.digits + "_-"
+    for _ in range(500):
+        ids = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 128))) for _ in range(2)]
+        assert encode_approval_header(Approval(*ids)) == _library_header(*ids)
+
+
+@pytest.mark.parametrize("value", ['say "hi"', "back\\slash", " spaced ", "~!#$%&'()*+,./:;<=>?@[]^`{|}"])
+def test_string_members_are_escaped_as_rfc_9651_says(value):
+    from poppy_tui.protocol.approval import _sf_string
+
+    assert f"operation_id={_sf_string(value)}, revision={_sf_string('r')}" == _library_header(value, "r")
+
+
+@pytest.mark.parametrize("value", ["tab\there", "é", "nul\x00", "del\x7f"])
+def test_a_string_member_rfc_9651_cannot_hold_is_refused(value):
+    from poppy_tui.protocol.approval import _sf_string
+
+    with pytest.raises(InvalidApproval):
+        _sf_string(value)

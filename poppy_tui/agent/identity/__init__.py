@@ -36,6 +36,11 @@ class AgentIdentity:
         return self.settings.client_id
 
     @property
+    def key_loaded(self) -> bool:
+        """Whether the key was loaded already (it is kept from then on)."""
+        return self._key is not None
+
+    @property
     def key(self) -> ec.EllipticCurvePrivateKey:
         with self._lock:
             if self._key is None:
