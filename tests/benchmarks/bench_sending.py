@@ -80,7 +80,10 @@ async def _bare_run(base_url: str, first_item: int, count: int) -> float:
         return time.perf_counter() - started
 
 
-def run(count: int, repeats: int = 3) -> list[Figure]:
+def run(count: int, repeats: int = 5) -> list[Figure]:
+    """`repeats` runs, agent and bare alternating, each on fresh operations. Five, not three: the
+    bare loop, which mostly waits for the Company, moved 354–473/s between three runs of one
+    recording (the agent, CPU-bound, 305–339/s), and a median of three can't resolve that."""
     agent_rates: list[float] = []
     bare_rates: list[float] = []
     company = CompanyProcess(Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py", "the sending Company")

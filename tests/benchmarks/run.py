@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
                 elif section == "sending":
                     import bench_sending
 
-                    got = bench_sending.run(200 if args.quick else 1000, 1 if args.quick else 3)
+                    got = bench_sending.run(200 if args.quick else 1000, 1 if args.quick else 5)
                 elif section == "peers":
                     import bench_peers
 
