@@ -203,6 +203,7 @@ class Agent:
         dispatcher = Dispatcher(
             self.store, self._send_approval, self.config, self._owner, lease, self._backoff,
             preflight=self.signing_problem, prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
+            signable=self.signing_key_loaded,
         )
         dispatcher.sign_in_state = self._sign_in_state
         return dispatcher
@@ -309,10 +310,15 @@ class Agent:
             self._identity = load_identity(self.paths, self.config.allow_loopback, self._key_loader)
         return self._identity
 
+    def signing_key_loaded(self) -> bool:
+        """Whether the signing key is loaded (it is kept from then on), known without touching
+        the keyring: an agent that only browses never loads it."""
+        return self._identity is not None and self._identity.key_loaded
+
     def signing_problem(self) -> str | None:
         """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
         Loads the key (once: it is kept after the first success)."""
-        if self._identity is not None and self._identity.key_loaded:
+        if self.signing_key_loaded():
             return None  # asked before every send: once loaded, nothing more to look at
         from poppy_tui.agent.keys import KeyStorageError
         from poppy_tui.protocol.client_metadata import IdentityError

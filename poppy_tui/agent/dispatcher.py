@@ -170,6 +170,7 @@ class Dispatcher:
         inline_retry_seconds: float = DEFAULT_INLINE_RETRY_SECONDS,
         preflight: Preflight | None = None,
         unsignable_retry_seconds: float = UNSIGNABLE_RETRY_SECONDS,
+        signable: Callable[[], bool] | None = None,
         prober: Callable[[], Awaitable[int]] | None = None,
         probe_after: float | None = None,
         per_company: int = DEFAULT_PER_COMPANY,
@@ -200,6 +201,10 @@ class Dispatcher:
         self._prober = prober
         self._probe_after = probe_after if prober is not None else None
         self._preflight = preflight
+        # Whether approvals can be signed here, known without loading anything (the key is loaded
+        # already): a pass asks before every claim, and must not touch the keyring when nothing
+        # is due. None: never known, so a lone attempt is never started with its claim.
+        self._signable = signable
         self._unsignable_retry = unsignable_retry_seconds
         self._send = sender
         self._config = config
@@ -347,8 +352,9 @@ class Dispatcher:
     # ---- one operation ---------------------------------------------------------------------------
 
     def _can_send(self) -> bool:
-        """Whether an approval can be signed here now (else _drive postpones, sending nothing)."""
-        return self._preflight is None or not self._preflight()
+        """Whether an approval can be signed here now, known without loading the key (when it is
+        not known, _drive asks the preflight, which may load it, and postpones if it fails)."""
+        return self._signable is not None and self._signable()
 
     async def _handle(
         self, op: OperationRecord, slot: _Turns | None = None, started: AttemptRecord | None = None

@@ -427,3 +427,21 @@ def test_an_approval_due_alone_has_its_attempt_committed_with_its_claim_and_fsyn
         (attempt,) = again.attempts(row)
         assert attempt.number == 1 and attempt.outcome == "performed"
         assert [e.kind for e in again.events(row)][-2:] == ["attempt", "performed"]
+
+
+def test_a_pass_with_nothing_due_never_loads_the_signing_key(tmp_path):
+    """Whether a lone attempt may start with its claim is asked of the key already loaded, never
+    by loading it: an agent that only browses (the TUI's dispatcher passes, every half second)
+    leaves the keyring alone."""
+    agent = open_agent(tmp_path)
+
+    async def work() -> None:
+        try:
+            assert await agent.dispatch_once() == 0
+            assert await agent.dispatch_once() == 0
+        finally:
+            await agent.aclose()
+
+    asyncio.run(work())
+    assert not agent.signing_key_loaded()
+    assert agent._identity is None
