@@ -13,7 +13,7 @@ from poppy_tui.cli.output import emit
 def completion_script(shell: str) -> str:
     import shtab
 
-    from poppy_tui.cli.main import build_parser
+    from poppy_tui.cli.parser import build_parser
 
     return shtab.complete(build_parser(), shell=shell)
 

@@ -20,18 +20,6 @@ if TYPE_CHECKING:
 
 PROG = "poppy-tui"
 
-# The parser's names, for callers that import them from here (cli/parser.py has them).
-_PARSER_NAMES = frozenset({"build_parser", "command_word", "_terminal_columns", "_positive_int", "_Parser"})
-
-
-def __getattr__(name: str) -> "Any":
-    if name in _PARSER_NAMES:
-        from poppy_tui.cli import parser
-
-        return getattr(parser, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # A bare start's options: each takes a value (`--home PATH` or `--home=PATH`).
 _BARE_OPTIONS = ("--home", "--config")
 

@@ -12,7 +12,7 @@ import pytest
 from cli_support import run_process, subprocess_env
 from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.main import build_parser
+from poppy_tui.cli.parser import build_parser
 
 COMMANDS = (
     "companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity",

@@ -64,7 +64,7 @@ def test_help_loads_no_command_and_no_library(home):
 def test_help_is_as_wide_as_shutil_says(monkeypatch, columns):
     import shutil
 
-    from poppy_tui.cli.main import _terminal_columns
+    from poppy_tui.cli.parser import _terminal_columns
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)
@@ -150,7 +150,7 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
     ],
 )
 def test_building_only_the_chosen_command_parses_alike(argv):
-    from poppy_tui.cli.main import build_parser
+    from poppy_tui.cli.parser import build_parser
 
     assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
 
@@ -161,7 +161,7 @@ def test_building_only_the_chosen_command_parses_alike(argv):
      ["--", "pending"], ["locate", "elsewhere"]],
 )
 def test_building_only_the_chosen_command_refuses_alike(argv, capsys):
-    from poppy_tui.cli.main import build_parser
+    from poppy_tui.cli.parser import build_parser
 
     said = []
     for parser in (build_parser(argv), build_parser()):
@@ -177,7 +177,8 @@ def test_building_only_the_chosen_command_refuses_alike(argv, capsys):
      ["--home", "a", "--home", "b"], ["--home="], ["--config", "c.toml", "--home", "h"]],
 )
 def test_a_bare_start_reads_its_options_as_the_parser_does(argv):
-    from poppy_tui.cli.main import bare_start, build_parser
+    from poppy_tui.cli.main import bare_start
+    from poppy_tui.cli.parser import build_parser
 
     assert vars(bare_start(argv)) == vars(build_parser(argv).parse_args(argv))
 

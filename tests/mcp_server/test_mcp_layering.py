@@ -16,7 +16,7 @@ def modules_after(statement: str) -> set[str]:
     "statement,absent",
     [
         # --help and every other command build the parser: no MCP SDK, no Textual, no MCP server.
-        ("from poppy_tui.cli.main import build_parser; build_parser()",
+        ("import poppy_tui.cli.main; from poppy_tui.cli.parser import build_parser; build_parser()",
          {"mcp", "textual", "poppy_tui.mcp_server", "poppy_tui.agent.agent", "shtab"}),
         # The MCP server uses agent/ and safety/ only: never the UI, the CLI or Textual.
         ("import poppy_tui.mcp_server.server", {"textual", "poppy_tui.ui", "poppy_tui.cli"}),
