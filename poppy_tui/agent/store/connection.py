@@ -246,6 +246,10 @@ class StoreBase:
                 self._db.execute("PRAGMA synchronous=NORMAL")
         if self._db.total_changes == changes:
             return  # nothing was written, so nothing was synced either
+        self._committed(durability)
+
+    def _committed(self, durability: Durability) -> None:
+        """Tell the flusher about a commit that wrote something, as its durability asks."""
         if durability is Durability.NOW:
             self._flusher.committed_now()
         elif durability is Durability.SOON:
@@ -263,8 +267,8 @@ class StoreBase:
             if "nothing was changed" in str(exc):
                 raise  # a lock or a full disk, already said so
             raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
-        if cursor.rowcount > 0 and durability is Durability.SOON:
-            self._flusher.committed_soon()
+        if cursor.rowcount > 0:
+            self._committed(durability)
         return cursor
 
     def take_awaited(self) -> int:

@@ -66,7 +66,8 @@ class DispatchStore(OperationStore, ExpiryStore):
                 except StateError:  # raised before its first write: the claim alone is kept
                     attempt = None
         if attempt is not None:
-            self._awaited = self._flusher.committed_awaited()
+            # Committed as LAZY (a claim alone needs no fsync); with an attempt it is AWAITED.
+            self._committed(Durability.AWAITED)
         return claimed, attempt
 
     def _claim(
