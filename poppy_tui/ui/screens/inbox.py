@@ -60,7 +60,7 @@ class InboxScreen(PoppyScreen):
         yield from self.title_bar()
         with Vertical(id="inbox-body"):
             yield Static(Content("Waiting for your decision"), id="pending-title", classes="section-title")
-            if self._waiting_at_start():
+            if self._has_rows(INBOX_STATUSES):
                 yield OperationTable(id="pending-table")
             yield Static(
                 Content(
@@ -70,7 +70,7 @@ class InboxScreen(PoppyScreen):
                 id="pending-empty",
                 classes="empty",
             )
-            if self._in_progress_at_start():
+            if self._has_rows(IN_PROGRESS_STATUSES):
                 yield from self._progress_section()
             yield Static(
                 Content("Enter: review the highlighted operation. Nothing is ever approved from this list."),
@@ -82,11 +82,8 @@ class InboxScreen(PoppyScreen):
     # An empty table is hidden (the inbox says so in words), so the first frame doesn't build it
     # (a table's styles and layout, ~3-5 ms each): it is mounted, hidden, right after that frame
     # (first_frame_shown), and then filled as on every change. One indexed read each.
-    def _waiting_at_start(self) -> bool:
-        return bool(self.reader.list_operations(INBOX_STATUSES, limit=1))
-
-    def _in_progress_at_start(self) -> bool:
-        return bool(self.reader.list_operations(IN_PROGRESS_STATUSES, limit=1))
+    def _has_rows(self, statuses: tuple[Status, ...]) -> bool:
+        return bool(self.reader.list_operations(statuses, limit=1))
 
     def _progress_section(self) -> ComposeResult:
         title = Static(Content("In progress"), id="progress-title", classes="section-title")
