@@ -4,6 +4,8 @@ parser (for --help, or for another command) loads none of what those commands ru
 
 from __future__ import annotations
 
+from poppy_tui.cli.gate_parser import COMPANY_HELP
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from poppy_tui.cli.gate_parser import Command
@@ -19,7 +21,7 @@ def add_signin_commands(command: Command) -> None:
         "browser; --mediated asks for the Company's declared fields here (secrets are not echoed). "
         "The refresh token goes where the signing key lives (the keyring, or the opt-in key_storage file).",
     )
-    signin.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    signin.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
     kind = signin.add_mutually_exclusive_group()
     kind.add_argument("--device", dest="kind", action="store_const", const="device", help="Device Sign-In (RFC 8628)")
     kind.add_argument("--direct", dest="kind", action="store_const", const="direct", help="Direct Sign-In in your browser")
@@ -37,7 +39,7 @@ def add_signin_commands(command: Command) -> None:
         "sign out of a Company (revokes the sign-in)",
         "Revoke the sign-in at COMPANY (RFC 7009) and delete its tokens here. Sessions go on signed out.",
     )
-    signout.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    signout.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
 
 
 def add_identity_commands(command: Command) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.gate_parser import JSON_HELP
+from poppy_tui.cli.gate_parser import COMPANY_HELP, JSON_HELP
 from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         allow_abbrev=False,
     )
     global_options(refresh, suppress=True)
-    refresh.add_argument("name", metavar="NAME", nargs="?", help="name, domain or URL of a known Company")
+    refresh.add_argument("name", metavar="NAME", nargs="?", help=COMPANY_HELP)
     remove = company_commands.add_parser(
         "remove",
         help="forget a Company (its history stays)",
@@ -53,7 +53,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         allow_abbrev=False,
     )
     global_options(remove, suppress=True)
-    remove.add_argument("name", metavar="NAME", help="name, domain or URL of a known Company")
+    remove.add_argument("name", metavar="NAME", help=COMPANY_HELP)
     for parser in (refresh, remove):  # --json means JSON output on every command (docs/cli.md)
         parser.add_argument("--json", action="store_true", help=JSON_HELP)
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 
 JSON_HELP = "machine-readable output (see docs/cli.md)"
+COMPANY_HELP = "name, domain or URL of a known Company"
 HISTORY_FORMATS = ("text", "json", "ndjson", "csv")
 
 

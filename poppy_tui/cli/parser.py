@@ -11,7 +11,7 @@ import sys
 
 from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import EPILOG, Exit
-from poppy_tui.cli.gate_parser import JSON_HELP, add_gate_commands, add_history_options, add_script_options
+from poppy_tui.cli.gate_parser import COMPANY_HELP, JSON_HELP, add_gate_commands, add_history_options, add_script_options
 
 # Annotations only: importing typing costs more than all of --help's own work (docs/architecture.md).
 TYPE_CHECKING = False
@@ -240,7 +240,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "Send METHOD PATH to the Company's API. If the Company asks for approval, the operation is queued, its "
         "number printed, and poppy-tui exits 3: open poppy-tui to review it.",
     )
-    call.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    call.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
     call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
     call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
     call.add_argument("--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)")
@@ -251,7 +251,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "call a tool on a Company's MCP server",
         "Call TOOL on the Company's MCP server. An operation is queued and exits 3, as for call.",
     )
-    tool.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    tool.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
     tool.add_argument("tool", metavar="TOOL", help="tool name, e.g. cancel_subscription")
     tool.add_argument("--args", dest="arguments", metavar="JSON", help="tool arguments as a JSON object")
     tool.add_argument("--wait", action="store_true", help=wait_help)
@@ -263,7 +263,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "that Company (the TUI's too), so 'size L instead' follows on; --new starts another. Operations "
         "it proposes are queued and exit 3, as for call.",
     )
-    say.add_argument("company", metavar="COMPANY", help="name, domain or URL of a known Company")
+    say.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
     say.add_argument("text", metavar="TEXT", help="the message")
     say.add_argument("--new", action="store_true", help="start a new conversation instead of continuing the latest")
     say.add_argument("--wait", action="store_true", help=wait_help)
