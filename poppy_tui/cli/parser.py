@@ -11,7 +11,13 @@ import sys
 
 from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import EPILOG, Exit
-from poppy_tui.cli.gate_parser import COMPANY_HELP, JSON_HELP, add_gate_commands, add_history_options, add_script_options
+from poppy_tui.cli.gate_parser import (
+    COMPANY_HELP,
+    JSON_HELP,
+    add_gate_commands,
+    add_history_options,
+    add_script_options,
+)
 
 # Annotations only: importing typing costs more than all of --help's own work (docs/architecture.md).
 TYPE_CHECKING = False
