@@ -75,6 +75,9 @@ class RequestResult:
     detail: str = ""
     request_id: int | None = None
     challenge: Challenge | None = None  # sign in (or more scopes) to go on, or the Company refused our identity
+    # The stored revision the answer carried, when outcome == "operation": what an approval of
+    # these terms names (Store.approve refuses it once a newer revision has arrived).
+    revision_row: int | None = None
 
 
 @dataclass(frozen=True)
@@ -499,7 +502,10 @@ class Agent:
                 current = self.store.get_operation(recorded.operation_row)
                 if current.status not in (Status.PENDING, Status.WITHDRAWN):
                     detail = f"this operation is already {current.status.value}"
-            return RequestResult("operation", exchange.status, body, recorded.operation_row, detail, request_id)
+            return RequestResult(
+                "operation", exchange.status, body, recorded.operation_row, detail, request_id,
+                revision_row=recorded.revision_id,
+            )
         if isinstance(outcome, RetryLater):
             wait = f", retry after {outcome.retry_after:g}s" if outcome.retry_after is not None else ""
             return RequestResult(

@@ -8,7 +8,7 @@ from typing import Iterator
 
 import pytest
 
-from poppy_tui.agent.store import Status
+from poppy_tui.agent.store import StateError, Status
 from tests.companies.strict_company import StrictCompany
 
 
@@ -63,6 +63,22 @@ async def test_revision_from_the_api_after_a_conversation_is_approved_over_the_a
     done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert approvals_received(strict) == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
+
+
+async def test_a_request_names_the_revision_it_returned_and_an_older_one_is_not_approved(make_agent, strict):
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert first.revision_row == agent.store.get_operation(first.operation_row).current.id
+    said = await agent.say(company, "Please cancel bk_1")  # a newer revision, from the conversation
+    assert said.operation_rows == [first.operation_row]
+    op = agent.store.get_operation(first.operation_row)
+    assert op.current.id != first.revision_row and op.current.revision.startswith("conversation-")
+    with pytest.raises(StateError, match="newer revision"):
+        agent.approve(first.operation_row, first.revision_row)
+    assert agent.store.get_operation(op.id).status == Status.PENDING
+    again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    assert (again.operation_row, again.revision_row) == (op.id, agent.store.get_operation(op.id).current.id)
 
 
 # ---- 3. a 5xx to an approval is in doubt: resend, never not_performed ------------------------

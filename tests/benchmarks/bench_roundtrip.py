@@ -2,8 +2,9 @@
 work on the same loopback server in the same run.
 
 Each round performs one booking change at the demo Company (the only action it lets us repeat):
-  agent: call_api (403 + operation, recorded) -> approve (grace 0, committed) -> dispatch_once
-         (lease, attempt row, the resend with Poppy-Approval, outcome recorded, settled)
+  agent: call_api (403 + operation, recorded) -> approve the revision it returned (grace 0,
+         committed) -> dispatch_once (lease, attempt row, the resend with Poppy-Approval,
+         outcome recorded, settled)
   bare:  httpx POST (403 + operation, JSON read) -> httpx POST with Poppy-Approval (200, JSON
          read), both with a fresh ES256 Session JWT, like the agent; no store, no checks.
   floor: the bare client plus the one thing the agent can't leave out: a write and fsync on the
@@ -111,11 +112,11 @@ async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
                 result = await agent.call_api(record, "POST", BOOKING, {"starts_at": a})
                 t1 = time.perf_counter()
                 assert result.outcome == "operation", result
-                op = agent.store.get_operation(result.operation_row)
-                agent.approve(op.id, op.current.id)
+                # The revision the answer carried, as a review screen has it in hand when the person approves.
+                agent.approve(result.operation_row, result.revision_row)
                 await agent.dispatch_once()
                 t2 = time.perf_counter()
-                assert agent.store.get_operation(op.id).status == Status.PERFORMED
+                assert agent.store.get_operation(result.operation_row).status == Status.PERFORMED
                 # The outcome's fsync runs in the background (durability.py); let it finish here,
                 # untimed, so it can't slow the bare client's round.
                 assert agent.store.flush(10)
