@@ -279,9 +279,17 @@ class Agent:
         # A client belongs to the event loop that made it; the CLI may run several loops.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            self._client = make_client(self.config.request_timeout_seconds, self.config.allow_loopback)
+            self._client = make_client(
+                self.config.request_timeout_seconds, self.config.allow_loopback, self._while_request_waits
+            )
             self._client_loop = loop
         return self._client
+
+    def _while_request_waits(self) -> None:
+        """A request has been sent and its answer is awaited: sign the next request's Session
+        JWT now (Sessions.sign_spares), if this agent has signed any."""
+        if "sessions" in self.__dict__:
+            self.sessions.sign_spares()
 
     def _client_identity(self) -> "ClientIdentity":
         """Who the agent is at a Company's authorization server: its identity (spec 4.1)."""

@@ -11,7 +11,7 @@ import contextlib
 import http.cookiejar
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Mapping
+from typing import Any, AsyncIterator, Callable, Mapping
 
 import httpx
 
@@ -67,10 +67,13 @@ def _no_cookies() -> http.cookiejar.CookieJar:
     return http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
 
 
-def make_client(timeout_seconds: float, allow_loopback: bool = True) -> AgentClient:
+def make_client(
+    timeout_seconds: float, allow_loopback: bool = True, while_waiting: Callable[[], None] | None = None
+) -> AgentClient:
     """The API/discovery client. Redirects are never followed implicitly: a redirected approval
-    would leave the interface that returned the operation, and discovery checks every hop."""
-    options = guarded_client_options(httpx, allow_loopback, pool_limits(httpx))
+    would leave the interface that returned the operation, and discovery checks every hop.
+    `while_waiting` runs each time a request has been sent, while its answer is awaited (netguard)."""
+    options = guarded_client_options(httpx, allow_loopback, pool_limits(httpx), while_waiting)
     client = AgentClient(
         **options,
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),

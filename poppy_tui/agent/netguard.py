@@ -86,7 +86,7 @@ def _socket_readable(sock: socket.socket | None) -> bool:
     return bool(poller.poll(0))
 
 
-def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
+def _guarded_stream(httpcore: ModuleType, inner: Any, while_waiting: Callable[[], None] | None = None) -> Any:
     """An httpcore network stream over the backend's own, answering the pool's "is this idle
     connection still usable?" from the socket it keeps, instead of asking anyio each time."""
 
@@ -103,6 +103,10 @@ def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
         # request. An HTTP/1.1 client reads after it has written all of a request, so what was
         # written is sent, as one send(), when the answer is first read (or once
         # COALESCE_BYTES have gathered, so a large body is not held in memory).
+        #
+        # `while_waiting` runs right after a request has been sent, before its answer is awaited:
+        # the client would only wait there, so short work done then (the agent signs the next
+        # Session JWT, sessions.py) costs the next request nothing. It must not raise or block.
         def __init__(self, stream: Any) -> None:
             self._inner = stream
             self._socket = stream.get_extra_info("socket")
@@ -124,6 +128,9 @@ def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
                     # As httpcore does with a write error while it sends a request: read on,
                     # a Company may have answered (say, 413) before closing its end.
                     pass
+                else:
+                    if while_waiting is not None:
+                        while_waiting()
             return await self._inner.read(max_bytes, timeout)
 
         async def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -145,7 +152,9 @@ def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
         async def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
             if self._unsent:
                 await self._send_unsent()
-            return _guarded_stream(httpcore, await self._inner.start_tls(ssl_context, server_hostname, timeout))
+            return _guarded_stream(
+                httpcore, await self._inner.start_tls(ssl_context, server_hostname, timeout), while_waiting
+            )
 
         def get_extra_info(self, info: str) -> Any:
             if info == "is_readable":
@@ -157,7 +166,9 @@ def _guarded_stream(httpcore: ModuleType, inner: Any) -> Any:
     return GuardedStream(inner)
 
 
-def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
+def _guarded_backend(
+    httpcore: ModuleType, allow_loopback: bool, while_waiting: Callable[[], None] | None = None
+) -> Any:
     """An httpcore(2) network backend that connects only to addresses it has checked."""
 
     class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
@@ -188,7 +199,7 @@ def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                     failure = exc
                     continue
-                return _guarded_stream(httpcore, stream)
+                return _guarded_stream(httpcore, stream, while_waiting)
             assert failure is not None
             raise failure
 
@@ -201,13 +212,16 @@ def _guarded_backend(httpcore: ModuleType, allow_loopback: bool) -> Any:
     return GuardedBackend()
 
 
-def _guarded_transport(httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any) -> Any:
+def _guarded_transport(
+    httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any,
+    while_waiting: Callable[[], None] | None = None,
+) -> Any:
     """httpx's own transport (its error mapping, its streams) over a pool whose connections go
     through the guarded backend. Built without a proxy: proxies get their own mounts."""
 
     class GuardedTransport(httpx.AsyncHTTPTransport):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:  # not super().__init__: that would build a pool to throw away
-            self.backend = _guarded_backend(httpcore, allow_loopback)
+            self.backend = _guarded_backend(httpcore, allow_loopback, while_waiting)
             self._pool = httpcore.AsyncConnectionPool(
                 ssl_context=None,  # made before the first https request: handle_async_request
                 max_connections=limits.max_connections,
@@ -262,9 +276,12 @@ def _proxies_configured() -> bool:
     return any(scheme in urllib.request.getproxies() for scheme in ("http", "https", "all"))
 
 
-def guarded_client_options(httpx: ModuleType, allow_loopback: bool, limits: Any = None) -> dict[str, Any]:
+def guarded_client_options(
+    httpx: ModuleType, allow_loopback: bool, limits: Any = None, while_waiting: Callable[[], None] | None = None
+) -> dict[str, Any]:
     """Keyword arguments for `httpx.AsyncClient` or `httpx2.AsyncClient` (pass the module): the
-    guarded transport, plus the name check before each request when a proxy may be used."""
+    guarded transport, plus the name check before each request when a proxy may be used.
+    `while_waiting`: called each time a request has been sent and its answer is awaited."""
     httpcore: ModuleType
     if httpx.__name__ == "httpx2":
         import httpcore2 as httpcore
@@ -273,7 +290,7 @@ def guarded_client_options(httpx: ModuleType, allow_loopback: bool, limits: Any 
     limits = limits or pool_limits(httpx)
     hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
     return {
-        "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits),
+        "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits, while_waiting),
         "event_hooks": {"request": hooks},
     }
 

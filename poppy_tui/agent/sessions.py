@@ -10,13 +10,16 @@ Every choice about Sessions is made here and nowhere else:
   operation was returned signed in: it belongs to the account and any signed-in Session may
   approve it;
 - `Authorization: Bearer` beside `Poppy-Session` when the agent is signed in at the Company
-  (the token comes from `Agent.access_token_source`, plugged in by agent/signin).
+  (the token comes from `Agent.access_token_source`, plugged in by agent/signin);
+- each Session JWT is signed while the request before it waits for its answer, when it can be
+  (a "spare": `sign_spares`), and is used at most once, within SPARE_JWT_MAX_AGE_SECONDS.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
@@ -32,6 +35,9 @@ if TYPE_CHECKING:
     from poppy_tui.agent.identity import AgentIdentity
 
 INVALID_SESSION = "invalid_session"
+# How long a spare Session JWT may wait for the request that uses it. Well inside the JWT's own
+# lifetime (exp is iat + SESSION_JWT_LIFETIME_SECONDS), so a Company never sees one near its end.
+SPARE_JWT_MAX_AGE_SECONDS = 5.0
 log = logging.getLogger(__name__)
 
 
@@ -64,6 +70,20 @@ def is_invalid_session(status: int | None, body: Any) -> bool:
 
 
 @dataclass(frozen=True)
+class _Spare:
+    """A Session JWT signed ahead, for the next request in its Session (Sessions.sign_spares)."""
+
+    token: str
+    signer: "AgentIdentity"
+    signed_at: float  # time.time(), the JWT's own iat
+
+    def usable_by(self, signer: "AgentIdentity", now: float) -> bool:
+        # The same key object (a new identity or key means a new signer), and fresh: a clock
+        # moved back makes the age negative, and such a spare is dropped too.
+        return signer is self.signer and 0.0 <= now - self.signed_at <= SPARE_JWT_MAX_AGE_SECONDS
+
+
+@dataclass(frozen=True)
 class SessionVerdict:
     """What to do after a Company said the Session is invalid."""
 
@@ -87,6 +107,11 @@ class Sessions:
         # `Agent.access_token_source`, read through the Agent so a later assignment counts.
         self.token_source: Callable[[CompanyRecord], Awaitable[str | None]] = _signed_out
         self._lock = threading.Lock()
+        # Why spares: signing (ES256) is the largest part of what a request costs the agent before
+        # it leaves, and the agent has nothing else to do while the previous request awaits its
+        # answer. Keyed by everything a Session JWT's claims name but the times and the jti.
+        self._spares: dict[tuple[SessionIdentity, str], _Spare] = {}
+        self._spares_wanted: dict[tuple[SessionIdentity, str], "AgentIdentity"] = {}
 
     @property
     def agent_identity(self) -> "AgentIdentity":
@@ -116,8 +141,37 @@ class Sessions:
         )
 
     def session_jwt(self, company: CompanyRecord, session_id: str | None = None) -> str:
-        claims = session_claims(self.identity(company, session_id), self.audience(company))
-        return self.agent_identity.sign(claims, c.SESSION_JWT_TYP)
+        """A Session JWT never used before: the spare signed for this Session while the last
+        request waited, if it is still fresh, else one signed now. Either way the next request
+        in this Session wants a spare, which sign_spares makes while this one waits."""
+        key = (self.identity(company, session_id), self.audience(company))
+        signer = self.agent_identity
+        self._spares_wanted[key] = signer
+        spare = self._spares.pop(key, None)  # used once at most, fresh or not
+        if spare is not None and spare.usable_by(signer, time.time()):
+            return spare.token
+        return signer.sign(session_claims(*key), c.SESSION_JWT_TYP)
+
+    def sign_spares(self) -> None:
+        """Sign the next Session JWT for each Session a request used since the last call, unless
+        one is ready: the HTTP client calls this when a request has been sent and its answer is
+        awaited (agent/http.py make_client). Only identities already loaded sign, so this never
+        reaches the keyring; and it never raises into the request that called it."""
+        wanted, self._spares_wanted = self._spares_wanted, {}
+        now = time.time()
+        for key, spare in list(self._spares.items()):
+            if not spare.usable_by(spare.signer, now):
+                self._spares.pop(key, None)  # nobody came for it in time
+        for key, signer in wanted.items():
+            if key in self._spares:
+                continue
+            now = time.time()
+            try:
+                token = signer.sign(session_claims(*key, now=now), c.SESSION_JWT_TYP)
+            except Exception:  # noqa: BLE001 - the next request signs its own, and says why if it can't
+                log.debug("a spare Session JWT could not be signed", exc_info=True)
+                continue
+            self._spares[key] = _Spare(token, signer, now)
 
     def headers(self, company: CompanyRecord, session_id: str | None = None) -> dict[str, str]:
         """Fresh for every HTTP request: a Session JWT is never reused (its jti is single-use)."""
