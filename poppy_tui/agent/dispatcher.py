@@ -35,6 +35,7 @@ from typing import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KeyStorageError
+from poppy_tui.agent.sessions import spares_wanted
 from poppy_tui.agent.store import (
     AttemptRecord,
     CompanyRecord,
@@ -367,6 +368,7 @@ class Dispatcher:
             if slot is None:
                 await self._drive(op, lease, started)
             else:
+                spares_wanted.set(False)  # this task's own context: one of several sends at once
                 async with slot:  # the lease is held (and renewed) while waiting for a turn
                     await self._drive(op, lease)
         except StateError as exc:

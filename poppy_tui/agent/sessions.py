@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
@@ -38,6 +39,11 @@ INVALID_SESSION = "invalid_session"
 # How long a spare Session JWT may wait for the request that uses it. Well inside the JWT's own
 # lifetime (exp is iat + SESSION_JWT_LIFETIME_SECONDS), so a Company never sees one near its end.
 SPARE_JWT_MAX_AGE_SECONDS = 5.0
+# Whether the requests made in this context want spares. The dispatcher's concurrent sends set it
+# False in their tasks and sign their own: between a batch's sends the loop is never idle, so a
+# spare saves them nothing, and signing one between two sends held up the batch (measured: 1,000
+# approvals were delivered ~10% slower).
+spares_wanted: ContextVar[bool] = ContextVar("poppy_spares_wanted", default=True)
 log = logging.getLogger(__name__)
 
 
@@ -146,7 +152,8 @@ class Sessions:
         in this Session wants a spare, which sign_spares makes while this one waits."""
         key = (self.identity(company, session_id), self.audience(company))
         signer = self.agent_identity
-        self._spares_wanted[key] = signer
+        if spares_wanted.get():
+            self._spares_wanted[key] = signer
         spare = self._spares.pop(key, None)  # used once at most, fresh or not
         if spare is not None and spare.usable_by(signer, time.time()):
             return spare.token

@@ -445,3 +445,34 @@ def test_a_pass_with_nothing_due_never_loads_the_signing_key(tmp_path):
     asyncio.run(work())
     assert not agent.signing_key_loaded()
     assert agent._identity is None
+
+
+def test_sends_made_together_sign_their_own_session_jwts_and_a_lone_one_leaves_a_spare(tmp_path, bulk, monkeypatch):
+    """Spares (sessions.py) are for a request the agent makes alone: between the sends of a group
+    the loop is never idle, so there each send signs its own JWT and none is signed ahead."""
+    from poppy_tui.agent import sessions as sessions_module
+
+    signed = []
+    real = sessions_module.session_claims
+    monkeypatch.setattr(sessions_module, "session_claims", lambda *a, **k: signed.append(1) or real(*a, **k))
+    agent = open_agent(tmp_path)
+
+    async def work() -> tuple[int, int, bool]:
+        try:
+            await approved_operations(agent, bulk.base_url, 6)
+            agent.sessions._spares.clear()  # the first requests' spare, made while the last one waited
+            before = len(signed)
+            sent = await agent.dispatch_once()
+            group = len(signed) - before
+            company = agent.find_company(bulk.base_url)
+            result = await agent.call_api(company, "POST", "/items/100/cancel", {})
+            agent.approve(result.operation_row, result.revision_row)
+            agent.sessions._spares.clear()
+            assert await agent.dispatch_once() == 1
+            return sent, group, bool(agent.sessions._spares)
+        finally:
+            await agent.aclose()
+
+    sent, group, spare_after_lone = asyncio.run(work())
+    assert sent == 6 and group == 6  # one JWT per send, none signed ahead
+    assert spare_after_lone  # the lone send's wait signed the next request's
