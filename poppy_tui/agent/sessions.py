@@ -81,7 +81,7 @@ class _Spare:
 
     token: str
     signer: "AgentIdentity"
-    signed_at: float  # time.time(), the JWT's own iat
+    signed_at: float  # time.time() when its claims were made (its iat is the whole seconds)
 
     def usable_by(self, signer: "AgentIdentity", now: float) -> bool:
         # The same key object (a new identity or key means a new signer), and fresh: a clock
