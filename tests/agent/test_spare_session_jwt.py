@@ -44,6 +44,15 @@ async def cancel(agent, company) -> None:
     assert result.outcome == "operation", result
 
 
+async def after_one_request(make_agent, strict):
+    """An agent that made one request to the strict Company: (agent, company, the spare's key, the spare)."""
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    await cancel(agent, company)
+    [(key, spare)] = agent.sessions._spares.items()
+    return agent, company, key, spare
+
+
 @pytest.fixture
 def signed_at(monkeypatch) -> dict[str, float]:
     """jti -> when its claims were made (perf_counter), for every Session JWT signed."""
@@ -94,33 +103,24 @@ async def test_a_company_that_refuses_replays_accepts_the_spare_an_approval_carr
     assert signed_at[approval_jti] < approved_at  # signed while the first request waited
 
 
-async def test_a_stale_spare_is_dropped_and_never_sent(make_agent, strict):
-    agent = make_agent()
-    company = await agent.add_company(strict.base_url)
+@pytest.mark.parametrize(
+    "signed_at",
+    [
+        lambda spare: spare.signed_at - SPARE_JWT_MAX_AGE_SECONDS - 1,  # nobody came for it in time
+        lambda spare: time.time() + 60,  # "signed in the future": the clock moved back since
+    ],
+    ids=["stale", "clock-moved-back"],
+)
+async def test_a_spare_out_of_its_time_is_dropped_and_never_sent(make_agent, strict, signed_at):
+    agent, company, key, spare = await after_one_request(make_agent, strict)
+    moved = dataclasses.replace(spare, signed_at=signed_at(spare))
+    agent.sessions._spares[key] = moved
     await cancel(agent, company)
-    [(key, spare)] = agent.sessions._spares.items()
-    stale = dataclasses.replace(spare, signed_at=spare.signed_at - SPARE_JWT_MAX_AGE_SECONDS - 1)
-    agent.sessions._spares[key] = stale
-    await cancel(agent, company)
-    assert len(jwts_received(strict)) == 2 and stale.token not in jwts_received(strict)
-
-
-async def test_a_spare_from_a_clock_that_moved_back_is_dropped(make_agent, strict):
-    agent = make_agent()
-    company = await agent.add_company(strict.base_url)
-    await cancel(agent, company)
-    [(key, spare)] = agent.sessions._spares.items()
-    future = dataclasses.replace(spare, signed_at=time.time() + 60)
-    agent.sessions._spares[key] = future
-    await cancel(agent, company)
-    assert len(jwts_received(strict)) == 2 and future.token not in jwts_received(strict)
+    assert len(jwts_received(strict)) == 2 and moved.token not in jwts_received(strict)
 
 
 async def test_a_spare_signed_by_an_identity_no_longer_loaded_is_not_used(make_agent, strict):
-    agent = make_agent()
-    company = await agent.add_company(strict.base_url)
-    await cancel(agent, company)
-    [spare] = agent.sessions._spares.values()
+    agent, company, _, spare = await after_one_request(make_agent, strict)
     # Loaded again on next use: another signer (as a new identity or key would be).
     agent._identity = agent.sessions._identity = None
     await cancel(agent, company)
@@ -128,10 +128,7 @@ async def test_a_spare_signed_by_an_identity_no_longer_loaded_is_not_used(make_a
 
 
 async def test_a_spare_is_used_once_and_only_for_its_own_session(make_agent, strict):
-    agent = make_agent()
-    company = await agent.add_company(strict.base_url)
-    await cancel(agent, company)
-    [spare] = agent.sessions._spares.values()
+    agent, company, _, spare = await after_one_request(make_agent, strict)
     assert agent.sessions.session_jwt(company, "sess_another") != spare.token
     assert agent.sessions.session_jwt(company) == spare.token
     assert agent.sessions.session_jwt(company) != spare.token
@@ -143,10 +140,7 @@ async def test_a_spare_that_cannot_be_signed_leaves_requests_alone(make_agent, s
         def sign(self, claims, typ):
             raise RuntimeError("the key went away")
 
-    agent = make_agent()
-    company = await agent.add_company(strict.base_url)
-    await cancel(agent, company)
-    key = next(iter(agent.sessions._spares))
+    agent, company, key, _ = await after_one_request(make_agent, strict)
     agent.sessions._spares.clear()
     agent.sessions._spares_wanted[key] = BrokenSigner()
     agent.sessions.sign_spares()  # does not raise
