@@ -96,6 +96,7 @@ class HistoryScreen(PoppyScreen):
         # takes a few hundred ms, and the event loop must not wait for it.
         self._reader: Store | None = None
         self._reader_lock = threading.Lock()
+        self._closed = False  # unmounted: no page loader opens a reader or shows a page again
         self.fetching = False
 
     def compose(self) -> ComposeResult:
@@ -175,7 +176,11 @@ class HistoryScreen(PoppyScreen):
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
+        # The reader's lock is never held while waiting for the event loop (call_from_thread):
+        # on_unmount takes it on the loop, and the two would wait for each other for good.
         with self._reader_lock:
+            if self._closed:
+                return
             if self._reader is None:
                 self._reader = Store.open(self.store.path)
             reader = self._reader
@@ -187,15 +192,20 @@ class HistoryScreen(PoppyScreen):
                 total = reader.count_operations(**filters)  # type: ignore[arg-type]
                 page = min(page, page_count(total) - 1)
                 rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)  # type: ignore[arg-type]
-            if worker.is_cancelled:
-                return
-            self.app.call_from_thread(self._show, rows, total, page)
-            if total is None:
-                total = reader.count_operations(**filters)  # type: ignore[arg-type]
+        if worker.is_cancelled:
+            return
+        self.app.call_from_thread(self._show, rows, total, page)
+        if total is None:
+            with self._reader_lock:
+                if self._closed:
+                    return  # the screen closed meanwhile, and its reader with it
+                total = self._reader.count_operations(**filters)  # type: ignore[union-attr,arg-type]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_total, total)
 
     def _show_total(self, total: int) -> None:
+        if self._closed:
+            return
         self.total = total
         self._show_pager(total)
         self.fetching = False
@@ -212,6 +222,8 @@ class HistoryScreen(PoppyScreen):
         )
 
     def _show(self, rows: list[OperationRow], total: int | None, page: int) -> None:
+        if self._closed:
+            return  # a page that arrived after the screen closed: nothing left to show it in
         self.rows, self.page = rows, page
         if total is not None:
             self.total = total
@@ -258,6 +270,9 @@ class HistoryScreen(PoppyScreen):
             self.fetching = False
 
     def on_unmount(self) -> None:
+        self._closed = True
+        # Waits at most for the one query a page loader may be running (it never holds the lock
+        # while it waits for the event loop).
         with self._reader_lock:
             if self._reader is not None:
                 self._reader.close()
