@@ -12,32 +12,42 @@ from poppy_tui.ui.app import PoppyApp
 from tests.ui.ui_sample import StoreAgent, build_sample, ui_config
 
 
-async def test_the_first_page_shows_while_the_records_are_still_being_counted(store, monkeypatch):
-    build_sample(store)
-    release = threading.Event()
-    real = Store.count_operations
+def hold_in_worker_threads(monkeypatch, method: str) -> tuple[threading.Event, threading.Event]:
+    """Store.<method>, when a worker thread calls it, waits until `release` is set; `entered`
+    says a call is waiting. Returns (entered, release)."""
+    entered, release = threading.Event(), threading.Event()
+    real = getattr(Store, method)
 
-    def slow_count(self, *args, **kwargs):
-        assert release.wait(30)
+    def held(self, *args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            entered.set()
+            assert release.wait(30)
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "count_operations", slow_count)
+    monkeypatch.setattr(Store, method, held)
+    return entered, release
+
+
+async def wait_until(pilot, condition) -> None:
+    for _ in range(100):
+        if condition():
+            return
+        await pilot.pause(0.05)
+
+
+async def test_the_first_page_shows_while_the_records_are_still_being_counted(store, monkeypatch):
+    build_sample(store)
+    total = Store.count_operations(store)
+    _, release = hold_in_worker_threads(monkeypatch, "count_operations")
     app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
         table = screen.query_one("#history-table", DataTable)
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if table.row_count:
-                break
+        await wait_until(pilot, lambda: table.row_count)
         assert table.row_count > 0 and screen.fetching
         assert "of …" in str(screen.query_one("#history-pager").render())
         release.set()
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if not screen.fetching:
-                break
-        total = real(store)
+        await wait_until(pilot, lambda: not screen.fetching)
         assert screen.total == total and f"of {total}" in str(screen.query_one("#history-pager").render())
 
 
@@ -58,10 +68,7 @@ async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_
     app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if not screen.fetching:
-                break
+        await wait_until(pilot, lambda: not screen.fetching)
         assert screen.total == Store.count_operations(store) and screen.total > 0
     assert len(held_while_waiting) >= 2  # the page, then the count
     assert not any(held_while_waiting)
@@ -69,23 +76,11 @@ async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_
 
 async def test_closing_while_a_page_is_being_read_waits_for_that_read_and_shows_nothing_after(store, monkeypatch):
     build_sample(store)
-    entered, release = threading.Event(), threading.Event()
-    real = Store.list_operations
-
-    def slow_page(self, *args, **kwargs):
-        if threading.current_thread() is not threading.main_thread():
-            entered.set()
-            assert release.wait(30)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Store, "list_operations", slow_page)
+    entered, release = hold_in_worker_threads(monkeypatch, "list_operations")
     app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if entered.is_set():
-                break
+        await wait_until(pilot, entered.is_set)
         assert entered.is_set() and screen.fetching
         # The app closes (unmounting the screen) while the loader is inside its query; the
         # query ends a moment later.
