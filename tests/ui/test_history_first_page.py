@@ -9,6 +9,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
+from tests.ui.test_company_flows import wait_for
 from tests.ui.ui_sample import StoreAgent, build_sample, ui_config
 
 
@@ -28,13 +29,6 @@ def hold_in_worker_threads(monkeypatch, method: str) -> tuple[threading.Event, t
     return entered, release
 
 
-async def wait_until(pilot, condition) -> None:
-    for _ in range(100):
-        if condition():
-            return
-        await pilot.pause(0.05)
-
-
 async def test_the_first_page_shows_while_the_records_are_still_being_counted(store, monkeypatch):
     build_sample(store)
     total = Store.count_operations(store)
@@ -43,11 +37,11 @@ async def test_the_first_page_shows_while_the_records_are_still_being_counted(st
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
         table = screen.query_one("#history-table", DataTable)
-        await wait_until(pilot, lambda: table.row_count)
+        await wait_for(pilot, lambda: table.row_count)
         assert table.row_count > 0 and screen.fetching
         assert "of …" in str(screen.query_one("#history-pager").render())
         release.set()
-        await wait_until(pilot, lambda: not screen.fetching)
+        await wait_for(pilot, lambda: not screen.fetching)
         assert screen.total == total and f"of {total}" in str(screen.query_one("#history-pager").render())
 
 
@@ -68,7 +62,7 @@ async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_
     app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
-        await wait_until(pilot, lambda: not screen.fetching)
+        await wait_for(pilot, lambda: not screen.fetching)
         assert screen.total == Store.count_operations(store) and screen.total > 0
     assert len(held_while_waiting) >= 2  # the page, then the count
     assert not any(held_while_waiting)
@@ -80,7 +74,7 @@ async def test_closing_while_a_page_is_being_read_waits_for_that_read_and_shows_
     app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
-        await wait_until(pilot, entered.is_set)
+        await wait_for(pilot, entered.is_set)
         assert entered.is_set() and screen.fetching
         # The app closes (unmounting the screen) while the loader is inside its query; the
         # query ends a moment later.
