@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, Select
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.help import HelpScreen
-from poppy_tui.ui.screens.history import PAGE_SIZE
+from poppy_tui.ui.screens.history import PAGE_SIZE, SUMMARY_BESIDE_OPTIONAL
 from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
@@ -139,6 +139,23 @@ async def test_history_filters_by_status_company_and_text(store):
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, HistoryDetailScreen)
+
+
+@pytest.mark.parametrize("width", [180, 200, 220, 250])
+async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a_wide_summary(store, width):
+    # At 200 columns both columns used to join at once and left the summary 30 cells, narrower
+    # than at 180 (68): the terminal grew and the one column that says what was done shrank.
+    build_sample(store)
+    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    async with app.run_test(size=(width, 40)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#history-table", DataTable)
+        widths = {str(c.label): c.width for c in table.columns.values()}
+        assert widths["Summary"] >= SUMMARY_BESIDE_OPTIONAL
+        # Everything fits: nothing scrolls sideways, whatever joined.
+        assert sum(widths.values()) + 2 * len(widths) <= width - 2
+        joined = {"Decided", "Outcome"} & widths.keys()
+        assert joined == {180: set(), 200: {"Decided"}, 220: {"Decided"}, 250: {"Decided", "Outcome"}}[width]
 
 
 async def test_history_detail_shows_every_revision_decision_attempt_and_event(store):

@@ -55,8 +55,25 @@ COMPACT_COLUMNS = (
     ("summary", "Summary", 0),
 )
 COMPACT_LINES = 3
-# From this width on, the Decided and Outcome columns join the others.
-FULL_WIDTH = 200
+# Decided, then Outcome, join the others only where the summary keeps at least this many cells
+# beside them: a wider terminal must never leave the summary narrower than a smaller one does.
+OPTIONAL_COLUMNS = ("decided", "outcome")
+SUMMARY_BESIDE_OPTIONAL = 60
+WIDE_CHROME = 6
+
+
+def wide_columns(width: int) -> tuple[tuple[str, str, int], ...]:
+    """The columns at `width` (not compact): when and how a record ended only where they leave the
+    summary room (SUMMARY_BESIDE_OPTIONAL); the record itself has them all."""
+    shown = {k for k, _, _ in COLUMNS if k not in OPTIONAL_COLUMNS}
+    for optional in OPTIONAL_COLUMNS:
+        trying = shown | {optional}
+        beside = remaining_width(width, (w for k, _, w in COLUMNS if k in trying and k != "summary"),
+                                 minimum=0, chrome=WIDE_CHROME)
+        if beside < SUMMARY_BESIDE_OPTIONAL:
+            break
+        shown = trying
+    return tuple(c for c in COLUMNS if c[0] in shown)
 
 
 def page_count(total: int) -> int:
@@ -229,12 +246,11 @@ class HistoryScreen(PoppyScreen):
             self.total = total
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
-        compact = self.app.size.width < COMPACT_BELOW
-        # When and how it ended only where they leave the summary room; the record has them all.
-        columns = COMPACT_COLUMNS if compact else tuple(
-            c for c in COLUMNS if self.app.size.width >= FULL_WIDTH or c[0] not in ("decided", "outcome"))
-        summary = remaining_width(self.app.size.width, (w for k, _, w in columns if k != "summary"),
-                                  minimum=20 if compact else 30, chrome=4 if compact else 6)
+        width = self.app.size.width
+        compact = width < COMPACT_BELOW
+        columns = COMPACT_COLUMNS if compact else wide_columns(width)
+        summary = remaining_width(width, (w for k, _, w in columns if k != "summary"),
+                                  minimum=20 if compact else 30, chrome=4 if compact else WIDE_CHROME)
         set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in columns])
         table.clear()
         for row in rows:
