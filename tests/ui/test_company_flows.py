@@ -18,6 +18,7 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.conversation import ConversationScreen, MessageView, OperationCard
 from poppy_tui.ui.screens.review import ReviewScreen
+from tests.ui.ui_sample import wait_for
 
 SIZE = (120, 36)
 CONFIG = Config(grace_seconds=30.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
@@ -45,14 +46,6 @@ def make_agent(tmp_path):
     yield make
     for agent in made:
         agent.store.close()
-
-
-async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05) -> None:
-    for _ in range(int(timeout / step)):
-        if condition():
-            return
-        await pilot.pause(step)
-    raise AssertionError("timed out waiting")
 
 
 async def pick_action(pilot, screen: ComposerScreen, label: str) -> None:

@@ -9,8 +9,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
-from tests.ui.test_company_flows import wait_for
-from tests.ui.ui_sample import StoreAgent, build_sample, ui_config
+from tests.ui.ui_sample import StoreAgent, build_sample, ui_config, wait_for
 
 
 def hold_in_worker_threads(monkeypatch, method: str) -> tuple[threading.Event, threading.Event]:

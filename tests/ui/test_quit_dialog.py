@@ -16,7 +16,9 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
 from tests.companies.strict_company import StrictCompany
-from tests.ui.ui_sample import JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, ui_config
+from tests.ui.ui_sample import (
+    JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, ui_config, wait_for,
+)
 
 SIZE = (120, 36)
 GRACE = 3600.0  # far longer than any test runs: only "send now" can make it go
@@ -27,14 +29,6 @@ def strict() -> Iterator[StrictCompany]:
     company = StrictCompany()
     yield company
     company.stop()
-
-
-async def wait_for(pilot, condition, rounds: int = 200) -> bool:
-    for _ in range(rounds):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return condition()
 
 
 async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tmp_path, strict):
@@ -51,10 +45,10 @@ async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tm
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.3)
             await pilot.press("q")
-            assert await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
             await pilot.press("s")
             # The app quits by itself once the Company has answered the approval.
-            assert await wait_for(pilot, lambda: not app.is_running), str(app.screen.query_one("#quit-progress").render())
+            await wait_for(pilot, lambda: not app.is_running, describe=lambda: str(app.screen.query_one("#quit-progress").render()))
         done = agent.store.get_operation(op.id)
         assert done.status == Status.PERFORMED, done.outcome_detail
         assert strict.state.perform_count["cxl_bk_1"] == 1
@@ -73,7 +67,7 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
         await pilot.press("q")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         store.withdraw(taken_back)  # in another window, while the dialog is open
         await pilot.press("s")
         await pilot.pause(0.2)

@@ -18,7 +18,8 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.screens.signin import SignInScreen
 from tests.companies.account_company import NAME, AccountCompany
-from tests.ui.test_company_flows import pick_action, wait_for
+from tests.ui.test_company_flows import pick_action
+from tests.ui.ui_sample import wait_for
 
 SIZE = (120, 36)
 CONFIG = Config(grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)

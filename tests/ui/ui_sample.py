@@ -25,6 +25,17 @@ HOSTILE_SUMMARY = (
 )
 
 
+async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, describe=None) -> None:
+    """Let the app run until `condition()` holds; fail after `timeout` seconds, with `describe()`
+    (what the screen shows, say) in the message when given."""
+    for _ in range(int(timeout / step)):
+        if condition():
+            return
+        await pilot.pause(step)
+    if not condition():
+        raise AssertionError("timed out waiting" + (f": {describe()}" if describe is not None else ""))
+
+
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
