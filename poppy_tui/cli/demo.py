@@ -148,10 +148,12 @@ def demo_accounts() -> Any:
 def accounts_banner() -> list[str]:
     from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
 
+    # Each line fits 80 columns: a line that wraps at 80x24 splits the credentials mid-word.
     return [
         "The demo Company has accounts. Sign in as the demo user:",
-        f"  email {DEMO_USERNAME}   password {DEMO_PASSWORD}   one-time code (Mediated Sign-In) {DEMO_ONE_TIME_CODE}",
-        "Browsing the catalogue works signed out; orders, the subscription and bookings need sign-in.",
+        f"  email {DEMO_USERNAME}   password {DEMO_PASSWORD}",
+        f"  one-time code (for Mediated Sign-In, typed here) {DEMO_ONE_TIME_CODE}",
+        "Browsing works signed out; orders, the subscription and bookings need sign-in.",
     ]
 
 

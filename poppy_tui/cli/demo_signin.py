@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # Wrong password or code: the person gets a few tries before the demo goes on signed out.
 TERMINAL_ATTEMPTS = 3
-TERMINAL_HINT = "No browser here? Press Enter to sign in here with the demo user's email and password."
+TERMINAL_HINT = "No browser here? Press Enter to sign in here with the email and password above."
 
 
 async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:

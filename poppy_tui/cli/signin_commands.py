@@ -108,17 +108,33 @@ async def _device(flow: Any) -> Any:
     return await flow.wait()
 
 
+# Lines of a terminal a QR code must leave to what surrounds it: the demo's banner with the
+# credentials above, the link, the code and the waiting line below.
+LINES_BESIDE_QR = 14
+
+
+def qr_fits(qr: str) -> bool:
+    """Whether the terminal is tall enough for the QR code and the lines around it. At 80x24 it
+    is not: the code alone is about 17 lines, and printing it pushed the credentials off screen."""
+    import shutil
+
+    return shutil.get_terminal_size().lines >= qr.count("\n") + 1 + LINES_BESIDE_QR
+
+
 async def show_device_prompt(flow: Any) -> None:
-    """Starts Device Sign-In and shows the link and code (and a QR code on a terminal)."""
+    """Starts Device Sign-In and shows the link and code (and a QR code of the link on a terminal tall
+    enough for it, qr_fits)."""
     from poppy_tui.agent.signin.qr import qr_text
 
     await flow.start()
     link = flow.link
     if link is not None:
+        if sys.stderr.isatty():
+            qr = qr_text(link)
+            if qr_fits(qr):
+                note(qr)  # first, so the link and code stay next to the prompt that waits
         note(f"Open {safe_line(link, 500)}")
         note(f"and confirm the code {safe_line(flow.user_code, 64)} on that page.")
-        if sys.stderr.isatty():
-            note(qr_text(link))
     else:
         note(
             f"{safe_line(flow.company_name, 200)} gave a sign-in link outside its own domain "

@@ -276,3 +276,38 @@ def test_demo_signs_in_with_a_browser_in_a_real_terminal(home):
         terminal.close()
     assert "signed in (device)" in terminal.text
     assert "No browser here? Press Enter" in terminal.text
+
+
+def _screen(text: str, columns: int, lines: int) -> list[str]:
+    """The rows a terminal of this size shows at the end of `text`: long lines wrap."""
+    rows: list[str] = []
+    for line in text.replace("\r", "").split("\n"):
+        rows.extend(line[i:i + columns] for i in range(0, max(len(line), 1), columns))
+    return rows[-lines:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lines", [24, 50])
+def test_the_demo_sign_in_prompt_keeps_credentials_link_and_code_on_screen(home, lines):
+    """At 80x24 the QR code (about 17 lines) pushed the credentials and the link off the screen
+    while the prompt waited, and the banner's long lines wrapped mid-word. Now every line but the
+    path fits 80 columns, and the QR code shows only where the terminal has room for it too."""
+    from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
+
+    terminal = Terminal("--demo", home=home, columns=80, lines=lines)
+    try:
+        terminal.read_until(r"Waiting for you to confirm")
+        text = terminal.text
+    finally:
+        terminal.close()
+    prompt = text[text.index("Demo Company Manzanita Outfitters"):]
+    too_long = [line for line in prompt.replace("\r", "").split("\n") if len(line) > 80 and "Demo data:" not in line]
+    assert not too_long, too_long
+    screen = "\n".join(_screen(prompt, 80, lines))
+    for needed in (DEMO_USERNAME, DEMO_PASSWORD, DEMO_ONE_TIME_CODE, "Open http://127.0.0.1:", "confirm the code",
+                   "No browser here? Press Enter", "Waiting for you to confirm"):
+        assert needed in screen, (needed, screen)
+    qr_shown = "█" in prompt
+    assert qr_shown == (lines == 50)
+    if qr_shown:  # the link and code come after it, next to the prompt
+        assert prompt.rindex("█") < prompt.index("Open http://")
