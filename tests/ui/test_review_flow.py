@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ResolveOutcomeScreen
@@ -118,6 +120,27 @@ async def test_a_then_y_approves_and_records_the_decision(store, agent):
         banner = str(screen.query_one("#outcome").render())
         assert "APPROVED" in banner and "withdraw" in banner
         assert screen.check_action("withdraw", ()) is True
+
+
+@pytest.mark.parametrize(("grace", "said"), [
+    (0, ["y approves this revision only; it is sent at once.", "Esc or n: cancel."]),
+    (5, ["y approves this revision only; it is sent in 5 s.", "Until then, w withdraws it.   Esc or n: cancel."]),
+])
+async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(store, grace, said):
+    # It said "It is sent after 0 s, during which w withdraws it" with no grace period at all,
+    # and at 80 columns wrapped "during which w" / "withdraws it", as if w were a word: the key
+    # now starts a line of its own.
+    row = jacket(store)
+    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=grace)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(app, pilot, row)
+        await wait_armed(pilot, screen)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmApproveScreen)
+        help_text = str(app.screen.query_one("#confirm-help").render())
+        assert help_text.splitlines() == said
+        assert ("withdraw" in help_text) == (grace > 0)
 
 
 async def test_escape_or_n_in_the_confirmation_cancels(store, agent):

@@ -32,6 +32,15 @@ def company_line(company_name: str, company_domain: str) -> Content:
         safe_line_content(company_domain, 80),
     )
 
+def confirm_help(grace_seconds: float) -> str:
+    """What y does, and what can still stop it on a line of its own: run together, the sentence
+    wrapped at 80 columns as "until then, w" / "withdraws it", as if w were a word."""
+    if grace_seconds <= 0:
+        return "y approves this revision only; it is sent at once.\nEsc or n: cancel."
+    return (f"y approves this revision only; it is sent in {grace_seconds:g} s.\n"
+            "Until then, w withdraws it.   Esc or n: cancel.")
+
+
 class MouseButton(Button, can_focus=False):
     """Clickable, never focused: a focused button would make Enter a decision."""
 
@@ -104,13 +113,7 @@ class ConfirmApproveScreen(ModalScreen[bool]):
                 id="confirm-revision",
             )
             yield Countdown(self.expires_at, id="confirm-expiry")
-            yield Static(
-                Content(
-                    f"y approves this revision only. It is sent after {self.grace_seconds:g} s, "
-                    "during which w withdraws it.   Esc or n: cancel."
-                ),
-                id="confirm-help",
-            )
+            yield Static(Content(confirm_help(self.grace_seconds)), id="confirm-help")
             with Horizontal(id="confirm-buttons"):
                 yield MouseButton(Content("Approve (y)"), variant="error", id="confirm-yes")
                 yield MouseButton(Content("Cancel (Esc)"), id="confirm-no")
