@@ -267,6 +267,21 @@ async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
         assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
 
 
+async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
+    # "Not yet: it is not waiting for a decision (it is performed)" promised a later that never comes.
+    rows = build_sample(store)
+    app = make_app(store, arm_delay_seconds=0)
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        app.open_review(rows["performed"])
+        await settle(pilot, 0.4)
+        screen = app.screen
+        await pilot.press("a")
+        await settle(pilot, 0.2)
+        assert app.screen is screen  # no confirmation
+        said = [n.message for n in app._notifications]
+        assert said == ["Can't approve: it is not waiting for a decision (it is performed). Nothing was approved."]
+
+
 async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
     rows = build_sample(store)
     app = make_app(store)

@@ -256,20 +256,25 @@ class ReviewScreen(PoppyScreen):
 
     def approve_blocker(self) -> str | None:
         """Why `a` does nothing now, in the person's words; None when it opens the confirmation."""
+        blocked = self._approve_blocked()
+        return None if blocked is None else blocked[0]
+
+    def _approve_blocked(self) -> tuple[str, bool] | None:
+        """(why, for good): for good when waiting won't help (unreadable, settled, expired)."""
         record = self.record
         if record is None or self.checked is None:
-            return "the operation is still loading"
+            return "the operation is still loading", False
         if self.checked.operation is None:
-            return "poppy could not read this operation, so there is nothing exact to approve"
+            return "poppy could not read this operation, so there is nothing exact to approve", True
         if record.current.id != self.shown_revision_id:
-            return "new terms arrived; read them first"
+            return "new terms arrived; read them first", False
         if not record.status.is_open:
-            return f"it is not waiting for a decision (it is {status_label(record.status)})"
+            return f"it is not waiting for a decision (it is {status_label(record.status)})", True
         if record.current.expires_at <= app_now(self):
-            return "this revision has expired"
+            return "this revision has expired", True
         left = self.arming_left()
         if left > 0:
-            return f"approve is available in {left:.1f} s, so that you read the operation first"
+            return f"approve is available in {left:.1f} s, so that you read the operation first", False
         return None
 
     def _update_footer(self) -> None:
@@ -321,18 +326,24 @@ class ReviewScreen(PoppyScreen):
         # person who pressed it early may think they approved.
         if event.key != self.poppy.key_for("approve", "a") or self.app.screen is not self:
             return
-        blocker = self.approve_blocker()
-        if blocker is not None:
+        if self.approve_blocker() is not None:
             event.stop()
-            self.notify(f"Not yet: {blocker}. Nothing was approved.", severity="warning", markup=False,
-                        timeout=3)
+            self._say_why_not_approved()
+
+    def _say_why_not_approved(self) -> None:
+        blocked = self._approve_blocked()
+        if blocked is None:
+            return
+        why, for_good = blocked
+        # "Not yet" only where waiting helps: an operation already performed, declined or expired
+        # will never be approvable here.
+        lead = "Can't approve" if for_good else "Not yet"
+        self.notify(f"{lead}: {why}. Nothing was approved.", severity="warning", markup=False, timeout=3)
 
     def action_approve(self) -> None:
-        blocker = self.approve_blocker()
-        if blocker is not None:
+        if self.approve_blocker() is not None:
             # A key that does nothing says why: a person who pressed it early may think it approved.
-            self.notify(f"Not yet: {blocker}. Nothing was approved.", severity="warning", markup=False,
-                        timeout=3)
+            self._say_why_not_approved()
             return
         if self.record is None or self.checked is None or self.shown_revision_id is None:
             return
