@@ -267,6 +267,19 @@ async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
         assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
 
 
+async def test_the_companies_keys_each_read_whole_on_a_line_at_80_columns(store):
+    # Run together, the help wrapped "s/o:" onto the end of one line and "sign in/out" onto the next.
+    build_sample(store)
+    app = make_app(store)
+    async with app.run_test(size=NARROW) as pilot:
+        app.action_show_companies()
+        await settle(pilot)
+        help_text = app.screen.query_one("#companies-help")
+        lines = str(help_text.render()).splitlines()
+        assert all(len(line) <= help_text.content_region.width for line in lines), lines
+        assert "s: sign in at it   o: sign out" in lines
+
+
 async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
     # "Not yet: it is not waiting for a decision (it is performed)" promised a later that never comes.
     rows = build_sample(store)

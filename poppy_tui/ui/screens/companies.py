@@ -61,8 +61,11 @@ class CompaniesScreen(PoppyScreen):
             yield Input(placeholder="Add a Company: its domain, or a loopback URL for a local one  (+)", id="add-company")
         yield DataTable(id="companies-table", cursor_type="row", zebra_stripes=True)
         yield Static(
+            # A line each, under 76 columns: run together, "s/o:" ended a line at 80 columns and
+            # its meaning began the next.
             Content(
-                "Enter: make a request to the selected Company   t: talk to its agent   s/o: sign in/out.   "
+                "Enter: make a request to the selected Company   t: talk to its agent\n"
+                "s: sign in at it   o: sign out\n"
                 "A Company without operations v2 asks for approval on its own site instead."
             ),
             id="companies-help",
