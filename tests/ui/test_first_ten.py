@@ -267,17 +267,25 @@ async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
         assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
 
 
-async def test_the_companies_keys_each_read_whole_on_a_line_at_80_columns(store):
-    # Run together, the help wrapped "s/o:" onto the end of one line and "sign in/out" onto the next.
+@pytest.mark.parametrize(("screen", "selector", "line"), [
+    ("companies", "#companies-help", "s: sign in at it   o: sign out"),
+    ("help", ".field-help", 'Remap keys in config.toml by id: approve = "A" under [keybindings].'),
+])
+async def test_key_help_reads_whole_on_a_line_at_80_columns(store, screen, selector, line):
+    # Run together, the Companies help wrapped "s/o:" onto the end of one line and "sign in/out"
+    # onto the next, and Help's example broke between 'approve =' and '"A"'.
     build_sample(store)
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
-        app.action_show_companies()
+        if screen == "companies":
+            app.action_show_companies()
+        else:
+            await pilot.press("question_mark")
         await settle(pilot)
-        help_text = app.screen.query_one("#companies-help")
+        help_text = app.screen.query(selector).first()
         lines = str(help_text.render()).splitlines()
-        assert all(len(line) <= help_text.content_region.width for line in lines), lines
-        assert "s: sign in at it   o: sign out" in lines
+        assert all(len(shown) <= help_text.content_region.width for shown in lines), (help_text.content_region, lines)
+        assert line in lines
 
 
 async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):

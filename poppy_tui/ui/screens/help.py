@@ -64,7 +64,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Content("Keys"), classes="section-title")
             yield Static(
                 Content(
-                    "Remap any key by its id in config.toml, e.g.  [keybindings]  approve = \"A\".  "
+                    # A sentence a line, each well under the dialog's 74 columns at 80: run
+                    # together, the example broke between 'approve =' and '"A"'.
+                    "Remap keys in config.toml by id: approve = \"A\" under [keybindings].\n"
                     "Approve always takes a second step (y); Enter never approves."
                 ),
                 classes="field-help",
