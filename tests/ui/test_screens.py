@@ -26,6 +26,7 @@ from tests.ui.ui_sample import (
     build_sample,
     jacket_terms,
     ui_config,
+    wait_for,
 )
 
 SIZE = (120, 36)
@@ -83,6 +84,24 @@ async def test_inbox_shows_operations_another_process_writes_while_running(store
         text = table_text(pending)
         assert "Manzanita Outfitters" in text and "USD 70.00" in text and "API" in text
         assert not app.screen.query_one("#pending-empty").display
+
+
+async def test_a_first_start_with_no_company_says_how_to_begin(store, agent, tmp_path):
+    # The empty inbox said only that approvals appear here, and offered Enter with nothing to open.
+    app = PoppyApp(agent)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        empty = app.screen.query_one("#pending-empty")
+        said = " ".join(str(empty.render()).split())
+        assert "no Company is added yet" in said and "Press c for Companies" in said and "poppy-tui --demo" in said
+        assert not app.screen.query_one("#inbox-hint").display
+        with Store.open(tmp_path / "poppy.db") as other:  # a CLI agent adds one meanwhile
+            add_company(other, "Manzanita Outfitters", 8401)
+        await wait_for(pilot, lambda: "no Company" not in str(empty.render()), timeout=5)
+        assert " ".join(str(empty.render()).split()).startswith("Nothing is waiting for you. When a Company asks")
+        await pilot.press("c")
+        await settle(pilot)
+        assert "Manzanita Outfitters" in table_text(app.screen.query_one("#companies-table"))
 
 
 async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):

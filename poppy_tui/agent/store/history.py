@@ -109,6 +109,11 @@ class HistoryStore(StoreBase):
         row = self._db.execute("SELECT max(updated_at) FROM operations").fetchone()
         return row[0] or ""
 
+    def has_companies(self) -> bool:
+        """Whether any Company is added (and not removed): with none, an empty inbox says how to
+        begin. Here, on the read side the inbox has before its first frame (store/reader.py)."""
+        return bool(self._db.execute("SELECT EXISTS (SELECT 1 FROM companies WHERE removed_at IS NULL)").fetchone()[0])
+
     def count_operations(
         self, statuses: Iterable[Status | str] | None = None, company_id: int | None = None, text: str | None = None
     ) -> int:

@@ -29,6 +29,14 @@ def check_missing(*args: Any, **kwargs: Any) -> None:
 
 # Far more than a person can have open at once; the history screen pages through the rest.
 INBOX_LIMIT = 500
+# The empty inbox: where operations will appear, or, on a first start with no Company, how to begin.
+NOTHING_WAITING = (
+    "Nothing is waiting for you. When a Company asks for your approval, it appears here (no restart needed)."
+)
+NO_COMPANY_YET = (
+    "Nothing is waiting for you, and no Company is added yet. Press c for Companies and add one by "
+    "its domain; or quit (q) and run poppy-tui --demo to see the whole flow with a demo Company."
+)
 
 
 class InboxScreen(PoppyScreen):
@@ -55,6 +63,7 @@ class InboxScreen(PoppyScreen):
         # (reading and building all 500 was ~10 ms of it); first_frame_shown reads the rest.
         self.partial = False
         self._adding_tables = False  # an empty table is being mounted (first_frame_shown)
+        self._empty_text = NOTHING_WAITING
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -62,14 +71,7 @@ class InboxScreen(PoppyScreen):
             yield Static(Content("Waiting for your decision"), id="pending-title", classes="section-title")
             if self._has_rows(INBOX_STATUSES):
                 yield OperationTable(id="pending-table")
-            yield Static(
-                Content(
-                    "Nothing is waiting for you. When a Company asks for your approval, "
-                    "it appears here (no restart needed)."
-                ),
-                id="pending-empty",
-                classes="empty",
-            )
+            yield Static(Content(NOTHING_WAITING), id="pending-empty", classes="empty")
             if self._has_rows(IN_PROGRESS_STATUSES):
                 yield from self._progress_section()
             yield Static(
@@ -166,7 +168,16 @@ class InboxScreen(PoppyScreen):
         self.query_one("#pending-title", Static).update(
             Content(f"Waiting for your decision ({pending_count})")
         )
-        self.query_one("#pending-empty").display = not pending
+        empty = self.query_one("#pending-empty", Static)
+        empty.display = not pending
+        if not pending and not progress:
+            # A first start has nothing to review and nowhere to ask: say where to begin.
+            text = NOTHING_WAITING if self.reader.has_companies() else NO_COMPANY_YET
+            if text != self._empty_text:
+                self._empty_text = text
+                empty.update(Content(text))
+        # Nothing highlighted, nothing for Enter to open.
+        self.query_one("#inbox-hint").display = bool(pending or progress)
         if pending_table is not None:
             pending_table.display = bool(pending)
         if progress_table is not None:
