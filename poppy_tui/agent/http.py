@@ -15,6 +15,7 @@ from typing import Any, AsyncIterator, Callable, Mapping
 
 import httpx
 
+from poppy_tui.agent.http11 import LeanPool
 from poppy_tui.agent.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
@@ -53,10 +54,15 @@ class ResponseTooLarge(ValueError):
 
 
 class AgentClient(httpx.AsyncClient):
-    """make_client's client. `direct` is its guarded transport when `request` may hand requests
-    straight to it (no proxy, no event hook in the way), else None."""
+    """make_client's client. `direct` is its own HTTP/1.1 pool (http11.py) when `request` may
+    send there instead of through httpx (no proxy, no event hook in the way), else None."""
 
-    direct: httpx.AsyncBaseTransport | None = None
+    direct: LeanPool | None = None
+
+    async def aclose(self) -> None:
+        if self.direct is not None:
+            await self.direct.aclose()
+        await super().aclose()
 
 
 def _no_cookies() -> http.cookiejar.CookieJar:
@@ -88,7 +94,7 @@ def make_client(
     # Proxies from the environment come with the name check as a request hook (netguard); then
     # every request takes httpx's whole path, mounts and hooks included.
     if not options["event_hooks"]["request"]:
-        client.direct = options["transport"]
+        client.direct = LeanPool(allow_loopback, while_waiting)
     return client
 
 
@@ -184,14 +190,14 @@ async def _exchange(
     content: bytes | None,
     params: Mapping[str, str] | None,
     timeout: Any,
-) -> AsyncIterator[httpx.Response]:
+) -> AsyncIterator[Any]:
     """One request, its response open until the block ends; never a redirect followed.
 
-    make_client's client hands the request straight to its guarded transport: the same
-    transport, connections, timeouts and error mapping as `client.stream`, without the client's
-    layers for what this client never uses (auth flows, redirect bookkeeping, a cookie jar
-    that keeps nothing, hooks it doesn't have), which cost as much per request as the
-    connection pool itself."""
+    make_client's client sends through its own HTTP/1.1 pool (http11.py: why), with the client's
+    default headers and timeouts, to the addresses netguard checks, without httpx's client
+    layers (auth flows, redirect bookkeeping, a cookie jar that keeps nothing, hooks it doesn't
+    have). Any other client, or one with hooks or auth, takes httpx's whole path. Either way the
+    response has status_code, headers (.items(), .get), url, aiter_bytes() and aclose()."""
     direct = getattr(client, "direct", None)
     if direct is None or client.event_hooks["request"] or client.event_hooks["response"] or client.auth is not None:
         async with client.stream(method, url, headers=headers, content=content, params=params, timeout=timeout) as response:
@@ -201,12 +207,10 @@ async def _exchange(
     if headers:
         merged.update(headers)
     chosen = client.timeout if timeout is httpx.USE_CLIENT_DEFAULT else timeout
-    outgoing = httpx.Request(
-        method, _parsed_url(url), params=params, headers=merged, content=content,
-        extensions={"timeout": chosen.as_dict()},
-    )
-    response = await direct.handle_async_request(outgoing)
-    response.request = outgoing
+    target = _parsed_url(url)
+    if params:
+        target = target.copy_merge_params(params)
+    response = await direct.send(method, target, merged, content, chosen)
     try:
         yield response
     finally:
@@ -251,6 +255,10 @@ async def request(
                     raw = await read_bounded(response, limit)
                 except ResponseTooLarge as exc:
                     return HttpAnswer(status, answer_headers, b"", None, str(exc), final_url)
+                except httpx.DecodingError as exc:
+                    # The whole answer arrived but its encoding can't be undone: the Company
+                    # answered, and what it said is unreadable.
+                    return HttpAnswer(status, answer_headers, b"", None, f"the body can't be decoded ({exc})", final_url)
                 except httpx.TransportError as exc:
                     # The status line arrived, so the Company did answer; only the body is missing.
                     return HttpAnswer(

@@ -34,6 +34,7 @@ __all__ = [
     "pool_limits",
     "request_guard",
     "resolve_checked",
+    "socket_readable",
 ]
 
 
@@ -75,7 +76,7 @@ async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
 COALESCE_BYTES = 64 * 1024
 
 
-def _socket_readable(sock: socket.socket | None) -> bool:
+def socket_readable(sock: socket.socket | None) -> bool:
     """Whether a read would return at once: on an idle keep-alive connection that means the
     Company closed it (or sent bytes nobody asked for), so it must not carry another request."""
     fileno = -1 if sock is None else sock.fileno()
@@ -158,7 +159,7 @@ def _guarded_stream(httpcore: ModuleType, inner: Any, while_waiting: Callable[[]
 
         def get_extra_info(self, info: str) -> Any:
             if info == "is_readable":
-                return _socket_readable(self._socket)
+                return socket_readable(self._socket)
             if info == "socket":
                 return self._socket
             return self._inner.get_extra_info(info)

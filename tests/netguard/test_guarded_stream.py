@@ -1,7 +1,9 @@
-"""The guarded pool's connections (agent/netguard.py's GuardedStream), against a plain HTTP/1.1
-server on loopback written here from RFC 9112 alone: a connection the Company closed while idle
-is never handed another request, and a request's head and body leave in one send() (a large
-body in bounded pieces), whole."""
+"""The agent's connections, against a plain HTTP/1.1 server on loopback written here from RFC
+9112 alone, on both of its paths: its own HTTP/1.1 pool (agent/http11.py, what http.request uses)
+and httpx's guarded pool (agent/netguard.py's GuardedStream: proxies, hooks, the MCP client). A
+connection the Company closed while idle is never handed another request, connections are kept
+for the next requests, and a request's head and body leave in one send() (a large body in
+bounded pieces), whole."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import asyncio
 from typing import Any
 
 import httpcore
+import pytest
 
 from poppy_tui.agent import netguard
 from poppy_tui.agent.http import HttpAnswer, make_client, request
@@ -89,9 +92,25 @@ class RawHttpServer:
             body = body[:-2]
 
 
-async def test_an_idle_connection_the_company_closed_is_not_given_the_next_request():
+PATHS = ["own HTTP/1.1", "httpx"]
+
+
+async def _no_hook(request: Any) -> None:
+    pass
+
+
+def _through(client: Any, path: str) -> Any:
+    """`client`, made to send http.request's requests the given way: a hook (that does nothing)
+    sends them through httpx's whole path, as a proxy's name check does."""
+    if path == "httpx":
+        client.event_hooks = {"request": [_no_hook], "response": []}
+    return client
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_an_idle_connection_the_company_closed_is_not_given_the_next_request(path):
     async with RawHttpServer(close_after_answer=True) as server:
-        async with make_client(5.0) as client:
+        async with _through(make_client(5.0), path) as client:
             first = await request(client, "POST", f"{server.base_url}/a", content=b"{}")
             await server.closed.wait()  # the Company has closed the kept-alive connection
             second = await request(client, "POST", f"{server.base_url}/b", content=b"{}")
@@ -102,10 +121,11 @@ async def test_an_idle_connection_the_company_closed_is_not_given_the_next_reque
     assert server.connections == 2
 
 
-async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_next():
+@pytest.mark.parametrize("path", PATHS)
+async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_next(path):
     wave = 12  # more than httpcore keeps alive by default (10), fewer than the pool's 20
     async with RawHttpServer() as server:
-        async with make_client(5.0) as client:
+        async with _through(make_client(5.0), path) as client:
             for round_ in (1, 2):
                 server.hold_until = wave * round_  # all of a round in flight at once
                 answers = await asyncio.gather(
@@ -117,9 +137,10 @@ async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_n
     assert server.connections == wave
 
 
-async def test_a_connection_the_company_keeps_open_carries_the_next_requests():
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_connection_the_company_keeps_open_carries_the_next_requests(path):
     async with RawHttpServer() as server:
-        async with make_client(5.0) as client:
+        async with _through(make_client(5.0), path) as client:
             answers = [await request(client, "GET", f"{server.base_url}/{n}") for n in range(3)]
     assert [a.body["n"] for a in answers] == [1, 2, 3]
     assert server.connections == 1
@@ -147,24 +168,51 @@ class _CountingStream(httpcore.AsyncNetworkStream):
         return self._inner.get_extra_info(info)
 
 
-def _count_writes(client: Any) -> list[int]:
-    """The sizes of the writes the client's connections make from now on."""
+class _CountingTransport:
+    """Around the asyncio transport of one of the client's own connections: counts its writes."""
+
+    def __init__(self, inner: Any, writes: list[int]) -> None:
+        self._inner = inner
+        self._writes = writes
+
+    def write(self, data: bytes) -> None:
+        self._writes.append(len(data))
+        self._inner.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _count_writes(client: Any, path: str = "httpx") -> list[int]:
+    """The sizes of the writes the client's connections make from now on, one entry per send()."""
     writes: list[int] = []
-    backend = client._transport.backend._inner  # the real AnyIO backend under the guarded one
-    connect_tcp = backend.connect_tcp
+    if path == "httpx":
+        backend = client._transport.backend._inner  # the real AnyIO backend under the guarded one
+        connect_tcp = backend.connect_tcp
 
-    async def counted(*args: Any, **kwargs: Any) -> Any:
-        return _CountingStream(await connect_tcp(*args, **kwargs), writes)
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            return _CountingStream(await connect_tcp(*args, **kwargs), writes)
 
-    backend.connect_tcp = counted
+        backend.connect_tcp = counted
+        return writes
+    pool = client.direct
+    connect = pool._connect
+
+    async def counted_own(*args: Any, **kwargs: Any) -> Any:
+        connection = await connect(*args, **kwargs)
+        connection.transport = _CountingTransport(connection.transport, writes)
+        return connection
+
+    pool._connect = counted_own
     return writes
 
 
-async def test_a_request_head_and_its_body_leave_in_one_write():
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_request_head_and_its_body_leave_in_one_write(path):
     body = b'{"note": "' + b"x" * 3000 + b'"}'
     async with RawHttpServer() as server:
-        async with make_client(5.0) as client:
-            writes = _count_writes(client)
+        async with _through(make_client(5.0), path) as client:
+            writes = _count_writes(client, path)
             answers = [
                 await request(client, "POST", f"{server.base_url}/{n}", content=body,
                               headers={"Content-Type": "application/json"})

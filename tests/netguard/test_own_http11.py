@@ -1,0 +1,164 @@
+"""The agent's own HTTP/1.1 pool (agent/http11.py) through http.request, against a server written
+here that answers each request with bytes given by the test (RFC 9112 framing by hand), so what
+a Company may send (compressed, chunked, 1xx first, Connection: close, a reset, nothing) is sent
+exactly. What matters is what http.request makes of it: an answer, an answer whose body can't be
+used, NotSent (nothing of the request left) or Unknown (it may have been delivered)."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import socket
+import struct
+import zlib
+from typing import Callable
+
+import pytest
+
+from poppy_tui.agent.http import HttpAnswer, make_client, request
+from poppy_tui.protocol.outcomes import NotSent, Unknown
+
+
+def answer(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
+    lines = b"".join(h + b"\r\n" for h in headers)
+    return b"HTTP/1.1 %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (
+        status, lines, len(body), body)
+
+
+class ScriptedServer:
+    """Each request gets `respond(n)` (n counts requests from 1): bytes to write, or None to
+    reset the connection (RST) without answering. The connection stays open unless `close`."""
+
+    def __init__(self, respond: Callable[[int], bytes | None], close: bool = False,
+                 hold_first: asyncio.Event | None = None) -> None:
+        self.respond = respond
+        self.close = close
+        self.hold_first = hold_first  # the first answer waits for this
+        self.requests: list[bytes] = []
+        self.connections = 0
+
+    async def __aenter__(self) -> "ScriptedServer":
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.base_url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value.strip())
+                self.requests.append(head + await reader.readexactly(length))
+                if len(self.requests) == 1 and self.hold_first is not None:
+                    await self.hold_first.wait()
+                data = self.respond(len(self.requests))
+                if data is None:
+                    sock = writer.get_extra_info("socket")
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    writer.transport.abort()  # RST: the request arrived, no answer will
+                    return
+                writer.write(data)
+                await writer.drain()
+                if self.close:
+                    return
+        finally:
+            writer.close()
+
+
+async def _ask(server: ScriptedServer, times: int = 1, limit: int | None = None) -> list:
+    async with make_client(5.0) as client:
+        assert client.direct is not None  # the own pool, not httpx's
+        kwargs = {} if limit is None else {"limit": limit}
+        return [await request(client, "POST", f"{server.base_url}/x", content=b"{}", **kwargs) for _ in range(times)]
+
+
+async def test_gzip_and_deflate_bodies_are_decoded_and_nothing_else_is_asked_for():
+    bodies = {1: gzip.compress(b'{"n": 1}'), 2: zlib.compress(b'{"n": 2}'), 3: zlib.compress(b'{"n": 3}')[2:-4]}
+    codings = {1: b"gzip", 2: b"deflate", 3: b"deflate"}  # 3: raw deflate, which some servers send
+    async with ScriptedServer(lambda n: answer(bodies[n], b"Content-Encoding: " + codings[n])) as server:
+        got = await _ask(server, 3)
+    assert [a.body for a in got] == [{"n": 1}, {"n": 2}, {"n": 3}]
+    assert all(b"accept-encoding: gzip, deflate\r\n" in r.lower() for r in server.requests)
+
+
+async def test_a_decompression_bomb_is_refused_at_the_limit_not_inflated_whole():
+    bomb = gzip.compress(b" " * 50_000_000)  # about 50 KB on the wire
+    async with ScriptedServer(lambda n: answer(bomb, b"Content-Encoding: gzip")) as server:
+        [got] = await _ask(server, limit=1_000_000)
+    assert isinstance(got, HttpAnswer) and got.status == 200
+    assert got.body is None and "more than the 1000000 bytes allowed" in got.error
+
+
+async def test_an_encoding_nobody_asked_for_is_an_unreadable_answer_not_a_crash():
+    async with ScriptedServer(lambda n: answer(b"\x00\x01", b"Content-Encoding: br")) as server:
+        [got] = await _ask(server)
+    assert isinstance(got, HttpAnswer) and got.status == 200 and "can't be decoded" in got.error
+
+
+async def test_a_chunked_answer_after_a_1xx_is_read_whole():
+    chunked = (b"HTTP/1.1 100 Continue\r\n\r\n"
+               b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"5\r\n{\"n\":\r\n3\r\n 7}\r\n0\r\n\r\n")
+    async with ScriptedServer(lambda n: chunked) as server:
+        got = await _ask(server, 2)
+    assert [a.body for a in got] == [{"n": 7}, {"n": 7}]
+    assert server.connections == 1  # kept alive across both
+
+
+async def test_connection_close_in_an_answer_is_honoured():
+    async with ScriptedServer(lambda n: answer(b'{"n": %d}' % n, b"Connection: close"), close=True) as server:
+        got = await _ask(server, 2)
+    assert [a.body for a in got] == [{"n": 1}, {"n": 2}]
+    assert server.connections == 2
+
+
+async def test_a_reset_after_the_request_arrived_is_unknown_and_a_refused_connect_is_not_sent():
+    async with ScriptedServer(lambda n: None) as server:
+        [reset] = await _ask(server)
+    assert isinstance(reset, Unknown), reset  # it reached the Company: it may have acted
+    assert len(server.requests) == 1
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]  # bound, never listening: the connect is refused
+        async with make_client(5.0) as client:
+            refused = await request(client, "POST", f"http://127.0.0.1:{port}/x", content=b"{}")
+    assert isinstance(refused, NotSent), refused
+
+
+async def test_a_cut_off_body_keeps_the_status_and_the_connection_is_not_reused():
+    cut = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"n\":"
+    async with ScriptedServer(lambda n: cut if n == 1 else answer(b'{"n": 2}'), close=True) as server:
+        first, second = await _ask(server, 2)
+    assert isinstance(first, HttpAnswer) and first.status == 200 and first.cut_off
+    assert isinstance(second, HttpAnswer) and second.body == {"n": 2}
+    assert server.connections == 2
+
+
+async def test_a_request_cancelled_while_it_waits_leaves_no_connection_to_reuse():
+    gate = asyncio.Event()
+
+    async with ScriptedServer(lambda n: answer(b'{"n": %d}' % n), hold_first=gate) as server:
+        async with make_client(5.0) as client:
+            pending = asyncio.ensure_future(request(client, "POST", f"{server.base_url}/slow", content=b"{}"))
+            while not server.requests:
+                await asyncio.sleep(0.01)
+            pending.cancel()  # as a lost lease stops a send: its answer not read yet
+            with pytest.raises(asyncio.CancelledError):
+                await pending
+            gate.set()  # the first answer is written now, to a connection the client has closed
+            again = await request(client, "POST", f"{server.base_url}/next", content=b"{}")
+    # The cancelled exchange's connection, which would carry its late answer, was closed: the
+    # next request got its own answer on a new connection, not the one left behind.
+    assert isinstance(again, HttpAnswer) and again.body == {"n": 2}
+    assert server.connections == 2
