@@ -162,3 +162,11 @@ async def test_a_request_cancelled_while_it_waits_leaves_no_connection_to_reuse(
     # next request got its own answer on a new connection, not the one left behind.
     assert isinstance(again, HttpAnswer) and again.body == {"n": 2}
     assert server.connections == 2
+
+
+async def test_a_long_head_is_read_as_httpx_reads_it():
+    # 50 KiB of headers: more than h11's own 16 KiB default, within the 100 KiB httpcore allows.
+    long_header = b"X-Padding: " + b"p" * 50_000
+    async with ScriptedServer(lambda n: answer(b'{"n": 1}', long_header)) as server:
+        [got] = await _ask(server)
+    assert isinstance(got, HttpAnswer) and got.body == {"n": 1} and len(got.headers["x-padding"]) == 50_000
