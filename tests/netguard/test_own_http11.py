@@ -26,10 +26,10 @@ def answer(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
 
 
 class ScriptedServer:
-    """Each request gets `respond(n)` (n counts requests from 1): bytes to write, or None to
-    reset the connection (RST) without answering. The connection stays open unless `close`."""
+    """Each request gets `respond(n)` (n counts requests from 1): bytes to write (a list: written
+    part by part, 50 ms apart), or None to reset the connection (RST) without answering. The connection stays open unless `close`."""
 
-    def __init__(self, respond: Callable[[int], bytes | None], close: bool = False,
+    def __init__(self, respond: Callable[[int], bytes | list[bytes] | None], close: bool = False,
                  hold_first: asyncio.Event | None = None) -> None:
         self.respond = respond
         self.close = close
@@ -68,8 +68,11 @@ class ScriptedServer:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     writer.transport.abort()  # RST: the request arrived, no answer will
                     return
-                writer.write(data)
-                await writer.drain()
+                for part in (data if isinstance(data, list) else [data]):  # a list: written apart
+                    writer.write(part)
+                    await writer.drain()
+                    if isinstance(data, list):
+                        await asyncio.sleep(0.05)
                 if self.close:
                     return
         finally:
@@ -167,6 +170,8 @@ async def test_a_request_cancelled_while_it_waits_leaves_no_connection_to_reuse(
 async def test_a_long_head_is_read_as_httpx_reads_it():
     # 50 KiB of headers: more than h11's own 16 KiB default, within the 100 KiB httpcore allows.
     long_header = b"X-Padding: " + b"p" * 50_000
-    async with ScriptedServer(lambda n: answer(b'{"n": 1}', long_header)) as server:
+    whole = answer(b'{"n": 1}', long_header)
+    # In two parts, so the client holds an incomplete head of 40 KB for a moment.
+    async with ScriptedServer(lambda n: [whole[:40_000], whole[40_000:]]) as server:
         [got] = await _ask(server)
     assert isinstance(got, HttpAnswer) and got.body == {"n": 1} and len(got.headers["x-padding"]) == 50_000
