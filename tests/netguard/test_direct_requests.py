@@ -1,7 +1,7 @@
-"""agent/http.request hands make_client's requests straight to the guarded transport (skipping
-httpx's client layers); what the client promised still holds there: its default headers and
-timeouts, no redirect followed, no cookie kept. With a proxy from the environment every
-request takes httpx's whole path (the name check is a request hook there)."""
+"""agent/http.request sends make_client's requests through the agent's own HTTP/1.1 pool
+(agent/http11.py) instead of httpx's client; what the client promised still holds there: its
+default headers and timeouts, no redirect followed, no cookie kept. With a proxy from the
+environment every request takes httpx's whole path (the name check is a request hook there)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ async def test_a_cookie_from_a_company_is_never_sent_back(direct):
 async def test_the_direct_path_sends_the_clients_headers_with_the_callers():
     async with RawHttpServer() as server:
         async with make_client(5.0) as client:
-            assert client.direct is not None  # no proxy here: requests go straight to the transport
+            assert client.direct is not None  # no proxy here: requests go through the own pool
             await request(client, "POST", f"{server.base_url}/x", content=b"{}", params={"b": "2"},
                           headers={"Accept": "application/json", "Poppy-Version": "0.4"})
     sent = server.requests[0]
