@@ -17,23 +17,42 @@ from poppy_tui.agent import netguard
 from poppy_tui.agent.http import HttpAnswer, make_client, request
 
 
-class RawHttpServer:
-    """Answers every request with a small JSON body, then closes the connection when
-    `close_after_answer` is set, without saying so (no `Connection: close`): only the socket
-    tells the client."""
+async def read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | None:
+    """One request's head and body (Content-Length or chunked), or None once the client is gone."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+    length, chunked = 0, False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+        if name.strip().lower() == b"transfer-encoding":
+            chunked = value.strip().lower() == b"chunked"
+    if not chunked:
+        return head, await reader.readexactly(length)
+    body = b""
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        body += await reader.readexactly(size + 2)
+        if size == 0:
+            return head, body[:-2]
+        body = body[:-2]
 
-    def __init__(self, close_after_answer: bool = False, answer_headers: bytes = b"") -> None:
-        self.close_after_answer = close_after_answer
-        self.answer_headers = answer_headers  # extra header lines, each ending in CRLF
-        self.status_line = b"HTTP/1.1 200 OK"
-        self.hold_until = 0  # answer nothing until this many requests have arrived in all
-        self._arrived = asyncio.Condition()
+
+class LoopbackServer:
+    """An HTTP/1.1 server on 127.0.0.1 that reads each request whole and lets `answer` reply:
+    counts connections, keeps every request's bytes, and closes a connection when `answer`
+    returns False (or the client goes)."""
+
+    def __init__(self) -> None:
         self.connections = 0
         self.requests: list[bytes] = []
-        self.closed = asyncio.Event()
+        self.closed = asyncio.Event()  # set each time a connection has been closed
         self._server: asyncio.AbstractServer | None = None
 
-    async def __aenter__(self) -> "RawHttpServer":
+    async def __aenter__(self) -> "LoopbackServer":
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         port = self._server.sockets[0].getsockname()[1]
         self.base_url = f"http://127.0.0.1:{port}"
@@ -44,33 +63,18 @@ class RawHttpServer:
         self._server.close()
         await self._server.wait_closed()
 
+    async def answer(self, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        raise NotImplementedError
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
         try:
             while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
+                received = await read_request(reader)
+                if received is None:
                     return
-                length, chunked = 0, False
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value.strip())
-                    if name.strip().lower() == b"transfer-encoding":
-                        chunked = value.strip().lower() == b"chunked"
-                body = await self._read_chunked(reader) if chunked else await reader.readexactly(length)
-                self.requests.append(head + body)
-                async with self._arrived:
-                    self._arrived.notify_all()
-                    await self._arrived.wait_for(lambda: len(self.requests) >= self.hold_until)
-                answer = b'{"n": %d, "body_bytes": %d}' % (len(self.requests), len(body))
-                writer.write(
-                    b"%s\r\nContent-Type: application/json\r\n%s"
-                    b"Content-Length: %d\r\n\r\n%s" % (self.status_line, self.answer_headers, len(answer), answer)
-                )
-                await writer.drain()
-                if self.close_after_answer:
+                self.requests.append(b"".join(received))
+                if not await self.answer(received[1], writer):
                     return
         finally:
             writer.close()
@@ -81,15 +85,30 @@ class RawHttpServer:
             self.closed.set()
 
 
-    @staticmethod
-    async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-        body = b""
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            body += await reader.readexactly(size + 2)
-            if size == 0:
-                return body[:-2]
-            body = body[:-2]
+class RawHttpServer(LoopbackServer):
+    """Answers every request with a small JSON body, then closes the connection when
+    `close_after_answer` is set, without saying so (no `Connection: close`): only the socket
+    tells the client."""
+
+    def __init__(self, close_after_answer: bool = False, answer_headers: bytes = b"") -> None:
+        super().__init__()
+        self.close_after_answer = close_after_answer
+        self.answer_headers = answer_headers  # extra header lines, each ending in CRLF
+        self.status_line = b"HTTP/1.1 200 OK"
+        self.hold_until = 0  # answer nothing until this many requests have arrived in all
+        self._arrived = asyncio.Condition()
+
+    async def answer(self, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        async with self._arrived:
+            self._arrived.notify_all()
+            await self._arrived.wait_for(lambda: len(self.requests) >= self.hold_until)
+        answer = b'{"n": %d, "body_bytes": %d}' % (len(self.requests), len(body))
+        writer.write(
+            b"%s\r\nContent-Type: application/json\r\n%s"
+            b"Content-Length: %d\r\n\r\n%s" % (self.status_line, self.answer_headers, len(answer), answer)
+        )
+        await writer.drain()
+        return not self.close_after_answer
 
 
 PATHS = ["own HTTP/1.1", "httpx"]

@@ -17,6 +17,7 @@ import pytest
 
 from poppy_tui.agent.http import HttpAnswer, make_client, request
 from poppy_tui.protocol.outcomes import NotSent, Unknown
+from tests.netguard.test_guarded_stream import LoopbackServer
 
 
 def answer(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
@@ -25,58 +26,33 @@ def answer(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
         status, lines, len(body), body)
 
 
-class ScriptedServer:
+class ScriptedServer(LoopbackServer):
     """Each request gets `respond(n)` (n counts requests from 1): bytes to write (a list: written
-    part by part, 50 ms apart), or None to reset the connection (RST) without answering. The connection stays open unless `close`."""
+    part by part, 50 ms apart), or None to reset the connection (RST) without answering. The
+    connection stays open unless `close`."""
 
     def __init__(self, respond: Callable[[int], bytes | list[bytes] | None], close: bool = False,
                  hold_first: asyncio.Event | None = None) -> None:
+        super().__init__()
         self.respond = respond
         self.close = close
         self.hold_first = hold_first  # the first answer waits for this
-        self.requests: list[bytes] = []
-        self.connections = 0
 
-    async def __aenter__(self) -> "ScriptedServer":
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.base_url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._server.close()
-        await self._server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                length = 0
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value.strip())
-                self.requests.append(head + await reader.readexactly(length))
-                if len(self.requests) == 1 and self.hold_first is not None:
-                    await self.hold_first.wait()
-                data = self.respond(len(self.requests))
-                if data is None:
-                    sock = writer.get_extra_info("socket")
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    writer.transport.abort()  # RST: the request arrived, no answer will
-                    return
-                for part in (data if isinstance(data, list) else [data]):  # a list: written apart
-                    writer.write(part)
-                    await writer.drain()
-                    if isinstance(data, list):
-                        await asyncio.sleep(0.05)
-                if self.close:
-                    return
-        finally:
-            writer.close()
+    async def answer(self, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        if len(self.requests) == 1 and self.hold_first is not None:
+            await self.hold_first.wait()
+        data = self.respond(len(self.requests))
+        if data is None:
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()  # RST: the request arrived, no answer will
+            return False
+        for part in (data if isinstance(data, list) else [data]):
+            writer.write(part)
+            await writer.drain()
+            if isinstance(data, list):
+                await asyncio.sleep(0.05)
+        return not self.close
 
 
 async def _ask(server: ScriptedServer, times: int = 1, limit: int | None = None) -> list:

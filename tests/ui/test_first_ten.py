@@ -251,20 +251,26 @@ async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store):
         assert shown == {"Yes, approve", "Cancel"}
 
 
-async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
+async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tuple[str, list[str]]:
+    """Open the review of the sample's `row` and press a once: (its banner before the key, the
+    toasts said). The confirmation must not have opened."""
     rows = build_sample(store)
-    app = make_app(store, arm_delay_seconds=30)
+    app = make_app(store, arm_delay_seconds=arm_delay_seconds)
     async with app.run_test(size=NARROW, notifications=True) as pilot:
-        app.open_review(rows["jacket"])
+        app.open_review(rows[row])
         await settle(pilot, 0.4)
         screen = app.screen
         banner = str(screen.query_one("#outcome").render())
-        assert "approve… (available in" in banner
         await pilot.press("a")
         await settle(pilot, 0.2)
         assert app.screen is screen  # no confirmation
-        said = [n.message for n in app._notifications]
-        assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
+        return banner, [n.message for n in app._notifications]
+
+
+async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
+    banner, said = await a_pressed_on_review(store, "jacket", arm_delay_seconds=30)
+    assert "approve… (available in" in banner
+    assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
 
 
 @pytest.mark.parametrize(("screen", "selector", "line"), [
@@ -290,17 +296,8 @@ async def test_key_help_reads_whole_on_a_line_at_80_columns(store, screen, selec
 
 async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
     # "Not yet: it is not waiting for a decision (it is performed)" promised a later that never comes.
-    rows = build_sample(store)
-    app = make_app(store, arm_delay_seconds=0)
-    async with app.run_test(size=NARROW, notifications=True) as pilot:
-        app.open_review(rows["performed"])
-        await settle(pilot, 0.4)
-        screen = app.screen
-        await pilot.press("a")
-        await settle(pilot, 0.2)
-        assert app.screen is screen  # no confirmation
-        said = [n.message for n in app._notifications]
-        assert said == ["Can't approve: it is not waiting for a decision (it is performed). Nothing was approved."]
+    _, said = await a_pressed_on_review(store, "performed", arm_delay_seconds=0)
+    assert said == ["Can't approve: it is not waiting for a decision (it is performed). Nothing was approved."]
 
 
 async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
