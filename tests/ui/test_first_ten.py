@@ -251,6 +251,24 @@ async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store):
         assert shown == {"Yes, approve", "Cancel"}
 
 
+async def test_the_review_header_keeps_via_and_its_interface_together_at_80_columns(store):
+    # With the demo's ID lengths the one long line broke between "via" and "MCP" at 80 columns.
+    from poppy_tui.protocol.requests import McpRequest
+
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "cnl_IJCe_1xS", "Cancel your Trailhead Coffee Club subscription.",
+                        revision="1796402761-tPePyO6_-uEZ",
+                        request=McpRequest(f"{company.base_url}/mcp", "cancel_subscription", {"id": "sub_6Tc1"}))
+    app = make_app(store)
+    async with app.run_test(size=NARROW) as pilot:
+        app.open_review(row)
+        await settle(pilot, 0.4)
+        line = app.screen.query_one("#operation-line")
+        shown = [line.render_line(y).text.rstrip() for y in range(line.size.height)]
+        assert len(shown) == 2 and shown[0].endswith("(1 of 1)"), shown
+        assert shown[1].startswith("via MCP   received "), shown
+
+
 async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tuple[str, list[str]]:
     """Open the review of the sample's `row` and press a once: (its banner before the key, the
     toasts said). The confirmation must not have opened."""

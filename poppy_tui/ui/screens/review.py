@@ -162,11 +162,12 @@ class ReviewScreen(PoppyScreen):
                 ("   revision  ", "dim"),
                 safe_line_content(current.revision, 80),
                 (of, "dim"),
-                ("   via ", "dim"),
+                # A line of its own: run on, it wrapped at 80 columns wherever the IDs' lengths put
+                # the edge, "via" / "MCP" among others (Textual breaks at any space, no-break ones too).
+                ("\nvia ", "dim"),
                 interface_label(record.interface),
-                # No-break spaces: at 80 columns the line wraps before "received", not inside the time.
-                ("   received\u00a0", "dim"),
-                local_time(current.received_at).replace(" ", "\u00a0"),
+                ("   received ", "dim"),
+                local_time(current.received_at),
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
