@@ -81,3 +81,26 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
         assert again.get_operation(taken_back).status == Status.WITHDRAWN
         assert again.get_operation(taken_back).send_after is None
         assert again.claim_due("another-process", 30) is not None  # due now, for any dispatcher
+
+
+@pytest.mark.parametrize("approved", [1, 2])
+async def test_the_quit_choices_speak_of_one_approval_as_one_and_fit_80_columns(store, approved):
+    # "send them now and wait until each has an answer" for a single approval, and a help line
+    # that wrapped at 80 columns to begin the next with "or by".
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    for n in range(approved):
+        row = add_operation(store, company, f"exc_{n}Rt2", JACKET_SUMMARY, terms=jacket_terms())
+        store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
+    app = PoppyApp(StoreAgent(store, ui_config()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        choices = app.screen.query_one("#quit-help")
+        lines = str(choices.render()).splitlines()
+        assert all(len(line) <= choices.content_region.width for line in lines), lines
+        if approved == 1:
+            assert lines[0] == "s  send it now and wait until it has an answer, then quit"
+        else:
+            assert lines[0] == "s  send them now and wait until each has an answer, then quit"
+        await pilot.press("escape")

@@ -25,6 +25,18 @@ def approvals_in_flight(store: Store) -> list[int]:
     return [row.id for row in store.list_operations(IN_FLIGHT, limit=1000, newest_first=False)]
 
 
+def quit_help(count: int) -> str:
+    """The choices, in the number the title gives, each key starting its own line and every line
+    under the dialog's 74 columns at 80 (run on, a wrapped line began with "or by")."""
+    them, each = ("it", "it has") if count == 1 else ("them", "each has")
+    return (
+        f"s  send {them} now and wait until {each} an answer, then quit\n"
+        f"l  leave {them} queued and quit: poppy-tui sends {them} when it next runs,\n"
+        "   or 'poppy-tui send' does\n"
+        "Esc  don't quit"
+    )
+
+
 class QuitScreen(ModalScreen[None]):
     AUTO_FOCUS = None
     DEFAULT_CSS = """
@@ -64,15 +76,7 @@ class QuitScreen(ModalScreen[None]):
                 )
             if count > LISTED:
                 yield Static(Content(f"... and {count - LISTED} more"))
-            yield Static(
-                Content(
-                    "s  send them now and wait until each has an answer, then quit\n"
-                    "l  leave them queued and quit: they are sent the next time poppy-tui runs, or by "
-                    "'poppy-tui send'\n"
-                    "Esc  don't quit"
-                ),
-                id="quit-help",
-            )
+            yield Static(Content(quit_help(count)), id="quit-help")
             yield Static(Content(""), id="quit-progress")
 
     def action_leave_queued(self) -> None:
