@@ -45,19 +45,25 @@ def first_failure(codes: list[int]) -> int:
     return next((code for code in codes if code != Exit.OK), Exit.OK)
 
 
+# Every line under 80 columns: `--help` prints this as written (it is not re-wrapped), and a
+# terminal of 80 would break the longer lines mid-word.
 EPILOG = """\
 exit codes:
   0  done (the request was performed)
-  1  error: Company unreachable or misbehaving, unknown company or operation, database problem
-  2  usage: bad command line, bad argument (JSON, URL, fault spec), bad config file
-  3  an operation waits in the queue (its number is printed): open poppy-tui to review
+  1  error: Company unreachable or misbehaving, unknown company or operation,
+     database problem
+  2  usage: bad command line, bad argument (JSON, URL, fault spec), bad config
+  3  an operation waits in the queue (its number is printed): open poppy-tui
+     to review it
   4  declined in poppy-tui; nothing was sent
   5  not performed: the Company answered and did not do it
   6  outcome unknown: sent, but whether it took effect is not known
   7  expired before it was approved
-  8  sign-in required: the Company asks you to sign in (or for more scopes); run poppy-tui signin COMPANY
+  8  sign-in required: the Company asks you to sign in (or for more scopes);
+     run poppy-tui signin COMPANY
   9  --wait --timeout ran out before the operation settled; it stays queued
   130  interrupted (Ctrl-C); queued operations stay queued
 
-Only a person at the TUI approves or declines. There is no approve command and no --yes.
+Only a person at the TUI approves or declines.
+There is no approve command and no --yes.
 See docs/cli.md for JSON shapes and examples."""

@@ -66,9 +66,13 @@ class _Parser(argparse.ArgumentParser):
 
     def format_help(self) -> str:
         if self.wrap_description and self.description:
+            import shutil
             import textwrap
 
-            self.description = textwrap.fill(self.description, 88)
+            # To the terminal (as argparse fills the options), at most 88: a fixed 88 broke every
+            # line of a description again at 80 columns.
+            width = min(88, max(40, shutil.get_terminal_size().columns - 2))
+            self.description = textwrap.fill(self.description, width)
             self.wrap_description = False
         return super().format_help()
 
@@ -158,9 +162,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog=PROG,
         description=(
             "A terminal Personal Agent for Poppy's operations extension v2.\n\n"
-            "Without a command it opens the TUI, where a person reviews what Companies ask to do\n"
-            "and approves or declines it. Commands make requests for agents and scripts; the\n"
-            "operations they get back wait in the same queue for that person."
+            "Without a command it opens the TUI, where a person reviews what Companies ask\n"
+            "to do and approves or declines it. Commands make requests for agents and\n"
+            "scripts; the operations they get back wait in the same queue for that person."
         ),
         epilog=EPILOG,
         formatter_class=_RawFormatter,

@@ -39,6 +39,16 @@ def test_every_command_has_help(command, cli):
     assert f"usage: poppy-tui {command}" in run.out
 
 
+@pytest.mark.parametrize("command", ["", *COMMANDS, "companies add"])
+def test_help_fits_an_80_column_terminal(command, home):
+    # The exit codes and the commands' descriptions were written out (or filled) at 88 columns
+    # and more, so an 80-column terminal broke them again mid-word.
+    run = run_process(*command.split(), "--help", home=home, COLUMNS="80")
+    assert run.code == 0, run.err
+    too_long = [line for line in run.out.splitlines() if len(line) > 79]
+    assert not too_long, too_long
+
+
 def test_version(cli):
     run = cli("--version")
     assert (run.code, run.out.strip()) == (0, f"poppy-tui {__version__}")
