@@ -21,6 +21,7 @@ from tests.ui.ui_sample import (
     jacket_terms,
     send_through,
     ui_config,
+    wait_for,
 )
 
 SIZE = (120, 36)
@@ -406,9 +407,10 @@ async def test_a_record_that_no_longer_parses_is_a_danger_and_cannot_be_approved
     db.close()
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
         inbox = app.screen.query_one("#pending-table")
-        assert "DANGER 1" in " ".join(str(c) for c in inbox.get_row(str(row)))
+        # Checks fill in after the rows show (off the event loop); a loaded CI machine took
+        # longer than a fixed 0.3 s pause.
+        await wait_for(pilot, lambda: "DANGER 1" in " ".join(str(c) for c in inbox.get_row(str(row))))
         screen = await open_review(app, pilot, row)
         await pilot.pause(0.5)
         assert "could not read this operation" in " ".join(str(w.render()) for w in screen.query(".finding"))

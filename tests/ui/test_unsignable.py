@@ -14,7 +14,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import JACKET_SUMMARY, add_company, add_operation, jacket_terms, ui_config
+from tests.ui.ui_sample import JACKET_SUMMARY, add_company, add_operation, jacket_terms, ui_config, wait_for
 
 
 @pytest.fixture
@@ -33,8 +33,8 @@ async def test_start_up_warns_and_a_is_refused_with_the_fix(tmp_path, unusable_k
     app = PoppyApp(agent)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
-            assert any("can't be signed" in n.message for n in app._notifications)
+            # Said after the first frame; a loaded CI machine took longer than a fixed 0.3 s pause.
+            await wait_for(pilot, lambda: any("can't be signed" in n.message for n in app._notifications))
             app.open_review(row)
             await pilot.pause(0.2)
             screen = app.screen
