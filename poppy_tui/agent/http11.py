@@ -30,7 +30,7 @@ from typing import Any, AsyncIterator, Callable, Iterator
 import h11
 import httpx
 
-from poppy_tui.agent.netguard import DestinationRefused, resolve_checked, socket_readable
+from poppy_tui.agent.netguard import addresses_to_connect, socket_readable
 
 # As httpx: an idle connection is closed after this long (servers close theirs after about as
 # long; uvicorn after 5 s), so a request is never written on one the Company is closing.
@@ -180,13 +180,9 @@ class LeanPool:
         if scheme not in ("http", "https"):
             raise httpx.UnsupportedProtocol(f"poppy-tui speaks http and https, not {scheme!r}")
         loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                addresses = await resolve_checked(host, port, self._allow_loopback)
-        except DestinationRefused as exc:
-            raise httpx.ConnectError(f"refused to connect: {exc}") from None
-        except TimeoutError:
-            raise httpx.ConnectTimeout(f"resolving {host} took longer than {timeout:g} s") from None
+        addresses = await addresses_to_connect(
+            host, port, self._allow_loopback, timeout, httpx.ConnectError, httpx.ConnectTimeout
+        )
         context = None
         if scheme == "https":
             if self._ssl_context is None:

@@ -29,6 +29,7 @@ from poppy_tui.protocol.addresses import address_problem, is_loopback_host, lite
 __all__ = [
     "DestinationRefused",
     "address_problem",
+    "addresses_to_connect",
     "check_destination",
     "guarded_client_options",
     "pool_limits",
@@ -70,6 +71,22 @@ async def resolve_checked(host: str, port: int, allow_loopback: bool) -> list[st
 
 async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
     await resolve_checked(host, port, allow_loopback)
+
+
+async def addresses_to_connect(
+    host: str, port: int, allow_loopback: bool, timeout: float | None,
+    connect_error: type[Exception], connect_timeout: type[Exception],
+) -> list[str]:
+    """resolve_checked within a connect's timeout, for the two ways poppy-tui connects (httpcore's
+    backend below, agent/http11.py): a refused destination or a slow resolver is raised as that
+    client's own connect failure, so it counts as "not sent"."""
+    try:
+        with anyio.fail_after(timeout):
+            return await resolve_checked(host, port, allow_loopback)
+    except DestinationRefused as exc:
+        raise connect_error(f"refused to connect: {exc}") from None
+    except TimeoutError:
+        raise connect_timeout(f"resolving {host} took longer than {timeout:g} s") from None
 
 
 # Writes gathered before one send() at most (GuardedStream); a request head and a JSON body fit.
@@ -184,13 +201,9 @@ def _guarded_backend(
             local_address: str | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> Any:
-            try:
-                with anyio.fail_after(timeout):
-                    addresses = await resolve_checked(host, port, allow_loopback)
-            except DestinationRefused as exc:
-                raise httpcore.ConnectError(f"refused to connect: {exc}") from None
-            except TimeoutError:
-                raise httpcore.ConnectTimeout(f"resolving {host} took longer than {timeout:g} s") from None
+            addresses = await addresses_to_connect(
+                host, port, allow_loopback, timeout, httpcore.ConnectError, httpcore.ConnectTimeout
+            )
             failure: Exception | None = None
             for address in addresses:  # the checked addresses, and only those
                 try:
