@@ -316,26 +316,6 @@ async def _read_head(connection: _Connection, read_timeout: float | None) -> h11
         raise httpx.RemoteProtocolError(f"unexpected {type(event).__name__} before the answer")
 
 
-def _decode_headers(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
-    """Lowercased names, repeated ones joined with ", ": as http.request reads httpx's headers.
-    Decoded as httpx does: ASCII, else UTF-8, else Latin-1."""
-    joined = b"".join(name + value for name, value in raw)
-    for encoding in ("ascii", "utf-8"):
-        try:
-            joined.decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    else:
-        encoding = "iso-8859-1"
-    headers: dict[str, str] = {}
-    for name, value in raw:
-        key = name.decode(encoding).lower()
-        text = value.decode(encoding)
-        headers[key] = f"{headers[key]}, {text}" if key in headers else text
-    return headers
-
-
 # Decoded bodies come out in pieces no larger than this, so http.read_bounded can stop a
 # decompression bomb after the limit instead of after inflating it whole.
 DECODED_PIECE = 64 * 1024
@@ -394,7 +374,7 @@ def _flushed(decoders: list[_Decoder]) -> Iterator[bytes]:
 
 
 class LeanResponse:
-    """What http.request reads: status_code, headers (lowercased names), url, aiter_bytes(),
+    """What http.request reads: status_code, headers (httpx.Headers), url, aiter_bytes(),
     aclose(). The connection goes back to the pool only when the whole answer was read and both
     sides may go on (no `Connection: close`); otherwise it is closed."""
 
@@ -404,7 +384,8 @@ class LeanResponse:
         self._connection: _Connection | None = connection
         self._read_timeout = read_timeout
         self.status_code = head.status_code
-        self.headers = _decode_headers(list(head.headers))
+        # httpx's own Headers: decoded and, read by items(), merged as on httpx's path.
+        self.headers = httpx.Headers(list(head.headers))
         self.url = url
         self._complete = False
 
