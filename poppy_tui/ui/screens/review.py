@@ -327,14 +327,12 @@ class ReviewScreen(PoppyScreen):
         # person who pressed it early may think they approved.
         if event.key != self.poppy.key_for("approve", "a") or self.app.screen is not self:
             return
-        if self.approve_blocker() is not None:
-            event.stop()
-            self._say_why_not_approved()
-
-    def _say_why_not_approved(self) -> None:
         blocked = self._approve_blocked()
-        if blocked is None:
-            return
+        if blocked is not None:
+            event.stop()
+            self._say_why_not_approved(blocked)
+
+    def _say_why_not_approved(self, blocked: tuple[str, bool]) -> None:
         why, for_good = blocked
         # "Not yet" only where waiting helps: an operation already performed, declined or expired
         # will never be approvable here.
@@ -342,9 +340,10 @@ class ReviewScreen(PoppyScreen):
         self.notify(f"{lead}: {why}. Nothing was approved.", severity="warning", markup=False, timeout=3)
 
     def action_approve(self) -> None:
-        if self.approve_blocker() is not None:
+        blocked = self._approve_blocked()
+        if blocked is not None:
             # A key that does nothing says why: a person who pressed it early may think it approved.
-            self._say_why_not_approved()
+            self._say_why_not_approved(blocked)
             return
         if self.record is None or self.checked is None or self.shown_revision_id is None:
             return
