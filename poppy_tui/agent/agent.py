@@ -236,7 +236,7 @@ class Agent:
         self.api
         self.conversations
         self.signins
-        from poppy_tui.agent.http import make_client  # noqa: F401  (httpx, imported here)
+        from poppy_tui.agent.net.http import make_client  # noqa: F401  (httpx, imported here)
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, *, lazy_store: bool = False, **options: Any) -> "Agent":
@@ -274,7 +274,7 @@ class Agent:
         return self._mcp
 
     async def _http(self) -> "httpx.AsyncClient":
-        from poppy_tui.agent.http import make_client
+        from poppy_tui.agent.net.http import make_client
 
         # A client belongs to the event loop that made it; the CLI may run several loops.
         loop = asyncio.get_running_loop()

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 import httpx
 
 from poppy_tui.safety.wording import possessive
-from poppy_tui.agent.http import HttpAnswer, parse_json_body, request
+from poppy_tui.agent.net.http import HttpAnswer, parse_json_body, request
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol.conventions import (
     CONVERSATION_PROTOCOL_TYPE,

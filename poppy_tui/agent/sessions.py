@@ -162,7 +162,7 @@ class Sessions:
     def sign_spares(self) -> None:
         """Sign the next Session JWT for each Session a request used since the last call, unless
         one is ready: the HTTP client calls this when a request has been sent and its answer is
-        awaited (agent/http.py make_client). Only identities already loaded sign, so this never
+        awaited (agent/net/http.py make_client). Only identities already loaded sign, so this never
         reaches the keyring; and it never raises into the request that called it."""
         wanted, self._spares_wanted = self._spares_wanted, {}
         now = time.time()

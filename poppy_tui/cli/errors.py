@@ -31,7 +31,7 @@ def expected_errors() -> tuple[type[BaseException], ...]:
         ("poppy_tui.protocol.client_metadata", "IdentityError"),
         ("poppy_tui.agent.agent", "AgentError"),
         ("poppy_tui.agent.companies", "DiscoveryError"),
-        ("poppy_tui.agent.http", "ResponseTooLarge"),
+        ("poppy_tui.agent.net.http", "ResponseTooLarge"),
         ("httpx", "HTTPError"),
     ):
         module = sys.modules.get(module_name)

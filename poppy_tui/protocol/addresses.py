@@ -1,6 +1,6 @@
 """Which network addresses poppy-tui may connect to (anti-SSRF, core spec 0.2 section 3).
 
-The one place these rules live. Pure: no resolution, no sockets. `agent/netguard.py` applies
+The one place these rules live. Pure: no resolution, no sockets. `agent/net/netguard.py` applies
 them to the addresses a name actually resolves to, right before it connects to one of them;
 `protocol/discovery.py` applies them early to URLs written with an IP literal.
 

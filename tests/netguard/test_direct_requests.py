@@ -1,5 +1,5 @@
-"""agent/http.request sends make_client's requests through the agent's own HTTP/1.1 pool
-(agent/http11.py) instead of httpx's client; what the client promised still holds there: its
+"""agent/net/http.request sends make_client's requests through the agent's own HTTP/1.1 pool
+(agent/net/http11.py) instead of httpx's client; what the client promised still holds there: its
 default headers and timeouts, no redirect followed, no cookie kept. With a proxy from the
 environment every request takes httpx's whole path (the name check is a request hook there)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from poppy_tui.agent.http import USER_AGENT, HttpAnswer, make_client, request
+from poppy_tui.agent.net.http import USER_AGENT, HttpAnswer, make_client, request
 
 from tests.netguard.test_guarded_stream import RawHttpServer
 
@@ -71,7 +71,7 @@ def test_with_a_proxy_configured_every_request_takes_httpxs_whole_path(monkeypat
 
 
 async def test_a_url_parsed_once_is_shared_and_its_params_are_still_each_requests_own(monkeypatch):
-    from poppy_tui.agent import http
+    from poppy_tui.agent.net import http
 
     monkeypatch.setattr(http, "_URLS", {})
     monkeypatch.setattr(http, "_URLS_KEPT", 2)

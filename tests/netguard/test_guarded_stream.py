@@ -1,6 +1,6 @@
 """The agent's connections, against a plain HTTP/1.1 server on loopback written here from RFC
-9112 alone, on both of its paths: its own HTTP/1.1 pool (agent/http11.py, what http.request uses)
-and httpx's guarded pool (agent/netguard.py's GuardedStream: proxies, hooks, the MCP client). A
+9112 alone, on both of its paths: its own HTTP/1.1 pool (agent/net/http11.py, what http.request uses)
+and httpx's guarded pool (agent/net/netguard.py's GuardedStream: proxies, hooks, the MCP client). A
 connection the Company closed while idle is never handed another request, connections are kept
 for the next requests, and a request's head and body leave in one send() (a large body in
 bounded pieces), whole."""
@@ -13,8 +13,8 @@ from typing import Any
 import httpcore
 import pytest
 
-from poppy_tui.agent import netguard
-from poppy_tui.agent.http import HttpAnswer, make_client, request
+from poppy_tui.agent.net import netguard
+from poppy_tui.agent.net.http import HttpAnswer, make_client, request
 
 
 async def read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | None:

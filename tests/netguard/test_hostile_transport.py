@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from poppy_tui.agent.companies import DiscoveryError, discover, fetch_json
-from poppy_tui.agent.http import make_client, overall_deadline, parse_json_body, request
+from poppy_tui.agent.net.http import make_client, overall_deadline, parse_json_body, request
 from poppy_tui.agent.store import Store
 from poppy_tui.protocol.jsonlimits import DuplicateMember, loads_bounded, loads_strict
 from poppy_tui.protocol.outcomes import Unknown

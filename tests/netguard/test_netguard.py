@@ -3,8 +3,8 @@
 import httpx
 import pytest
 
-from poppy_tui.agent.http import make_client, request
-from poppy_tui.agent.netguard import DestinationRefused, address_problem, check_destination
+from poppy_tui.agent.net.http import make_client, request
+from poppy_tui.agent.net.netguard import DestinationRefused, address_problem, check_destination
 from poppy_tui.demo.testing import company
 from poppy_tui.protocol.outcomes import NotSent
 
@@ -70,7 +70,7 @@ async def test_loopback_is_reachable_only_when_allowed():
 async def test_the_mcp_client_is_guarded_the_same_way():
     import httpx2
 
-    from poppy_tui.agent.netguard import guarded_client_options
+    from poppy_tui.agent.net.netguard import guarded_client_options
 
     with company() as running:
         async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
@@ -122,7 +122,7 @@ async def test_the_connection_goes_to_the_checked_address_with_the_host_kept(mon
     gets through only by connecting to the checked address, and a second lookup would be refused."""
     import anyio
 
-    from poppy_tui.agent import netguard
+    from poppy_tui.agent.net import netguard
 
     lookups: list[str] = []
 
@@ -155,7 +155,7 @@ async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tm
     The handshake names `localhost` (SNI) and the certificate is checked for `localhost`."""
     import anyio
 
-    from poppy_tui.agent import netguard
+    from poppy_tui.agent.net import netguard
     from tests.netguard.spec_company import SpecCompany
     from tests.netguard.tls import make_certificates
 

@@ -1,4 +1,4 @@
-"""The agent's own HTTP/1.1 pool (agent/http11.py) through http.request, against a server written
+"""The agent's own HTTP/1.1 pool (agent/net/http11.py) through http.request, against a server written
 here that answers each request with bytes given by the test (RFC 9112 framing by hand), so what
 a Company may send (compressed, chunked, 1xx first, Connection: close, a reset, nothing) is sent
 exactly. What matters is what http.request makes of it: an answer, an answer whose body can't be
@@ -15,7 +15,7 @@ from typing import Callable
 
 import pytest
 
-from poppy_tui.agent.http import HttpAnswer, make_client, request
+from poppy_tui.agent.net.http import HttpAnswer, make_client, request
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 from tests.netguard.test_guarded_stream import LoopbackServer
 

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import httpx
 
 from poppy_tui.safety.wording import possessive
-from poppy_tui.agent.http import HttpAnswer, request
+from poppy_tui.agent.net.http import HttpAnswer, request
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.agent.signin.loopback import LoopbackReceiver

@@ -5,7 +5,7 @@ revocation. We add the parts Poppy decides: the client authenticates with a priv
 assertion whose `aud` is the issuer (not the token endpoint, authlib's default), and every
 connection passes the same destination guard as the rest of the agent (no private addresses,
 loopback only for loopback Companies), with redirects never followed. Every answer authlib gets
-is read as the agent reads a Company's (agent/http.py): at most MAX_SIGNIN_ANSWER_BYTES after
+is read as the agent reads a Company's (agent/net/http.py): at most MAX_SIGNIN_ANSWER_BYTES after
 decompression and within the overall deadline, else one line naming the server.
 """
 
@@ -18,8 +18,8 @@ import httpx2
 from authlib.common.urls import add_params_to_qs
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuthError
 
-from poppy_tui.agent.http import USER_AGENT, ResponseTooLarge, overall_deadline, read_bounded
-from poppy_tui.agent.netguard import guarded_client_options
+from poppy_tui.agent.net.http import USER_AGENT, ResponseTooLarge, overall_deadline, read_bounded
+from poppy_tui.agent.net.netguard import guarded_client_options
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.flows import MAX_SIGNIN_ANSWER_BYTES
 from poppy_tui.agent.signin.identity import ClientIdentity
@@ -48,7 +48,7 @@ class AnswerTooLarge(ResponseTooLarge):
 
 async def within(call: Awaitable[T], timeout_seconds: float) -> T:
     """One call to an authorization server, bounded as a whole like every other fetch from a
-    Company (agent/http.py): per-read timeouts alone let a server trickle a byte at a time."""
+    Company (agent/net/http.py): per-read timeouts alone let a server trickle a byte at a time."""
     limit = overall_deadline(timeout_seconds) + _WHOLE_CALL_MARGIN_SECONDS
     try:
         return await asyncio.wait_for(call, limit)

@@ -7,7 +7,7 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
-from poppy_tui.agent import http
+from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange

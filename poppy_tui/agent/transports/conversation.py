@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import httpx
 
-from poppy_tui.agent import http
+from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
 from poppy_tui.agent.transports import Exchange

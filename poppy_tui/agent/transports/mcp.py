@@ -21,8 +21,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
 
 from poppy_tui.safety.wording import possessive
-from poppy_tui.agent.netguard import guarded_client_options
-from poppy_tui.agent.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
+from poppy_tui.agent.net.netguard import guarded_client_options
+from poppy_tui.agent.net.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange
@@ -44,7 +44,7 @@ from poppy_tui.protocol.retry import parse_retry_after
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 # An MCP exchange is a session (initialize, then the call): it gets the same overall deadline
-# as any fetch from a Company (agent/http.py), plus this long to set the session up. The SDK's
+# as any fetch from a Company (agent/net/http.py), plus this long to set the session up. The SDK's
 # own read timeout bounds each JSON-RPC answer however slowly its bytes arrive.
 SESSION_SETUP_SECONDS = 10.0
 # JSON-RPC errors that say the server did not run the tool: it doesn't know it, or the

@@ -78,7 +78,7 @@ async def addresses_to_connect(
     connect_error: type[Exception], connect_timeout: type[Exception],
 ) -> list[str]:
     """resolve_checked within a connect's timeout, for the two ways poppy-tui connects (httpcore's
-    backend below, agent/http11.py): a refused destination or a slow resolver is raised as that
+    backend below, agent/net/http11.py): a refused destination or a slow resolver is raised as that
     client's own connect failure, so it counts as "not sent"."""
     try:
         with anyio.fail_after(timeout):

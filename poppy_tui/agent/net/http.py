@@ -15,8 +15,8 @@ from typing import Any, AsyncIterator, Callable, Mapping
 
 import httpx
 
-from poppy_tui.agent.http11 import LeanPool
-from poppy_tui.agent.netguard import guarded_client_options, pool_limits
+from poppy_tui.agent.net.http11 import LeanPool
+from poppy_tui.agent.net.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
 from poppy_tui.protocol.outcomes import NotSent, Unknown

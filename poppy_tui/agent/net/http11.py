@@ -30,7 +30,7 @@ from typing import Any, AsyncIterator, Callable, Iterator
 import h11
 import httpx
 
-from poppy_tui.agent.netguard import addresses_to_connect, socket_readable
+from poppy_tui.agent.net.netguard import addresses_to_connect, socket_readable
 
 # As httpx: an idle connection is closed after this long (servers close theirs after about as
 # long; uvicorn after 5 s), so a request is never written on one the Company is closing.
