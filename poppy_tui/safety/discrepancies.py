@@ -20,7 +20,7 @@ from poppy_tui.protocol.operation import Operation
 from poppy_tui.protocol.requests import ConversationRequest
 from poppy_tui.safety.dates import _check_dates
 from poppy_tui.safety.expiry import _check_expiry
-from poppy_tui.safety.findings import _RANK, CODES, Finding, Severity, _Findings
+from poppy_tui.safety.findings import _RANK, CODES, Finding, _Findings
 from poppy_tui.safety.identifiers import _check_ids
 from poppy_tui.safety.money import _check_direction, _check_money, key_amount
 from poppy_tui.safety.quantities import _check_quantities
