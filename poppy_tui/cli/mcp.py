@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 from poppy_tui.cli.exit_codes import Exit
 
 if TYPE_CHECKING:
-    from poppy_tui.cli.commands import Context
+    from poppy_tui.cli.context import Context
 
 
 def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
     import sys
 
-    from poppy_tui.cli.commands import discover_listed, open_agent
+    from poppy_tui.cli.context import discover_listed, open_agent
     from poppy_tui.cli.output import note
     from poppy_tui.mcp_server.server import serve_stdio
 

@@ -421,3 +421,18 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
         lines.append("The Company's final response:")
         lines.append(company_json_text(record.outcome))
     return "\n".join(lines)
+
+
+def sign_in_text(record: Any) -> str:
+    """`companies list`'s sign-in column: who is signed in, and with which scopes."""
+    if record is None:
+        return "signed out"
+    who = f" as {safe_line(record.account, 100)}" if record.account else ""
+    return f"signed in{who} ({record.kind}), scopes {safe_line(' '.join(record.scopes), 500) or 'none'}"
+
+
+def sign_in_json(record: Any) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {"kind": record.kind, "account": record.account, "scopes": list(record.scopes),
+            "issuer": record.issuer, "signed_in_at": record.signed_in_at}
