@@ -440,8 +440,8 @@ def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
             if not count:
                 note("no operations")
             return Exit.OK
-        rows = list(rows)
-    _print_rows(rows, form == "json", "no operations")
+        shown = list(rows)
+    _print_rows(shown, form == "json", "no operations")
     return Exit.OK
 
 

@@ -82,7 +82,7 @@ def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | 
     """The known Company whose name or domain is nearest a misspelt `key`, if one is near enough."""
     import difflib
 
-    spellings = {}
+    spellings: dict[str, CompanyRecord] = {}
     for company in known:
         for text in (company.name, company.domain):
             spellings.setdefault(str(text).casefold(), company)

@@ -148,7 +148,7 @@ class _Unbuilt:
 
 def _command_parser(*, unbuilt: bool = False, **kwargs: object) -> "argparse.ArgumentParser | _Unbuilt":
     """The subparsers' parser_class: a real parser, or for `unbuilt=True` only a stand-in."""
-    return _Unbuilt() if unbuilt else _Parser(**kwargs)  # type: ignore[arg-type]
+    return _Unbuilt() if unbuilt else _Parser(**kwargs)
 
 
 def command_word(argv: Sequence[str], value_options: Collection[str]) -> str | None:

@@ -167,7 +167,12 @@ def _read_line_in_background() -> "asyncio.Future[str]":
             line = sys.stdin.readline()
         except (OSError, ValueError):
             line = ""
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line.strip()))
+
+        def settle() -> None:
+            if not future.done():
+                future.set_result(line.strip())
+
+        loop.call_soon_threadsafe(settle)
 
     threading.Thread(target=read, daemon=True, name="signin-paste").start()
     return future

@@ -413,7 +413,7 @@ class PoppyApp(App[None]):
             # The review of that operation says it in its banner; once is enough there.
             if getattr(self.screen, "operation_row", None) == toast.operation_row:
                 continue
-            self.notify(toast.message, severity=toast.severity, markup=False, timeout=10)  # type: ignore[arg-type]
+            self.notify(toast.message, severity=toast.severity, markup=False, timeout=10)
 
     # ---- keys -----------------------------------------------------------------------------
 

@@ -203,7 +203,7 @@ class LeanPool:
             except (OSError, ssl.SSLError) as exc:  # refused, unreachable, or no TLS handshake
                 failure = httpx.ConnectError(f"{type(exc).__name__}: {exc}")
                 continue
-            return _Connection(key, transport, protocol)  # type: ignore[arg-type]
+            return _Connection(key, transport, protocol)
         assert failure is not None
         raise failure
 

@@ -108,7 +108,7 @@ def _guarded_stream(httpcore: ModuleType, inner: Any, while_waiting: Callable[[]
     """An httpcore network stream over the backend's own, answering the pool's "is this idle
     connection still usable?" from the socket it keeps, instead of asking anyio each time."""
 
-    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined,misc]
+    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined]
         # Why the socket is kept: before every request, and again when each answer is closed,
         # httpcore's pool asks every pooled connection whether its socket is readable
         # (has_expired). The anyio stream answers by building its whole dict of extra attributes
@@ -189,7 +189,7 @@ def _guarded_backend(
 ) -> Any:
     """An httpcore(2) network backend that connects only to addresses it has checked."""
 
-    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
+    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined]
         def __init__(self) -> None:
             self._inner = httpcore.AnyIOBackend()
 
@@ -233,7 +233,7 @@ def _guarded_transport(
     """httpx's own transport (its error mapping, its streams) over a pool whose connections go
     through the guarded backend. Built without a proxy: proxies get their own mounts."""
 
-    class GuardedTransport(httpx.AsyncHTTPTransport):  # type: ignore[name-defined,misc]
+    class GuardedTransport(httpx.AsyncHTTPTransport):  # type: ignore[name-defined]
         def __init__(self) -> None:  # not super().__init__: that would build a pool to throw away
             self.backend = _guarded_backend(httpcore, allow_loopback, while_waiting)
             self._pool = httpcore.AsyncConnectionPool(

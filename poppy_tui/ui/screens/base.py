@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -53,7 +53,7 @@ class PoppyScreen(Screen):
     """Screens re-read the store when it changes (polled by the app) and when shown again."""
 
     TITLE_TEXT = "poppy"
-    CSS_PATH = SCREENS_CSS
+    CSS_PATH: ClassVar[str | None] = SCREENS_CSS
     # The global key that shows this screen (navigation.NAV_ITEMS), None for screens opened from another.
     NAV_MODE: str | None = None
     # A screen where the person types: letters are text there, never a screen switch.

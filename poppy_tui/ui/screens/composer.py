@@ -298,4 +298,4 @@ class ComposerScreen(PoppyScreen):
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         else:
-            self.app.action_show_inbox()
+            self.poppy.action_show_inbox()

@@ -266,4 +266,4 @@ class ConversationScreen(PoppyScreen):
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         else:
-            self.app.action_show_inbox()
+            self.poppy.action_show_inbox()

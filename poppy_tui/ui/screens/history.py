@@ -216,7 +216,7 @@ class HistoryScreen(PoppyScreen):
             with self._reader_lock:
                 if self._closed:
                     return  # the screen closed meanwhile, and its reader with it
-                total = self._reader.count_operations(**filters)  # type: ignore[union-attr,arg-type]
+                total = self._reader.count_operations(**filters)  # type: ignore[arg-type]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_total, total)
 
