@@ -287,10 +287,6 @@ async def fetch_openapi(
     return document
 
 
-def is_loopback_company(company: CompanyRecord) -> bool:
-    return is_loopback_host(urlsplit(company.base_url).hostname or "")
-
-
 def listed_operations_versions(company: CompanyRecord) -> list[str]:
     """The versions of `operations` the Company's poppy.json lists, as written."""
     extensions = company.document.get("extensions")
