@@ -4,6 +4,7 @@ person is simulated by the TUI's write path (Store.approve), never by a command.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import time
@@ -89,6 +90,28 @@ def test_send_watch_sends_approvals_made_later_and_stops_on_sigterm(cli, home, s
     assert process.returncode == Exit.OK, err
     assert "watching for approvals to send" in err
     assert f"operation {row} (Manzanita Outfitters, exc_5Rt2): performed by the Company" in err
+
+
+def test_send_watch_stops_on_ctrl_c_with_exit_0_as_documented(home):
+    import selectors
+
+    process = start_process("send", "--watch", home=home)
+    try:
+        seen = ""
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stderr, selectors.EVENT_READ)
+            deadline = time.monotonic() + 30
+            while "watching for approvals to send" not in seen:  # its signal handlers are set by then
+                assert time.monotonic() < deadline and process.poll() is None, seen
+                if selector.select(timeout=1):  # raw reads: nothing can wait unseen in a buffer
+                    seen += os.read(process.stderr.fileno(), 4096).decode()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == Exit.OK, seen + err
+    assert "interrupted" not in err
 
 
 # ---- scripting: --body/--json, --wait --timeout, history export, completion ---------------------
