@@ -92,6 +92,16 @@ def note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def note_wrapped(text: str, indent: str = "  ") -> None:
+    """`text` on stderr in lines that fit an 80-column terminal, each starting with `indent`
+    (a line that wraps in the terminal breaks mid-word)."""
+    import textwrap
+
+    for line in textwrap.wrap(text, 79, initial_indent=indent, subsequent_indent=indent + "  ",
+                              break_long_words=True, break_on_hyphens=False):
+        note(line)
+
+
 def company_block(name: str, text: object) -> str:
     """A Company's words, labelled with who said them and indented beneath.
 
