@@ -32,6 +32,7 @@ from poppy_tui.protocol.conventions import (
     DEVICE_CODE_GRANT_TYPE,
     DEVICE_DEFAULT_INTERVAL_SECONDS,
     DEVICE_SLOW_DOWN_SECONDS,
+    MAX_SIGNIN_ANSWER_BYTES,
     MEDIATED_FIELDS_MEMBER,
 )
 from poppy_tui.protocol.signin import (
@@ -48,8 +49,6 @@ from poppy_tui.protocol.signin import (
     parse_mediated_answer,
     parse_token_response,
 )
-
-MAX_SIGNIN_ANSWER_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
