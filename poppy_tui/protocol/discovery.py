@@ -86,9 +86,9 @@ def host_problem(hostname: str) -> str | None:
 
 def _port_problem(parts: SplitResult) -> str | None:
     try:
-        port = parts.port  # raises for one that isn't a number from 0 to 65535
+        port = parts.port  # raises for a port that isn't a number from 0 to 65535
     except ValueError:
-        return "the port must be a number from 1 to 65535"
+        port = 0
     return "the port must be a number from 1 to 65535" if port == 0 else None
 
 
