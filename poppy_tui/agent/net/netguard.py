@@ -257,7 +257,7 @@ def _guarded_transport(
     return GuardedTransport()
 
 
-def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Callable[[Any], Any]:
+def request_guard(connect_error: Callable[..., Exception], allow_loopback: bool) -> Callable[[Any], Any]:
     """An async `request` event hook: checks what the URL's host resolves to here, and raises the
     client's own ConnectError, so a refused destination counts as "not sent". Needed only where a
     proxy will do the connecting (the backend above can't see the Company's name there)."""

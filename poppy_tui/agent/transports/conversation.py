@@ -197,7 +197,8 @@ def _classify(answer: http.HttpAnswer):
     if status in (502, 504):
         return Unknown(f"HTTP {status} from a gateway")
     body = answer.body
-    code = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), str) else f"http_{status}"
+    error = body.get("error") if isinstance(body, dict) else None
+    code = error if isinstance(error, str) else f"http_{status}"
     return NotPerformed(status, code, body)
 
 

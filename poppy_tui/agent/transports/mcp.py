@@ -12,13 +12,13 @@ import asyncio
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, Callable, cast
 
 import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult, RequestParamsMeta
 
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.net.netguard import guarded_client_options
@@ -77,7 +77,7 @@ class PoppyAuth(httpx2.Auth):
         if self.malformed is None:
             self.malformed = (method, reason)
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncIterator[httpx2.Request]:  # type: ignore[override]
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         request.headers.update(self.header_factory())
         method = _jsonrpc_method(request)
         record = self.seen.setdefault(method, _Seen()) if method else None
@@ -201,7 +201,8 @@ class McpTransport:
         approval: Approval | None = None,
         account_owned: bool = False,
     ) -> Exchange:
-        meta = approval_to_mcp_meta(approval) if approval is not None else None
+        # RequestParamsMeta is an open map (any key); the approval is one of its keys.
+        meta = cast(RequestParamsMeta, approval_to_mcp_meta(approval)) if approval is not None else None
         retried = False
         while True:
             async def work(session: ClientSession) -> CallToolResult:

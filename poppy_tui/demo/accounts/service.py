@@ -255,7 +255,8 @@ class Accounts:
             return pages.error_page(bad.description, bad.status)
         user_code = req.payload.data.get("user_code", "")
         credential = self.tokens.device_by_user_code(user_code) if user_code else None
-        agent, scopes = None, ()
+        agent: tuple[str, str] | None = None
+        scopes: tuple[str, ...] = ()
         if credential is not None:
             try:
                 client = await self.agents.prefetch(credential.client_id)

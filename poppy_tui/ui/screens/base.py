@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Coroutine
 
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.worker import Worker
 
 from poppy_tui.ui.messages import StoreChanged
 
@@ -58,6 +59,11 @@ class PoppyScreen(Screen):
     NAV_MODE: str | None = None
     # A screen where the person types: letters are text there, never a screen switch.
     TYPING = False
+
+    def run_exclusive(self, work: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
+        """Run an async method in a worker that replaces the group's running one (run_worker with
+        exclusive=True; typed here, as mypy can't tell which of its kinds of work a method is)."""
+        return self.run_worker(work, group=group, exclusive=True)
 
     @property
     def poppy(self) -> "PoppyApp":

@@ -72,7 +72,7 @@ class ReviewScreen(PoppyScreen):
         self.checked: Checked | None = None
         self._armed_at = float("inf")
         self._arm_timer: Timer | None = None
-        self._footer_state: tuple[object, bool] | None = None
+        self._footer_state: tuple[object, ...] | None = None
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -132,7 +132,7 @@ class ReviewScreen(PoppyScreen):
         self._show_status(record)
 
     def refresh_data(self) -> None:
-        self.run_worker(self.load, group="review-load", exclusive=True)
+        self.run_exclusive(self.load, "review-load")
 
     async def _show_revision(self, record: OperationRecord) -> None:
         current = record.current
