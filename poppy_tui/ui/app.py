@@ -90,6 +90,7 @@ class PoppyApp(App[None]):
         initial_screen: str = "inbox",
         clock: Callable[[], datetime] | None = None,
         config_file: Path | None = None,
+        demo: bool = False,
     ) -> None:
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
@@ -107,6 +108,7 @@ class PoppyApp(App[None]):
 
         self.stylesheet = StableStylesheet(variables=self.theme_variables, cache=_css_cache(agent))
         self.agent = agent
+        self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
         self._change_token: Any = None
@@ -395,7 +397,7 @@ class PoppyApp(App[None]):
         if not waiting:
             self.exit()
             return
-        self.push_screen(QuitScreen(waiting))
+        self.push_screen(QuitScreen(waiting, demo=self.demo))
 
     def notify_store_changed(self) -> None:
         # Screens under a modal hear it too: a review under the confirm dialog must see new terms.
