@@ -80,10 +80,12 @@ def page_count(total: int) -> int:
     return max(1, -(-total // PAGE_SIZE))
 
 
-def decision_text(row: OperationRow) -> str:
+def decision_text(row: OperationRow, with_revision: bool = True) -> str:
+    """The person's decision; the approved revision's id only where there is room for it (at 80
+    columns "approved 1796411283…" read as a revision id, not a decision)."""
     status = row.status
     if row.approved_revision:
-        return f"approved {row.approved_revision}"
+        return f"approved {row.approved_revision}" if with_revision else "approved"
     if status == Status.DECLINED:
         return "declined"
     if status == Status.WITHDRAWN:
@@ -267,8 +269,8 @@ class HistoryScreen(PoppyScreen):
                 table.add_row(
                     Text.assemble(cell(values["updated"], 23), "\n", cell(values["status"], 23)),
                     Text.assemble(cell(values["company"], 20), "\n",
-                                  cell(values["via"] if values["decision"] == "—"
-                                       else f"{values['decision']} · {values['via']}", 20)),
+                                  cell(decision_text(row, with_revision=False), 20), "\n",
+                                  cell(f"via {values['via']}", 20)),
                     Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
                     key=str(row.id),
                     height=COMPACT_LINES,
