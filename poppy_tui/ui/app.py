@@ -381,7 +381,8 @@ class PoppyApp(App[None]):
         except Exception as exc:  # a locked database must not kill the UI; the next poll looks again
             self.log.warning(f"notifications: {exc}")
             return
-        self.notifier.announce(events)
+        shown = getattr(self.screen, "operation_row", None)  # a review: its banner says how a send ended
+        self.notifier.announce(events, frozenset({shown}) if isinstance(shown, int) else frozenset())
 
     def write_to_terminal(self, sequence: str) -> None:
         """Raw output to the terminal, through the driver as Textual's own bell() does."""
