@@ -179,7 +179,7 @@ class AnswerFollower:
 def _stream_class(httpcore: ModuleType) -> type:
     """httpcore(2)'s network stream interface, implemented over the backend's own stream."""
 
-    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined,misc]
+    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined]
         # Why the socket is kept: before every request, and again when each answer is closed,
         # httpcore's pool asks every pooled connection whether its socket is readable
         # (has_expired). The anyio stream answers by building its whole dict of extra attributes
@@ -267,7 +267,7 @@ def _guarded_backend(
     """An httpcore(2) network backend that connects only to addresses it has checked."""
     stream_class = _stream_class(httpcore)
 
-    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
+    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined]
         def __init__(self) -> None:
             self.inner = httpcore.AnyIOBackend()
 
@@ -329,7 +329,7 @@ def _transport_class(httpx: ModuleType, httpcore: ModuleType) -> type:
                 return client_error(str(exc), request=request)
         return exc
 
-    class AnswerStream(httpx.AsyncByteStream):  # type: ignore[name-defined,misc]
+    class AnswerStream(httpx.AsyncByteStream):  # type: ignore[name-defined]
         """httpcore's response body as httpx reads it, its failures as httpx's exceptions."""
 
         def __init__(self, inner: Any, request: Any) -> None:
@@ -357,7 +357,7 @@ def _transport_class(httpx: ModuleType, httpcore: ModuleType) -> type:
                         raise
                     raise mapped from None
 
-    class GuardedTransport(httpx.AsyncBaseTransport):  # type: ignore[name-defined,misc]
+    class GuardedTransport(httpx.AsyncBaseTransport):  # type: ignore[name-defined]
         """httpx's transport interface over httpcore connection pools whose connections go
         through the guarded backend, built from both libraries' public API (as httpx's own
         AsyncHTTPTransport is, which offers no way to choose the network backend). Without a
@@ -452,7 +452,7 @@ def _guarded_transport(
     return _transport_class_for(httpx, httpcore)(_guarded_backend(httpcore, allow_loopback, while_waiting), limits)
 
 
-def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Callable[[Any], Any]:
+def request_guard(connect_error: Any, allow_loopback: bool) -> Callable[[Any], Any]:
     """An async `request` event hook: checks what the URL's host resolves to here, and raises the
     client's own ConnectError, so a refused destination counts as "not sent". Needed only where a
     proxy will do the connecting (the backend above can't see the Company's name there)."""
