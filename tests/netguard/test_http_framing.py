@@ -262,3 +262,14 @@ async def test_a_body_refused_after_part_of_the_request_left_is_not_called_not_s
                     pass
         await server.gone.wait()
     assert server.received > 70_000
+
+
+async def test_answers_to_head_requests_keep_their_connection():
+    # A HEAD answer announces a length and carries no body: nothing follows it, so the
+    # connection that carried it carries the next request (no needless reconnects).
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    async with ScriptedServer(lambda n: head) as server:
+        async with make_client(5.0) as client:
+            got = [await request(client, "HEAD", f"{server.base_url}/x") for _ in range(3)]
+    assert all(isinstance(a, HttpAnswer) and a.status == 200 for a in got), got
+    assert server.connections == 1

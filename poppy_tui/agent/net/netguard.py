@@ -144,7 +144,7 @@ class AnswerFollower:
         machine = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         try:
             machine.send(h11.Request(method=method, target=b"/", headers=[(b"Host", b"x")]))
-        except h11.LocalProtocolError:
+        except Exception:  # noqa: BLE001 - not a request h11 can follow: the connection won't be reused
             self.spoilt = True
             return
         self.machine = machine
@@ -170,8 +170,8 @@ class AnswerFollower:
                     self.spoilt = True
                     self.machine = None
                     return
-        except h11.RemoteProtocolError:
-            self.spoilt = True  # httpcore raises the same error on the same bytes
+        except Exception:  # noqa: BLE001 - httpcore's h11 raises the same on the same bytes; never ours to raise
+            self.spoilt = True
             self.machine = None
 
 
