@@ -468,9 +468,10 @@ def request_guard(connect_error: Any, allow_loopback: bool) -> Callable[[Any], A
     return guard
 
 
-# Connections open at once, across Companies: the dispatcher sends at most 8 of one Company's
-# approvals at a time (agent/dispatcher.py), so two Companies' sends and the person's own
-# requests fit.
+# Connections open at once, across Companies, in each of a transport's two pools (plain http and
+# https): the dispatcher sends at most 8 of one Company's approvals at a time
+# (agent/dispatcher.py), so two Companies' sends and the person's own requests fit. Past it, a
+# request waits for a connection (httpx's pool timeout: "not sent").
 MAX_CONNECTIONS = 20
 
 
