@@ -4,10 +4,13 @@ addresses. No second DNS resolution happens between the check and the connect, s
 that answers a public address to the check and 127.0.0.1 to the connect (DNS rebinding)
 gets nowhere.
 
-It is an httpcore network backend, so the URL, the Host header and the TLS SNI stay the
-name the Company was addressed by; only the TCP connect goes to the checked IP. One backend
-serves httpx (API, discovery, conversations) and httpx2 (the MCP SDK's client): both clients
-are built here (`guarded_client_options`).
+It is an httpcore network backend under an httpx transport (both from the libraries' public
+API), so the URL, the Host header and the TLS SNI stay the name the Company was addressed by
+(an IDN as its IDNA 2008 A-label, as httpx encodes it); only the TCP connect goes to the checked
+IP. The one transport serves httpx (discovery, API calls, approvals, conversations, outcome
+probes) and httpx2 (the MCP SDK's client, sign-in): both clients are built with
+`guarded_client_options`. The transport also refuses answers whose framing is ambiguous and
+never lets bytes left after an answer be read as the next one (docs/reliability.md).
 
 Through a proxy the proxy resolves the name, not us: there the name is checked on what it
 resolves to here, before the request, which is the best a client behind a proxy can do
