@@ -115,7 +115,7 @@ class HistoryScreen(PoppyScreen):
         # takes a few hundred ms, and the event loop must not wait for it.
         self._reader: Store | None = None
         self._reader_lock = threading.Lock()
-        self._closed = False  # unmounted: no page loader opens a reader or shows a page again
+        self.unmounted = False  # unmounted: no page loader opens a reader or shows a page again
         self.fetching = False
 
     def compose(self) -> ComposeResult:
@@ -198,7 +198,7 @@ class HistoryScreen(PoppyScreen):
         # The reader's lock is never held while waiting for the event loop (call_from_thread):
         # on_unmount takes it on the loop, and the two would wait for each other for good.
         with self._reader_lock:
-            if self._closed:
+            if self.unmounted:
                 return
             if self._reader is None:
                 self._reader = Store.open(self.store.path)
@@ -216,14 +216,14 @@ class HistoryScreen(PoppyScreen):
         self.app.call_from_thread(self._show, rows, total, page)
         if total is None:
             with self._reader_lock:
-                if self._closed:
+                if self.unmounted:
                     return  # the screen closed meanwhile, and its reader with it
                 total = self._reader.count_operations(**filters)  # type: ignore[union-attr,arg-type]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_total, total)
 
     def _show_total(self, total: int) -> None:
-        if self._closed:
+        if self.unmounted:
             return
         self.total = total
         self._show_pager(total)
@@ -241,7 +241,7 @@ class HistoryScreen(PoppyScreen):
         )
 
     def _show(self, rows: list[OperationRow], total: int | None, page: int) -> None:
-        if self._closed:
+        if self.unmounted:
             return  # a page that arrived after the screen closed: nothing left to show it in
         self.rows, self.page = rows, page
         if total is not None:
@@ -288,7 +288,7 @@ class HistoryScreen(PoppyScreen):
             self.fetching = False
 
     def on_unmount(self) -> None:
-        self._closed = True
+        self.unmounted = True
         # Waits at most for the one query a page loader may be running (it never holds the lock
         # while it waits for the event loop).
         with self._reader_lock:
