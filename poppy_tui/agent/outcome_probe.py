@@ -27,7 +27,7 @@ import json
 import logging
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.keys import KeyStorageError
@@ -297,7 +297,7 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
             continue
         for base in range(0, len(segments) - len(pattern) + 1):
             window = segments[base:base + len(pattern)]
-            if all(_TEMPLATE_PART.match(p) or p == s for p, s in zip(pattern, window)):
+            if all(_TEMPLATE_PART.match(p) or p == s for p, s in zip(pattern, window, strict=True)):
                 end = base + len(pattern)
                 # Must end on a concrete value for every template part (an ID, not a collection).
                 if best is None or end > best[0] or (end == best[0] and base < best[1]):
