@@ -155,10 +155,10 @@ def parse_auth_offer(document: dict[str, Any], allow_loopback: bool) -> AuthOffe
                 raise InvalidSignIn(f"{where}.label", "must be a string of at most 200 characters")
             if not isinstance(secret, bool):
                 raise InvalidSignIn(f"{where}.secret", "must be true or false")
-            kind = item.get("type")
-            if kind is not None and (not isinstance(kind, str) or len(kind) > 100):
+            input_type = item.get("type")
+            if input_type is not None and (not isinstance(input_type, str) or len(input_type) > 100):
                 raise InvalidSignIn(f"{where}.type", "must be a short string")
-            fields.append(MediatedField(name, label or name, secret, kind))
+            fields.append(MediatedField(name, label or name, secret, input_type))
         mediated = MediatedOffer(endpoint, tuple(fields), _scopes(block.get("scopes", []), "auth.mediated.scopes"))
     custom = auth.get("custom_scopes", {})
     custom_scopes = (
