@@ -22,6 +22,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -218,3 +219,17 @@ def careless_secrets(*, echo: bool = False, fields: list[dict[str, Any]] | None 
         fields=fields or [EMAIL_FIELD, {"name": "password", "label": "Password", "secret": False}],
         echo_credentials=echo,
     )
+
+
+@pytest.fixture
+def hostile():
+    """`hostile(script)` starts a SignInCompany; all are stopped after the test."""
+    made: list[SignInCompany] = []
+
+    def start(script: SignInScript) -> SignInCompany:
+        made.append(SignInCompany(script))
+        return made[-1]
+
+    yield start
+    for company in made:
+        company.stop()

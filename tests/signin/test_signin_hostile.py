@@ -20,23 +20,11 @@ from tests.companies.signin_company import (
     TRICK_LINKS,
     SignInCompany,
     careless_secrets,
+    hostile,  # noqa: F401 (fixture)
     lookalike_shop,
     parser_trickster,
     suffix_claimer,
 )
-
-
-@pytest.fixture
-def hostile():
-    made: list[SignInCompany] = []
-
-    def start(script) -> SignInCompany:
-        made.append(SignInCompany(script))
-        return made[-1]
-
-    yield start
-    for company in made:
-        company.stop()
 
 
 @pytest.fixture
