@@ -15,13 +15,19 @@ from tests.companies.signin_company import (
     LOOKALIKE_ASCII,
     TRICK_LINKS,
     careless_secrets,
-    hostile,  # noqa: F401 (fixture)
     lookalike_shop,
     parser_trickster,
+    started_companies,
     suffix_claimer,
 )
 
 PASSWORD = "hunter2-correct-horse"
+
+
+@pytest.fixture
+def hostile():
+    with started_companies() as start:
+        yield start
 
 
 @pytest.fixture

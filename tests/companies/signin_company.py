@@ -17,12 +17,12 @@ received in `received`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Iterator
 
-import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -221,15 +221,17 @@ def careless_secrets(*, echo: bool = False, fields: list[dict[str, Any]] | None 
     )
 
 
-@pytest.fixture
-def hostile():
-    """`hostile(script)` starts a SignInCompany; all are stopped after the test."""
+@contextlib.contextmanager
+def started_companies() -> Iterator[Callable[[SignInScript], SignInCompany]]:
+    """`start(script)` starts a SignInCompany; all are stopped on leaving."""
     made: list[SignInCompany] = []
 
     def start(script: SignInScript) -> SignInCompany:
         made.append(SignInCompany(script))
         return made[-1]
 
-    yield start
-    for company in made:
-        company.stop()
+    try:
+        yield start
+    finally:
+        for company in made:
+            company.stop()

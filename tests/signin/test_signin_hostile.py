@@ -20,11 +20,17 @@ from tests.companies.signin_company import (
     TRICK_LINKS,
     SignInCompany,
     careless_secrets,
-    hostile,  # noqa: F401 (fixture)
     lookalike_shop,
     parser_trickster,
+    started_companies,
     suffix_claimer,
 )
+
+
+@pytest.fixture
+def hostile():
+    with started_companies() as start:
+        yield start
 
 
 @pytest.fixture

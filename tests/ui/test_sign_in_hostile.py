@@ -21,9 +21,9 @@ from tests.companies.signin_company import (
     LOOKALIKE_ASCII,
     TRICK_LINKS,
     careless_secrets,
-    hostile,  # noqa: F401 (fixture)
     lookalike_shop,
     parser_trickster,
+    started_companies,
     suffix_claimer,
 )
 from tests.keyring_support import memory_keyring  # noqa: F401 (autouse: refresh tokens kept in memory)
@@ -31,6 +31,12 @@ from tests.ui.ui_sample import wait_for
 
 SIZE = (80, 24)
 PASSWORD = "hunter2-correct-horse"
+
+
+@pytest.fixture
+def hostile():
+    with started_companies() as start:
+        yield start
 
 
 @pytest.fixture
