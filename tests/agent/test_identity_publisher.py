@@ -3,10 +3,7 @@ Company out, and a port held by another program is used only when it serves this
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -17,6 +14,7 @@ from poppy_tui.agent.identity import publisher
 from poppy_tui.agent.identity.settings import development_settings, free_loopback_port, read_settings, write_settings
 from poppy_tui.agent.paths import Paths
 from poppy_tui.protocol.client_metadata import jwks_document
+from tests.companies.port_squatter import PortSquatter as Hostile
 
 DOCUMENTS = {"/agent.json": {"client_id": "x"}, "/jwks.json": {"keys": []}}
 
@@ -84,40 +82,6 @@ def test_keep_alive_requests_and_unknown_paths(fresh_port):
         assert client.get(base + "/other").status_code == 404
         assert client.post(base + "/jwks.json", content=b"{}").status_code == 405
         assert client.head(base + "/jwks.json").status_code == 200
-
-
-class Hostile:
-    """Another local program on the port: serves `documents` (path -> JSON), or redirects."""
-
-    def __init__(self, port: int, documents: dict[str, object], redirect_to: str | None = None) -> None:
-        self.requests: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                outer.requests.append(self.path)
-                if redirect_to is not None:
-                    self.send_response(302)
-                    self.send_header("Location", redirect_to + self.path)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                body = json.dumps(documents.get(self.path)).encode()
-                self.send_response(200 if self.path in documents else 404)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

@@ -139,3 +139,36 @@ def test_credentials_for_another_site_are_not_asked_for(home, hostile):
     finally:
         terminal.close()
     assert "Email" not in terminal.text
+
+
+def test_a_program_squatting_the_identity_port_with_another_key_is_left_for_another_port(home, hostile):
+    """The development identity's port, recorded in identity.json, is held by a program that copies
+    this home's CIMD but serves a key of its own: the CLI signs in from another port, recorded."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from poppy_tui.agent.identity.settings import development_settings, free_loopback_port, read_settings, write_settings
+    from poppy_tui.agent.paths import resolve_paths
+    from poppy_tui.protocol.client_metadata import jwks_document
+    from tests.companies.port_squatter import PortSquatter
+
+    paths = resolve_paths(home).ensure()
+    port = free_loopback_port()
+    settings = write_settings(paths, development_settings(port))
+    squatter = PortSquatter(port, {
+        urlsplit(settings.client_id).path: settings.metadata(),
+        urlsplit(settings.jwks_uri).path: jwks_document([ec.generate_private_key(ec.SECP256R1()).public_key()]),
+    })
+    company = hostile(careless_secrets())
+    try:
+        _added(home, company)
+        done = run_process("signin", "Shop", "--device", home=home)
+    finally:
+        squatter.stop()
+    assert done.code == Exit.ERROR and "refused" in done.err, done.err
+    assert urlsplit(settings.jwks_uri).path in squatter.requests  # it asked, and did not believe it
+    moved = read_settings(paths)
+    assert moved is not None and moved.loopback_port != port
+    [(_, form)] = [entry for entry in company.received if entry[0] == "device_authorization"]
+    assert parse_qs(form)["client_id"] == [moved.client_id]

@@ -175,3 +175,39 @@ async def test_the_one_time_code_is_masked(agent, hostile):
         await pilot.press(*"ada@shop.test", "enter", *PASSWORD, "enter")
         await wait_for(pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: _text(dialog))
         assert dialog.query_one("#sign-in-code-input", Input).password
+
+
+async def test_a_program_squatting_the_identity_port_is_not_believed(tmp_path, hostile):
+    """The TUI's agent finds its recorded identity port held by a program serving another key: it
+    signs in from another port (recorded), never vouching for the squatter's key."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from poppy_tui.agent.identity.settings import development_settings, free_loopback_port, read_settings, write_settings
+    from poppy_tui.protocol.client_metadata import jwks_document
+    from tests.companies.port_squatter import PortSquatter
+
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    port = free_loopback_port()
+    settings = write_settings(paths, development_settings(port))
+    squatter = PortSquatter(port, {
+        urlsplit(settings.client_id).path: settings.metadata(),
+        urlsplit(settings.jwks_uri).path: jwks_document([ec.generate_private_key(ec.SECP256R1()).public_key()]),
+    })
+    agent = Agent.open(paths, Config(grace_seconds=0.0, request_timeout_seconds=5.0))
+    company = hostile(careless_secrets())
+    try:
+        app = PoppyApp(agent)
+        async with app.run_test(size=SIZE) as pilot:
+            dialog = await _dialog(pilot, app, agent, company, "device")
+            await wait_for(pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog))
+            assert "WDJB-MJHT" in _text(dialog)
+    finally:
+        squatter.stop()
+        agent.store.close()
+    assert urlsplit(settings.jwks_uri).path in squatter.requests
+    moved = read_settings(paths)
+    assert moved is not None and moved.loopback_port != port
+    [(_, form)] = [entry for entry in company.received if entry[0] == "device_authorization"]
+    assert parse_qs(form)["client_id"] == [moved.client_id]
