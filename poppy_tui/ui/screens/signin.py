@@ -1,11 +1,15 @@
 """Signing in to a Company: one dialog for the three kinds of the core spec.
 
-- Device: the Company's name and verified domain next to the link (shown only when its host
-  is the issuer's, a poppy_domains entry or a subdomain of either), the code and a QR code.
-- Direct: the Company's page opens in the browser; the redirect comes back on loopback, or the
-  person pastes the address the browser ended on.
-- Mediated: exactly the fields the Company declares, secret ones masked (Input password); they
-  are handed to the agent once and cleared from the dialog; then a code step if asked.
+- Device: the Company's name and verified domain next to the link (shown only when its host,
+  read as a browser reads it, is the issuer's, a poppy_domains entry or a subdomain of one that
+  is not a public suffix; marked when it is a look-alike), the code and a QR code.
+- Direct: the Company's page opens in the browser (only when it is on the Company's own domains,
+  by the same rule); the redirect comes back on loopback, or the person pastes the address the
+  browser ended on.
+- Mediated: where the answers go (the endpoint's host by its ASCII form, marked when it is a
+  look-alike) before anything is typed; exactly the fields the Company declares, masked (Input
+  password) when secret by declaration or by their words (safety/secret_fields.py); they are
+  handed to the agent once and cleared from the dialog; then a masked code step if asked.
 
 Other screens sign in with `open_sign_in(app, company_id, scopes, on_done)` or, from a worker,
 `await sign_in(app, company_id, scopes)`: both end with True only when the sign-in succeeded.
