@@ -117,6 +117,10 @@ def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
     def started(url: str) -> None:
         print(f"poppy-tui mcp: serving MCP (streamable HTTP) at {url} ; it requires 'Authorization: Bearer "
               f"<token>': 'poppy-tui mcp token' prints the token (kept in {path})", flush=True)
+        if listen.every_address:
+            hosts = ", ".join(sorted(served_names(listen, allowed_hosts)))
+            note(f"poppy-tui mcp: listening on every address; requests must name one of these hosts: {hosts} "
+                 "(add the name or address agents use with --allow-host)")
         if not listen.loopback:
             if tls is None:
                 note(f"poppy-tui mcp: warning: listening on {listen.address}, which other machines may reach, in "

@@ -53,6 +53,10 @@ class Listen:
     loopback: bool
 
     @property
+    def every_address(self) -> bool:
+        return ipaddress.ip_address(self.address).is_unspecified
+
+    @property
     def family(self) -> int:
         return socket.AF_INET6 if ":" in self.address else socket.AF_INET
 
@@ -88,9 +92,9 @@ def parse_listen(text: str) -> Listen:
 
 def served_names(listen: Listen, allowed_hosts: list[str]) -> frozenset[str]:
     """The Host names requests may use: the listen host and address, the loopback names when it
-    listens on loopback, and every --allow-host."""
+    listens on loopback (or on every address, loopback included), and every --allow-host."""
     names = {host_key(listen.host), host_key(listen.address)}
-    if listen.loopback:
+    if listen.loopback or listen.every_address:
         names |= {"localhost", "127.0.0.1", "::1"}
     for name in allowed_hosts:
         key = host_key(name)
@@ -157,10 +161,9 @@ def build_app(
     from poppy_tui.mcp_server.server import build_server
 
     server = build_server(agent)
-    # The SDK's own Host/Origin check too, with the same names: HttpGuard has already said why.
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=served.host_values(), allowed_origins=served.origins()
-    )
+    # HttpGuard checks Host and Origin (as RFC 9110 compares host names: case-insensitively); the
+    # SDK's own check compares exact strings, so it would refuse `Host: LOCALHOST:8765`.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(
         streamable_http_path=PATH,
         max_request_body_size=max_body_bytes,
@@ -204,9 +207,9 @@ def quiet_server_logs() -> None:
 
 async def serve_http(
     agent: Any, listen: Listen, tokens: TokenFile, *, allowed_hosts: list[str], tls: ssl.SSLContext | None,
-    started: Callable[[str], None], **limits: Any,
+    started: Callable[[str], None], stopping: asyncio.Event | None = None, **limits: Any,
 ) -> None:
-    """Serve until SIGINT/SIGTERM; `started(url)` once it accepts requests."""
+    """Serve until SIGINT/SIGTERM (or `stopping` is set); `started(url)` once it accepts requests."""
     import uvicorn
 
     sock = bind(listen)
@@ -240,6 +243,9 @@ async def serve_http(
                 return
             await asyncio.sleep(0.02)
         started(endpoint_url(listen, port, tls is not None))
+        if stopping is not None:
+            await stopping.wait()
+            server.should_exit = True
 
     announcing = asyncio.ensure_future(announce())
     try:
