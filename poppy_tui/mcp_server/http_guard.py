@@ -193,7 +193,7 @@ class HttpGuard:
         self._logged[kind] = now
         client = scope.get("client") or ("?", 0)
         # The message is ours (never a header's value, never the token).
-        log.warning("refused a request from %s with %d: %s%s", client[0], status, message,
+        log.warning("refused a request from %s with %d: %s%s", client[0], status, message.removeprefix("poppy-tui: "),
                     f" ({more} more like it since the last note)" if more else "")
 
 
