@@ -9,7 +9,6 @@ notes go to stderr. With --http, stdout gets one line, the endpoint, once it acc
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING
 
 from poppy_tui.cli.errors import CliError
@@ -39,6 +38,7 @@ def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_mcp_stdio(ctx: "Context") -> int:
+    import asyncio
     import sys
 
     from poppy_tui.cli.commands import discover_listed, open_agent
@@ -81,6 +81,7 @@ def cmd_mcp_token(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
+    import asyncio
     from pathlib import Path
 
     from poppy_tui.cli.output import note
