@@ -6,7 +6,6 @@ from the spec alone: one operation per item."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -95,7 +94,7 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
         said = [process.communicate(timeout=30) for process in agents]
 
     results = []
-    for process, (out, err) in zip(agents, said):
+    for process, (out, err) in zip(agents, said, strict=True):
         assert process.returncode == 0, err[-2000:]
         results.append(json.loads(out.strip().splitlines()[-1]))
     # Every call got the outcome of its own operation, and heard it was waiting before that.

@@ -19,7 +19,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.cli.main import main
 from poppy_tui.ui.app import PoppyApp
 from tests.mcp_server.conftest import approve_in_tui, person_agent, wait_for_status
-from tests.mcp_server.http_support import INITIALIZE, http_session, raw_post, running_gate, start_gate, token_of
+from tests.mcp_server.http_support import http_session, raw_post, running_gate, start_gate, token_of
 
 pytestmark = pytest.mark.slow
 
