@@ -4,11 +4,13 @@ In this order, each refusal a short JSON-RPC error body (what MCP clients show) 
 that never holds the token:
 
 1. `Host` must name this server: its listen address, `localhost` when it listens on loopback, or
-   a name given with --allow-host, with the port it listens on. Otherwise **421 Misdirected
-   Request** (RFC 9110 section 15.5.20: the request was meant for another server; also what the
-   MCP SDK answers). A DNS-rebinding page reaches a loopback server under its own domain name,
-   so this refuses it even from a browser that sends no Origin.
-2. `Origin`, when present, must be this server's own origin, else **403** (MCP transport
+   a name given with --allow-host. Otherwise **421 Misdirected Request** (RFC 9110 section
+   15.5.20: the request was meant for another server; also what the MCP SDK answers). A
+   DNS-rebinding page reaches a loopback server under its own domain name, so this refuses it
+   even from a browser that sends no Origin. The name is what matters; the port may differ (as
+   the SDK's own `localhost:*` default allows), because a port forward (`ssh -R 9000:...`,
+   `docker -p`) hands on the port the client used.
+2. `Origin`, when present, must be this server's own origin (scheme, name and port), else **403** (MCP transport
    specification, streamable HTTP, security warning: servers MUST validate Origin and answer 403
    for an invalid one). Agents send no Origin; a web page always does.
 3. `Authorization: Bearer <token>` with the current token (http_token.TokenFile, compared in
@@ -92,21 +94,12 @@ class Served:
     def default_port(self) -> int:
         return 443 if self.scheme == "https" else 80
 
-    def answers_for(self, name: str, port: int | None) -> bool:
-        return name in self.names and (port if port is not None else self.default_port) == self.port
+    def is_own_origin(self, scheme: str, name: str, port: int | None) -> bool:
+        return (scheme == self.scheme and name in self.names
+                and (port if port is not None else self.default_port) == self.port)
 
-    def host_values(self) -> list[str]:
-        """Host header values it answers for (for the SDK's own check and for messages)."""
-        values = []
-        for name in sorted(self.names):
-            shown = f"[{name}]" if ":" in name else name
-            values.append(f"{shown}:{self.port}")
-            if self.port == self.default_port:
-                values.append(shown)
-        return values
-
-    def origins(self) -> list[str]:
-        return [f"{self.scheme}://{value}" for value in self.host_values()]
+    def shown_names(self) -> list[str]:
+        return [f"[{name}]" if ":" in name else name for name in sorted(self.names)]
 
 
 def _json_error(status: int, message: str, code: int) -> tuple[bytes, list[tuple[bytes, bytes]]]:
@@ -153,10 +146,10 @@ class HttpGuard:
     def _refusal(self, scope: Scope) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
         hosts, origins, authorizations = _headers(scope["headers"], (b"host", b"origin", b"authorization"))
         parsed = split_host(hosts[0]) if len(hosts) == 1 else None
-        if parsed is None or not self.served.answers_for(*parsed):
+        if parsed is None or parsed[0] not in self.served.names:
             return 421, (
                 "poppy-tui: this MCP server does not answer for that Host; it answers for "
-                + ", ".join(self.served.host_values()) + " (the person can add a name with --allow-host NAME)"
+                + ", ".join(self.served.shown_names()) + " (the person can add a name with --allow-host NAME)"
             ), []
         if origins and not all(self._own_origin(origin) for origin in origins):
             return 403, "poppy-tui: refused a request from a web page of another site (its Origin header)", []
@@ -179,9 +172,9 @@ class HttpGuard:
             port = parts.port
         except ValueError:
             return False
-        if parts.scheme != self.served.scheme or not parts.hostname or parts.path or parts.query:
+        if not parts.hostname or parts.path or parts.query or parts.username is not None:
             return False
-        return self.served.answers_for(host_key(parts.hostname), port)
+        return self.served.is_own_origin(parts.scheme, host_key(parts.hostname), port)
 
     def _log(self, status: int, scope: Scope, message: str) -> None:
         kind = str(status)

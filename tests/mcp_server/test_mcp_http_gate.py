@@ -132,18 +132,21 @@ def test_requests_naming_another_host_get_421_and_other_sites_origins_403(home, 
             return raw_post(gate.url, token=token, headers=headers).status_code
 
         assert status() == 200
+        # The name counts, not the port: a forward (ssh -R 9000:127.0.0.1:PORT, docker -p) keeps the client's.
         for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}", f"[::1]:{port}",
-                     f"host.docker.internal:{port}"):
+                     f"host.docker.internal:{port}", "localhost:9000", "127.0.0.1", "localhost."):
             assert status(Host=host) == 200, host
-        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}", "127.0.0.1",
-                     f"attacker.example.127.0.0.1.nip.io:{port}", f"localhost.evil.example:{port}", f"127.0.0.1:{port}x"):
+        for host in (f"evil.example:{port}", "evil.example", f"attacker.example.127.0.0.1.nip.io:{port}",
+                     f"localhost.evil.example:{port}", f"127.0.0.1:{port}x", f"127.0.0.2:{port}", "", f"::1:{port}",
+                     f"user@127.0.0.1:{port}"):
             refused = raw_post(gate.url, token=token, headers={"Host": host})
             assert refused.status_code == 421, host
             assert "--allow-host" in refused.json()["error"]["message"]
         for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://host.docker.internal:{port}"):
             assert status(Origin=origin) == 200, origin
         for origin in ("http://evil.example", f"http://evil.example:{port}", "null", f"https://127.0.0.1:{port}",
-                       f"http://127.0.0.1:{port + 1}", "http://127.0.0.1", f"http://127.0.0.1:{port}/path", "*"):
+                       f"http://127.0.0.1:{port + 1}", "http://127.0.0.1", f"http://127.0.0.1:{port}/path", "*",
+                       f"http://user@127.0.0.1:{port}", "http://localhost:9000"):
             refused = raw_post(gate.url, token=token, headers={"Origin": origin})
             assert refused.status_code == 403, origin
             assert "Origin" in refused.json()["error"]["message"]
