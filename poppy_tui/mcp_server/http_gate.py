@@ -193,10 +193,21 @@ def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
             loop.remove_signal_handler(number)
 
 
+class _ShutdownNoise(logging.Filter):
+    """Drops what uvicorn logs when a stop cancels calls still waiting for the person (a
+    traceback per call, and a count): expected, and the CLI says the queue keeps them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        return "timeout graceful shutdown exceeded" not in record.getMessage()
+
+
 def quiet_server_logs() -> None:
     """Warnings and errors of the serving side on stderr, one line each; nothing below."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("poppy-tui mcp: %(message)s"))
+    handler.addFilter(_ShutdownNoise())
     for name in SERVER_LOGGERS:
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]

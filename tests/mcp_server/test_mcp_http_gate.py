@@ -335,3 +335,37 @@ async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_ap
     assert "waiting for the person to decide in poppy-tui" in progress[0]
     assert "Company-written (untrusted): company «Birchwood Dental»" in progress[0]
     assert_no_token_in(gate, token)
+
+
+@pytest.fixture
+def bench(home):
+    from tests.companies.bulk_company import BulkCompany
+    from tests.mcp_server.conftest import register
+
+    company = BulkCompany()
+    try:
+        register(home, company.base_url)
+        yield company
+    finally:
+        company.stop()
+
+
+async def test_stopping_with_a_call_waiting_is_quick_and_clean_and_the_operation_stays_queued(home, bench, tmp_path):
+    gate = start_gate(home, tmp_path)
+    try:
+        async with http_session(gate.url, token_of(home)) as session:
+            waiting = asyncio.create_task(session.call_tool("call_api", {
+                "company": "Bench Goods", "method": "POST", "path": "/items/7/cancel", "wait_seconds": 600}))
+            agent = person_agent(home)
+            try:
+                await wait_for_status(agent, {Status.PENDING})
+                assert await asyncio.to_thread(gate.stop) == 0  # SIGTERM: within the 3 s grace, not 600 s
+                assert [(r.operation_id, r.status) for r in agent.store.list_operations(list(Status))] == [
+                    ("cxl_7", Status.PENDING)]
+            finally:
+                await agent.aclose()
+            waiting.cancel()
+    finally:
+        gate.stop()
+    assert "stopped; anything queued stays in the queue" in gate.err and "Traceback" not in gate.err
+    assert bench.state.perform_count == {}
