@@ -3,7 +3,7 @@ printed by `poppy-tui mcp token`, replaced by `poppy-tui mcp token --rotate`.
 
 Standard library only (no MCP SDK, no agent), so `poppy-tui mcp token` stays a short command.
 A running server holds a `TokenFile` and asks it on every request; that costs one stat() and
-re-reads the file only when it changed (another inode, mtime or size), so a rotation refuses the
+re-reads the file only when it changed (another inode, mtime, ctime, size or mode), so a rotation refuses the
 old token at once, also in a server started before it.
 """
 
@@ -95,12 +95,15 @@ def rotate(path: Path) -> str:
     return token
 
 
+_GONE = (-1, -1, -1, -1, -1, -1)
+
+
 class TokenFile:
     """The token a server accepts now: the file's, re-read when it changes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._seen: tuple[int, int, int, int] | None = None
+        self._seen: tuple[int, ...] | None = None
         self._token: bytes | None = None
         read_or_create(path)
         self.current()
@@ -110,16 +113,29 @@ class TokenFile:
         try:
             status = os.stat(self.path)
         except OSError:
-            self._seen, self._token = None, None
+            if self._seen != _GONE:
+                self._refuse_all(f"{self.path} is gone")
+            self._seen, self._token = _GONE, None
             return None
-        seen = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
+        # ctime and mode too: a chmod changes neither the inode nor mtime.
+        seen = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_ctime_ns, status.st_size, status.st_mode)
         if seen != self._seen:
-            try:
-                token = _read(self.path) if not status.st_mode & 0o077 else None
-            except (OSError, TokenError):
-                token = None
+            token = None
+            if status.st_mode & 0o077:
+                self._refuse_all(f"{self.path} can be read by others (mode {status.st_mode & 0o777:04o})")
+            else:
+                try:
+                    token = _read(self.path)
+                except (OSError, TokenError) as exc:
+                    self._refuse_all(str(exc))
             self._seen, self._token = seen, token.encode("ascii") if token else None
         return self._token
+
+    def _refuse_all(self, why: str) -> None:
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "%s: every request is refused until 'poppy-tui mcp token --rotate' makes a new token", why)
 
     def accepts(self, presented: bytes) -> bool:
         """Whether `presented` is the current token, compared in constant time."""

@@ -93,9 +93,18 @@ async def test_a_rotated_token_is_refused_by_the_running_server_at_once(home, bi
         assert capsys.readouterr().out.strip() == new
         path = home / "data" / "mcp-http-token"
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        path.chmod(0o644)  # readable by others: no longer a secret, so nothing is accepted
+        assert raw_post(gate.url, token=new).status_code == 401
+        path.chmod(0o600)
+        assert raw_post(gate.url, token=new).status_code == 200
         path.unlink()  # gone: nothing is accepted until there is a token again
         assert raw_post(gate.url, token=new).status_code == 401
-    assert_no_token_in(gate, old, new)
+        assert main(["mcp", "token", "--rotate"]) == 0
+        newest = capsys.readouterr().out.strip()
+        assert raw_post(gate.url, token=newest).status_code == 200
+    assert_no_token_in(gate, old, new, newest)
+    assert "can be read by others (mode 0644): every request is refused" in gate.err
+    assert "mcp-http-token is gone: every request is refused" in gate.err
 
 
 def test_the_token_is_made_on_first_use_with_mode_0600_and_kept(home, tmp_path, capsys):
@@ -209,6 +218,21 @@ def test_allow_remote_listens_and_warns_that_it_is_plaintext(home, tmp_path):
         gate.stop()
     assert "PLAINTEXT" in gate.err and "--tls-cert" in gate.err
     assert_no_token_in(gate, token)
+
+
+def test_ipv6_loopback(home, tmp_path):
+    import socket
+
+    try:
+        probe = socket.socket(socket.AF_INET6)
+        probe.bind(("::1", 0))
+        probe.close()
+    except OSError as exc:
+        pytest.skip(f"no IPv6 loopback here: {exc}")
+    with running_gate(home, tmp_path, "--listen", "[::1]:0") as gate:
+        assert gate.url.startswith("http://[::1]:")
+        assert raw_post(gate.url, token=token_of(home)).status_code == 200
+        assert raw_post(gate.url, token=token_of(home), headers={"Host": "evil.example"}).status_code == 421
 
 
 def test_port_in_use_is_one_clear_line(home, tmp_path):
