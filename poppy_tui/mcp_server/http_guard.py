@@ -138,7 +138,7 @@ class HttpGuard:
                 headers = list(message.get("headers", []))
                 if not any(name.lower() == b"retry-after" for name, _ in headers):
                     message = {**message, "headers": headers + [(b"retry-after", RETRY_AFTER_SECONDS.encode())]}
-                self._log(503, scope, "refused: too many open sessions or connections")
+                self._log(503, scope, "too many open sessions; a new one was refused (Retry-After sent)")
             await send(message)
 
         await self.app(scope, receive, send_with_retry_after)
