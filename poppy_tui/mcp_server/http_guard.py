@@ -117,7 +117,6 @@ class HttpGuard:
         self.served = served
         self._logged: dict[str, float] = {}
         self._suppressed: dict[str, int] = {}
-        self.refused: dict[int, int] = {}  # status -> count, for the person's "stopped" line and tests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -126,7 +125,6 @@ class HttpGuard:
         refusal = self._refusal(scope)
         if refusal is not None:
             status, message, extra = refusal
-            self.refused[status] = self.refused.get(status, 0) + 1
             self._log(status, scope, message)
             body, headers = _json_error(status, message, UNAUTHORIZED_CODE if status == 401 else -32600)
             await send({"type": "http.response.start", "status": status, "headers": headers + extra})
