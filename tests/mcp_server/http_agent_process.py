@@ -33,7 +33,7 @@ async def run(url: str, token: str, company: str, item: int) -> dict:
                 result = await session.call_tool(
                     "call_api",
                     {"company": company, "method": "POST", "path": f"/items/{item}/cancel", "body": {},
-                     "wait_seconds": 120},
+                     "wait_seconds": 600},
                     progress_callback=on_progress,
                 )
     return {"item": item, "is_error": result.is_error, "result": result.structured_content, "progress": progress}
