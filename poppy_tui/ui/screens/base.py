@@ -99,6 +99,11 @@ class PoppyScreen(Screen):
         if self.poppy.painted and changed:
             self.fit_chrome()
             self.refresh_data()
+        if self.poppy.painted:
+            self.fit_to_size()
+
+    def fit_to_size(self) -> None:
+        """What a screen re-fits to a new size, width or height (after the first frame)."""
 
     def on_screen_resume(self) -> None:
         # Not before the first frame is on screen (the app refreshes every screen then):
