@@ -224,6 +224,16 @@ def allowed_origins(company: CompanyRecord) -> set[str]:
     return origins
 
 
+def api_origins(company: CompanyRecord) -> set[str]:
+    """Where this Company's HTTP API lives: its own origin and the origin of the OpenAPI its
+    poppy.json lists (not its MCP server's or conversation endpoint's)."""
+    origins = {origin_of(company.base_url)}
+    for api in company.apis:
+        if isinstance(api, dict) and api.get("type") == "openapi" and isinstance(api.get("url"), str):
+            origins.add(origin_of(api["url"]))
+    return origins
+
+
 def api_base(company: CompanyRecord) -> str:
     return company.base_url.rstrip("/")
 
