@@ -230,12 +230,8 @@ class Agent:
     def prepare_network(self) -> None:
         """Import and build everything sending needs, now. The TUI calls it in a thread after its
         first frame, so the event loop never waits on these imports."""
-        self.store
-        self.dispatcher
-        self.outcome_probe
-        self.api
-        self.conversations
-        self.signins
+        for part in ("store", "dispatcher", "outcome_probe", "api", "conversations", "signins"):
+            getattr(self, part)  # each a cached_property: reading it builds it
         from poppy_tui.agent.net.http import make_client  # noqa: F401  (httpx, imported here)
 
     @classmethod

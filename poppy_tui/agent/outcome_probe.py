@@ -27,7 +27,7 @@ import json
 import logging
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.companies import api_origins, origin_of
@@ -332,7 +332,7 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
             continue
         for base in range(0, len(segments) - len(pattern) + 1):
             window = segments[base:base + len(pattern)]
-            if all(_matches(p, s) for p, s in zip(pattern, window)):
+            if all(_matches(p, s) for p, s in zip(pattern, window, strict=True)):
                 end = base + len(pattern)
                 if best is None or end > best[0] or (end == best[0] and base < best[1]):
                     best = (end, base)

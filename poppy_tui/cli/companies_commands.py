@@ -71,7 +71,23 @@ def no_such_company(key: str, matches: list["CompanyRecord"], known: list["Compa
             "give the domain instead (or remove the stale one with 'poppy-tui companies remove DOMAIN')",
             Exit.USAGE,
         )
+    closest = closest_company(key, known)
+    if closest is not None:
+        label = company_label(closest.name, closest.domain, 60).text
+        return CliError(f"unknown company {shown!r}; did you mean {label}?")
     return CliError(f"unknown company {shown!r} (known: {company_choices(known) or 'none yet'}); {ADD_HINT}")
+
+
+def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | None":
+    """The known Company whose name or domain is nearest a misspelt `key`, if one is near enough."""
+    import difflib
+
+    spellings = {}
+    for company in known:
+        for text in (company.name, company.domain):
+            spellings.setdefault(str(text).casefold(), company)
+    found = difflib.get_close_matches(key.casefold(), list(spellings), n=1, cutoff=0.75)
+    return spellings[found[0]] if found else None
 
 
 def need_company(agent: "Agent", key: str) -> "CompanyRecord":
@@ -94,7 +110,8 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
     try:
         discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
     except InvalidDiscovery as exc:
-        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback else ""
+        about_scheme = "scheme" in exc.reason
+        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback and about_scheme else ""
         raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
 
     async def work(agent: "Agent") -> int:

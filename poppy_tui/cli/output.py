@@ -336,6 +336,17 @@ def _unknown_lines(store: "Store", record: "OperationRecord") -> list[str]:
     return lines
 
 
+def _revision_change(revisions: list[Any]) -> str:
+    """What the newest revision changed from the one before, as the TUI's review header says it."""
+    from poppy_tui.safety.revisions import diff_revisions
+
+    try:
+        kind = diff_revisions(revisions[-2].as_operation(), revisions[-1].as_operation()).kind.label
+    except Exception:  # a stored revision that no longer parses: say only that it is new
+        return "a new revision"
+    return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(kind, "a new revision")
+
+
 def show_text(store: "Store", record: "OperationRecord") -> str:
     """One operation, linear and labelled, for reading aloud as well as reading."""
     revisions = store.revisions(record.id)
@@ -375,7 +386,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     settled = settled_expiry_text(record.status, current.expires_at)
     lines.append(f"Expires: {expiry_text(current.expires_at)}" if settled.startswith("expires ")
                  else f"Expiry: {settled.removeprefix('expiry ')}")
-    changed = f" (the terms changed: this is revision {len(revisions)})" if len(revisions) > 1 else ""
+    changed = f" ({_revision_change(revisions)}: this is revision {len(revisions)})" if len(revisions) > 1 else ""
     lines.append(f"Revision: {safe_line(current.revision, 100)}{changed}")
     if record.approved_revision_id is not None:
         lines.append(f"Approved revision: {safe_line(names.get(record.approved_revision_id), 100)}")

@@ -81,8 +81,22 @@ class _Parser(argparse.ArgumentParser):
         hint = ""
         if "'approve'" in message or "--yes" in message or "'-y'" in message or " -y" in message:
             hint = f"; {_NO_APPROVE_HINT}"
+        hint = hint or _closest_choice(message)
         print(f"{self.prog}: {message}{hint} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(Exit.USAGE)
+
+
+def _closest_choice(message: str) -> str:
+    """'; did you mean 'pending'?' for argparse's "invalid choice: 'pendng' (choose from ...)"."""
+    import difflib
+    import re
+
+    found = re.match(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+    if not found:
+        return ""
+    choices = re.findall(r"'([^']*)'", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
