@@ -53,8 +53,8 @@ BodyArg = Annotated[
 ]
 # Tools that only read (the queue, or what a Company offers): MCP's readOnlyHint lets a client
 # call them without asking its user first. The ones that send requests to Companies carry none.
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-READS_COMPANIES = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=True)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+READS_COMPANIES = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 WaitArg = Annotated[
     float,
     Field(
