@@ -165,3 +165,18 @@ async def test_a_huge_expires_in_is_a_long_life_not_a_crash(setup):
     setup.auth.token_answer = {"expires_in": 10**400}
     grant = await _mediated(setup)
     assert grant.kind == "mediated" and await setup.signins.access_token(setup.company)
+
+
+@pytest.mark.parametrize("stored", ["r\r\nX-Injected: 1", "r\u00e9\u2603", "r\x00", "r" * (MAX_TOKEN_LENGTH + 10)])
+async def test_a_bad_refresh_token_stored_by_an_older_version_is_not_sent(setup, memory_keyring, stored, caplog):
+    from poppy_tui.agent.keys import KEYRING_SERVICE
+    from poppy_tui.agent.signin.vault import REFRESH_TOKEN_USERNAME
+
+    setup.auth.access_lifetime = 30  # due for a refresh at once
+    await _mediated(setup)
+    memory_keyring.secrets[(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=setup.auth.issuer))] = stored
+    before = len(setup.auth.received)
+    token = await setup.signins.access_token(setup.company)
+    assert token == setup.signins.vault.access(setup.auth.issuer).token  # the unexpired one it had
+    assert not any(s.path == "/oauth/token" for s in setup.auth.received[before:])  # nothing sent with it
+    assert all(stored not in record.getMessage() for record in caplog.records)
