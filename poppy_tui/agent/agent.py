@@ -225,7 +225,7 @@ class Agent:
         from poppy_tui.agent.outcome_probe import OutcomeProbe
 
         lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
-        return OutcomeProbe(self, self.dispatcher.owner, lease)
+        return OutcomeProbe(self, self._send_approval, self.dispatcher.owner, lease)
 
     def prepare_network(self) -> None:
         """Import and build everything sending needs, now. The TUI calls it in a thread after its

@@ -27,7 +27,7 @@ import json
 import logging
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.companies import api_origins, origin_of
@@ -49,7 +49,10 @@ from poppy_tui.protocol.timestamps import parse_rfc3339
 from poppy_tui.safety.wording import possessive
 
 if TYPE_CHECKING:
-    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.config import Config
+    from poppy_tui.agent.store import CompanyRecord
+    from poppy_tui.agent.transports.api import ApiTransport
+    from poppy_tui.agent.transports.conversation import Conversations
 
 log = logging.getLogger(__name__)
 
@@ -72,16 +75,38 @@ class _Found:
     settle_detail: str = ""
 
 
+class ProbeAgent(Protocol):
+    """What the probe uses of the agent that runs it (the `Agent` facade, agent.py, which builds
+    the probe: the facade imports this module, never the other way round)."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def api(self) -> ApiTransport: ...
+    @property
+    def conversations(self) -> Conversations: ...
+    def signing_problem(self) -> str | None: ...
+    async def fetch_openapi(self, company: CompanyRecord) -> dict: ...
+
+
+# Sends an approval again as the dispatcher does (Agent._send_approval).
+SendApproval = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
+
+
 class OutcomeProbe:
     def __init__(
         self,
-        agent: "Agent",
+        agent: ProbeAgent,
+        send_approval: SendApproval,
         owner: str,
         lease_seconds: float,
         interval_seconds: float = PROBE_INTERVAL_SECONDS,
         max_interval_seconds: float = MAX_PROBE_INTERVAL_SECONDS,
     ) -> None:
         self._agent = agent
+        self._send_approval = send_approval
         self.owner = owner
         # A probe sends and reads without renewing its lease: its lease covers the longest it can take.
         timeout = agent.config.request_timeout_seconds
@@ -207,7 +232,7 @@ class OutcomeProbe:
 
     async def _send(self, sending: OperationRecord, approval: Approval) -> Exchange:
         try:
-            return await self._agent._send_approval(sending, approval)
+            return await self._send_approval(sending, approval)
         except asyncio.CancelledError:
             raise
         except KeyStorageError as exc:

@@ -7,11 +7,12 @@ Outfitters"): that is said as ambiguous, with the domains to choose from, never 
 from __future__ import annotations
 
 import argparse
+import re
 from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.gate_parser import COMPANY_HELP, JSON_HELP
+from poppy_tui.cli.gate_parser import JSON_HELP, add_company_argument
 from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         allow_abbrev=False,
     )
     global_options(refresh, suppress=True)
-    refresh.add_argument("name", metavar="NAME", nargs="?", help=COMPANY_HELP)
+    add_company_argument(refresh, "name", metavar="NAME", nargs="?")
     remove = company_commands.add_parser(
         "remove",
         help="forget a Company (its history stays)",
@@ -53,7 +54,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         allow_abbrev=False,
     )
     global_options(remove, suppress=True)
-    remove.add_argument("name", metavar="NAME", help=COMPANY_HELP)
+    add_company_argument(remove, "name", metavar="NAME")
     for parser in (refresh, remove):  # --json means JSON output on every command (docs/cli.md)
         parser.add_argument("--json", action="store_true", help=JSON_HELP)
 
@@ -136,7 +137,10 @@ def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
     with open_store(ctx) as store:
         companies = store.list_companies()
         sign_ins = list_sign_ins(store)  # who is signed in where (issue #12)
-    if args.json:
+    if getattr(args, "domains", False):
+        # Completion words: a domain is host[:port], so anything else is left out, not escaped.
+        emit("\n".join(c.domain for c in companies if re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", c.domain)))
+    elif args.json:
         emit(to_json({"companies": [
             company_json(c) | {"signed_in": sign_in_json(sign_ins.get(c.id))} for c in companies
         ]}))

@@ -86,10 +86,10 @@ def host_problem(hostname: str) -> str | None:
 
 def _port_problem(parts: SplitResult) -> str | None:
     try:
-        parts.port
+        port = parts.port  # raises for a port that isn't a number from 0 to 65535
     except ValueError:
-        return "the port must be a number from 1 to 65535"
-    return "the port must be a number from 1 to 65535" if parts.port == 0 else None
+        port = 0
+    return "the port must be a number from 1 to 65535" if port == 0 else None
 
 
 def _host_of(served_host: str) -> str:

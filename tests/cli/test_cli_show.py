@@ -72,3 +72,18 @@ def test_a_revision_opened_is_what_the_change_is_since(cli, home, strict):
         store.mark_seen(first.id)
     texts = finding_texts(home)
     assert "Only the expiry time changed since you last saw this." in texts
+
+
+def test_show_writes_every_time_in_one_human_format(cli, home, strict):
+    import re
+
+    ask_to_cancel_twice(cli, strict)
+    with Store.open(resolve_paths(home).database) as store:
+        store.decline(1, store.get_operation(1).current.id, note="not now")
+    run = cli("show", "1")
+    assert run.code == Exit.OK, run.err
+    # Received, last change, the decision and the history lines: no ISO stamps with microseconds.
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", run.out), run.out
+    assert re.search(r"Received: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; last change: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC",
+                     run.out), run.out
+    assert re.search(r"\n  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: declined revision", run.out), run.out
