@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status
 from poppy_tui.mcp_server import company_text, results
@@ -39,11 +39,12 @@ _METHOD_RE = re.compile(r"[A-Za-z]{1,16}")
 
 # Numbers are accepted as JSON integers as well as strings: this server's own results and
 # `next_step` give them as integers, and clients (MCP Inspector among them) send them so.
+# StrictInt: JSON true is not Company 1.
 CompanyArg = Annotated[
-    int | str, Field(description="a known Company's number (as list_companies gives it), name, domain or URL")
+    StrictInt | str, Field(description="a known Company's number (as list_companies gives it), name, domain or URL")
 ]
 OperationArg = Annotated[
-    int | str, Field(description="the operation number poppy-tui gave, or the Company's operation_id")
+    StrictInt | str, Field(description="the operation number poppy-tui gave, or the Company's operation_id")
 ]
 # Any JSON value (RFC 8259): what the Company's API takes as a request body.
 JsonValue = dict[str, Any] | list[Any] | str | int | float | bool | None

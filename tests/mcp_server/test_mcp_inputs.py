@@ -117,6 +117,9 @@ async def test_numbers_the_gate_gives_are_taken_back_as_integers(home, birchwood
         assert missing.is_error and "no operation '999999'" in missing.content[0].text
         unknown = await client.call_tool("describe_company", {"company": 4242})
         assert unknown.is_error and "unknown company '4242'" in unknown.content[0].text
+        for not_a_number in (True, 1.5):  # JSON true is not Company 1; the schema says so too
+            refused = await client.call_tool("describe_company", {"company": not_a_number})
+            assert refused.is_error and "Birchwood" not in refused.content[0].text, not_a_number
     assert birchwood.performed == []
 
 
