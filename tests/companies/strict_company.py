@@ -69,6 +69,8 @@ class StrictState:
     _counter: Any = field(default_factory=lambda: itertools.count(1))
     # The OpenAPI's `paths`, when a test needs others than the usual ones.
     openapi_paths: dict[str, Any] | None = None
+    # Where its conversation endpoint is, when not on its own origin (e.g. "http://localhost:PORT").
+    conversation_origin: str | None = None
     reads: list[str] = field(default_factory=list)  # the path of every GET outside the well-known ones
     # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
     say: Any = None
@@ -133,7 +135,9 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             "protocol_version": "0.4",
             "organization": {"name": "Strict Travel", "domain": base_url.split("://", 1)[1]},
             "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
-            "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
+            "agent": {"protocols": [
+                {"type": "poppy", "endpoint": f"{state.conversation_origin or base_url}/conversations"}
+            ]},
             "extensions": {"operations": [{"version": "2"}]},
         })
 
