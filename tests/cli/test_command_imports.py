@@ -167,12 +167,34 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
         ["history", "--since", "2026-12-01"], ["send", "--watch"], ["mcp"], ["call", "shop", "GET", "/x", "--json"],
         ["identity", "init", "--client-id", "https://a.example/c.json"], ["identity", "show", "--json"],
         ["signin", "shop", "--device"], ["signout", "shop"], ["--demo", "--accounts"],
+        ["mcp", "--http", "--listen", "[::1]:0", "--allow-host", "a", "--allow-host", "b"], ["mcp", "token"],
+        ["mcp", "token", "--rotate", "--home", "h"], ["mcp", "--http", "--allow-remote", "--tls-cert", "c", "--tls-key", "k"],
     ],
 )
 def test_building_only_the_chosen_command_parses_alike(argv):
     from poppy_tui.cli.parser import build_parser
 
     assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_mcp_token_reads_a_file_and_loads_no_server(home):
+    code, modules, out = loaded_by(home, "mcp", "token")
+    assert code == 0 and len(out.splitlines()[0]) >= 43, out
+    assert "poppy_tui.mcp_server.http_token" in modules
+    assert not present(modules, EVERYWHERE | {
+        "uvicorn", "starlette", "httpx", "anyio", "asyncio", "ssl", "poppy_tui.agent.agent", "poppy_tui.agent.store",
+        "poppy_tui.mcp_server.server", "poppy_tui.mcp_server.http_gate", "poppy_tui.mcp_server.http_guard",
+    })
+
+
+def test_mcp_help_loads_no_server_and_shows_no_token(home):
+    loaded_by(home, "mcp", "token")
+    token = (home / "data" / "mcp-http-token").read_text().strip()
+    for argv in (["mcp", "--help"], ["mcp", "token", "--help"]):
+        code, modules, out = loaded_by(home, *argv)
+        assert code == 0 and "--rotate" in out and token not in out
+        assert not present(modules, EVERYWHERE | {"uvicorn", "starlette", "httpx", "poppy_tui.agent",
+                                                  "poppy_tui.mcp_server"})
 
 
 @pytest.mark.parametrize(
