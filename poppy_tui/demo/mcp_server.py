@@ -3,8 +3,9 @@
 `McpGate` wraps the SDK's ASGI app: it runs the Session header checks on every
 HTTP request (refusing with the same 400/403 JSON as the API), and answers
 503 + Retry-After itself for an approved tools/call whose operation is being
-performed (or under the `busy` fault), because a tool result can't carry an
-HTTP status. Everything else is the SDK.
+performed, when the caller may approve that operation (Ops 6 check 1 before
+check 2), or under the `busy` fault, because a tool result can't carry an HTTP
+status. Everything else is the SDK.
 """
 
 from __future__ import annotations
@@ -237,20 +238,23 @@ class McpGate:
                 answer = {"jsonrpc": "2.0", "id": rpc_id, "error": error}
                 await _send_json(send, challenge.status, answer, challenge_headers)
                 return
-        busy = self._busy_answer(body, headers)
+        busy = self._busy_answer(body, headers, caller.owner)
         if busy is not None:
             await _send_json(send, 503, busy, {"Retry-After": str(RETRY_AFTER_SECONDS)})
             return
         await self.inner(scope, _replay(body, receive), send)
 
-    def _busy_answer(self, body: bytes, headers: Headers) -> dict[str, Any] | None:
+    def _busy_answer(self, body: bytes, headers: Headers, owner: str) -> dict[str, Any] | None:
         approval, rpc_id = _approval_in_tools_call(body)
         if approval is None or not self.ctx.operations_in_use(headers):
             return None
         data: dict[str, Any]
         if self.ctx.counters.take_busy():
             reason, data = "Busy; try again shortly.", {"error": "temporarily_unavailable"}
-        elif self.ctx.desk.in_progress(approval.operation_id):
+        elif self.ctx.desk.in_progress(approval.operation_id, owner):
+            # Only to a caller that may approve it (check 1 before check 2, Ops 6): anyone else's
+            # call goes to the tool, which handles it as a request without an approval, and
+            # learns nothing of another owner's operation.
             reason = f"Operation {approval.operation_id} is being performed; call the tool again with the same approval."
             data = {"error": "operation_in_progress", "operation_id": approval.operation_id}
         else:

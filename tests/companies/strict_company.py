@@ -67,6 +67,11 @@ class StrictState:
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seen_messages: dict[tuple[str, str], Any] = field(default_factory=dict)
     _counter: Any = field(default_factory=lambda: itertools.count(1))
+    # The OpenAPI's `paths`, when a test needs others than the usual ones.
+    openapi_paths: dict[str, Any] | None = None
+    # Where its conversation endpoint is, when not on its own origin (e.g. "http://localhost:PORT").
+    conversation_origin: str | None = None
+    reads: list[str] = field(default_factory=list)  # the path of every GET outside the well-known ones
     # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
     say: Any = None
 
@@ -130,7 +135,9 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             "protocol_version": "0.4",
             "organization": {"name": "Strict Travel", "domain": base_url.split("://", 1)[1]},
             "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
-            "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
+            "agent": {"protocols": [
+                {"type": "poppy", "endpoint": f"{state.conversation_origin or base_url}/conversations"}
+            ]},
             "extensions": {"operations": [{"version": "2"}]},
         })
 
@@ -138,7 +145,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         return JSONResponse({
             "openapi": "3.1.0",
             "info": {"title": "Strict Travel", "version": "1"},
-            "paths": {
+            "paths": state.openapi_paths if state.openapi_paths is not None else {
                 "/bookings/{booking_id}": {"get": {"operationId": "getBooking", "summary": "A booking"}},
                 "/bookings/{booking_id}/cancel": {"post": {
                     "operationId": "cancelBooking",
@@ -150,6 +157,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         })
 
     async def get_booking(request: Request) -> Response:
+        state.reads.append(request.url.path)
         booking = state.bookings.get(request.path_params["booking_id"])
         if booking is None:
             return JSONResponse({"error": "not_found"}, status_code=404)
@@ -270,6 +278,10 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
                              "cursor": str(len(events)), "has_more": False})
 
+    async def list_section(request: Request) -> Response:
+        state.reads.append(request.url.path)
+        return JSONResponse({"items": list(state.bookings.values())})
+
     return Starlette(routes=[
         Route("/.well-known/poppy.json", poppy_json),
         Route("/openapi.json", openapi),
@@ -279,6 +291,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         Route("/conversations", create_conversation, methods=["POST"]),
         Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
         Route("/conversations/{conversation_id}/events", read_events),
+        Route("/{section}", list_section),  # a collection: the bookings, all of them
     ])
 
 
