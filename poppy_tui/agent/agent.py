@@ -90,6 +90,7 @@ class ConversationResult:
     detail: str = ""
     problems: list[str] = field(default_factory=list)
     challenge: Challenge | None = None  # an `authorization` event, or a challenge to our message
+    request_id: int | None = None  # our message, as a stored request (see outcome_for_request)
 
 
 class Agent:
@@ -583,7 +584,7 @@ class Agent:
         challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
-            said.delivered, detail, said.ingested.problems, challenge,
+            said.delivered, detail, said.ingested.problems, challenge, said.request_id,
         )
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:

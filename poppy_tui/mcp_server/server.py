@@ -258,7 +258,7 @@ def build_server(agent: Any) -> MCPServer:
             deadline = loop.time() + wait_seconds
             for row in said.operation_rows:
                 left = max(0.0, deadline - loop.time()) if wait_seconds > 0 else 0.0
-                outcome = await settle(row, left, context)
+                outcome = await settle(row, left, context, said.request_id)
                 operations.append(outcome.structured_content)
                 lines.append(outcome.content[0].text)  # type: ignore[union-attr]
             if operations:
