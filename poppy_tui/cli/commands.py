@@ -344,6 +344,11 @@ async def settle(
         announce(record, stream)
         if record is not before and record.outcome_detail:
             note(f"operation {record.id}: {safe_line(record.outcome_detail, 600)}")
+        held = agent.store.earlier_in_doubt(record.id) if record.status.is_open else []
+        if held:
+            from poppy_tui.safety.request_reuse import in_doubt_reason
+
+            note(f"operation {record.id} can't be approved yet: {safe_line(in_doubt_reason(held), 1000)}")
     if not wait:
         if as_json:
             emit_request_json(agent, answer, records)

@@ -81,3 +81,38 @@ def test_an_operation_in_a_success_answer_is_unknown_not_performed_and_not_queue
     assert "isError false" in tool.err
     with Store.open(resolve_paths(home).database) as store:
         assert store.list_operations() == []  # nothing waits for a person: there is nothing to approve
+
+
+def cancelled_in_doubt(home, strict) -> int:
+    """Request A (cancel bk_1) approved; the Company performs it but answers 500 until the retry
+    window ends: outcome unknown. It mints a new operation_id for every request."""
+    from tests.companies.strict_company import RawAnswer
+
+    strict.state.mint_operation_ids = True
+    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
+
+    async def work() -> int:
+        paths = resolve_paths(home).ensure()
+        agent = Agent.open(paths, replace(load_config(paths), request_timeout_seconds=5.0, retry_window_seconds=0.5))
+        try:
+            company = await agent.add_company(strict.base_url)
+            first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+            agent.approve(first.operation_row, first.revision_row)
+            assert (await agent.wait_for_outcome(first.operation_row, timeout=30)).status == Status.OUTCOME_UNKNOWN
+            return first.operation_row
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(work())
+
+
+def test_the_same_request_while_the_first_is_in_doubt_is_queued_but_held_and_says_why(cli, home, strict):
+    first = cancelled_in_doubt(home, strict)
+    run = cli("call", strict.base_url, "POST", "/bookings/bk_1/cancel", "--body", "{}")
+    assert run.code == Exit.PENDING, (run.out, run.err)
+    assert "can't be approved yet" in run.err and f"operation {first} (" in run.err
+    assert "whether the Company performed it is unknown" in run.err
+    second = json.loads(cli("pending", "--json").out)["operations"][-1]["id"]
+    shown = cli("show", str(second)).out
+    assert "Can't be approved yet:" in shown and f"operation {first}" in shown
+    assert json.loads(cli("show", str(second), "--json").out)["operation"]["held_by"] == [first]

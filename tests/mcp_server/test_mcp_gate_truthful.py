@@ -68,3 +68,28 @@ async def test_an_operation_in_a_success_answer_is_outcome_unknown_and_waits_for
         assert result.structured_content["result"] == "outcome_unknown" and result.is_error is True
         assert "carries an operation" in result.structured_content["meaning"] + str(result.content)
     assert pending.structured_content["operations"] == []
+
+
+async def test_an_operation_held_for_an_earlier_one_in_doubt_says_why_it_cant_be_approved(home, strict, tmp_path):
+    from tests.companies.strict_company import RawAnswer
+
+    strict.state.mint_operation_ids = True
+    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
+    agent = person_agent(home, retry_window_seconds=0.5)
+    try:
+        company = agent.find_company(strict.base_url)
+        first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+        agent.approve(first.operation_row, first.revision_row)
+        assert (await agent.wait_for_outcome(first.operation_row, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    finally:
+        await agent.aclose()
+    async with mcp_client(home, tmp_path) as session:
+        result = await session.call_tool("call_api", {
+            "company": strict.base_url, "method": "POST", "path": "/bookings/bk_1/cancel", "body": {},
+            "wait_seconds": 0,
+        })
+        status = await session.call_tool("operation_status", {"operation": str(result.structured_content["operation"]["operation"])})
+    for answer in (result, status):
+        data = answer.structured_content
+        assert data["result"] == "waiting_for_person" and data["held"] is True, data
+        assert "can't be approved yet" in data["meaning"] and f"operation {first.operation_row} (" in data["meaning"]
