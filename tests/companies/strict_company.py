@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .serving import HOST, LoopbackServer
+from .serving import LoopbackServer
 
 MCP_APPROVAL_KEY = "personalagentprotocol.org/approval"  # Ops 6, MCP
 
