@@ -340,7 +340,7 @@ async def settle(
     # under the same operation_id is not ours to report (Ops 3, Ops 5).
     records = stored if request_id is None else [agent.outcome_for_request(r, request_id) for r in stored]
     stream = sys.stderr if wait or as_json else sys.stdout
-    for record, before in zip(records, stored):
+    for record, before in zip(records, stored, strict=True):
         announce(record, stream)
         if record is not before and record.outcome_detail:
             note(f"operation {record.id}: {safe_line(record.outcome_detail, 600)}")

@@ -57,7 +57,7 @@ class SameActionStore(OperationStore):
         if api_mcp:
             from poppy_tui.protocol.requests import request_to_json
 
-            jsons = [request_to_json(mine[k]) for k in api_mcp]  # type: ignore[arg-type]
+            jsons = [request_to_json(mine[k]) for k in api_mcp]
             candidates += self._db.execute(
                 "SELECT DISTINCT o.id, o.operation_id, o.status, q.request_json FROM requests q"
                 " JOIN revisions r ON r.request_id = q.id JOIN operations o ON o.id = r.operation_row"
