@@ -174,3 +174,28 @@ async def test_mcp_tool_errors_until_the_window_ends_are_unknown_and_the_same_ca
     assert again.operation_row == op.id
     assert agent.store.get_operation(op.id).status == Status.OUTCOME_UNKNOWN
     assert agent.store.list_operations([Status.PENDING]) == []
+
+
+# ---- a conversation: an approval message whose answer can't be read -----------------------------
+
+@pytest.mark.parametrize(
+    "answer",
+    [RawAnswer(202, "application/json", b'{"accepted": tru'), RawAnswer(500, "application/json", HTML)],
+    ids=["202 broken JSON", "500 declared JSON, HTML"],
+)
+async def test_an_approval_message_whose_answer_cant_be_read_is_resent_not_settled(make_agent, strict, answer):
+    strict.state.conversation_post_answers = [answer]
+    agent = make_agent()
+    company = await agent.add_company(strict.base_url)
+    said = await agent.say(company, "Please cancel bk_1")
+    [row] = said.operation_rows
+    op = agent.store.get_operation(row)
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=30)
+    # The strict Company says how it went in words only: unknown, never "not performed".
+    assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
+    assert "words only" in done.outcome_detail
+    first, *rest = agent.store.attempts(op.id)
+    assert first.outcome == "unknown" and rest  # resent: the same message, which the Company doesn't repeat
+    assert len({a.idempotency_key for a in agent.store.attempts(op.id)}) == 1
+    assert strict.state.perform_count["cxl_bk_1"] == 1

@@ -96,6 +96,8 @@ class StrictState:
     mint_operation_ids: bool = False
     # Carry the operation in a success answer (API 200, MCP isError false): a Company bug.
     operation_in_success: bool = False
+    # Raw answers given to the next POSTs of an approval message, after accepting it.
+    conversation_post_answers: list["RawAnswer"] = field(default_factory=list)
     # Answer text-only "I'm not sure yet" to this many approval messages before saying it's done.
     conversation_silent_replies: int = 0
     received: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
@@ -323,6 +325,9 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         if key not in state.seen_messages:  # a repeated message ID adds nothing (spec 8.3)
             state.seen_messages[key] = True
             on_message(conversation_id, message)
+        carries_approval = "approval" in ((message.get("extensions") or {}).get("operations") or {})
+        if carries_approval and state.conversation_post_answers:
+            return raw_response(state.conversation_post_answers.pop(0))
         return JSONResponse({"accepted": True}, status_code=202)
 
     async def read_events(request: Request) -> Response:
