@@ -75,7 +75,13 @@ def add_operation(
     request: Any = None,
 ) -> int:
     if request is None:
-        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", {"sku": "stormline-insulated-m"})
+        # The jacket exchange's request; any other operation asks for its own (named by its id):
+        # two operations answering one request are one action, and an approval of one holds the
+        # other (Ops 7, agent/store/same_action.py).
+        body: dict[str, Any] = {"sku": "stormline-insulated-m"}
+        if operation_id != "exc_5Rt2":
+            body["ref"] = operation_id
+        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", body)
     request_id = store.add_request(company.id, request, "test")
     raw: dict[str, Any] = {
         "operation_id": operation_id,
