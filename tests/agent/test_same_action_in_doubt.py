@@ -108,3 +108,21 @@ async def test_found_out_by_the_probe_lifts_the_hold(make_agent, strict):
     await agent.dispatch_once()
     assert agent.store.get_operation(first).status == Status.PERFORMED
     assert agent.store.earlier_in_doubt(second) == []
+
+
+async def test_an_approval_being_sent_holds_the_same_action(make_agent, strict):
+    """The Company answers the approval 503 with a long Retry-After: the operation stays `sending`
+    (its resend scheduled), and the same request's new operation can't be approved meanwhile."""
+    from poppy_tui.protocol.retry import BackoffPolicy
+
+    strict.state.approval_answers = [RawAnswer(503, "application/json", b"{}", {"retry-after": "120"}, perform=False)]
+    agent = make_agent(backoff=BackoffPolicy(base_seconds=0.05, max_retry_after_seconds=600))
+    company = await agent.add_company(strict.base_url)
+    first = await ask(agent, company, "api")
+    agent.approve(first, agent.store.get_operation(first).current.id)
+    await agent.dispatch_once()
+    sending = agent.store.get_operation(first)
+    assert sending.status == Status.SENDING and sending.next_attempt_at is not None
+    second = await ask(agent, company, "api")
+    with pytest.raises(StateError, match="is being sent"):
+        agent.approve(second, agent.store.get_operation(second).current.id)
