@@ -22,6 +22,7 @@ from poppy_tui.safety.sanitize import sanitize_line
 
 CODE = "operation_reused"
 IN_DOUBT_CODE = "same_action_in_doubt"
+PERFORMED_CODE = "same_action_performed"
 # How each state of an earlier approval is said, in in_doubt_reason.
 _NOT_KNOWN_YET = {
     "approved": "is approved and waits to be sent",
@@ -104,3 +105,18 @@ def in_doubt_findings(earlier: list[Any]) -> list[Finding]:
     if not earlier:
         return []
     return [Finding("danger", IN_DOUBT_CODE, f"Can't be approved yet: {in_doubt_reason(earlier)}.", None)]
+
+
+def performed_findings(earlier: list[Any]) -> list[Finding]:
+    """A WARNING when the same request was performed before under another operation_id: a
+    Company that forgot an operation (Ops 7) answers the same request with a new one, and
+    approving it would do the action again."""
+    if not earlier:
+        return []
+    named = ", ".join(f"operation {e.operation_row} ({sanitize_line(e.operation_id, 80).text})" for e in earlier)
+    return [Finding(
+        "warning", PERFORMED_CODE,
+        f"The same request ({describe_request(earlier[0].request)}) was performed before: {named}. "
+        "Approving this one does it again; approve only if you want it done twice.",
+        None,
+    )]

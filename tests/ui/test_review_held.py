@@ -61,9 +61,12 @@ async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_ea
             assert not isinstance(app.screen, ConfirmApproveScreen)
             assert agent.store.get_operation(second).status == Status.PENDING
             # The person finds out and records it in the earlier operation's review (here, directly).
-            agent.resolve_unknown(first, performed=False)
+            agent.resolve_unknown(first, performed=True)
             await wait_for(pilot, lambda: screen.approve_blocker() is None, describe=screen.approve_blocker)
             assert "Can't be approved yet" not in panel_text(screen)
+            # Performed: approving the new one does it again, which the review says (a warning).
+            await wait_for(pilot, lambda: "was performed before" in panel_text(screen), describe=lambda: panel_text(screen))
+            assert f"operation {first} (" in panel_text(screen)
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
     finally:

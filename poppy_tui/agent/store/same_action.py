@@ -34,6 +34,16 @@ class SameActionStore(OperationStore):
     def earlier_in_doubt(self, operation_row: int) -> list[EarlierInDoubt]:
         """The other operations of this one's Company that answered a request equal to one of its
         own and whose approval's outcome is not known yet (OUTCOME_NOT_KNOWN), oldest first."""
+        return self.same_action(operation_row, OUTCOME_NOT_KNOWN)
+
+    def same_action_performed(self, operation_row: int) -> list[EarlierInDoubt]:
+        """The other operations for the same action that were performed (approving this one would
+        do it again: worth a warning, not a hold)."""
+        return self.same_action(operation_row, (Status.PERFORMED,))
+
+    def same_action(self, operation_row: int, statuses: tuple[Status, ...]) -> list[EarlierInDoubt]:
+        """The other operations of this one's Company, in one of `statuses`, that answered a
+        request equal to one of its own (protocol.requests.action_key), oldest first."""
         row = self._db.execute("SELECT company_id FROM operations WHERE id=?", (operation_row,)).fetchone()
         if row is None:
             return []
@@ -43,7 +53,7 @@ class SameActionStore(OperationStore):
         }
         if not mine:
             return []
-        placeholders = ",".join("?" * len(OUTCOME_NOT_KNOWN))
+        placeholders = ",".join("?" * len(statuses))
         # API and MCP requests are stored canonically (request_to_json: sorted keys, the method as
         # sent, upper case), so equal actions have equal JSON; conversation words are compared here.
         candidates = self._db.execute(
@@ -51,7 +61,7 @@ class SameActionStore(OperationStore):
             " JOIN revisions r ON r.request_id = q.id JOIN operations o ON o.id = r.operation_row"
             f" WHERE q.company_id=? AND o.id<>? AND o.status IN ({placeholders})"
             " AND q.interface = ? ORDER BY o.id",
-            (row[0], operation_row, *OUTCOME_NOT_KNOWN, "conversation"),
+            (row[0], operation_row, *statuses, "conversation"),
         ).fetchall() if any(k.startswith('["conversation"') for k in mine) else []
         api_mcp = [k for k in mine if not k.startswith('["conversation"')]
         if api_mcp:
@@ -63,7 +73,7 @@ class SameActionStore(OperationStore):
                 " JOIN revisions r ON r.request_id = q.id JOIN operations o ON o.id = r.operation_row"
                 f" WHERE q.company_id=? AND o.id<>? AND o.status IN ({placeholders})"
                 f" AND q.request_json IN ({','.join('?' * len(jsons))}) ORDER BY o.id",
-                (row[0], operation_row, *OUTCOME_NOT_KNOWN, *jsons),
+                (row[0], operation_row, *statuses, *jsons),
             ).fetchall()
         found: dict[int, EarlierInDoubt] = {}
         for other_row, operation_id, status, request_json in candidates:

@@ -76,6 +76,8 @@ class ReviewScreen(PoppyScreen):
         # Earlier operations for the same action whose approval's outcome is not known yet (Ops 7):
         # read on every load, so the hold lifts as soon as their outcome is known.
         self.held: list[Any] = []
+        # Earlier operations for the same action that were performed: a warning, not a hold.
+        self.done_before: list[Any] = []
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -118,7 +120,9 @@ class ReviewScreen(PoppyScreen):
         previous_id = self.shown_revision_id
         self.record = record
         held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
-        held_changed, self.held = held != self.held, held
+        done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
+        held_changed = (held, done_before) != (self.held, self.done_before)
+        self.held, self.done_before = held, done_before
         if record.current.id != previous_id:
             await self._show_revision(record)
             if previous_id is not None:
@@ -196,10 +200,10 @@ class ReviewScreen(PoppyScreen):
 
     async def _show_findings(self) -> None:
         """The checks of the revision shown, after what holds it back (a DANGER, so it goes first)."""
-        from poppy_tui.safety.request_reuse import in_doubt_findings
+        from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
 
         assert self.checked is not None
-        findings = (*in_doubt_findings(self.held), *self.checked.findings)
+        findings = (*in_doubt_findings(self.held), *performed_findings(self.done_before), *self.checked.findings)
         await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(findings)
 
     def _change_kind(self) -> str | None:
