@@ -234,10 +234,20 @@ async def settle(
 
     from poppy_tui.agent.agent import SETTLED
 
-    records = [agent.store.get_operation(row) for row in rows]
+    stored = [agent.store.get_operation(row) for row in rows]
+    # As our request's caller must read it: an outcome the Company reached for another request
+    # under the same operation_id is not ours to report (Ops 3, Ops 5).
+    records = stored if request_id is None else [agent.outcome_for_request(r, request_id) for r in stored]
     stream = sys.stderr if wait or as_json else sys.stdout
-    for record in records:
+    for record, before in zip(records, stored, strict=True):
         announce(record, stream)
+        if record is not before and record.outcome_detail:
+            note(f"operation {record.id}: {safe_line(record.outcome_detail, 600)}")
+        held = agent.store.earlier_in_doubt(record.id) if record.status.is_open else []
+        if held:
+            from poppy_tui.safety.request_reuse import in_doubt_reason
+
+            note(f"operation {record.id} can't be approved yet: {safe_line(in_doubt_reason(held), 1000)}")
     if not wait:
         if as_json:
             emit_request_json(agent, answer, records)
@@ -362,7 +372,9 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
                 Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.ERROR,
             )
         if result.operation_rows:
-            return await settle(agent, list(result.operation_rows), args.wait, args.json, args.timeout, answer)
+            return await settle(
+                agent, list(result.operation_rows), args.wait, args.json, args.timeout, answer, result.request_id
+            )
         if args.json:
             emit_request_json(agent, answer, [])
         return Exit.SIGN_IN_REQUIRED if needs_sign_in else Exit.OK

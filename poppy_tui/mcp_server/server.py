@@ -130,14 +130,26 @@ def build_server(agent: Any) -> MCPServer:
             raise ToolError(f"no operation {company_text.line(str(key), 100)!r}; list_pending shows what waits")
         return record
 
+    def held(record: OperationRecord) -> str | None:
+        """Why the person can't approve it yet: an earlier approval of the same action is in doubt."""
+        earlier = agent.store.earlier_in_doubt(record.id) if record.status.is_open else []
+        if not earlier:
+            return None
+        from poppy_tui.safety.request_reuse import in_doubt_reason
+
+        return in_doubt_reason(earlier)
+
+    def result_of(record: OperationRecord) -> CallToolResult:
+        return results.operation_result(record, held=held(record))
+
     async def settle(row: int, wait_seconds: float, context: Context, request_id: int | None = None) -> CallToolResult:
         if wait_seconds <= 0:
             record = agent.store.get_operation(row)
             if request_id is not None:
                 record = agent.outcome_for_request(record, request_id)
-            return results.operation_result(record)
+            return result_of(record)
         record = await wait_for_decision(agent, row, wait_seconds, _Progress(context), request_id)
-        return results.operation_result(record)
+        return result_of(record)
 
     async def guarded(work):
         try:
@@ -292,7 +304,7 @@ def build_server(agent: Any) -> MCPServer:
             deadline = loop.time() + wait_seconds
             for row in said.operation_rows:
                 left = max(0.0, deadline - loop.time()) if wait_seconds > 0 else 0.0
-                outcome = await settle(row, left, context)
+                outcome = await settle(row, left, context, said.request_id)
                 operations.append(outcome.structured_content)
                 lines.append(outcome.content[0].text)  # type: ignore[union-attr]
             if operations:
@@ -314,7 +326,7 @@ def build_server(agent: Any) -> MCPServer:
     ) -> CallToolResult:
         async def work() -> CallToolResult:
             agent.store.expire_due()
-            return results.operation_result(operation_of(operation))
+            return result_of(operation_of(operation))
 
         return await guarded(work)
 

@@ -469,7 +469,9 @@ class Conversations:
             try:
                 operation = operation_from_message(message)
             except ProtocolError as exc:
-                return Exchange(BadResponse(exc, sent.status), sent.status, message, sent.session_id, str(exc))
+                # Resending the same message can't change a message already written: final.
+                return Exchange(BadResponse(exc, sent.status), sent.status, message, sent.session_id, str(exc),
+                                final=True)
             if operation is not None:
                 if operation.operation_id != op.operation_id:
                     continue  # about another action

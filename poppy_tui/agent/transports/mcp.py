@@ -39,7 +39,10 @@ from poppy_tui.protocol.outcomes import (
     Performed,
     RetryLater,
     Unknown,
+    carries_an_operation,
+    operation_in_success,
 )
+from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.retry import parse_retry_after
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -263,18 +266,28 @@ class McpTransport:
             try:
                 operation = operation_from_mcp_result(wire)
             except ProtocolError as exc:
-                return Exchange(BadResponse(exc, status), status, wire, session_id, str(exc))
+                # An error result carrying an operation (Ops 4): a refusal, whose operation is unusable.
+                return Exchange(BadResponse(exc, status, refusal=True), status, wire, session_id, str(exc))
             if operation is not None:
                 if not self._sessions.declares_operations(company):
                     violation = ProtocolViolation(
                         "structuredContent.operation",
                         "the tool returned an operation to a client that did not declare the operations extension",
                     )
-                    return Exchange(BadResponse(violation, status), status, wire, session_id, str(violation))
+                    return Exchange(BadResponse(violation, status, refusal=True), status, wire, session_id, str(violation))
                 return Exchange(ApprovalRequired(operation), status, wire, session_id, carrier_text=_text_of(wire))
             if result.is_error:
+                # "tool_error" unless the Company names one of the refusals the spec defines: to an
+                # approval, a plain tool error is in doubt (outcomes.as_approval_answer).
                 text = _text_of(wire)
-                return Exchange(NotPerformed(status, "tool_error", wire), status, wire, session_id, text)
+                structured = wire.get("structuredContent")
+                named = structured.get("error") if isinstance(structured, dict) else None
+                code = named if named in c.APPROVAL_REFUSAL_CODES else "tool_error"
+                return Exchange(NotPerformed(status, code, wire), status, wire, session_id, text)
+            if carries_an_operation(wire.get("structuredContent")):
+                # Success-flagged (isError false) yet carrying an operation: neither (Ops 4, Ops 5).
+                violation = operation_in_success("a tool result with isError false", "an error result (isError true)")
+                return Exchange(BadResponse(violation, status, success=True), status, wire, session_id, str(violation))
             return Exchange(Performed(status, wire), status, wire, session_id)
         if failure is None:  # pragma: no cover - work() always returns a CallToolResult
             failure = RuntimeError("the MCP call returned nothing")
@@ -324,5 +337,5 @@ def _describe(exc: BaseException, auth: PoppyAuth) -> str:
 
 
 def _text_of(wire: dict[str, Any]) -> str:
-    parts = [c.get("text", "") for c in wire.get("content", []) if isinstance(c, dict) and c.get("type") == "text"]
+    parts = [item.get("text", "") for item in wire.get("content", []) if isinstance(item, dict) and item.get("type") == "text"]
     return " ".join(p for p in parts if isinstance(p, str))[:2000]
