@@ -36,6 +36,35 @@ async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, 
         raise AssertionError("timed out waiting" + (f": {describe()}" if describe is not None else ""))
 
 
+def busy_workers(app) -> list[Any]:
+    """The app's short-lived workers still running: a screen's load, the checks' thread, the network
+    preparation. The dispatcher runs for the app's whole life, so it is never "done"."""
+    return [w for w in app.workers if w.group != "dispatcher" and not w.is_finished]
+
+
+async def workers_done(pilot, timeout: float = 10.0) -> None:
+    """Let the app's short-lived workers finish and what they posted be handled: after a key that
+    re-reads the store, say, before asserting what the screen shows (or does not show)."""
+    app = pilot.app
+    await pilot.pause()
+    await wait_for(
+        pilot,
+        lambda: not busy_workers(app) and not any(getattr(s, "checking", False) for s in app.screen_stack),
+        timeout,
+        describe=lambda: f"still running: {[w.name or w.group for w in busy_workers(app)]}",
+    )
+    await pilot.pause()
+
+
+async def poll_seen(pilot, timeout: float = 10.0) -> None:
+    """Wait until the app's store poll has seen the latest commit (another process's, or the test's
+    own writes through a second Store), and the screens and notifications have handled it."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app._change_token == app.reader.change_token(), timeout,
+                   describe=lambda: "the store poll has not seen the latest commit")
+    await workers_done(pilot, timeout)
+
+
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -279,4 +308,6 @@ async def steady(pilot) -> None:
         if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
             break
         await pilot.pause(0.05)
-    await pilot.pause(0.3)
+    await workers_done(pilot)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
