@@ -56,6 +56,15 @@ async def workers_done(pilot, timeout: float = 10.0) -> None:
     await pilot.pause()
 
 
+async def started(pilot, timeout: float = 10.0) -> None:
+    """Wait until what follows the first frame has run: notifications watch the store, the network
+    preparation is over (so a real Agent's dispatcher is started)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: getattr(app, "watcher", None) is not None, timeout,
+                   describe=lambda: "notifications never started")
+    await workers_done(pilot, timeout)
+
+
 async def poll_seen(pilot, timeout: float = 10.0) -> None:
     """Wait until the app's store poll has seen the latest commit (another process's, or the test's
     own writes through a second Store), and the screens and notifications have handled it."""
