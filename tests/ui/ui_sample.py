@@ -65,6 +65,17 @@ async def started(pilot, timeout: float = 10.0) -> None:
     await workers_done(pilot, timeout)
 
 
+async def review_shown(pilot, timeout: float = 10.0) -> Any:
+    """After app.open_review(row): wait until the review shows its revision and its load is over."""
+    from poppy_tui.ui.screens.review import ReviewScreen
+
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None,
+                   timeout, describe=lambda: f"the screen is {type(app.screen).__name__}")
+    await workers_done(pilot, timeout)
+    return app.screen
+
+
 async def poll_seen(pilot, timeout: float = 10.0) -> None:
     """Wait until the app's store poll has seen the latest commit (another process's, or the test's
     own writes through a second Store), and the screens and notifications have handled it."""
