@@ -160,6 +160,7 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
         assert isinstance(screen, ConversationScreen)
         await started(pilot)
         screen.query_one("#talk-company", Select).value = manzanita.id
+        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == manzanita.id)
         await wait_for(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
@@ -190,6 +191,7 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
         screen = app.screen
         await started(pilot)
         screen.query_one("#talk-company", Select).value = manzanita.id
+        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == manzanita.id)
         await wait_for(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)

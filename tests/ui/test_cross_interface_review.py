@@ -11,7 +11,7 @@ from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.format import interface_label
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import StoreAgent, add_company, ui_config
+from tests.ui.ui_sample import StoreAgent, add_company, review_shown, ui_config
 
 
 def revision(store, company, request, revision_name, summary="Cancel booking bk_1. No fee is charged."):
@@ -23,7 +23,7 @@ def revision(store, company, request, revision_name, summary="Cancel booking bk_
 
 async def open_review(app, pilot, row) -> ReviewScreen:
     app.open_review(row)
-    await pilot.pause(0.3)
+    await review_shown(pilot)
     assert isinstance(app.screen, ReviewScreen)
     return app.screen
 

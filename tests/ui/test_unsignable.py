@@ -14,7 +14,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import JACKET_SUMMARY, add_company, add_operation, jacket_terms, ui_config, wait_for
+from tests.ui.ui_sample import JACKET_SUMMARY, add_company, add_operation, jacket_terms, review_shown, ui_config, wait_for
 
 
 @pytest.fixture
@@ -36,14 +36,11 @@ async def test_start_up_warns_and_a_is_refused_with_the_fix(tmp_path, unusable_k
             # Said after the first frame; a loaded CI machine took longer than a fixed 0.3 s pause.
             await wait_for(pilot, lambda: any("can't be signed" in n.message for n in app._notifications))
             app.open_review(row)
-            await pilot.pause(0.2)
-            screen = app.screen
+            screen = await review_shown(pilot)
             assert isinstance(screen, ReviewScreen)
-            for _ in range(200):
-                if screen.can_approve():
-                    break
-                await pilot.pause(0.05)
+            await wait_for(pilot, screen.can_approve)
             await pilot.press("a")
+            await wait_for(pilot, lambda: any(n.message.startswith("Can't approve") for n in app._notifications))
             await pilot.pause()
             assert not isinstance(app.screen, ConfirmApproveScreen)
             refused = [n.message for n in app._notifications if n.message.startswith("Can't approve")]
