@@ -265,10 +265,19 @@ def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(t
             company = await agent.add_company(bulk.base_url)
             result = await agent.call_api(company, "POST", "/items/1/cancel", {})
             stop = asyncio.Event()
+            first_pass_over = asyncio.Event()
+            dispatch_once = agent.dispatcher.dispatch_once
+
+            async def counted_pass() -> int:
+                sent = await dispatch_once()
+                first_pass_over.set()  # run() goes on to its idle wait without yielding first
+                return sent
+
+            agent.dispatcher.dispatch_once = counted_pass  # type: ignore[method-assign]
             runner = asyncio.create_task(agent.dispatcher.run(stop, idle_seconds=3600))
-            while agent.dispatcher._woken is None:  # run() started and is in its first pass or wait
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.1)  # its first pass (nothing approved yet) is over: it waits
+            # Its first pass (nothing approved yet) is over: it waits, for an hour unless woken.
+            await asyncio.wait_for(first_pass_over.wait(), 30)
+            await asyncio.sleep(0)
             op = agent.store.get_operation(result.operation_row)
             agent.approve(op.id, op.current.id)
 
