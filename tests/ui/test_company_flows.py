@@ -219,8 +219,8 @@ async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the
         await wait_for(pilot, lambda: screen.action is not None)
         assert screen.action.label == "POST /api/orders/{order_id}/exchanges"
         for _ in range(6):
-            await pilot.press("shift+tab")
-            await pilot.pause(0.05)
+            await pilot.press("shift+tab")  # returns once the screen has handled it
+            await pilot.pause()
             focused = app.focused
             assert focused is not None and focused.id != "composer-right"
             assert isinstance(focused, (OptionList, Input, Select, Button)) or focused.id == "composer-raw"

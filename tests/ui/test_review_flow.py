@@ -247,7 +247,8 @@ async def test_an_expired_operation_cannot_be_approved(store, agent):
         # Past the arming delay (its timer has fired): expiry alone keeps it off.
         await wait_for(pilot, lambda: screen.arming_left() == 0)
         await workers_done(pilot)
-        assert screen.approve_blocker() == "this revision has expired"
+        # Expiry alone (the real dispatcher may have recorded it expired meanwhile).
+        assert "expired" in screen.approve_blocker()
         assert screen.check_action("approve", ()) is None
         await pilot.press("a")
         await pilot.pause()
