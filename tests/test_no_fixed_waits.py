@@ -56,8 +56,8 @@ def fixed_waits(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # A helper whose parameter defaults to a long pause that it then waits for.
             defaults = dict(zip([a.arg for a in node.args.args[len(node.args.args) - len(node.args.defaults):]],
-                                node.args.defaults))
-            defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
+                                node.args.defaults, strict=True))
+            defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True) if d is not None})
             long_defaults = {name for name, d in defaults.items() if any(n >= THRESHOLD for n in _numbers(d))}
             for inner in ast.walk(node):
                 if isinstance(inner, ast.Call):

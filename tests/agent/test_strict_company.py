@@ -253,7 +253,6 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     """The Company's terms last two seconds here; the person approves in time, but nothing
     sends before they expire: the next pass claims nothing, records it expired, and the Company
     never sees the approval."""
-    import asyncio
 
     strict.state.expiry_seconds = 2.0
     agent = make_agent(grace_seconds=0)

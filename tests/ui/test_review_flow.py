@@ -15,12 +15,10 @@ from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from tests.ui.ui_sample import (
     HOSTILE_SUMMARY,
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     jacket_terms,
     send_through,
-    ui_config,
     wait_for,
     workers_done,
 )
@@ -86,9 +84,9 @@ async def test_enter_never_approves(store, agent):
         assert decisions(store, row) == []
 
 
-async def test_approve_is_unavailable_during_the_arming_delay(store):
+async def test_approve_is_unavailable_during_the_arming_delay(store, make_agent):
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=5)))
+    app = PoppyApp(make_agent(arm_delay_seconds=5))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         assert screen.check_action("approve", ()) is None  # shown dimmed in the footer
@@ -129,12 +127,12 @@ async def test_a_then_y_approves_and_records_the_decision(store, agent):
     (0, ["y approves this revision only; it is sent at once.", "Esc or n: cancel."]),
     (5, ["y approves this revision only; it is sent in 5 s.", "Until then, w withdraws it.   Esc or n: cancel."]),
 ])
-async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(store, grace, said):
+async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(store, grace, said, make_agent):
     # It said "It is sent after 0 s, during which w withdraws it" with no grace period at all,
     # and at 80 columns wrapped "during which w" / "withdraws it", as if w were a word: the key
     # now starts a line of its own.
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=grace)))
+    app = PoppyApp(make_agent(arm_delay_seconds=0, grace_seconds=grace))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
@@ -215,11 +213,11 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
         assert screen.check_action("approve", ()) is None
 
 
-async def test_decline_during_the_grace_period_also_asks_first(store):
+async def test_decline_during_the_grace_period_also_asks_first(store, make_agent):
     from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
 
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=60)))
+    app = PoppyApp(make_agent(arm_delay_seconds=0, grace_seconds=60))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
@@ -300,10 +298,10 @@ async def test_hostile_summary_is_literal_and_clicking_it_does_nothing(store, ag
         assert "DANGER:" in " ".join(str(w.render()) for w in screen.query(".finding"))
 
 
-async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(store, tmp_path):
+async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(store, tmp_path, make_agent):
     row = jacket(store)
     # Long enough that a loaded machine can't finish re-arming before we look.
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=2.0)))
+    app = PoppyApp(make_agent(arm_delay_seconds=2.0))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen, timeout=6)
@@ -380,9 +378,9 @@ async def test_opening_a_revision_marks_it_seen(store, agent):
     assert store.get_operation(row).current.seen_at is not None
 
 
-async def test_keymap_from_config_moves_approve(store):
+async def test_keymap_from_config_moves_approve(store, make_agent):
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(keybindings={"approve": "A"})))
+    app = PoppyApp(make_agent(keybindings={"approve": "A"}))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)

@@ -174,11 +174,11 @@ async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a
         assert joined == {180: set(), 200: {"Decided"}, 220: {"Decided"}, 250: {"Decided", "Outcome"}}[width]
 
 
-async def test_history_detail_shows_every_revision_decision_attempt_and_event(store):
+async def test_history_detail_shows_every_revision_decision_attempt_and_event(store, make_agent):
     rows = build_sample(store)
     company = store.find_company("Manzanita Outfitters")
     add_operation(store, company, "exc_5Rt2", "Exchange it for $95.00 more.", terms=jacket_terms("95.00"), revision="r2")
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         app.open_history_detail(rows["jacket"])
         text = await shown_text_once(pilot, app, "Revisions (")
@@ -191,11 +191,11 @@ async def test_history_detail_shows_every_revision_decision_attempt_and_event(st
         assert app.screen.check_action("open_review", ()) is False
 
 
-async def test_history_pages_instead_of_loading_everything(store):
+async def test_history_pages_instead_of_loading_everything(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
     for i in range(PAGE_SIZE + 7):
         add_operation(store, company, f"op_{i:03d}", f"Operation number {i}")
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
+    app = PoppyApp(make_agent(), initial_screen="history")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -225,10 +225,10 @@ async def test_companies_view_lists_interfaces_and_extension_support(store):
         assert "| no" in lines["Juniper Books"]
 
 
-async def test_hostile_company_name_is_shown_literally_everywhere(store):
+async def test_hostile_company_name_is_shown_literally_everywhere(store, make_agent):
     company = add_company(store, "Evil [@click=app.quit]\x1b[2J", 8409)
     add_operation(store, company, "exc_1", "Do a thing for $5.00.")
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         inbox = table_text(app.screen.query_one("#pending-table", DataTable))
@@ -267,15 +267,15 @@ async def test_navigation_keys_do_nothing_behind_a_dialog(store, agent):
 
 
 @pytest.mark.parametrize("theme", ["nord", "textual-light"])
-async def test_theme_comes_from_config(store, theme):
-    app = PoppyApp(StoreAgent(store, ui_config(theme=theme)))
+async def test_theme_comes_from_config(store, theme, make_agent):
+    app = PoppyApp(make_agent(theme=theme))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == theme
 
 
-async def test_unknown_theme_falls_back_without_crashing(store):
-    app = PoppyApp(StoreAgent(store, ui_config(theme="no-such-theme")))
+async def test_unknown_theme_falls_back_without_crashing(store, make_agent):
+    app = PoppyApp(make_agent(theme="no-such-theme"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme in app.available_themes
@@ -313,9 +313,9 @@ async def test_approved_operation_moves_to_in_progress(store, agent):
         assert store.get_operation(row).status == Status.APPROVED
 
 
-async def test_composer_and_talk_preselect_the_only_company(store):
+async def test_composer_and_talk_preselect_the_only_company(store, make_agent):
     company = add_company(store, "Juniper Books", 8404, talk=True)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
+    app = PoppyApp(make_agent(), initial_screen="talk")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.screen.query_one("#talk-company", Select).value == company.id
@@ -354,10 +354,10 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
 
 
 @pytest.mark.parametrize("mode", ["talk", "compose"])
-async def test_escape_leaves_talk_and_the_composer_even_while_typing(store, mode):
+async def test_escape_leaves_talk_and_the_composer_even_while_typing(store, mode, make_agent):
     from poppy_tui.ui.screens.inbox import InboxScreen
 
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen=mode)
+    app = PoppyApp(make_agent(), initial_screen=mode)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("escape")
