@@ -150,7 +150,7 @@ async def test_history_filters_by_status_company_and_text(store):
         await pilot.press(*"Beanie")
         await wait_for(pilot, lambda: [r.id for r in screen.rows] == [rows["approved"]])  # after the debounce
         await settle(pilot)
-        assert "approved r1" in table_text(table)
+        assert "approved\nvia API" in table_text(table)  # the decision, not a cut revision id
         await pilot.press("enter")  # leaves the search box for the table
         await wait_for(pilot, lambda: isinstance(app.focused, DataTable))
         await pilot.press("enter")
