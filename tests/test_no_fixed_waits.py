@@ -64,6 +64,22 @@ def fixed_waits(path: Path) -> list[tuple[int, str]]:
                     for arg in _duration_args(inner):
                         if any(isinstance(n, ast.Name) and n.id in long_defaults for n in ast.walk(arg)):
                             found.add(inner.lineno)
+    # A call that hands a long literal to such a helper's duration parameter (same file).
+    sleepy: dict[str, dict[str, int]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = [a.arg for a in node.args.args + node.args.kwonlyargs]
+            used = {n.id for inner in ast.walk(node) if isinstance(inner, ast.Call)
+                    for arg in _duration_args(inner) for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            positions = {name: i for i, name in enumerate(a.arg for a in node.args.args)}
+            sleepy[node.name] = {name: positions.get(name, -1) for name in names if name in used}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and sleepy.get(node.func.id):
+            params = sleepy[node.func.id]
+            handed = [k.value for k in node.keywords if k.arg in params]
+            handed += [arg for i, arg in enumerate(node.args) if i in params.values()]
+            if any(any(n >= THRESHOLD for n in _numbers(arg)) for arg in handed):
+                found.add(node.lineno)
     return [(line, lines[line - 1].strip()) for line in sorted(found)]
 
 
@@ -114,7 +130,13 @@ def test_the_counter_sees_the_forms_it_forbids(tmp_path):
         "    await pilot.pause(0.05)\n"                          # a short poll step: fine
         "    await pilot.pause()\n"                              # zero: fine
         "    store.settle(1, 'owner', 2)\n"                      # the store's settle: not a wait
-        "    await asyncio.sleep(delay + 0.1)\n",                # 12
+        "    await asyncio.sleep(delay + 0.1)\n"                # 12
+        "async def passes(agent, count, pause=0.0):\n"
+        "    await asyncio.sleep(pause)\n"
+        "async def u(agent):\n"
+        "    await passes(agent, 2, pause=0.4)\n"               # 16: a long pause handed to a helper
+        "    await passes(agent, 2, 0.4)\n"                     # 17
+        "    await passes(agent, 0.4)\n",                       # a count, not the pause: fine
         encoding="utf-8",
     )
-    assert [line for line, _ in fixed_waits(sample)] == [3, 5, 6, 7, 8, 12]
+    assert [line for line, _ in fixed_waits(sample)] == [3, 5, 6, 7, 8, 12, 16, 17]

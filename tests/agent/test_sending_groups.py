@@ -38,18 +38,22 @@ async def approved_operations(agent: Agent, base_url: str, count: int) -> list[i
 
 
 def approve_then_dispatch(
-    agent: Agent, base_url: str, count: int, passes: int = 1, pause: float = 0.0
+    agent: Agent, base_url: str, count: int, passes: int = 1, until_due: bool = False
 ) -> tuple[list[int], list[int]]:
-    """`count` operations approved, then `passes` dispatch passes `pause` seconds apart; the rows,
-    and how many each pass sent. The agent is closed after."""
+    """`count` operations approved, then `passes` dispatch passes, each after the last once
+    something is due again when `until_due` (a lease lapsed, say); the rows, and how many each
+    pass sent. The agent is closed after."""
 
     async def work() -> tuple[list[int], list[int]]:
         try:
             rows = await approved_operations(agent, base_url, count)
             sent = []
             for n in range(passes):
-                if n:
-                    await asyncio.sleep(pause)
+                if n and until_due:
+                    deadline = asyncio.get_running_loop().time() + 30
+                    while (due := agent.dispatcher.next_due_in()) is None or due > 0:
+                        assert asyncio.get_running_loop().time() < deadline, "nothing became due"
+                        await asyncio.sleep(0.02)
                 sent.append(await agent.dispatch_once())
             return rows, sent
         finally:
@@ -313,7 +317,7 @@ def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(t
     )
 
     # Between the two passes the leases of the unrecorded ones lapse.
-    rows, _ = approve_then_dispatch(agent, bulk.base_url, 3, passes=2, pause=0.4)
+    rows, _ = approve_then_dispatch(agent, bulk.base_url, 3, passes=2, until_due=True)
     with Store.open(agent.store.path) as again:
         assert all(again.get_operation(row).status == Status.PERFORMED for row in rows)
         resent = [row for row in rows if len(again.attempts(row)) == 2]
