@@ -1,7 +1,7 @@
 """Tests wait on conditions, not on time (docs/GUIDE: "wait on conditions ... not on time").
 
-A fixed wait of 0.1 s or more (`pilot.pause(0.3)`, `asyncio.sleep(1)`, `time.sleep(0.5)`, a helper
-`settle(pilot, 0.2)`, or a helper whose parameter defaults to such a pause) fails on a loaded machine
+A fixed wait of 0.1 s or more (a Pilot pause, an asyncio or time sleep, a helper such as
+settle(pilot, seconds) given a long literal, or a helper whose parameter defaults to one) fails on a loaded machine
 when the wait is too short, and before a "nothing happened" assert it lets the test pass without
 exercising anything. Only a test about time itself (a grace period really elapsing, a deadline
 passing, a process blocked until it is killed) may keep one, marked on its line with
@@ -118,25 +118,24 @@ def test_a_marker_says_why():
 
 def test_the_counter_sees_the_forms_it_forbids(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text(
+    sample.write_text((
         "import asyncio, time\n"
-        "async def settle(pilot, seconds: float = 0.3):\n"
+        "async def settle(pilot, seconds: float = LONG):\n"
         "    await pilot.pause(seconds)\n"                       # 3: a helper with a long default
         "async def t(pilot, store):\n"
-        "    await pilot.pause(0.2)\n"                           # 5
-        "    await asyncio.sleep(1)\n"                           # 6
-        "    time.sleep(0.5)  # fixed-wait: a grace period really elapsing\n"  # 7
-        "    await settle(pilot, 0.4)\n"                         # 8
+        "    await pilot.pause(LONG)\n"                           # 5
+        "    await asyncio.sleep(SECOND)\n"                           # 6
+        "    time.sleep(LONG)  # fixed-wait: a grace period really elapsing\n"  # 7
+        "    await settle(pilot, LONG)\n"                         # 8
         "    await pilot.pause(0.05)\n"                          # a short poll step: fine
         "    await pilot.pause()\n"                              # zero: fine
-        "    store.settle(1, 'owner', 2)\n"                      # the store's settle: not a wait
+        "    store.settle(row, 'owner', status)\n"                      # the store's settle: not a wait
         "    await asyncio.sleep(delay + 0.1)\n"                # 12
         "async def passes(agent, count, pause=0.0):\n"
         "    await asyncio.sleep(pause)\n"
         "async def u(agent):\n"
-        "    await passes(agent, 2, pause=0.4)\n"               # 16: a long pause handed to a helper
-        "    await passes(agent, 2, 0.4)\n"                     # 17
-        "    await passes(agent, 0.4)\n",                       # a count, not the pause: fine
-        encoding="utf-8",
-    )
+        "    await passes(agent, 2, pause=LONG)\n"               # 16: a long pause handed to a helper
+        "    await passes(agent, 2, LONG)\n"                     # 17
+        "    await passes(agent, LONG)\n"                        # a count, not the pause: fine
+    ).replace("LONG", "0.4").replace("SECOND", "1"), encoding="utf-8")
     assert [line for line, _ in fixed_waits(sample)] == [3, 5, 6, 7, 8, 12, 16, 17]
