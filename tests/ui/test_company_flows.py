@@ -18,7 +18,7 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.conversation import ConversationScreen, MessageView, OperationCard
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import review_shown, started, wait_for, workers_done
+from tests.ui.ui_sample import review_shown, started, wait_for, workers_done, record_notifications
 
 SIZE = (120, 36)
 CONFIG = Config(grace_seconds=30.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
@@ -114,6 +114,7 @@ async def test_composer_reports_a_missing_required_field_and_sends_nothing(make_
     agent = make_agent()
     manzanita = await agent.add_company(shop.base_url)
     app = PoppyApp(agent, initial_screen="compose")
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.screen
         await started(pilot)
@@ -121,7 +122,7 @@ async def test_composer_reports_a_missing_required_field_and_sends_nothing(make_
         await pick_action(pilot, screen, "POST /api/orders/{order_id}/exchanges")
         fill(screen, {"order_id": "ord_7Hk2"})
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: any("required" in n.message for n in app._notifications))
+        await wait_for(pilot, lambda: any("required" in m for m in notes))
         await workers_done(pilot)
         assert screen.last_result is None
         assert agent.store.count_operations() == 0

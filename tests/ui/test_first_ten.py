@@ -25,6 +25,7 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.theme_setting import with_theme
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
+    record_notifications,
     FIXED_NOW,
     JACKET_SUMMARY,
     StoreAgent,
@@ -282,16 +283,17 @@ async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tupl
     toasts said). The confirmation must not have opened."""
     rows = build_sample(store)
     app = make_app(store, arm_delay_seconds=arm_delay_seconds)
+    notes = record_notifications(app)
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         app.open_review(rows[row])
         screen = await review_shown(pilot)
         banner = str(screen.query_one("#outcome").render())
         await pilot.press("a")
         # The key was handled: it said why not (the positive sign that it was pressed at all).
-        await wait_for(pilot, lambda: any("Nothing was approved" in n.message for n in app._notifications))
+        await wait_for(pilot, lambda: any("Nothing was approved" in m for m in notes))
         await settle(pilot)
         assert app.screen is screen  # no confirmation
-        return banner, [n.message for n in app._notifications]
+        return banner, [m for m in notes]
 
 
 async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
@@ -330,6 +332,7 @@ async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
 async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
     rows = build_sample(store)
     app = make_app(store)
+    notes = record_notifications(app)
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen)
@@ -337,8 +340,8 @@ async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
         send_through(store, rows["approved"], FIXED_NOW + timedelta(seconds=10), Status.PERFORMED,
                      "Refunded $24.00.")
         app.notify_store_changed()
-        await wait_for(pilot, lambda: any(n.message.startswith("Performed:") for n in app._notifications))
-        said = [n.message for n in app._notifications]
+        await wait_for(pilot, lambda: any(m.startswith("Performed:") for m in notes))
+        said = [m for m in notes]
         assert any(m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
                    for m in said)
 
@@ -425,6 +428,7 @@ async def test_the_grace_toast_has_no_number_that_would_stand_still(store):
     rows = build_sample(store)
     # The real clock: the store stamps the grace period with it.
     app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=30)))
+    notes = record_notifications(app)
     async with app.run_test(size=WIDE, notifications=True) as pilot:
         app.open_review(rows["jacket"])
         screen = await review_shown(pilot)
@@ -432,8 +436,8 @@ async def test_the_grace_toast_has_no_number_that_would_stand_still(store):
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: "sending in" in str(screen.query_one("#outcome").render()))
-        await wait_for(pilot, lambda: any(n.message.startswith("Approved.") for n in app._notifications))
-        toast = next(n.message for n in app._notifications if n.message.startswith("Approved."))
+        await wait_for(pilot, lambda: any(m.startswith("Approved.") for m in notes))
+        toast = next(m for m in notes if m.startswith("Approved."))
         assert not any(ch.isdigit() for ch in toast)
         assert "sending in" in str(app.screen.query_one("#outcome").render())
 

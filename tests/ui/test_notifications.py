@@ -14,6 +14,7 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.notifications import OperationWatcher, desktop_protocol, desktop_sequence
 from tests.ui.ui_sample import (
+    record_notifications,
     JACKET_SUMMARY,
     StoreAgent,
     add_company,
@@ -115,12 +116,13 @@ def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: S
 async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_notification(store):
     company = add_company(store, HOSTILE_NAME, 8401)
     app = RecordingApp(StoreAgent(store, with_notifications("osc777")))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
         row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
         await wait_for(pilot, lambda: app.bells)
         await poll_seen(pilot)
-        toasts = [n.message for n in app._notifications]
+        toasts = [m for m in notes]
     (toast,) = [m for m in toasts if "asks for your approval" in m]
     assert "USD 70.00" in toast and f"operation {row}" in toast
     assert "\\x1b]0;pwned\\x07" in toast and not SEQUENCE_ENDERS.search(toast)
@@ -145,13 +147,14 @@ async def test_a_settled_send_is_announced(store):
 async def test_every_channel_can_be_turned_off(store):
     company = add_company(store, "Manzanita Outfitters", 8401)
     app = RecordingApp(StoreAgent(store, with_notifications("off", toast=False, bell=False)))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
         add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
         # The poll saw the new operation and the notifier was told of it: it stayed quiet.
         await poll_seen(pilot)
         await wait_for(pilot, lambda: app.screen.query_one("#pending-table").row_count == 1)
-        toasts = [n.message for n in app._notifications]
+        toasts = [m for m in notes]
     assert app.bells == 0 and app.written == []
     assert not any("asks for your approval" in m for m in toasts)
 

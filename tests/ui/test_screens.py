@@ -17,6 +17,7 @@ from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
+    record_notifications,
     checks_shown,
     FIXED_NOW,
     JACKET_SUMMARY,
@@ -340,16 +341,17 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
             raise RuntimeError("network \x1b[2J gone")
 
     app = PoppyApp(FailingAgent(store, ui_config()))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         # Waits for behaviour, not for a time: a loaded machine may take several seconds
         # to run the restart timer twice.
         for _ in range(400):
             await pilot.pause(0.05)
             # The restart and its toast are separate messages: wait for both, not just the first.
-            if len(starts) >= 2 and any("Sending stopped" in n.message for n in app._notifications):
+            if len(starts) >= 2 and any("Sending stopped" in m for m in notes):
                 break
         assert len(starts) >= 2
-        messages = [n.message for n in app._notifications]
+        messages = [m for m in notes]
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
 
 

@@ -36,6 +36,20 @@ async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, 
         raise AssertionError("timed out waiting" + (f": {describe()}" if describe is not None else ""))
 
 
+def record_notifications(app) -> list[str]:
+    """The messages of every notification (toast) the app is asked for from now on, in order:
+    Textual keeps its own list private, and drops a toast from it once its timeout is over."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> Any:
+        said.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return said
+
+
 def busy_workers(app) -> list[Any]:
     """The app's short-lived workers still running: a screen's load, the checks' thread, the network
     preparation. The dispatcher runs for the app's whole life, so it is never "done"."""
@@ -300,6 +314,7 @@ __all__ = [
     "checks_shown",
     "freeze_times",
     "jacket_terms",
+    "record_notifications",
     "ui_config",
 ]
 
