@@ -11,7 +11,13 @@
   user may approve it; signed out, approving it gets the sign-in challenge again (Ops 3);
 - a wishlist entry needs an approval but not sign-in: an operation returned signed out is
   bound to its Session;
-- its conversation answers an order request signed out with an `authorization` event.
+- its conversation answers an order request signed out with an `authorization` event, and an
+  approval message for an account's operation sent signed out with an `authorization` event and
+  words ("Please sign in first"); a message sent again with the same ID gets the first answer and
+  adds nothing (spec 8.3); a done action is reported in `data` (status, operation_id);
+- it can end Sessions (`ended_sessions`): any request in one gets 403 invalid_session, and the
+  same action asked again in a new Session gets a new revision of the same operation_id, bound
+  to that new Session (Ops 3, "New terms").
 
 Served by uvicorn on 127.0.0.1 in a background thread. Tokens are handed out by the test
 (`tokens`), as a real Company's authorization server would after a sign-in.
@@ -58,6 +64,16 @@ class AccountState:
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     fetched: list[str] = field(default_factory=list)
+    ended_sessions: set[str] = field(default_factory=set)
+    # (conversation_id, message id) -> the answer first given to it (spec 8.3).
+    answered_messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    # The sid of every request that carried an approval, in order.
+    approval_sessions: list[str] = field(default_factory=list)
+    # conversation_id -> what the Company offers, unprompted, at the next read of that conversation
+    # (an operation bound to the Session, or account, of that read).
+    offers: dict[str, str] = field(default_factory=dict)
+    # Report a performed approval message with an `authorization` event beside the word it is done.
+    sign_in_event_when_done: bool = False
 
 
 class Refused(Exception):
@@ -109,6 +125,8 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             raise
         except Exception as exc:  # noqa: BLE001
             raise Refused(403, {"error": "invalid_session", "error_description": str(exc)}) from None
+        if claims["sid"] in state.ended_sessions:
+            raise Refused(403, {"error": "invalid_session", "error_description": "this Session has ended"})
         user = None
         authorization = request.headers.get("authorization", "")
         if authorization.startswith("Bearer "):
@@ -155,6 +173,8 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             if account:
                 needs_orders(request, user)
             approval = approval_of(request)
+            if approval is not None:
+                state.approval_sessions.append(sid)
             if approval is not None and approval in state.ops:
                 op = state.ops[approval]
                 allowed = (op.owner == ("account", user)) if op.owner[0] == "account" else (op.owner == ("session", sid))
@@ -193,24 +213,101 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             },
         })
 
+    def event(conversation_id: str, kind: str, **fields: Any) -> dict[str, Any]:
+        events = state.conversations[conversation_id]
+        made = {"id": f"evt_{len(events) + 1}", "type": kind, "created_at": _stamp(datetime.now(timezone.utc)), **fields}
+        events.append(made)
+        return made
+
+    def company_message(conversation_id: str, text: str, **extra: Any) -> dict[str, Any]:
+        message = {"id": f"msg_birch{next(state.counter):06d}", "role": "company", "author": {"type": "agent"},
+                   "text": text, **extra}
+        return event(conversation_id, "message", message=message)
+
+    def sign_in_asked(conversation_id: str) -> dict[str, Any]:
+        return event(conversation_id, "authorization", error="sign_in_required", scope="orders",
+                     error_description="Sign in to order")
+
+    def operation_message(conversation_id: str, operation_id: str, what: str, owner: tuple[str, str]) -> list:
+        refused = new_op(operation_id, what, owner)
+        operation = json.loads(refused.body)["operation"]
+        return [company_message(conversation_id, f"I can do that once you approve: {what}.",
+                                extensions={"operations": {"operation": operation}})]
+
+    def on_message(conversation_id: str, message: dict[str, Any], sid: str, user: str | None) -> list:
+        """The events this message led to (also appended to the conversation)."""
+        event(conversation_id, "message", message={**message, "role": "user"})
+        approval = ((message.get("extensions") or {}).get("operations") or {}).get("approval")
+        if isinstance(approval, dict):
+            state.approval_sessions.append(sid)
+            key = (str(approval.get("operation_id")), str(approval.get("revision")))
+            op = state.ops.get(key)
+            if op is None or op.expires_at <= datetime.now(timezone.utc):
+                return [company_message(conversation_id, "That approval doesn't match anything I can do now.")]
+            if op.owner[0] == "account" and user is None:
+                # Ops 3: a signed-out Session of the same agent and User gets a challenge.
+                return [sign_in_asked(conversation_id),
+                        company_message(conversation_id, "Please sign in first; then I can go ahead.")]
+            allowed = op.owner == ("account", user) if op.owner[0] == "account" else op.owner == ("session", sid)
+            if not allowed:
+                return [company_message(conversation_id, "I can't do that one for you.")]
+            state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
+            done = company_message(conversation_id, f"Done: {op.what}.",
+                                   data={"status": "performed", "operation_id": op.operation_id})
+            return [sign_in_asked(conversation_id), done] if state.sign_in_event_when_done else [done]
+        text = str(message.get("text", "")).lower()
+        if "oats" in text:
+            if user is None:
+                return [sign_in_asked(conversation_id)]
+            return operation_message(conversation_id, "ord_birch_1", "Order 2 kg of oats", ("account", user))
+        if "wishlist" in text:
+            owner = ("account", user) if user is not None else ("session", sid)
+            return operation_message(conversation_id, "wsh_birch_1", "Share your wishlist", owner)
+        return [company_message(conversation_id, "How can I help?")]
+
     async def create_conversation(request: Request) -> Response:
         try:
-            _, user = await check(request)
+            sid, user = await check(request)
         except Refused as refused:
             return refused.response
         conversation_id = f"cnv_birch{next(state.counter)}"
-        events = state.conversations[conversation_id] = []
-        if user is None:
-            events.append({"id": "evt_1", "type": "authorization", "error": "sign_in_required", "scope": "orders",
-                           "created_at": _stamp(datetime.now(timezone.utc))})
+        state.conversations[conversation_id] = []
+        payload = json.loads(await request.body() or b"{}")
+        message = payload.get("message") if isinstance(payload, dict) else None
+        if isinstance(message, dict) and message.get("text"):
+            on_message(conversation_id, message, sid, user)
+        elif user is None:
+            sign_in_asked(conversation_id)
         return JSONResponse({"conversation_id": conversation_id}, status_code=201)
 
-    async def read_events(request: Request) -> Response:
+    async def post_message(request: Request) -> Response:
         try:
-            await check(request)
+            sid, user = await check(request)
         except Refused as refused:
             return refused.response
         conversation_id = request.path_params["conversation_id"]
+        if conversation_id not in state.conversations:
+            return JSONResponse({"error": "conversation_not_found"}, status_code=404)
+        message = (json.loads(await request.body() or b"{}") or {}).get("message") or {}
+        key = (conversation_id, str(message.get("id")))
+        if key in state.answered_messages:  # the same ID again: the original response, nothing added
+            return JSONResponse(state.answered_messages[key], status_code=202)
+        events = on_message(conversation_id, message, sid, user)
+        answer = {"conversation_id": conversation_id, "events": events,
+                  "cursor": str(len(state.conversations[conversation_id])), "has_more": False}
+        state.answered_messages[key] = answer
+        return JSONResponse(answer, status_code=202)
+
+    async def read_events(request: Request) -> Response:
+        try:
+            sid, user = await check(request)
+        except Refused as refused:
+            return refused.response
+        conversation_id = request.path_params["conversation_id"]
+        offer = state.offers.pop(conversation_id, None)
+        if offer is not None:
+            owner = ("account", user) if user is not None else ("session", sid)
+            operation_message(conversation_id, "wsh_birch_1", offer, owner)
         events = state.conversations.get(conversation_id, [])
         start = int(request.query_params.get("cursor") or 0)
         return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
@@ -222,6 +319,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         Route("/orders", order, methods=["POST"]),
         Route("/wishlist/share", wishlist, methods=["POST"]),
         Route("/conversations", create_conversation, methods=["POST"]),
+        Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
         Route("/conversations/{conversation_id}/events", read_events),
     ])
 
