@@ -226,17 +226,13 @@ class Agent:
         from poppy_tui.agent.outcome_probe import OutcomeProbe
 
         lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
-        return OutcomeProbe(self, self.dispatcher.owner, lease)
+        return OutcomeProbe(self, self._send_approval, self.dispatcher.owner, lease)
 
     def prepare_network(self) -> None:
         """Import and build everything sending needs, now. The TUI calls it in a thread after its
         first frame, so the event loop never waits on these imports."""
-        self.store
-        self.dispatcher
-        self.outcome_probe
-        self.api
-        self.conversations
-        self.signins
+        for part in ("store", "dispatcher", "outcome_probe", "api", "conversations", "signins"):
+            getattr(self, part)  # each a cached_property: reading it builds it
         from poppy_tui.agent.net.http import make_client  # noqa: F401  (httpx, imported here)
 
     @classmethod

@@ -596,7 +596,7 @@ class Dispatcher:
                 if not future.done():
                     future.set_exception(failure)
             return
-        for (_, future), result in zip(waiting, results):
+        for (_, future), result in zip(waiting, results, strict=True):
             if future.done():
                 continue  # its sender was cancelled meanwhile: the attempt stays unfinished, in doubt
             if isinstance(result, StateError):
@@ -809,7 +809,7 @@ class Dispatcher:
             log.warning("dispatcher: %d outcomes could not be recorded: %s", len(group), exc,
                         exc_info=not isinstance(exc, StoreError))
             return
-        for settle, problem in zip(group, results):
+        for settle, problem in zip(group, results, strict=True):
             if problem is None:
                 if self._settled_rows is not None:
                     self._settled_rows.append(settle[1])

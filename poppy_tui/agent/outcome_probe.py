@@ -27,7 +27,7 @@ import json
 import logging
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.keys import KeyStorageError
@@ -46,7 +46,10 @@ from poppy_tui.protocol.outcomes import (
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
 
 if TYPE_CHECKING:
-    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.config import Config
+    from poppy_tui.agent.store import CompanyRecord
+    from poppy_tui.agent.transports.api import ApiTransport
+    from poppy_tui.agent.transports.conversation import Conversations
 
 log = logging.getLogger(__name__)
 
@@ -69,16 +72,38 @@ class _Found:
     settle_detail: str = ""
 
 
+class ProbeAgent(Protocol):
+    """What the probe uses of the agent that runs it (the `Agent` facade, agent.py, which builds
+    the probe: the facade imports this module, never the other way round)."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def api(self) -> ApiTransport: ...
+    @property
+    def conversations(self) -> Conversations: ...
+    def signing_problem(self) -> str | None: ...
+    async def fetch_openapi(self, company: CompanyRecord) -> dict: ...
+
+
+# Sends an approval again as the dispatcher does (Agent._send_approval).
+SendApproval = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
+
+
 class OutcomeProbe:
     def __init__(
         self,
-        agent: "Agent",
+        agent: ProbeAgent,
+        send_approval: SendApproval,
         owner: str,
         lease_seconds: float,
         interval_seconds: float = PROBE_INTERVAL_SECONDS,
         max_interval_seconds: float = MAX_PROBE_INTERVAL_SECONDS,
     ) -> None:
         self._agent = agent
+        self._send_approval = send_approval
         self.owner = owner
         # A probe sends and reads without renewing its lease: its lease covers the longest it can take.
         timeout = agent.config.request_timeout_seconds
@@ -210,7 +235,7 @@ class OutcomeProbe:
 
     async def _send(self, sending: OperationRecord, approval: Approval) -> Exchange:
         try:
-            return await self._agent._send_approval(sending, approval)
+            return await self._send_approval(sending, approval)
         except asyncio.CancelledError:
             raise
         except KeyStorageError as exc:
@@ -301,7 +326,7 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
             continue
         for base in range(0, len(segments) - len(pattern) + 1):
             window = segments[base:base + len(pattern)]
-            if all(_TEMPLATE_PART.match(p) or p == s for p, s in zip(pattern, window)):
+            if all(_TEMPLATE_PART.match(p) or p == s for p, s in zip(pattern, window, strict=True)):
                 end = base + len(pattern)
                 # Must end on a concrete value for every template part (an ID, not a collection).
                 if best is None or end > best[0] or (end == best[0] and base < best[1]):

@@ -51,7 +51,8 @@ def check_record(store: Store, record: OperationRecord, now: datetime, min_read_
     except Exception:
         previous_operation = None
     findings = check_operation(
-        operation, record.request, previous=previous_operation, now=now, min_read_seconds=min_read_seconds
+        operation, record.request, previous=previous_operation, now=now, min_read_seconds=min_read_seconds,
+        previous_seen=previous is None or previous.seen_at is not None,
     )
     # An operation_id the Company also gave to a different request (danger, so it goes first).
     earlier = [request for rev_id, _, _, request in store.revision_requests(record.id) if rev_id != record.current.id]

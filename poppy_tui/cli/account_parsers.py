@@ -4,7 +4,7 @@ parser (for --help, or for another command) loads none of what those commands ru
 
 from __future__ import annotations
 
-from poppy_tui.cli.gate_parser import COMPANY_HELP
+from poppy_tui.cli.gate_parser import add_company_argument
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def add_signin_commands(command: Command) -> None:
         "browser; --mediated asks for the Company's declared fields here (secrets are not echoed). "
         "The refresh token goes where the signing key lives (the keyring, or the opt-in key_storage file).",
     )
-    signin.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
+    add_company_argument(signin, "company")
     kind = signin.add_mutually_exclusive_group()
     kind.add_argument("--device", dest="kind", action="store_const", const="device", help="Device Sign-In (RFC 8628)")
     kind.add_argument("--direct", dest="kind", action="store_const", const="direct", help="Direct Sign-In in your browser")
@@ -39,7 +39,7 @@ def add_signin_commands(command: Command) -> None:
         "sign out of a Company (revokes the sign-in)",
         "Revoke the sign-in at COMPANY (RFC 7009) and delete its tokens here. Sessions go on signed out.",
     )
-    signout.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
+    add_company_argument(signout, "company")
 
 
 def add_identity_commands(command: Command) -> None:

@@ -7,11 +7,12 @@ Outfitters"): that is said as ambiguous, with the domains to choose from, never 
 from __future__ import annotations
 
 import argparse
+import re
 from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.gate_parser import COMPANY_HELP, JSON_HELP
+from poppy_tui.cli.gate_parser import JSON_HELP, add_company_argument
 from poppy_tui.cli.output import company_json, company_line, emit, note, safe_line, to_json
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         allow_abbrev=False,
     )
     global_options(refresh, suppress=True)
-    refresh.add_argument("name", metavar="NAME", nargs="?", help=COMPANY_HELP)
+    add_company_argument(refresh, "name", metavar="NAME", nargs="?")
     remove = company_commands.add_parser(
         "remove",
         help="forget a Company (its history stays)",
@@ -53,7 +54,7 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         allow_abbrev=False,
     )
     global_options(remove, suppress=True)
-    remove.add_argument("name", metavar="NAME", help=COMPANY_HELP)
+    add_company_argument(remove, "name", metavar="NAME")
     for parser in (refresh, remove):  # --json means JSON output on every command (docs/cli.md)
         parser.add_argument("--json", action="store_true", help=JSON_HELP)
 
@@ -71,7 +72,23 @@ def no_such_company(key: str, matches: list["CompanyRecord"], known: list["Compa
             "give the domain instead (or remove the stale one with 'poppy-tui companies remove DOMAIN')",
             Exit.USAGE,
         )
+    closest = closest_company(key, known)
+    if closest is not None:
+        label = company_label(closest.name, closest.domain, 60).text
+        return CliError(f"unknown company {shown!r}; did you mean {label}?")
     return CliError(f"unknown company {shown!r} (known: {company_choices(known) or 'none yet'}); {ADD_HINT}")
+
+
+def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | None":
+    """The known Company whose name or domain is nearest a misspelt `key`, if one is near enough."""
+    import difflib
+
+    spellings = {}
+    for company in known:
+        for text in (company.name, company.domain):
+            spellings.setdefault(str(text).casefold(), company)
+    found = difflib.get_close_matches(key.casefold(), list(spellings), n=1, cutoff=0.75)
+    return spellings[found[0]] if found else None
 
 
 def need_company(agent: "Agent", key: str) -> "CompanyRecord":
@@ -94,7 +111,8 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
     try:
         discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
     except InvalidDiscovery as exc:
-        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback else ""
+        about_scheme = "scheme" in exc.reason
+        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback and about_scheme else ""
         raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
 
     async def work(agent: "Agent") -> int:
@@ -119,7 +137,10 @@ def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
     with open_store(ctx) as store:
         companies = store.list_companies()
         sign_ins = list_sign_ins(store)  # who is signed in where (issue #12)
-    if args.json:
+    if getattr(args, "domains", False):
+        # Completion words: a domain is host[:port], so anything else is left out, not escaped.
+        emit("\n".join(c.domain for c in companies if re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", c.domain)))
+    elif args.json:
         emit(to_json({"companies": [
             company_json(c) | {"signed_in": sign_in_json(sign_ins.get(c.id))} for c in companies
         ]}))

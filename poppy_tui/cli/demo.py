@@ -17,7 +17,7 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.cli.commands import Context, close_agent, open_agent, require_terminal, run_tui
 from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.output import note, safe_line
+from poppy_tui.cli.output import note, note_wrapped, safe_line
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -40,7 +40,7 @@ class DemoRequest:
 # conversation) would only be a new revision of the first, not a third operation.
 DEMO_REQUESTS = (
     DemoRequest(
-        "API: POST /api/orders/ord_7Hk2/exchanges (the Stormline jacket for the insulated one)",
+        "API: POST /api/orders/ord_7Hk2/exchanges (jacket for the insulated one)",
         lambda agent, company: agent.call_api(
             company,
             "POST",
@@ -129,12 +129,34 @@ async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int
             rows = _waiting_rows(result)
         except expected_errors() as exc:
             # A fault spec can make a request fail; the demo goes on with what did arrive.
-            note(f"  {request.label}: failed: {safe_line(str(exc), 300)}")
+            note(f"  {request.label}")
+            note_wrapped(f"→ failed: {safe_line(str(exc), 300)}", indent="    ")
             continue
+        expired = [row for row in rows if _already_expired(agent, row)]
+        rows = [row for row in rows if row not in expired]
         waiting.extend(rows)
         outcome = f"operation {', '.join(map(str, rows))} waits for your approval" if rows else _why_none(result)
-        note(f"  {request.label}: {outcome}")
+        if expired:  # e.g. --faults expired: the TUI shows these in History, not the inbox
+            outcome = f"operation {', '.join(map(str, expired))} arrived already expired (it is in History)"
+        note(f"  {request.label}")
+        note_wrapped(f"→ {outcome}", indent="    ")
     return waiting
+
+
+def _already_expired(agent: "Agent", row: int) -> bool:
+    from datetime import datetime, timezone
+
+    record = agent.store.get_operation(row)
+    return record.status.value == "expired" or record.current.expires_at <= datetime.now(timezone.utc)
+
+
+def waiting_line(count: int) -> str:
+    """What the demo says before the TUI opens, for how many operations wait."""
+    if count == 0:
+        return "No operation waits (see above why). Opening the inbox: it says what to do."
+    if count == 1:
+        return "1 operation waits. Opening the inbox: review it, then approve or decline it."
+    return f"{count} operations wait. Opening the inbox: review each, then approve or decline it."
 
 
 def demo_accounts() -> Any:
@@ -170,8 +192,9 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
     company = start_company(faults, accounts=demo_accounts() if accounts else None)
     try:
         described = faults.describe()
-        note(f"Demo Company Manzanita Outfitters is running at {company.base_url}"
-             + (f" with faults: {described}" if described else ""))
+        note(f"Demo Company Manzanita Outfitters is running at {company.base_url}")
+        if described:
+            note_wrapped(f"with faults: {described}", indent="  ")
         if accounts:
             for line in accounts_banner():
                 note(line)
@@ -185,7 +208,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
                 await agent.aclose()
 
         waiting = asyncio.run(make_requests())
-        note(f"{len(waiting)} operations wait. Opening the inbox: review each one, then approve or decline it.")
+        note_wrapped(waiting_line(len(waiting)), indent="")
         agent = open_agent(demo)
         try:
             run_tui(agent, "inbox", config_file=demo.config_file)

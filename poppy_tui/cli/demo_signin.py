@@ -14,7 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from poppy_tui.cli.output import note, safe_line
+from poppy_tui.cli.output import note, note_wrapped, safe_line
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -33,7 +33,8 @@ async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
     try:
         grant = await _in_browser_or_terminal(agent, company)
     except SignInError as exc:
-        note(f"  sign-in failed: {safe_line(str(exc), 300)}; the requests go signed out")
+        note_wrapped(f"sign-in failed: {safe_line(str(exc), 300)}. The demo goes on signed out: its "
+                     "requests get sign-in challenges (s on the TUI's Companies screen signs in).")
         return False
     if grant is None:
         note("  not signed in; the requests go signed out")
@@ -42,8 +43,8 @@ async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
     missing = [scope for scope in agent.signins.offer(company).scopes_for("device") if scope not in grant.scopes]
     if missing:
         # Mediated Sign-In grants the demo less (no bookings): say so before a request meets it.
-        note(f"  {grant.kind} sign-in doesn't grant {safe_line(' '.join(missing), 200)}; "
-             "a request that needs it asks you to sign in again (s on the TUI's Companies screen)")
+        note_wrapped(f"{grant.kind} sign-in doesn't grant {safe_line(' '.join(missing), 200)}; "
+                     "a request that needs it asks you to sign in again (s on the TUI's Companies screen)")
     return True
 
 

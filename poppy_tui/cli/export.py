@@ -30,19 +30,53 @@ CSV_COLUMNS = (
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def parse_when(text: str | None, option: str) -> str | None:
-    """A date or RFC 3339 time, as the store's fixed-width UTC stamp (text order is time order)."""
+_UNIT_SECONDS = {
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+    "d": 86400, "day": 86400, "days": 86400,
+    "w": 604800, "week": 604800, "weeks": 604800,
+}
+
+
+def parse_when(text: str | None, option: str, now: datetime | None = None) -> str | None:
+    """A date, an RFC 3339 time, or a time relative to now ("10 minutes ago", "1h", "yesterday"),
+    as the store's fixed-width UTC stamp (text order is time order)."""
     if text is None:
         return None
-    try:
-        value = datetime.fromisoformat(text.strip().replace("z", "Z"))
-    except ValueError:
-        raise CliError(
-            f"{option} must be a date or time such as 2026-12-01 or 2026-12-01T09:00:00Z, got {text!r}", Exit.USAGE
-        ) from None
+    value = _relative_time(text, now or datetime.now().astimezone())
+    if value is None:
+        try:
+            value = datetime.fromisoformat(text.strip().replace("z", "Z"))
+        except ValueError:
+            raise CliError(
+                f"{option} must be a date or time such as 2026-12-01, 2026-12-01T09:00:00Z, "
+                f"'10 minutes ago', '1h' or 'yesterday', got {text!r}",
+                Exit.USAGE,
+            ) from None
     if value.tzinfo is None:
         value = value.astimezone()  # local time, as a person typing a date means it
     return value.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def _relative_time(text: str, now: datetime) -> datetime | None:
+    """`now` less what `text` says ("90s", "10 minutes ago", "2 d"), or local midnight for "today"
+    and "yesterday"; None when `text` is not relative."""
+    import re
+    from datetime import timedelta
+
+    words = text.strip().lower()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if words == "now":
+        return now
+    if words == "today":
+        return midnight
+    if words == "yesterday":
+        return midnight - timedelta(days=1)
+    found = re.fullmatch(r"(\d{1,6})\s*([a-z]+)(\s+ago)?", words)
+    if not found or found.group(2) not in _UNIT_SECONDS:
+        return None
+    return now - timedelta(seconds=int(found.group(1)) * _UNIT_SECONDS[found.group(2)])
 
 
 def rows_between(

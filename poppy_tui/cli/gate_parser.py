@@ -14,6 +14,18 @@ if TYPE_CHECKING:
 
 JSON_HELP = "machine-readable output (see docs/cli.md)"
 COMPANY_HELP = "name, domain or URL of a known Company"
+# What a shell completes a COMPANY argument with; set (to a shtab completion) only while
+# `poppy-tui completion` builds its parser, so no other command imports shtab.
+COMPANY_COMPLETION: object = None
+
+
+def add_company_argument(
+    parser: argparse.ArgumentParser, dest: str, metavar: str = "COMPANY", **kwargs: object
+) -> None:
+    """A positional naming a known Company, completed in the shell with the known domains."""
+    action = parser.add_argument(dest, metavar=metavar, help=COMPANY_HELP, **kwargs)
+    if COMPANY_COMPLETION is not None:
+        action.complete = COMPANY_COMPLETION  # type: ignore[attr-defined]  # read by shtab
 HISTORY_FORMATS = ("text", "json", "ndjson", "csv")
 
 

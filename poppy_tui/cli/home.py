@@ -23,8 +23,10 @@ def require_existing_home(
 ) -> None:
     """Nothing when `given` is None or an existing folder. A missing one is created only when a
     person at a terminal says so; without a terminal it is refused, with what to do instead."""
-    if not given:
+    if given is None:
         return
+    if not given.strip():
+        raise CliError("--home is empty; give the folder of a poppy-tui home", Exit.USAGE)
     path = Path(given).expanduser().absolute()
     if path.is_dir():
         return

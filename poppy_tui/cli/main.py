@@ -63,6 +63,9 @@ def _report(exc: BaseException) -> int:
     if code is None:
         code = Exit.USAGE if isinstance(exc, ConfigError) else Exit.ERROR
     message = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:  # "[Errno 2] ...: '/proc/config'" reads as a crash
+        where = exc.filename if exc.filename is not None else ""
+        message = f"can't use {where}: {exc.strerror}" if where else exc.strerror
     # Error text can quote a Company (a name, a reason): it gets the same treatment as any Company text.
     print(f"{PROG}: {safe_line(message, 1000)}", file=sys.stderr)
     return int(code)

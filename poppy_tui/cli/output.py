@@ -109,6 +109,16 @@ def note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def note_wrapped(text: str, indent: str = "  ") -> None:
+    """`text` on stderr in lines that fit an 80-column terminal, each starting with `indent`
+    (a line that wraps in the terminal breaks mid-word)."""
+    import textwrap
+
+    for line in textwrap.wrap(text, 79, initial_indent=indent, subsequent_indent=indent + "  ",
+                              break_long_words=True, break_on_hyphens=False):
+        note(line)
+
+
 def company_block(name: str, text: object) -> str:
     """A Company's words, labelled with who said them and indented beneath.
 
@@ -132,6 +142,21 @@ def company_json_text(value: Any) -> str:
 
 def utc_text(value: datetime) -> str:
     return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def stamp_text(value: object) -> str:
+    """A stored time ("2026-12-04T18:57:04.386595Z") as every line of `show` writes a time:
+    "2026-12-04 18:57:04 UTC". What doesn't parse is shown as it is, sanitised."""
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return safe_line(value, 60)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)  # the store writes UTC
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def expiry_text(value: datetime, now: datetime | None = None) -> str:
@@ -340,17 +365,28 @@ def _unknown_lines(store: "Store", record: "OperationRecord") -> list[str]:
     if record.status.value == "outcome_unknown":
         lines.append(f"Why the outcome is unknown: {safe_line(store.unknown_reason(record.id) or '', 1000)}")
         if record.next_attempt_at:
-            lines.append(f"poppy-tui looks again by itself at {record.next_attempt_at}")
+            lines.append(f"poppy-tui looks again by itself at {stamp_text(record.next_attempt_at)}")
     found = store.observations(record.id)
     if found:
         lines.append("Found out since (another way, Ops 7):")
         for item in found:
             what = {k: v for k, v in item.items() if k not in ("at", "source")}
             lines.append(
-                f"{COMPANY_INDENT}{item.get('at')}: {safe_line(str(item.get('source', '')), 200)}: "
+                f"{COMPANY_INDENT}{stamp_text(item.get('at'))}: {safe_line(str(item.get('source', '')), 200)}: "
                 f"{safe_line(json.dumps(what, ensure_ascii=True), 1000)}"
             )
     return lines
+
+
+def _revision_change(revisions: list[Any]) -> str:
+    """What the newest revision changed from the one before, as the TUI's review header says it."""
+    from poppy_tui.safety.revisions import diff_revisions
+
+    try:
+        kind = diff_revisions(revisions[-2].as_operation(), revisions[-1].as_operation()).kind.label
+    except Exception:  # a stored revision that no longer parses: say only that it is new
+        return "a new revision"
+    return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(kind, "a new revision")
 
 
 def show_text(store: "Store", record: "OperationRecord") -> str:
@@ -392,18 +428,18 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     settled = settled_expiry_text(record.status, current.expires_at)
     lines.append(f"Expires: {expiry_text(current.expires_at)}" if settled.startswith("expires ")
                  else f"Expiry: {settled.removeprefix('expiry ')}")
-    changed = f" (the terms changed: this is revision {len(revisions)})" if len(revisions) > 1 else ""
+    changed = f" ({_revision_change(revisions)}: this is revision {len(revisions)})" if len(revisions) > 1 else ""
     lines.append(f"Revision: {safe_line(current.revision, 100)}{changed}")
     if record.approved_revision_id is not None:
         lines.append(f"Approved revision: {safe_line(names.get(record.approved_revision_id), 100)}")
-    lines.append(f"Received: {record.created_at}; last change: {record.updated_at}")
+    lines.append(f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}")
     decisions = store.decisions(record.id)
     if decisions:
         lines.append("Decisions:")
         for d in decisions:
             extra = f"; note: {safe_line(d.note)}" if d.note else ""
             lines.append(
-                f"{COMPANY_INDENT}{d.decided_at}: {d.decision} revision {safe_line(names.get(d.revision_id), 100)}"
+                f"{COMPANY_INDENT}{stamp_text(d.decided_at)}: {d.decision} revision {safe_line(names.get(d.revision_id), 100)}"
                 f" by {safe_line(d.actor, 40)}{extra}"
             )
     attempts = store.attempts(record.id)
@@ -413,13 +449,13 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
             status = f", HTTP {a.http_status}" if a.http_status is not None else ""
             result = ATTEMPT_TEXT.get(a.outcome or "", a.outcome or "no answer recorded (interrupted while sending)")
             detail = f"; {safe_line(a.detail)}" if a.detail else ""
-            lines.append(f"{COMPANY_INDENT}{a.number}: started {a.started_at}: {result}{status}{detail}")
+            lines.append(f"{COMPANY_INDENT}{a.number}: started {stamp_text(a.started_at)}: {result}{status}{detail}")
     events = store.events(record.id)
     if events:
         lines.append("History:")
         for e in events:
             detail = f": {safe_line(e.detail)}" if e.detail else ""
-            lines.append(f"{COMPANY_INDENT}{e.at}: {safe_line(e.kind, 40)}{detail}")
+            lines.append(f"{COMPANY_INDENT}{stamp_text(e.at)}: {safe_line(e.kind, 40)}{detail}")
     if record.outcome_detail:
         lines.append(f"Outcome: {safe_line(record.outcome_detail, 400)}")
     lines.extend(_unknown_lines(store, record))

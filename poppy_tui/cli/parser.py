@@ -12,8 +12,8 @@ import sys
 from poppy_tui import __version__
 from poppy_tui.cli.exit_codes import EPILOG, Exit
 from poppy_tui.cli.gate_parser import (
-    COMPANY_HELP,
     JSON_HELP,
+    add_company_argument,
     add_gate_commands,
     add_history_options,
     add_script_options,
@@ -81,8 +81,22 @@ class _Parser(argparse.ArgumentParser):
         hint = ""
         if "'approve'" in message or "--yes" in message or "'-y'" in message or " -y" in message:
             hint = f"; {_NO_APPROVE_HINT}"
+        hint = hint or _closest_choice(message)
         print(f"{self.prog}: {message}{hint} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(Exit.USAGE)
+
+
+def _closest_choice(message: str) -> str:
+    """'; did you mean 'pending'?' for argparse's "invalid choice: 'pendng' (choose from ...)"."""
+    import difflib
+    import re
+
+    found = re.match(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+    if not found:
+        return ""
+    choices = re.findall(r"'([^']*)'", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -235,6 +249,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     listing = company_commands.add_parser("list", help="list the Companies poppy-tui knows", allow_abbrev=False)
     _global_options(listing, suppress=True)
     listing.add_argument("--json", action="store_true", help=JSON_HELP)
+    # For shell completion (`poppy-tui completion`): the known domains, one a line.
+    listing.add_argument("--domains", action="store_true", help=argparse.SUPPRESS)
     if not isinstance(companies, _Unbuilt):
         from poppy_tui.cli.companies_commands import add_parsers as add_company_parsers
 
@@ -250,7 +266,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "Send METHOD PATH to the Company's API. If the Company asks for approval, the operation is queued, its "
         "number printed, and poppy-tui exits 3: open poppy-tui to review it.",
     )
-    call.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
+    add_company_argument(call, "company")
     call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
     call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
     call.add_argument("--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)")
@@ -261,7 +277,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "call a tool on a Company's MCP server",
         "Call TOOL on the Company's MCP server. An operation is queued and exits 3, as for call.",
     )
-    tool.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
+    add_company_argument(tool, "company")
     tool.add_argument("tool", metavar="TOOL", help="tool name, e.g. cancel_subscription")
     tool.add_argument("--args", dest="arguments", metavar="JSON", help="tool arguments as a JSON object")
     tool.add_argument("--wait", action="store_true", help=wait_help)
@@ -273,7 +289,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "that Company (the TUI's too), so 'size L instead' follows on; --new starts another. Operations "
         "it proposes are queued and exit 3, as for call.",
     )
-    say.add_argument("company", metavar="COMPANY", help=COMPANY_HELP)
+    add_company_argument(say, "company")
     say.add_argument("text", metavar="TEXT", help="the message")
     say.add_argument("--new", action="store_true", help="start a new conversation instead of continuing the latest")
     say.add_argument("--wait", action="store_true", help=wait_help)

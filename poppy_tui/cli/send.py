@@ -38,9 +38,17 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
     async def session() -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        def interrupted() -> None:
+            # The first Ctrl-C stops a watch as SIGTERM does (after the send under way, exit 0);
+            # a second one interrupts at once.
+            stop.set()
+            loop.remove_signal_handler(signal.SIGINT)
+
         try:
             # A service manager stops us with SIGTERM: finish the send under way, then exit.
             loop.add_signal_handler(signal.SIGTERM, stop.set)
+            if args.watch:
+                loop.add_signal_handler(signal.SIGINT, interrupted)
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # Windows, or not the main thread: Ctrl-C still works
         try:

@@ -587,6 +587,7 @@ def _catalog() -> list[Product]:
         p("cascade-rain-pants-m", "Cascade Rain Pants (M)", "79.00", "pants", "Full-zip waterproof pants."),
         p("cascade-rain-pants-l", "Cascade Rain Pants (L)", "79.00", "pants", "Full-zip waterproof pants."),
         p("merino-trail-socks-m", "Merino Trail Socks (M)", "24.00", "socks", "Cushioned merino wool hiking socks."),
+        p("merino-trail-socks-l", "Merino Trail Socks (L)", "24.00", "socks", "Cushioned merino wool hiking socks."),
         p("ridgeline-daypack-28", "Ridgeline Daypack 28L", "89.00", "packs", "A 28-litre daypack with a rain cover."),
         p("trailhead-coffee-club", "Trailhead Coffee Club", "18.00", "subscriptions", "A bag of small-roaster coffee every month; members get 10% off."),
     ]

@@ -82,6 +82,8 @@ MAX_TERMS_BYTES = 1024 * 1024
 MAX_TERMS_DEPTH = 32
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_DISCOVERY_BYTES = 1024 * 1024
+# ... and what its authorization server may answer a sign-in step with (tokens, device codes).
+MAX_SIGNIN_ANSWER_BYTES = 64 * 1024
 
 # Sign-in challenges (spec 7 as read; 0.4/1.0 text NOT FOUND). The 0.2 form was
 # `WWW-Authenticate: DPoP error="insufficient_scope", scope="..."`; DPoP is gone

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Mapping
-from urllib.parse import urlsplit
+from ipaddress import ip_address
+from urllib.parse import SplitResult, urlsplit
 
 from poppy_tui.protocol.addresses import is_loopback_host, literal_problem
 from poppy_tui.protocol.conventions import (
@@ -60,6 +61,37 @@ class CompanyDocument:
         return self.issuer or f"https://{self.domain}"
 
 
+# A host as a person types it: DNS labels of ASCII letters, digits and inner hyphens, or of any
+# printable non-ASCII characters (an IDN, judged by IDNA and the look-alike checks later), or an IP
+# literal. Anything else (spaces, underscores, a stray ":") is a typo, refused before the resolver
+# ever sees it.
+_LABEL = re.compile(r"(?!-)([A-Za-z0-9-]|[^\x00-\x7f])+(?<!-)")
+
+
+def host_problem(hostname: str) -> str | None:
+    """Why `hostname` (as urlsplit gives it, brackets removed) can't be a host, or None."""
+    if ":" in hostname:  # an IPv6 literal; literal_problem judges the address itself
+        try:
+            ip_address(hostname.split("%", 1)[0])
+        except ValueError:
+            return f"{hostname!r} is not an IPv6 address"
+        return None
+    labels = hostname.removesuffix(".").split(".")
+    if any(
+        len(label) > 63 or not _LABEL.fullmatch(label) or not label.isprintable() for label in labels
+    ):
+        return f"{hostname!r} is not a host name"
+    return None
+
+
+def _port_problem(parts: SplitResult) -> str | None:
+    try:
+        port = parts.port  # raises for a port that isn't a number from 0 to 65535
+    except ValueError:
+        port = 0
+    return "the port must be a number from 1 to 65535" if port == 0 else None
+
+
 def _host_of(served_host: str) -> str:
     try:
         return urlsplit(f"//{served_host}").hostname or served_host
@@ -80,6 +112,9 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
         raise InvalidDiscovery(where, f"has no host: {url!r}")
     if parts.username or parts.password:
         raise InvalidDiscovery(where, "must not carry credentials")
+    bad_host = host_problem(hostname) or _port_problem(parts)
+    if bad_host:
+        raise InvalidDiscovery(where, f"can't be used: {bad_host}")
     refused = literal_problem(hostname, allow_loopback=True)  # loopback: the scheme rules below
     if refused:
         raise InvalidDiscovery(where, f"can't be used: {refused}")
@@ -95,6 +130,12 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
 def discovery_url(domain_or_url: str, allow_loopback_http: bool = False) -> str:
     """Where to fetch poppy.json for a domain (https) or a base URL (loopback http allowed)."""
     text = domain_or_url.strip()
+    if not text or any(ch.isspace() for ch in text):
+        raise InvalidDiscovery("company", "is not a domain or URL (it is empty or has spaces)")
+    missing_colon = re.match(r"(?i)(https?)//", text)
+    if missing_colon:  # "http//host": read as a host named "http", which the resolver would look up
+        fixed = f"{missing_colon.group(1).lower()}://{text[missing_colon.end():]}"
+        raise InvalidDiscovery("company", f"is not a domain or URL (did you mean {fixed}?)")
     if "://" not in text:
         text = "https://" + text
     try:

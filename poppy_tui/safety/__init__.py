@@ -8,6 +8,39 @@ from __future__ import annotations
 
 from poppy_tui.lazy_exports import lazy_exports
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from poppy_tui.safety.company_name import CompanyLabel, company_label
+    from poppy_tui.safety.discrepancies import (
+        CODES,
+        Finding,
+        RevisionDiff,
+        RevisionKind,
+        TermsChange,
+        check_operation,
+        classify_revision,
+        diff_revisions,
+        format_path,
+        key_amount,
+        terms_rows,
+    )
+    from poppy_tui.safety.sanitize import (
+        Sanitized,
+        mixed_script,
+        mixed_script_words,
+        reading_text,
+        sanitize,
+        sanitize_line,
+    )
+    from poppy_tui.safety.summary import (
+        RenderedSummary,
+        company_content,
+        render_summary,
+        safe_content,
+        safe_line_content,
+    )
+    from poppy_tui.safety.wording import findings_tally, plural, possessive
+
 _EXPORTS = {
     "Sanitized": "sanitize",
     "sanitize": "sanitize",
@@ -38,7 +71,35 @@ _EXPORTS = {
     "format_path": "discrepancies",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "CODES",
+    "CompanyLabel",
+    "Finding",
+    "RenderedSummary",
+    "RevisionDiff",
+    "RevisionKind",
+    "Sanitized",
+    "TermsChange",
+    "check_operation",
+    "classify_revision",
+    "company_content",
+    "company_label",
+    "diff_revisions",
+    "findings_tally",
+    "format_path",
+    "key_amount",
+    "mixed_script",
+    "mixed_script_words",
+    "plural",
+    "possessive",
+    "reading_text",
+    "render_summary",
+    "safe_content",
+    "safe_line_content",
+    "sanitize",
+    "sanitize_line",
+    "terms_rows",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -20,7 +20,7 @@ from poppy_tui.protocol.operation import Operation
 from poppy_tui.protocol.requests import ConversationRequest
 from poppy_tui.safety.dates import _check_dates
 from poppy_tui.safety.expiry import _check_expiry
-from poppy_tui.safety.findings import _RANK, CODES, Finding, Severity, _Findings
+from poppy_tui.safety.findings import _RANK, CODES, Finding, _Findings
 from poppy_tui.safety.identifiers import _check_ids
 from poppy_tui.safety.money import _check_direction, _check_money, key_amount
 from poppy_tui.safety.quantities import _check_quantities
@@ -58,12 +58,14 @@ def check_operation(
     previous: Operation | None = None,
     now: datetime | None = None,
     min_read_seconds: float = 60,
+    previous_seen: bool = True,
 ) -> list[Finding]:
     """Every discrepancy worth showing before approval, danger first.
 
     `request` is the ApiRequest, McpRequest or ConversationRequest that returned
     the operation (or None). A conversation has no structured request, so only
-    the terms-vs-summary checks apply to it. Never raises: a check that fails
+    the terms-vs-summary checks apply to it. `previous_seen` says whether the person opened
+    `previous` (what the revision findings say the change is "since"). Never raises: a check that fails
     becomes a "check_failed" finding, because silence would read as "all fine".
     """
     findings = _Findings()
@@ -110,7 +112,7 @@ def check_operation(
             ),
         ]
     if previous is not None:
-        stages.append(("revision", lambda: _check_revision(findings, operation, previous)))
+        stages.append(("revision", lambda: _check_revision(findings, operation, previous, previous_seen)))
     for name, stage in stages:
         try:
             stage()

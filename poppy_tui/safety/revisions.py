@@ -158,7 +158,8 @@ def _describe_change(change: TermsChange) -> str:
     return f"{change.path} {old} → {new}"
 
 
-def _check_revision(findings: _Findings, operation: Operation, previous: Operation) -> None:
+def _check_revision(findings: _Findings, operation: Operation, previous: Operation, previous_seen: bool = True) -> None:
+    since = "since you last saw this" if previous_seen else "since the revision before"
     if previous.operation_id != operation.operation_id:
         findings.add("different_operation", "This is a different operation from the one compared with, so no changes are shown.")
         return
@@ -176,18 +177,18 @@ def _check_revision(findings: _Findings, operation: Operation, previous: Operati
         listed = "; ".join(_describe_change(c) for c in diff.terms_changes[:5])
         more = f"; and {len(diff.terms_changes) - 5} more" if len(diff.terms_changes) > 5 else ""
         detail = f": {listed}{more}." if listed else "."
-        findings.add("terms_changed", f"The terms changed since you last saw this{detail}", "terms")
+        findings.add("terms_changed", f"The terms changed {since}{detail}", "terms")
         old_amount, new_amount = key_amount(previous), key_amount(operation)
         if old_amount != new_amount:
             findings.add(
                 "amount_changed",
-                f"The amount changed from {old_amount or 'none'} to {new_amount or 'none'} since you last saw this.",
+                f"The amount changed from {old_amount or 'none'} to {new_amount or 'none'} {since}.",
                 "terms",
             )
     if diff.summary_changed:
-        findings.add("summary_changed", "The summary changed since you last saw this; read it again.", "summary")
+        findings.add("summary_changed", f"The summary changed {since}; read it again.", "summary")
     if not diff.terms_changed and not diff.summary_changed:
         if diff.expires_changed:
-            findings.add("expiry_changed", "Only the expiry time changed since you last saw this.", "expires_at")
+            findings.add("expiry_changed", f"Only the expiry time changed {since}.", "expires_at")
         else:
             findings.add("new_revision", "This is a new revision with the same summary, terms and expiry.", "revision")

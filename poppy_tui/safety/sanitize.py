@@ -314,7 +314,13 @@ def _pattern(code: str) -> "regex.Pattern[str]":
     if pattern is None:
         import regex  # Unicode Script_Extensions (UTS #39); loaded on the first non-ASCII letter
 
-        pattern = _script_patterns[code] = regex.compile(r"\p{Script_Extensions=" + code + "}")
+        try:
+            pattern = regex.compile(r"\p{Script_Extensions=" + code + "}")
+        except regex.error:
+            # A script newer than the installed regex's Unicode tables (Pcun and Jurc came with
+            # Unicode 17): no letter can be of a script that this Unicode doesn't know.
+            pattern = regex.compile(r"[^\s\S]")
+        _script_patterns[code] = pattern
     return pattern
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from textual.app import App
-from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from poppy_tui.ui.messages import StoreChanged
+from poppy_tui.ui.navigation import GLOBAL_BINDINGS, NAVIGATION, key_for
 
 log = logging.getLogger("poppy_tui.ui")
 
@@ -25,16 +25,6 @@ POLL_SECONDS = 0.5
 # A dispatcher that failed is started again after this long; its work is in the store, not in memory.
 DISPATCHER_RESTART_SECONDS = 5.0
 
-NAVIGATION = {"show_inbox", "show_history", "show_companies", "compose", "talk", "help"}
-# The screens the global keys go to, in the order the navigation bar lists them:
-# (mode, binding id, default key, label).
-NAV_ITEMS = (
-    ("inbox", "inbox", "i", "Inbox"),
-    ("history", "history", "h", "History"),
-    ("companies", "companies", "c", "Companies"),
-    ("compose", "compose", "n", "New request"),
-    ("talk", "talk", "t", "Talk"),
-)
 
 
 def _css_cache(agent: Any) -> Any:
@@ -91,16 +81,7 @@ class PoppyApp(App[None]):
         "compose": _compose,
         "talk": _talk,
     }
-    BINDINGS = [
-        # The navigation bar at the top lists these; the footer keeps its width for the screen's own keys.
-        Binding("i", "show_inbox", "Inbox", id="inbox", show=False),
-        Binding("h", "show_history", "History", id="history", show=False),
-        Binding("c", "show_companies", "Companies", id="companies", show=False),
-        Binding("n", "compose", "New request", id="compose", show=False),
-        Binding("t", "talk", "Talk", id="talk", show=False),
-        Binding("question_mark,f1", "help", "Help", id="help"),
-        Binding("q", "quit", "Quit", id="quit"),
-    ]
+    BINDINGS = GLOBAL_BINDINGS  # ui/navigation.py
 
     def __init__(
         self,
@@ -438,8 +419,7 @@ class PoppyApp(App[None]):
 
     def key_for(self, binding_id: str, default: str) -> str:
         """The key the person has for a binding, after their keymap."""
-        keys = self.keymap_overrides.get(binding_id, default)
-        return keys.split(",")[0].strip()
+        return key_for(self.keymap_overrides, binding_id, default)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters typed in a dialog must not switch screens behind it, and on a screen where

@@ -9,13 +9,13 @@ from datetime import datetime, timezone
 
 from poppy_tui.agent.store.connection import parse_stamp as store_stamp
 from poppy_tui.agent.store.status import Status
+from poppy_tui.safety import wording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from poppy_tui.agent.store.records import CompanyRecord
-from poppy_tui.safety import wording
 
 INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
 

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import re
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from poppy_tui.safety.company_name import company_label
 from poppy_tui.safety.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from poppy_tui.safety.discrepancies import check_operation, diff_revisions, key_amount, terms_rows
+    from poppy_tui.safety.summary import company_content, render_summary, safe_content, safe_line_content
 
 # Imported on first use (PEP 562): the checks and the summary renderer cost ~40 ms to import,
 # and the inbox's first frame (cells of plain Text) needs neither (issue #15 target 1).

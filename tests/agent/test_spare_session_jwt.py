@@ -78,7 +78,7 @@ async def test_a_request_after_another_carries_a_jwt_signed_while_that_one_waite
         await cancel(agent, company)
     received = [claims_of(token)["jti"] for token in jwts_received(strict)]
     assert len(received) == 4 and len(set(received)) == 4  # never one jti twice
-    for jti, started in zip(received[-3:], began):
+    for jti, started in zip(received[-3:], began, strict=True):
         assert signed_at[jti] < started  # signed before its request was asked for: a spare
 
 

@@ -100,7 +100,7 @@ def run(rounds: int) -> list[Figure]:
     med = {n: statistics.median(v) for n, v in times.items()}
 
     def ratio(a: str, b: str) -> tuple[float, str]:
-        per_round = [x / y for x, y in zip(times[a], times[b])]
+        per_round = [x / y for x, y in zip(times[a], times[b], strict=True)]
         return med[a] / med[b], f"{med[a]:.0f} ms vs {med[b]:.0f} ms (medians); per-round {_quartiles(per_round)}; n={len(per_round)}"
 
     figures: list[Figure] = []

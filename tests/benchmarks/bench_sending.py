@@ -99,7 +99,7 @@ def run(count: int, repeats: int = 5) -> list[Figure]:
         company.stop()
     agent = statistics.median(agent_rates)
     bare = statistics.median(bare_rates)
-    runs = ", ".join(f"{a / b:.2f}x" for a, b in zip(agent_rates, bare_rates))
+    runs = ", ".join(f"{a / b:.2f}x" for a, b in zip(agent_rates, bare_rates, strict=True))
     section = "Sending"
     return [
         Figure(section, f"agent: {count:,} approvals delivered (median rate)", round(agent), "per s",

@@ -311,3 +311,36 @@ def test_the_demo_sign_in_prompt_keeps_credentials_link_and_code_on_screen(home,
     assert qr_shown == (lines == 50)
     if qr_shown:  # the link and code come after it, next to the prompt
         assert prompt.rindex("█") < prompt.index("Open http://")
+
+
+@pytest.mark.parametrize("faults", [None, "expired"])
+async def test_what_the_demo_says_before_the_tui_fits_80_columns(home, capsys, faults):
+    """Every line the demo prints before the TUI fits 80 columns, with and without a fault; an
+    operation that arrives already expired is said to be in History, not to wait."""
+    from poppy_tui.cli.demo import waiting_line
+    from poppy_tui.demo.faults import Faults
+
+    shop = start_company(Faults.parse(faults) if faults else None)
+    agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
+    try:
+        waiting = await seed(agent, shop.base_url)
+    finally:
+        await agent.aclose()
+        shop.stop()
+    err = capsys.readouterr().err + waiting_line(len(waiting)) + "\n"
+    too_long = [line for line in err.splitlines() if len(line) > 80]
+    assert not too_long, too_long
+    if faults == "expired":
+        assert waiting == [] and "waits for your approval" not in err
+        assert err.count("arrived already expired (it is in History)") == 3
+        assert "No operation waits" in err and "0 operations" not in err
+    else:
+        assert len(waiting) == 3 and err.count("waits for your approval") == 3
+
+
+def test_the_waiting_line_speaks_of_zero_one_and_many():
+    from poppy_tui.cli.demo import waiting_line
+
+    assert waiting_line(0).startswith("No operation waits")
+    assert waiting_line(1).startswith("1 operation waits") and "review it," in waiting_line(1)
+    assert waiting_line(3).startswith("3 operations wait")

@@ -4,6 +4,7 @@ person is simulated by the TUI's write path (Store.approve), never by a command.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import time
@@ -89,6 +90,28 @@ def test_send_watch_sends_approvals_made_later_and_stops_on_sigterm(cli, home, s
     assert process.returncode == Exit.OK, err
     assert "watching for approvals to send" in err
     assert f"operation {row} (Manzanita Outfitters, exc_5Rt2): performed by the Company" in err
+
+
+def test_send_watch_stops_on_ctrl_c_with_exit_0_as_documented(home):
+    import selectors
+
+    process = start_process("send", "--watch", home=home)
+    try:
+        seen = ""
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stderr, selectors.EVENT_READ)
+            deadline = time.monotonic() + 30
+            while "watching for approvals to send" not in seen:  # its signal handlers are set by then
+                assert time.monotonic() < deadline and process.poll() is None, seen
+                if selector.select(timeout=1):  # raw reads: nothing can wait unseen in a buffer
+                    seen += os.read(process.stderr.fileno(), 4096).decode()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == Exit.OK, seen + err
+    assert "interrupted" not in err
 
 
 # ---- scripting: --body/--json, --wait --timeout, history export, completion ---------------------
@@ -244,3 +267,46 @@ def test_companies_add_refresh_and_remove_answer_in_json(cli, home):
         assert json.loads(cli("companies", "list", "--json").out)["companies"] == []
     finally:
         company.stop()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_name_the_path_their_shell_reads(cli, shell):
+    from poppy_tui.cli.completion import INSTALL
+
+    lines = cli("completion", shell).out.splitlines()
+    if shell == "zsh":
+        assert lines[0] == "#compdef poppy-tui"  # zsh reads this line first
+    assert f"# Install: {INSTALL[shell]}" in lines[:3]
+    assert "bash_completion/" not in "\n".join(lines[:8])  # shtab's own suggestion, a folder bash never reads
+    assert "poppy-tui completion bash > ~/.local/share/bash-completion/completions/poppy-tui" in (
+        open("docs/cli.md", encoding="utf-8").read()
+    )
+
+
+def test_bash_completes_company_domains(cli, home, shop, tmp_path):
+    """A real bash sources the script and completes `poppy-tui call <Tab>` with the domains this
+    home knows, asking `poppy-tui` itself (here a stand-in program running this checkout)."""
+    import shutil
+    import subprocess
+    import sys
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash on this machine")
+    script = tmp_path / "poppy-tui.bash"
+    script.write_text(cli("completion", "bash").out)
+    program = tmp_path / "bin" / "poppy-tui"
+    program.parent.mkdir()
+    program.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m poppy_tui "$@"\n')
+    program.chmod(0o755)
+    probe = (
+        f"source {script}\n"
+        "COMP_WORDS=(poppy-tui call ''); COMP_CWORD=2; COMP_LINE='poppy-tui call '; COMP_POINT=${#COMP_LINE}\n"
+        "_shtab_poppy_tui poppy-tui '' call\n"
+        "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+    )
+    env = {**os.environ, "PATH": f"{program.parent}:{os.environ['PATH']}", "POPPY_TUI_HOME": str(home),
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([bash, "--norc", "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert shop.domain in done.stdout.split(), done.stdout

@@ -432,7 +432,7 @@ def test_two_agents_and_the_tui_share_one_queue_without_double_sends(home, shop,
         for agent in agents:
             if agent.poll() is None:
                 agent.kill()
-    for code, out, err in results:
+    for code, _out, err in results:
         assert code == Exit.OK, err
     rows = operations(home)
     assert sorted(row.interface for row in rows) == ["api", "mcp"]

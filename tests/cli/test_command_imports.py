@@ -6,6 +6,7 @@ benchmark (tests/benchmarks/bench_commands.py) measures what this saves.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -15,16 +16,25 @@ from cli_support import subprocess_env
 from tests.companies.strict_company import StrictCompany
 
 # Runs poppy-tui's main() as the installed script does, then prints the loaded modules as JSON
-# on the last line of stderr (stdout is the command's own).
+# on the last line of stderr (stdout is the command's own). The interpreter starts without
+# `site` (-S), with the same sys.path this one has: a .pth file's code runs at every start under
+# `site` and can load anything (one that imports certifi loads typing, shutil, tempfile and
+# zipfile), which would then be counted as the command's. So this counts what poppy-tui loads.
 _PROBE = """
 import json, sys
+before = sorted(sys.modules)
 from poppy_tui.cli.main import main
 try:
     code = main(sys.argv[1:])
 finally:
+    print(json.dumps(before), file=sys.stderr)
     print(json.dumps(sorted(n for n, m in sys.modules.items() if m is not None)), file=sys.stderr)
 raise SystemExit(code)
 """
+
+# The modules some test below says a command doesn't load: if the interpreter had them before
+# poppy-tui started, those checks would pass whatever poppy-tui does.
+_CHECKED_LIGHT = {"typing", "shutil", "dataclasses", "datetime", "textwrap", "tomllib", "sqlite3"}
 
 # What no command below may load: the TUI, the other transports, the httpx CLI's libraries, the
 # keyring's metadata scan (the key is in a file here), and the Company-text checks.
@@ -35,11 +45,15 @@ EVERYWHERE = {
 
 
 def loaded_by(home, *argv: str) -> tuple[int, set[str], str]:
+    env = subprocess_env(home)
+    # Without `site`, the paths it would add (site-packages, .pth entries) come from ours.
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], *(p for p in sys.path if p)])
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv], env=subprocess_env(home), capture_output=True, text=True,
+        [sys.executable, "-S", "-c", _PROBE, *argv], env=env, capture_output=True, text=True,
         timeout=60, stdin=subprocess.DEVNULL,
     )
-    *said, modules = done.stderr.rstrip("\n").split("\n")
+    *said, before, modules = done.stderr.rstrip("\n").split("\n")
+    assert not present(set(json.loads(before)), _CHECKED_LIGHT), "loaded before poppy-tui started"
     return done.returncode, set(json.loads(modules)), done.stdout + "\n".join(said)
 
 

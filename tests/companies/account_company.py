@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .serving import HOST, LoopbackServer
+from .serving import LoopbackServer
 
 NAME = "Birch Market"
 CHALLENGE = 'Bearer error="sign_in_required", scope="orders", error_description="Sign in to order"'

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .serving import HOST, LoopbackServer
+from .serving import LoopbackServer
 
 
 def _stamp(at: datetime) -> str:

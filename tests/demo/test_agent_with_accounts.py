@@ -35,7 +35,7 @@ class NoWait:
         return None
 
 
-async def test_agent_device_sign_in_then_an_account_operation(start, agent, memory_keyring):
+async def test_agent_device_sign_in_then_an_account_operation(start, agent, memory_keyring):  # noqa: F811
     shop = start(accounts=AccountsOptions(device_interval=1))
     company = await agent.add_company(shop.base_url)
     try:

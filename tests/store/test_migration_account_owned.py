@@ -6,12 +6,12 @@ import sqlite3
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.schema import SCHEMA_VERSION
-
-# Its number in schema.MIGRATIONS (later migrations are appended after it).
-ACCOUNT_OWNED_MIGRATION = 4
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
+
+# Its number in schema.MIGRATIONS (later migrations are appended after it).
+ACCOUNT_OWNED_MIGRATION = 4
 
 DOCUMENT = {
     "protocol_version": "0.4",

@@ -337,7 +337,7 @@ async def test_start_up_parses_the_stylesheet_once_and_a_theme_still_restyles(ag
         await pilot.pause()
         parsed_now = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
         assert len(parsed_now) == len(parsed_first)
-        assert not any(now is first for now, first in zip(parsed_now, parsed_first))
+        assert not any(now is first for now, first in zip(parsed_now, parsed_first, strict=True))
         assert title.styles.color != before
 
 

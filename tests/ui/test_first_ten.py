@@ -19,7 +19,7 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.conversation import ConversationScreen
 from poppy_tui.ui.screens.help import HelpScreen
-from poppy_tui.ui.screens.history import STATUS_FILTERS, HistoryScreen
+from poppy_tui.ui.screens.history import STATUS_FILTERS
 from poppy_tui.ui.screens.inbox import InboxScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.theme_setting import with_theme

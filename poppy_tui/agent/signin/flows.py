@@ -32,6 +32,7 @@ from poppy_tui.protocol.conventions import (
     DEVICE_CODE_GRANT_TYPE,
     DEVICE_DEFAULT_INTERVAL_SECONDS,
     DEVICE_SLOW_DOWN_SECONDS,
+    MAX_SIGNIN_ANSWER_BYTES,
     MEDIATED_FIELDS_MEMBER,
 )
 from poppy_tui.protocol.signin import (
@@ -48,8 +49,6 @@ from poppy_tui.protocol.signin import (
     parse_mediated_answer,
     parse_token_response,
 )
-
-MAX_SIGNIN_ANSWER_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -186,7 +185,7 @@ class DeviceSignIn(_Flow):
         async with self.context.oauth() as client:
             while True:
                 if waited >= auth.expires_in or loop.time() >= deadline:
-                    raise SignInError(f"the code for {self.company_name} expired before sign-in was confirmed; start again")
+                    raise SignInError(f"the code for {self.company_name} expired before sign-in was confirmed; sign in again for a new code")
                 await self._sleep(self.interval)
                 waited += self.interval
                 try:
@@ -202,7 +201,7 @@ class DeviceSignIn(_Flow):
                         continue
                     if exc.error == "expired_token":
                         raise SignInError(
-                            f"the code for {self.company_name} expired before sign-in was confirmed; start again"
+                            f"the code for {self.company_name} expired before sign-in was confirmed; sign in again for a new code"
                         ) from None
                     if exc.error == "access_denied":
                         raise SignInError(f"sign-in to {self.company_name} was refused on its page") from None
@@ -387,6 +386,6 @@ class MediatedSignIn(_Flow):
             self._code_step = CodeRequired(parsed.sign_in_id, parsed.message)
             return self._code_step
         if parsed.status == "expired":
-            raise SignInError(f"the sign-in at {self.company_name} expired; start again")
+            raise SignInError(f"the sign-in at {self.company_name} expired; sign in again")
         reason = f": {parsed.message}" if parsed.message else ""
         raise SignInError(f"{self.company_name} did not sign you in{reason}")

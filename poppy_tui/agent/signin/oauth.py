@@ -21,9 +21,8 @@ from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuthError
 from poppy_tui.agent.net.http import USER_AGENT, ResponseTooLarge, overall_deadline, read_bounded
 from poppy_tui.agent.net.netguard import guarded_client_options
 from poppy_tui.agent.signin.errors import SignInError
-from poppy_tui.agent.signin.flows import MAX_SIGNIN_ANSWER_BYTES
 from poppy_tui.agent.signin.identity import ClientIdentity
-from poppy_tui.protocol.conventions import CLIENT_ASSERTION_TYPE
+from poppy_tui.protocol.conventions import CLIENT_ASSERTION_TYPE, MAX_SIGNIN_ANSWER_BYTES
 
 AUTH_METHOD = "private_key_jwt"
 _LOOPBACK_PATTERNS = ("all://127.0.0.1", "all://localhost", "all://[::1]")

@@ -14,6 +14,6 @@ def qr_text(data: str, border: int = 2) -> str:
     if len(rows) % 2:
         rows.append([False] * len(rows[0]))
     lines = []
-    for top, bottom in zip(rows[0::2], rows[1::2]):
-        lines.append("".join(_BLOCKS[(a, b)] for a, b in zip(top, bottom)))
+    for top, bottom in zip(rows[0::2], rows[1::2], strict=True):
+        lines.append("".join(_BLOCKS[(a, b)] for a, b in zip(top, bottom, strict=True)))
     return "\n".join(lines)

@@ -133,7 +133,7 @@ class SignIns:
         self, company: CompanyRecord, kind: SignInKind | None = None, scopes: tuple[str, ...] | list[str] | None = None,
         **options,
     ) -> Flow:
-        from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, Grant, MediatedSignIn, SignInContext
+        from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, MediatedSignIn, SignInContext
 
         company = self._store.get_company(company.id)
         kind = kind or self.default_kind(company)

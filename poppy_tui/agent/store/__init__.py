@@ -36,7 +36,20 @@ _WHERE = {
     "StoreError": "connection",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "AttemptRecord",
+    "CompanyRecord",
+    "DecisionRecord",
+    "EventRecord",
+    "OperationRecord",
+    "OperationRow",
+    "RecordResult",
+    "RevisionRecord",
+    "StateError",
+    "Status",
+    "Store",
+    "StoreError",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -7,7 +7,6 @@ from typing import Any
 
 from poppy_tui.agent.store.connection import StateError, StoreBase, stamp
 from poppy_tui.agent.store.durability import Durability
-from poppy_tui.agent.store.records import loads
 from poppy_tui.agent.store.rows import _dumps
 from poppy_tui.protocol.ids import new_id
 

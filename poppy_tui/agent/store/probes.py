@@ -14,7 +14,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from poppy_tui.agent.store.connection import StateError, now_utc, parse_stamp, stamp
+from poppy_tui.agent.store.connection import now_utc, parse_stamp, stamp
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.operations import OperationStore
 from poppy_tui.agent.store.records import AttemptRecord, EventRecord, OperationRecord, Status

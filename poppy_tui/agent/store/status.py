@@ -32,23 +32,55 @@ class Status(StrEnum):
         return self in (Status.PERFORMED, Status.NOT_PERFORMED, Status.DECLINED, Status.EXPIRED)
 
 
-_ROW_FIELDS = (
-    "id", "company_id", "company_name", "company_domain", "operation_id", "interface", "status", "revision",
-    "summary", "terms", "expires_at", "revision_count", "created_at", "updated_at", "decided_at",
-    "approved_revision", "outcome_detail", "waiting_sign_in",
-)
+TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any, NamedTuple
+else:
+
+    class _NamedTupleType(type):
+        """`class Row(NamedTuple)` as typing.NamedTuple builds it at run time (a
+        collections.namedtuple of the annotated fields, in order, with the defaults given and the
+        class's docstring), without importing typing, which `pending` never loads; mypy sees
+        typing.NamedTuple itself."""
+
+        def __new__(mcs, name, bases, namespace):
+            if not bases:
+                return super().__new__(mcs, name, bases, namespace)
+            fields = list(namespace["__annotations__"])
+            defaults = [namespace[field] for field in fields if field in namespace]
+            row = namedtuple(name, fields, defaults=defaults, module=namespace["__module__"])
+            row.__doc__ = namespace.get("__doc__") or row.__doc__
+            return row
+
+    class NamedTuple(metaclass=_NamedTupleType):
+        pass
 
 
-class OperationRow(namedtuple("OperationRow", _ROW_FIELDS, defaults=(None,))):
+class OperationRow(NamedTuple):
     """One line of the inbox or history: enough to list without loading everything. Immutable
-    (a named tuple): id, company_id (int); company_name, company_domain, operation_id, interface,
-    revision, summary (str); status (Status); terms (dict or None); expires_at (aware datetime);
-    revision_count (int); created_at, updated_at (stamps); decided_at, approved_revision,
-    outcome_detail (str or None); waiting_sign_in (str or None: an approval held back until the
-    person signs in again, why)."""
+    (a named tuple)."""
 
-    __slots__ = ()
+    id: int
+    company_id: int
+    company_name: str
+    company_domain: str
+    operation_id: str
+    interface: str
+    status: Status
+    revision: str
+    summary: str
+    terms: dict[str, Any] | None
+    expires_at: datetime
+    revision_count: int
+    created_at: str  # stamps
+    updated_at: str
+    decided_at: str | None
+    approved_revision: str | None
+    outcome_detail: str | None
+    # An approval held back until the person signs in again: why.
+    waiting_sign_in: str | None = None
 
 
-def loads(text: str | None) -> object:
+def loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)

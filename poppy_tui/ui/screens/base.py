@@ -30,7 +30,7 @@ class TitleBar(Static):
 def nav_bar(app: "PoppyApp", current: str | None, title: str, typing: bool) -> Content:
     """'poppy  i Inbox  h History …' with the screen you are on marked: the same keys go to the
     same screens from everywhere, and the bar says which ones they are."""
-    from poppy_tui.ui.app import NAV_ITEMS
+    from poppy_tui.ui.navigation import NAV_ITEMS
 
     parts: list[Content | str | tuple[str, str]] = [("poppy", "bold"), "  "]
     narrow = app.size.width < 100
@@ -54,7 +54,7 @@ class PoppyScreen(Screen):
 
     TITLE_TEXT = "poppy"
     CSS_PATH = SCREENS_CSS
-    # The global key that shows this screen (app.NAV_ITEMS), None for screens opened from another.
+    # The global key that shows this screen (navigation.NAV_ITEMS), None for screens opened from another.
     NAV_MODE: str | None = None
     # A screen where the person types: letters are text there, never a screen switch.
     TYPING = False

@@ -15,7 +15,7 @@ from textual.widgets import Input, Select, Static
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
 from poppy_tui.ui.format import company_interfaces, record_status_label
-from poppy_tui.ui.safe import company_content, first_line, plain_line, safe_content, safe_line_content, strong
+from poppy_tui.ui.safe import company_content, first_line, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect

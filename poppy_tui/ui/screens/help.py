@@ -18,7 +18,7 @@ from poppy_tui.ui.screens.base import SCREENS_CSS
 
 def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     """(screen, bindings, extra (keys, what) rows for keys widgets handle themselves)."""
-    from poppy_tui.ui.app import PoppyApp
+    from poppy_tui.ui.navigation import GLOBAL_BINDINGS
     from poppy_tui.ui.screens.companies import CompaniesScreen
     from poppy_tui.ui.screens.composer import ComposerScreen
     from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen, ResolveOutcomeScreen
@@ -33,7 +33,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         return [b for b in items if isinstance(b, Binding)]
 
     return [
-        ("Everywhere", bindings(PoppyApp.BINDINGS), [("ctrl+p", "command palette: theme, keys, quit (never decisions)")]),
+        ("Everywhere", bindings(GLOBAL_BINDINGS), [("ctrl+p", "command palette: theme, keys, quit (never decisions)")]),
         ("Inbox", [], [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")]),
         ("Review", bindings(ReviewScreen.BINDINGS), [("up/down/pgup/pgdn", "scroll the summary and terms")]),
         ("Confirm approval", bindings(ConfirmApproveScreen.BINDINGS), [("enter", "does nothing here, on purpose")]),

@@ -16,7 +16,6 @@ from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
-from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
 
 def check_missing(*args: Any, **kwargs: Any) -> None:

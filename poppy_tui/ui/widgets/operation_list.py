@@ -125,7 +125,7 @@ class OperationTable(DataTable):
         # Summaries that begin alike are shown from where they part, if they'd be cut before it.
         summaries = [item.row.summary for item in items]
         apart = first_lines_apart(summaries + (others or []), len(items))
-        self._apart = {str(item.row.id): text for item, text in zip(items, apart)}
+        self._apart = {str(item.row.id): text for item, text in zip(items, apart, strict=True)}
         self._to_add = list(self.items)
         self._lines = 0
         self._selecting = selected if selected in self.items else None
@@ -213,7 +213,7 @@ class OperationTable(DataTable):
             if key not in self.rows:
                 continue  # its row is still to be added, with these checks
             # The badge is its own column when wide, under the Company's name when compact.
-            for column, value in zip(self.column_keys, self._cells(item)):
+            for column, value in zip(self.column_keys, self._cells(item), strict=True):
                 if column in ("company", "checks", "amount"):
                     self.update_cell(key, column, value)
 
