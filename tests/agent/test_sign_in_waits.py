@@ -219,3 +219,41 @@ async def test_a_conversation_read_that_renews_the_session_records_the_new_one(m
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert birch.state.approval_sessions == [s2]
+
+
+async def test_an_mcp_approval_waits_for_sign_in_past_the_retry_window(make_agent, birch):
+    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    result = await agent.call_tool(company, "place_order", {"kg": 2})
+    assert result.outcome == "operation", result.detail
+    op = agent.store.get_operation(result.operation_row)
+    assert op.account_owned and op.interface == "mcp"
+    tokens.token = None  # signed out: the tools/call is refused at the HTTP layer (401)
+    agent.approve(op.id, op.current.id)
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING, waiting.outcome_detail
+    assert waiting.waiting_sign_in == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    await wait_past_the_window(agent, op.id, TINY_WINDOW)
+    tokens.token = "tok_alice"
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert birch.state.performed["ord_birch_1"] == 1
+    assert [a.outcome for a in agent.store.attempts(op.id)] == ["sign_in_required", "performed"]
+
+
+async def test_an_mcp_approval_with_a_refused_token_waits_for_a_new_one(make_agent, birch):
+    """The neighbour: signed in, but with a token the Company no longer takes (401 invalid_token)."""
+    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    result = await agent.call_tool(company, "place_order", {"kg": 2})
+    op = agent.store.get_operation(result.operation_row)
+    tokens.token = "tok_revoked"
+    agent.approve(op.id, op.current.id)
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    for _ in range(3):
+        await agent.dispatch_once()
+    assert len(agent.store.attempts(op.id)) == 1  # the refused token is not sent again
+    await wait_past_the_window(agent, op.id, TINY_WINDOW)
+    tokens.token = "tok_alice"
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert birch.state.performed["ord_birch_1"] == 1

@@ -15,6 +15,10 @@
   approval message for an account's operation sent signed out with an `authorization` event and
   words ("Please sign in first"); a message sent again with the same ID gets the first answer and
   adds nothing (spec 8.3); a done action is reported in `data` (status, operation_id);
+- its MCP server (the real MCP SDK) has `place_order`: signed out, the HTTP request is refused with
+  401 and `WWW-Authenticate: Bearer error="sign_in_required"` (the MCP authorization model), an
+  unknown token with 401 invalid_token; signed in, the tool returns the operation (isError, in
+  structuredContent) and performs it when `_meta` carries the approval (Ops 4, 6);
 - it can end Sessions (`ended_sessions`): any request in one gets 403 invalid_session, and the
   same action asked again in a new Session gets a new revision of the same operation_id, bound
   to that new Session (Ops 3, "New terms").
@@ -25,8 +29,10 @@ Served by uvicorn on 127.0.0.1 in a background thread. Tokens are handed out by 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -38,6 +44,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp_types import CallToolResult, TextContent
 
 from .serving import LoopbackServer
 
@@ -198,7 +207,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             "protocol_version": "0.4",
             "organization": {"name": NAME, "domain": base_url.split("://", 1)[1]},
             "auth": {"issuer": base_url, "device": {"scopes": ["poppy:read", "orders"]}},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
+            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}, {"type": "mcp", "url": f"{base_url}/mcp"}],
             "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
             "extensions": {"operations": [{"version": "2"}]},
         })
@@ -313,7 +322,83 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
                              "cursor": str(len(events)), "has_more": False})
 
-    return Starlette(routes=[
+    # ---- MCP ---------------------------------------------------------------------------------
+
+    root = logging.getLogger()
+    handlers_before, level_before = list(root.handlers), root.level
+    mcp = MCPServer("birch-market", log_level="WARNING")
+    for handler in [h for h in root.handlers if h not in handlers_before]:
+        root.removeHandler(handler)  # MCPServer configures the root logger; pytest owns it
+    root.setLevel(level_before)
+
+    @mcp.tool(description="Order oats at Birch Market. Needs sign-in and the user's approval.")
+    async def place_order(kg: int, ctx: Context) -> CallToolResult:
+        sid, user = ctx.request_context.request.scope["birch"]
+        meta = ctx.request_context.meta
+        raw = meta if isinstance(meta, dict) else (getattr(meta, "model_extra", None) or {})
+        approval = raw.get("personalagentprotocol.org/approval")
+        if isinstance(approval, dict):
+            state.approval_sessions.append(sid)
+            op = state.ops.get((str(approval.get("operation_id")), str(approval.get("revision"))))
+            if op is not None and op.owner == ("account", user) and op.expires_at > datetime.now(timezone.utc):
+                state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
+                return CallToolResult(content=[TextContent(type="text", text=f"Done: {op.what}.")],
+                                      structured_content={"done": op.what, "operation_id": op.operation_id})
+        refused = new_op("ord_birch_1", f"Order {kg} kg of oats", ("account", user))
+        operation = json.loads(refused.body)["operation"]
+        return CallToolResult(
+            is_error=True, content=[TextContent(type="text", text="Not done yet. This needs the user's approval.")],
+            structured_content={"operation": operation},
+        )
+
+    mcp.streamable_http_app(streamable_http_path="/mcp")
+    mcp_app = StreamableHTTPASGIApp(mcp.session_manager)
+
+    async def mcp_gate(scope, receive, send) -> None:
+        """The MCP authorization model: a tools/call that needs sign-in is refused at the HTTP layer."""
+        if scope["type"] != "http":
+            await mcp_app(scope, receive, send)
+            return
+        try:
+            sid, user = await check(Request(scope))
+        except Refused as refused:
+            await refused.response(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        try:
+            call = json.loads(body) if body else {}
+        except ValueError:
+            call = {}
+        if isinstance(call, dict) and call.get("method") == "tools/call" and user is None:
+            error = {"code": -32001, "message": "Sign in to order",
+                     "data": {"error": "sign_in_required", "scope": "orders"}}
+            await JSONResponse({"jsonrpc": "2.0", "id": call.get("id"), "error": error}, status_code=401,
+                               headers={"WWW-Authenticate": CHALLENGE})(scope, receive, send)
+            return
+        scope["birch"] = (sid, user)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await mcp_app(scope, replay, send)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        async with mcp.session_manager.run():
+            yield
+
+    return Starlette(lifespan=lifespan, routes=[
+        Route("/mcp", _Asgi(mcp_gate)),
         Route("/.well-known/poppy.json", poppy_json),
         Route("/openapi.json", openapi),
         Route("/orders", order, methods=["POST"]),
@@ -324,12 +409,22 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
     ])
 
 
+class _Asgi:
+    """An ASGI callable as a Route endpoint (Starlette treats a plain function as a request handler)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        await self.app(scope, receive, send)
+
+
 class AccountCompany:
     """Birch Market served on 127.0.0.1 in a thread; stop() when done."""
 
     def __init__(self) -> None:
         self.state = AccountState()
-        self._served = LoopbackServer(lambda base_url: build_app(self.state, base_url), "the account Company")
+        self._served = LoopbackServer(lambda base_url: build_app(self.state, base_url), "the account Company", "on")
         self.base_url = self._served.base_url
 
     def stop(self) -> None:
