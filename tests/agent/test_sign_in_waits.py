@@ -166,6 +166,24 @@ async def test_the_approval_of_a_revision_from_a_later_session_goes_in_that_sess
     assert birch.state.performed["wsh_birch_1"] == 1
 
 
+async def test_over_mcp_the_approval_of_a_revision_from_a_later_session_goes_in_that_session(make_agent, birch):
+    """P15 over MCP: rev 1 from the tool in S1; the Company ends S1; the same call in S2 gets rev 2."""
+    agent, company, _ = await setup(make_agent, birch, None)
+    first = await agent.call_tool(company, "share_wishlist", {})
+    assert first.outcome == "operation", first.detail
+    s1 = agent.store.get_operation(first.operation_row).session_id
+    birch.state.ended_sessions.add(s1)
+    second = await agent.call_tool(company, "share_wishlist", {})
+    assert second.operation_row == first.operation_row
+    op = agent.store.get_operation(second.operation_row)
+    s2 = agent.store.get_company(company.id).session_id
+    assert s2 != s1 and op.current.session_id == s2 and op.interface == "mcp"
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED, done.outcome_detail
+    assert birch.state.approval_sessions == [s2]
+
+
 async def test_an_older_revision_approved_goes_in_its_own_session(make_agent, birch):
     """The neighbour: rev 1 (S1) approved while rev 2 came in S2 from another request: rev 1's
     approval goes with rev 1's request, in S1."""

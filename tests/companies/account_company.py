@@ -351,6 +351,26 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             structured_content={"operation": operation},
         )
 
+    @mcp.tool(description="Share your wishlist. Needs the user's approval, not sign-in.")
+    async def share_wishlist(ctx: Context) -> CallToolResult:
+        sid, user = ctx.request_context.request.scope["birch"]
+        meta = ctx.request_context.meta
+        raw = meta if isinstance(meta, dict) else (getattr(meta, "model_extra", None) or {})
+        approval = raw.get("personalagentprotocol.org/approval")
+        owner = ("account", user) if user is not None else ("session", sid)
+        if isinstance(approval, dict):
+            state.approval_sessions.append(sid)
+            op = state.ops.get((str(approval.get("operation_id")), str(approval.get("revision"))))
+            if op is not None and op.owner == owner:
+                state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
+                return CallToolResult(content=[TextContent(type="text", text="Shared.")],
+                                      structured_content={"done": op.what})
+        operation = json.loads(new_op("wsh_birch_1", "Share your wishlist", owner).body)["operation"]
+        return CallToolResult(
+            is_error=True, content=[TextContent(type="text", text="Not done yet. This needs the user's approval.")],
+            structured_content={"operation": operation},
+        )
+
     mcp.streamable_http_app(streamable_http_path="/mcp")
     mcp_app = StreamableHTTPASGIApp(mcp.session_manager)
 
@@ -374,7 +394,8 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             call = json.loads(body) if body else {}
         except ValueError:
             call = {}
-        if isinstance(call, dict) and call.get("method") == "tools/call" and user is None:
+        called = (call.get("params") or {}).get("name") if isinstance(call, dict) else None
+        if isinstance(call, dict) and call.get("method") == "tools/call" and called == "place_order" and user is None:
             error = {"code": -32001, "message": "Sign in to order",
                      "data": {"error": "sign_in_required", "scope": "orders"}}
             await JSONResponse({"jsonrpc": "2.0", "id": call.get("id"), "error": error}, status_code=401,
