@@ -241,3 +241,30 @@ async def until_async_settled(agent: Agent, row: int) -> None:
         assert time.monotonic() < deadline, "timed out waiting"
         await agent.dispatch_once()
         await asyncio.sleep(0.02)
+
+
+def test_send_without_watch_reports_an_approval_waiting_for_sign_in_and_exits(home, served, cli):
+    """`poppy-tui send` doesn't sit until the terms expire on an approval nothing can send: it
+    says what to do and exits 8; after `signin`, the next `send` delivers it."""
+    assert cli("companies", "add", served.base_url).code == Exit.OK
+    sign_in_here(cli, served)
+    code, _, err = cli("call", "Juniper", "POST", "/orders", "--body", '{"item": "rain jacket"}')
+    assert code == Exit.PENDING, err
+    paths = resolve_paths(home)
+    served.revoke_everything()
+    approver = Agent.open(paths)
+    try:
+        (row,) = [r.id for r in approver.store.list_operations([Status.PENDING])]
+        approver.approve(row, approver.store.get_operation(row).current.id)
+    finally:
+        asyncio.run(approver.aclose())
+    code, _, err = cli("send")
+    assert code == Exit.SIGN_IN_REQUIRED, err
+    assert f"operation {row} (Juniper Outfitters, ord_juniper_1): waiting for sign-in: Sign in to Juniper Outfitters" in err
+    assert "kept until its terms expire. Run: poppy-tui signin 'Juniper Outfitters', then poppy-tui send" in err
+    out = sign_in_here(cli, served)
+    assert out.startswith("signed in to Juniper Outfitters"), out  # the revoked sign-in was cleared
+    code, _, err = cli("send")
+    assert code == Exit.OK, err
+    assert f"operation {row} (Juniper Outfitters, ord_juniper_1): performed by the Company" in err
+    assert served.orders_performed == 1

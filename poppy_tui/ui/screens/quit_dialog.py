@@ -113,7 +113,22 @@ class QuitScreen(ModalScreen[None]):
         if not left:
             self.app.exit()
             return
+        from poppy_tui.agent.headless import waiting_for_sign_in
+
+        try:
+            kept = set(waiting_for_sign_in(store))
+        except Exception:  # noqa: BLE001 - a locked database: look again next tick
+            kept = set()
+        sending = [row for row in left if row not in kept]
+        if not sending:
+            # Nothing more can be sent now: waiting here would last until their terms expire.
+            waiting = [row for row in left if row in kept]
+            self.query_one("#quit-progress", Static).update(Content(
+                f"Nothing more can be sent now: operation {', '.join(map(str, waiting[:LISTED]))} waits for you to "
+                "sign in to the Company. l leaves it queued (it is sent once you sign in, until its terms expire)."
+            ))
+            return
         self.query_one("#quit-progress", Static).update(
-            Content(f"Sending... {len(left)} left (operation {', '.join(map(str, left[:LISTED]))}). "
+            Content(f"Sending... {len(sending)} left (operation {', '.join(map(str, sending[:LISTED]))}). "
                     "l leaves the rest queued.")
         )
