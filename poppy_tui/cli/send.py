@@ -77,6 +77,8 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
             await agent.aclose()
         if args.watch:
             return Exit.OK
-        return first_failure([STATUS_EXIT[r.status.value] for r in settled] + [Exit.SIGN_IN_REQUIRED for _ in kept])
+        codes: list[int] = [STATUS_EXIT[r.status.value] for r in settled]
+        codes += [Exit.SIGN_IN_REQUIRED] * len(kept)  # kept for after sign-in: the person has to act
+        return first_failure(codes)
 
     return int(asyncio.run(session()))
