@@ -138,3 +138,34 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
         assert screen.check_action("sign_in_and_resend", ()) is True
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+
+
+class RecordingApp(PoppyApp):
+    """PoppyApp keeping every toast it shows (through notify, Textual's public API)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.toasts: list[tuple[str, str]] = []
+
+    def notify(self, message, *args, **kwargs):  # type: ignore[override]
+        self.toasts.append((str(message), str(kwargs.get("severity", "information"))))
+        return super().notify(message, *args, **kwargs)
+
+
+async def test_an_approval_that_starts_waiting_for_sign_in_is_announced(agent, birch):
+    """The person is told where they are that the Company wants them signed in before anything is
+    sent: the approval is not on its way until they act."""
+    company = await agent.add_company(birch.base_url)
+    agent.access_token_source.token = "tok_alice"
+    result = await agent.call_api(company, "POST", "/orders", {})
+    op = agent.store.get_operation(result.operation_row)
+    agent.access_token_source.token = None  # signed out since
+    app = RecordingApp(agent, initial_screen="inbox")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#progress-table"))
+        agent.approve(op.id, op.current.id)  # as the review does; the app's dispatcher sends it
+        await wait_for(pilot, lambda: any("Waiting for sign-in" in m for m, _ in app.toasts), timeout=15)
+        ((message, severity),) = [t for t in app.toasts if "Waiting for sign-in" in t[0]]
+        assert f"{NAME} asked you to sign in before it does this" in message
+        assert "kept until the terms expire" in message and severity == "warning"
+        assert not any(m.startswith(("Not performed", "Outcome unknown")) for m, _ in app.toasts)
