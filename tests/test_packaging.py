@@ -54,6 +54,12 @@ def test_every_dependency_has_a_lower_bound_and_mcp_stays_on_2_3():
     assert "Environment :: Console" in PYPROJECT["project"]["classifiers"]
 
 
+def test_the_installed_mcp_sdk_is_the_tested_2_3_series():
+    # See the pin's comment in pyproject.toml: another minor version may raise differently.
+    version = importlib.metadata.version("mcp")
+    assert version.startswith("2.3."), f"mcp {version} is installed; poppy-tui is tested with 2.3.x"
+
+
 def _plain_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # `python -P` keeps the working folder off sys.path, which is how the `pytest` script runs
     # (`python -m pytest` would put it there and hide the problem).

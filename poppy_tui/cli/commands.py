@@ -150,10 +150,10 @@ def require_terminal() -> None:
         )
 
 
-def run_tui(agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None) -> None:
+def run_tui(agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None, demo: bool = False) -> None:
     from poppy_tui.ui.app import PoppyApp
 
-    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file).run()
+    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file, demo=demo).run()
 
 
 def open_agent(ctx: Context, *, lazy_store: bool = False) -> "Agent":

@@ -211,7 +211,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
         note_wrapped(waiting_line(len(waiting)), indent="")
         agent = open_agent(demo)
         try:
-            run_tui(agent, "inbox", config_file=demo.config_file)
+            run_tui(agent, "inbox", config_file=demo.config_file, demo=True)
         finally:
             close_agent(agent)
     finally:

@@ -68,14 +68,41 @@ def add_history_options(history: argparse.ArgumentParser) -> None:
     history.add_argument("--until", metavar="WHEN", help="only operations last changed before WHEN")
 
 
-def add_gate_commands(command: Command) -> None:
-    command(
+def add_gate_commands(command: Command, global_options: Callable[..., None] | None = None) -> None:
+    mcp = command(
         "mcp",
-        "run poppy-tui as an MCP server on stdin/stdout, for AI agents",
-        "Run an MCP server on stdin/stdout (add it to an MCP client's configuration; see docs/mcp.md). Its "
-        "tools list Companies, make requests through their API, MCP tools and conversations, and wait for the "
-        "person's decision on operations. No tool approves or declines: only the person, in the TUI.",
+        "run poppy-tui as an MCP server for AI agents (stdin/stdout, or --http)",
+        "Run an MCP server on stdin/stdout (add it to an MCP client's configuration; see docs/mcp.md), or with "
+        "--http on streamable HTTP, for agents in containers and on other machines (a bearer token is required; "
+        "'poppy-tui mcp token' prints it). Its tools list Companies, make requests through their API, MCP tools "
+        "and conversations, and wait for the person's decision on operations. No tool approves or declines: only "
+        "the person, in the TUI.",
     )
+    mcp.add_argument("--http", action="store_true",
+                     help="serve MCP over streamable HTTP instead of stdin/stdout (see docs/mcp.md)")
+    mcp.add_argument("--listen", metavar="HOST:PORT",
+                     help="with --http: where to listen (default 127.0.0.1:8765; port 0 picks a free port; "
+                     "[::1]:PORT for IPv6). Only loopback unless --allow-remote")
+    mcp.add_argument("--allow-remote", action="store_true",
+                     help="with --http: allow --listen on an address other machines can reach (plaintext "
+                     "unless --tls-cert and --tls-key are given)")
+    mcp.add_argument("--allow-host", action="append", metavar="NAME", default=None,
+                     help="with --http: also answer requests whose Host header is NAME (repeatable), e.g. "
+                     "host.docker.internal; others get 421")
+    mcp.add_argument("--tls-cert", metavar="FILE", help="with --http: serve https with this PEM certificate (chain)")
+    mcp.add_argument("--tls-key", metavar="FILE", help="with --http: the PEM private key for --tls-cert")
+    actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION")
+    token = actions.add_parser(
+        "token",
+        help="print the bearer token agents need for 'mcp --http' (made on first use); --rotate replaces it",
+        description="Print the bearer token that 'poppy-tui mcp --http' requires (Authorization: Bearer TOKEN). "
+        "It is made on first use and kept in the home, readable only by you (mode 0600). --rotate replaces it: "
+        "the old token is refused at once, also by a server already running.",
+        allow_abbrev=False,
+    )
+    if global_options is not None:
+        global_options(token, suppress=True)
+    token.add_argument("--rotate", action="store_true", help="make a new token; the old one stops working at once")
     send = command(
         "send",
         "send approved operations without the TUI, then exit (or keep watching)",

@@ -71,16 +71,6 @@ def _report(exc: BaseException) -> int:
     return int(code)
 
 
-def _without_httpx_cli() -> None:
-    """httpx's __init__ imports its own command-line client (click, rich and pygments: about half
-    of importing httpx) and quietly does without it when that import fails. poppy-tui never
-    runs httpx's CLI, so before anything imports httpx, this process marks that module absent
-    (None in sys.modules makes its import fail). Only the poppy-tui program does this; the
-    library leaves other programs' httpx alone."""
-    if "httpx" not in sys.modules:
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-
-
 def parse(arguments: list[str]) -> "Any":
     """The parsed arguments; argparse's SystemExit (--help, --version, a usage error) goes on."""
     from poppy_tui.cli.gate_parser import rewrite_deprecated
@@ -121,7 +111,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: "Any") -> int:
     try:
-        _without_httpx_cli()
         from poppy_tui.cli import commands
 
         return int(commands.run(args))

@@ -326,7 +326,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help=JSON_HELP)
 
     add_script_options(call, tool, say, add, wait_help)
-    add_gate_commands(command)
+    add_gate_commands(command, _global_options)
 
     locate = command("locate", "print where poppy-tui keeps its files")
     locate.add_argument(

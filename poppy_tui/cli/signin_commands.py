@@ -93,7 +93,7 @@ def _scopes(values: list[str] | None) -> list[str]:
 async def _drive(flow: Any, args: argparse.Namespace) -> Any:
     from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn
 
-    header = f"Signing in to {safe_line(flow.company_name, 200)} ({safe_line(flow.company_domain, 200)})"
+    header = f"Signing in to {safe_line(flow.company_name, 200)} ({host_line(flow.company_domain)})"
     note(f"{header}, scopes: {' '.join(flow.scopes) or 'none'}")
     if isinstance(flow, DeviceSignIn):
         return await _device(flow)
@@ -134,11 +134,14 @@ async def show_device_prompt(flow: Any) -> None:
             if qr_fits(qr):
                 note(qr)  # first, so the link and code stay next to the prompt that waits
         note(f"Open {safe_line(link, 500)}")
+        host = flow.link_host
+        if host is not None and host.warning:
+            note(safe_line(host.warning, 300))
         note(f"and confirm the code {safe_line(flow.user_code, 64)} on that page.")
     else:
         note(
             f"{safe_line(flow.company_name, 200)} gave a sign-in link outside its own domain "
-            f"({safe_line(flow.company_domain, 200)}), so it is not shown. Enter the code "
+            f"({host_line(flow.company_domain)}), so it is not shown. Enter the code "
             f"{safe_line(flow.user_code, 64)} on {possessive(safe_line(flow.company_name, 200))} own site."
         )
 
@@ -146,10 +149,15 @@ async def show_device_prompt(flow: Any) -> None:
 async def _direct(flow: Any, args: argparse.Namespace) -> Any:
     import asyncio  # here and below: cli/main.py imports this module to build the parser
 
+    from poppy_tui.agent.signin.flows import shown_host_of
+
     url = await flow.start(open_browser=not args.no_browser)
     opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
     note(f"Sign in on {possessive(safe_line(flow.company_name, 200))} page{opened}:")
     note(f"  {safe_line(url, 2000)}")
+    host = shown_host_of(url)
+    if host is not None and host.warning:
+        note(safe_line(host.warning, 300))
     if not sys.stdin.isatty():
         note("Waiting for the browser to come back to poppy-tui (Ctrl-C to stop)...")
         return await flow.wait()
@@ -194,14 +202,18 @@ async def ask_mediated(flow: Any) -> Any:
 
     from poppy_tui.agent.signin.flows import CodeRequired
 
+    endpoint = flow.endpoint_shown  # as the browser and DNS read it, before anything is typed
     note(
-        f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(flow.endpoint_host, 100)} "
+        f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(endpoint.line, 120)} "
         "and nowhere else; secrets are not shown or kept."
     )
+    if endpoint.warning:
+        note(safe_line(endpoint.warning, 300))
     values: dict[str, str] = {}
     for field in flow.fields:
         label = safe_line(field.label, 100)
         if field.secret:
+            # Not shown as typed, whatever `secret` the Company declared (safety/secret_fields.py).
             values[field.name] = await asyncio.to_thread(getpass.getpass, f"{label} (not shown): ")
         else:
             values[field.name] = await asyncio.to_thread(_ask, f"{label}: ")
@@ -210,7 +222,7 @@ async def ask_mediated(flow: Any) -> Any:
     while isinstance(result, CodeRequired):
         if result.message:
             note(f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}")
-        code = await asyncio.to_thread(_ask, "One-time code: ")
+        code = await asyncio.to_thread(getpass.getpass, "One-time code (not shown): ")
         result = await flow.submit_code(code)
     return result
 
@@ -218,6 +230,13 @@ async def ask_mediated(flow: Any) -> Any:
 def _ask(prompt: str) -> str:
     print(prompt, end="", file=sys.stderr, flush=True)
     return sys.stdin.readline().strip()
+
+
+def host_line(netloc: str) -> str:
+    """A host as the browser reads it (A-labels), marked when it is a look-alike."""
+    from poppy_tui.safety.web_host import show_host
+
+    return safe_line(show_host(netloc).line, 200)
 
 
 def cmd_signout(ctx: Any, args: argparse.Namespace) -> int:

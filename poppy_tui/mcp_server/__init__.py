@@ -1,4 +1,4 @@
-"""`poppy-tui mcp`: poppy-tui as the approval gate for AI agents, over MCP (stdio).
+"""`poppy-tui mcp`: poppy-tui as the approval gate for AI agents, over MCP (stdio, or streamable HTTP with --http).
 
 An MCP client (an LLM agent) adds poppy-tui as one server and makes its requests to Companies
 through it. When a Company answers with an operation, the tool call waits for the person at the

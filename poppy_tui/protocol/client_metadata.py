@@ -121,21 +121,10 @@ def parse_client_metadata(document: Any, fetched_from: str, allow_loopback: bool
 
 
 def public_jwk(key: ec.EllipticCurvePublicKey) -> dict[str, str]:
-    """The key as an EC JWK (RFC 7518 6.2.1: coordinates as base64url of their fixed-width
-    big-endian bytes), written here as PyJWT's to_jwk writes it: importing PyJWT costs a short
-    command like `poppy-tui call` about 30 ms, and only verifying needs it."""
-    if not isinstance(key.curve, ec.SECP256R1):
-        import jwt
+    """The key as an EC JWK (RFC 7518 6.2.1), as PyJWT writes it."""
+    import jwt
 
-        return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
-    import base64
-
-    numbers = key.public_numbers()
-
-    def coordinate(value: int) -> str:
-        return base64.urlsafe_b64encode(value.to_bytes(32, "big")).rstrip(b"=").decode("ascii")
-
-    return {"kty": "EC", "crv": "P-256", "x": coordinate(numbers.x), "y": coordinate(numbers.y)}
+    return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
 
 
 def jwk_thumbprint(jwk: dict[str, Any]) -> str:

@@ -51,31 +51,12 @@ def _key_id(key: ec.EllipticCurvePrivateKey) -> str:
 
 
 def sign_with_kid(key: ec.EllipticCurvePrivateKey, claims: dict[str, Any], typ: str) -> str:
-    """ES256 with the key named by `kid` (its RFC 7638 thumbprint, as published in the JWKS).
+    """ES256 with the key named by `kid` (its RFC 7638 thumbprint, as published in the JWKS),
+    signed by PyJWT. Imported here, when a command first signs: `--help`, `pending` and the
+    TUI's first frame never need it."""
+    import jwt
 
-    Signed with cryptography directly (RFC 7515 compact form; RFC 7518 3.4: the signature is
-    R || S, 32 bytes each), as PyJWT's encode does: importing PyJWT costs a short command like
-    `poppy-tui call` about 30 ms, and only verifying needs it (the functions below)."""
-    if c.SESSION_JWT_ALG != "ES256" or not isinstance(key.curve, ec.SECP256R1):
-        import jwt
-
-        return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers={"typ": typ, "kid": _key_id(key)})
-    import base64
-    import json
-
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-
-    def part(data: bytes) -> str:
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-    header = {"typ": typ, "alg": c.SESSION_JWT_ALG, "kid": _key_id(key)}
-    signing_input = (  # the header's keys sorted, the claims' as given: as PyJWT writes them
-        part(json.dumps(header, separators=(",", ":"), sort_keys=True).encode("utf-8")) + "."
-        + part(json.dumps(claims, separators=(",", ":")).encode("utf-8"))
-    )
-    r, s = decode_dss_signature(key.sign(signing_input.encode("ascii"), ec.ECDSA(hashes.SHA256())))
-    return f"{signing_input}.{part(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}"
+    return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers={"typ": typ, "kid": _key_id(key)})
 
 
 def sign_session_jwt(
@@ -88,7 +69,7 @@ def sign_session_jwt(
 def session_key_id(token: str | None) -> tuple[str, str]:
     """(client_id, kid) read before verification, to find the key; every header rule that
     needs no key is checked here, so a Company fetches nothing for a token it would refuse."""
-    import jwt  # verifying only: signing needs no PyJWT (sign_with_kid)
+    import jwt
 
     if not token:
         raise InvalidSession("the Poppy-Session header is missing")
@@ -129,7 +110,7 @@ def verify_session_jwt(
 ) -> VerifiedSession:
     """Check a Session JWT's form, signature (with `key`, the agent's published key named by the
     header's kid: see session_key_id), audience and lifetime. Replay is the caller's job."""
-    import jwt  # verifying only: signing needs no PyJWT (sign_with_kid)
+    import jwt
 
     _, kid = session_key_id(token)
     assert token is not None
@@ -170,6 +151,6 @@ def verify_session_jwt(
 
 def read_session_claims(token: str) -> dict[str, Any]:
     """The claims WITHOUT verifying anything: for an agent's own logs and tests, never for a decision."""
-    import jwt  # verifying only: signing needs no PyJWT (sign_with_kid)
+    import jwt
 
     return jwt.decode(token, options={"verify_signature": False})

@@ -32,7 +32,8 @@ class InvalidSignIn(ProtocolError):
 class MediatedField:
     name: str
     label: str
-    secret: bool
+    secret: bool  # as declared; safety/secret_fields.py decides what poppy-tui treats as secret
+    type: str | None = None  # an optional input type ("password", "email", ...), where a Company gives one
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,10 @@ def parse_auth_offer(document: dict[str, Any], allow_loopback: bool) -> AuthOffe
                 raise InvalidSignIn(f"{where}.label", "must be a string of at most 200 characters")
             if not isinstance(secret, bool):
                 raise InvalidSignIn(f"{where}.secret", "must be true or false")
-            fields.append(MediatedField(name, label or name, secret))
+            input_type = item.get("type")
+            if input_type is not None and (not isinstance(input_type, str) or len(input_type) > 100):
+                raise InvalidSignIn(f"{where}.type", "must be a short string")
+            fields.append(MediatedField(name, label or name, secret, input_type))
         mediated = MediatedOffer(endpoint, tuple(fields), _scopes(block.get("scopes", []), "auth.mediated.scopes"))
     custom = auth.get("custom_scopes", {})
     custom_scopes = (
@@ -203,26 +207,19 @@ def parse_auth_server(metadata: object, issuer: str, domain: str, allow_loopback
     )
 
 
-def _host_matches(host: str, allowed: str) -> bool:
-    return host == allowed or host.endswith("." + allowed)
-
-
 def link_host_allowed(url: str, issuer: str, poppy_domains: tuple[str, ...]) -> bool:
-    """Device Sign-In: show a verification link only when its host is the issuer's host, a
-    poppy_domains entry, or a subdomain of either (0.2 4.6)."""
-    try:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        issuer_host = (urlsplit(issuer).hostname or "").lower()
-    except ValueError:
-        return False
-    if parts.scheme not in ("https", "http") or not host or parts.username or parts.password:
-        return False
-    if parts.scheme == "http" and urlsplit(issuer).scheme != "http":
-        return False  # http links only for a loopback (http) issuer
-    # poppy_domains entries may carry a port (loopback Companies); compare hosts.
-    allowed = [issuer_host] + [(urlsplit(f"//{d}").hostname or d).lower() for d in poppy_domains]
-    return any(_host_matches(host, a) for a in allowed if a)
+    """Device Sign-In: show a verification link only when its host, as the browser reads it, is the
+    issuer's host, a poppy_domains entry, or a subdomain of either (0.2 4.6; web_address.own_link)."""
+    return shown_link(url, issuer, poppy_domains) is not None
+
+
+def shown_link(url: str, issuer: str, poppy_domains: tuple[str, ...]) -> str | None:
+    """The link as the browser will load it (the form to show, encode and open), when it is the
+    Company's own; else None."""
+    from poppy_tui.protocol.web_address import own_link
+
+    read = own_link(url, issuer, poppy_domains)
+    return read.href if read is not None else None
 
 
 @dataclass(frozen=True)

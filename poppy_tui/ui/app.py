@@ -27,16 +27,6 @@ DISPATCHER_RESTART_SECONDS = 5.0
 
 
 
-def _css_cache(agent: Any) -> Any:
-    """Parsed CSS kept in the data directory between runs (ui/css_cache.py); None without one."""
-    data_dir = getattr(getattr(agent, "paths", None), "data_dir", None)
-    if data_dir is None:
-        return None
-    from poppy_tui.ui.css_cache import CssCache
-
-    return CssCache(Path(data_dir) / "cache" / "css-rules.pickle")
-
-
 def _inbox() -> Screen:
     from poppy_tui.ui.screens.inbox import InboxScreen
 
@@ -90,6 +80,7 @@ class PoppyApp(App[None]):
         initial_screen: str = "inbox",
         clock: Callable[[], datetime] | None = None,
         config_file: Path | None = None,
+        demo: bool = False,
     ) -> None:
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
@@ -105,8 +96,9 @@ class PoppyApp(App[None]):
         # Textual reparses all CSS for each new mode's screen; this one only when the theme changes.
         from poppy_tui.ui.stylesheet import StableStylesheet
 
-        self.stylesheet = StableStylesheet(variables=self.theme_variables, cache=_css_cache(agent))
+        self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
+        self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
         self._change_token: Any = None
@@ -124,7 +116,6 @@ class PoppyApp(App[None]):
         self.config_file = config_file
         self._theme_ready = False
         self._terminal_fd: int | None = None  # the terminal watched for a hang-up, from on_ready
-        self._sigterm_handled = False  # SIGTERM ends the app (_end_on_sigterm)
 
     @property
     def outcome_watcher(self) -> Any:
@@ -154,7 +145,6 @@ class PoppyApp(App[None]):
         return screen
 
     def on_mount(self) -> None:
-        self._end_on_sigterm()
         self.add_mode(self.DEFAULT_MODE, type(self).MODES[self.DEFAULT_MODE])  # its screen is built
         theme = getattr(self.agent.config, "theme", None)
         if theme:
@@ -215,7 +205,6 @@ class PoppyApp(App[None]):
         from poppy_tui.ui import startup_gc
 
         startup_gc.release()  # held by the CLI from the start (ui/startup_gc.py)
-        self._save_css_cache()
         for screen in self.screen_stack:
             shown = getattr(screen, "first_frame_shown", None)
             if shown is not None:
@@ -223,15 +212,6 @@ class PoppyApp(App[None]):
         self._start_notifications()
         self._announce_outcomes()  # the first look only takes note of what is on its way
         self.run_worker(self._prepare_network, name="network", group="network", thread=True, exit_on_error=False)
-
-    def _save_css_cache(self) -> None:
-        cache = getattr(self.stylesheet, "cache", None)
-        if cache is None or not cache.changed:
-            return
-        try:
-            cache.save()
-        except Exception as exc:  # a full disk or a read-only home: the next start parses again
-            log.warning("could not keep the parsed CSS: %s", exc)
 
     def _prepare_network(self) -> None:
         """In a thread: imports and builds what sending needs, and judges whether approvals can
@@ -291,36 +271,6 @@ class PoppyApp(App[None]):
     async def on_unmount(self) -> None:
         if self._dispatcher_stop is not None:
             self._dispatcher_stop.set()
-        if self._sigterm_handled:
-            import signal
-
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
-        self._save_css_cache()  # ended before _after_first_frame: the next start needn't parse again
-
-    def _end_on_sigterm(self) -> None:
-        """SIGTERM (`kill`, a service manager, a harness) still ends the process at once, as Python's
-        default does, but keeps the parsed CSS first: a TUI ended right after its first frame
-        (before `_after_first_frame`) kept nothing, so its next start parsed the CSS again."""
-        if self.is_headless:
-            return  # a test's app: the signal is the test process's
-        import signal
-
-        try:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminated)
-        except (NotImplementedError, RuntimeError, ValueError):  # no signals here: as before
-            return
-        self._sigterm_handled = True
-
-    def _terminated(self) -> None:
-        import os
-        import signal
-
-        try:
-            self._save_css_cache()
-        finally:
-            # Then as before: the default action ends the process (what is recorded stays recorded).
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
 
     def _watched_terminal(self) -> int | None:
         if self.is_headless:
@@ -379,12 +329,27 @@ class PoppyApp(App[None]):
         except Exception as exc:  # a locked database must not kill the UI; the next poll looks again
             self.log.warning(f"notifications: {exc}")
             return
-        self.notifier.announce(events)
+        shown = getattr(self.screen, "operation_row", None)  # a review: its banner says how a send ended
+        self.notifier.announce(events, frozenset({shown}) if isinstance(shown, int) else frozenset())
+
+    def get_driver_class(self) -> Any:
+        """Textual's driver for this platform, made to hand the app the driver it runs with
+        (`terminal_driver`): notifications write raw sequences through it, as Textual's own
+        bell() does through the driver it keeps to itself."""
+        platform_driver = super().get_driver_class()
+
+        class RecordedDriver(platform_driver):  # type: ignore[valid-type,misc]
+            def __init__(self, app: Any, **options: Any) -> None:
+                super().__init__(app, **options)
+                app.terminal_driver = self
+
+        return RecordedDriver
 
     def write_to_terminal(self, sequence: str) -> None:
-        """Raw output to the terminal, through the driver as Textual's own bell() does."""
-        if sequence and not self.is_headless and self._driver is not None:
-            self._driver.write(sequence)
+        """Raw output to the terminal, through the driver, as Textual's own bell() does."""
+        driver = getattr(self, "terminal_driver", None)
+        if sequence and not self.is_headless and driver is not None:
+            driver.write(sequence)
 
     def action_quit(self) -> None:  # type: ignore[override]
         from poppy_tui.ui.screens.quit_dialog import approvals_in_flight, QuitScreen
@@ -395,7 +360,7 @@ class PoppyApp(App[None]):
         if not waiting:
             self.exit()
             return
-        self.push_screen(QuitScreen(waiting))
+        self.push_screen(QuitScreen(waiting, demo=self.demo))
 
     def notify_store_changed(self) -> None:
         # Screens under a modal hear it too: a review under the confirm dialog must see new terms.

@@ -173,11 +173,14 @@ class Notifier:
         self._write = write
         self.protocol = desktop_protocol(getattr(settings, "desktop", "off"), environ)
 
-    def announce(self, events: list[Event]) -> None:
+    def announce(self, events: list[Event], on_screen: frozenset[int] = frozenset()) -> None:
+        """Toast, desktop notification and bell for `events`; no toast for a send that settled
+        while its own review is on screen (`on_screen`): the banner there says it already."""
         if not events:
             return
         for event in events:
-            if getattr(self.settings, "toast", True):
+            said_on_screen = event.kind == "settled" and event.operation_row in on_screen
+            if getattr(self.settings, "toast", True) and not said_on_screen:
                 self._toast(event.message, event.severity)
             if self.protocol != "off":
                 self._write(desktop_sequence(self.protocol, TITLE, event.message))

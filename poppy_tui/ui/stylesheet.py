@@ -8,52 +8,35 @@ DEFAULT_CSS then parses poppy.tcss and Textual's own CSS a third time. At start-
 three full parses (~60 ms of a ~450 ms first frame) for rules identical each time.
 
 Parsed rules depend only on the sources and the variables, so with the same variables a
-reparse is the cached parse: each source parsed once, a new or changed source parsed when it
-comes. A theme (new variables) still parses everything again.
+reparse is a `parse()` of this stylesheet, whose own cache holds each source's rules: each
+source parsed once, a new or changed source parsed when it comes. A theme (new variables) still
+parses everything again. Only Stylesheet's public methods are overridden.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from textual.css.stylesheet import Stylesheet
 
 
 class StableStylesheet(Stylesheet):
-    def __init__(self, *, variables: dict[str, str] | None = None, cache: Any = None) -> None:
+    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
         super().__init__(variables=variables)
-        self._parsed_variables = dict(variables or {})
-        self._variables_changed = False
-        # ui/css_cache.CssCache: rules parsed by an earlier run with the same CSS, variables,
-        # Python and Textual (None: parse everything, as Textual does).
-        self.cache = cache
-        if cache is not None:
-            cache.load(self._parsed_variables)
-
-    def _parse_rules(self, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0,
-                     scope: str = "") -> Any:
-        if self.cache is None:
-            return super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
-        key = (css, tuple(read_from), is_default_rules, tie_breaker, scope)
-        rules = self.cache.get(key, self._parsed_variables)
-        if rules is None:
-            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
-            if not any(rule.errors for rule in rules):
-                self.cache.put(key, rules)
-        return rules
+        # Names of our own, without a leading underscore: Textual's private names are its own.
+        self.parsed_with_variables = dict(variables or {})
+        self.theme_changed = False
 
     def set_variables(self, variables: dict[str, str]) -> None:
-        if variables == self._parsed_variables:
-            return  # the same values: the cached parses (and styles) stand
-        self._parsed_variables = dict(variables)
-        self._variables_changed = True
+        if variables == self.parsed_with_variables:
+            return  # the same values: the parsed rules (and styles) stand
+        self.parsed_with_variables = dict(variables)
+        self.theme_changed = True
         super().set_variables(variables)
 
     def reparse(self) -> None:
-        if self._variables_changed:
+        if self.theme_changed:
             super().reparse()  # a fresh parse of everything, as Textual does
-            self._variables_changed = False
+            self.theme_changed = False
             return
-        # Same variables: every source's rules are what its cached parse gave (the cache is
-        # keyed by the source's text), so only sources added since are parsed.
+        # Same variables: every source's rules are what its parse gave (the stylesheet's parse
+        # cache is keyed by the source's text), so only sources added since are parsed.
         self.parse()

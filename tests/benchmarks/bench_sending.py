@@ -1,16 +1,18 @@
-"""Sending throughput: approvals delivered per second by poppy-tui's dispatcher, as a ratio to a
-sequential bare httpx loop sending the same approvals to the same server in the same run.
+"""Sending throughput: approvals delivered per second by poppy-tui's dispatcher, as a ratio to
+bare httpx clients sending the same approvals to the same server in the same run.
 
   agent: N operations recorded and approved (untimed), then `Agent.dispatch_once()` until all N
          are settled (timed): leases, attempt rows committed (fsynced) before their requests
-         leave, the resends with Poppy-Approval, outcomes recorded.
-  bare:  N operations fetched by first requests (untimed), then one `httpx.AsyncClient.post`
-         after another with the approval, a fresh ES256 Session JWT and an Idempotency-Key, the
-         JSON answer read (timed). No store, no checks.
+         leave, the resends with Poppy-Approval, outcomes recorded. At most
+         dispatcher.DEFAULT_PER_COMPANY (8) requests in flight.
+  bare, like for like: N operations fetched by first requests (untimed), then the approvals sent
+         by a plain `httpx.AsyncClient` with the agent's concurrency (8 in flight), each with a
+         fresh ES256 Session JWT and an Idempotency-Key, the JSON answer read (timed). The same
+         HTTP library as the agent, the same concurrency; no store, no checks. The target's anchor.
+  bare, sequential: the same, one approval after another (the earlier anchor, kept as a row).
 The Company is tests/companies/bulk_company.py (written from the spec alone), in a process of
-its own. Runs alternate agent/bare, each on
-fresh operations; the figure is the ratio of the median rates (agent / bare: higher is better),
-the detail lists each run's own.
+its own. Runs rotate agent / like-for-like / sequential, each on fresh operations; a figure is a
+ratio of the median rates (agent / bare: higher is better), the detail lists each run's own.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from common import CompanyProcess, Figure
 
-TARGET_RATIO = 0.8
+TARGET_RATIO = 0.6
 
 
 async def _agent_run(base_url: str, data_root: Path, first_item: int, count: int) -> float:
@@ -57,7 +59,7 @@ async def _agent_run(base_url: str, data_root: Path, first_item: int, count: int
         await agent.aclose()
 
 
-async def _bare_run(base_url: str, first_item: int, count: int) -> float:
+async def _bare_run(base_url: str, first_item: int, count: int, concurrency: int) -> float:
     import httpx
 
     from poppy_tui.demo.testing import AgentSession
@@ -71,21 +73,33 @@ async def _bare_run(base_url: str, first_item: int, count: int) -> float:
             first = await client.post(f"{base_url}/items/{item}/cancel", json={}, headers=session.headers())
             assert first.status_code == 403, first.text
             operations.append((item, first.json()["operation"]))
+        slots = asyncio.Semaphore(concurrency)
+
+        async def send(item: int, operation: dict) -> None:
+            async with slots:
+                headers = session.headers(approval=Approval(operation["operation_id"], operation["revision"]))
+                headers[HEADER_IDEMPOTENCY_KEY] = os.urandom(16).hex()
+                done = await client.post(f"{base_url}/items/{item}/cancel", json={}, headers=headers)
+                assert done.status_code == 200 and done.json()["status"] == "cancelled", done.text
+
         started = time.perf_counter()
-        for item, operation in operations:
-            headers = session.headers(approval=Approval(operation["operation_id"], operation["revision"]))
-            headers[HEADER_IDEMPOTENCY_KEY] = os.urandom(16).hex()
-            done = await client.post(f"{base_url}/items/{item}/cancel", json={}, headers=headers)
-            assert done.status_code == 200 and done.json()["status"] == "cancelled", done.text
+        if concurrency == 1:
+            for item, operation in operations:
+                await send(item, operation)
+        else:
+            await asyncio.gather(*(send(item, operation) for item, operation in operations))
         return time.perf_counter() - started
 
 
 def run(count: int, repeats: int = 5) -> list[Figure]:
-    """`repeats` runs, agent and bare alternating, each on fresh operations. Five, not three: the
-    bare loop, which mostly waits for the Company, moved 354–473/s between three runs of one
-    recording (the agent, CPU-bound, 305–339/s), and a median of three can't resolve that."""
+    """`repeats` runs, agent and the two bare clients rotating, each on fresh operations. Five,
+    not three: the bare loop, which mostly waits for the Company, moved 354–473/s between three
+    runs of one recording, and a median of three can't resolve that."""
+    from poppy_tui.agent.dispatcher import DEFAULT_PER_COMPANY
+
     agent_rates: list[float] = []
-    bare_rates: list[float] = []
+    like_rates: list[float] = []
+    sequential_rates: list[float] = []
     company = CompanyProcess(Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py", "the sending Company")
     try:
         item = 0
@@ -93,24 +107,37 @@ def run(count: int, repeats: int = 5) -> list[Figure]:
             with tempfile.TemporaryDirectory(prefix="poppy-send-") as disk:
                 agent_rates.append(count / asyncio.run(_agent_run(company.base_url, Path(disk), item, count)))
             item += count
-            bare_rates.append(count / asyncio.run(_bare_run(company.base_url, item, count)))
+            like_rates.append(count / asyncio.run(_bare_run(company.base_url, item, count, DEFAULT_PER_COMPANY)))
+            item += count
+            sequential_rates.append(count / asyncio.run(_bare_run(company.base_url, item, count, 1)))
             item += count
     finally:
         company.stop()
     agent = statistics.median(agent_rates)
-    bare = statistics.median(bare_rates)
-    runs = ", ".join(f"{a / b:.2f}x" for a, b in zip(agent_rates, bare_rates, strict=True))
+    like = statistics.median(like_rates)
+    sequential = statistics.median(sequential_rates)
+
+    def each(rates: list[float]) -> str:
+        return ", ".join(f"{r:.0f}/s" for r in rates)
+
+    def ratios(anchor: list[float]) -> str:
+        return ", ".join(f"{a / b:.2f}x" for a, b in zip(agent_rates, anchor, strict=True))
+
     section = "Sending"
     return [
-        Figure(section, f"agent: {count:,} approvals delivered (median rate)", round(agent), "per s",
-               f"each run: {', '.join(f'{r:.0f}/s' for r in agent_rates)}; store on the temp disk"),
-        Figure(section, "bare httpx sequential loop (median rate)", round(bare), "per s",
-               f"each run: {', '.join(f'{r:.0f}/s' for r in bare_rates)}"),
+        Figure(section, f"agent: {count:,} approvals delivered, {DEFAULT_PER_COMPANY} in flight (median rate)",
+               round(agent), "per s", f"each run: {each(agent_rates)}; store on the temp disk"),
+        Figure(section, f"bare httpx, {DEFAULT_PER_COMPANY} in flight, like for like (median rate)", round(like),
+               "per s", f"each run: {each(like_rates)}"),
+        Figure(section, "bare httpx sequential loop (median rate; the earlier anchor)", round(sequential), "per s",
+               f"each run: {each(sequential_rates)}"),
         # Figure's verdict passes values below the target, so the ratio is reported inverted
-        # there (bare / agent <= 1.25 is agent / bare >= 0.8); the name says which.
-        Figure(section, "rate ratio agent / bare (higher is better)", agent / bare, "x",
-               f"each run: {runs}; the target is >= {TARGET_RATIO}x"),
-        Figure(section, "time ratio agent / bare for the same approvals", bare / agent, "x",
+        # there (bare / agent <= 1/0.6 is agent / bare >= 0.6); the name says which.
+        Figure(section, "rate ratio agent / like-for-like bare (higher is better)", agent / like, "x",
+               f"each run: {ratios(like_rates)}; the target is >= {TARGET_RATIO}x"),
+        Figure(section, "time ratio agent / like-for-like bare for the same approvals", like / agent, "x",
                f"the inverse of the rate ratio; at most {1 / TARGET_RATIO:.2f}x meets >= {TARGET_RATIO}x",
                1 / TARGET_RATIO, f"<= {1 / TARGET_RATIO:.2f}x"),
+        Figure(section, "rate ratio agent / sequential bare loop (higher is better)", agent / sequential, "x",
+               f"each run: {ratios(sequential_rates)}"),
     ]

@@ -96,7 +96,7 @@ def test_demo_in_a_real_terminal(home):
         terminal.press(DEMO_USERNAME.encode() + b"\r")
         terminal.read_until(r"Password \(not shown\): ", after="try again")
         terminal.press(DEMO_PASSWORD.encode() + b"\r")
-        terminal.read_until(r"One-time code: ")
+        terminal.read_until(r"One-time code \(not shown\): ")
         terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
         terminal.read_until(r"signed in \(mediated\)")
         terminal.read_until(r"2 operations wait")

@@ -43,6 +43,9 @@ EVERYWHERE = {
     "poppy_tui.ui", "poppy_tui.demo", "poppy_tui.agent.transports.mcp", "poppy_tui.safety.discrepancies",
 }
 
+# httpx's command-line client's libraries (see test_call_loads_one_transport...).
+HTTPX_CLI = {"rich", "click", "pygments"}
+
 
 def loaded_by(home, *argv: str) -> tuple[int, set[str], str]:
     env = subprocess_env(home)
@@ -143,11 +146,14 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
     assert code == 0 and json.loads(out)["id"] == "bk_1", out
     assert "httpx" in modules and "poppy_tui.agent.agent" in modules  # it did make the request
     # Printing a JSON answer needs no sanitiser: that (and regex) loads only for Company text.
-    assert not present(modules, EVERYWHERE | {"regex", "poppy_tui.safety.sanitize"})
+    # httpx's __init__ imports its own command-line client (click, rich, pygments) whenever they
+    # are installed (uvicorn and Textual bring them); nothing public turns that off, and
+    # poppy-tui leaves httpx's modules alone.
+    assert not present(modules, (EVERYWHERE - HTTPX_CLI) | {"regex", "poppy_tui.safety.sanitize"})
     # Signed out: the access token is looked up in the store; no sign-in flow or parser loads.
     assert "poppy_tui.agent.signin.service" in modules
     assert not present(modules, {"poppy_tui.agent.signin.flows", "poppy_tui.protocol.signin", "authlib"})
-    assert "cryptography" in modules and "jwt" not in modules  # signed with cryptography; PyJWT only verifies
+    assert "cryptography" in modules and "jwt" in modules  # the Session JWT, signed by PyJWT
 
 
 @pytest.mark.parametrize(
@@ -161,12 +167,34 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
         ["history", "--since", "2026-12-01"], ["send", "--watch"], ["mcp"], ["call", "shop", "GET", "/x", "--json"],
         ["identity", "init", "--client-id", "https://a.example/c.json"], ["identity", "show", "--json"],
         ["signin", "shop", "--device"], ["signout", "shop"], ["--demo", "--accounts"],
+        ["mcp", "--http", "--listen", "[::1]:0", "--allow-host", "a", "--allow-host", "b"], ["mcp", "token"],
+        ["mcp", "token", "--rotate", "--home", "h"], ["mcp", "--http", "--allow-remote", "--tls-cert", "c", "--tls-key", "k"],
     ],
 )
 def test_building_only_the_chosen_command_parses_alike(argv):
     from poppy_tui.cli.parser import build_parser
 
     assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_mcp_token_reads_a_file_and_loads_no_server(home):
+    code, modules, out = loaded_by(home, "mcp", "token")
+    assert code == 0 and len(out.splitlines()[0]) >= 43, out
+    assert "poppy_tui.mcp_server.http_token" in modules
+    assert not present(modules, EVERYWHERE | {
+        "uvicorn", "starlette", "httpx", "anyio", "asyncio", "ssl", "poppy_tui.agent.agent", "poppy_tui.agent.store",
+        "poppy_tui.mcp_server.server", "poppy_tui.mcp_server.http_gate", "poppy_tui.mcp_server.http_guard",
+    })
+
+
+def test_mcp_help_loads_no_server_and_shows_no_token(home):
+    loaded_by(home, "mcp", "token")
+    token = (home / "data" / "mcp-http-token").read_text().strip()
+    for argv in (["mcp", "--help"], ["mcp", "token", "--help"]):
+        code, modules, out = loaded_by(home, *argv)
+        assert code == 0 and "--rotate" in out and token not in out
+        assert not present(modules, EVERYWHERE | {"uvicorn", "starlette", "httpx", "poppy_tui.agent",
+                                                  "poppy_tui.mcp_server"})
 
 
 @pytest.mark.parametrize(

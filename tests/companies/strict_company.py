@@ -140,7 +140,11 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             "info": {"title": "Strict Travel", "version": "1"},
             "paths": {
                 "/bookings/{booking_id}": {"get": {"operationId": "getBooking", "summary": "A booking"}},
-                "/bookings/{booking_id}/cancel": {"post": {"operationId": "cancelBooking"}},
+                "/bookings/{booking_id}/cancel": {"post": {
+                    "operationId": "cancelBooking",
+                    # Over 60 characters, as real summaries are: lists must not cut a few off.
+                    "summary": "Cancel a booking; the fare rules decide the fee (none if refundable)",
+                }},
                 "/bookings/{booking_id}/rebook": {"post": {"operationId": "rebookBooking"}},
             },
         })

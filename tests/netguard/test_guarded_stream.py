@@ -1,9 +1,7 @@
-"""The agent's connections, against a plain HTTP/1.1 server on loopback written here from RFC
-9112 alone, on both of its paths: its own HTTP/1.1 pool (agent/net/http11.py, what http.request uses)
-and httpx's guarded pool (agent/net/netguard.py's GuardedStream: proxies, hooks, the MCP client). A
-connection the Company closed while idle is never handed another request, connections are kept
-for the next requests, and a request's head and body leave in one send() (a large body in
-bounded pieces), whole."""
+"""The agent's connections (httpx over netguard's transport and GuardedStream), against a plain
+HTTP/1.1 server on loopback written here from RFC 9112 alone. A connection the Company closed
+while idle is never handed another request, connections are kept for the next requests, and a
+request's head and body leave in one send() (a large body in bounded pieces), whole."""
 
 from __future__ import annotations
 
@@ -111,25 +109,9 @@ class RawHttpServer(LoopbackServer):
         return not self.close_after_answer
 
 
-PATHS = ["own HTTP/1.1", "httpx"]
-
-
-async def _no_hook(request: Any) -> None:
-    pass
-
-
-def _through(client: Any, path: str) -> Any:
-    """`client`, made to send http.request's requests the given way: a hook (that does nothing)
-    sends them through httpx's whole path, as a proxy's name check does."""
-    if path == "httpx":
-        client.event_hooks = {"request": [_no_hook], "response": []}
-    return client
-
-
-@pytest.mark.parametrize("path", PATHS)
-async def test_an_idle_connection_the_company_closed_is_not_given_the_next_request(path):
+async def test_an_idle_connection_the_company_closed_is_not_given_the_next_request():
     async with RawHttpServer(close_after_answer=True) as server:
-        async with _through(make_client(5.0), path) as client:
+        async with make_client(5.0) as client:
             first = await request(client, "POST", f"{server.base_url}/a", content=b"{}")
             await server.closed.wait()  # the Company has closed the kept-alive connection
             second = await request(client, "POST", f"{server.base_url}/b", content=b"{}")
@@ -140,11 +122,10 @@ async def test_an_idle_connection_the_company_closed_is_not_given_the_next_reque
     assert server.connections == 2
 
 
-@pytest.mark.parametrize("path", PATHS)
-async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_next(path):
+async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_next():
     wave = 12  # more than httpcore keeps alive by default (10), fewer than the pool's 20
     async with RawHttpServer() as server:
-        async with _through(make_client(5.0), path) as client:
+        async with make_client(5.0) as client:
             for round_ in (1, 2):
                 server.hold_until = wave * round_  # all of a round in flight at once
                 answers = await asyncio.gather(
@@ -156,10 +137,9 @@ async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_n
     assert server.connections == wave
 
 
-@pytest.mark.parametrize("path", PATHS)
-async def test_a_connection_the_company_keeps_open_carries_the_next_requests(path):
+async def test_a_connection_the_company_keeps_open_carries_the_next_requests():
     async with RawHttpServer() as server:
-        async with _through(make_client(5.0), path) as client:
+        async with make_client(5.0) as client:
             answers = [await request(client, "GET", f"{server.base_url}/{n}") for n in range(3)]
     assert [a.body["n"] for a in answers] == [1, 2, 3]
     assert server.connections == 1
@@ -187,51 +167,24 @@ class _CountingStream(httpcore.AsyncNetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class _CountingTransport:
-    """Around the asyncio transport of one of the client's own connections: counts its writes."""
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the writes the agent's connections make (one entry per send()), counted
+    around httpcore's own socket streams, under netguard's GuardedStream."""
+    counted: list[int] = []
+    connect_tcp = httpcore.AnyIOBackend.connect_tcp
 
-    def __init__(self, inner: Any, writes: list[int]) -> None:
-        self._inner = inner
-        self._writes = writes
+    async def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _CountingStream(await connect_tcp(self, *args, **kwargs), counted)
 
-    def write(self, data: bytes) -> None:
-        self._writes.append(len(data))
-        self._inner.write(data)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-def _count_writes(client: Any, path: str = "httpx") -> list[int]:
-    """The sizes of the writes the client's connections make from now on, one entry per send()."""
-    writes: list[int] = []
-    if path == "httpx":
-        backend = client._transport.backend._inner  # the real AnyIO backend under the guarded one
-        connect_tcp = backend.connect_tcp
-
-        async def counted(*args: Any, **kwargs: Any) -> Any:
-            return _CountingStream(await connect_tcp(*args, **kwargs), writes)
-
-        backend.connect_tcp = counted
-        return writes
-    pool = client.direct
-    connect = pool._connect
-
-    async def counted_own(*args: Any, **kwargs: Any) -> Any:
-        connection = await connect(*args, **kwargs)
-        connection.transport = _CountingTransport(connection.transport, writes)
-        return connection
-
-    pool._connect = counted_own
-    return writes
+    monkeypatch.setattr(httpcore.AnyIOBackend, "connect_tcp", counting)
+    return counted
 
 
-@pytest.mark.parametrize("path", PATHS)
-async def test_a_request_head_and_its_body_leave_in_one_write(path):
+async def test_a_request_head_and_its_body_leave_in_one_write(writes):
     body = b'{"note": "' + b"x" * 3000 + b'"}'
     async with RawHttpServer() as server:
-        async with _through(make_client(5.0), path) as client:
-            writes = _count_writes(client, path)
+        async with make_client(5.0) as client:
             answers = [
                 await request(client, "POST", f"{server.base_url}/{n}", content=body,
                               headers={"Content-Type": "application/json"})
@@ -243,7 +196,7 @@ async def test_a_request_head_and_its_body_leave_in_one_write(path):
     assert len(writes) == 2 and all(size > len(body) for size in writes), writes
 
 
-async def test_a_streamed_body_leaves_whole_in_pieces_of_bounded_size():
+async def test_a_streamed_body_leaves_whole_in_pieces_of_bounded_size(writes):
     piece = b"y" * 16_384
     pieces = 13  # more than three times what GuardedStream holds back
 
@@ -253,7 +206,6 @@ async def test_a_streamed_body_leaves_whole_in_pieces_of_bounded_size():
 
     async with RawHttpServer() as server:
         async with make_client(5.0) as client:
-            writes = _count_writes(client)
             async with client.stream("PUT", f"{server.base_url}/big", content=body()) as response:
                 await response.aread()
     assert response.json() == {"n": 1, "body_bytes": len(piece) * pieces}

@@ -1,6 +1,6 @@
-"""Session JWTs and client assertions are signed with cryptography directly (no PyJWT on a
-command's path): the very header and claims PyJWT writes, a signature PyJWT verifies, and the
-public JWK PyJWT would publish."""
+"""Session JWTs and client assertions are signed by PyJWT with the key named by its thumbprint:
+the header and claims as given, a signature PyJWT verifies with that key alone, and the public
+JWK PyJWT would publish."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from poppy_tui.protocol.session_jwt import _key_id, sign_with_kid
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_signed_as_pyjwt_signs_and_verified_by_it(seed):
+def test_signed_with_the_kid_and_verified_by_pyjwt(seed):
     key = ec.generate_private_key(ec.SECP256R1())
     claims = {"iss": "https://agent.example/agent.json", "aud": "https://shop.example", "sid": f"ses_{seed}",
               "iat": 1_800_000_000 + seed, "exp": 1_800_000_300 + seed, "jti": "jti_\u00e9\u202e"}

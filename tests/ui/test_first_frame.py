@@ -302,29 +302,28 @@ async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again
         assert table.selected_row_key() == chosen
 
 
-def count_parses(stylesheet: Any) -> dict[Any, int]:
-    """Counts the parses of each CSS source by this stylesheet (rules not returned before)."""
+def count_parses(monkeypatch: Any) -> dict[Any, int]:
+    """Counts the parses of each CSS source (by where it was read from), at Textual's parser:
+    the public `parse` function its stylesheets call."""
+    import textual.css.stylesheet as stylesheet_module
+
     parses: dict[Any, int] = {}
-    returned: list[Any] = []
-    parse = stylesheet._parse_rules
+    parse = stylesheet_module.parse
 
-    def counting(css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
-        rules = parse(css, read_from, *args, **kwargs)
-        if not any(rules is seen for seen in returned):
-            returned.append(rules)
-            parses[read_from] = parses.get(read_from, 0) + 1
-        return rules
+    def counting(scope: str, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
+        parses[read_from] = parses.get(read_from, 0) + 1
+        return parse(scope, css, read_from, *args, **kwargs)
 
-    stylesheet._parse_rules = counting
+    monkeypatch.setattr(stylesheet_module, "parse", counting)
     return parses
 
 
-async def test_start_up_parses_the_stylesheet_once_and_a_theme_still_restyles(agent):
+async def test_start_up_parses_the_stylesheet_once_and_a_theme_still_restyles(agent, monkeypatch):
     # Textual reparsed every source when the inbox (a mode's screen) was first shown, and the
     # next widget class parsed them all a third time: three parses of poppy.tcss before the
     # first frame. A theme (new variables) must still parse again and restyle.
+    parses = count_parses(monkeypatch)
     app = PoppyApp(agent, clock=lambda: FIXED_NOW)
-    parses = count_parses(app.stylesheet)
     ours = (str(PoppyApp.CSS_PATH), "")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
@@ -432,81 +431,6 @@ def test_the_collector_held_for_the_first_frame_is_released_only_once_and_only_i
         gc.enable()
 
 
-def rules_of(app: PoppyApp) -> list[Any]:
-    # repr: a layout (`layout: vertical`) is an instance that compares by identity.
-    return [(rule.selector_names, rule.is_default_rules, rule.tie_breaker,
-             {name: repr(value) for name, value in rule.styles.get_rules().items()})
-            for rule in app.stylesheet.rules]
-
-
-class PathsAgent(StoreAgent):
-    """A StoreAgent with a data directory, where the app keeps its parsed CSS."""
-
-    def __init__(self, store: Store, data_dir: Any) -> None:
-        super().__init__(store, ui_config())
-        from types import SimpleNamespace
-
-        self.paths = SimpleNamespace(data_dir=data_dir)
-
-
-async def test_a_second_start_takes_the_parsed_css_from_the_first_and_styles_alike(store, tmp_path):
-    # Parsing Textual's and our CSS was ~10-20 ms of every first frame; the rules depend only on
-    # the text, the variables and the Python and Textual that parsed them (ui/css_cache.py).
-    fill(store, 3)
-    first = PoppyApp(PathsAgent(store, tmp_path), clock=lambda: FIXED_NOW)
-    async with first.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        css_first = rules_of(first)
-        title_color = first.screen.query_one("#pending-title").styles.color
-    cache_file = tmp_path / "cache" / "css-rules.pickle"
-    assert cache_file.exists() and cache_file.stat().st_mode & 0o777 == 0o600
-    second = PoppyApp(PathsAgent(store, tmp_path), clock=lambda: FIXED_NOW)
-    parses = count_parses(second.stylesheet)
-    from textual.css.stylesheet import Stylesheet
-
-    parsed: list[Any] = []
-    original = Stylesheet._parse_rules
-
-    def parsing(self: Any, css: str, read_from: Any, *args: Any, **kwargs: Any) -> Any:
-        parsed.append(read_from)
-        return original(self, css, read_from, *args, **kwargs)
-
-    Stylesheet._parse_rules = parsing  # what reaches Textual's parser (StableStylesheet's super())
-    try:
-        async with second.run_test(size=(120, 36)) as pilot:
-            await pilot.pause()
-            assert parses and not parsed  # every source asked for came from the file
-            assert rules_of(second) == css_first
-            assert second.screen.query_one("#pending-title").styles.color == title_color
-            assert second.screen.query_one("#pending-table", OperationTable).row_count == 3
-    finally:
-        Stylesheet._parse_rules = original
-
-
-def test_a_css_cache_file_others_could_write_or_of_another_theme_is_not_used(tmp_path):
-    from poppy_tui.ui.css_cache import CssCache
-
-    path = tmp_path / "cache" / "css-rules.pickle"
-    key = (".x { color: $accent; }", ("test.tcss", ""), False, 0, "")
-    sheet = StableStylesheet(variables={"accent": "red"}, cache=CssCache(path))
-    sheet.add_source(key[0], read_from=key[1])
-    rules = sheet.rules
-    sheet.cache.save()
-    loaded = CssCache(path)
-    loaded.load({"accent": "red"})
-    assert loaded.get(key, {"accent": "red"})[0].styles.get_rules() == rules[0].styles.get_rules()
-    assert loaded.get(key, {"accent": "blue"}) is None  # another theme's variables
-    os.chmod(path, 0o666)
-    untrusted = CssCache(path)
-    untrusted.load({"accent": "red"})
-    assert untrusted.get(key, {"accent": "red"}) is None
-    path.write_bytes(b"not a pickle")
-    os.chmod(path, 0o600)
-    broken = CssCache(path)
-    broken.load({"accent": "red"})
-    assert broken.get(key, {"accent": "red"}) is None
-
-
 class ProgressAtReadyApp(PoppyApp):
     """Notes at on_ready (after the first frame) whether the "In progress" section was built, and its rows."""
 
@@ -567,23 +491,6 @@ def test_a_bare_start_that_never_opens_the_tui_gives_the_collector_back_unfrozen
     assert main(["--home", str(tmp_path / "nowhere")]) != 0  # no such home: the TUI never starts
     assert "doesn't exist" in capsys.readouterr().err
     assert gc.isenabled() and gc.get_freeze_count() == frozen
-
-
-def test_a_tui_ended_by_sigterm_right_after_its_first_frame_keeps_the_parsed_css(tmp_path):
-    # It was kept only once the first frame was done (_after_first_frame): a TUI ended right
-    # after that frame, as the benchmark's are, kept nothing and every start parsed again.
-    home, env = home_with_three_operations(tmp_path)
-    proc, master = start_in_pty([sys.executable, "-m", "poppy_tui", "--home", str(home)], env)
-    try:
-        read_until(master, ["Manzanita"])
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(20) == -signal.SIGTERM  # ended by the signal, as before
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    assert (resolve_paths(home).data_dir / "cache" / "css-rules.pickle").is_file()
 
 
 async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothing(store):

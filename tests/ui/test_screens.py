@@ -151,7 +151,7 @@ async def test_history_filters_by_status_company_and_text(store):
         await pilot.press(*"Beanie")
         await settle(pilot, 0.5)
         assert [r.id for r in screen.rows] == [rows["approved"]]
-        assert "approved r1" in table_text(table)
+        assert "approved\nvia API" in table_text(table)  # the decision, not a cut revision id
         await pilot.press("enter")  # leaves the search box for the table
         await settle(pilot)
         assert isinstance(app.focused, DataTable)

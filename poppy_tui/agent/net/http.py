@@ -7,15 +7,13 @@ httpx's exception classes answer it (research notes, section 7.4), and the mappi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import http.cookiejar
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import httpx
 
-from poppy_tui.agent.net.http11 import LeanPool
 from poppy_tui.agent.net.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
 from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
@@ -33,8 +31,21 @@ def overall_deadline(read_timeout_seconds: float, extra_read_seconds: float = 0.
     """Seconds one fetch from a Company may take from start to its last byte."""
     return DEADLINE_FACTOR * read_timeout_seconds + extra_read_seconds
 
-# Exceptions raised before any byte of the request could have reached the Company.
-NOT_SENT_ERRORS: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Exceptions raised before any byte of the request could have reached the Company: no
+# connection (refused by netguard, unreachable, no TLS handshake: a certificate refused), a
+# request that can't be written at all (a header value that isn't ASCII, a header h11 refuses,
+# a scheme or URL httpx can't send; netguard's transport turns a refusal that comes after part of
+# a request left into a WriteError), or a proxy that refused the tunnel to the Company.
+NOT_SENT_ERRORS: tuple[type[BaseException], ...] = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+    httpx.LocalProtocolError,
+    httpx.UnsupportedProtocol,
+    httpx.ProxyError,
+    httpx.InvalidURL,
+    UnicodeEncodeError,
+)
 # Exceptions raised once the request was (maybe partly) on the wire: the Company may have acted.
 UNKNOWN_ERRORS: tuple[type[BaseException], ...] = (
     httpx.ReadTimeout,
@@ -53,34 +64,23 @@ class ResponseTooLarge(ValueError):
     pass
 
 
-class AgentClient(httpx.AsyncClient):
-    """make_client's client. `direct` is its own HTTP/1.1 pool (http11.py) when `request` may
-    send there instead of through httpx (no proxy, no event hook in the way), else None."""
-
-    direct: LeanPool | None = None
-
-    async def aclose(self) -> None:
-        if self.direct is not None:
-            await self.direct.aclose()
-        await super().aclose()
-
-
 def _no_cookies() -> http.cookiejar.CookieJar:
     # A Company knows the agent by its Session JWT alone. A cookie kept from one answer and sent
     # with the next would outlive the Session it came in, linking Sessions the agent keeps apart
-    # (a new one after invalid_session); and skipping the jar keeps both of request()'s paths
-    # alike (the direct one never touches it). An empty allow-list refuses every domain.
+    # (a new one after invalid_session). An empty allow-list refuses every domain.
     return http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
 
 
 def make_client(
     timeout_seconds: float, allow_loopback: bool = True, while_waiting: Callable[[], None] | None = None
-) -> AgentClient:
-    """The API/discovery client. Redirects are never followed implicitly: a redirected approval
-    would leave the interface that returned the operation, and discovery checks every hop.
+) -> httpx.AsyncClient:
+    """The client for every request to a Company (discovery, API, conversations, approvals, outcome
+    probes); MCP and sign-in use httpx2, their libraries' HTTP client, through the same netguard
+    transport. Redirects are never followed implicitly: a redirected approval would leave the
+    interface that returned the operation, and discovery checks every hop.
     `while_waiting` runs each time a request has been sent, while its answer is awaited (netguard)."""
     options = guarded_client_options(httpx, allow_loopback, pool_limits(httpx), while_waiting)
-    client = AgentClient(
+    return httpx.AsyncClient(
         **options,
         timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
         follow_redirects=False,
@@ -91,14 +91,11 @@ def make_client(
         trust_env=True,
         mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
     )
-    # Proxies from the environment come with the name check as a request hook (netguard); then
-    # every request takes httpx's whole path, mounts and hooks included.
-    if not options["event_hooks"]["request"]:
-        client.direct = LeanPool(allow_loopback, while_waiting)
-    return client
 
 
 def classify_transport_error(exc: BaseException) -> NotSent | Unknown:
+    if isinstance(exc, UnicodeEncodeError):
+        return NotSent("the request can't be written: a header value is not ASCII")
     if isinstance(exc, NOT_SENT_ERRORS):
         return NotSent(f"{type(exc).__name__}: {exc or 'could not connect'}")
     if isinstance(exc, UNKNOWN_ERRORS):
@@ -165,58 +162,6 @@ def parse_json_body(raw: bytes) -> Any:
     return value
 
 
-# Parsed URLs by their text, for requests built on the direct path: an approval goes to the URL
-# its first request went to, and a thousand of them to a handful of URLs. httpx.URL is immutable,
-# so one can be shared; parsing one costs more than building the rest of the request.
-_URLS: dict[str, httpx.URL] = {}
-_URLS_KEPT = 256
-
-
-def _parsed_url(url: str) -> httpx.URL:
-    parsed = _URLS.get(url)
-    if parsed is None:
-        if len(_URLS) >= _URLS_KEPT:
-            _URLS.clear()  # a bound, not an LRU: what is sent again soon is parsed again once
-        parsed = _URLS[url] = httpx.URL(url)
-    return parsed
-
-
-@contextlib.asynccontextmanager
-async def _exchange(
-    client: httpx.AsyncClient,
-    method: str,
-    url: str,
-    headers: Mapping[str, str] | None,
-    content: bytes | None,
-    params: Mapping[str, str] | None,
-    timeout: Any,
-) -> AsyncIterator[Any]:
-    """One request, its response open until the block ends; never a redirect followed.
-
-    make_client's client sends through its own HTTP/1.1 pool (http11.py: why), with the client's
-    default headers and timeouts, to the addresses netguard checks, without httpx's client
-    layers (auth flows, redirect bookkeeping, a cookie jar that keeps nothing, hooks it doesn't
-    have). Any other client, or one with hooks or auth, takes httpx's whole path. Either way the
-    response has status_code, headers (.items(), .get), url, aiter_bytes() and aclose()."""
-    direct = getattr(client, "direct", None)
-    if direct is None or client.event_hooks["request"] or client.event_hooks["response"] or client.auth is not None:
-        async with client.stream(method, url, headers=headers, content=content, params=params, timeout=timeout) as response:
-            yield response
-        return
-    merged = client.headers.copy()
-    if headers:
-        merged.update(headers)
-    chosen = client.timeout if timeout is httpx.USE_CLIENT_DEFAULT else timeout
-    target = _parsed_url(url)
-    if params:
-        target = target.copy_merge_params(params)
-    response = await direct.send(method, target, merged, content, chosen)
-    try:
-        yield response
-    finally:
-        await response.aclose()
-
-
 async def request(
     client: httpx.AsyncClient,
     method: str,
@@ -247,7 +192,9 @@ async def request(
     raw = b""
     try:
         async with asyncio.timeout(deadline):
-            async with _exchange(client, method, url, headers, content, params, timeout) as response:
+            async with client.stream(
+                method, url, headers=headers, content=content, params=params, timeout=timeout
+            ) as response:
                 status = response.status_code
                 answer_headers = {k.lower(): v for k, v in response.headers.items()}
                 final_url = str(response.url)
@@ -269,7 +216,7 @@ async def request(
         if status is None:
             return Unknown(too_slow)
         return HttpAnswer(status, answer_headers, b"", None, f"the body was cut off: {too_slow}", final_url, cut_off=True)
-    except httpx.TransportError as exc:
+    except (httpx.TransportError, httpx.InvalidURL, UnicodeEncodeError) as exc:
         return classify_transport_error(exc)
     answer = HttpAnswer(status, answer_headers, raw, url=final_url)
     try:

@@ -4,10 +4,13 @@ addresses. No second DNS resolution happens between the check and the connect, s
 that answers a public address to the check and 127.0.0.1 to the connect (DNS rebinding)
 gets nowhere.
 
-It is an httpcore network backend, so the URL, the Host header and the TLS SNI stay the
-name the Company was addressed by; only the TCP connect goes to the checked IP. One backend
-serves httpx (API, discovery, conversations) and httpx2 (the MCP SDK's client): both clients
-are built here (`guarded_client_options`).
+It is an httpcore network backend under an httpx transport (both from the libraries' public
+API), so the URL, the Host header and the TLS SNI stay the name the Company was addressed by
+(an IDN as its IDNA 2008 A-label, as httpx encodes it); only the TCP connect goes to the checked
+IP. The one transport serves httpx (discovery, API calls, approvals, conversations, outcome
+probes) and httpx2 (the MCP SDK's client, sign-in): both clients are built with
+`guarded_client_options`. The transport also refuses answers whose framing is ambiguous and
+never lets bytes left after an answer be read as the next one (docs/reliability.md).
 
 Through a proxy the proxy resolves the name, not us: there the name is checked on what it
 resolves to here, before the request, which is the best a client behind a proxy can do
@@ -16,6 +19,8 @@ resolves to here, before the request, which is the best a client behind a proxy 
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import select
 import socket
 import urllib.request
@@ -23,6 +28,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterable
 
 import anyio
+import h11
 
 from poppy_tui.protocol.addresses import address_problem, is_loopback_host, literal_problem, parse_address
 
@@ -77,9 +83,8 @@ async def addresses_to_connect(
     host: str, port: int, allow_loopback: bool, timeout: float | None,
     connect_error: type[Exception], connect_timeout: type[Exception],
 ) -> list[str]:
-    """resolve_checked within a connect's timeout, for the two ways poppy-tui connects (httpcore's
-    backend below, agent/net/http11.py): a refused destination or a slow resolver is raised as that
-    client's own connect failure, so it counts as "not sent"."""
+    """resolve_checked within a connect's timeout (httpcore's backend below): a refused destination
+    or a slow resolver is raised as that library's own connect failure, so it counts as "not sent"."""
     try:
         with anyio.fail_after(timeout):
             return await resolve_checked(host, port, allow_loopback)
@@ -91,6 +96,8 @@ async def addresses_to_connect(
 
 # Writes gathered before one send() at most (GuardedStream); a request head and a JSON body fit.
 COALESCE_BYTES = 64 * 1024
+# The most of an answer's head read before giving up on it: what httpcore allows its own h11.
+MAX_HEAD_BYTES = 100 * 1024
 
 
 def socket_readable(sock: socket.socket | None) -> bool:
@@ -104,11 +111,78 @@ def socket_readable(sock: socket.socket | None) -> bool:
     return bool(poller.poll(0))
 
 
-def _guarded_stream(httpcore: ModuleType, inner: Any, while_waiting: Callable[[], None] | None = None) -> Any:
-    """An httpcore network stream over the backend's own, answering the pool's "is this idle
-    connection still usable?" from the socket it keeps, instead of asking anyio each time."""
+class _Exchange:
+    """Whether any byte of the request being sent has left, for the transport to tell a local
+    protocol error (nothing sent) from one raised after part of a request was written."""
 
-    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined,misc]
+    __slots__ = ("sent",)
+
+    def __init__(self) -> None:
+        self.sent = False
+
+
+# Set by GuardedTransport around each request; httpcore sends it in the caller's own task.
+_CURRENT_EXCHANGE: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar("poppy_exchange", default=None)
+
+
+class AnswerFollower:
+    """Follows each answer on one connection with h11, from the same bytes httpcore's own h11
+    reads, to learn what httpcore's parser keeps to itself: whether bytes came after a complete
+    answer. httpcore keeps such bytes and, if the connection carries another request, reads them
+    as that request's answer (a stale "200" taken for an approval's outcome). The pool asks a
+    connection's stream whether it is readable before giving it a request (has_expired); a
+    stream that saw bytes after an answer says yes, and the pool closes the connection instead.
+    A second parser can only make a connection close early, never make an answer differ."""
+
+    __slots__ = ("machine", "spoilt")
+
+    def __init__(self) -> None:
+        self.machine: h11.Connection | None = None
+        self.spoilt = False
+
+    def request_begins(self, data: bytes) -> None:
+        if self.machine is not None or self.spoilt:
+            return  # more of the same request (its body), or a connection already given up
+        method = data[: data.find(b" ")] if b" " in data[:32] else b""
+        machine = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
+        try:
+            machine.send(h11.Request(method=method, target=b"/", headers=[(b"Host", b"x")]))
+        except Exception:  # noqa: BLE001 - not a request h11 can follow: the connection won't be reused
+            self.spoilt = True
+            return
+        self.machine = machine
+
+    def received(self, data: bytes) -> None:
+        machine = self.machine
+        if machine is None:
+            if data:
+                self.spoilt = True  # bytes while no request was waiting for an answer
+            return
+        try:
+            machine.receive_data(data)
+            while True:
+                event = machine.next_event()
+                if event is h11.NEED_DATA:
+                    return
+                if isinstance(event, h11.EndOfMessage):
+                    # The answer is whole: anything after it answers no request of ours.
+                    self.spoilt = bool(machine.trailing_data[0])
+                    self.machine = None
+                    return
+                if isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
+                    self.spoilt = True
+                    self.machine = None
+                    return
+        except Exception:  # noqa: BLE001 - httpcore's h11 raises the same on the same bytes; never ours to raise
+            self.spoilt = True
+            self.machine = None
+
+
+@functools.lru_cache(maxsize=2)
+def _stream_class(httpcore: ModuleType) -> type:
+    """httpcore(2)'s network stream interface, implemented over the backend's own stream."""
+
+    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined]
         # Why the socket is kept: before every request, and again when each answer is closed,
         # httpcore's pool asks every pooled connection whether its socket is readable
         # (has_expired). The anyio stream answers by building its whole dict of extra attributes
@@ -125,73 +199,80 @@ def _guarded_stream(httpcore: ModuleType, inner: Any, while_waiting: Callable[[]
         # `while_waiting` runs right after a request has been sent, before its answer is awaited:
         # the client would only wait there, so short work done then (the agent signs the next
         # Session JWT, sessions.py) costs the next request nothing. It must not raise or block.
-        def __init__(self, stream: Any) -> None:
-            self._inner = stream
-            self._socket = stream.get_extra_info("socket")
-            self._unsent: list[bytes] = []
-            self._unsent_bytes = 0
-            self._write_timeout: float | None = None
+        def __init__(self, stream: Any, while_waiting: Callable[[], None] | None) -> None:
+            self.inner = stream
+            self.raw_socket = stream.get_extra_info("socket")
+            self.unsent: list[bytes] = []
+            self.unsent_bytes = 0
+            self.write_timeout: float | None = None
+            self.while_waiting = while_waiting
+            self.follower = AnswerFollower()
 
-        async def _send_unsent(self) -> None:
-            data = b"".join(self._unsent) if len(self._unsent) > 1 else self._unsent[0]
-            self._unsent.clear()
-            self._unsent_bytes = 0
-            await self._inner.write(data, self._write_timeout)
+        async def send_unsent(self) -> None:
+            data = b"".join(self.unsent) if len(self.unsent) > 1 else self.unsent[0]
+            self.unsent.clear()
+            self.unsent_bytes = 0
+            exchange = _CURRENT_EXCHANGE.get()
+            if exchange is not None:
+                exchange.sent = True  # from here on, part of the request may have left
+            await self.inner.write(data, self.write_timeout)
 
         async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            if self._unsent:
+            if self.unsent:
                 try:
-                    await self._send_unsent()
+                    await self.send_unsent()
                 except httpcore.WriteError:
                     # As httpcore does with a write error while it sends a request: read on,
                     # a Company may have answered (say, 413) before closing its end.
                     pass
                 else:
-                    if while_waiting is not None:
-                        while_waiting()
-            return await self._inner.read(max_bytes, timeout)
+                    if self.while_waiting is not None:
+                        self.while_waiting()
+            data = await self.inner.read(max_bytes, timeout)
+            self.follower.received(data)
+            return data
 
         async def write(self, buffer: bytes, timeout: float | None = None) -> None:
             if not buffer:
                 return
-            self._unsent.append(buffer)
-            self._unsent_bytes += len(buffer)
-            self._write_timeout = timeout
-            if self._unsent_bytes >= COALESCE_BYTES:
-                await self._send_unsent()
+            self.follower.request_begins(buffer)
+            self.unsent.append(buffer)
+            self.unsent_bytes += len(buffer)
+            self.write_timeout = timeout
+            if self.unsent_bytes >= COALESCE_BYTES:
+                await self.send_unsent()
 
         async def aclose(self) -> None:
             # Whatever is unsent belonged to a request abandoned before its answer was read; it
             # never leaves (the caller already counts such a request as possibly delivered).
-            self._unsent.clear()
-            self._unsent_bytes = 0
-            await self._inner.aclose()
+            self.unsent.clear()
+            self.unsent_bytes = 0
+            await self.inner.aclose()
 
         async def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
-            if self._unsent:
-                await self._send_unsent()
-            return _guarded_stream(
-                httpcore, await self._inner.start_tls(ssl_context, server_hostname, timeout), while_waiting
-            )
+            if self.unsent:
+                await self.send_unsent()
+            return GuardedStream(await self.inner.start_tls(ssl_context, server_hostname, timeout), self.while_waiting)
 
         def get_extra_info(self, info: str) -> Any:
             if info == "is_readable":
-                return socket_readable(self._socket)
+                return self.follower.spoilt or socket_readable(self.raw_socket)
             if info == "socket":
-                return self._socket
-            return self._inner.get_extra_info(info)
+                return self.raw_socket
+            return self.inner.get_extra_info(info)
 
-    return GuardedStream(inner)
+    return GuardedStream
 
 
 def _guarded_backend(
     httpcore: ModuleType, allow_loopback: bool, while_waiting: Callable[[], None] | None = None
 ) -> Any:
     """An httpcore(2) network backend that connects only to addresses it has checked."""
+    stream_class = _stream_class(httpcore)
 
-    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined,misc]
+    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined]
         def __init__(self) -> None:
-            self._inner = httpcore.AnyIOBackend()
+            self.inner = httpcore.AnyIOBackend()
 
         async def connect_tcp(
             self,
@@ -201,19 +282,21 @@ def _guarded_backend(
             local_address: str | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> Any:
+            # `host` is the URL's host as httpx encoded it (an IDN as its IDNA 2008 A-label):
+            # the name resolved here is the name TLS sends (SNI) and checks the certificate for.
             addresses = await addresses_to_connect(
                 host, port, allow_loopback, timeout, httpcore.ConnectError, httpcore.ConnectTimeout
             )
             failure: Exception | None = None
             for address in addresses:  # the checked addresses, and only those
                 try:
-                    stream = await self._inner.connect_tcp(
+                    stream = await self.inner.connect_tcp(
                         address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
                     )
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                     failure = exc
                     continue
-                return _guarded_stream(httpcore, stream, while_waiting)
+                return stream_class(stream, while_waiting)
             assert failure is not None
             raise failure
 
@@ -221,43 +304,158 @@ def _guarded_backend(
             raise httpcore.ConnectError("poppy-tui connects to Companies over TCP only")
 
         async def sleep(self, seconds: float) -> None:
-            await self._inner.sleep(seconds)
+            await self.inner.sleep(seconds)
 
     return GuardedBackend()
 
 
-def _guarded_transport(
-    httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any,
-    while_waiting: Callable[[], None] | None = None,
-) -> Any:
-    """httpx's own transport (its error mapping, its streams) over a pool whose connections go
-    through the guarded backend. Built without a proxy: proxies get their own mounts."""
+# httpcore's exceptions and the httpx ones they become, by name (the same in httpx2/httpcore2),
+# most specific first: what http.py reads to say whether a request may have reached the Company.
+_MAPPED_ERRORS = (
+    "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "ConnectError", "ReadError",
+    "WriteError", "ProxyError", "UnsupportedProtocol", "LocalProtocolError", "RemoteProtocolError",
+    "NetworkError", "ProtocolError", "TimeoutException",
+)
 
-    class GuardedTransport(httpx.AsyncHTTPTransport):  # type: ignore[name-defined,misc]
-        def __init__(self) -> None:  # not super().__init__: that would build a pool to throw away
-            self.backend = _guarded_backend(httpcore, allow_loopback, while_waiting)
-            self._pool = httpcore.AsyncConnectionPool(
-                ssl_context=None,  # made before the first https request: handle_async_request
-                max_connections=limits.max_connections,
-                max_keepalive_connections=limits.max_keepalive_connections,
-                keepalive_expiry=limits.keepalive_expiry,
+
+def _transport_class(httpx: ModuleType, httpcore: ModuleType) -> type:
+    errors = [(getattr(httpcore, name), getattr(httpx, name)) for name in _MAPPED_ERRORS]
+    # httpcore lets h11's own error out when h11 refuses a piece of a request's body.
+    errors.append((h11.LocalProtocolError, httpx.LocalProtocolError))
+
+    def translated(exc: Exception, request: Any, exchange: _Exchange) -> Exception:
+        for core_error, client_error in errors:
+            if isinstance(exc, core_error):
+                if client_error is httpx.LocalProtocolError and exchange.sent:
+                    # Refused while writing a body whose first part had left: maybe delivered.
+                    return httpx.WriteError(f"the request could not be finished ({exc})", request=request)
+                return client_error(str(exc), request=request)
+        return exc
+
+    class AnswerStream(httpx.AsyncByteStream):  # type: ignore[name-defined]
+        """httpcore's response body as httpx reads it, its failures as httpx's exceptions."""
+
+        def __init__(self, inner: Any, request: Any) -> None:
+            self.inner = inner
+            self.request = request
+
+        async def __aiter__(self) -> Any:
+            try:
+                async for part in self.inner:
+                    yield part
+            except Exception as exc:
+                mapped = translated(exc, self.request, _SENT)
+                if mapped is exc:
+                    raise
+                raise mapped from None
+
+        async def aclose(self) -> None:
+            closer = getattr(self.inner, "aclose", None)
+            if closer is not None:
+                try:
+                    await closer()
+                except Exception as exc:
+                    mapped = translated(exc, self.request, _SENT)
+                    if mapped is exc:
+                        raise
+                    raise mapped from None
+
+    class GuardedTransport(httpx.AsyncBaseTransport):  # type: ignore[name-defined]
+        """httpx's transport interface over httpcore connection pools whose connections go
+        through the guarded backend, built from both libraries' public API (as httpx's own
+        AsyncHTTPTransport is, which offers no way to choose the network backend). Without a
+        proxy: proxies get their own mounts. Two pools, by scheme, so the TLS context (loading
+        the CA bundle costs more than a whole request to a loopback Company, which never needs
+        it) is made when the first https request goes out; httpcore offers it ALPN (http/1.1),
+        SNI and the certificate check for the URL's host as httpx encoded it."""
+
+        def __init__(self, backend: Any, limits: Any) -> None:
+            self.backend = backend
+            self.limits = limits
+            self.plain = self.new_pool(None)
+            self.tls: Any = None
+
+        def new_pool(self, ssl_context: Any) -> Any:
+            return httpcore.AsyncConnectionPool(
+                ssl_context=ssl_context,
+                max_connections=self.limits.max_connections,
+                max_keepalive_connections=self.limits.max_keepalive_connections,
+                keepalive_expiry=self.limits.keepalive_expiry,
                 http1=True,
                 http2=False,
                 network_backend=self.backend,
             )
 
         async def handle_async_request(self, request: Any) -> Any:
-            # Loading the CA bundle costs more than the rest of a `call` to a loopback Company,
-            # which never needs it: the context is made when the first https request goes out.
-            # (Were it missing, httpcore would make its own default one: verifying, certifi's CAs.)
-            if self._pool._ssl_context is None and request.url.scheme == "https":
-                self._pool._ssl_context = httpx.create_ssl_context(trust_env=True)
-            return await super().handle_async_request(request)
+            url = request.url
+            if url.scheme == "https":
+                if self.tls is None:
+                    self.tls = self.new_pool(httpx.create_ssl_context(trust_env=True))
+                pool = self.tls
+            elif url.scheme == "http":
+                pool = self.plain
+            else:
+                raise httpx.UnsupportedProtocol(f"poppy-tui speaks http and https, not {url.scheme!r}", request=request)
+            core_request = httpcore.Request(
+                method=request.method,
+                url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+                headers=request.headers.raw,
+                content=request.stream,
+                extensions=request.extensions,
+            )
+            exchange = _Exchange()
+            token = _CURRENT_EXCHANGE.set(exchange)
+            try:
+                answer = await pool.handle_async_request(core_request)
+            except Exception as exc:
+                mapped = translated(exc, request, exchange)
+                if mapped is exc:
+                    raise
+                raise mapped from None
+            finally:
+                _CURRENT_EXCHANGE.reset(token)
+            names = {name.lower() for name, _ in answer.headers}
+            if b"transfer-encoding" in names and b"content-length" in names:
+                # RFC 9112 6.3: such an answer "ought to be handled as an error" (it is how
+                # responses are split and smuggled); what its body is depends on who reads it.
+                await answer.aclose()
+                raise httpx.RemoteProtocolError(
+                    "the answer has both Content-Length and Transfer-Encoding", request=request
+                )
+            return httpx.Response(
+                status_code=answer.status,
+                headers=answer.headers,
+                stream=AnswerStream(answer.stream, request),
+                extensions=answer.extensions,
+            )
 
-    return GuardedTransport()
+        async def aclose(self) -> None:
+            await self.plain.aclose()
+            if self.tls is not None:
+                await self.tls.aclose()
+
+    return GuardedTransport
 
 
-def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Callable[[Any], Any]:
+# Reading an answer's body happens after every byte of the request left.
+_SENT = _Exchange()
+_SENT.sent = True
+
+
+@functools.lru_cache(maxsize=2)
+def _transport_class_for(httpx: ModuleType, httpcore: ModuleType) -> type:
+    return _transport_class(httpx, httpcore)
+
+
+def _guarded_transport(
+    httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any,
+    while_waiting: Callable[[], None] | None = None,
+) -> Any:
+    """A transport for httpx(2).AsyncClient that connects only to checked addresses."""
+    return _transport_class_for(httpx, httpcore)(_guarded_backend(httpcore, allow_loopback, while_waiting), limits)
+
+
+def request_guard(connect_error: Any, allow_loopback: bool) -> Callable[[Any], Any]:
     """An async `request` event hook: checks what the URL's host resolves to here, and raises the
     client's own ConnectError, so a refused destination counts as "not sent". Needed only where a
     proxy will do the connecting (the backend above can't see the Company's name there)."""
@@ -273,9 +471,10 @@ def request_guard(connect_error: type[Exception], allow_loopback: bool) -> Calla
     return guard
 
 
-# Connections open at once, across Companies: the dispatcher sends at most 8 of one Company's
-# approvals at a time (agent/dispatcher.py), so two Companies' sends and the person's own
-# requests fit.
+# Connections open at once, across Companies, in each of a transport's two pools (plain http and
+# https): the dispatcher sends at most 8 of one Company's approvals at a time
+# (agent/dispatcher.py), so two Companies' sends and the person's own requests fit. Past it, a
+# request waits for a connection (httpx's pool timeout: "not sent").
 MAX_CONNECTIONS = 20
 
 

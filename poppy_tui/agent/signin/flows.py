@@ -21,6 +21,8 @@ from urllib.parse import quote
 
 import httpx
 
+from poppy_tui.safety.secret_fields import GuardedField, guard_fields, redact
+from poppy_tui.safety.web_host import ShownHost
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.net.http import HttpAnswer, request
 from poppy_tui.agent.signin.errors import SignInError
@@ -40,14 +42,13 @@ from poppy_tui.protocol.signin import (
     AuthServer,
     DeviceAuthorization,
     InvalidSignIn,
-    MediatedField,
     SignInKind,
     TokenResponse,
-    link_host_allowed,
     parse_callback,
     parse_device_authorization,
     parse_mediated_answer,
     parse_token_response,
+    shown_link,
 )
 
 
@@ -117,6 +118,20 @@ class _Flow:
         pass
 
 
+def shown_host_of(url: str | None) -> ShownHost | None:
+    from poppy_tui.protocol.web_address import read_like_a_browser
+    from poppy_tui.safety.web_host import show_host
+
+    read = read_like_a_browser(url)
+    return show_host(read.netloc) if read is not None else None
+
+
+def where_it_leads(url: str) -> str:
+    """Where a browser would take `url`, for a message (the look-alike mark included)."""
+    shown = shown_host_of(url)
+    return shown.line if shown is not None else "an address a browser can't open"
+
+
 # ---- Device Sign-In (RFC 8628) ------------------------------------------------------------------
 
 
@@ -159,15 +174,22 @@ class DeviceSignIn(_Flow):
 
     @property
     def link(self) -> str | None:
-        """The link to show, or None when its host is neither the issuer's, a poppy_domains entry,
-        nor a subdomain of either (then only the code is shown, with where it came from)."""
+        """The link to show, as the browser will load it (WHATWG URL), or None when its host, read
+        that way, is neither the issuer's, a poppy_domains entry, nor a subdomain of either (then
+        only the code is shown, with where it came from)."""
         auth = self.authorization
         if auth is None:
             return None
         for candidate in (auth.verification_uri_complete, auth.verification_uri):
-            if candidate and link_host_allowed(candidate, self.context.server.issuer, self.context.server.poppy_domains):
-                return candidate
+            shown = shown_link(candidate, self.context.server.issuer, self.context.server.poppy_domains) if candidate else None
+            if shown is not None:
+                return shown
         return None
+
+    @property
+    def link_host(self) -> ShownHost | None:
+        """The link's host as shown beside it, marked when it is a look-alike."""
+        return shown_host_of(self.link)
 
     @property
     def user_code(self) -> str:
@@ -239,7 +261,16 @@ class DirectSignIn(_Flow):
         self._receiver = LoopbackReceiver(self._state)
         self._redirect_uri = await self._receiver.start()
         async with self.context.oauth(self._redirect_uri) as client:
-            url, _ = client.create_authorization_url(endpoint, state=self._state, code_verifier=self._verifier)
+            built, _ = client.create_authorization_url(endpoint, state=self._state, code_verifier=self._verifier)
+        # The page the person's browser opens, read as the browser reads it, must be the Company's
+        # own, as a Device Sign-In link must (0.2 4.6): else it is neither opened nor shown.
+        url = shown_link(built, self.context.server.issuer, self.context.server.poppy_domains)
+        if url is None:
+            await self.aclose()
+            raise SignInError(
+                f"{possessive(self.company_name)} sign-in page is at {where_it_leads(built)}, outside its own domains "
+                f"({self.company_domain}), so poppy-tui neither opens nor shows it"
+            )
         self.authorize_url = url
         if open_browser:
             self.browser_opened = bool(await asyncio.to_thread(self._open_browser, url))
@@ -311,16 +342,55 @@ class MediatedSignIn(_Flow):
         super().__init__(context)
         assert context.offer.mediated is not None
         self.endpoint = context.offer.mediated.endpoint
-        self.fields: tuple[MediatedField, ...] = context.offer.mediated.fields
+        # poppy-tui's own verdict on each field: secret by its words whatever `secret` says, and
+        # the one field kept as the account (safety/secret_fields.py).
+        self.fields: tuple[GuardedField, ...] = guard_fields(context.offer.mediated.fields)
+        self._check_endpoint()
         self._sent = False
         self._code_step: CodeRequired | None = None
 
+    def _check_endpoint(self) -> None:
+        """The credentials go to the host the person is shown, and that host is the Company's: read
+        as a browser reads it (WHATWG URL) it is the issuer's host, a poppy_domains entry or a
+        subdomain of either, and the HTTP client reads the same host (a `\\` or `%65` that the two
+        parsers read differently would send them elsewhere than shown)."""
+        from poppy_tui.protocol.web_address import own_link
+
+        server = self.context.server
+        read = own_link(self.endpoint, server.issuer, server.poppy_domains)
+        if read is None:
+            raise SignInError(
+                f"{possessive(self.company_name)} Mediated Sign-In endpoint is at {where_it_leads(self.endpoint)}, "
+                f"outside its own domains ({self.company_domain}); poppy-tui won't ask for your credentials"
+            )
+        try:
+            client_host = httpx.URL(self.endpoint).raw_host.decode("ascii").lower().rstrip(".")
+        except (httpx.InvalidURL, UnicodeDecodeError):
+            client_host = ""
+        if client_host.strip("[]") != read.host.strip("[]"):
+            raise SignInError(
+                f"{possessive(self.company_name)} Mediated Sign-In endpoint reads as one host to a browser "
+                f"({where_it_leads(self.endpoint)}) and another to an HTTP client; poppy-tui won't send credentials there"
+            )
+        self._endpoint_read = read
+
     @property
     def endpoint_host(self) -> str:
-        """Where the credentials go, to show the person before they type them."""
-        from urllib.parse import urlsplit
+        """Where the credentials go (host[:port]), as the browser and DNS read it."""
+        return self._endpoint_read.netloc
 
-        return urlsplit(self.endpoint).netloc
+    @property
+    def endpoint_shown(self) -> ShownHost:
+        """Where the credentials go, to show the person before they type them: A-labels, and
+        marked when the name mixes alphabets."""
+        from poppy_tui.safety.web_host import show_host
+
+        return show_host(self._endpoint_read.netloc)
+
+    @property
+    def overridden(self) -> tuple[GuardedField, ...]:
+        """Fields the Company declared not secret that poppy-tui keeps secret all the same."""
+        return tuple(f for f in self.fields if f.secret and not f.declared_secret)
 
     async def submit(self, values: dict[str, str]) -> Grant | CodeRequired:
         """Send the person's answers, once. `values` must hold exactly the declared fields."""
@@ -338,8 +408,10 @@ class MediatedSignIn(_Flow):
             "scope": self.context.scope,
             MEDIATED_FIELDS_MEMBER: {name: values[name] for name in declared},
         }
-        account = next((values[f.name] for f in self.fields if not f.secret), None)
-        return await self._answer(await self._post(self.endpoint, body), account)
+        # Only the field that identifies the account is kept (shown as "signed in as"); never a secret.
+        account = next((values[f.name] for f in self.fields if f.account and not f.secret), None)
+        secrets = [values[f.name] for f in self.fields if f.secret]
+        return await self._answer(await self._post(self.endpoint, body), account, secrets)
 
     async def submit_code(self, code: str) -> Grant | CodeRequired:
         """After code_required: the one-time code (and no credential) to {endpoint}/{sign_in_id}, with
@@ -351,7 +423,8 @@ class MediatedSignIn(_Flow):
             raise SignInError("enter the code")
         self._code_step = None
         url = f"{self.endpoint.rstrip('/')}/{quote(step.sign_in_id, safe='')}"
-        return await self._answer(await self._post(url, {"code": code.strip(), **self._client_authentication()}), None)
+        body = {"code": code.strip(), **self._client_authentication()}
+        return await self._answer(await self._post(url, body), None, [code.strip()])
 
     def _client_authentication(self) -> dict[str, str]:
         return {
@@ -370,7 +443,7 @@ class MediatedSignIn(_Flow):
             raise SignInError(f"could not reach {possessive(self.company_name)} sign-in endpoint: {answer.detail}")
         return answer
 
-    async def _answer(self, answer: HttpAnswer, account: str | None) -> Grant | CodeRequired:
+    async def _answer(self, answer: HttpAnswer, account: str | None, secrets: list[str]) -> Grant | CodeRequired:
         if answer.status in (301, 302, 303, 307, 308):
             raise SignInError(f"{possessive(self.company_name)} sign-in endpoint redirected; the credentials go nowhere else")
         if answer.status >= 500 or answer.body is None:
@@ -379,13 +452,15 @@ class MediatedSignIn(_Flow):
             parsed = parse_mediated_answer(answer.body)
         except InvalidSignIn as exc:
             raise SignInError(f"{possessive(self.company_name)} sign-in answer can't be used: {exc}") from None
+        # A Company must never return credentials (0.2 4.7); one that quotes them back is not shown them.
+        message = redact(parsed.message, secrets)
         if parsed.status == "complete":
             return await self._finish(parsed.body, account)
         if parsed.status == "code_required":
             assert parsed.sign_in_id is not None
-            self._code_step = CodeRequired(parsed.sign_in_id, parsed.message)
+            self._code_step = CodeRequired(parsed.sign_in_id, message)
             return self._code_step
         if parsed.status == "expired":
             raise SignInError(f"the sign-in at {self.company_name} expired; sign in again")
-        reason = f": {parsed.message}" if parsed.message else ""
+        reason = f": {message}" if message else ""
         raise SignInError(f"{self.company_name} did not sign you in{reason}")

@@ -91,10 +91,23 @@ class PoppyScreen(Screen):
         width = self.app.size.width
         changed, self._laid_out_width = width != getattr(self, "_laid_out_width", None), width
         if self.poppy.painted and changed:
+            self.fit_chrome()
             self.refresh_data()
 
     def on_screen_resume(self) -> None:
         # Not before the first frame is on screen (the app refreshes every screen then):
         # first paint must not wait for SQLite.
         if self.poppy.painted:
+            # A screen that was under another while the terminal was resized missed that resize.
+            self.fit_chrome()
             self.call_after_refresh(self.refresh_data)
+
+    def fit_chrome(self) -> None:
+        """The title bar and footer as a fresh start at this width draws them ("New" and no
+        palette hint at 80 columns), after a resize too."""
+        for bar in self.query("#title-bar").results(TitleBar):
+            bar.update(nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, self.TYPING))
+        from poppy_tui.ui.widgets.footer import PoppyFooter
+
+        for footer in self.query(PoppyFooter):
+            footer.fit()

@@ -20,23 +20,40 @@ from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.tables import TABLE_CHROME, remaining_width, set_columns
 
 
+# Each layout keeps the sign-in state on screen: it decides whether a request works.
 COLUMNS = (
     ("name", "Company", 30),
     ("domain", "Domain", 24),
     ("interfaces", "Interfaces", 24),
     ("operations", "Operations v2", 13),
-    ("signed_in", "Signed in", 24),
+    ("signed_in", "Signed in", 0),  # takes what the others leave: the kind and every scope
+)
+# From this wide the base URL and when it was discovered join, and the sign-in has a width of its own.
+FULL_FROM = 200
+FULL_COLUMNS = (
+    ("name", "Company", 30),
+    ("domain", "Domain", 24),
+    ("interfaces", "Interfaces", 24),
+    ("operations", "Operations v2", 13),
+    ("signed_in", "Signed in", 44),
     ("discovered", "Discovered", 23),
-    ("url", "Base URL", 0),  # takes what the others leave
+    ("url", "Base URL", 0),
 )
-# Narrower than this: who, where and what it offers, with nothing scrolling sideways.
-COMPACT_BELOW = 120
+# Narrower than this: who, where, what it offers and whether you are signed in, nothing scrolling sideways.
+COMPACT_BELOW = 160
 COMPACT_COLUMNS = (
-    ("name", "Company", 24),
+    ("name", "Company", 22),
     ("domain", "Domain", 0),
-    ("interfaces", "Interfaces", 22),
+    ("interfaces", "Interfaces", 14),
     ("operations", "Ops v2", 6),
+    ("signed_in", "Signed in", 9),
 )
+
+
+def _layout(width: int) -> tuple[tuple[str, str, int], ...]:
+    if width < COMPACT_BELOW:
+        return COMPACT_COLUMNS
+    return FULL_COLUMNS if width >= FULL_FROM else COLUMNS
 
 
 class CompaniesScreen(PoppyScreen):
@@ -81,25 +98,29 @@ class CompaniesScreen(PoppyScreen):
         table = self.query_one("#companies-table", DataTable)
         cursor = table.cursor_row
         compact = self.app.size.width < COMPACT_BELOW
-        columns = COMPACT_COLUMNS if compact else COLUMNS
-        flexible = "domain" if compact else "url"
-        url = remaining_width(self.app.size.width, (w for k, _, w in columns if k != flexible),
-                              minimum=16 if compact else 30, chrome=4 if compact else TABLE_CHROME)
-        set_columns(table, [(k, label, url if k == flexible else w) for k, label, w in columns])
+        columns = _layout(self.app.size.width)
+        flexible = next(k for k, _, w in columns if w == 0)
+        rest = remaining_width(self.app.size.width, (w for k, _, w in columns if k != flexible),
+                               minimum=15 if compact else 30, chrome=4 if compact else TABLE_CHROME)
+        set_columns(table, [(k, label, rest if k == flexible else w) for k, label, w in columns])
         table.clear()
         for company in self.companies:
+            offers = company_interfaces(company)
+            if compact:  # "conversation" is what Talk talks to: the short word keeps the row on screen
+                offers = ["Talk" if label == "conversation" else label for label in offers]
+            sign_in = sign_ins.get(company.id)
             values = {
                 "name": company_label(company.name, company.domain, CELL_MAX).marked_name,  # ⚠; cell() cuts
                 "domain": company.domain,
-                "interfaces": ", ".join(company_interfaces(company)) or "none",
+                "interfaces": ", ".join(offers) or "none",
                 "discovered": local_time(company.discovered_at),
                 "url": company.base_url,
-                "signed_in": _signed_in_text(sign_ins.get(company.id)),
+                "signed_in": ("yes" if sign_in else "no") if compact else _signed_in_text(sign_in),
             }
             supports = Text("yes" if company.supports_operations else "no",
                             style="" if company.supports_operations else "dim")
             table.add_row(
-                *(supports if k == "operations" else cell(values[k], url if k == flexible else w)
+                *(supports if k == "operations" else cell(values[k], rest if k == flexible else w)
                   for k, _, w in columns),
                 key=str(company.id),
             )

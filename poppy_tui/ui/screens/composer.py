@@ -39,6 +39,12 @@ def _input_type(field: FormField) -> str:
     return {"integer": "integer", "number": "number"}.get(field.type, "text")
 
 
+# What the right side says before anything is picked, and once a Company's list is shown.
+PICK_COMPANY = "Pick a Company, then one of its operations or tools."
+PICK_ACTION = "Press Enter on an operation or tool to fill in its request."
+# A list entry's label and title: long ones wrap in the list instead of being cut.
+LIST_LINE_MAX = 200
+
 class ComposerScreen(PoppyScreen):
     TITLE_TEXT = "New request"
     NAV_MODE = "compose"
@@ -70,7 +76,7 @@ class ComposerScreen(PoppyScreen):
             yield OptionList(id="composer-actions")
             # Not focusable: Shift+Tab from the form must land on something you can see and use.
             with VerticalScroll(id="composer-right", can_focus=False):
-                yield Static(Content("Pick a Company, then one of its operations or tools."), id="composer-title")
+                yield Static(Content(PICK_COMPANY), id="composer-title")
                 yield Static(id="composer-description", classes="field-help")
                 yield Vertical(id="composer-form")
                 yield Button(Content("Send (ctrl+s)"), id="composer-send", disabled=True)
@@ -135,11 +141,13 @@ class ComposerScreen(PoppyScreen):
         for index, action in enumerate(actions):
             listing.add_option(
                 Option(
+                    # The list wraps a long line itself: a cut at 60 characters hid a few, behind a
+                    # marker longer than they were ("appli…(+3 chars)").
                     Content.assemble(
-                        safe_line_content(action.label, 60).stylize("bold"),
+                        safe_line_content(action.label, LIST_LINE_MAX).stylize("bold"),
                         ("  needs approval" if action.needs_approval else "", "italic"),
                         "\n  ",
-                        safe_line_content(action.title, 60),
+                        safe_line_content(action.title, LIST_LINE_MAX),
                     ),
                     id=str(index),
                 )
@@ -152,6 +160,7 @@ class ComposerScreen(PoppyScreen):
             # Something highlighted from the start, so Enter and the arrows do what they show.
             listing.highlighted = 0
             listing.focus()
+            self.query_one("#composer-title", Static).update(Content(PICK_ACTION))
 
     async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is None:

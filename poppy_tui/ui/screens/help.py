@@ -50,7 +50,8 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     ]
 
 
-KEYS_WIDTH = 14
+# The keys column fits the longest key text (up to this), so "up/down/pgup/pgdn" stays on one line.
+KEYS_WIDTH_MAX = 20
 
 
 class HelpScreen(ModalScreen[None]):
@@ -71,9 +72,14 @@ class HelpScreen(ModalScreen[None]):
                 ),
                 classes="field-help",
             )
-            for title, bindings, extra in binding_groups():
+            groups = [(title, self._rows(bindings, extra)) for title, bindings, extra in binding_groups()]
+            every_row = [row for _, rows in groups for row in rows]
+            # One width per column for every section, so keys and ids line up down the whole help.
+            keys_width = min(KEYS_WIDTH_MAX, max(len(keys) for keys, _, _ in every_row))
+            id_width = max(len(binding_id) for _, _, binding_id in every_row)
+            for title, rows in groups:
                 yield Static(Content(title), classes="section-title")
-                yield Static(self._table(bindings, extra))
+                yield Static(self._table(rows, keys_width, id_width), classes="help-keys")
         yield Footer()
 
     def _keys(self, binding: Binding) -> str:
@@ -81,14 +87,17 @@ class HelpScreen(ModalScreen[None]):
         keys = overrides.get(binding.id, binding.key) if binding.id else binding.key
         return ", ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
-    def _table(self, bindings: list[Binding], extra: list[tuple[str, str]]) -> Table:
-        # A table that wraps its cells: at 80 columns every word stays inside the dialog.
+    def _rows(self, bindings: list[Binding], extra: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
         rows = [(self._keys(b), b.description, b.id or "") for b in bindings]
-        rows += [(keys, what, "") for keys, what in extra]
+        return rows + [(keys, what, "") for keys, what in extra]
+
+    @staticmethod
+    def _table(rows: list[tuple[str, str, str]], keys_width: int, id_width: int) -> Table:
+        # A table that wraps only the description: at 80 columns every word stays inside the dialog.
         table = Table(box=None, show_header=False, expand=True, pad_edge=False, padding=(0, 1))
-        table.add_column(width=KEYS_WIDTH, style="bold", overflow="fold")
+        table.add_column(width=keys_width, style="bold", overflow="fold")
         table.add_column(ratio=1, overflow="fold")
-        table.add_column(style="dim", overflow="fold", no_wrap=True)
+        table.add_column(width=id_width, style="dim", no_wrap=True)
         for keys, what, binding_id in rows:
             table.add_row(Text(keys), Text(what), Text(binding_id))
         return table

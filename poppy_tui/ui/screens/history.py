@@ -82,10 +82,12 @@ def page_count(total: int) -> int:
     return max(1, -(-total // PAGE_SIZE))
 
 
-def decision_text(row: OperationRow) -> str:
+def decision_text(row: OperationRow, with_revision: bool = True) -> str:
+    """The person's decision; the approved revision's id only where there is room for it (at 80
+    columns "approved 1796411283…" read as a revision id, not a decision)."""
     status = row.status
     if row.approved_revision:
-        return f"approved {row.approved_revision}"
+        return f"approved {row.approved_revision}" if with_revision else "approved"
     if status == Status.DECLINED:
         return "declined"
     if status == Status.WITHDRAWN:
@@ -115,7 +117,7 @@ class HistoryScreen(PoppyScreen):
         # takes a few hundred ms, and the event loop must not wait for it.
         self._reader: Store | None = None
         self._reader_lock = threading.Lock()
-        self._closed = False  # unmounted: no page loader opens a reader or shows a page again
+        self.unmounted = False  # unmounted: no page loader opens a reader or shows a page again
         self.fetching = False
 
     def compose(self) -> ComposeResult:
@@ -198,7 +200,7 @@ class HistoryScreen(PoppyScreen):
         # The reader's lock is never held while waiting for the event loop (call_from_thread):
         # on_unmount takes it on the loop, and the two would wait for each other for good.
         with self._reader_lock:
-            if self._closed:
+            if self.unmounted:
                 return
             if self._reader is None:
                 self._reader = Store.open(self.store.path)
@@ -216,14 +218,14 @@ class HistoryScreen(PoppyScreen):
         self.app.call_from_thread(self._show, rows, total, page)
         if total is None:
             with self._reader_lock:
-                if self._closed:
+                if self.unmounted:
                     return  # the screen closed meanwhile, and its reader with it
                 total = self._reader.count_operations(**filters)  # type: ignore[union-attr,arg-type]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_total, total)
 
     def _show_total(self, total: int) -> None:
-        if self._closed:
+        if self.unmounted:
             return
         self.total = total
         self._show_pager(total)
@@ -241,7 +243,7 @@ class HistoryScreen(PoppyScreen):
         )
 
     def _show(self, rows: list[OperationRow], total: int | None, page: int) -> None:
-        if self._closed:
+        if self.unmounted:
             return  # a page that arrived after the screen closed: nothing left to show it in
         self.rows, self.page = rows, page
         if total is not None:
@@ -269,8 +271,8 @@ class HistoryScreen(PoppyScreen):
                 table.add_row(
                     Text.assemble(cell(values["updated"], 23), "\n", cell(values["status"], 23)),
                     Text.assemble(cell(values["company"], 20), "\n",
-                                  cell(values["via"] if values["decision"] == "—"
-                                       else f"{values['decision']} · {values['via']}", 20)),
+                                  cell(decision_text(row, with_revision=False), 20), "\n",
+                                  cell(f"via {values['via']}", 20)),
                     Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
                     key=str(row.id),
                     height=COMPACT_LINES,
@@ -288,7 +290,7 @@ class HistoryScreen(PoppyScreen):
             self.fetching = False
 
     def on_unmount(self) -> None:
-        self._closed = True
+        self.unmounted = True
         # Waits at most for the one query a page loader may be running (it never holds the lock
         # while it waits for the event loop).
         with self._reader_lock:

@@ -183,7 +183,16 @@ class InboxScreen(PoppyScreen):
             self.query_one("#progress-title", Static).update(Content(f"In progress ({len(progress)})"))
             progress_table.display = bool(progress)
             self.query_one("#progress-title").display = bool(progress)
+        self._give_keys_to_rows(pending_table if pending else progress_table if progress else None)
         self.loaded = True
+
+    def _give_keys_to_rows(self, table: OperationTable | None) -> None:
+        """Enter opens the highlighted row as soon as there is one. AUTO_FOCUS works only for a
+        table there at mount: one mounted after the first frame (an inbox that started empty),
+        or hidden and shown again (every earlier row decided), would wait for Tab. Only when
+        nothing on this screen has the keys: a person typing elsewhere keeps them."""
+        if table is not None and self.focused is None:
+            table.focus(scroll_visible=False)
 
     def _start_checks(self, missing: list[int]) -> None:
         self.checking = True

@@ -2,21 +2,37 @@
 send them now and wait, or leave them queued. Leaving them is safe: they stay approved in the
 store and the next dispatcher to run (the TUI's next start, `poppy-tui send`, a `--wait`, the
 MCP server) sends them; but the person who quits right after approving should know that.
+
+The dialog follows the queue while it is open: a grace period that runs out behind it (or
+another process) sends an approval, and its line then says how that went; once nothing is left
+to send, the choices that no longer mean anything give way to quitting. In the demo the Company
+stops when the TUI does, so "leave it queued" says what it really means there.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.safe import first_line, plain_line, safe_line_content
 
 IN_FLIGHT = (Status.APPROVED, Status.SENDING)
+# How an approval that left the queue while the dialog was open ended, in the dialog's words.
+STATUS_WORDS = {
+    Status.PERFORMED: "performed",
+    Status.NOT_PERFORMED: "not performed",
+    Status.OUTCOME_UNKNOWN: "sent; outcome unknown",
+    Status.WITHDRAWN: "withdrawn",
+    Status.DECLINED: "declined",
+    Status.EXPIRED: "expired",
+}
 LISTED = 6
 CHECK_SECONDS = 0.25
 
@@ -25,16 +41,25 @@ def approvals_in_flight(store: Store) -> list[int]:
     return [row.id for row in store.list_operations(IN_FLIGHT, limit=1000, newest_first=False)]
 
 
-def quit_help(count: int) -> str:
+def quit_help(count: int, demo: bool = False) -> str:
     """The choices, in the number the title gives, each key starting its own line and every line
     under the dialog's 74 columns at 80 (run on, a wrapped line began with "or by")."""
+    if count == 0:
+        return "q  quit\nEsc  don't quit"
     them, each = ("it", "it has") if count == 1 else ("them", "each has")
-    return (
-        f"s  send {them} now and wait until {each} an answer, then quit\n"
-        f"l  leave {them} queued and quit: poppy-tui sends {them} when it next runs,\n"
-        "   or 'poppy-tui send' does\n"
-        "Esc  don't quit"
-    )
+    if demo:  # the demo Company stops with the TUI, and the next demo starts from a fresh home
+        leave = (f"l  quit without sending {them}: the demo Company stops now,\n"
+                 f"   so {them} will never be sent")
+    else:
+        leave = (f"l  leave {them} queued and quit: poppy-tui sends {them} when it next runs,\n"
+                 "   or 'poppy-tui send' does")
+    return f"s  send {them} now and wait until {each} an answer, then quit\n{leave}\nEsc  don't quit"
+
+
+def quit_title(count: int) -> str:
+    if count == 0:
+        return "Nothing is left to send"
+    return f"{count} approved operation{'s' if count != 1 else ''} not sent yet"
 
 
 class QuitScreen(ModalScreen[None]):
@@ -48,36 +73,80 @@ class QuitScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("s", "send_and_wait", "Send, then quit", id="quit_send_wait"),
         Binding("l", "leave_queued", "Leave queued and quit", id="quit_leave_queued"),
+        Binding("q", "quit_now", "Quit", id="quit_now"),
         Binding("escape", "stay", "Don't quit", id="quit_cancel"),
     ]
 
-    def __init__(self, rows: list[int]) -> None:
+    def __init__(self, rows: list[int], demo: bool = False) -> None:
         super().__init__(id="quit-screen")
         self.rows = rows
+        self.demo = demo
         self.sending = False
+        self.left = list(rows)  # the listed approvals still approved or being sent
 
     def compose(self) -> ComposeResult:
         count = len(self.rows)
         with Vertical(id="quit-dialog"):
-            yield Static(
-                Content(f"{count} approved operation{'s' if count != 1 else ''} not sent yet"), id="quit-title"
-            )
+            yield Static(Content(quit_title(count)), id="quit-title")
             store = self.app.agent.store  # type: ignore[attr-defined]
             for row in self.rows[:LISTED]:
-                record = store.get_operation(row)
-                yield Static(
-                    Content.assemble(
-                        f"{row}  ",
-                        safe_line_content(record.company.name, 40),
-                        ": ",
-                        first_line(record.current.summary, 60),
-                    ),
-                    classes="quit-operation",
-                )
+                yield Static(self._operation_line(store.get_operation(row)), classes="quit-operation",
+                             id=f"quit-operation-{row}")
             if count > LISTED:
                 yield Static(Content(f"... and {count - LISTED} more"))
-            yield Static(Content(quit_help(count)), id="quit-help")
+            yield Static(Content(quit_help(count, self.demo)), id="quit-help")
             yield Static(Content(""), id="quit-progress")
+        yield Footer()
+
+    @staticmethod
+    def _operation_line(record: Any, settled: str = "") -> Content:
+        return Content.assemble(
+            f"{record.id}  ",
+            safe_line_content(record.company.name, 40),
+            ": ",
+            first_line(record.current.summary, 60),
+            (settled, "bold"),
+        )
+
+    def on_mount(self) -> None:
+        # Follow the queue from the start, not only after "s": the grace period goes on behind us.
+        self.set_interval(CHECK_SECONDS, self._follow)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("send_and_wait", "leave_queued"):
+            return bool(self.left)
+        if action == "quit_now":
+            return not self.left
+        return True
+
+    def action_quit_now(self) -> None:
+        self.app.exit()
+
+    def _follow(self) -> None:
+        """Say what became of each listed approval that left the queue while the dialog was open."""
+        store = self.app.agent.store  # type: ignore[attr-defined]
+        try:
+            in_flight = set(approvals_in_flight(store))
+        except Exception as exc:  # noqa: BLE001 - a locked database: look again next tick
+            self.query_one("#quit-progress", Static).update(Content(f"Can't read the queue: {plain_line(exc)}"))
+            return
+        left = [row for row in self.rows if row in in_flight]
+        if left == self.left:
+            return
+        for row in set(self.left) - set(left):
+            if row in self.rows[:LISTED]:
+                record = store.get_operation(row)
+                self.query_one(f"#quit-operation-{row}", Static).update(
+                    self._operation_line(record, f"  (now {STATUS_WORDS.get(record.status, record.status.value)})")
+                )
+        self.left = left
+        if self.sending:
+            if not left:
+                self.app.exit()
+            return
+        self.query_one("#quit-title", Static).update(Content(quit_title(len(left))))
+        self.query_one("#quit-help", Static).update(Content(quit_help(len(left), self.demo)))
+        self.refresh_bindings()
 
     def action_leave_queued(self) -> None:
         self.app.exit()
@@ -100,35 +169,31 @@ class QuitScreen(ModalScreen[None]):
             return
         self.sending = True
         self._show_progress()
-        # The app's dispatcher sends them; we watch until none is left.
+        # The app's dispatcher sends them; _follow watches until none is left.
         self.set_interval(CHECK_SECONDS, self._show_progress)
 
     def _show_progress(self) -> None:
-        store = self.app.agent.store  # type: ignore[attr-defined]
-        try:
-            left = approvals_in_flight(store)
-        except Exception as exc:  # noqa: BLE001 - a locked database: look again next tick
-            self.query_one("#quit-progress", Static).update(Content(f"Can't read the queue: {plain_line(exc)}"))
-            return
+        left = self.left
         if not left:
-            self.app.exit()
             return
         from poppy_tui.agent.headless import waiting_for_sign_in
 
         try:
-            kept = set(waiting_for_sign_in(store))
+            kept = set(waiting_for_sign_in(self.app.agent.store))  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - a locked database: look again next tick
             kept = set()
         sending = [row for row in left if row not in kept]
+        rest = "l quits without sending the rest" if self.demo else "l leaves the rest queued"
         if not sending:
             # Nothing more can be sent now: waiting here would last until their terms expire.
             waiting = [row for row in left if row in kept]
+            leave = ("l quits without sending it" if self.demo
+                     else "l leaves it queued (it is sent once you sign in, until its terms expire)")
             self.query_one("#quit-progress", Static).update(Content(
                 f"Nothing more can be sent now: operation {', '.join(map(str, waiting[:LISTED]))} waits for you to "
-                "sign in to the Company. l leaves it queued (it is sent once you sign in, until its terms expire)."
+                f"sign in to the Company. {leave}."
             ))
             return
         self.query_one("#quit-progress", Static).update(
-            Content(f"Sending... {len(sending)} left (operation {', '.join(map(str, sending[:LISTED]))}). "
-                    "l leaves the rest queued.")
+            Content(f"Sending... {len(sending)} left (operation {', '.join(map(str, sending[:LISTED]))}). {rest}.")
         )

@@ -437,6 +437,9 @@ class ReviewScreen(PoppyScreen):
             self.agent.withdraw(self.record.id)
         except Exception as exc:  # too late: the first attempt already started
             self.notify(f"Could not withdraw: {plain_line(exc)}", severity="error", markup=False)
+        else:
+            # The "Approved. It is sent when the countdown ends" toast would outlive what it says.
+            self.app.clear_notifications()
         # Done: the banner says "WITHDRAWN — nothing was sent", once.
         self.refresh_data()
 

@@ -1,11 +1,15 @@
 """Signing in to a Company: one dialog for the three kinds of the core spec.
 
-- Device: the Company's name and verified domain next to the link (shown only when its host
-  is the issuer's, a poppy_domains entry or a subdomain of either), the code and a QR code.
-- Direct: the Company's page opens in the browser; the redirect comes back on loopback, or the
-  person pastes the address the browser ended on.
-- Mediated: exactly the fields the Company declares, secret ones masked (Input password); they
-  are handed to the agent once and cleared from the dialog; then a code step if asked.
+- Device: the Company's name and verified domain next to the link (shown only when its host,
+  read as a browser reads it, is the issuer's, a poppy_domains entry or a subdomain of one that
+  is not a public suffix; marked when it is a look-alike), the code and a QR code.
+- Direct: the Company's page opens in the browser (only when it is on the Company's own domains,
+  by the same rule); the redirect comes back on loopback, or the person pastes the address the
+  browser ended on.
+- Mediated: where the answers go (the endpoint's host by its ASCII form, marked when it is a
+  look-alike) before anything is typed; exactly the fields the Company declares, masked (Input
+  password) when secret by declaration or by their words (safety/secret_fields.py); they are
+  handed to the agent once and cleared from the dialog; then a masked code step if asked.
 
 Other screens sign in with `open_sign_in(app, company_id, scopes, on_done)` or, from a worker,
 `await sign_in(app, company_id, scopes)`: both end with True only when the sign-in succeeded.
@@ -25,6 +29,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from poppy_tui.safety.web_host import show_host
 from poppy_tui.safety.wording import possessive
 from poppy_tui.ui.safe import plain_line, safe_line_content, strong
 from poppy_tui.ui.screens.base import SCREENS_CSS
@@ -85,7 +90,7 @@ class SignInScreen(ModalScreen[bool]):
         with Vertical(id="sign-in-dialog"):
             yield Static(
                 Content.assemble("Sign in to ", strong(company.name, 80), ("  at ", "dim"),
-                                 safe_line_content(company.domain, 80)),
+                                 safe_line_content(show_host(company.domain).line, 120)),
                 id="sign-in-title",
             )
             scopes = " ".join(self.scopes) if self.scopes else "everything this kind of sign-in offers"
@@ -180,10 +185,14 @@ class SignInScreen(ModalScreen[bool]):
         flow = self.flow
         await flow.start()
         widgets: list[Any] = []
-        where = Content.assemble(strong(flow.company_name, 80), ("  at ", "dim"), safe_line_content(flow.company_domain, 80))
+        where = Content.assemble(strong(flow.company_name, 80), ("  at ", "dim"),
+                                 safe_line_content(show_host(flow.company_domain).line, 120))
         if flow.link is not None:
             widgets.append(Static(Content.assemble("Open this link from ", where, ":"), classes="sign-in-line"))
             widgets.append(Static(safe_line_content(flow.link, 500), id="sign-in-link"))
+            host = flow.link_host
+            if host is not None and host.warning:
+                widgets.append(Static(safe_line_content(host.warning, 300), classes="sign-in-warning"))
             widgets.append(Static(Text(qr_text(flow.link), no_wrap=True), id="sign-in-qr"))
         else:
             widgets.append(Static(Content.assemble(
@@ -195,13 +204,18 @@ class SignInScreen(ModalScreen[bool]):
         self._finished(await flow.wait())
 
     async def _direct(self) -> None:
+        from poppy_tui.agent.signin.flows import shown_host_of
+
         flow = self.flow
         url = await flow.start()
+        host = shown_host_of(url)
         await self.set_body(
             Static(Content.assemble(
                 "Your browser opened " if flow.browser_opened else "Open this in your browser: ",
                 strong(flow.company_name, 80), "'s sign-in page:"), classes="sign-in-line"),
             Static(safe_line_content(url, 2000), id="sign-in-link"),
+            *([Static(safe_line_content(host.warning, 300), classes="sign-in-warning")]
+              if host is not None and host.warning else []),
             Input(placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
                   id="sign-in-paste"),
         )
@@ -210,12 +224,19 @@ class SignInScreen(ModalScreen[bool]):
 
     async def _mediated_form(self) -> None:
         flow = self.flow
+        endpoint = flow.endpoint_shown  # as the browser and DNS read it, before anything is typed
         widgets: list[Any] = [Static(Content.assemble(
-            "Sent once to ", strong(flow.company_name, 80), " at ", safe_line_content(flow.endpoint_host, 100),
+            "Sent once to ", strong(flow.company_name, 80), " at ", safe_line_content(endpoint.line, 120),
             " and nowhere else; secrets are not kept."),
-            classes="sign-in-line")]
+            classes="sign-in-line", id="sign-in-endpoint")]
+        if endpoint.warning:
+            widgets.append(Static(safe_line_content(endpoint.warning, 300), classes="sign-in-warning"))
         for index, field in enumerate(flow.fields):
-            widgets.append(Static(safe_line_content(field.label, 100), classes="sign-in-label"))
+            kept_secret = field.secret and not field.declared_secret
+            widgets.append(Static(Content.assemble(
+                safe_line_content(field.label, 100),
+                ("  (hidden, not kept: it reads as a password or a code)", "dim") if kept_secret else "",
+            ), classes="sign-in-label"))
             widgets.append(Input(password=field.secret, id=f"sign-in-field-{index}", classes="sign-in-field"))
         widgets.append(MouseButton("Sign in", id="sign-in-submit", variant="primary"))
         await self.set_body(*widgets)
@@ -228,7 +249,7 @@ class SignInScreen(ModalScreen[bool]):
         await self.set_body(
             Static(Content.assemble(strong(self.flow.company_name, 80), " says: ", safe_line_content(shown, 300)),
                    classes="sign-in-line"),
-            Input(placeholder="One-time code", id="sign-in-code-input"),
+            Input(placeholder="One-time code", password=True, id="sign-in-code-input"),
         )
         self.status("Enter the code, then Enter.")
         self.call_after_refresh(lambda: self.query_one("#sign-in-code-input", Input).focus())

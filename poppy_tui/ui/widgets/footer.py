@@ -11,12 +11,12 @@ PALETTE_HINT_FROM = 100
 
 class PoppyFooter(Footer):
     def on_mount(self) -> None:
-        self._fit()
+        self.fit()
 
     def on_resize(self) -> None:
-        self._fit()
+        self.fit()
 
-    def _fit(self) -> None:
+    def fit(self) -> None:
         wanted = self.app.size.width >= PALETTE_HINT_FROM
         if self.show_command_palette != wanted:
             self.show_command_palette = wanted

@@ -118,6 +118,15 @@ class OutcomeBanner(Static):
 ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}
 
 
+def _repeats(detail: str, attempt: AttemptRecord) -> bool:
+    """Whether `detail` says no more than the attempt's line already does ("Performed" under
+    "→ performed (HTTP 201)"): the outcome is said once, by the line and the banner."""
+    said = {(attempt.outcome or "").replace("_", " ").lower()}
+    if attempt.http_status is not None:
+        said |= {f"{word} (http {attempt.http_status})" for word in said}
+    return detail.strip().rstrip(".").lower() in said
+
+
 def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord]) -> Content:
     """Attempts, retries and the final outcome, as the store recorded them."""
     parts: list[Content | str | tuple[str, str]] = []
@@ -132,10 +141,10 @@ def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord])
             if attempt.http_status is not None:
                 line += f" (HTTP {attempt.http_status})"
         parts += [line, "\n"]
-        if attempt.detail:
+        if attempt.detail and not _repeats(attempt.detail, attempt):
             # Details can quote a Company's error body.
             parts += ["    ", safe_content(attempt.detail), "\n"]
-    if record.outcome_detail:
+    if record.outcome_detail and not (attempts and _repeats(record.outcome_detail, attempts[-1])):
         parts += [("Detail: ", "bold"), safe_content(record.outcome_detail), "\n"]
     if record.outcome is not None:
         parts += [("Company's answer\n", "bold"), json_content(record.outcome)]

@@ -39,6 +39,9 @@ def _value(value: str, now: datetime) -> Text:
     return text
 
 
+TERM_WIDTH_MAX = 32
+
+
 class TermsTable(Static):
     DEFAULT_CLASSES = "terms-table"
 
@@ -55,8 +58,11 @@ class TermsTable(Static):
             self.update(Content("The terms are empty."))
             return
         table = Table(expand=True, show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("Term", overflow="fold", ratio=1)
-        table.add_column("Value", overflow="fold", ratio=2)
+        # As wide as the longest name (up to TERM_WIDTH_MAX), so a name like
+        # price_difference.currency isn't split mid-word at 80 columns; longer ones still fold.
+        longest = max(len(key) for key, _ in self.rows)
+        table.add_column("Term", overflow="fold", width=max(4, min(longest, TERM_WIDTH_MAX)))
+        table.add_column("Value", overflow="fold", ratio=1)
         for key, value in self.rows:
             table.add_row(_text(key, "bold"), _value(value, app_now(self)))
         self.update(table)

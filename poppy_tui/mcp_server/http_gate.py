@@ -1,0 +1,266 @@
+"""`poppy-tui mcp --http`: the same tools as the stdio server (server.build_server), over MCP
+streamable HTTP: the MCP SDK's session manager and app, served by uvicorn, behind HttpGuard
+(Host, Origin, bearer token). One process, one event loop, one Agent: every request shares the
+store and the queue with the TUI, the CLI and `poppy-tui send --watch`.
+
+Limits, all the SDK's own checks: a request body over MAX_BODY_BYTES gets 413 before it is read
+further; past MAX_SESSIONS open sessions a new one gets 503 (open ones go on; nothing recorded is
+touched) and a session with no request in flight for SESSION_IDLE_SECONDS is closed (its client
+starts a new one). uvicorn refuses connections past MAX_CONNECTIONS with 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import signal
+import socket
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from poppy_tui.mcp_server.http_guard import HttpGuard, Served, host_key
+from poppy_tui.mcp_server.http_token import TokenFile
+
+log = logging.getLogger(__name__)
+
+PATH = "/mcp"
+DEFAULT_LISTEN = "127.0.0.1:8765"
+MAX_BODY_BYTES = 1024 * 1024
+MAX_SESSIONS = 64
+SESSION_IDLE_SECONDS = 30 * 60.0
+MAX_CONNECTIONS = 256
+# How long a stop waits for requests in flight (a waiting tool call may wait for an hour; its
+# operation stays in the queue either way).
+SHUTDOWN_GRACE_SECONDS = 3
+# The loggers of the serving side: warnings and errors reach stderr; uvicorn's access log is off
+# (it would print every request line; none holds the token, but nothing needs them).
+SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "mcp", "poppy_tui.mcp_server")
+
+
+class ListenError(ValueError):
+    """A --listen, --allow-host or TLS setting that can't be used (a usage error)."""
+
+
+@dataclass(frozen=True)
+class Listen:
+    host: str  # as given, e.g. "127.0.0.1", "::1", "localhost", "0.0.0.0"
+    address: str  # the address to bind
+    port: int
+    loopback: bool
+
+    @property
+    def every_address(self) -> bool:
+        return ipaddress.ip_address(self.address).is_unspecified
+
+    @property
+    def family(self) -> int:
+        return socket.AF_INET6 if ":" in self.address else socket.AF_INET
+
+
+def parse_listen(text: str) -> Listen:
+    """`HOST:PORT` (`[v6]:PORT` for an IPv6 address); port 0 picks a free one."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else None
+    else:
+        host, colon, port_text = text.rpartition(":")
+        if not colon or ":" in host:
+            port_text = None
+    if not host or port_text is None or not port_text.isdigit() or int(port_text) > 65535:
+        raise ListenError(f"--listen wants HOST:PORT (e.g. 127.0.0.1:8765, [::1]:8765; port 0 picks a free one), "
+                          f"got {text[:100]!r}")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            raise ListenError(f"--listen: can't resolve {host[:100]!r}: {exc.strerror}") from None
+        address = ipaddress.ip_address(found[0][4][0])
+        # A name that resolves to loopback here may resolve elsewhere tomorrow: all of its
+        # addresses must be loopback to count as loopback.
+        loopback = all(ipaddress.ip_address(entry[4][0]).is_loopback for entry in found)
+    else:
+        loopback = address.is_loopback
+    return Listen(host=host, address=address.compressed, port=int(port_text), loopback=loopback)
+
+
+def served_names(listen: Listen, allowed_hosts: list[str]) -> frozenset[str]:
+    """The Host names requests may use: the listen host and address, the loopback names when it
+    listens on loopback (or on every address, loopback included), and every --allow-host."""
+    names = {host_key(listen.host), host_key(listen.address)}
+    if listen.loopback or listen.every_address:
+        names |= {"localhost", "127.0.0.1", "::1"}
+    for name in allowed_hosts:
+        key = host_key(name)
+        if not key or any(ch in key for ch in "/@ ?#[]") or (":" in key and not _is_ip(key)):
+            raise ListenError(f"--allow-host wants a host name or address without a port, got {name[:100]!r}")
+        names.add(key)
+    names.discard("0.0.0.0")
+    names.discard("::")
+    return frozenset(names)
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def tls_context(cert: Path | None, key: Path | None) -> ssl.SSLContext | None:
+    """The server's TLS context from PEM files (checked now, so a bad file is one clear line)."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise ListenError("--tls-cert and --tls-key go together")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(str(cert), str(key))
+    except (OSError, ssl.SSLError) as exc:
+        raise ListenError(f"can't use --tls-cert {cert} with --tls-key {key}: {exc}") from None
+    return context
+
+
+def bind(listen: Listen) -> socket.socket:
+    sock = socket.socket(listen.family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if listen.family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind((listen.address, listen.port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ListenError(f"can't listen on {listen.address}:{listen.port}: {exc.strerror or exc}") from None
+    sock.setblocking(False)
+    return sock
+
+
+def endpoint_url(listen: Listen, port: int, tls: bool) -> str:
+    shown = listen.host if listen.host not in ("0.0.0.0", "::") else "127.0.0.1"
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"{'https' if tls else 'http'}://{shown}:{port}{PATH}"
+
+
+def build_app(
+    agent: Any, tokens: TokenFile, served: Served, *, max_sessions: int = MAX_SESSIONS,
+    session_idle_seconds: float = SESSION_IDLE_SECONDS, max_body_bytes: int = MAX_BODY_BYTES,
+) -> HttpGuard:
+    """The ASGI app: HttpGuard in front of the SDK's streamable-HTTP app for the stdio server's tools."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from poppy_tui.mcp_server.server import build_server
+
+    server = build_server(agent)
+    # HttpGuard checks Host and Origin (as RFC 9110 compares host names: case-insensitively); the
+    # SDK's own check compares exact strings, so it would refuse `Host: LOCALHOST:8765`.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(
+        streamable_http_path=PATH,
+        max_request_body_size=max_body_bytes,
+        session_idle_timeout=session_idle_seconds,
+        max_sessions=max_sessions,
+        transport_security=security,
+    )
+    return HttpGuard(app, tokens, served)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM stop the server gracefully (uvicorn's own handling raises them again
+    after its shutdown, which would end the process before the Agent is closed)."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(number, stop)
+            installed.append(number)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)
+
+
+class _ShutdownNoise(logging.Filter):
+    """Drops what uvicorn logs when a stop cancels calls still waiting for the person (a
+    traceback per call, and a count): expected, and the CLI says the queue keeps them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        return "timeout graceful shutdown exceeded" not in record.getMessage()
+
+
+def quiet_server_logs() -> None:
+    """Warnings and errors of the serving side on stderr, one line each; nothing below."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("poppy-tui mcp: %(message)s"))
+    handler.addFilter(_ShutdownNoise())
+    for name in SERVER_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+    logging.getLogger("uvicorn.access").disabled = True
+
+
+async def serve_http(
+    agent: Any, listen: Listen, tokens: TokenFile, *, allowed_hosts: list[str], tls: ssl.SSLContext | None,
+    started: Callable[[str], None], stopping: asyncio.Event | None = None, **limits: Any,
+) -> None:
+    """Serve until SIGINT/SIGTERM (or `stopping` is set); `started(url)` once it accepts requests."""
+    import uvicorn
+
+    sock = bind(listen)
+    port = sock.getsockname()[1]
+    served = Served("https" if tls else "http", port, served_names(listen, allowed_hosts))
+    app = build_app(agent, tokens, served, **limits)
+    config = uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="on", http="h11", ws="none", loop="asyncio",
+        limit_concurrency=MAX_CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        timeout_keep_alive=30, server_header=False,
+        # uvicorn serves with the context tls_context() built and checked, as given.
+        ssl_context_factory=None if tls is None else (lambda _config, _default: tls),
+    )
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            def stop() -> None:
+                if self.should_exit:
+                    self.force_exit = True  # a second Ctrl-C: don't wait for requests in flight
+                self.should_exit = True
+
+            with _stop_on_signals(stop):
+                yield
+
+    server = Server(config)
+
+    async def announce() -> None:
+        while not server.started:
+            if server.should_exit:
+                return
+            await asyncio.sleep(0.02)
+        started(endpoint_url(listen, port, tls is not None))
+        if stopping is not None:
+            await stopping.wait()
+            server.should_exit = True
+
+    announcing = asyncio.ensure_future(announce())
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        announcing.cancel()
+        sock.close()

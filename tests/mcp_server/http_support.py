@@ -1,0 +1,126 @@
+"""`poppy-tui mcp --http` as a real subprocess, and the MCP SDK's streamable-HTTP client for it."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+from tests.cli.cli_support import subprocess_env
+
+START_TIMEOUT_SECONDS = 60.0
+
+
+class HttpGate:
+    """A running `poppy-tui mcp --http`: its URL, and what it printed (read after stop())."""
+
+    def __init__(self, process: subprocess.Popen, url: str, first_line: str, log: Path) -> None:
+        self.process = process
+        self.url = url
+        self.first_line = first_line
+        self.log = log
+        self.out = ""
+        self.err = ""
+
+    @property
+    def port(self) -> int:
+        return int(re.search(r":(\d+)/mcp$", self.url).group(1))
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            rest, _ = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            rest, _ = self.process.communicate()
+        self.out = self.first_line + (rest or "")
+        self.err = self.log.read_text()
+        return self.process.returncode
+
+
+def start_gate(home: Path, tmp_path: Path, *args: str, expect_url: bool = True) -> HttpGate:
+    """`poppy-tui mcp --http --listen 127.0.0.1:0 ARGS...`, once it prints its endpoint."""
+    log = tmp_path / f"mcp-http-{time.monotonic_ns()}.stderr"
+    argv = list(args) if any(a.startswith("--listen") for a in args) else ["--listen", "127.0.0.1:0", *args]
+    with open(log, "w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "poppy_tui", "mcp", "--http", *argv], env=subprocess_env(home),
+            cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, text=True,
+        )
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    line = ""
+    while time.monotonic() < deadline and not line:
+        ready, _, _ = select.select([process.stdout], [], [], 0.05)
+        if ready:
+            line = process.stdout.readline()
+            if not line:  # it exited
+                break
+    found = re.search(r"(https?://\S+/mcp)\b", line)
+    gate = HttpGate(process, found.group(1) if found else "", line, log)
+    if expect_url and not found:
+        code = gate.stop()
+        raise AssertionError(f"mcp --http did not start (exit {code}): {gate.out!r} {gate.err!r}")
+    return gate
+
+
+@contextlib.contextmanager
+def running_gate(home: Path, tmp_path: Path, *args: str) -> Iterator[HttpGate]:
+    gate = start_gate(home, tmp_path, *args)
+    try:
+        yield gate
+    finally:
+        gate.stop()
+
+
+def token_of(home: Path) -> str:
+    from poppy_tui.agent.paths import resolve_paths
+    from poppy_tui.mcp_server.http_token import read_or_create, token_path
+
+    return read_or_create(token_path(resolve_paths(home).data_dir))
+
+
+@contextlib.asynccontextmanager
+async def http_session(url: str, token: str | None, *, verify: Any = True) -> AsyncIterator[Any]:
+    """The MCP SDK's ClientSession over its streamable-HTTP client, with the bearer token."""
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300), verify=verify) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def raw_post(url: str, body: Any = None, *, token: str | None = None, headers: dict[str, str] | None = None,
+             content: bytes | None = None, verify: Any = True):
+    """One plain HTTP POST (httpx), for what an MCP client would never send."""
+    import httpx
+
+    sent = dict(MCP_HEADERS)
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    sent.update(headers or {})
+    with httpx.Client(timeout=30, verify=verify) as client:
+        if content is not None:
+            return client.post(url, content=content, headers=sent)
+        return client.post(url, json=INITIALIZE if body is None else body, headers=sent)
+
+
+__all__ = ["start_gate", "running_gate", "token_of", "http_session", "raw_post", "INITIALIZE"]
