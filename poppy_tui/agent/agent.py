@@ -306,7 +306,11 @@ class Agent:
 
     async def _token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
         """The Company answered the access token with this fingerprint with 401 invalid_token."""
-        if self._access_token_source is not Agent._UNSET:
+        source = self._access_token_source
+        ours = source is Agent._UNSET or (
+            "signins" in self.__dict__ and getattr(source, "__self__", None) is self.__dict__["signins"]
+        )
+        if not ours:
             return  # a token source of the caller's own (a test, an embedding program): theirs to renew
         await self.signins.token_refused(company, fingerprint)
 
