@@ -184,18 +184,17 @@ async def test_over_mcp_the_approval_of_a_revision_from_a_later_session_goes_in_
     assert birch.state.approval_sessions == [s2]
 
 
-async def test_an_older_revision_approved_goes_in_its_own_session(make_agent, birch):
-    """The neighbour: rev 1 (S1) approved while rev 2 came in S2 from another request: rev 1's
-    approval goes with rev 1's request, in S1."""
+async def test_a_revision_from_a_newer_session_without_invalid_session_goes_in_that_session(make_agent, birch):
+    """The neighbour: the agent itself started S2 (no invalid_session; S1 still valid) and rev 2
+    came there: rev 2's approval goes in S2, the Session it was returned in, not the first one."""
     agent, company, _ = await setup(make_agent, birch, None)
     first = await agent.call_api(company, "POST", "/wishlist/share", {})
     op = agent.store.get_operation(first.operation_row)
     rev1 = op.current
-    agent.store.new_session(company.id)  # a later Session (say, after a restart of the Company's side)
+    agent.store.new_session(company.id)  # a later Session of this agent (S1 stays valid at the Company)
     await agent.call_api(company, "POST", "/wishlist/share", {})
     op = agent.store.get_operation(op.id)
     assert op.current.id != rev1.id and op.current.session_id != rev1.session_id
-    # The person approves what they read, rev 2 here; rev 1 is sent only if it was the one approved.
     agent.approve(op.id, op.current.id)
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED
