@@ -2,7 +2,7 @@
 browser on this machine (ssh, headless), Mediated Sign-In typed here.
 
 While the device prompt waits, Enter switches to the terminal: the demo user's email, the password
-through getpass (never echoed, never printed back), then the one-time code. Both kinds go through
+unseen (never echoed, never printed back), then the one-time code. Both kinds go through
 the agent's SignIns (agent/signin) and the `signin` command's own prompts; nothing here speaks OAuth.
 """
 
@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.output import note, note_wrapped, safe_line
+from poppy_tui.safety.wording import followed_by
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -88,7 +89,7 @@ async def sign_in_in_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
         except SignInError as exc:
             if attempt == TERMINAL_ATTEMPTS:
                 raise
-            note(f"  {safe_line(str(exc), 300)}; try again")
+            note("  " + followed_by(safe_line(str(exc), 300), "try again"))
         finally:
             await flow.aclose()
     return None
