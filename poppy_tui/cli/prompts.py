@@ -100,7 +100,11 @@ def read_line_in_background() -> "asyncio.Future[str]":
             line = sys.stdin.readline()
         except (OSError, ValueError):
             line = ""
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line.rstrip("\r\n")))
+        def give() -> None:
+            if not future.done():
+                future.set_result(line.rstrip("\r\n"))
+
+        loop.call_soon_threadsafe(give)
 
     threading.Thread(target=read, daemon=True, name="poppy-prompt").start()
     return future
