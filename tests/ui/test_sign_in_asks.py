@@ -117,3 +117,54 @@ async def test_talk_offers_ctrl_g_on_the_challenge_already_in_the_conversation(m
             [Status.PENDING])), timeout=20)
         await wait_for(pilot, lambda: "Signed in since" in str(screen.query_one(".talk-sign-in", Static).render()))
         assert screen.awaiting_sign_in is None
+
+
+@pytest.fixture
+async def signed_out(tmp_path, shop):
+    """The demo after its sign-in failed: the Company added, nobody signed in."""
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    agent = Agent.open(paths, replace(demo_config(Config()), grace_seconds=0.0, arm_delay_seconds=0.0))
+    company = await agent.add_company(shop.base_url)
+    yield agent, company
+    await agent.aclose()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_demos_failed_sign_in_is_said_in_the_inbox_with_the_key_that_signs_in(signed_out, size):
+    from poppy_tui.cli.demo import SeedReport, demo_notice
+
+    agent, company = signed_out
+    report = SeedReport(company.id, "the code for Manzanita Outfitters expired before sign-in was confirmed")
+    app = PoppyApp(agent, notice=demo_notice(report, 0), demo=True)
+    async with app.run_test(size=size) as pilot:
+        notice = app.screen.query_one("#inbox-notice", Static)
+        await wait_for(pilot, lambda: notice.display)
+        text = str(notice.render())
+        assert "The demo's sign-in failed: the code for Manzanita Outfitters expired" in text
+        assert "nothing waits here" in text and "Ctrl+G: sign in" in text and "x: dismiss" in text
+        assert notice.region.bottom <= size[1] and {"ctrl+g", "x"} <= _footer_keys(app)
+        await pilot.press("ctrl+g")
+        await _confirm_device_in_a_browser(pilot, app)
+        await wait_for(pilot, lambda: "Signed in. The demo's requests went out before" in str(notice.render()))
+        assert "ctrl+g" not in _footer_keys(app)
+        # Once an operation arrives the inbox speaks for itself: the notice goes.
+        result = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges",
+                                      {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
+        assert result.operation_row is not None
+        await wait_for(pilot, lambda: not notice.display, describe=lambda: str(notice.render()))
+
+
+async def test_x_dismisses_the_notice_of_operations_that_arrived_expired(signed_out):
+    from poppy_tui.cli.demo import SeedReport, demo_notice
+
+    agent, company = signed_out
+    app = PoppyApp(agent, notice=demo_notice(SeedReport(company.id, None, [1, 2, 3]), 0), demo=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notice = app.screen.query_one("#inbox-notice", Static)
+        await wait_for(pilot, lambda: notice.display)
+        text = str(notice.render())
+        assert "3 demo operations arrived already expired" in text and "in History (h)" in text
+        assert "Ctrl+G" not in text and "ctrl+g" not in _footer_keys(app)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: not notice.display)
+        assert app.notice is None
