@@ -163,10 +163,10 @@ def _already_expired(agent: "Agent", row: int) -> bool:
 
 
 def demo_notice(report: SeedReport, waiting: int) -> Any:
-    """What the inbox says at its top (ui/inbox_notice.StartNotice): the pre-TUI text is hidden
+    """What the inbox says at its top (ui/screens/inbox_notice.StartNotice): the pre-TUI text is hidden
     behind the TUI, and an empty demo inbox must say why it is empty and what to do."""
     from poppy_tui.safety.wording import count, followed_by
-    from poppy_tui.ui.inbox_notice import StartNotice
+    from poppy_tui.ui.screens.inbox_notice import StartNotice
 
     parts: list[str] = []
     sign_in_company = None

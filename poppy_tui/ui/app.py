@@ -84,7 +84,7 @@ class PoppyApp(App[None]):
         notice: Any = None,
     ) -> None:
         """`notice`: what the inbox says at its top until dismissed or until an operation arrives
-        (a str, or ui/inbox_notice.StartNotice to offer Ctrl+G for a sign-in)."""
+        (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in)."""
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")

@@ -44,7 +44,7 @@ class InboxScreen(PoppyScreen):
     CSS_PATH = None  # poppy.tcss has all it needs: screens.tcss waits for the first other screen
     NAV_MODE = "inbox"
     AUTO_FOCUS = "#pending-table"
-    # The notice at the top (ui/inbox_notice.py): what the app was started to say (the demo's
+    # The notice at the top (ui/screens/inbox_notice.py): what the app was started to say (the demo's
     # failed sign-in, operations that arrived expired) and sign-ins a Company still waits for.
     BINDINGS = [
         Binding("ctrl+g", "sign_in_for_notice", "Sign in", id="inbox_sign_in"),
@@ -70,7 +70,7 @@ class InboxScreen(PoppyScreen):
         self.partial = False
         self._adding_tables = False  # an empty table is being mounted (first_frame_shown)
         self._empty_text = NOTHING_WAITING
-        self.notice: Any = None  # ui/inbox_notice.Notice shown, or None
+        self.notice: Any = None  # ui/screens/inbox_notice.Notice shown, or None
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -202,7 +202,7 @@ class InboxScreen(PoppyScreen):
     # ---- the notice ----------------------------------------------------------------------------
 
     def _show_notice(self, pending_count: int) -> None:
-        from poppy_tui.ui.inbox_notice import inbox_notice
+        from poppy_tui.ui.screens.inbox_notice import inbox_notice
 
         notice = inbox_notice(self.poppy, pending_count)
         widget = self.query_one("#inbox-notice", Static)
@@ -229,7 +229,7 @@ class InboxScreen(PoppyScreen):
 
     @work(group="inbox-sign-in", exclusive=True)
     async def _sign_in_for(self, target: Any) -> None:
-        from poppy_tui.ui.inbox_notice import sign_in_then_ask_again
+        from poppy_tui.ui.screens.inbox_notice import sign_in_then_ask_again
 
         await sign_in_then_ask_again(self.poppy, target)
         self.refresh_data()
