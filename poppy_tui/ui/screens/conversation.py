@@ -112,7 +112,7 @@ class ConversationScreen(PoppyScreen):
         self.query_one("#talk-company", CompanySelect).show_companies(
             c for c in self.store.list_companies() if "conversation" in company_interfaces(c)
         )
-        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
+        self.run_exclusive(self.show_messages, "talk-show")
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -122,7 +122,7 @@ class ConversationScreen(PoppyScreen):
         latest = self.store.latest_conversation(self.company.id)
         self.conversation_row = latest[0] if latest else None
         self._shown = None
-        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
+        self.run_exclusive(self.show_messages, "talk-show")
         self.query_one("#talk-input").focus()
 
     async def show_messages(self) -> None:
@@ -135,7 +135,7 @@ class ConversationScreen(PoppyScreen):
         # (kept from an `authorization` event): Ctrl+G works on it, not only after saying it again.
         ask = self._open_ask()
         # Cards show the operation's status, so a change there redraws too.
-        cards: list[tuple[int, str]] = []
+        cards: list[tuple[int, str, int]] = []
         widgets: list[Static] = []
         for message_id, role, text, message in rows:
             if role == "authorization":
@@ -296,4 +296,4 @@ class ConversationScreen(PoppyScreen):
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         else:
-            self.app.action_show_inbox()
+            self.poppy.action_show_inbox()
