@@ -140,6 +140,13 @@ class Terminal:
             if not self._read(min(left, 0.5)):
                 break
 
+    def echo_on(self) -> bool:
+        """Whether the terminal echoes what is typed (the leader of a pseudo-terminal reports its
+        follower's modes): a program must give echo back however a secret prompt ended."""
+        import termios
+
+        return bool(termios.tcgetattr(self._leader)[3] & termios.ECHO)
+
     def press(self, keys: bytes) -> None:
         os.write(self._leader, keys)
 

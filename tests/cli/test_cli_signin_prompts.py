@@ -4,8 +4,6 @@ terminal's echo comes back after a secret, and a wrong one-time code asks for th
 
 from __future__ import annotations
 
-import termios
-
 import pytest
 
 from cli_support import Terminal, run_process
@@ -34,11 +32,6 @@ def added(home, shop):
     return home
 
 
-def _echo_on(terminal: Terminal) -> bool:
-    # The leader of a pseudo-terminal reports its follower's modes.
-    return bool(termios.tcgetattr(terminal._leader)[3] & termios.ECHO)
-
-
 def _mediated(home) -> Terminal:
     return Terminal("signin", NAME, "--mediated", home=home, columns=80, lines=24, controlling=True)
 
@@ -63,7 +56,7 @@ def test_ctrl_c_ends_each_signin_prompt_at_once(added, prompt):
         _to_prompt(terminal, prompt)
         terminal.press(b"\x03")
         code = terminal.wait(timeout=PROMPT_GONE_SECONDS)
-        echo = _echo_on(terminal)
+        echo = terminal.echo_on()
     finally:
         terminal.close()
     assert code == Exit.INTERRUPTED, terminal.text[-2000:]
@@ -117,7 +110,7 @@ def test_ctrl_c_ends_the_demos_terminal_sign_in_at_once(home, prompt):
         _to_prompt(terminal, prompt)
         terminal.press(b"\x03")
         code = terminal.wait(timeout=PROMPT_GONE_SECONDS)
-        echo = _echo_on(terminal)
+        echo = terminal.echo_on()
     finally:
         terminal.close()
     assert code == Exit.INTERRUPTED, terminal.text[-2000:]

@@ -200,8 +200,12 @@ class ConversationScreen(PoppyScreen):
 
         challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
         said = plain_line(self.agent.sessions.challenge_detail(company, challenge), 300)
-        then = ("Ctrl+G: sign in, then your message is said again." if still_open
-                else "Signed in since.")
+        if still_open:
+            then = "Ctrl+G: sign in, then your message is said again."
+        elif self.agent.signins.covers(company, list(challenge.scopes)):
+            then = "Signed in since."
+        else:
+            then = ""  # answered by a later message of yours
         return Static(Content.assemble(("poppy  ", "bold"), said, ". ", (then, "bold")),
                       classes="message talk-sign-in")
 
