@@ -91,9 +91,10 @@ def test_three_wrong_codes_end_the_sign_in(added):
     terminal = _mediated(added)
     try:
         _to_prompt(terminal, "code")
-        for _ in range(3):
+        for attempt in range(1, 4):  # each code typed once its prompt (the n-th) shows
+            terminal.read_until(r"(?s)" + r"One-time code \(not shown\): .*" * attempt)
             terminal.press(b"000000\r")
-            terminal.read_until(r"did not take that code", after=terminal.text)
+            terminal.read_until(r"(?s)" + r"did not take that code.*" * attempt)
         assert terminal.wait() == Exit.ERROR
     finally:
         terminal.close()
