@@ -24,11 +24,18 @@ async def ask(prompt: str, secret: bool = False) -> str:
     """The line typed after `prompt` (written to stderr), without its line ending; "" at end of input.
     With `secret` nothing typed is echoed."""
     fd = _terminal_fd()
+    try:
+        import termios
+    except ImportError:  # not POSIX: no terminal modes to set here
+        fd = None
     if fd is None:
+        if secret and sys.stdin.isatty():
+            import getpass  # a console without termios: getpass hides what is typed there
+
+            return getpass.getpass(prompt)
         _show(prompt)
         line = await read_line_in_background()
         return line if secret else line.strip()
-    import termios
 
     saved = termios.tcgetattr(fd)
     mode = list(saved)
