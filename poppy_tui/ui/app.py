@@ -86,12 +86,13 @@ class PoppyApp(App[None]):
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")
         # App.__init__ reads DEFAULT_MODE, so the first screen built is the one asked for.
-        self.DEFAULT_MODE = first = mode if mode in self.MODES else "inbox"
+        # (On the instance on purpose: type checkers know these as class variables only.)
+        self.DEFAULT_MODE = first = mode if mode in self.MODES else "inbox"  # type: ignore[misc]
         # The first screen is the default screen (get_default_screen), its mode added once the app
         # is mounted. Textual holds a mode's first screen in the start-up batch until all its
         # widgets are mounted: it laid out and drew the whole screen there, a frame the batch never
         # writes (~40 ms), and the first frame written after it was a partial one.
-        self.MODES = {name: screen for name, screen in type(self).MODES.items() if name != first}
+        self.MODES = {name: screen for name, screen in type(self).MODES.items() if name != first}  # type: ignore[misc]
         super().__init__()
         # Textual reparses all CSS for each new mode's screen; this one only when the theme changes.
         from poppy_tui.ui.stylesheet import StableStylesheet
@@ -99,6 +100,7 @@ class PoppyApp(App[None]):
         self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
+        self.unsignable: str | None = None  # why approvals can't be signed here, once known
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
         self._change_token: Any = None
@@ -135,7 +137,9 @@ class PoppyApp(App[None]):
     # ---- start-up -------------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
-        screen = type(self).MODES[self.DEFAULT_MODE]()
+        make = type(self).MODES[self.DEFAULT_MODE]
+        assert callable(make)  # each of our modes is a function that builds its screen
+        screen = make()
         # Textual reads a screen's CSS_PATH when it shows a mode's or a pushed screen, not the
         # default one: read it here (the inbox has none; another first screen has screens.tcss).
         for path in screen.css_path:
@@ -233,14 +237,17 @@ class PoppyApp(App[None]):
         self._warn_if_unsignable(problem)
 
     def _warn_if_unsignable(self, problem: str | None) -> None:
-        """Say at start-up, not at the first approval, when approvals can't be signed here."""
+        """Say at start-up, not at the first approval, when approvals can't be signed here: in
+        two lines; an operation's review says why and the fix in full (its banner)."""
+        self.unsignable = problem
         if problem:
-            from poppy_tui.ui.safe import plain_line
-
             self.notify(
-                f"Approvals can't be signed on this machine; you can browse, not approve. {plain_line(problem, 1000)}",
-                severity="warning", markup=False, timeout=30,
+                "Approvals can't be signed on this machine: you can browse, not approve. "
+                "An operation's review says why and how to fix it.",
+                severity="warning", markup=False, timeout=15,
             )
+            for screen in self.screen_stack:
+                screen.post_message(StoreChanged())  # an open review's banner says it now
 
     def _start_dispatcher(self) -> None:
         run = getattr(self.agent, "run_dispatcher", None)
@@ -378,7 +385,7 @@ class PoppyApp(App[None]):
             # The review of that operation says it in its banner; once is enough there.
             if getattr(self.screen, "operation_row", None) == toast.operation_row:
                 continue
-            self.notify(toast.message, severity=toast.severity, markup=False, timeout=10)  # type: ignore[arg-type]
+            self.notify(toast.message, severity=toast.severity, markup=False, timeout=10)
 
     # ---- keys -----------------------------------------------------------------------------
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
+from datetime import datetime
 
 import httpx
 import pytest
 
 from poppy_tui.demo.testing import AgentSession
 from poppy_tui.protocol.approval import parse_approval_header
+from tests.clock_waits import until_past_blocking
 
 from .helpers import SPEC_BODY, SPEC_PATH, SPEC_SUMMARY, approval_of, propose, send_approved
 
@@ -162,7 +163,12 @@ async def test_check2_while_performing_is_503_with_retry_after(start):
         operation = response.json()["operation"]
         approved = lambda: client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation)))  # noqa: E731
         first = asyncio.ensure_future(approved())
-        await asyncio.sleep(0.3)
+        for _ in range(1000):  # until the Company is performing the first (for 1 s)
+            if company.desk.in_progress(operation["operation_id"]):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the first approved request never started performing")
         duplicate = await approved()
         assert duplicate.status_code == 503
         assert duplicate.headers["Retry-After"] == "1"
@@ -186,8 +192,9 @@ async def test_twenty_concurrent_approvals_perform_once(start):
         bodies = {r.text for r in responses if r.status_code == 201}
         assert len(bodies) == 1
         assert all(r.headers["Retry-After"] == "1" for r in responses if r.status_code == 503)
-        # After the dust settles, everyone retrying gets the same first response.
-        await asyncio.sleep(0.4)
+        # After the dust settles (the 201 came once performing ended), everyone retrying gets
+        # the same first response.
+        assert not company.desk.in_progress(operation["operation_id"])
         retries = await asyncio.gather(
             *(client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation))) for _ in range(20))
         )
@@ -232,7 +239,7 @@ def test_check3_an_expired_revision_gets_a_new_one(start):
     agent = AgentSession.at(company)
     with httpx.Client(base_url=company.base_url) as http:
         operation = propose(http, agent)
-        time.sleep(2.5)
+        until_past_blocking(datetime.fromisoformat(operation["expires_at"]))
         response = send_approved(http, agent, operation)
         assert response.status_code == 403
         fresh = response.json()["operation"]
@@ -338,3 +345,47 @@ def test_reads(http, agent):
     products = http.get("/api/products", params={"q": "stormline insulated"}, headers=agent.headers()).json()["products"]
     assert {p["sku"]: p["price"]["amount"] for p in products} == {"stormline-insulated-m": "199.00", "stormline-insulated-l": "209.00"}
     assert http.get("/api/orders/ord_nope", headers=agent.headers()).status_code == 404
+
+
+# ----- Idempotency-Key (draft-ietf-httpapi-idempotency-key-header 2.7) --------------------------
+
+
+def _post(http, agent, body, key, path=SPEC_PATH, **extra):
+    headers = agent.headers(**extra)
+    headers["Idempotency-Key"] = key
+    return http.post(path, json=body, headers=headers)
+
+
+def test_a_reused_idempotency_key_with_another_body_is_a_422(company, http, agent):
+    assert _post(http, agent, SPEC_BODY, "key-reused").status_code == 403  # approval_required, key remembered
+    refused = _post(http, agent, INSULATED_L, "key-reused")
+    assert refused.status_code == 422 and refused.json()["error"] == "idempotency_key_reused"
+    assert "different request" in refused.json()["error_description"]
+    # The same key written as an sf-string is the same key.
+    assert _post(http, agent, INSULATED_L, '"key-reused"').status_code == 422
+    # The same request again with that key is no reuse: it gets its answer.
+    again = _post(http, agent, SPEC_BODY, "key-reused")
+    assert again.status_code == 403 and again.json()["error"] == "approval_required"
+    # Another path with the same key and body is another request.
+    other_path = _post(http, agent, {}, "key-reused", path="/api/subscriptions/sub_6Tc1/cancel")
+    assert other_path.status_code == 422
+    # Keys are per client: another Session may use the same key for its own request.
+    other = AgentSession.at(company)
+    assert _post(http, other, INSULATED_L, "key-reused").status_code == 403
+    assert company.state.performed("exc_5Rt2") == 0
+
+
+def test_a_retried_approval_with_its_key_is_not_a_reuse(company, http, agent):
+    operation = propose(http, agent)
+    first = send_approved(http, agent, operation, extra={"Idempotency-Key": "approval-key"})
+    again = send_approved(http, agent, operation, extra={"Idempotency-Key": "approval-key"})
+    assert first.status_code == again.status_code == 201 and first.json() == again.json()
+    changed = send_approved(http, agent, operation, body=INSULATED_L, extra={"Idempotency-Key": "approval-key"})
+    assert changed.status_code == 422
+    assert company.state.performed("exc_5Rt2") == 1
+
+
+@pytest.mark.parametrize("key", [b"", b"a b", b"x" * 256, "caf\u00e9".encode()])
+def test_a_malformed_idempotency_key_is_a_400(http, agent, key):
+    response = _post(http, agent, SPEC_BODY, key)  # bytes: sent as they are, UTF-8 included
+    assert response.status_code == 400 and "Idempotency-Key" in response.json()["error_description"]

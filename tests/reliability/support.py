@@ -172,8 +172,11 @@ def fill_store(path: Path, count: int, approve_every: int = 3):
 
     store = Store.open(path)
     company = store.upsert_company("http://127.0.0.1:9", demo_document())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, EXCHANGE_BODY), "cli")
     for i in range(count):
+        # A request of its own for each: approvals of equal requests wait for each other (Ops 7).
+        request_id = store.add_request(
+            company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, {**EXCHANGE_BODY, "n": i}), "cli"
+        )
         result = store.record_operation(company.id, request_id, company.session_id, operation(f"op{i:06d}"))
         if approve_every and i % approve_every == 0:
             store.approve(result.operation_row, result.revision_id, 0.0)
@@ -258,6 +261,7 @@ class RestartableCompany:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.approval_requests = 0  # requests that reached the server carrying Poppy-Approval
+        self.requests_in_flight = 0  # HTTP requests the Company is still handling (sleeping on, say)
 
     @property
     def base_url(self) -> str:
@@ -289,10 +293,18 @@ class RestartableCompany:
         app = build_app(self.context)
 
         async def observed(scope, receive, send):  # counts, changes nothing
-            if scope["type"] == "http" and any(name == b"poppy-approval" for name, _ in scope["headers"]):
-                with self._lock:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            with self._lock:
+                self.requests_in_flight += 1
+                if any(name == b"poppy-approval" for name, _ in scope["headers"]):
                     self.approval_requests += 1
-            await app(scope, receive, send)
+            try:
+                await app(scope, receive, send)
+            finally:
+                with self._lock:
+                    self.requests_in_flight -= 1
 
         config = uvicorn.Config(
             observed, log_config=None, log_level="critical", access_log=False, lifespan="on",
@@ -322,6 +334,13 @@ class RestartableCompany:
             assert self._thread is not None
             self._thread.join(10)
             self._server = self._thread = None
+
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Until the Company has finished every request it is still handling."""
+        deadline = time.monotonic() + timeout
+        while self.requests_in_flight:
+            assert time.monotonic() < deadline, f"{self.requests_in_flight} request(s) still in the Company"
+            time.sleep(0.02)
 
     def performed(self, operation_id: str = EXCHANGE_OPERATION_ID) -> int:
         return self.context.shop.performed(operation_id)

@@ -14,6 +14,7 @@ from typing import Iterator
 
 import pytest
 from textual.widgets import DataTable
+from textual.widgets.select import InvalidSelectValueError
 
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Store
@@ -205,7 +206,11 @@ def test_companies_list_leaves_an_honest_name_unmarked(home, capsys):
 async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path, monkeypatch):
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.widgets.company_select import CompanySelect
-    from tests.ui.ui_sample import StoreAgent, add_company, add_operation, ui_config
+    from textual.widgets import OptionList
+
+    from poppy_tui.ui.screens.composer import ComposerScreen
+    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+    from tests.ui.ui_sample import StoreAgent, add_company, add_operation, review_shown, started, ui_config, wait_for
 
     monkeypatch.setenv("TZ", "UTC")
     with Store.open(tmp_path / "poppy.db") as store:
@@ -214,24 +219,27 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
         row = add_operation(store, fake, "exc_1", "Pay $5.00 for a thing.")
         app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="companies")
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
+            await started(pilot)
             table = app.screen.query_one("#companies-table", DataTable)
+            await wait_for(pilot, lambda: table.row_count == 2)
             rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
             by_domain = {r[1]: r[0] for r in rows}
             assert by_domain["127.0.0.1:8411"] == f"{NAME_MARK} {LOOKALIKE}"
             assert by_domain["127.0.0.1:8412"] == HONEST
 
             await pilot.press("n")
-            await pilot.pause(0.3)
-            select = app.screen.query_one(CompanySelect)
-            options = [str(getattr(prompt, "plain", prompt)) for prompt, _ in select._options]
+            await wait_for(pilot, lambda: isinstance(app.screen, ComposerScreen)
+                           and app.screen.query_one(CompanySelect).query_one(OptionList).option_count == 3)
+            listing = app.screen.query_one(CompanySelect).query_one(OptionList)  # the options as shown
+            options = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
             assert f"{NAME_MARK} {LOOKALIKE}  127.0.0.1:8411" in options
             assert f"{HONEST}  127.0.0.1:8412" in options
 
         inbox = PoppyApp(StoreAgent(store, ui_config()))
         async with inbox.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
+            await started(pilot)
             table = inbox.screen.query_one("#pending-table", DataTable)
+            await wait_for(pilot, lambda: table.row_count == 1)
             # The compact inbox cuts the name to its column (the mark counted) and puts the
             # check badge under it.
             shown = str(table.get_row_at(0)[0]).split("\n", 1)[0]
@@ -240,13 +248,13 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
 
         review = PoppyApp(StoreAgent(store, ui_config()), initial_screen=f"review:{row}")
         async with review.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
-            header = str(review.screen.query_one("#company-line").render())
+            screen = await review_shown(pilot)
+            header = str(screen.query_one("#company-line").render())
             assert f"{NAME_MARK} {LOOKALIKE}" in header and "127.0.0.1:8411" in header
             assert "look-alike letters" in header
-            await pilot.pause(1.0)  # past the arming delay
+            await wait_for(pilot, screen.can_approve)  # past the arming delay
             await pilot.press("a")
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: isinstance(review.screen, ConfirmApproveScreen))
             confirm = str(review.screen.query_one("#confirm-company").render())
             assert f"{NAME_MARK} {LOOKALIKE}" in confirm and "127.0.0.1:8411" in confirm
 
@@ -256,7 +264,7 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
 
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.screens.conversation import MessageView
-    from tests.ui.ui_sample import StoreAgent, add_company, ui_config
+    from tests.ui.ui_sample import StoreAgent, add_company, ui_config, wait_for
 
     monkeypatch.setenv("TZ", "UTC")
     with Store.open(tmp_path / "poppy.db") as store:
@@ -266,14 +274,17 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
         app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
         async with app.run_test(size=(120, 36)) as pilot:
             select = app.screen.query_one("#talk-company", Select)
-            for _ in range(100):
-                await pilot.pause(0.05)
-                if any(value == fake.id for _, value in select._options):
+            async def offered() -> bool:  # the Company is among the choices once the list is read
+                try:
+                    select.value = fake.id
+                except InvalidSelectValueError:
+                    return False
+                return True
+
+            for _ in range(200):
+                if await offered():
                     break
-            select.value = fake.id
-            for _ in range(100):
                 await pilot.pause(0.05)
-                if app.screen.query(MessageView):
-                    break
+            await wait_for(pilot, lambda: bool(app.screen.query(MessageView)))
             labels = [str(m.render()).split("\n", 1)[0] for m in app.screen.query(MessageView)]
             assert labels == [f"{NAME_MARK} {LOOKALIKE}"]

@@ -36,6 +36,69 @@ async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, 
         raise AssertionError("timed out waiting" + (f": {describe()}" if describe is not None else ""))
 
 
+def record_notifications(app) -> list[str]:
+    """The messages of every notification (toast) the app is asked for from now on, in order:
+    Textual keeps its own list private, and drops a toast from it once its timeout is over."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> Any:
+        said.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return said
+
+
+def busy_workers(app) -> list[Any]:
+    """The app's short-lived workers still running: a screen's load, the checks' thread, the network
+    preparation. The dispatcher runs for the app's whole life, so it is never "done"."""
+    return [w for w in app.workers if w.group != "dispatcher" and not w.is_finished]
+
+
+async def workers_done(pilot, timeout: float = 10.0) -> None:
+    """Let the app's short-lived workers finish and what they posted be handled: after a key that
+    re-reads the store, say, before asserting what the screen shows (or does not show)."""
+    app = pilot.app
+    await pilot.pause()
+    await wait_for(
+        pilot,
+        lambda: not busy_workers(app) and not any(getattr(s, "checking", False) for s in app.screen_stack),
+        timeout,
+        describe=lambda: f"still running: {[w.name or w.group for w in busy_workers(app)]}",
+    )
+    await pilot.pause()
+
+
+async def started(pilot, timeout: float = 10.0) -> None:
+    """Wait until what follows the first frame has run: notifications watch the store, the network
+    preparation is over (so a real Agent's dispatcher is started)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: getattr(app, "watcher", None) is not None, timeout,
+                   describe=lambda: "notifications never started")
+    await workers_done(pilot, timeout)
+
+
+async def review_shown(pilot, timeout: float = 10.0) -> Any:
+    """After app.open_review(row): wait until the review shows its revision and its load is over."""
+    from poppy_tui.ui.screens.review import ReviewScreen
+
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None,
+                   timeout, describe=lambda: f"the screen is {type(app.screen).__name__}")
+    await workers_done(pilot, timeout)
+    return app.screen
+
+
+async def poll_seen(pilot, timeout: float = 10.0) -> None:
+    """Wait until the app's store poll has seen the latest commit (another process's, or the test's
+    own writes through a second Store), and the screens and notifications have handled it."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app._change_token == app.reader.change_token(), timeout,
+                   describe=lambda: "the store poll has not seen the latest commit")
+    await workers_done(pilot, timeout)
+
+
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -75,7 +138,13 @@ def add_operation(
     request: Any = None,
 ) -> int:
     if request is None:
-        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", {"sku": "stormline-insulated-m"})
+        # The jacket exchange's request; any other operation asks for its own (named by its id):
+        # two operations answering one request are one action, and an approval of one holds the
+        # other (Ops 7, agent/store/same_action.py).
+        body: dict[str, Any] = {"sku": "stormline-insulated-m"}
+        if operation_id != "exc_5Rt2":
+            body["ref"] = operation_id
+        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", body)
     request_id = store.add_request(company.id, request, "test")
     raw: dict[str, Any] = {
         "operation_id": operation_id,
@@ -147,12 +216,14 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "ret_2Bx", "Return the Trailhead Beanie on order ord_9Pq for a refund of $24.00.",
         terms={"order_id": "ord_9Pq", "refund": {"amount": "24.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=2),
+        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_9Pq/returns", {"item": "trailhead-beanie"}),
     )
     store.approve(rows["approved"], store.get_operation(rows["approved"]).current.id, grace_seconds=5, now=now)
     rows["unknown"] = add_operation(
         store, larkspur, "seat_4C", "Upgrade seat 14C to 4C on LA220 for $89.00.",
         terms={"flight": "LA220", "seat": "4C", "price": {"amount": "89.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
+        request=ApiRequest("POST", f"{larkspur.base_url}/api/bookings/LA220-ZT/seat", {"seat": "4C"}),
     )
     send_through(store, rows["unknown"], now, Status.OUTCOME_UNKNOWN,
                  "no definite answer within the retry window (connection dropped after sending)", http_status=None)
@@ -161,6 +232,7 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "exc_1Aa", "Exchange the Ridge Gloves (S) for size M, no extra charge.",
         terms={"order_id": "ord_1Aa", "price_difference": {"amount": "0.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
+        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_1Aa/exchange", {"size": "M"}),
     )
     send_through(store, rows["performed"], now, Status.PERFORMED, "performed (HTTP 200)",
                  {"exchange_id": "xch_88", "status": "confirmed"})
@@ -181,6 +253,7 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "exc_0Zz", "Exchange the Canyon Shorts for the Canyon Pants, $15.00 more.",
         terms={"order_id": "ord_0Zz", "price_difference": {"amount": "15.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
+        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_0Zz/exchange", {"sku": "canyon-pants"}),
     )
     send_through(store, rows["not_performed"], now, Status.NOT_PERFORMED, "the Company refused: out of stock",
                  {"error": "out_of_stock"}, http_status=409)
@@ -251,6 +324,7 @@ __all__ = [
     "checks_shown",
     "freeze_times",
     "jacket_terms",
+    "record_notifications",
     "ui_config",
 ]
 
@@ -279,4 +353,6 @@ async def steady(pilot) -> None:
         if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
             break
         await pilot.pause(0.05)
-    await pilot.pause(0.3)
+    await workers_done(pilot)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()

@@ -72,7 +72,12 @@ class ReviewScreen(PoppyScreen):
         self.checked: Checked | None = None
         self._armed_at = float("inf")
         self._arm_timer: Timer | None = None
-        self._footer_state: tuple[object, bool] | None = None
+        self._footer_state: tuple[object, ...] | None = None
+        # Earlier operations for the same action whose approval's outcome is not known yet (Ops 7):
+        # read on every load, so the hold lifts as soon as their outcome is known.
+        self.held: list[Any] = []
+        # Earlier operations for the same action that were performed: a warning, not a hold.
+        self.done_before: list[Any] = []
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -114,6 +119,10 @@ class ReviewScreen(PoppyScreen):
             return
         previous_id = self.shown_revision_id
         self.record = record
+        held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
+        done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
+        held_changed = (held, done_before) != (self.held, self.done_before)
+        self.held, self.done_before = held, done_before
         if record.current.id != previous_id:
             await self._show_revision(record)
             if previous_id is not None:
@@ -129,10 +138,12 @@ class ReviewScreen(PoppyScreen):
                     markup=False,
                     timeout=8,
                 )
+        elif held_changed and self.checked is not None:
+            await self._show_findings()
         self._show_status(record)
 
     def refresh_data(self) -> None:
-        self.run_worker(self.load, group="review-load", exclusive=True)
+        self.run_exclusive(self.load, "review-load")
 
     async def _show_revision(self, record: OperationRecord) -> None:
         current = record.current
@@ -171,7 +182,7 @@ class ReviewScreen(PoppyScreen):
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
-        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.checked.findings)
+        await self._show_findings()
         changes = self.query_one("#changes", Static)
         checked = self.checked
         if checked.previous_operation is not None:  # implies a readable current and a previous revision
@@ -186,6 +197,14 @@ class ReviewScreen(PoppyScreen):
         self.shown_revision_id = current.id
         self.store.mark_seen(current.id)
         self.arm()
+
+    async def _show_findings(self) -> None:
+        """The checks of the revision shown, after what holds it back (a DANGER, so it goes first)."""
+        from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
+
+        assert self.checked is not None
+        findings = (*in_doubt_findings(self.held), *performed_findings(self.done_before), *self.checked.findings)
+        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(findings)
 
     def _change_kind(self) -> str | None:
         checked = self.checked
@@ -233,6 +252,7 @@ class ReviewScreen(PoppyScreen):
                       else None)
         banner = self.query_one("#outcome", OutcomeBanner)
         banner.arming_left = self.arming_left
+        banner.unsignable = lambda: getattr(self.app, "unsignable", None)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(record, self.store.attempts(record.id))
         self._update_footer()
@@ -273,6 +293,10 @@ class ReviewScreen(PoppyScreen):
             return f"it is not waiting for a decision (it is {status_label(record.status)})", True
         if record.current.expires_at <= app_now(self):
             return "this revision has expired", True
+        if self.held:
+            from poppy_tui.safety.request_reuse import in_doubt_reason
+
+            return in_doubt_reason(self.held), False
         left = self.arming_left()
         if left > 0:
             return f"approve is available in {left:.1f} s, so that you read the operation first", False
@@ -351,8 +375,10 @@ class ReviewScreen(PoppyScreen):
         signing_problem = getattr(self.agent, "signing_problem", None)
         problem = signing_problem() if signing_problem is not None else None
         if problem:
-            self.notify(f"Can't approve: approvals can't be signed on this machine. {plain_line(problem, 1000)}",
-                        severity="error", markup=False, timeout=30)
+            self.poppy.unsignable = problem  # the banner says why, and the fix, where the person looks
+            self.refresh_data()
+            self.notify("Can't approve: approvals can't be signed on this machine (the banner above says "
+                        "why and how to fix it). Nothing was approved.", severity="error", markup=False, timeout=8)
             return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 
