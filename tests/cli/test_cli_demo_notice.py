@@ -25,7 +25,7 @@ def test_three_wrong_passwords_are_said_in_the_inbox(home):
             terminal.press(DEMO_USERNAME.encode() + b"\r")
             terminal.read_until(r"(?s)" + r"Password \(not shown\): .*" * attempt)
             terminal.press(b"not-the-password\r")
-            terminal.read_until(r"(?s)" + r"match an account.*" * attempt)
+            terminal.read_until(r"(?s)" + r"match an account.*" * attempt, flat=True)  # wrapped at 80
         terminal.read_until(OPENING)
         terminal.read_until(r"The demo's sign-in failed", after=OPENING)
         terminal.read_until(r"Ctrl\+G: sign in", after=OPENING)
