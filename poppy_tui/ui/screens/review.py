@@ -38,10 +38,17 @@ from poppy_tui.ui.widgets.countdown import Countdown, app_now
 from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
+from poppy_tui.ui.widgets.resource_view import ResourceView, resource_title
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
 
 DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
+# Below this many lines (80x24) the resource as read now folds to its title line.
+FOLD_BELOW_LINES = 32
+# A read of the same revision younger than this is shown as is when the review opens.
+FRESH_READ_SECONDS = 30.0
+# Before the confirmation: a read younger than this is seconds old already.
+RECENT_READ_SECONDS = 3.0
 
 
 def revision_change(diff: Any) -> str:
@@ -60,6 +67,8 @@ class ReviewScreen(PoppyScreen):
         Binding("w", "withdraw", "Withdraw", id="withdraw"),
         Binding("r", "resolve", "I checked…", id="resolve"),
         Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
+        Binding("v", "toggle_resource", "Now: show/hide", id="toggle_resource"),
+        Binding("g", "read_resource", "Read it again", id="read_resource"),
         Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
         Binding("escape", "back", "Back", id="back"),
     ]
@@ -73,6 +82,15 @@ class ReviewScreen(PoppyScreen):
         self._armed_at = float("inf")
         self._arm_timer: Timer | None = None
         self._footer_state: tuple[object, bool] | None = None
+        # The resource the operation changes, as read from the Company (agent/resource_read.py):
+        # the latest read, the first one since the review opened (or new terms came), what the
+        # terms name in it, and whether the section is folded (the person's choice wins).
+        self.resource_read: Any = None
+        self.opened_read: Any = None
+        self.resource_findings: tuple[Any, ...] = ()
+        self._resource_named: frozenset[str] = frozenset()
+        self._resource_folded: bool | None = None
+        self._reading = False
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -89,6 +107,8 @@ class ReviewScreen(PoppyScreen):
             yield SummaryText(id="summary")
             yield Static(Content("Terms — written by the Company"), classes="section-title")
             yield TermsTable(id="terms")
+            yield Static(Content("Now"), classes="section-title", id="resource-title")
+            yield ResourceView(id="resource")
             yield Static(Content("What you asked for"), classes="section-title")
             yield RequestView(id="request")
             yield Static(Content("Sending and outcome"), classes="section-title")
@@ -171,7 +191,9 @@ class ReviewScreen(PoppyScreen):
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
-        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.checked.findings)
+        self.opened_read = None
+        self.resource_findings = ()
+        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
         changes = self.query_one("#changes", Static)
         checked = self.checked
         if checked.previous_operation is not None:  # implies a readable current and a previous revision
@@ -186,6 +208,141 @@ class ReviewScreen(PoppyScreen):
         self.shown_revision_id = current.id
         self.store.mark_seen(current.id)
         self.arm()
+        await self._begin_resource(record)
+
+    # ---- the resource, as read now ---------------------------------------------------------
+
+    @property
+    def findings(self) -> tuple[Any, ...]:
+        """The operation's checks and those of its resource as read now, danger first."""
+        base = tuple(self.checked.findings) if self.checked is not None else ()
+        if not self.resource_findings:
+            return base
+        rank = {"danger": 0, "warning": 1, "info": 2}
+        return tuple(sorted(base + tuple(self.resource_findings), key=lambda f: rank.get(f.severity, 3)))
+
+    def _can_read(self) -> bool:
+        """Only before the decision is carried out, and only with an agent that reads."""
+        return (
+            self.record is not None and self.record.status in DECLINABLE
+            and callable(getattr(self.agent, "read_resource", None))
+        )
+
+    def _resource_is_folded(self) -> bool:
+        if self._resource_folded is not None:
+            return self._resource_folded
+        return self.app.size.height < FOLD_BELOW_LINES
+
+    async def _begin_resource(self, record: OperationRecord) -> None:
+        """Show what was last read, and read it again unless that read is of these terms and fresh."""
+        reads = getattr(self.store, "resource_read", None)
+        stored = reads(record.id) if reads is not None else None
+        fresh = (
+            stored is not None and stored.revision_id == record.current.id
+            and (app_now(self) - stored.read_at).total_seconds() < FRESH_READ_SECONDS
+        )
+        if fresh:
+            self.opened_read = stored
+        await self._show_resource(stored)
+        if self._can_read() and not fresh:
+            self._start_read()
+
+    def _start_read(self, deadline: float | None = None) -> None:
+        if self.record is None:
+            return
+        self._reading = True
+        self._show_resource_title()
+        self.run_worker(self._read_now(self.record.id, deadline), group="resource-read", exclusive=True)
+
+    async def _read_now(self, operation_row: int, deadline: float | None = None) -> Any:
+        try:
+            read = await self.agent.read_resource(operation_row, deadline)
+        finally:
+            self._reading = False
+        if read is None:  # decided meanwhile: what was read before stays on screen
+            read = self.store.resource_read(operation_row)
+        if self.record is None or self.record.id != operation_row:
+            return read
+        if self.opened_read is None and read is not None and read.ok:
+            self.opened_read = read
+        await self._show_resource(read)
+        return read
+
+    def _show_resource_title(self) -> None:
+        title = self.query_one("#resource-title", Static)
+        text = resource_title(self.resource_read, self._reading)
+        if self.resource_read is not None and self.resource_read.ok and self._resource_is_folded():
+            text += f"  ({self.poppy.key_for('toggle_resource', 'v')} shows it)"
+        title.update(Content(text))
+
+    async def _show_resource(self, read: Any) -> None:
+        from poppy_tui.agent.resource_read import source_label
+        from poppy_tui.safety.resource_checks import compare_resource
+
+        self.resource_read = read
+        record, checked = self.record, self.checked
+        findings: tuple[Any, ...] = ()
+        named: frozenset[str] = frozenset()
+        # Compared only while the decision is still to be carried out: once performed, the
+        # resource shows the change itself.
+        if read is not None and read.ok and record is not None and record.status in DECLINABLE and checked is not None \
+                and checked.operation is not None:
+            comparison = compare_resource(checked.operation.terms, read.body, source_label(read.source))
+            findings, named = comparison.findings, comparison.named
+        changed = findings != self.resource_findings
+        self.resource_findings, self._resource_named = findings, named
+        shown = read is not None or self._can_read()
+        self.query_one("#resource-title").display = shown
+        view = self.query_one("#resource", ResourceView)
+        view.display = shown
+        view.show_read(read, named, folded=self._resource_is_folded(),
+                       fold_key=self.poppy.key_for("toggle_resource", "v"))
+        self._show_resource_title()
+        if changed:
+            await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
+        self.refresh_bindings()
+
+    def action_toggle_resource(self) -> None:
+        self._resource_folded = not self._resource_is_folded()
+        view = self.query_one("#resource", ResourceView)
+        view.show_read(self.resource_read, self._resource_named, folded=self._resource_folded,
+                       fold_key=self.poppy.key_for("toggle_resource", "v"))
+        self._show_resource_title()
+        if not self._resource_folded:
+            self.query_one("#summary-view", SummaryView).scroll_to_widget(self.query_one("#resource-title"))
+
+    def action_read_resource(self) -> None:
+        if self._can_read():
+            self._start_read()
+
+    def _confirm_note(self) -> tuple[Content, bool] | None:
+        """What the confirmation says about the resource: (line, changed since the review opened)."""
+        from poppy_tui.safety.resource_checks import resource_rows
+        from poppy_tui.ui.widgets.resource_view import clock_time
+
+        read = self.resource_read
+        if read is None or not read.source:
+            return None
+        if not read.ok:
+            return Content.assemble(("Now      ", "dim"), "couldn't read it again: ",
+                                    plain_line(read.problem or "no answer", 200)), False
+        at = clock_time(read.read_at)
+        opened = self.opened_read
+        if opened is None or opened is read or not opened.ok:
+            return Content.assemble(("Now      ", "dim"), f"read at {at}"), False
+        before, after = dict(resource_rows(opened.body)), dict(resource_rows(read.body))
+        changes = [key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)]
+        if not changes:
+            return Content.assemble(("Now      ", "dim"), f"read again at {at}: unchanged since you opened the review"), False
+        parts: list[Content | str | tuple[str, str]] = [
+            ("CHANGED ", "bold"), f"since you opened the review (read again at {at}): ",
+        ]
+        for number, key in enumerate(changes[:3]):
+            parts += ["; " if number else "", plain_line(key, 40), " ",
+                      plain_line(before.get(key, "(absent)"), 40), " → ", plain_line(after.get(key, "(absent)"), 40)]
+        if len(changes) > 3:
+            parts.append(f"; and {len(changes) - 3} more")
+        return Content.assemble(*parts), True
 
     def _change_kind(self) -> str | None:
         checked = self.checked
@@ -303,6 +460,10 @@ class ReviewScreen(PoppyScreen):
             return status == Status.OUTCOME_UNKNOWN
         if action == "sign_in":
             return bool(self.record is not None and self.record.waiting_sign_in)
+        if action == "read_resource":
+            return self._can_read()
+        if action == "toggle_resource":
+            return bool(self.resource_read is not None and self.resource_read.ok)
         return True
 
     def action_sign_in(self) -> None:
@@ -354,11 +515,41 @@ class ReviewScreen(PoppyScreen):
             self.notify(f"Can't approve: approvals can't be signed on this machine. {plain_line(problem, 1000)}",
                         severity="error", markup=False, timeout=30)
             return
+        if self._can_read():
+            # Read the resource again first, so the person confirms against a read seconds old.
+            self.run_worker(self._confirm_after_reading(self.record.id, self.shown_revision_id),
+                            group="confirm-read", exclusive=True)
+            return
+        self._open_confirm(None)
+
+    async def _confirm_after_reading(self, operation_row: int, revision_id: int) -> None:
+        from poppy_tui.agent.resource_read import CONFIRM_DEADLINE_SECONDS
+
+        latest = self.resource_read
+        recent = latest is not None and latest.ok and (
+            (app_now(self) - latest.read_at).total_seconds() < RECENT_READ_SECONDS
+        )
+        if not recent:
+            self._reading = True
+            self._show_resource_title()
+            await self._read_now(operation_row, CONFIRM_DEADLINE_SECONDS)
+        # The person may have gone on meanwhile, or new terms arrived: nothing to confirm then.
+        if self.app.screen is not self or self.shown_revision_id != revision_id:
+            return
+        blocked = self._approve_blocked()
+        if blocked is not None:
+            self._say_why_not_approved(blocked)
+            return
+        self._open_confirm(self._confirm_note())
+
+    def _open_confirm(self, resource_note: tuple[Content, bool] | None) -> None:
+        if self.record is None or self.checked is None or self.shown_revision_id is None:
+            return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 
         record = self.record
         revision_id = self.shown_revision_id
-        dangers, warnings = badge_counts(self.checked.findings)
+        dangers, warnings = badge_counts(self.findings)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -376,6 +567,7 @@ class ReviewScreen(PoppyScreen):
                 revision_id=revision_id,
                 expires_at=record.current.expires_at,
                 grace_seconds=self.agent.config.grace_seconds,
+                resource_note=resource_note,
             ),
             confirmed,
         )
