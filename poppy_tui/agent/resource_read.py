@@ -25,7 +25,6 @@ import asyncio
 import logging
 import re
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
-from urllib.parse import urlsplit
 
 from poppy_tui.agent.companies import openapi_url, origin_of
 from poppy_tui.agent.outcome_probe import resource_url
@@ -35,6 +34,7 @@ from poppy_tui.agent.store.resource_reads import ResourceRead
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.safety.identifiers import _is_id_key
+from poppy_tui.safety.resource_checks import source_label  # noqa: F401 (importable from here too)
 from poppy_tui.safety.sanitize import sanitize_line
 from poppy_tui.safety.terms_values import _flatten, _norm_key
 
@@ -128,15 +128,6 @@ def named_api_url(terms: Any, company: CompanyRecord) -> str | None:
         if text.lower().startswith(("https://", "http://")) and origin_of(text) in origins:
             return text
     return None
-
-
-def source_label(source: str) -> str:
-    """Where a read came from, for the screen: `GET /api/orders/ord_7Hk2` (the origin is the
-    Company's, shown in the header), `MCP get_subscription(subscription_id=sub_6Tc1)`."""
-    if source.startswith("GET "):
-        parts = urlsplit(source[4:])
-        return sanitize_line("GET " + (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), 200).text
-    return sanitize_line(source, 200).text
 
 
 class ResourceReader:

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from poppy_tui.protocol.timestamps import parse_rfc3339
 from poppy_tui.safety.findings import _RANK, Finding, _Findings
@@ -43,7 +44,7 @@ from poppy_tui.safety.terms_values import (
     format_path,
 )
 
-__all__ = ["ResourceComparison", "check_resource", "compare_resource", "resource_rows"]
+__all__ = ["ResourceComparison", "check_resource", "compare_resource", "resource_rows", "source_label"]
 
 # States after which an action on the thing is moot or impossible (normalised: letters only).
 MOOT_STATES = frozenset({
@@ -66,6 +67,15 @@ class ResourceComparison:
 
 def check_resource(terms: Any, resource: Any, source: str) -> list[Finding]:
     return list(compare_resource(terms, resource, source).findings)
+
+
+def source_label(source: str) -> str:
+    """Where a read came from, for the screen: `GET /api/orders/ord_7Hk2` (the origin is the
+    Company's, shown beside its name), `MCP get_subscription(subscription_id=sub_6Tc1)`; sanitised."""
+    if source.startswith("GET "):
+        parts = urlsplit(source[4:])
+        return sanitize_line("GET " + (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), 200).text
+    return sanitize_line(source, 200).text
 
 
 def resource_rows(resource: Any) -> list[tuple[str, str]]:

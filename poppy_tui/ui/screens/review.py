@@ -276,7 +276,7 @@ class ReviewScreen(PoppyScreen):
         title.update(Content(text))
 
     async def _show_resource(self, read: Any) -> None:
-        from poppy_tui.agent.resource_read import source_label
+        from poppy_tui.safety.resource_checks import source_label
         from poppy_tui.safety.resource_checks import compare_resource
 
         self.resource_read = read

@@ -29,7 +29,7 @@ def clock_time(moment: datetime) -> str:
 
 def resource_title(read: Any, reading: bool = False) -> str:
     """The section's title line, in our words; the source is sanitised (source_label)."""
-    from poppy_tui.agent.resource_read import source_label
+    from poppy_tui.safety.resource_checks import source_label
 
     if read is None:
         return "Now: reading it from the Company…" if reading else "Now: not read"
