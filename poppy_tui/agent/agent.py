@@ -614,6 +614,8 @@ class Agent:
         if said.conversation_row is None:
             raise AgentError(f"{company.name} did not start the conversation: {why}", said.exchange.challenge)
         detail = "" if said.delivered else f"the message was not delivered: {why}"
+        for row in said.ingested.operation_rows:
+            self._read_resource_soon(row)
         challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
