@@ -88,10 +88,10 @@ async def test_a_resource_that_disagrees_is_shown_with_its_danger(tmp_path, juni
             assert ("items[0].item_id", "it_2") in view.rows and "items[0].item_id" in view.named
             if size == SMALL:
                 # Folded behind one key at 80x24: the title says which.
-                assert view.folded and "(v shows it)" in title(screen)
+                assert view.folded and title(screen).endswith(" — v shows it, g reads it again"), title(screen)
                 assert "named by the terms (v shows them)" in str(view.render())
                 await pilot.press("v")
-                assert not view.folded and "(v shows it)" not in title(screen)
+                assert not view.folded and title(screen).endswith(" — v hides it, g reads it again")
             else:
                 assert not view.folded
             assert "▶ items[0].item_id" in drawn(view)  # the field the terms name is marked
@@ -185,7 +185,7 @@ async def test_the_keys_are_remappable_and_listed_in_help(tmp_path, juniper):
         app = PoppyApp(agent, initial_screen=f"review:{row}")
         async with app.run_test(size=SMALL) as pilot:
             screen = await review(app, pilot)
-            assert "(z shows it)" in title(screen)
+            assert title(screen).endswith(" — z shows it, R reads it again"), title(screen)
             await pilot.press("z")
             assert not screen.query_one("#resource", ResourceView).folded
             reads = len(juniper.state.reads)

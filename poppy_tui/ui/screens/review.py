@@ -67,8 +67,10 @@ class ReviewScreen(PoppyScreen):
         Binding("w", "withdraw", "Withdraw", id="withdraw"),
         Binding("r", "resolve", "I checked…", id="resolve"),
         Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
-        Binding("v", "toggle_resource", "Now: show/hide", id="toggle_resource"),
-        Binding("g", "read_resource", "Read it again", id="read_resource"),
+        # Not in the footer (at 80 columns it would push Back, Help and Quit off): the section's
+        # title names both keys, and Help lists them.
+        Binding("v", "toggle_resource", "Now: show/hide", id="toggle_resource", show=False),
+        Binding("g", "read_resource", "Read it again", id="read_resource", show=False),
         Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
         Binding("escape", "back", "Back", id="back"),
     ]
@@ -271,9 +273,13 @@ class ReviewScreen(PoppyScreen):
     def _show_resource_title(self) -> None:
         title = self.query_one("#resource-title", Static)
         text = resource_title(self.resource_read, self._reading)
-        if self.resource_read is not None and self.resource_read.ok and self._resource_is_folded():
-            text += f"  ({self.poppy.key_for('toggle_resource', 'v')} shows it)"
-        title.update(Content(text))
+        keys = []
+        if self.resource_read is not None and self.resource_read.ok:
+            shows = "shows" if self._resource_is_folded() else "hides"
+            keys.append(f"{self.poppy.key_for('toggle_resource', 'v')} {shows} it")
+        if self._can_read() and not self._reading:
+            keys.append(f"{self.poppy.key_for('read_resource', 'g')} reads it again")
+        title.update(Content(text + (" — " + ", ".join(keys) if keys else "")))
 
     async def _show_resource(self, read: Any) -> None:
         from poppy_tui.safety.resource_checks import source_label
