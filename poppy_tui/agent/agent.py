@@ -92,6 +92,7 @@ class ConversationResult:
     detail: str = ""
     problems: list[str] = field(default_factory=list)
     challenge: Challenge | None = None  # an `authorization` event, or a challenge to our message
+    request_id: int | None = None  # our message, as a stored request (see outcome_for_request)
 
 
 class Agent:
@@ -552,8 +553,12 @@ class Agent:
             detail = "the Company needs the person's approval before it does this"
             self._read_resource_soon(recorded.operation_row)
             if not recorded.new_operation:
-                current = self.store.get_operation(recorded.operation_row)
-                if current.status not in (Status.PENDING, Status.WITHDRAWN):
+                # As this request's caller must read it: another request's outcome is not theirs.
+                stored = self.store.get_operation(recorded.operation_row)
+                current = self.outcome_for_request(stored, request_id)
+                if current is not stored:
+                    detail = current.outcome_detail or detail
+                elif current.status not in (Status.PENDING, Status.WITHDRAWN):
                     detail = f"this operation is already {current.status.value}"
             return RequestResult(
                 "operation", exchange.status, body, recorded.operation_row, detail, request_id,
@@ -581,6 +586,13 @@ class Agent:
             detail = exchange.detail or f"the Company refused it ({outcome.error})"
             return RequestResult("not_performed", exchange.status, body, None, detail, request_id, exchange.challenge)
         assert isinstance(outcome, BadResponse)
+        if outcome.success:
+            # A success status with an operation in it: not "performed" (Ops 5), not an operation
+            # to approve either (Ops 4 carries one only in a refusal); whether it was done is unclear.
+            return RequestResult(
+                "unknown", exchange.status, body, None,
+                f"{outcome.error}; check with the Company whether it was done before asking again", request_id,
+            )
         return RequestResult(
             "not_performed", exchange.status, body, None,
             f"the Company's answer can't be used: {outcome.error}", request_id,
@@ -619,7 +631,7 @@ class Agent:
         challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
-            said.delivered, detail, said.ingested.problems, challenge,
+            said.delivered, detail, said.ingested.problems, challenge, said.request_id,
         )
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:

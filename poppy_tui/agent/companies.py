@@ -27,6 +27,7 @@ from poppy_tui.protocol.conventions import (
     MAX_RESPONSE_BYTES,
 )
 from poppy_tui.protocol.discovery import check_url, discovery_url, freshness_seconds, is_loopback_host, parse_poppy_json
+from poppy_tui.protocol.header_values import entity_tag
 from poppy_tui.protocol.timestamps import utcnow as now_utc
 from poppy_tui.protocol.errors import InvalidDiscovery
 from poppy_tui.protocol.outcomes import NotSent, Unknown
@@ -140,9 +141,8 @@ def _keep(store: Store, final_url: str, answer: HttpAnswer, allow_loopback: bool
 
 
 def _cache_state(answer: HttpAnswer) -> tuple[str | None, datetime]:
-    etag = answer.headers.get("etag")
     fresh_for = freshness_seconds(answer.headers)
-    return (etag if etag and len(etag) <= 256 else None), now_utc() + timedelta(seconds=fresh_for)
+    return entity_tag(answer.headers.get("etag")), now_utc() + timedelta(seconds=fresh_for)
 
 
 def _plain_http_hint(target: str, message: str) -> str:
@@ -180,7 +180,9 @@ async def refresh(
     cache = store.document_cache(company.id)
     if cache is not None and not force and now_utc() < cache[1]:
         return Refreshed(company, False, False)
-    etag = cache[0] if cache is not None else None
+    # Checked again here, not only when it arrived: an older poppy-tui stored any ETag it got,
+    # and one with a non-ASCII character can't be sent in If-None-Match (RFC 9110 8.8.3).
+    etag = entity_tag(cache[0]) if cache is not None else None
     try:
         try:
             url = discovery_url(company.base_url, allow_loopback)
@@ -191,7 +193,7 @@ async def refresh(
         )
         if answer.status == 304 and etag:
             fresh_until = now_utc() + timedelta(seconds=freshness_seconds(answer.headers))
-            store.keep_document_fresh(company.id, answer.headers.get("etag") or etag, fresh_until)
+            store.keep_document_fresh(company.id, entity_tag(answer.headers.get("etag")) or etag, fresh_until)
             return Refreshed(store.get_company(company.id), True, False)
         if answer.status != 200:
             raise DiscoveryError(f"{final_url} answered HTTP {answer.status}; expected 200 with poppy.json")
@@ -219,6 +221,16 @@ def allowed_origins(company: CompanyRecord) -> set[str]:
         for proto in agent.get("protocols") or []:
             if isinstance(proto, dict) and isinstance(proto.get("endpoint"), str):
                 origins.add(origin_of(proto["endpoint"]))
+    return origins
+
+
+def api_origins(company: CompanyRecord) -> set[str]:
+    """Where this Company's HTTP API lives: its own origin and the origin of the OpenAPI its
+    poppy.json lists (not its MCP server's or conversation endpoint's)."""
+    origins = {origin_of(company.base_url)}
+    for api in company.apis:
+        if isinstance(api, dict) and api.get("type") == "openapi" and isinstance(api.get("url"), str):
+            origins.add(origin_of(api["url"]))
     return origins
 
 
@@ -285,10 +297,6 @@ async def fetch_openapi(
     if not isinstance(document, dict):
         raise DiscoveryError(f"the OpenAPI document at {url} is not a JSON object")
     return document
-
-
-def is_loopback_company(company: CompanyRecord) -> bool:
-    return is_loopback_host(urlsplit(company.base_url).hostname or "")
 
 
 def listed_operations_versions(company: CompanyRecord) -> list[str]:

@@ -15,7 +15,8 @@ Rules the code below keeps, each because the spec or a crash demands it:
 - While any earlier send is in doubt, nothing we hear makes us ask for a new approval (Ops 7).
 - An answer naming the same revision we approved is a protocol violation: stop, never loop.
 - The approval goes through the interface of the request that returned the approved revision.
-- A 5xx (500 included) to an approval is in doubt, never a refusal (outcomes.as_approval_answer).
+- Only an answer that says nothing was performed is a refusal of an approval; any other failure
+  (a 5xx whatever its body, an MCP tool error, ...) is in doubt (outcomes.as_approval_answer).
 - An approval that can't be signed here never becomes an attempt: it is postponed, kept.
 - An outcome left unknown is found out about afterwards (outcome_probe.py, via `prober`).
 """

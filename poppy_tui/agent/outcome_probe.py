@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from poppy_tui.agent.companies import api_origins, origin_of
 from poppy_tui.agent.keys import KeyStorageError
 from poppy_tui.agent.store import OperationRecord, StateError, Status, Store, StoreError
 from poppy_tui.agent.store.store import now_utc
@@ -44,6 +45,8 @@ from poppy_tui.protocol.outcomes import (
     conversation_reply,
 )
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
+from poppy_tui.protocol.timestamps import parse_rfc3339
+from poppy_tui.safety.wording import possessive
 
 if TYPE_CHECKING:
     from poppy_tui.agent.config import Config
@@ -156,7 +159,7 @@ class OutcomeProbe:
         if problem:
             # Nothing can be signed, so nothing can be sent or read: no attempt, look again later.
             reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
-            next_at = self._next_probe(now, approved.expires_at, 1)
+            next_at = self._next_probe(op.id, now, approved.expires_at)
             self.store.finish_probe(op.id, self.owner, detail=_detail(reason, [f"can't look now: {problem}"], next_at),
                                     observations=[], next_probe_at=next_at)
             return
@@ -176,19 +179,17 @@ class OutcomeProbe:
                 next_probe_at=None, settle=found.settle, outcome=found.outcome,
             )
             return
-        probes = sum(1 for e in self.store.events(op.id) if e.kind == "observed") + len(found.observations)
-        next_at = self._next_probe(now, approved.expires_at, probes)
+        next_at = self._next_probe(op.id, now, approved.expires_at)
         self.store.finish_probe(
             op.id, self.owner, detail=_detail(reason, found.notes, next_at), observations=found.observations,
             next_probe_at=next_at,
         )
 
-    def _next_probe(self, now: datetime, expires_at: datetime, probes: int) -> datetime | None:
+    def _next_probe(self, operation_row: int, now: datetime, expires_at: datetime) -> datetime | None:
         """Spaced out, and only while the Company must remember the operation."""
-        if expires_at <= now:
-            return None
-        delay = min(self.max_interval, self.interval * (2 ** min(max(probes - 1, 0), 16)))
-        return min(now + timedelta(seconds=delay), expires_at)
+        since = [e.at for e in self.store.events(operation_row) if e.kind == Status.OUTCOME_UNKNOWN.value]
+        unknown_since = parse_rfc3339(since[-1]) if since else now
+        return next_probe_at(unknown_since, now, expires_at, self.interval, self.max_interval)
 
     def _worth_resending(self, op: OperationRecord) -> bool:
         for orphan in self.store.attempts(op.id):
@@ -254,6 +255,10 @@ class OutcomeProbe:
         url = resource_url(request.url, document)
         if url is None:
             return
+        if origin_of(url) not in api_origins(company):
+            # Only the Company's own API is read (spec 3): never another host, whatever the request said.
+            found.notes.append(f"{origin_of(url)} is not {possessive(company.name)} API, so nothing was read there")
+            return
         exchange = await self._agent.api.send(company, ApiRequest("GET", url), session_id=company.session_id)
         body = exchange.response.get("body") if isinstance(exchange.response, dict) else None
         observation = {"source": f"GET {url}", "http_status": exchange.status, "body": _capped(body)}
@@ -304,10 +309,40 @@ class OutcomeProbe:
         return replied
 
 
+def next_probe_at(
+    unknown_since: datetime,
+    now: datetime,
+    expires_at: datetime,
+    interval: float = PROBE_INTERVAL_SECONDS,
+    max_interval: float = MAX_PROBE_INTERVAL_SECONDS,
+    first: float = FIRST_PROBE_SECONDS,
+) -> datetime | None:
+    """When to look next, on one fixed schedule counted from when the outcome became unknown:
+    `first` seconds after, then `interval` later, each gap doubling up to `max_interval`, never
+    past `expires_at` (after it the Company may forget the operation, Ops 7: None, no more).
+    From the clock, not from how many looks there were, so a pass that found several things,
+    or nothing, or a process that was stopped for a while, keeps the same spacing."""
+    if expires_at <= now:
+        return None
+    at = unknown_since + timedelta(seconds=first)
+    gap = interval
+    while at <= now and gap < max_interval:
+        at += timedelta(seconds=gap)
+        gap = min(gap * 2, max_interval)
+    if at <= now:  # the gaps are all max_interval from here: jump over the ones already past
+        behind = (now - at).total_seconds()
+        at += timedelta(seconds=max_interval * (behind // max_interval + 1))
+    return min(at, expires_at)
+
+
 def resource_url(request_url: str, openapi: Any) -> str | None:
     """The URL of a GET in the Company's OpenAPI for the resource a request acted on: the
     longest path template with a `get` that matches the request's path or a prefix of it
-    (after any base path). None when the OpenAPI offers none."""
+    (after any base path), on the request's own origin. None when the OpenAPI offers none.
+
+    It must read one resource, never a collection: the template ends with a parameter (an ID),
+    matched by a real value (not `.` or `..`), and names at least one fixed segment, so `/{id}`
+    can't take a base path such as `/api` for an ID."""
     paths = openapi.get("paths") if isinstance(openapi, dict) else None
     if not isinstance(paths, dict):
         return None
@@ -318,20 +353,33 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
         if not isinstance(template, str) or not isinstance(item, dict) or "get" not in item:
             continue
         pattern = [s for s in template.split("/") if s]
-        if not pattern:
+        if not _names_one_resource(pattern):
             continue
         for base in range(0, len(segments) - len(pattern) + 1):
             window = segments[base:base + len(pattern)]
-            if all(_TEMPLATE_PART.match(p) or p == s for p, s in zip(pattern, window, strict=True)):
+            if all(_matches(p, s) for p, s in zip(pattern, window, strict=True)):
                 end = base + len(pattern)
-                # Must end on a concrete value for every template part (an ID, not a collection).
                 if best is None or end > best[0] or (end == best[0] and base < best[1]):
                     best = (end, base)
                 break
-    if best is None or best[0] < 1:
+    if best is None:
         return None
     path = "/" + "/".join(segments[:best[0]])
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def _names_one_resource(pattern: list[str]) -> bool:
+    return (
+        bool(pattern)
+        and _TEMPLATE_PART.match(pattern[-1]) is not None
+        and any(_TEMPLATE_PART.match(p) is None for p in pattern)
+    )
+
+
+def _matches(pattern_part: str, segment: str) -> bool:
+    if _TEMPLATE_PART.match(pattern_part):
+        return segment not in (".", "..") and segment.lower() not in ("%2e", "%2e%2e", ".%2e", "%2e.")
+    return pattern_part == segment
 
 
 def _detail(reason: str, notes: list[str], next_at: datetime | None) -> str:

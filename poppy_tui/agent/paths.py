@@ -29,10 +29,6 @@ class Paths(namedtuple("Paths", ("config_dir", "data_dir"))):
         """Only used when the user opts in to the file fallback for the signing key."""
         return self.data_dir / "agent-key.pem"
 
-    @property
-    def log_file(self) -> Path:
-        return self.data_dir / "poppy-tui.log"
-
     def ensure(self) -> "Paths":
         for folder in (self.config_dir, self.data_dir):
             folder.mkdir(parents=True, exist_ok=True)

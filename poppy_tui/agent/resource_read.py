@@ -26,7 +26,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 
-from poppy_tui.agent.companies import openapi_url, origin_of
+from poppy_tui.agent.companies import api_origins, origin_of
 from poppy_tui.agent.outcome_probe import resource_url
 from poppy_tui.agent.store import OperationRecord, Status
 from poppy_tui.agent.store.connection import now_utc
@@ -104,15 +104,6 @@ def mcp_read_call(
 
 def _plain(value: Any) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def api_origins(company: CompanyRecord) -> set[str]:
-    """Where the Company's own API lives: its OpenAPI document's origin and its base URL's."""
-    origins = {origin_of(company.base_url)}
-    document = openapi_url(company)
-    if document:
-        origins.add(origin_of(document))
-    return origins
 
 
 def named_api_url(terms: Any, company: CompanyRecord) -> str | None:

@@ -18,7 +18,7 @@ from poppy_tui.cli.output import company_json, company_line, emit, note, safe_li
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
     from poppy_tui.agent.store import CompanyRecord
-    from poppy_tui.cli.commands import Context
+    from poppy_tui.cli.context import Context
 
 
 
@@ -83,7 +83,7 @@ def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | 
     """The known Company whose name or domain is nearest a misspelt `key`, if one is near enough."""
     import difflib
 
-    spellings = {}
+    spellings: dict[str, CompanyRecord] = {}
     for company in known:
         for text in (company.name, company.domain):
             spellings.setdefault(str(text).casefold(), company)
@@ -104,7 +104,7 @@ def run_companies(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
-    from poppy_tui.cli.commands import with_agent
+    from poppy_tui.cli.context import with_agent
     from poppy_tui.protocol.discovery import discovery_url
     from poppy_tui.protocol.errors import InvalidDiscovery
 
@@ -131,8 +131,8 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
 
 def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
     from poppy_tui.agent.store.sign_ins import list_sign_ins
-    from poppy_tui.cli.commands import open_store
-    from poppy_tui.cli.signin_commands import sign_in_json, sign_in_text
+    from poppy_tui.cli.context import open_store
+    from poppy_tui.cli.output import sign_in_json, sign_in_text
 
     with open_store(ctx) as store:
         companies = store.list_companies()
@@ -153,7 +153,7 @@ def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
-    from poppy_tui.cli.commands import with_agent
+    from poppy_tui.cli.context import with_agent
 
     async def work(agent: "Agent") -> int:
         companies = [need_company(agent, args.name)] if args.name else agent.store.list_companies()
@@ -187,7 +187,7 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
-    from poppy_tui.cli.commands import with_agent
+    from poppy_tui.cli.context import with_agent
 
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.name)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
-from poppy_tui.cli.commands import Context, close_agent, open_agent, require_terminal, run_tui
+from poppy_tui.cli.context import Context, close_agent, open_agent, require_terminal, run_tui
 from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import note, note_wrapped, safe_line

@@ -51,7 +51,10 @@ async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
 async def _in_browser_or_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
     from poppy_tui.cli.signin_commands import show_device_prompt
 
+    from poppy_tui.agent.signin.flows import DeviceSignIn
+
     flow = await agent.signins.begin(company, "device")
+    assert isinstance(flow, DeviceSignIn)  # the kind asked for
     try:
         await show_device_prompt(flow)
         enter = _enter_pressed()
@@ -59,7 +62,7 @@ async def _in_browser_or_terminal(agent: "Agent", company: "CompanyRecord") -> A
             note(TERMINAL_HINT)
         note("Waiting for you to confirm (Ctrl-C to stop)...")
         confirmed = asyncio.ensure_future(flow.wait())
-        watched = {confirmed} if enter is None else {confirmed, enter}
+        watched: set[asyncio.Future[Any]] = {confirmed} if enter is None else {confirmed, enter}
         try:
             done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         finally:

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from poppy_tui.cli.commands import Context
+    from poppy_tui.cli.context import Context
 
 
 def _mcp(ctx: "Context", args: argparse.Namespace) -> int:

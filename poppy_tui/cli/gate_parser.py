@@ -7,7 +7,7 @@ import argparse
 
 TYPE_CHECKING = False  # typing is not loaded for parsing: see main.py
 if TYPE_CHECKING:
-    from typing import Callable
+    from typing import Any, Callable
 
     Command = Callable[..., argparse.ArgumentParser]
 
@@ -20,7 +20,7 @@ COMPANY_COMPLETION: object = None
 
 
 def add_company_argument(
-    parser: argparse.ArgumentParser, dest: str, metavar: str = "COMPANY", **kwargs: object
+    parser: argparse.ArgumentParser, dest: str, metavar: str = "COMPANY", **kwargs: Any
 ) -> None:
     """A positional naming a known Company, completed in the shell with the known domains."""
     action = parser.add_argument(dest, metavar=metavar, help=COMPANY_HELP, **kwargs)

@@ -15,7 +15,7 @@ from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
 
 if TYPE_CHECKING:
-    from poppy_tui.cli.commands import Context
+    from poppy_tui.cli.context import Context
 
 _HTTP_ONLY = ("listen", "allow_remote", "allow_host", "tls_cert", "tls_key")
 
@@ -41,7 +41,7 @@ def cmd_mcp_stdio(ctx: "Context") -> int:
     import asyncio
     import sys
 
-    from poppy_tui.cli.commands import discover_listed, open_agent
+    from poppy_tui.cli.context import discover_listed, open_agent
     from poppy_tui.cli.output import note
     from poppy_tui.mcp_server.server import serve_stdio
 
@@ -109,7 +109,7 @@ def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
     except TokenError as exc:
         raise CliError(str(exc)) from None
 
-    from poppy_tui.cli.commands import discover_listed, open_agent
+    from poppy_tui.cli.context import discover_listed, open_agent
     from poppy_tui.mcp_server.http_gate import quiet_server_logs, serve_http
 
     quiet_server_logs()

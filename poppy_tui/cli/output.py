@@ -252,6 +252,8 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "found_out": store.observations(record.id),
         "resource_now": _resource_json(store, record),
         "next_look_at": record.next_attempt_at if record.status.value == "outcome_unknown" else None,
+        # Earlier operations for the same action whose outcome is not known: this one can't be approved yet.
+        "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)] if record.status.is_open else [],
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
@@ -473,6 +475,11 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     if record.approved_revision_id is not None:
         lines.append(f"Approved revision: {safe_line(names.get(record.approved_revision_id), 100)}")
     lines.append(f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}")
+    held = store.earlier_in_doubt(record.id) if record.status.is_open else []
+    if held:
+        from poppy_tui.safety.request_reuse import in_doubt_reason
+
+        lines.append(f"Can't be approved yet: {safe_line(in_doubt_reason(held), 1000)}")
     decisions = store.decisions(record.id)
     if decisions:
         lines.append("Decisions:")
@@ -503,3 +510,18 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
         lines.append("The Company's final response:")
         lines.append(company_json_text(record.outcome))
     return "\n".join(lines)
+
+
+def sign_in_text(record: Any) -> str:
+    """`companies list`'s sign-in column: who is signed in, and with which scopes."""
+    if record is None:
+        return "signed out"
+    who = f" as {safe_line(record.account, 100)}" if record.account else ""
+    return f"signed in{who} ({record.kind}), scopes {safe_line(' '.join(record.scopes), 500) or 'none'}"
+
+
+def sign_in_json(record: Any) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {"kind": record.kind, "account": record.account, "scopes": list(record.scopes),
+            "issuer": record.issuer, "signed_in_at": record.signed_in_at}

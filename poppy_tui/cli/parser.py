@@ -148,7 +148,7 @@ class _Unbuilt:
 
 def _command_parser(*, unbuilt: bool = False, **kwargs: object) -> "argparse.ArgumentParser | _Unbuilt":
     """The subparsers' parser_class: a real parser, or for `unbuilt=True` only a stand-in."""
-    return _Unbuilt() if unbuilt else _Parser(**kwargs)  # type: ignore[arg-type]
+    return _Unbuilt() if unbuilt else _Parser(**kwargs)
 
 
 def command_word(argv: Sequence[str], value_options: Collection[str]) -> str | None:
@@ -216,7 +216,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     # Read from the parser itself, so an option added above is never mistaken for the command.
     value_options = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
     wanted = None if argv is None else command_word(argv, value_options)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_command_parser)
+    # argparse only calls parser_class; typeshed wants a class, this is a function.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_command_parser)  # type: ignore[call-overload]
 
     def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
         if wanted is not None and name != wanted:

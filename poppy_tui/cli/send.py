@@ -16,7 +16,7 @@ from poppy_tui.cli.output import STATUS_TEXT, emit, note, record_json, safe_line
 
 if TYPE_CHECKING:
     from poppy_tui.agent.store import OperationRecord
-    from poppy_tui.cli.commands import Context
+    from poppy_tui.cli.context import Context
 
 
 def _said(record: "OperationRecord") -> None:
@@ -31,7 +31,7 @@ def _said(record: "OperationRecord") -> None:
 
 def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
     from poppy_tui.agent.headless import in_flight, send_approved
-    from poppy_tui.cli.commands import open_agent
+    from poppy_tui.cli.context import open_agent
 
     agent = open_agent(ctx)
 

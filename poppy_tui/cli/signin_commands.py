@@ -26,23 +26,9 @@ if TYPE_CHECKING:
 SIGNIN_EXIT_DOC = "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
 
 
-def sign_in_text(record: Any) -> str:
-    """`companies list`'s sign-in column: who is signed in, and with which scopes."""
-    if record is None:
-        return "signed out"
-    who = f" as {safe_line(record.account, 100)}" if record.account else ""
-    return f"signed in{who} ({record.kind}), scopes {safe_line(' '.join(record.scopes), 500) or 'none'}"
-
-
-def sign_in_json(record: Any) -> dict[str, Any] | None:
-    if record is None:
-        return None
-    return {"kind": record.kind, "account": record.account, "scopes": list(record.scopes),
-            "issuer": record.issuer, "signed_in_at": record.signed_in_at}
-
-
 def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
-    from poppy_tui.cli.commands import need_company, with_agent
+    from poppy_tui.cli.companies_commands import need_company
+    from poppy_tui.cli.context import with_agent
 
     async def work(agent: "Agent") -> int:
         from poppy_tui.agent.signin.errors import SignInError
@@ -189,7 +175,12 @@ def _read_line_in_background() -> "asyncio.Future[str]":
             line = sys.stdin.readline()
         except (OSError, ValueError):
             line = ""
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line.strip()))
+
+        def settle() -> None:
+            if not future.done():
+                future.set_result(line.strip())
+
+        loop.call_soon_threadsafe(settle)
 
     threading.Thread(target=read, daemon=True, name="signin-paste").start()
     return future
@@ -240,7 +231,8 @@ def host_line(netloc: str) -> str:
 
 
 def cmd_signout(ctx: Any, args: argparse.Namespace) -> int:
-    from poppy_tui.cli.commands import need_company, with_agent
+    from poppy_tui.cli.companies_commands import need_company
+    from poppy_tui.cli.context import with_agent
 
     async def work(agent: "Agent") -> int:
         company = need_company(agent, args.company)

@@ -103,20 +103,39 @@ def read_approval(request: Request) -> Approval | None:
         raise Refusal(400, {"error": "invalid_approval", "error_description": str(exc)}) from None
 
 
-def check_idempotency_key(request: Request) -> None:
-    """Accepted bare (as the spec's example) or as an sf-string; at most once is keyed
-    by the operation id, so the key itself changes nothing here."""
+def check_idempotency_key(request: Request) -> str | None:
+    """The key, accepted bare (as the spec's example) or as an sf-string; None without one."""
     raw = request.headers.get(c.HEADER_IDEMPOTENCY_KEY)
-    if raw is not None and not _IDEMPOTENCY_KEY_RE.match(raw.strip()):
+    if raw is None:
+        return None
+    match = _IDEMPOTENCY_KEY_RE.match(raw.strip())
+    if match is None:
         raise Refusal(400, {"error": "invalid_request", "error_description": "Idempotency-Key must be 1 to 255 visible characters."})
+    return match.group(1)
+
+
+async def check_key_reuse(ctx: CompanyContext, request: Request, key: str | None, owner: str) -> None:
+    """The draft's 422 for a key reused with another payload (section 2.7). At most once is keyed
+    by the operation id (Ops 7), so a key used again for the same request changes nothing."""
+    if key is None:
+        return
+    payload = await request.body()
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    if not ctx.idempotency_keys.same_request(owner, key, request.method, target, payload):
+        raise Refusal(422, {
+            "error": "idempotency_key_reused",
+            "error_description": "This Idempotency-Key was already used for a different request; "
+            "send a new key with a new request.",
+        })
 
 
 async def approval_needed(ctx: CompanyContext, request: Request, session: VerifiedSession, action: Action) -> Response:
     """One request for an action that needs approval, through the API (spec 4, 6, 7)."""
-    check_idempotency_key(request)
+    key = check_idempotency_key(request)
     caller = caller_of(request)
     # Token checks come before the extension's checks (Ops 6).
     ctx.require(caller, ACTION_NEEDS[action.kind], ACTION_WHAT[action.kind])
+    await check_key_reuse(ctx, request, key, caller.owner)
     if not ctx.operations_in_use(request.headers):
         status, body = ctx.approval_unavailable()
         return JSONResponse(body, status_code=status)

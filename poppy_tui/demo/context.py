@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, MutableMapping
 
+from poppy_tui.demo.idempotency import IdempotencyKeys
 from poppy_tui.demo.accounts.guard import Caller, require
 from poppy_tui.demo.accounts.service import Accounts, AccountsOptions
 from poppy_tui.demo.agent_registry import AgentRegistry
@@ -37,6 +38,7 @@ class CompanyContext:
     agents: AgentRegistry = field(init=False)  # the agents' CIMDs and keys, fetched and checked
     sessions: SessionVerifier = field(init=False)
     counters: FaultCounters = field(init=False)
+    idempotency_keys: IdempotencyKeys = field(init=False)
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
@@ -47,6 +49,7 @@ class CompanyContext:
         self.desk = OperationDesk(self.shop, self.faults, self.expiry_seconds, ledger)
         self.sessions = SessionVerifier(audience=self.issuer, registry=self.agents)
         self.counters = FaultCounters(self.faults)
+        self.idempotency_keys = IdempotencyKeys()
 
     @property
     def domain(self) -> str:

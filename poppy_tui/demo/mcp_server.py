@@ -3,8 +3,9 @@
 `McpGate` wraps the SDK's ASGI app: it runs the Session header checks on every
 HTTP request (refusing with the same 400/403 JSON as the API), and answers
 503 + Retry-After itself for an approved tools/call whose operation is being
-performed (or under the `busy` fault), because a tool result can't carry an
-HTTP status. Everything else is the SDK.
+performed, when the caller may approve that operation (Ops 6 check 1 before
+check 2), or under the `busy` fault, because a tool result can't carry an HTTP
+status. Everything else is the SDK.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ContentBlock, TextContent
 from pydantic import Field
 from starlette.datastructures import Headers
 
@@ -46,7 +47,15 @@ TOOL_NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
-def _text(text: str) -> list[TextContent]:
+def _http_scope(context: Context) -> dict[str, Any]:
+    """The ASGI scope of the HTTP request a tool call came in (this server is served over
+    streamable HTTP only, so there always is one)."""
+    request = context.request_context.request
+    assert request is not None
+    return request.scope
+
+
+def _text(text: str) -> list[ContentBlock]:
     return [TextContent(type="text", text=text)]
 
 
@@ -82,7 +91,7 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
     shop = ctx.shop
 
     async def needs_approval(tool: str, action: Action, context: Context) -> CallToolResult:
-        caller = request_flags(context.request_context.request.scope)["caller"]
+        caller = request_flags(_http_scope(context))["caller"]
         if not ctx.operations_in_use(context.headers):
             return _tool_error(ctx.approval_unavailable_text())
         try:
@@ -109,7 +118,7 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
             )
         assert answer.outcome is not None
         if answer.kind == "performed" and ctx.counters.take_drop():
-            request_flags(context.request_context.request.scope)["drop"] = True
+            request_flags(_http_scope(context))["drop"] = True
         return CallToolResult(content=_text(answer.outcome.text), structured_content=answer.outcome.result)
 
     @mcp.tool(description="Search the Manzanita Outfitters catalog by words in the name, SKU or category.")
@@ -222,25 +231,30 @@ class McpGate:
                 # The MCP authorization model: the HTTP request is refused with a
                 # WWW-Authenticate challenge; the JSON-RPC error body gives the SDK the reason.
                 error = {"code": c.MCP_CHALLENGE_CODE, "message": challenge.description, "data": challenge.body()}
-                headers = challenge.headers()
+                challenge_headers = challenge.headers()
                 if self.ctx.accounts is not None:  # MCP authorization: where to learn about sign-in (RFC 9728 5.1)
                     metadata_url = self.ctx.base_url + self.ctx.accounts.mcp_resource_metadata_path
-                    headers["WWW-Authenticate"] += f', resource_metadata="{metadata_url}"'
-                await _send_json(send, challenge.status, {"jsonrpc": "2.0", "id": rpc_id, "error": error}, headers)
+                    challenge_headers["WWW-Authenticate"] += f', resource_metadata="{metadata_url}"'
+                answer = {"jsonrpc": "2.0", "id": rpc_id, "error": error}
+                await _send_json(send, challenge.status, answer, challenge_headers)
                 return
-        busy = self._busy_answer(body, headers)
+        busy = self._busy_answer(body, headers, caller.owner)
         if busy is not None:
             await _send_json(send, 503, busy, {"Retry-After": str(RETRY_AFTER_SECONDS)})
             return
         await self.inner(scope, _replay(body, receive), send)
 
-    def _busy_answer(self, body: bytes, headers: Headers) -> dict[str, Any] | None:
+    def _busy_answer(self, body: bytes, headers: Headers, owner: str) -> dict[str, Any] | None:
         approval, rpc_id = _approval_in_tools_call(body)
         if approval is None or not self.ctx.operations_in_use(headers):
             return None
+        data: dict[str, Any]
         if self.ctx.counters.take_busy():
             reason, data = "Busy; try again shortly.", {"error": "temporarily_unavailable"}
-        elif self.ctx.desk.in_progress(approval.operation_id):
+        elif self.ctx.desk.in_progress(approval.operation_id, owner):
+            # Only to a caller that may approve it (check 1 before check 2, Ops 6): anyone else's
+            # call goes to the tool, which handles it as a request without an approval, and
+            # learns nothing of another owner's operation.
             reason = f"Operation {approval.operation_id} is being performed; call the tool again with the same approval."
             data = {"error": "operation_in_progress", "operation_id": approval.operation_id}
         else:

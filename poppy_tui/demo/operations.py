@@ -209,8 +209,7 @@ class OperationDesk:
         op_id = approval.operation_id
         with self.lock:
             record = self._performed.get(op_id)
-            got_it = session_id in self._sessions.get(op_id, ()) or (record is not None and record.session_id == session_id)
-            if not got_it:
+            if not self._returned_to(op_id, session_id):
                 return AsIfNoApproval(f"operation {op_id} was not returned in this Session")
             if record is not None:
                 return Replay(record) if record.finished else InProgress(record)
@@ -254,9 +253,18 @@ class OperationDesk:
         with self.lock:
             return self._issued.get(revision)
 
-    def in_progress(self, operation_id: str) -> bool:
+    def _returned_to(self, operation_id: str, session_id: str) -> bool:
+        """Check 1 (Ops 6): the operation was returned to this owner, so it may approve it."""
+        record = self._performed.get(operation_id)
+        return session_id in self._sessions.get(operation_id, ()) or (record is not None and record.session_id == session_id)
+
+    def in_progress(self, operation_id: str, session_id: str | None = None) -> bool:
+        """Whether the operation is being performed; with `session_id`, only for an owner that
+        may approve it (check 1 comes first: to anyone else it is a request without approval)."""
         with self.lock:
             record = self._performed.get(operation_id)
+            if session_id is not None and not self._returned_to(operation_id, session_id):
+                return False
             return record is not None and not record.finished
 
     def record(self, operation_id: str) -> PerformedRecord | None:

@@ -126,7 +126,7 @@ class _SigningAuth(httpx.Auth):
         self.session = session
         self.extensions = extensions
 
-    def auth_flow(self, request):  # type: ignore[override]
+    def auth_flow(self, request):
         for name, value in self.session.headers(extensions=self.extensions).items():
             request.headers[name] = value
         yield request
@@ -141,7 +141,7 @@ class _SigningAuth2(httpx2.Auth):
         self.last_status: int | None = None
         self.last_retry_after: str | None = None
 
-    def auth_flow(self, request):  # type: ignore[override]
+    def auth_flow(self, request):
         for name, value in self.session.headers(extensions=self.extensions).items():
             request.headers[name] = value
         response = yield request

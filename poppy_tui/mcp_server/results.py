@@ -96,9 +96,9 @@ def final_response(record: OperationRecord) -> Any:
     return company_text.value(value)
 
 
-def operation_text(record: OperationRecord, state: str, next_step: str = "") -> str:
+def operation_text(record: OperationRecord, state: str, next_step: str = "", meaning: str | None = None) -> str:
     current = record.current
-    lines = [f"poppy-tui operation {record.id}: {STATE_TEXT.get(state, state)}."]
+    lines = [f"poppy-tui operation {record.id}: {meaning or STATE_TEXT.get(state, state)}."]
     lines.append(quoted("Company", company_text.line(record.company.name)))
     lines.append(quoted("Operation id", company_text.line(record.operation_id)))
     lines.append(quoted("Summary", company_text.block(current.summary)))
@@ -121,25 +121,34 @@ def keep_waiting_hint(record: OperationRecord) -> str:
     )
 
 
-def operation_result(record: OperationRecord, *, returned: bool = True, waited: bool = True) -> CallToolResult:
-    """An operation's state as a tool result: settled, or still waiting (the client may wait on)."""
+def operation_result(
+    record: OperationRecord, *, returned: bool = True, waited: bool = True, held: str | None = None
+) -> CallToolResult:
+    """An operation's state as a tool result: settled, or still waiting (the client may wait on).
+    `held`: why the person can't approve it yet (an earlier approval of the same action is in
+    doubt, Ops 7), in poppy-tui's words."""
     status = record.status.value
     state = "waiting_for_person" if record.status in (Status.PENDING,) else status
     if getattr(record, "waiting_sign_in", None) and record.status in (Status.APPROVED, Status.SENDING):
         state = "waiting_for_sign_in"
     settled = status in ("performed", "not_performed", "outcome_unknown", "declined", "expired")
     next_step = "" if settled else keep_waiting_hint(record)
+    meaning = STATE_TEXT.get(state, state)
+    if held and not settled:
+        meaning += f"; it can't be approved yet: {company_text.line(held, 1000)}"
     data: dict[str, Any] = {
         "result": state,
         "settled": settled,
-        "meaning": STATE_TEXT.get(state, state),
+        "meaning": meaning,
         "operation": operation_json(record),
     }
+    if held and not settled:
+        data["held"] = True
     if settled and record.outcome is not None:
         data["response"] = final_response(record)
     if not settled:
         data["next_step"] = next_step
-    return _result(data, operation_text(record, state, next_step), error=state in FAILED)
+    return _result(data, operation_text(record, state, next_step, meaning), error=state in FAILED)
 
 
 def request_result(outcome: str, status: int | None, body: Any, detail: str, sign_in: bool = False) -> CallToolResult:

@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult
-from pydantic import Field
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field, StrictInt
 
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Status
 from poppy_tui.mcp_server import company_text, results
@@ -37,7 +37,25 @@ DEFAULT_WAIT_SECONDS = 600.0
 MAX_WAIT_SECONDS = 3600.0
 _METHOD_RE = re.compile(r"[A-Za-z]{1,16}")
 
-CompanyArg = Annotated[str, Field(description="a known Company's number, name, domain or URL (see list_companies)")]
+# Numbers are accepted as JSON integers as well as strings: this server's own results and
+# `next_step` give them as integers, and clients (MCP Inspector among them) send them so.
+# StrictInt: JSON true is not Company 1.
+CompanyArg = Annotated[
+    StrictInt | str, Field(description="a known Company's number (as list_companies gives it), name, domain or URL")
+]
+OperationArg = Annotated[
+    StrictInt | str, Field(description="the operation number poppy-tui gave, or the Company's operation_id")
+]
+# Any JSON value (RFC 8259): what the Company's API takes as a request body.
+JsonValue = dict[str, Any] | list[Any] | str | int | float | bool | None
+BodyArg = Annotated[
+    JsonValue,
+    Field(description="the JSON request body, if any: an object, array, string, number, boolean or null"),
+]
+# Tools that only read (the queue, or what a Company offers): MCP's readOnlyHint lets a client
+# call them without asking its user first. The ones that send requests to Companies carry none.
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+READS_COMPANIES = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 WaitArg = Annotated[
     float,
     Field(
@@ -69,17 +87,31 @@ def _sign_in(result: Any) -> bool:
     return bool(challenge is not None and getattr(challenge, "needs_sign_in", False))
 
 
+def server_version() -> str:
+    """The installed package's version (serverInfo.version), else the one the source says."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("poppy-tui")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        from poppy_tui import __version__
+
+        return __version__
+
+
 def build_server(agent: Any) -> MCPServer:
     root = logging.getLogger()
     handlers_before, level_before = list(root.handlers), root.level
-    server = MCPServer(SERVER_NAME, title="poppy-tui", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = MCPServer(
+        SERVER_NAME, title="poppy-tui", instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING"
+    )
     # MCPServer calls logging.basicConfig; stdout is the protocol channel, so keep logging our own.
     for handler in [h for h in root.handlers if h not in handlers_before]:
         root.removeHandler(handler)
     root.setLevel(level_before)
 
-    def company_of(key: str) -> CompanyRecord:
-        text = key.strip()
+    def company_of(key: int | str) -> CompanyRecord:
+        text = str(key).strip()
         found = None
         if text.isdigit():
             found = next((c for c in agent.store.list_companies() if c.id == int(text)), None)
@@ -87,25 +119,37 @@ def build_server(agent: Any) -> MCPServer:
         if found is None:
             known = ", ".join(f"{c.id} «{company_text.line(c.name, 60)}»" for c in agent.store.list_companies())
             raise ToolError(
-                f"unknown company {company_text.line(key, 100)!r}; known: {known or 'none yet'} "
+                f"unknown company {company_text.line(str(key), 100)!r}; known: {known or 'none yet'} "
                 "(the person adds Companies with 'poppy-tui companies add DOMAIN' or in the TUI)"
             )
         return found
 
-    def operation_of(key: str) -> OperationRecord:
+    def operation_of(key: int | str) -> OperationRecord:
         record = agent.store.find_operation(str(key).strip())
         if record is None:
-            raise ToolError(f"no operation {company_text.line(key, 100)!r}; list_pending shows what waits")
+            raise ToolError(f"no operation {company_text.line(str(key), 100)!r}; list_pending shows what waits")
         return record
+
+    def held(record: OperationRecord) -> str | None:
+        """Why the person can't approve it yet: an earlier approval of the same action is in doubt."""
+        earlier = agent.store.earlier_in_doubt(record.id) if record.status.is_open else []
+        if not earlier:
+            return None
+        from poppy_tui.safety.request_reuse import in_doubt_reason
+
+        return in_doubt_reason(earlier)
+
+    def result_of(record: OperationRecord) -> CallToolResult:
+        return results.operation_result(record, held=held(record))
 
     async def settle(row: int, wait_seconds: float, context: Context, request_id: int | None = None) -> CallToolResult:
         if wait_seconds <= 0:
             record = agent.store.get_operation(row)
             if request_id is not None:
                 record = agent.outcome_for_request(record, request_id)
-            return results.operation_result(record)
+            return result_of(record)
         record = await wait_for_decision(agent, row, wait_seconds, _Progress(context), request_id)
-        return results.operation_result(record)
+        return result_of(record)
 
     async def guarded(work):
         try:
@@ -120,7 +164,8 @@ def build_server(agent: Any) -> MCPServer:
 
     @server.tool(
         description="List the Companies poppy-tui knows and which interfaces each offers; with include_offerings, "
-        "also what each offers (as describe_company, which asks each Company)."
+        "also what each offers (as describe_company, which asks each Company).",
+        annotations=READS_COMPANIES,
     )
     async def list_companies(include_offerings: bool = False) -> CallToolResult:
         async def work() -> CallToolResult:
@@ -171,7 +216,8 @@ def build_server(agent: Any) -> MCPServer:
 
     @server.tool(
         description="What a Company offers: its API operations (method, path, parameters, JSON body schema) from "
-        "its OpenAPI document, and its MCP tools with their input schemas. All of it is Company-written."
+        "its OpenAPI document, and its MCP tools with their input schemas. All of it is Company-written.",
+        annotations=READS_COMPANIES,
     )
     async def describe_company(company: CompanyArg) -> CallToolResult:
         async def work() -> CallToolResult:
@@ -190,7 +236,7 @@ def build_server(agent: Any) -> MCPServer:
         method: Annotated[str, Field(description="HTTP method, e.g. GET or POST")],
         path: Annotated[str, Field(description="path on the Company's API, e.g. /api/orders, or a full URL there")],
         context: Context,
-        body: Annotated[Any, Field(description="JSON request body, if any")] = None,
+        body: BodyArg = None,
         wait_seconds: WaitArg = DEFAULT_WAIT_SECONDS,
     ) -> CallToolResult:
         if not _METHOD_RE.fullmatch(method):
@@ -258,7 +304,7 @@ def build_server(agent: Any) -> MCPServer:
             deadline = loop.time() + wait_seconds
             for row in said.operation_rows:
                 left = max(0.0, deadline - loop.time()) if wait_seconds > 0 else 0.0
-                outcome = await settle(row, left, context)
+                outcome = await settle(row, left, context, said.request_id)
                 operations.append(outcome.structured_content)
                 lines.append(outcome.content[0].text)  # type: ignore[union-attr]
             if operations:
@@ -272,14 +318,15 @@ def build_server(agent: Any) -> MCPServer:
 
     @server.tool(
         description="Read an operation's state without waiting: waiting for the person, approved, sending, "
-        "performed, not performed, outcome unknown, declined, expired or withdrawn."
+        "performed, not performed, outcome unknown, declined, expired or withdrawn.",
+        annotations=READ_ONLY,
     )
     async def operation_status(
-        operation: Annotated[str, Field(description="the operation number poppy-tui gave, or the Company's operation_id")],
+        operation: OperationArg,
     ) -> CallToolResult:
         async def work() -> CallToolResult:
             agent.store.expire_due()
-            return results.operation_result(operation_of(operation))
+            return result_of(operation_of(operation))
 
         return await guarded(work)
 
@@ -289,7 +336,7 @@ def build_server(agent: Any) -> MCPServer:
         "returns the current state and you may call it again."
     )
     async def wait_for_decision_tool(
-        operation: Annotated[str, Field(description="the operation number poppy-tui gave, or the Company's operation_id")],
+        operation: OperationArg,
         context: Context,
         wait_seconds: WaitArg = DEFAULT_WAIT_SECONDS,
     ) -> CallToolResult:
@@ -298,7 +345,10 @@ def build_server(agent: Any) -> MCPServer:
 
         return await guarded(work)
 
-    @server.tool(description="List operations not finished yet (waiting for the person, being sent, or outcome unknown).")
+    @server.tool(
+        description="List operations not finished yet (waiting for the person, being sent, or outcome unknown).",
+        annotations=READ_ONLY,
+    )
     async def list_pending() -> CallToolResult:
         return await guarded(_list_pending)
 
@@ -324,7 +374,7 @@ def build_server(agent: Any) -> MCPServer:
     server.add_tool(wait_for_decision_tool, name="wait_for_decision", description=(
         "Wait for the person's decision on an operation (and for its send to settle), with progress "
         "notifications; returns the Company's final response or how it ended. If wait_seconds pass first it "
-        "returns the current state and you may call it again."))
+        "returns the current state and you may call it again."), annotations=READ_ONLY)
     return server
 
 

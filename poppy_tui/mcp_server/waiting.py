@@ -43,6 +43,8 @@ async def wait_for_decision(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(0.0, wait_seconds)
     record = agent.store.get_operation(row)
+    if request_id is not None:
+        record = agent.outcome_for_request(record, request_id)  # settled already, perhaps by another request
     seen = (record.status, record.current.id, getattr(record, "waiting_sign_in", None))
     await report(record, _note(record))
     last_report = loop.time()

@@ -5,9 +5,11 @@ them to the addresses a name actually resolves to, right before it connects to o
 `protocol/discovery.py` applies them early to URLs written with an IP literal.
 
 Never allowed: private, link-local, reserved, multicast, unspecified addresses, and IPv6 forms
-that carry such an IPv4 address inside them: IPv4-mapped (::ffff:0:0/96), IPv4-compatible
-(::/96), NAT64 (64:ff9b::/96 embeds one in its last 32 bits; the local-use 64:ff9b:1::/48 is
+that carry such an IPv4 address inside them: IPv4-mapped (::ffff:0:0/96), IPv4-translated
+(::ffff:0:0:0/96, RFC 2765 SIIT), IPv4-compatible (::/96), NAT64 (64:ff9b::/96 embeds one in its last 32 bits; the local-use 64:ff9b:1::/48 is
 refused whole, as where it embeds one depends on the network), 6to4 (2002::/16) and Teredo.
+The deprecated site-local range fec0::/10 (RFC 3879) is refused too: Python's `is_global`
+counts it as global, but routers that still honour it keep it inside a site, like a private range.
 Loopback only when the caller allows it (the demo and tests) and only by a loopback name.
 """
 
@@ -21,6 +23,9 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")
 NAT64_LOCAL_USE = ipaddress.ip_network("64:ff9b:1::/48")
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+# RFC 2765 (SIIT) "IPv4-translated" addresses carry an IPv4 address in their last 32 bits.
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+SITE_LOCAL = ipaddress.ip_network("fec0::/10")
 
 
 def is_loopback_host(host: str) -> bool:
@@ -50,7 +55,7 @@ def embedded_ipv4(ip: IPAddress) -> ipaddress.IPv4Address | None:
         return ip.ipv4_mapped
     if ip.sixtofour is not None:
         return ip.sixtofour
-    if ip in NAT64_WELL_KNOWN or (ip in IPV4_COMPATIBLE and int(ip) > 1):
+    if ip in NAT64_WELL_KNOWN or ip in IPV4_TRANSLATED or (ip in IPV4_COMPATIBLE and int(ip) > 1):
         return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return None
 
@@ -61,6 +66,8 @@ def address_refusal(ip: IPAddress, allow_loopback: bool) -> str | None:
     if ip.is_loopback:
         return None if allow_loopback else "a loopback address, allowed only for local Companies"
     if isinstance(ip, ipaddress.IPv6Address):
+        if ip in SITE_LOCAL:
+            return "a site-local address (fec0::/10), private to a site"
         if ip in NAT64_LOCAL_USE:
             return "a local-use NAT64 address (64:ff9b:1::/48), which may reach any private IPv4 address"
         inner = embedded_ipv4(ip)

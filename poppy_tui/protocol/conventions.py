@@ -145,3 +145,32 @@ CONVERSATION_OUTCOME_OPERATION_FIELD = "operation_id"  # in message.data
 CONVERSATION_PERFORMED_STATUSES = frozenset({"performed"})
 CONVERSATION_NOT_PERFORMED_STATUSES = frozenset({"not_performed"})
 CONVERSATION_IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})
+
+# ---- What an answer to an approval says (Ops 7; docs/protocol-choices.md, "Answers to an approval")
+# Once an approval may have left, only an answer that says nothing was performed settles an
+# operation `not_performed`; anything else is in doubt: the same approval is sent again while the
+# terms last (Ops 7), then the outcome is found out another way. These say nothing was performed:
+# - the error codes of the refusals the spec defines before or instead of performing: a new
+#   revision or operation (`approval_required`, Ops 6 check 3, "performs nothing"), the Session
+#   and token checks that come before the operation's checks (Ops 6: invalid_session, sign-in
+#   challenges, an identity the Company can't verify), and `extension_required` (spec 3.3);
+#   in a conversation, the structured "not performed" of CONVERSATION_NOT_PERFORMED_STATUSES;
+APPROVAL_REFUSAL_CODES = frozenset({
+    "approval_required", "invalid_session", SIGN_IN_REQUIRED, INVALID_TOKEN, INSUFFICIENT_SCOPE,
+    *IDENTITY_REJECTED_ERRORS, "extension_required",
+}) | CONVERSATION_NOT_PERFORMED_STATUSES
+# - a JSON-RPC error saying the server did not run the tool at all (method not found, invalid
+#   params: the call never reached the tool);
+MCP_REFUSAL_ERROR_CODES = frozenset({-32601, -32602})
+# - any other 4xx status on the API or at the MCP server's HTTP layer (the reading NOT FOUND in the
+#   spec): RFC 9110 15.5 makes 4xx the server's refusal of the request as sent, and Ops 7 forbids a
+#   Company to "respond as if it failed" while it performs the operation or doesn't know whether it
+#   took effect (503 then), so a 4xx is its word that nothing was done. Except these, which say
+#   nothing about the request's fate: 408 (the server stopped waiting for the request: a timeout,
+#   which Ops 7 resends) and 425 (Too Early: "retry", RFC 8470).
+APPROVAL_4XX_IN_DOUBT = frozenset({408, 425})
+# Never a refusal: a 5xx (a crash or a gateway can't say whether the action was done, whatever its
+# body: HTML, empty, cut off, declared JSON but unreadable), a 3xx (redirects are not followed,
+# and a 303 may follow a performed POST), an MCP tool error (`isError: true`) that carries neither
+# an operation nor one of the codes above (an MCP SDK server reports a tool that raised, maybe
+# after it committed, exactly so), and a success status whose answer can't be read.

@@ -218,23 +218,36 @@ def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = 
     )
 
 
-_MAX_AGE = re.compile(r"(?:^|,)\s*(s-maxage|max-age)\s*=\s*\"?(\d+)\"?\s*(?:,|$)", re.IGNORECASE)
+_DELTA_SECONDS = re.compile(r"\d+")
+# RFC 9111 1.2.2: a delta-seconds beyond 2^31 is taken as 2^31 (so a thousand digits is a number).
+_DELTA_SECONDS_CAP = 2**31
+
+
+def _delta_seconds(value: str) -> int | None:
+    """RFC 9111 1.2.2 delta-seconds (quotes tolerated), or None when it isn't one."""
+    text = value.strip().strip('"')
+    if not _DELTA_SECONDS.fullmatch(text):
+        return None
+    return _DELTA_SECONDS_CAP if len(text) > 10 else min(int(text), _DELTA_SECONDS_CAP)
 
 
 def freshness_seconds(headers: Mapping[str, str]) -> int:
     """How long a poppy.json answer stays fresh, from its lower-cased HTTP headers
-    (Cache-Control, else Expires against Date), within DISCOVERY_MIN/MAX_FRESH_SECONDS."""
+    (Cache-Control, else Expires against Date), within DISCOVERY_MIN/MAX_FRESH_SECONDS.
+    An invalid max-age (negative, not a number) makes the answer stale (RFC 9111 4.2.1)."""
     control = headers.get("cache-control", "") or ""
-    directives = {part.strip().split("=", 1)[0].lower() for part in control.split(",") if part.strip()}
+    directives: dict[str, str | None] = {}
+    for part in control.split(","):
+        name, _, value = part.strip().partition("=")
+        if name:
+            directives.setdefault(name.strip().lower(), value if _ else None)
     seconds: float | None = None
     if "no-store" in directives or "no-cache" in directives:
         seconds = 0
-    else:
-        ages = {m.group(1).lower(): int(m.group(2)) for m in _MAX_AGE.finditer(control)}
-        if "max-age" in ages:
-            seconds = ages["max-age"]
-        elif headers.get("expires"):
-            seconds = _expires_in(headers["expires"], headers.get("date"))
+    elif "max-age" in directives:
+        seconds = _delta_seconds(directives["max-age"] or "") or 0
+    elif headers.get("expires"):
+        seconds = _expires_in(headers["expires"], headers.get("date"))
     if seconds is None:
         seconds = DISCOVERY_DEFAULT_FRESH_SECONDS
     return int(min(max(seconds, DISCOVERY_MIN_FRESH_SECONDS), DISCOVERY_MAX_FRESH_SECONDS))

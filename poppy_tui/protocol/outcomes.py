@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
-from poppy_tui.protocol.errors import ProtocolError
+from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.operation import Operation
 
 
@@ -59,10 +59,18 @@ class NotSent:
 
 @dataclass(frozen=True)
 class BadResponse:
-    """The Company answered, but not in a way the protocol allows."""
+    """The Company answered, but not in a way the protocol allows.
+
+    `refusal`: the answer is one of the spec's refusals (an operation's carrier: 403
+    approval_required, an MCP error result with an operation) whose content is unusable; it
+    still says nothing was performed. `success`: the answer claims success (2xx, `isError:
+    false`) yet carries an operation, which the spec puts only in a refusal (Ops 4), so
+    whether the action was done can't be told from it."""
 
     error: ProtocolError
     status: int | None = None
+    refusal: bool = False
+    success: bool = False
 
 
 Outcome = Union[Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse]
@@ -78,7 +86,7 @@ def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: 
         try:
             operation = operation_from_api_body(status, body)
         except ProtocolError as exc:
-            return BadResponse(exc, status)
+            return BadResponse(exc, status, refusal=True)
         assert operation is not None
         return ApprovalRequired(operation)
     if status in (503, 429) or (status == 409 and _error_code(body) == "operation_in_progress"):
@@ -86,20 +94,91 @@ def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: 
     if status in (502, 504):
         return Unknown(f"HTTP {status} from a gateway")
     if 200 <= status < 300:
+        if carries_an_operation(body):
+            return BadResponse(operation_in_success(f"HTTP {status}", "a 403 approval_required refusal"), status,
+                               success=True)
         return Performed(status, body)
     return NotPerformed(status, _error_code(body) or f"http_{status}", body)
 
 
-def as_approval_answer(outcome: Outcome) -> Outcome:
-    """What an answer means to a request that carried an approval.
+def carries_an_operation(value: Any) -> bool:
+    """Whether an answer's body (API) or structuredContent (MCP) holds what only a refusal may:
+    `error: approval_required`, or an `operation` member that is an operation of this extension.
+    (An `operation` member that doesn't parse as one is a Company's own data, left alone.)"""
+    from poppy_tui.protocol.operation import parse_operation
 
-    A 5xx (500 included) is no definite refusal there: the Company may have performed the
-    action and then failed, and Ops 7 says a request with an approval that fails is sent again
-    with the same approval. Only 4xx refusals and the Company's own words settle it.
+    if not isinstance(value, dict):
+        return False
+    if value.get("error") == "approval_required":
+        return True
+    if not isinstance(value.get("operation"), dict):
+        return False
+    try:
+        parse_operation(value["operation"])
+    except ProtocolError:
+        return False
+    return True
+
+
+def operation_in_success(answer: str, carrier: str) -> ProtocolViolation:
+    """Why an operation in a success answer is no operation and no success (Ops 4, Ops 5)."""
+    return ProtocolViolation(
+        "operation",
+        f"the Company answered with a success ({answer}) that carries an operation; the operations extension "
+        f"returns an operation only in {carrier} (Ops 4), so this is neither an operation to approve nor a "
+        "sign that it was done",
+    )
+
+
+def as_approval_answer(outcome: Outcome) -> Outcome:
+    """What an answer means to a request that carried an approval (conventions.APPROVAL_*).
+
+    Once the approval may have left, only an answer that says nothing was performed settles it
+    `not_performed`: a refusal the spec defines, a 4xx, or the Company's structured word.
+    Anything else failed without saying so (a 5xx whatever its body, a redirect, an MCP tool
+    error, an answer that can't be read): the Company may have performed the action, so it is
+    in doubt and Ops 7 sends the same approval again.
     """
-    if isinstance(outcome, NotPerformed) and outcome.status is not None and outcome.status >= 500:
-        return Unknown(f"HTTP {outcome.status} ({outcome.error}) to the approval; it may have been performed")
+    if isinstance(outcome, NotPerformed):
+        if says_not_performed(outcome.status, outcome.error):
+            return outcome
+        if outcome.status in (425,):
+            return RetryLater(None, f"HTTP {outcome.status}")
+        return Unknown(f"{_what_failed(outcome.status, outcome.error)} to the approval; it may have been performed")
+    if isinstance(outcome, BadResponse):
+        if outcome.refusal or (_is_refusal_status(outcome.status) and not outcome.success):
+            return outcome
+        return Unknown(
+            f"{_what_failed(outcome.status, None)} to the approval that can't be used ({outcome.error}); "
+            "it may have been performed"
+        )
     return outcome
+
+
+def says_not_performed(status: int | None, error: str | None) -> bool:
+    """Whether a failure answered to an approval says nothing was performed (conventions.py).
+    `status` None is a failure of ours before anything left (no conversation to send it in)."""
+    from poppy_tui.protocol import conventions as c
+
+    if status is None or error in c.APPROVAL_REFUSAL_CODES:
+        return True
+    if error is not None and error.startswith("mcp_error_"):
+        code = error.removeprefix("mcp_error_")
+        return code.lstrip("-").isdigit() and int(code) in c.MCP_REFUSAL_ERROR_CODES
+    return _is_refusal_status(status)
+
+
+def _is_refusal_status(status: int | None) -> bool:
+    from poppy_tui.protocol import conventions as c
+
+    return status is not None and 400 <= status < 500 and status not in c.APPROVAL_4XX_IN_DOUBT
+
+
+def _what_failed(status: int | None, error: str | None) -> str:
+    if error == "tool_error":
+        return "an MCP tool error" + (f" (HTTP {status})" if status is not None else "")
+    shown = f"HTTP {status}" if status is not None else "an answer"
+    return f"{shown} ({error})" if error and error != f"http_{status}" else shown
 
 
 def _error_code(body: Any) -> str | None:

@@ -56,6 +56,24 @@ class ConversationRequest:
 RequestDescription = Union[ApiRequest, McpRequest, ConversationRequest]
 
 
+def action_key(request: RequestDescription) -> str | None:
+    """What makes two requests ask for the same action, canonically: the same method, URL and
+    body (API), the same MCP server, tool and arguments (MCP), the same words to the same
+    conversation endpoint (a conversation; whitespace and case aside). None when there is nothing
+    to compare (a conversation opened elsewhere, with no words of ours). Requests through
+    different interfaces never share a key: across them only the Company knows (Ops 3)."""
+    if isinstance(request, ApiRequest):
+        parts: list[Any] = ["api", request.method.upper(), request.url, request.body]
+    elif isinstance(request, McpRequest):
+        parts = ["mcp", request.server_url, request.tool, request.arguments]
+    else:
+        words = " ".join(request.text.split()).casefold()
+        if not words:
+            return None
+        parts = ["conversation", request.endpoint, words]
+    return json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def request_to_json(request: RequestDescription) -> str:
     if isinstance(request, ApiRequest):
         data = {"interface": "api", "method": request.method, "url": request.url, "body": request.body}

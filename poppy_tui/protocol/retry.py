@@ -43,9 +43,9 @@ class BackoffPolicy:
 
     def delay(self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
         """Delay before retry number `attempt` (1 = first retry)."""
-        rng = rng or random
+        uniform = rng.uniform if rng is not None else random.uniform
         raw = min(self.base_seconds * self.factor ** max(0, attempt - 1), self.cap_seconds)
-        delay = raw * rng.uniform(self.jitter_low, 1.0)
+        delay = raw * uniform(self.jitter_low, 1.0)
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.max_retry_after_seconds))
         return delay

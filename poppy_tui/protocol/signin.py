@@ -14,12 +14,14 @@ from urllib.parse import parse_qs, urlsplit
 from poppy_tui.protocol.conventions import AS_METADATA_WELL_KNOWN, MEDIATED_STATUSES
 from poppy_tui.protocol.discovery import check_url
 from poppy_tui.protocol.errors import ProtocolError
+from poppy_tui.protocol.header_values import is_bearer_token, is_refresh_token, token_problem
 
 SignInKind = Literal["device", "direct", "mediated"]
 SIGN_IN_KINDS: tuple[SignInKind, ...] = ("device", "direct", "mediated")
 MAX_SCOPES = 64
 MAX_SCOPE_LENGTH = 200
 MAX_FIELDS = 16
+MAX_EXPIRES_IN_SECONDS = 10 * 365 * 86400
 
 
 class InvalidSignIn(ProtocolError):
@@ -328,16 +330,24 @@ def parse_token_response(body: object, asked: tuple[str, ...]) -> TokenResponse:
     if not isinstance(body, dict):
         raise InvalidSignIn("token response", "must be a JSON object")
     access = body.get("access_token")
-    if not isinstance(access, str) or not access or len(access) > 16384:
+    if not isinstance(access, str) or not access:
         raise InvalidSignIn("access_token", "is missing from the token response")
+    if not is_bearer_token(access):
+        # It goes out in `Authorization: Bearer` (RFC 6750 2.1): a line break would split the
+        # request, a non-ASCII character can't be sent at all.
+        raise InvalidSignIn("access_token", token_problem(access))
     token_type = body.get("token_type")
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
         raise InvalidSignIn("token_type", "must be Bearer")
     expires_in = body.get("expires_in")
     if expires_in is not None and (isinstance(expires_in, bool) or not isinstance(expires_in, int) or expires_in < 0):
         raise InvalidSignIn("expires_in", "must be a whole number of seconds")
+    if expires_in is not None:
+        expires_in = min(expires_in, MAX_EXPIRES_IN_SECONDS)  # a 400-digit lifetime is "very long", not a crash
     refresh = body.get("refresh_token")
-    if refresh is not None and (not isinstance(refresh, str) or not refresh or len(refresh) > 16384):
+    if refresh is not None and (not isinstance(refresh, str) or not refresh):
         raise InvalidSignIn("refresh_token", "must be a string")
+    if refresh is not None and not is_refresh_token(refresh):
+        raise InvalidSignIn("refresh_token", token_problem(refresh))
     scopes = split_scope(body["scope"]) if "scope" in body else asked
     return TokenResponse(access, expires_in, refresh, scopes)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any, Mapping
 
 from poppy_tui.protocol.operation import Operation
@@ -155,7 +156,7 @@ def key_amount(operation: Operation) -> str | None:
                 if direction == "receives":
                     refunds.append(money)
                     continue
-                spans = mentions_of(text, money.amount, lambda m, c=money.currency: _compatible(m, c))
+                spans = mentions_of(text, money.amount, partial(_compatible, currency=money.currency))
                 if is_rate(text, spans):
                     rates.append((money, rate_label(text, spans)))
                 else:
@@ -262,7 +263,7 @@ def _check_direction(findings: _Findings, terms: Mapping[str, Any], text: str) -
         expected = terms_direction(_money_name(money), money.amount)
         if expected is None:
             continue
-        spans = mentions_of(text, money.amount, lambda m, c=money.currency: _compatible(m, c))
+        spans = mentions_of(text, money.amount, partial(_compatible, currency=money.currency))
         said = {mention_direction(text, start, end): mention for mention, start, end in spans}
         opposite: Direction = "receives" if expected == "pays" else "pays"
         if expected in said or opposite not in said:

@@ -21,6 +21,14 @@ from poppy_tui.safety.findings import Finding
 from poppy_tui.safety.sanitize import sanitize_line
 
 CODE = "operation_reused"
+IN_DOUBT_CODE = "same_action_in_doubt"
+PERFORMED_CODE = "same_action_performed"
+# How each state of an earlier approval is said, in in_doubt_reason.
+_NOT_KNOWN_YET = {
+    "approved": "is approved and waits to be sent",
+    "sending": "is being sent, with no definite answer yet",
+    "outcome_unknown": "was sent, and whether the Company performed it is unknown",
+}
 _SHOWN_CHARS = 200
 
 
@@ -71,3 +79,44 @@ def reuse_findings(operation_id: str, current: Any, earlier: Iterable[Any]) -> l
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def in_doubt_reason(earlier: Iterable[Any]) -> str:
+    """Why an operation can't be approved while an earlier one for the same action is in doubt
+    (Ops 7). `earlier`: store.same_action.EarlierInDoubt items (operation_row, operation_id,
+    status, request), at least one."""
+    parts = []
+    for item in earlier:
+        state = _NOT_KNOWN_YET.get(getattr(item.status, "value", str(item.status)), "has an unknown outcome")
+        parts.append(
+            f"operation {item.operation_row} ({sanitize_line(item.operation_id, 80).text}) {state}"
+        )
+    first = next(iter(earlier))
+    return (
+        f"the same request ({describe_request(first.request)}) was approved before, and "
+        + "; ".join(parts)
+        + ". Approving this one too could have it done twice, so it waits until that outcome is known: "
+        "poppy-tui keeps finding out, or you record it in that operation's review once you know"
+    )
+
+
+def in_doubt_findings(earlier: list[Any]) -> list[Finding]:
+    """The DANGER finding an operation held by in_doubt_reason shows; none when nothing holds it."""
+    if not earlier:
+        return []
+    return [Finding("danger", IN_DOUBT_CODE, f"Can't be approved yet: {in_doubt_reason(earlier)}.", None)]
+
+
+def performed_findings(earlier: list[Any]) -> list[Finding]:
+    """A WARNING when the same request was performed before under another operation_id: a
+    Company that forgot an operation (Ops 7) answers the same request with a new one, and
+    approving it would do the action again."""
+    if not earlier:
+        return []
+    named = ", ".join(f"operation {e.operation_row} ({sanitize_line(e.operation_id, 80).text})" for e in earlier)
+    return [Finding(
+        "warning", PERFORMED_CODE,
+        f"The same request ({describe_request(earlier[0].request)}) was performed before: {named}. "
+        "Approving this one does it again; approve only if you want it done twice.",
+        None,
+    )]

@@ -420,14 +420,6 @@ def _is_mixed(sets: list[frozenset[str]]) -> bool:
     return not (rest and _resolve(rest) & _CJK_WRITINGS)  # Latin beside one CJK writing is fine
 
 
-def script_sets(text: str) -> list[frozenset[str]]:
-    """The distinct Script_Extensions (ISO 15924 codes) of the letters of `text`, for messages
-    and tests; a Latin look-alike compatibility letter reports "Latn~"."""
-    if not isinstance(text, str):
-        return []
-    return _script_sets(text)
-
-
 def mixed_script(text: str) -> bool:
     """True when letters of `text` come from scripts that don't normally mix (UTS #39).
 

@@ -5,7 +5,7 @@ imports every screen)."""
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 # Actions that switch screens: never from a dialog or a screen where the person types.
 NAVIGATION = {"show_inbox", "show_history", "show_companies", "compose", "talk", "help"}
@@ -19,7 +19,7 @@ NAV_ITEMS = (
     ("talk", "talk", "t", "Talk"),
 )
 
-GLOBAL_BINDINGS = [
+GLOBAL_BINDINGS: list[BindingType] = [
     # The navigation bar at the top lists these; the footer keeps its width for the screen's own keys.
     Binding("i", "show_inbox", "Inbox", id="inbox", show=False),
     Binding("h", "show_history", "History", id="history", show=False),

@@ -14,10 +14,13 @@ from __future__ import annotations
 import os
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 from poppy_tui.agent.store import OperationRow, Status, Store
 from poppy_tui.safety.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
 
 Kind = Literal["new_operation", "new_revision", "settled"]
 SEND_RESULTS = frozenset({Status.PERFORMED, Status.NOT_PERFORMED, Status.OUTCOME_UNKNOWN})
@@ -53,7 +56,7 @@ class Event:
         return f"{self.company}: {said}{money} (operation {self.operation_row})"
 
     @property
-    def severity(self) -> str:
+    def severity(self) -> SeverityLevel:
         if self.kind == "settled" and self.status != Status.PERFORMED:
             return "warning" if self.status == Status.NOT_PERFORMED else "error"
         return "information"
@@ -162,7 +165,7 @@ class Notifier:
     def __init__(
         self,
         settings: Any,
-        toast: Callable[[str, str], None],
+        toast: Callable[[str, SeverityLevel], None],
         bell: Callable[[], None],
         write: Callable[[str], None],
         environ: Mapping[str, str] | None = None,

@@ -128,13 +128,6 @@ def _start_after(line: str, shared: int) -> int:
     return start if start > 0 else 0
 
 
-def differing_start(line: str, others: Any) -> int:
-    """Where to start showing `line` so what sets it apart from `others` comes first: 0 unless
-    it shares a long beginning with one of them, else a word start a little before they part."""
-    shared = max((shared_length(line, other) for other in others if other != line), default=0)
-    return _start_after(line, shared)
-
-
 def first_lines_apart(summaries: list[str], count: int | None = None) -> list[str]:
     """Each summary's first line; where several begin alike, from a little before they differ,
     marked with a leading "…". The full text is one key away, on the review. With `count`, only

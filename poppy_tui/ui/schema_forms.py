@@ -101,7 +101,8 @@ def fields_from_schema(document: Mapping[str, Any], schema: Any, location: str) 
     out: list[FormField] = []
     for name, sub in properties.items():
         sub = _resolve(document, sub)
-        enum = sub.get("enum") if isinstance(sub.get("enum"), list) else ([sub["const"]] if "const" in sub else [])
+        listed = sub.get("enum")
+        enum = listed if isinstance(listed, list) else ([sub["const"]] if "const" in sub else [])
         examples = sub.get("examples")
         out.append(
             FormField(

@@ -266,3 +266,58 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     assert agent.store.get_operation(op.id).status == Status.EXPIRED
     assert approvals_received(strict) == []
     assert strict.state.bookings["bk_2"]["status"] == "confirmed"
+
+
+async def _unknown_after_perform(make_agent, strict):
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=0.5)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    return agent, op
+
+
+async def test_the_probe_reads_the_resource_never_a_collection(make_agent, strict):
+    # The OpenAPI offers no GET for a booking, only a one-segment template, which would take
+    # "bookings" for an ID and read the whole collection.
+    strict.state.openapi_paths = {
+        "/{section}": {"get": {"summary": "A section"}},
+        "/bookings/{booking_id}/cancel": {"post": {}},
+    }
+    agent, op = await _unknown_after_perform(make_agent, strict)
+    looked = await probe_when_due(agent, op.id)
+    assert looked.status == Status.OUTCOME_UNKNOWN
+    assert strict.state.reads == []  # nothing read: no GET names this booking
+    assert "GET" not in looked.outcome_detail
+    assert {o["source"] for o in agent.store.observations(op.id)} == {"the same approval, sent again"}
+
+
+async def test_the_next_look_is_30_s_after_the_first_whatever_it_found(make_agent, strict):
+    from poppy_tui.protocol.timestamps import parse_rfc3339
+
+    agent, op = await _unknown_after_perform(make_agent, strict)
+    looked = await probe_when_due(agent, op.id)
+    assert len(agent.store.observations(op.id)) == 2  # a resend and a GET: still one look
+    [unknown] = [e for e in agent.store.events(op.id) if e.kind == "outcome_unknown"]
+    after = (parse_rfc3339(looked.next_attempt_at) - parse_rfc3339(unknown.at)).total_seconds()
+    assert after == pytest.approx(31, abs=0.01)  # 1 s, then 30 s (it was 60 s: two finds, two "looks")
+
+
+async def test_the_probe_reads_only_on_the_companys_api_origin(make_agent, strict):
+    # The conversation endpoint is on another origin (the same server, named localhost): a request
+    # sent there may go, but finding out never reads from anything but the Company's API.
+    port = strict.base_url.rsplit(":", 1)[1]
+    strict.state.conversation_origin = f"http://localhost:{port}"
+    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
+    agent = make_agent(retry_window_seconds=0.5)
+    company = await agent.add_company(strict.base_url)
+    first = await agent.call_api(company, "POST", f"http://localhost:{port}/bookings/bk_1/cancel", {})
+    assert first.outcome == "operation", first.detail
+    op = agent.store.get_operation(first.operation_row)
+    agent.approve(op.id, op.current.id)
+    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    looked = await probe_when_due(agent, op.id)
+    assert strict.state.reads == []
+    assert f"http://localhost:{port} is not Strict Travel's API, so nothing was read there" in looked.outcome_detail

@@ -107,3 +107,16 @@ def test_home_that_does_not_exist_is_asked_about_at_a_terminal(tmp_path):
     with pytest.raises(CliError, match="nothing was created"):
         require_existing_home(str(missing), stdin=_Terminal(), stderr=_Terminal(), ask=lambda q: "")
     require_existing_home(str(tmp_path), stdin=io.StringIO(), stderr=io.StringIO())  # exists: no question
+
+
+@pytest.mark.parametrize("etag", ['"v\u00e9"', '"v\u00c3\u00a9"', "v1", '"' + "a" * 400 + '"'])
+def test_a_company_with_a_bad_etag_keeps_working_from_the_cli(cli, home, etag):
+    # Once, a non-ASCII ETag was stored and sent back in If-None-Match: every later request to
+    # that Company raised UnicodeEncodeError out of main().
+    with SpecCompany(etag=etag, cache_control="no-store") as shop:
+        assert cli("companies", "add", shop.base_url).code == 0
+        refreshed = cli("companies", "refresh", shop.domain)
+        assert refreshed.code == 0 and "unchanged" in refreshed.out and "Traceback" not in refreshed.err
+        called = cli("call", shop.domain, "POST", "/api/orders", "--body", "{}")
+    assert called.code == Exit.PENDING and "Traceback" not in called.err
+    assert all("if-none-match" not in seen for seen in shop.discovery_requests)

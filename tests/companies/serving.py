@@ -23,12 +23,12 @@ class _Server(uvicorn.Server):
 class LoopbackServer:
     """build_app(base_url) served on a free 127.0.0.1 port until stop(); `what` names it in errors."""
 
-    def __init__(self, build_app: Callable[[str], Any], what: str) -> None:
+    def __init__(self, build_app: Callable[[str], Any], what: str, lifespan: str = "off") -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HOST, 0))
         self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
-        config = uvicorn.Config(build_app(self.base_url), log_level="critical", access_log=False, lifespan="off")
+        config = uvicorn.Config(build_app(self.base_url), log_level="critical", access_log=False, lifespan=lifespan)
         self._server = _Server(config)
         self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
         self._thread.start()

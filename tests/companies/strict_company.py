@@ -9,27 +9,40 @@ reading of the spec:
 - conversation replies say how it went in text only (Ops 6: "says how it went in a later
   message"); there is no structured status;
 - a GET on each booking (in its OpenAPI) says whether it was cancelled;
-- faults a test switches on: answer 500/502 after performing, or reuse one operation_id for
-  every "rebook" request whatever the booking (a Company bug poppy-tui must flag).
+- an MCP server (the real MCP SDK, streamable HTTP) with a `cancel_booking` tool: the same
+  action as the API's cancel, under the same operation_id;
+- faults a test switches on: answer 500/502 after performing, or with any raw answer (an HTML
+  page declared as JSON, a body cut off, duplicate members...), or an MCP tool error after
+  performing; reuse one operation_id for every "rebook" request whatever the booking (a Company
+  bug poppy-tui must flag); mint a new operation_id for every request (allowed once a Company
+  forgot an operation after its expires_at, Ops 7); carry an operation in a success answer
+  (a Company bug: Ops 4 puts it only in a refusal).
 
 It is served by uvicorn on 127.0.0.1 in a background thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import http_sfv
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp_types import CallToolResult, TextContent
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .serving import LoopbackServer
+
+MCP_APPROVAL_KEY = "personalagentprotocol.org/approval"  # Ops 6, MCP
 
 
 def _stamp(at: datetime) -> str:
@@ -47,6 +60,19 @@ class Revision:
 
 
 @dataclass
+class RawAnswer:
+    """An answer exactly as sent: status, Content-Type, body bytes; `cut_off` promises more bytes
+    than it sends (Content-Length), so the connection breaks mid-body."""
+
+    status: int
+    content_type: str
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_off: bool = False
+    perform: bool = True  # False: answered instead of performing (a refusal)
+
+
+@dataclass
 class StrictState:
     """What the Company knows; tests read and steer it."""
 
@@ -61,17 +87,46 @@ class StrictState:
     # Faults: answer this status (after performing) to the next N approvals that perform or replay.
     error_after_perform: int | None = None
     error_after_perform_times: int = 0
+    # Raw answers (RawAnswer) given, after performing, to the next approvals instead of the Company's own.
+    approval_answers: list["RawAnswer"] = field(default_factory=list)
+    # MCP: answer the next approvals with a tool error after performing: "plain" (text only, as
+    # an MCP SDK server reports a tool that raised) or "json" (structuredContent with its own error).
+    mcp_errors_after_perform: list[str] = field(default_factory=list)
+    # Give every request that needs approval a new operation_id (as after forgetting the first).
+    mint_operation_ids: bool = False
+    # Carry the operation in a success answer (API 200, MCP isError false): a Company bug.
+    operation_in_success: bool = False
+    # Raw answers given to the next POSTs of an approval message, after accepting it.
+    conversation_post_answers: list["RawAnswer"] = field(default_factory=list)
     # Answer text-only "I'm not sure yet" to this many approval messages before saying it's done.
     conversation_silent_replies: int = 0
     received: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seen_messages: dict[tuple[str, str], Any] = field(default_factory=dict)
     _counter: Any = field(default_factory=lambda: itertools.count(1))
+    # The OpenAPI's `paths`, when a test needs others than the usual ones.
+    openapi_paths: dict[str, Any] | None = None
+    # Where its conversation endpoint is, when not on its own origin (e.g. "http://localhost:PORT").
+    conversation_origin: str | None = None
+    reads: list[str] = field(default_factory=list)  # the path of every GET outside the well-known ones
     # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
     say: Any = None
 
     def next_number(self) -> int:
         return next(self._counter)
+
+    def operation_id_for(self, base: str) -> str:
+        return f"{base}_{self.next_number()}" if self.mint_operation_ids else base
+
+    def approved_revision(self, approval: tuple[str, str] | None, booking_id: str, what: str) -> Revision | None:
+        """The revision an approval names, if it is for this booking and action and still
+        valid, or already performed (then its first answer is replayed, Ops 7)."""
+        revision = self.revisions.get(approval) if approval is not None else None
+        if revision is None or revision.booking_id != booking_id or revision.what != what:
+            return None
+        if revision.operation_id in self.performed or revision.expires_at > datetime.now(timezone.utc):
+            return revision
+        return None
 
     def new_revision(self, operation_id: str, booking_id: str, what: str, interface: str) -> Revision:
         number = self.next_number()
@@ -129,8 +184,10 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         return JSONResponse({
             "protocol_version": "0.4",
             "organization": {"name": "Strict Travel", "domain": base_url.split("://", 1)[1]},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
-            "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
+            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}, {"type": "mcp", "url": f"{base_url}/mcp"}],
+            "agent": {"protocols": [
+                {"type": "poppy", "endpoint": f"{state.conversation_origin or base_url}/conversations"}
+            ]},
             "extensions": {"operations": [{"version": "2"}]},
         })
 
@@ -138,7 +195,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         return JSONResponse({
             "openapi": "3.1.0",
             "info": {"title": "Strict Travel", "version": "1"},
-            "paths": {
+            "paths": state.openapi_paths if state.openapi_paths is not None else {
                 "/bookings/{booking_id}": {"get": {"operationId": "getBooking", "summary": "A booking"}},
                 "/bookings/{booking_id}/cancel": {"post": {
                     "operationId": "cancelBooking",
@@ -150,18 +207,29 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         })
 
     async def get_booking(request: Request) -> Response:
+        state.reads.append(request.url.path)
         booking = state.bookings.get(request.path_params["booking_id"])
         if booking is None:
             return JSONResponse({"error": "not_found"}, status_code=404)
         return JSONResponse(dict(booking))
 
+    def raw_response(raw: RawAnswer) -> Response:
+        headers = {"content-type": raw.content_type, **raw.headers}
+        if raw.cut_off:
+            headers["content-length"] = str(len(raw.body) + 64)
+        return Response(raw.body, status_code=raw.status, headers=headers)
+
     def answer_approval(revision: Revision) -> Response:
+        if state.approval_answers and not state.approval_answers[0].perform:
+            return raw_response(state.approval_answers.pop(0))
         first = state.performed.get(revision.operation_id)
         if first is None:
             first = state.performed[revision.operation_id] = [state.perform(revision)]
         if state.error_after_perform is not None and state.error_after_perform_times > 0:
             state.error_after_perform_times -= 1
             return JSONResponse({"error": "internal_error"}, status_code=state.error_after_perform)
+        if state.approval_answers:
+            return raw_response(state.approval_answers.pop(0))
         return JSONResponse(first[0])
 
     async def api_action(request: Request, what: str) -> Response:
@@ -181,6 +249,11 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         else:
             operation_id = f"cxl_{booking_id}"
         approval = _approval_of(request.headers.get("poppy-approval"))
+        if state.mint_operation_ids:
+            named = state.approved_revision(approval, booking_id, what)
+            if named is not None:
+                return answer_approval(named)
+            operation_id = state.operation_id_for(operation_id)
         if approval is not None and approval[0] == operation_id:
             if operation_id in state.performed:
                 return answer_approval(state.revisions.get(approval, Revision(operation_id, "", booking_id, what,
@@ -190,7 +263,10 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
                     and revision.booking_id == booking_id and revision.what == what):
                 return answer_approval(revision)
         revision = state.new_revision(operation_id, booking_id, what, "api")
-        return JSONResponse({"error": "approval_required", "operation": state.operation_json(revision)}, status_code=403)
+        refusal = {"error": "approval_required", "operation": state.operation_json(revision)}
+        if state.operation_in_success:
+            return JSONResponse(refusal, status_code=200)  # the bug: a success status
+        return JSONResponse(refusal, status_code=403)
 
     async def cancel(request: Request) -> Response:
         return await api_action(request, "cancel")
@@ -234,7 +310,9 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         text = str(message.get("text", "")).lower()
         for booking_id in state.bookings:
             if booking_id in text and "cancel" in text:
-                revision = state.new_revision(f"cxl_{booking_id}", booking_id, "cancel", "conversation")
+                revision = state.new_revision(
+                    state.operation_id_for(f"cxl_{booking_id}"), booking_id, "cancel", "conversation"
+                )
                 company_says(conversation_id, f"I can cancel {booking_id} once you approve.",
                              {"operations": {"operation": state.operation_json(revision)}})
                 return
@@ -259,6 +337,9 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         if key not in state.seen_messages:  # a repeated message ID adds nothing (spec 8.3)
             state.seen_messages[key] = True
             on_message(conversation_id, message)
+        carries_approval = "approval" in ((message.get("extensions") or {}).get("operations") or {})
+        if carries_approval and state.conversation_post_answers:
+            return raw_response(state.conversation_post_answers.pop(0))
         return JSONResponse({"accepted": True}, status_code=202)
 
     async def read_events(request: Request) -> Response:
@@ -270,7 +351,19 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
                              "cursor": str(len(events)), "has_more": False})
 
-    return Starlette(routes=[
+    async def list_section(request: Request) -> Response:
+        state.reads.append(request.url.path)
+        return JSONResponse({"items": list(state.bookings.values())})
+
+    session_manager = build_strict_mcp(state)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        async with session_manager.run():
+            yield
+
+    return Starlette(lifespan=lifespan, routes=[
+        Route("/mcp", StreamableHTTPASGIApp(session_manager)),
         Route("/.well-known/poppy.json", poppy_json),
         Route("/openapi.json", openapi),
         Route("/bookings/{booking_id}", get_booking),
@@ -279,7 +372,53 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         Route("/conversations", create_conversation, methods=["POST"]),
         Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
         Route("/conversations/{conversation_id}/events", read_events),
+        Route("/{section}", list_section),  # a collection: the bookings, all of them
     ])
+
+
+def build_strict_mcp(state: StrictState) -> StreamableHTTPSessionManager:
+    """The MCP server: `cancel_booking` needs approval (Ops 4 MCP: an error result with the
+    operation in structuredContent; the approval comes back in `_meta`, Ops 6)."""
+    root = logging.getLogger()
+    handlers_before, level_before = list(root.handlers), root.level
+    server = MCPServer("strict-travel", log_level="WARNING")
+    for handler in [h for h in root.handlers if h not in handlers_before]:
+        root.removeHandler(handler)  # MCPServer configures logging; keep pytest's
+    root.setLevel(level_before)
+
+    def tool_error(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
+        return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)],
+                              structured_content=structured)
+
+    @server.tool(description="Cancel a booking. Needs the user's approval.")
+    def cancel_booking(booking_id: str, context: Context) -> CallToolResult:
+        meta = context.request_context.meta or {}
+        carried = meta.get(MCP_APPROVAL_KEY) if hasattr(meta, "get") else None
+        approval = (str(carried.get("operation_id")), str(carried.get("revision"))) if isinstance(carried, dict) else None
+        state.received.append(("TOOL", "cancel_booking", {}, {"booking_id": booking_id, "approval": approval}))
+        if booking_id not in state.bookings:
+            return tool_error(f"No booking {booking_id}.", {"error": "not_found"})
+        revision = state.approved_revision(approval, booking_id, "cancel")
+        if revision is not None and (state.mint_operation_ids or revision.operation_id == f"cxl_{booking_id}"):
+            first = state.performed.get(revision.operation_id)
+            if first is None:
+                first = state.performed[revision.operation_id] = [state.perform(revision)]
+            if state.mcp_errors_after_perform:
+                kind = state.mcp_errors_after_perform.pop(0)
+                if kind == "plain":
+                    return tool_error("Error executing tool cancel_booking: database timeout")
+                return tool_error("Something went wrong.", {"error": "internal_error", "message": "database timeout"})
+            return CallToolResult(content=[TextContent(type="text", text=f"Cancelled {booking_id}.")],
+                                  structured_content=dict(first[0]))
+        revision = state.new_revision(state.operation_id_for(f"cxl_{booking_id}"), booking_id, "cancel", "mcp")
+        text = f"Not done yet. This needs the user's approval: cancel {booking_id}."
+        result = tool_error(text, {"operation": state.operation_json(revision)})
+        if state.operation_in_success:
+            result.is_error = False  # the bug: a success flag on a refusal
+        return result
+
+    server.streamable_http_app(streamable_http_path="/mcp")
+    return server.session_manager
 
 
 class StrictCompany:
@@ -287,7 +426,9 @@ class StrictCompany:
 
     def __init__(self) -> None:
         self.state = StrictState()
-        self._served = LoopbackServer(lambda base_url: build_strict_app(self.state, base_url), "the strict Company")
+        self._served = LoopbackServer(
+            lambda base_url: build_strict_app(self.state, base_url), "the strict Company", lifespan="on"
+        )
         self.base_url = self._served.base_url
 
     def stop(self) -> None:

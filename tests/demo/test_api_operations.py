@@ -338,3 +338,47 @@ def test_reads(http, agent):
     products = http.get("/api/products", params={"q": "stormline insulated"}, headers=agent.headers()).json()["products"]
     assert {p["sku"]: p["price"]["amount"] for p in products} == {"stormline-insulated-m": "199.00", "stormline-insulated-l": "209.00"}
     assert http.get("/api/orders/ord_nope", headers=agent.headers()).status_code == 404
+
+
+# ----- Idempotency-Key (draft-ietf-httpapi-idempotency-key-header 2.7) --------------------------
+
+
+def _post(http, agent, body, key, path=SPEC_PATH, **extra):
+    headers = agent.headers(**extra)
+    headers["Idempotency-Key"] = key
+    return http.post(path, json=body, headers=headers)
+
+
+def test_a_reused_idempotency_key_with_another_body_is_a_422(company, http, agent):
+    assert _post(http, agent, SPEC_BODY, "key-reused").status_code == 403  # approval_required, key remembered
+    refused = _post(http, agent, INSULATED_L, "key-reused")
+    assert refused.status_code == 422 and refused.json()["error"] == "idempotency_key_reused"
+    assert "different request" in refused.json()["error_description"]
+    # The same key written as an sf-string is the same key.
+    assert _post(http, agent, INSULATED_L, '"key-reused"').status_code == 422
+    # The same request again with that key is no reuse: it gets its answer.
+    again = _post(http, agent, SPEC_BODY, "key-reused")
+    assert again.status_code == 403 and again.json()["error"] == "approval_required"
+    # Another path with the same key and body is another request.
+    other_path = _post(http, agent, {}, "key-reused", path="/api/subscriptions/sub_6Tc1/cancel")
+    assert other_path.status_code == 422
+    # Keys are per client: another Session may use the same key for its own request.
+    other = AgentSession.at(company)
+    assert _post(http, other, INSULATED_L, "key-reused").status_code == 403
+    assert company.state.performed("exc_5Rt2") == 0
+
+
+def test_a_retried_approval_with_its_key_is_not_a_reuse(company, http, agent):
+    operation = propose(http, agent)
+    first = send_approved(http, agent, operation, extra={"Idempotency-Key": "approval-key"})
+    again = send_approved(http, agent, operation, extra={"Idempotency-Key": "approval-key"})
+    assert first.status_code == again.status_code == 201 and first.json() == again.json()
+    changed = send_approved(http, agent, operation, body=INSULATED_L, extra={"Idempotency-Key": "approval-key"})
+    assert changed.status_code == 422
+    assert company.state.performed("exc_5Rt2") == 1
+
+
+@pytest.mark.parametrize("key", [b"", b"a b", b"x" * 256, "caf\u00e9".encode()])
+def test_a_malformed_idempotency_key_is_a_400(http, agent, key):
+    response = _post(http, agent, SPEC_BODY, key)  # bytes: sent as they are, UTF-8 included
+    assert response.status_code == 400 and "Idempotency-Key" in response.json()["error_description"]

@@ -190,3 +190,41 @@ async def test_drop_after_perform_over_mcp(start):
         again = await session.call_tool("exchange_item", EXCHANGE, meta=meta)
         assert not again.is_error and again.structured_content["operation_id"] == "exc_5Rt2"
     assert company.state.performed("exc_5Rt2") == 1
+
+
+async def _until(condition, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "the condition never held"
+        await asyncio.sleep(0.02)
+
+
+async def test_check1_comes_before_check2_over_mcp(start):
+    """While A's operation is being performed, B naming it gets a request without an approval
+    (a new operation of its own), not 503 "being performed": that would be check 2 before check
+    1, and would tell B that A's operation exists and is under way."""
+    company = start("perform_seconds=5")
+    owner = AgentSession.at(company)
+    async with mcp_session(company, owner) as session:
+        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
+        meta = approval_to_mcp_meta(approval_of(operation))
+        performing = asyncio.ensure_future(session.call_tool("exchange_item", EXCHANGE, meta=meta))
+        await _until(lambda: company.context.desk.in_progress(operation["operation_id"]))
+        other = AgentSession.at(company)
+        async with mcp_session(company, other) as second:
+            answered = await second.call_tool("exchange_item", EXCHANGE, meta=meta)
+            assert second.poppy_auth.last_status == 200
+        assert answered.is_error
+        fresh = answered.structured_content["operation"]
+        assert fresh["revision"] != operation["revision"]
+        assert "operation_in_progress" not in str(answered.structured_content)
+        # The owner still gets 503 while it lasts (check 2, for the one check 1 lets through).
+        async with mcp_session(company, owner) as again:
+            with pytest.raises(MCPError) as caught:
+                await again.call_tool("exchange_item", EXCHANGE, meta=meta)
+            assert again.poppy_auth.last_status == 503
+        assert caught.value.error.data["error"] == "operation_in_progress"
+        done = await performing
+        assert not done.is_error
+    assert company.state.performed("exc_5Rt2") == 1

@@ -396,3 +396,67 @@ def test_malformed_requests_get_clear_errors_never_a_500(shop, browser, agent_id
     # An unknown code on the verification page: the form again, the code shown harmless.
     page = browser.get(a.url("/device/verify"), params={"user_code": "\u202e<b>x</b>"})
     assert page.status_code == 200 and "\u202e" not in page.text and "<b>" not in page.text
+
+
+# ----- RFC conformance details: metadata, 401 challenges, device codes -------------------------
+
+
+def test_metadata_lists_the_signing_algorithms_of_every_private_key_jwt_endpoint(shop, browser):
+    meta = browser.get("/.well-known/oauth-authorization-server/auth").json()
+    # RFC 8414 2: REQUIRED wherever private_key_jwt is an endpoint's authentication method.
+    assert meta["revocation_endpoint_auth_methods_supported"] == ["private_key_jwt"]
+    assert meta["revocation_endpoint_auth_signing_alg_values_supported"] == ["ES256"]
+    assert meta["token_endpoint_auth_signing_alg_values_supported"] == ["ES256"]
+    assert "none" not in meta["revocation_endpoint_auth_signing_alg_values_supported"]
+
+
+def _challenge_of(response) -> str:
+    assert response.status_code == 401, response.text
+    value = response.headers.get("www-authenticate", "")
+    assert value.startswith("private_key_jwt ") and 'error="invalid_client"' in value, value
+    return value
+
+
+@pytest.mark.parametrize("endpoint", ["/token", "/revoke", "/device"])
+def test_a_401_invalid_client_carries_www_authenticate(shop, browser, agent_identity, endpoint):
+    missing = browser.post(shop.accounts.url(endpoint), data={"grant_type": "refresh_token", "token": "x"})
+    assert missing.json()["error"] == "invalid_client"
+    assert f'realm="{shop.issuer}"' in _challenge_of(missing)
+    form = {"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "grant_type": "refresh_token", "token": "x",
+            "client_assertion": agent_identity.client_assertion(shop.issuer, kid="key_unknown")}  # no such key
+    answer = browser.post(shop.accounts.url(endpoint), data=form)
+    assert answer.json()["error"] == "invalid_client"
+    _challenge_of(answer)
+
+
+def test_a_401_from_the_mediated_endpoint_carries_www_authenticate(shop, browser, agent_identity):
+    other = TestAgentIdentity()
+    mismatched = browser.post(shop.accounts.url("/mediated"), json={
+        "client_id": other.client_id, **agent_identity.assertion_fields(shop.issuer),
+        "fields": {"username": DEMO_USERNAME, "password": DEMO_PASSWORD}})
+    _challenge_of(mismatched)
+    unauthenticated = browser.post(shop.accounts.url("/mediated"), json={
+        "client_id": agent_identity.client_id, "fields": {"username": DEMO_USERNAME, "password": DEMO_PASSWORD}})
+    _challenge_of(unauthenticated)
+    # Hostile text never reaches the header raw: quotes, backslashes and line breaks are dropped.
+    from poppy_tui.demo.accounts.oauth import client_challenge
+
+    value = client_challenge("https://x.example/auth", 'bad "quote" \\ and\r\nX-Injected: 1 é')
+    assert "\r" not in value and "\n" not in value and "é" not in value and value.count('"') == 6
+
+
+@pytest.mark.parametrize("device_code", ["never-issued", "", "x" * 500])
+def test_an_unknown_device_code_is_invalid_grant(shop, browser, agent_identity, device_code):
+    response = device_poll(browser, shop, agent_identity, device_code)
+    assert response.status_code == 400
+    expected = "invalid_request" if device_code == "" else "invalid_grant"  # missing is malformed, RFC 6749 5.2
+    assert response.json()["error"] == expected, response.text
+
+
+def test_a_used_device_code_is_invalid_grant(shop, browser, agent_identity):
+    started = device_start(browser, shop, agent_identity)
+    assert device_approve(browser, shop, started["user_code"]).status_code == 200
+    first = device_poll(browser, shop, agent_identity, started["device_code"])  # approved: no slow_down
+    assert first.status_code == 200, first.text
+    again = device_poll(browser, shop, agent_identity, started["device_code"])
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"

@@ -4,6 +4,7 @@ demo never sends, and an optional hostile summary. Served for real on 127.0.0.1 
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -28,6 +29,7 @@ class SpecCompany:
     name: str = "Birchwood Dental"
     performed: list[str] = field(default_factory=list)
     approvals: list[str] = field(default_factory=list)
+    bodies: list[Any] = field(default_factory=list)  # every request body received, as JSON (None when empty)
     server: Any = None
     thread: Any = None
 
@@ -61,6 +63,8 @@ def _app(company: SpecCompany) -> Starlette:
 
     async def cancel(request: Request) -> JSONResponse:
         appointment = request.path_params["appointment_id"]
+        raw = await request.body()
+        company.bodies.append(json.loads(raw) if raw else None)
         # One operation_id for every cancellation (as the spec allows); each appointment is a revision.
         revision = REVISION if appointment == "apt_77" else f"rev-{appointment}"
         approval = request.headers.get("poppy-approval")

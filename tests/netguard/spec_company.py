@@ -29,6 +29,7 @@ class SpecCompany:
     operations_versions: list[str] = field(default_factory=lambda: ["2"])
     cache_control: str | None = "max-age=300"
     etag: str = '"v1"'  # "" sends no ETag
+    etag_on_304: str | None = None  # the ETag a 304 carries, when not `etag` itself
     # What /api/orders does for a request that doesn't declare operations v2.
     require_extension: bool = True
     # Transport misbehaviour, by path: see _hostile().
@@ -88,7 +89,7 @@ class SpecCompany:
                     if company.discovery_override:
                         return company._hostile(self, company.discovery_override)
                     if company.etag and self.headers.get("If-None-Match") == company.etag:
-                        headers = {"ETag": company.etag}
+                        headers = {"ETag": company.etag if company.etag_on_304 is None else company.etag_on_304}
                         if company.cache_control:
                             headers["Cache-Control"] = company.cache_control
                         return self._send(304, b"", headers)

@@ -159,3 +159,76 @@ async def test_a_loopback_company_once_loopback_is_off_keeps_its_copy(make_agent
         strict = make_agent(allow_loopback=False)
         refreshed = await strict.refresh_company(company, force=True)
     assert "can't be used now" in refreshed.problem and refreshed.company.document == company.document
+
+
+@pytest.mark.parametrize(
+    "cache_control,seconds",
+    [
+        ("max-age=" + "9" * 5000, DISCOVERY_MAX_FRESH_SECONDS),  # more digits than int() takes: clamped
+        ("max-age=99999999999999999999", DISCOVERY_MAX_FRESH_SECONDS),
+        ("max-age=-5", DISCOVERY_MIN_FRESH_SECONDS),  # invalid: stale (RFC 9111 4.2.1), not the default
+        ("max-age=abc", DISCOVERY_MIN_FRESH_SECONDS),
+        ("max-age=1e9", DISCOVERY_MIN_FRESH_SECONDS),
+        ("max-age=", DISCOVERY_MIN_FRESH_SECONDS),
+        ("max-age", DISCOVERY_MIN_FRESH_SECONDS),
+        ('max-age="600"', 600),  # quoted: tolerated (RFC 9111 5.2)
+        ("Max-Age=600", 600),
+        ("s-maxage=10, max-age=900", 900),
+    ],
+)
+def test_a_hostile_max_age_is_clamped_or_stale_never_a_traceback(cache_control, seconds):
+    assert freshness_seconds({"cache-control": cache_control}) == seconds
+
+
+@pytest.mark.parametrize(
+    "sent,kept",
+    [
+        ('"v1"', '"v1"'),  # strong
+        ('W/"v1"', 'W/"v1"'),  # weak: If-None-Match compares weakly
+        ('""', '""'),  # empty opaque-tag is an entity-tag too
+        ("v1", None),  # unquoted
+        ('w/"v1"', None),  # the weak prefix is case-sensitive (%s"W/")
+        ('"v 1"', None),  # a space is not an etagc
+        ('"v"1"', None),
+        ('"' + "a" * 255 + '"', None),  # 257 characters: beyond the limit
+        ('"' + "a" * 254 + '"', '"' + "a" * 254 + '"'),  # 256: at the limit
+        ('"v\u00e9"', None),  # Latin-1 byte
+        ('"v\u00c3\u00a9"', None),  # UTF-8 bytes of é
+    ],
+)
+async def test_only_a_valid_ascii_entity_tag_is_kept_and_sent_back(make_agent, sent, kept):
+    with SpecCompany(etag=sent) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        assert agent.store.document_cache(company.id)[0] == kept
+        refreshed = await agent.refresh_company(company, force=True)
+        assert refreshed.fetched and not refreshed.problem
+        assert shop.discovery_requests[-1].get("if-none-match") == kept
+        result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+    assert result.outcome == "operation"
+
+
+@pytest.mark.parametrize("on_304", ['"' + "a" * 300 + '"', '"v\u00e9"', "unquoted", 'W/"v1"'])
+async def test_an_etag_a_304_carries_is_checked_like_one_a_200_carries(make_agent, on_304):
+    with SpecCompany(etag='"v1"', etag_on_304=on_304) as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        refreshed = await agent.refresh_company(company, force=True)
+        assert refreshed.fetched and not refreshed.changed and not refreshed.problem
+        stored = agent.store.document_cache(company.id)[0]
+        assert stored == (on_304 if on_304 == 'W/"v1"' else '"v1"')  # a bad one leaves the old tag
+        await agent.refresh_company(company, force=True)
+    assert shop.discovery_requests[-1].get("if-none-match") == stored
+
+
+@pytest.mark.parametrize("stored", ['"v\u00e9"', '"v\u2603"', '"a\r\nX-Injected: 1"', "x" * 5000])
+async def test_a_bad_etag_stored_by_an_older_version_is_not_sent(make_agent, stored):
+    with SpecCompany() as shop:
+        agent = make_agent()
+        company = await agent.add_company(shop.base_url)
+        agent.store.keep_document_fresh(company.id, stored, utcnow() - timedelta(seconds=1))
+        result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
+        assert result.outcome == "operation"
+        assert "if-none-match" not in shop.discovery_requests[-1]
+        assert "x-injected" not in shop.discovery_requests[-1]
+    assert agent.store.document_cache(company.id)[0] == '"v1"'  # replaced by the Company's good one

@@ -37,6 +37,16 @@ from poppy_tui.protocol.outcomes import NotSent
         ("compatible", ["::a9fe:a9fe"], True, True),
         ("teredo", ["2001:0:4136:e378:8000:63bf:3fff:fdd2"], True, True),
         ("v6", ["2606:4700::1111"], False, False),
+        # Deprecated site-local (RFC 3879), which Python's ipaddress counts as global.
+        ("site-local", ["fec0::1"], True, True),
+        ("site-local", ["feff:ffff::1"], True, True),  # the range's top end (fec0::/10)
+        ("site-local", ["fec0::1"], False, True),
+        ("not-site-local", ["ff00::1"], True, True),  # multicast, refused for its own reason
+        # RFC 2765 IPv4-translated form (::ffff:0:0:0/96) of private IPv4 addresses.
+        ("translated", ["::ffff:0:a00:1"], True, True),  # 10.0.0.1
+        ("translated", ["::ffff:0:7f00:1"], True, True),  # 127.0.0.1
+        ("translated", ["::ffff:0:a9fe:a9fe"], True, True),  # 169.254.169.254
+        ("translated", ["::ffff:0:808:808"], False, False),  # 8.8.8.8: public, as for NAT64
     ],
 )
 def test_address_rules(host, addresses, allow, refused):
@@ -82,12 +92,19 @@ async def test_the_mcp_client_is_guarded_the_same_way():
 
 @pytest.mark.parametrize(
     "literal",
-    ["[64:ff9b::a00:1]", "[2002:c0a8:1::1]", "[::ffff:10.0.0.1]", "[64:ff9b::7f00:1]"],
+    ["[64:ff9b::a00:1]", "[2002:c0a8:1::1]", "[::ffff:10.0.0.1]", "[64:ff9b::7f00:1]", "[::ffff:0:a00:1]"],
 )
 async def test_ipv6_forms_of_private_ipv4_are_refused_before_any_packet(literal):
     async with make_client(5.0, allow_loopback=True) as client:
         answer = await request(client, "GET", f"https://{literal}/x")
     assert isinstance(answer, NotSent) and "refused to connect" in answer.detail and "IPv4" in answer.detail
+
+
+@pytest.mark.parametrize("literal", ["[fec0::1]", "[fed0::2:1]", "[feff::1]"])
+async def test_site_local_ipv6_is_refused_before_any_packet(literal):
+    async with make_client(5.0, allow_loopback=True) as client:
+        answer = await request(client, "GET", f"https://{literal}/x")
+    assert isinstance(answer, NotSent) and "refused to connect" in answer.detail and "site-local" in answer.detail
 
 
 def _host_echo_server(address: str):
@@ -176,7 +193,15 @@ async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tm
     assert server_names == ["localhost"]
 
 
-@pytest.mark.parametrize("url", ["https://[64:ff9b::a00:1]/mcp", "https://[2002:c0a8:1::1]/api", "https://[::ffff:169.254.169.254]/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://[64:ff9b::a00:1]/mcp",
+        "https://[2002:c0a8:1::1]/api",
+        "https://[::ffff:169.254.169.254]/",
+        "https://[::ffff:0:a00:1]/api",
+    ],
+)
 def test_a_poppy_json_pointing_at_ipv6_forms_of_private_ipv4_is_refused(url):
     from poppy_tui.protocol.discovery import parse_poppy_json
     from poppy_tui.protocol.errors import InvalidDiscovery
@@ -187,4 +212,17 @@ def test_a_poppy_json_pointing_at_ipv6_forms_of_private_ipv4_is_refused(url):
         "apis": [{"type": "mcp", "url": url}],
     }
     with pytest.raises(InvalidDiscovery, match="IPv4 address"):
+        parse_poppy_json(document, "shop.example")
+
+
+def test_a_poppy_json_pointing_at_a_site_local_address_is_refused():
+    from poppy_tui.protocol.discovery import parse_poppy_json
+    from poppy_tui.protocol.errors import InvalidDiscovery
+
+    document = {
+        "protocol_version": "0.4",
+        "organization": {"name": "Example", "domain": "shop.example"},
+        "apis": [{"type": "mcp", "url": "https://[fec0::1]/mcp"}],
+    }
+    with pytest.raises(InvalidDiscovery, match="site-local"):
         parse_poppy_json(document, "shop.example")

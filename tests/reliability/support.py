@@ -172,8 +172,11 @@ def fill_store(path: Path, count: int, approve_every: int = 3):
 
     store = Store.open(path)
     company = store.upsert_company("http://127.0.0.1:9", demo_document())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, EXCHANGE_BODY), "cli")
     for i in range(count):
+        # A request of its own for each: approvals of equal requests wait for each other (Ops 7).
+        request_id = store.add_request(
+            company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, {**EXCHANGE_BODY, "n": i}), "cli"
+        )
         result = store.record_operation(company.id, request_id, company.session_id, operation(f"op{i:06d}"))
         if approve_every and i % approve_every == 0:
             store.approve(result.operation_row, result.revision_id, 0.0)

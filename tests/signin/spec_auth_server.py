@@ -72,6 +72,7 @@ class SpecAuthCompany:
     access_lifetime: int = 3600
     mediated_needs_code: bool = False
     token_status: int | None = None
+    token_answer: dict[str, Any] = field(default_factory=dict)  # members that replace a token answer's (hostile tokens)
     user_code: str | None = None  # a scripted (hostile) user code
     # Hostile answers, per endpoint ("device", "token", "refresh", "revoke"): a valid answer padded past any
     # sensible size, streamed without a Content-Length ("huge"), or a small gzip body that
@@ -219,7 +220,7 @@ class SpecAuthCompany:
             return JSONResponse(
                 {
                     "access_token": access, "token_type": "Bearer", "expires_in": self.access_lifetime,
-                    "refresh_token": refresh, "scope": " ".join(scopes),
+                    "refresh_token": refresh, "scope": " ".join(scopes), **self.token_answer,
                 },
                 headers={"Cache-Control": "no-store"},
             )

@@ -165,3 +165,26 @@ def test_company_text_is_printed_safely(home, served, cli):
     assert code == Exit.OK, err
     assert "\x1b" not in out + err and "\x07" not in err
     assert "\\x1b]52" in err and "Juniper\\x1b[2J Outfitters" in out
+
+
+@pytest.mark.parametrize("token", ["abc\r\nX-Injected: 1", "abc\u00e9", "abc def", "abc\x00"])
+def test_a_bad_access_token_is_one_clear_line_at_signin(home, served, cli, monkeypatch, token):
+    import getpass
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal(USER["email"] + "\n"))
+    monkeypatch.setattr(getpass, "getpass", lambda prompt="": USER["password"])
+    cli("companies", "add", served.base_url)
+    served.token_answer = {"access_token": token}
+    code, out, err = cli("signin", "Juniper", "--mediated")
+    assert code == Exit.ERROR and "signed in" not in out
+    assert "Traceback" not in err and token not in err
+    errors = [line for line in err.splitlines() if "poppy-tui:" in line]  # after the prompts
+    assert len(errors) == 1 and err.endswith(errors[0].split("poppy-tui:", 1)[1] + "\n")
+    assert "Juniper Outfitters' token answer can't be used: access_token" in errors[0]
+    assert "signed in" not in cli("companies", "list").out

@@ -75,7 +75,13 @@ def add_operation(
     request: Any = None,
 ) -> int:
     if request is None:
-        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", {"sku": "stormline-insulated-m"})
+        # The jacket exchange's request; any other operation asks for its own (named by its id):
+        # two operations answering one request are one action, and an approval of one holds the
+        # other (Ops 7, agent/store/same_action.py).
+        body: dict[str, Any] = {"sku": "stormline-insulated-m"}
+        if operation_id != "exc_5Rt2":
+            body["ref"] = operation_id
+        request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", body)
     request_id = store.add_request(company.id, request, "test")
     raw: dict[str, Any] = {
         "operation_id": operation_id,
@@ -147,12 +153,14 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "ret_2Bx", "Return the Trailhead Beanie on order ord_9Pq for a refund of $24.00.",
         terms={"order_id": "ord_9Pq", "refund": {"amount": "24.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=2),
+        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_9Pq/returns", {"item": "trailhead-beanie"}),
     )
     store.approve(rows["approved"], store.get_operation(rows["approved"]).current.id, grace_seconds=5, now=now)
     rows["unknown"] = add_operation(
         store, larkspur, "seat_4C", "Upgrade seat 14C to 4C on LA220 for $89.00.",
         terms={"flight": "LA220", "seat": "4C", "price": {"amount": "89.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
+        request=ApiRequest("POST", f"{larkspur.base_url}/api/bookings/LA220-ZT/seat", {"seat": "4C"}),
     )
     send_through(store, rows["unknown"], now, Status.OUTCOME_UNKNOWN,
                  "no definite answer within the retry window (connection dropped after sending)", http_status=None)
@@ -161,6 +169,7 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "exc_1Aa", "Exchange the Ridge Gloves (S) for size M, no extra charge.",
         terms={"order_id": "ord_1Aa", "price_difference": {"amount": "0.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
+        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_1Aa/exchange", {"size": "M"}),
     )
     send_through(store, rows["performed"], now, Status.PERFORMED, "performed (HTTP 200)",
                  {"exchange_id": "xch_88", "status": "confirmed"})
@@ -181,6 +190,7 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "exc_0Zz", "Exchange the Canyon Shorts for the Canyon Pants, $15.00 more.",
         terms={"order_id": "ord_0Zz", "price_difference": {"amount": "15.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
+        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_0Zz/exchange", {"sku": "canyon-pants"}),
     )
     send_through(store, rows["not_performed"], now, Status.NOT_PERFORMED, "the Company refused: out of stock",
                  {"error": "out_of_stock"}, http_status=409)

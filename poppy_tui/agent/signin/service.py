@@ -285,7 +285,8 @@ class SignIns:
         from poppy_tui.agent.signin.oauth import describe_failure, oauth_client, within
 
         revoked, detail = False, ""
-        token = refresh_token or (self.vault.access(issuer).token if self.vault.access(issuer) else None)
+        access = None if refresh_token else self.vault.access(issuer)
+        token = refresh_token or (access.token if access else None)
         hint = "refresh_token" if refresh_token else "access_token"
         if token is None:
             detail = "no token was left to revoke"

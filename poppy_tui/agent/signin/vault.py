@@ -6,6 +6,7 @@ memory, with their expiry, refreshed before it."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 import time
@@ -16,6 +17,9 @@ from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KEYRING_SERVICE, KeyStorageError, keyring_problem, storage_mode
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.signin.errors import SignInError
+from poppy_tui.protocol.header_values import is_refresh_token, token_problem
+
+log = logging.getLogger(__name__)
 
 REFRESH_TOKEN_USERNAME = "refresh-token {issuer}"
 REFRESH_TOKEN_FILE = "sign-ins.json"  # in the data folder, with key_storage = "file" only
@@ -66,15 +70,22 @@ class TokenVault:
         return self._paths.data_dir / REFRESH_TOKEN_FILE if mode == "file" else None
 
     def refresh_token(self, issuer: str) -> str | None:
+        """The stored refresh token, or None. One that isn't RFC 6749 VSCHARs (an older
+        poppy-tui kept whatever a Company sent) counts as none: it is never sent again."""
         path = self._file()
         if path is not None:
-            return _read_tokens(path).get(issuer)
-        import keyring.errors  # only here: with file storage, keyring (and its metadata scan) never loads
+            stored = _read_tokens(path).get(issuer)
+        else:
+            import keyring.errors  # only here: with file storage, keyring (and its metadata scan) never loads
 
-        try:
-            return _keyring().get_password(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer))
-        except keyring.errors.KeyringError as exc:
-            raise SignInError(f"the keyring refused to read the sign-in ({exc})") from None
+            try:
+                stored = _keyring().get_password(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer))
+            except keyring.errors.KeyringError as exc:
+                raise SignInError(f"the keyring refused to read the sign-in ({exc})") from None
+        if stored is not None and not is_refresh_token(stored):
+            log.warning("the stored refresh token for %s can't be used (%s); sign in again", issuer, token_problem(stored))
+            return None
+        return stored
 
     def keep_refresh_token(self, issuer: str, token: str) -> None:
         path = self._file()

@@ -19,7 +19,7 @@ from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Sequence, TypeVar
+    from typing import Any, Iterator, Mapping, Sequence, TypeVar
 
     _S = TypeVar("_S", bound="StoreBase")
 
@@ -132,7 +132,7 @@ class _Connection:
         self._connection = connection
         self._path = path
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Cursor:
+    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> _Cursor:
         try:
             return _Cursor(self._connection.execute(sql, params), self._path)
         except UnicodeEncodeError:
@@ -257,7 +257,7 @@ class StoreBase:
         elif durability is Durability.AWAITED:
             self._awaited = self._flusher.committed_awaited()
 
-    def _write_one(self, sql: str, params: Sequence[Any], durability: Durability) -> _Cursor:
+    def _write_one(self, sql: str, params: Sequence[Any] | Mapping[str, Any], durability: Durability) -> _Cursor:
         """One statement as its own transaction (SQLite's autocommit): as atomic as a _write, and
         spared the BEGIN and COMMIT round trips. For SOON and LAZY commits; NOW ones use _write."""
         assert durability is not Durability.NOW

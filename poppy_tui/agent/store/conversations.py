@@ -34,7 +34,7 @@ class ConversationStore(StoreBase):
             " ORDER BY updated_at DESC, id DESC LIMIT 1",
             (company_id,),
         ).fetchone()
-        return None if row is None else tuple(row)  # type: ignore[return-value]
+        return None if row is None else tuple(row)
 
     def add_message(self, conversation_row: int, message: dict[str, Any], role: str) -> bool:
         """Keep a message once (by its ID); returns False if it was already kept."""
@@ -56,7 +56,7 @@ class ConversationStore(StoreBase):
         ).fetchone()
         if row is None:
             raise KeyError(conversation_row)
-        return tuple(row)  # type: ignore[return-value]
+        return tuple(row)
 
     def find_conversation(self, company_id: int, conversation_id: str) -> int | None:
         row = self._db.execute(

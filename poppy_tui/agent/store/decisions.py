@@ -6,14 +6,14 @@ import dataclasses
 from datetime import datetime, timedelta
 
 from poppy_tui.agent.store.connection import StateError, now_utc, stamp
-from poppy_tui.agent.store.operations import OperationStore
+from poppy_tui.agent.store.same_action import SameActionStore
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.agent.store.rows import _OPERATION_SELECT, _operation
 from poppy_tui.protocol.ids import new_id
 
 
-class DecisionStore(OperationStore):
+class DecisionStore(SameActionStore):
     """Approve, decline, withdraw, resolve an unknown outcome."""
 
     def approve(
@@ -33,6 +33,12 @@ class DecisionStore(OperationStore):
                 raise StateError(f"the operation is {op.status.value}; it can't be approved now")
             if op.current.expires_at <= now:
                 raise StateError("this revision has expired; it can no longer be approved")
+            held = self.earlier_in_doubt(operation_row)
+            if held:
+                # Ops 7: no approval for the same action until the earlier outcome is known.
+                from poppy_tui.safety.request_reuse import in_doubt_reason
+
+                raise StateError(in_doubt_reason(held))
             interface = op.request.interface
             # The key is generated once per approval and reused on every resend. For a
             # conversation it is the approval message's own ID (at least 128 random bits, as

@@ -304,9 +304,13 @@ class DispatchStore(OperationStore, ExpiryStore):
         results: list[StateError | None] = []
         with self._write(Durability.SOON):
             for attempt, operation_row, owner, status, outcome, detail, probe_after in settles:
-                response_json = _dumps(attempt[3]) if attempt is not None else None
-                # The outcome is usually the last answer itself: encode it once.
-                outcome_json = response_json if attempt is not None and outcome is attempt[3] else _dumps(outcome)
+                if attempt is not None:
+                    attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
+                    response_json = _dumps(response)
+                    # The outcome is usually the last answer itself: encode it once.
+                    outcome_json = response_json if outcome is response else _dumps(outcome)
+                else:
+                    outcome_json = _dumps(outcome)
                 try:
                     # The operation first: when it can't be settled, nothing of this one is written.
                     self._settle(operation_row, owner, status, outcome_json, detail, probe_after)
@@ -314,7 +318,7 @@ class DispatchStore(OperationStore, ExpiryStore):
                     results.append(exc)
                     continue
                 if attempt is not None:
-                    self._finish_attempt(attempt[0], attempt[1], attempt[2], response_json, attempt[4])
+                    self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
                 results.append(None)
         return results
 

@@ -130,7 +130,8 @@ class OperationStore(RequestStore):
                 " created_at, updated_at) VALUES (?,?,?,?,?,?,?)",
                 (company_id, operation.operation_id, interface, session_id, Status.PENDING, at, at),
             )
-            op_row, status, previous = int(cursor.lastrowid), Status.PENDING, None
+            assert cursor.lastrowid is not None  # set by every INSERT
+            op_row, status, previous = cursor.lastrowid, Status.PENDING, None
             self._event(op_row, "received", f"revision {operation.revision}")
         else:
             op_row, status, previous = int(row[0]), Status(row[1]), row[2]
@@ -155,7 +156,8 @@ class OperationStore(RequestStore):
                 at,
             ),
         )
-        revision_id = int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # set by every INSERT
+        revision_id = cursor.lastrowid
         new_status = status
         if not new_operation:
             self._event(op_row, "new_revision", f"revision {operation.revision}")

@@ -20,7 +20,8 @@ class RequestStore(StoreBase):
             (company_id, request.interface, request_to_json(request), origin, stamp()),
             Durability.SOON,
         )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # set by every INSERT
+        return cursor.lastrowid
 
     def set_first_response(self, request_id: int, status: int | None, response: Any) -> None:
         with self._write(Durability.SOON):

@@ -21,6 +21,7 @@ from poppy_tui.protocol.outcomes import (
     NotPerformed,
     NotSent,
     Performed,
+    RetryLater,
     Unknown,
     classify_http,
 )
@@ -100,16 +101,25 @@ class ApiTransport:
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):
         ok = 200 <= answer.status < 300
+        retry_after = parse_retry_after(answer.headers.get("retry-after"))
         if answer.cut_off:
+            if answer.status in (503, 429):
+                # "Wait and send again" is in the status line and Retry-After; the body adds nothing.
+                return RetryLater(retry_after, f"HTTP {answer.status} (its body was cut off)")
             # We don't know what the rest said. Resending the same approval is safe (at most
             # once) and gets the Company's whole answer; the dispatcher remembers the 2xx.
             return Unknown(f"HTTP {answer.status} arrived but the connection broke before the body")
         if answer.error and ok:
             # The Company said it did it; we just can't keep what it said.
             return Performed(answer.status, None)
+        if answer.error and not 400 <= answer.status < 500:
+            # A 3xx or 5xx says what it says by its status alone (a crash page declared as JSON, a
+            # busy answer with a broken body): read as the status, so a 503 still waits and
+            # resends and a 500 to an approval is in doubt (outcomes.as_approval_answer).
+            return classify_http(answer.status, answer.headers, None, retry_after)
         if answer.error:
+            # A 4xx whose body can't be read: a refusal (it may have been approval_required), unusable.
             return BadResponse(ProtocolError("response", answer.error), answer.status)
-        retry_after = parse_retry_after(answer.headers.get("retry-after"))
         outcome = classify_http(answer.status, answer.headers, answer.body, retry_after)
         if isinstance(outcome, ApprovalRequired) and not self._sessions.declares_operations(company):
             return BadResponse(
@@ -119,5 +129,6 @@ class ApiTransport:
                     "extension (it does not list operations v2 in its poppy.json)",
                 ),
                 answer.status,
+                refusal=True,
             )
         return outcome

@@ -197,7 +197,8 @@ def _classify(answer: http.HttpAnswer):
     if status in (502, 504):
         return Unknown(f"HTTP {status} from a gateway")
     body = answer.body
-    code = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), str) else f"http_{status}"
+    error = body.get("error") if isinstance(body, dict) else None
+    code = error if isinstance(error, str) else f"http_{status}"
     return NotPerformed(status, code, body)
 
 
@@ -468,7 +469,9 @@ class Conversations:
             try:
                 operation = operation_from_message(message)
             except ProtocolError as exc:
-                return Exchange(BadResponse(exc, sent.status), sent.status, message, sent.session_id, str(exc))
+                # Resending the same message can't change a message already written: final.
+                return Exchange(BadResponse(exc, sent.status), sent.status, message, sent.session_id, str(exc),
+                                final=True)
             if operation is not None:
                 if operation.operation_id != op.operation_id:
                     continue  # about another action

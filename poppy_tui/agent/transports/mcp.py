@@ -12,13 +12,13 @@ import asyncio
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncGenerator, Callable, cast
 
 import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult, RequestParamsMeta
 
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.net.netguard import guarded_client_options
@@ -39,7 +39,10 @@ from poppy_tui.protocol.outcomes import (
     Performed,
     RetryLater,
     Unknown,
+    carries_an_operation,
+    operation_in_success,
 )
+from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.retry import parse_retry_after
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -77,7 +80,7 @@ class PoppyAuth(httpx2.Auth):
         if self.malformed is None:
             self.malformed = (method, reason)
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncIterator[httpx2.Request]:  # type: ignore[override]
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         request.headers.update(self.header_factory())
         method = _jsonrpc_method(request)
         record = self.seen.setdefault(method, _Seen()) if method else None
@@ -261,7 +264,8 @@ class McpTransport:
         approval: Approval | None = None,
         account_owned: bool = False,
     ) -> Exchange:
-        meta = approval_to_mcp_meta(approval) if approval is not None else None
+        # RequestParamsMeta is an open map (any key); the approval is one of its keys.
+        meta = cast(RequestParamsMeta, approval_to_mcp_meta(approval)) if approval is not None else None
         retried = False
         while True:
             async def work(session: ClientSession) -> CallToolResult:
@@ -322,18 +326,28 @@ class McpTransport:
             try:
                 operation = operation_from_mcp_result(wire)
             except ProtocolError as exc:
-                return Exchange(BadResponse(exc, status), status, wire, session_id, str(exc))
+                # An error result carrying an operation (Ops 4): a refusal, whose operation is unusable.
+                return Exchange(BadResponse(exc, status, refusal=True), status, wire, session_id, str(exc))
             if operation is not None:
                 if not self._sessions.declares_operations(company):
                     violation = ProtocolViolation(
                         "structuredContent.operation",
                         "the tool returned an operation to a client that did not declare the operations extension",
                     )
-                    return Exchange(BadResponse(violation, status), status, wire, session_id, str(violation))
+                    return Exchange(BadResponse(violation, status, refusal=True), status, wire, session_id, str(violation))
                 return Exchange(ApprovalRequired(operation), status, wire, session_id, carrier_text=_text_of(wire))
             if result.is_error:
+                # "tool_error" unless the Company names one of the refusals the spec defines: to an
+                # approval, a plain tool error is in doubt (outcomes.as_approval_answer).
                 text = _text_of(wire)
-                return Exchange(NotPerformed(status, "tool_error", wire), status, wire, session_id, text)
+                structured = wire.get("structuredContent")
+                named = structured.get("error") if isinstance(structured, dict) else None
+                code = named if named in c.APPROVAL_REFUSAL_CODES else "tool_error"
+                return Exchange(NotPerformed(status, code, wire), status, wire, session_id, text)
+            if carries_an_operation(wire.get("structuredContent")):
+                # Success-flagged (isError false) yet carrying an operation: neither (Ops 4, Ops 5).
+                violation = operation_in_success("a tool result with isError false", "an error result (isError true)")
+                return Exchange(BadResponse(violation, status, success=True), status, wire, session_id, str(violation))
             return Exchange(Performed(status, wire), status, wire, session_id)
         if failure is None:  # pragma: no cover - work() always returns a CallToolResult
             failure = RuntimeError("the MCP call returned nothing")
@@ -383,5 +397,5 @@ def _describe(exc: BaseException, auth: PoppyAuth) -> str:
 
 
 def _text_of(wire: dict[str, Any]) -> str:
-    parts = [c.get("text", "") for c in wire.get("content", []) if isinstance(c, dict) and c.get("type") == "text"]
+    parts = [item.get("text", "") for item in wire.get("content", []) if isinstance(item, dict) and item.get("type") == "text"]
     return " ".join(p for p in parts if isinstance(p, str))[:2000]

@@ -19,7 +19,7 @@ FIELDS = (
     {"name": "username", "label": "Email", "secret": False},
     {"name": "password", "label": "Password", "secret": True},
 )
-FIELD_NAMES = frozenset(f["name"] for f in FIELDS)
+FIELD_NAMES = frozenset(str(f["name"]) for f in FIELDS)
 MAX_FAILURES = 5  # per agent and username, and per agent, within the window
 FAILURE_WINDOW_SECONDS = 300.0
 MAX_CODE_ATTEMPTS = 3

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from authlib.oauth2.rfc6749 import AuthorizationServer, OAuth2Payload, OAuth2Request
 from authlib.oauth2.rfc6749 import grants
-from authlib.oauth2.rfc6749.errors import InvalidClientError, InvalidRequestError, InvalidScopeError
+from authlib.oauth2.rfc6749.errors import InvalidClientError, InvalidGrantError, InvalidRequestError, InvalidScopeError
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7523 import JWTBearerClientAssertion
 from authlib.oauth2.rfc7636 import CodeChallenge
@@ -186,6 +186,9 @@ class DemoAuthorizationServer(AuthorizationServer):
 
     def handle_response(self, status: int, body: Any, headers: Iterable[tuple[str, str]]) -> Response:
         header_map = {k: v for k, v in headers}
+        if status == 401 and isinstance(body, dict):
+            # authlib names Basic, which this server doesn't take: say what it does take.
+            header_map["WWW-Authenticate"] = client_challenge(self.issuer, str(body.get("error_description") or ""))
         if isinstance(body, dict):
             header_map.pop("Content-Type", None)
             header_map.setdefault("Cache-Control", "no-store")
@@ -207,6 +210,15 @@ class DemoAuthorizationServer(AuthorizationServer):
             grant = self.tokens.new_grant(request.client.get_client_id(), account.account_id, scopes, sign_in)
         token.clear()
         token.update(self.tokens.issue(grant, scopes))
+
+
+def client_challenge(issuer: str, description: str) -> str:
+    """The WWW-Authenticate a 401 from the token, revocation, device or mediated endpoint
+    carries (RFC 9110 11.6.1: every 401 has one; RFC 6749 5.2). Clients authenticate with a
+    private_key_jwt assertion in the body, which has no registered HTTP scheme: the challenge
+    names the method and the issuer, so a client sees what to send, and where."""
+    safe = "".join(ch for ch in description if 0x20 <= ord(ch) < 0x7F and ch not in '"\\')
+    return f'{PRIVATE_KEY_JWT} realm="{issuer}", error="invalid_client", error_description="{safe}"'
 
 
 def _token_stub(grant_type, client, user=None, scope=None, expires_in=None, include_refresh_token=True) -> dict[str, Any]:
@@ -278,7 +290,12 @@ class _DeviceCodeGrant(DeviceCodeGrant):
     request_credential: DeviceCredential | None = None  # the credential being polled
 
     def query_device_credential(self, device_code: str) -> DeviceCredential | None:
-        return self.server.tokens.device(device_code)
+        credential = self.server.tokens.device(device_code)
+        if credential is None:
+            # RFC 6749 5.2: a grant that is invalid, expired or used is `invalid_grant`, not
+            # the malformed request authlib would call it (the request itself is well formed).
+            raise InvalidGrantError("The device_code is unknown or was already used.")
+        return credential
 
     def query_user_grant(self, user_code: str):
         credential = self.request_credential

@@ -23,7 +23,7 @@ from poppy_tui.demo.accounts import pages
 from poppy_tui.demo.accounts.clients import PRIVATE_KEY_JWT, AgentDirectory, AgentKeys, UnknownAgent
 from poppy_tui.demo.accounts.guard import Caller, authenticate
 from poppy_tui.demo.accounts.mediated import FIELDS, MediatedError, MediatedSignIns
-from poppy_tui.demo.accounts.oauth import DemoAuthorizationServer, FormRequest, _Issuer
+from poppy_tui.demo.accounts.oauth import DemoAuthorizationServer, FormRequest, _Issuer, client_challenge
 from poppy_tui.demo.accounts.tokens import DEFAULT_ACCESS_TOKEN_SECONDS, DEFAULT_REFRESH_REUSE_GRACE_SECONDS, TokenStore
 from poppy_tui.demo.accounts.users import (
     ALL_SCOPES,
@@ -123,6 +123,8 @@ class Accounts:
             "token_endpoint_auth_methods_supported": [PRIVATE_KEY_JWT],
             "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
             "revocation_endpoint_auth_methods_supported": [PRIVATE_KEY_JWT],
+            # RFC 8414 2: REQUIRED when private_key_jwt is among the revocation endpoint's methods.
+            "revocation_endpoint_auth_signing_alg_values_supported": ["ES256"],
             "authorization_response_iss_parameter_supported": True,
             "poppy_domains": [self.domain],
         }
@@ -191,7 +193,7 @@ class Accounts:
             req = await self._read(request)
             await self._prefetch_assertion(req.form)
         except _Bad as bad:
-            return bad.response()
+            return bad.response(self.issuer)
         return self.server.create_token_response(req)
 
     async def _revoke(self, request: Request) -> Response:
@@ -199,7 +201,7 @@ class Accounts:
             req = await self._read(request)
             await self._prefetch_assertion(req.form)
         except _Bad as bad:
-            return bad.response()
+            return bad.response(self.issuer)
         return self.server.create_endpoint_response("revocation", req)
 
     async def _device_authorization(self, request: Request) -> Response:
@@ -207,7 +209,7 @@ class Accounts:
             req = await self._read(request)
             await self._prefetch_assertion(req.form)
         except _Bad as bad:
-            return bad.response()
+            return bad.response(self.issuer)
         return self.server.create_endpoint_response("device_authorization", req)
 
     # ----- Direct Sign-In: the sign-in and consent page --------------------------------
@@ -255,7 +257,8 @@ class Accounts:
             return pages.error_page(bad.description, bad.status)
         user_code = req.payload.data.get("user_code", "")
         credential = self.tokens.device_by_user_code(user_code) if user_code else None
-        agent, scopes = None, ()
+        agent: tuple[str, str] | None = None
+        scopes: tuple[str, ...] = ()
         if credential is not None:
             try:
                 client = await self.agents.prefetch(credential.client_id)
@@ -292,16 +295,22 @@ class Accounts:
         try:
             await self._prefetch_assertion(auth)
         except _Bad as bad:
-            raise MediatedError(bad.status, {"status": "failed", "error": bad.code, "error_description": bad.description}) from None
+            raise MediatedError(bad.status, {"status": "failed", "error": bad.code, "error_description": bad.description},
+                                self._challenge(bad.status, bad.description)) from None
         req = FormRequest("POST", str(request.url), request.headers, {}, auth)
         try:
             client = self.server.authenticate_client(req, [PRIVATE_KEY_JWT], "mediated")
         except OAuth2Error as error:
-            raise MediatedError(401, {"status": "failed", "error": error.error, "error_description": error.description or ""}) from None
+            raise MediatedError(401, {"status": "failed", "error": error.error, "error_description": error.description or ""},
+                                self._challenge(401, error.description or "")) from None
         if "client_id" in body and body["client_id"] != client.get_client_id():
-            raise MediatedError(401, {"status": "failed", "error": "invalid_client",
-                                      "error_description": "client_id is not the agent the client assertion names."})
+            described = "client_id is not the agent the client assertion names."
+            raise MediatedError(401, {"status": "failed", "error": "invalid_client", "error_description": described},
+                                self._challenge(401, described))
         return body, client.get_client_id()
+
+    def _challenge(self, status: int, description: str) -> dict[str, str]:
+        return {"WWW-Authenticate": client_challenge(self.issuer, description)} if status == 401 else {}
 
     def _complete(self, client_id: str, account_id: str, scopes: tuple[str, ...]) -> Response:
         grant = self.tokens.new_grant(client_id, account_id, scopes, "mediated")
@@ -352,6 +361,9 @@ class _Bad(Exception):
         super().__init__(description)
         self.status, self.code, self.description = status, code, description
 
-    def response(self) -> Response:
+    def response(self, issuer: str) -> Response:
+        headers = {"Cache-Control": "no-store"}
+        if self.status == 401:
+            headers["WWW-Authenticate"] = client_challenge(issuer, self.description)
         return JSONResponse({"error": self.code, "error_description": self.description}, status_code=self.status,
-                            headers={"Cache-Control": "no-store"})
+                            headers=headers)

@@ -70,7 +70,3 @@ class Directory:
 
 def parse_scope(value: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys((value or "").split()))
-
-
-def scope_text(scopes: tuple[str, ...] | list[str]) -> str:
-    return " ".join(scopes)

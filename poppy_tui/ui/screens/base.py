@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Coroutine
 
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.worker import Worker
 
 from poppy_tui.ui.messages import StoreChanged
 
@@ -53,11 +54,16 @@ class PoppyScreen(Screen):
     """Screens re-read the store when it changes (polled by the app) and when shown again."""
 
     TITLE_TEXT = "poppy"
-    CSS_PATH = SCREENS_CSS
+    CSS_PATH: ClassVar[str | None] = SCREENS_CSS
     # The global key that shows this screen (navigation.NAV_ITEMS), None for screens opened from another.
     NAV_MODE: str | None = None
     # A screen where the person types: letters are text there, never a screen switch.
     TYPING = False
+
+    def run_exclusive(self, work: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
+        """Run an async method in a worker that replaces the group's running one (run_worker with
+        exclusive=True; typed here, as mypy can't tell which of its kinds of work a method is)."""
+        return self.run_worker(work, group=group, exclusive=True)
 
     @property
     def poppy(self) -> "PoppyApp":
@@ -93,6 +99,11 @@ class PoppyScreen(Screen):
         if self.poppy.painted and changed:
             self.fit_chrome()
             self.refresh_data()
+        if self.poppy.painted:
+            self.fit_to_size()
+
+    def fit_to_size(self) -> None:
+        """What a screen re-fits to a new size, width or height (after the first frame)."""
 
     def on_screen_resume(self) -> None:
         # Not before the first frame is on screen (the app refreshes every screen then):

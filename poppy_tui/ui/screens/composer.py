@@ -4,7 +4,7 @@ fill in the inputs its schema describes, and send. An operation in the answer op
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from textual import work
 from textual.app import ComposeResult
@@ -35,8 +35,10 @@ OUTCOME_TEXT = {
 NARROW_BELOW = 110
 
 
-def _input_type(field: FormField) -> str:
-    return {"integer": "integer", "number": "number"}.get(field.type, "text")
+def _input_type(field: FormField) -> Literal["integer", "number", "text"]:
+    if field.type == "integer":
+        return "integer"
+    return "number" if field.type == "number" else "text"
 
 
 # What the right side says before anything is picked, and once a Company's list is shown.
@@ -307,4 +309,4 @@ class ComposerScreen(PoppyScreen):
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         else:
-            self.app.action_show_inbox()
+            self.poppy.action_show_inbox()

@@ -75,7 +75,7 @@ class ConversationScreen(PoppyScreen):
         self.initial_company_id = company_id
         self.company: CompanyRecord | None = None
         self.conversation_row: int | None = None
-        self._shown: tuple[int | None, int, tuple[tuple[int, str], ...]] | None = None
+        self._shown: tuple[int | None, int, tuple[tuple[int, str, int], ...]] | None = None
         # (company, text, challenge) when the Company asked for sign-in: ctrl+g signs in, then says it again.
         self.awaiting_sign_in: tuple[Any, str, Any] | None = None
 
@@ -112,7 +112,7 @@ class ConversationScreen(PoppyScreen):
         self.query_one("#talk-company", CompanySelect).show_companies(
             c for c in self.store.list_companies() if "conversation" in company_interfaces(c)
         )
-        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
+        self.run_exclusive(self.show_messages, "talk-show")
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -122,7 +122,7 @@ class ConversationScreen(PoppyScreen):
         latest = self.store.latest_conversation(self.company.id)
         self.conversation_row = latest[0] if latest else None
         self._shown = None
-        self.run_worker(self.show_messages, group="talk-show", exclusive=True)
+        self.run_exclusive(self.show_messages, "talk-show")
         self.query_one("#talk-input").focus()
 
     async def show_messages(self) -> None:
@@ -132,7 +132,7 @@ class ConversationScreen(PoppyScreen):
             return
         rows = self.store.messages(self.conversation_row) if self.conversation_row is not None else []
         # Cards show the operation's status, so a change there redraws too.
-        cards: list[tuple[int, str]] = []
+        cards: list[tuple[int, str, int]] = []
         widgets: list[Static] = []
         for _message_id, role, text, message in rows:
             is_company = role == "company"
@@ -266,4 +266,4 @@ class ConversationScreen(PoppyScreen):
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         else:
-            self.app.action_show_inbox()
+            self.poppy.action_show_inbox()

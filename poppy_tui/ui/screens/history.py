@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import TypedDict
 
 from rich.text import Text
 from textual import work
@@ -25,6 +26,14 @@ from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 PAGE_SIZE = 50
 # Typing in the search box waits this long for the next key before querying.
 TEXT_DEBOUNCE_SECONDS = 0.25
+
+class HistoryFilters(TypedDict):
+    """What the boxes above the table ask the store for (HistoryStore.list_operations)."""
+
+    company_id: int | None
+    statuses: tuple[Status, ...] | None
+    text: str | None
+
 
 STATUS_FILTERS: dict[str, tuple[str, tuple[Status, ...] | None]] = {
     "all": ("Any status", None),
@@ -134,15 +143,15 @@ class HistoryScreen(PoppyScreen):
 
     # ---- filters --------------------------------------------------------------------------
 
-    def _filters(self) -> dict[str, object]:
+    def _filters(self) -> HistoryFilters:
         company = self.query_one("#history-company", Select).value
         status = self.query_one("#history-status", Select).value
         text = self.query_one("#history-search", Input).value.strip()
-        return {
-            "company_id": company if isinstance(company, int) else None,
-            "statuses": STATUS_FILTERS[status][1] if isinstance(status, str) else None,
-            "text": text or None,
-        }
+        return HistoryFilters(
+            company_id=company if isinstance(company, int) else None,
+            statuses=STATUS_FILTERS[status][1] if isinstance(status, str) else None,
+            text=text or None,
+        )
 
     def on_select_changed(self, event: Select.Changed) -> None:
         self.page = 0
@@ -191,7 +200,7 @@ class HistoryScreen(PoppyScreen):
         self._load(self._filters(), self.page)
 
     @work(thread=True, exclusive=True, group="history-page")
-    def _load(self, filters: dict[str, object], page: int) -> None:
+    def _load(self, filters: HistoryFilters, page: int) -> None:
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
@@ -205,12 +214,12 @@ class HistoryScreen(PoppyScreen):
             reader = self._reader
             # The page first, the count after: a page costs the same at 1,000,000 records as at
             # 100, counting them grows with the records, and the person wants the rows.
-            rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)  # type: ignore[arg-type]
+            rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)
             total: int | None = None
             if not rows and page > 0:  # past the end (filters or records changed): the last page
-                total = reader.count_operations(**filters)  # type: ignore[arg-type]
+                total = reader.count_operations(**filters)
                 page = min(page, page_count(total) - 1)
-                rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)  # type: ignore[arg-type]
+                rows = reader.list_operations(limit=PAGE_SIZE, offset=page * PAGE_SIZE, **filters)
         if worker.is_cancelled:
             return
         self.app.call_from_thread(self._show, rows, total, page)
@@ -218,7 +227,7 @@ class HistoryScreen(PoppyScreen):
             with self._reader_lock:
                 if self.unmounted:
                     return  # the screen closed meanwhile, and its reader with it
-                total = self._reader.count_operations(**filters)  # type: ignore[union-attr,arg-type]
+                total = self._reader.count_operations(**filters)
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_total, total)
 

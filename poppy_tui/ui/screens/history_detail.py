@@ -42,7 +42,7 @@ class HistoryDetailScreen(PoppyScreen):
         await self._build()
 
     def refresh_data(self) -> None:
-        self.run_worker(self._build, group="detail", exclusive=True)
+        self.run_exclusive(self._build, "detail")
 
     async def _build(self) -> None:
         store = self.store

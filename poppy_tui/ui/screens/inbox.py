@@ -63,6 +63,8 @@ class InboxScreen(PoppyScreen):
         self.partial = False
         self._adding_tables = False  # an empty table is being mounted (first_frame_shown)
         self._empty_text = NOTHING_WAITING
+        self._fitted: dict[str | None, int | None | str] = {}  # the max-height each table was given
+        self._pending_count = 0
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -70,6 +72,9 @@ class InboxScreen(PoppyScreen):
             yield Static(Content("Waiting for your decision"), id="pending-title", classes="section-title")
             if self._has_rows(INBOX_STATUSES):
                 yield OperationTable(id="pending-table")
+            more = Static(Content(""), id="pending-more", classes="empty")
+            more.display = False  # until rows are hidden below the table's edge
+            yield more
             yield Static(Content(NOTHING_WAITING), id="pending-empty", classes="empty")
             if self._has_rows(IN_PROGRESS_STATUSES):
                 yield from self._progress_section()
@@ -184,7 +189,88 @@ class InboxScreen(PoppyScreen):
             progress_table.display = bool(progress)
             self.query_one("#progress-title").display = bool(progress)
         self._give_keys_to_rows(pending_table if pending else progress_table if progress else None)
+        self._pending_count = pending_count
+        if self.poppy.painted:  # before the first frame the layout isn't settled: nothing to fit yet
+            self.call_after_refresh(self.fit_tables)
         self.loaded = True
+
+    def fit_tables(self) -> None:
+        """Give the tables the room the screen has: every waiting row shows while there is room
+        (a fixed 60% hid a fourth row at 80x24 above five empty lines), the in-progress table
+        keeps a share when both don't fit, and rows that still don't fit are counted below."""
+        tables = [t for t in self.query(OperationTable) if t.display]
+        if not tables:
+            self._say_more_below(None)
+            return
+        body = self.query_one("#inbox-body")
+        # Whatever else the body shows; a line for "N more below" only when rows are hidden.
+        rest = sum(child.outer_size.height for child in body.children
+                   if child.display and child not in tables and child.id != "pending-more")
+        needs = {t.id: t.virtual_size.height for t in tables}
+        caps = self._caps(tables, needs, max(3, body.content_size.height - rest))
+        if caps.get("pending-table") is not None and caps["pending-table"] < needs["pending-table"]:
+            caps = self._caps(tables, needs, max(3, body.content_size.height - rest - 1))
+        for table in tables:
+            cap = caps[table.id]
+            if self._fitted.get(table.id, "unset") != cap:  # a new height lays the screen out again
+                self._fitted[table.id] = cap
+                table.styles.max_height = cap
+        pending = next((t for t in tables if t.id == "pending-table"), None)
+        self._say_more_below(pending, caps.get("pending-table") if pending is not None else None)
+
+    @staticmethod
+    def _caps(tables: list[OperationTable], needs: dict[str | None, int], room: int) -> dict[str | None, int | None]:
+        """Each table's most lines in `room`: None where everything fits."""
+        caps: dict[str | None, int | None] = {t.id: None for t in tables}
+        if sum(needs.values()) <= room:
+            return caps
+        if len(tables) == 1:
+            return {tables[0].id: room}
+        # Waiting rows first (they need a decision); in progress keeps its header and a row.
+        progress = next(t for t in tables if t.id == "progress-table")
+        first_row = progress.ordered_rows[0].height if progress.ordered_rows else 1
+        progress_least = min(needs["progress-table"], progress.header_height + first_row)
+        pending_room = min(needs["pending-table"], room - progress_least)
+        return {"pending-table": pending_room, "progress-table": min(needs["progress-table"], room - pending_room)}
+
+    def _say_more_below(self, table: OperationTable | None, cap: int | None = None) -> None:
+        more = self.query_one("#pending-more", Static)
+        hidden = 0
+        if table is not None:
+            header = table.header_height if table.show_header else 0
+            bottom = int(table.scroll_y) + (cap if cap is not None else table.virtual_size.height) - header
+            shown, top = 0, 0
+            for row in table.ordered_rows:
+                top += row.height
+                if top > bottom:
+                    break
+                if top > int(table.scroll_y):
+                    shown += 1
+            above = sum(1 for row in self._rows_above(table))
+            hidden = max(0, self._pending_count - shown - above)
+        text = f"↓ {hidden} more below (down arrow or PgDn)" if hidden else ""
+        if str(more.render()) != text:
+            more.update(Content(text))
+        more.display = bool(hidden)
+
+    @staticmethod
+    def _rows_above(table: OperationTable) -> list[Any]:
+        """The rows scrolled off the top."""
+        above, top = [], 0
+        for row in table.ordered_rows:
+            top += row.height
+            if top > int(table.scroll_y):
+                break
+            above.append(row)
+        return above
+
+
+    def fit_to_size(self) -> None:
+        self.call_after_refresh(self.fit_tables)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        # The cursor scrolls the table: what is hidden below changes with it.
+        self.call_after_refresh(self.fit_tables)
 
     def _give_keys_to_rows(self, table: OperationTable | None) -> None:
         """Enter opens the highlighted row as soon as there is one. AUTO_FOCUS works only for a

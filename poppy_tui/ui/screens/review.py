@@ -83,7 +83,12 @@ class ReviewScreen(PoppyScreen):
         self.checked: Checked | None = None
         self._armed_at = float("inf")
         self._arm_timer: Timer | None = None
-        self._footer_state: tuple[object, bool] | None = None
+        self._footer_state: tuple[object, ...] | None = None
+        # Earlier operations for the same action whose approval's outcome is not known yet (Ops 7):
+        # read on every load, so the hold lifts as soon as their outcome is known.
+        self.held: list[Any] = []
+        # Earlier operations for the same action that were performed: a warning, not a hold.
+        self.done_before: list[Any] = []
         # The resource the operation changes, as read from the Company (agent/resource_read.py):
         # the latest read, the first one since the review opened (or new terms came), what the
         # terms name in it, and whether the section is folded (the person's choice wins).
@@ -136,6 +141,10 @@ class ReviewScreen(PoppyScreen):
             return
         previous_id = self.shown_revision_id
         self.record = record
+        held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
+        done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
+        held_changed = (held, done_before) != (self.held, self.done_before)
+        self.held, self.done_before = held, done_before
         if record.current.id != previous_id:
             await self._show_revision(record)
             if previous_id is not None:
@@ -151,10 +160,12 @@ class ReviewScreen(PoppyScreen):
                     markup=False,
                     timeout=8,
                 )
+        elif held_changed and self.checked is not None:
+            await self._show_findings()
         self._show_status(record)
 
     def refresh_data(self) -> None:
-        self.run_worker(self.load, group="review-load", exclusive=True)
+        self.run_exclusive(self.load, "review-load")
 
     async def _show_revision(self, record: OperationRecord) -> None:
         current = record.current
@@ -195,7 +206,7 @@ class ReviewScreen(PoppyScreen):
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
         self.opened_read = None
         self.resource_findings = ()
-        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
+        await self._show_findings()
         changes = self.query_one("#changes", Static)
         checked = self.checked
         if checked.previous_operation is not None:  # implies a readable current and a previous revision
@@ -216,12 +227,18 @@ class ReviewScreen(PoppyScreen):
 
     @property
     def findings(self) -> tuple[Any, ...]:
-        """The operation's checks and those of its resource as read now, danger first."""
-        base = tuple(self.checked.findings) if self.checked is not None else ()
+        """Everything the panel shows, danger first: what holds the approval back (first among the
+        dangers), the revision's checks and those of its resource as read now."""
+        from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
+
+        base = (
+            *in_doubt_findings(self.held), *performed_findings(self.done_before),
+            *(self.checked.findings if self.checked is not None else ()),
+        )
         if not self.resource_findings:
-            return base
+            return tuple(base)
         rank = {"danger": 0, "warning": 1, "info": 2}
-        return tuple(sorted(base + tuple(self.resource_findings), key=lambda f: rank.get(f.severity, 3)))
+        return tuple(sorted((*base, *self.resource_findings), key=lambda f: rank.get(f.severity, 3)))
 
     def _can_read(self) -> bool:
         """Only before the decision is carried out, and only with an agent that reads."""
@@ -305,7 +322,7 @@ class ReviewScreen(PoppyScreen):
                        fold_key=self.poppy.key_for("toggle_resource", "v"))
         self._show_resource_title()
         if changed:
-            await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
+            await self._show_findings()
         self.refresh_bindings()
 
     def action_toggle_resource(self) -> None:
@@ -349,6 +366,10 @@ class ReviewScreen(PoppyScreen):
         if len(changes) > 3:
             parts.append(f"; and {len(changes) - 3} more")
         return Content.assemble(*parts), True
+
+    async def _show_findings(self) -> None:
+        """The checks of the revision shown, after what holds it back (a DANGER, so it goes first)."""
+        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
 
     def _change_kind(self) -> str | None:
         checked = self.checked
@@ -436,6 +457,10 @@ class ReviewScreen(PoppyScreen):
             return f"it is not waiting for a decision (it is {status_label(record.status)})", True
         if record.current.expires_at <= app_now(self):
             return "this revision has expired", True
+        if self.held:
+            from poppy_tui.safety.request_reuse import in_doubt_reason
+
+            return in_doubt_reason(self.held), False
         left = self.arming_left()
         if left > 0:
             return f"approve is available in {left:.1f} s, so that you read the operation first", False

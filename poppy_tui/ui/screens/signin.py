@@ -47,7 +47,7 @@ class MouseButton(Button, can_focus=False):
 
 def open_sign_in(
     app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None,
-    on_done: Callable[[bool], Any] | None = None, kind: str | None = None,
+    on_done: Callable[[bool | None], None] | None = None, kind: str | None = None,
 ) -> None:
     """Push the sign-in dialog; `on_done(True)` only when the person signed in."""
     app.push_screen(SignInScreen(company_id, scopes=scopes, kind=kind), on_done)
@@ -55,7 +55,8 @@ def open_sign_in(
 
 async def sign_in(app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None) -> bool:
     """From a worker: push the dialog and wait; True only when the person signed in."""
-    return bool(await app.push_screen_wait(SignInScreen(company_id, scopes=scopes)))
+    signed_in: bool | None = await app.push_screen_wait(SignInScreen(company_id, scopes=scopes))
+    return bool(signed_in)
 
 
 class SignInScreen(ModalScreen[bool]):

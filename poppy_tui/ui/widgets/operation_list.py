@@ -59,6 +59,10 @@ COMPACT_COLUMNS = {
 }
 
 
+# The inbox's lines that are not a table's: title bar, section title, hint and footer.
+SCREEN_CHROME_LINES = 8
+
+
 @dataclass(frozen=True)
 class InboxItem:
     row: OperationRow
@@ -137,13 +141,9 @@ class OperationTable(DataTable):
 
     def first_rows(self) -> int:
         """How many rows go in before the first frame: as many as the table has lines to show
-        (its max-height, else the terminal's height), as each row takes at least one."""
-        size = self.app.size
-        lines = size.height
-        max_height = self.styles.max_height
-        if max_height is not None:
-            lines = min(lines, int(max_height.resolve(size, size)) + 1)  # +1: the header's line
-        return max(1, lines)
+        (the terminal's height less the screen's other lines: the inbox fits its tables to the
+        room after the first frame), as each row takes at least one."""
+        return max(1, self.app.size.height - SCREEN_CHROME_LINES)
 
     def _add_rows(self, count: int, lines: int | None = None) -> None:
         """Add up to `count` of the rows still to add, in order; with `lines`, stop once the

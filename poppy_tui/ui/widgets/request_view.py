@@ -18,7 +18,7 @@ def request_content(request: RequestDescription) -> Content:
 
     label = lambda text: Content.styled(text, "bold")  # noqa: E731
     if isinstance(request, ApiRequest):
-        parts = [label("API request  "), safe_content(f"{request.method} {request.url}")]
+        parts: list[Content | str] = [label("API request  "), safe_content(f"{request.method} {request.url}")]
         if request.body is not None:
             parts += ["\n", label("Body\n"), pretty(request.body)]
         else:

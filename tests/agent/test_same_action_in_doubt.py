@@ -1,0 +1,128 @@
+"""No new approval for the same action while an earlier one is in doubt (Ops 7), against the
+strict Company (written from the spec alone) minting a new operation_id for every request, as a
+Company may once it forgot the first (Ops 7): over the API, MCP (the real SDK) and a conversation.
+The hold is read afresh: it lifts once the earlier outcome is known."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from poppy_tui.agent.store import StateError, Status
+from poppy_tui.safety.request_reuse import IN_DOUBT_CODE, in_doubt_findings
+from tests.companies.strict_company import RawAnswer, StrictCompany
+
+HTML = b"<html><body>Internal Server Error</body></html>"
+
+
+@pytest.fixture
+def strict() -> Iterator[StrictCompany]:
+    company = StrictCompany()
+    company.state.mint_operation_ids = True
+    yield company
+    company.stop()
+
+
+async def ask(agent, company, interface: str, booking: str = "bk_1"):
+    """The same request again and again: a new operation_id each time (the Company's minting)."""
+    if interface == "api":
+        result = await agent.call_api(company, "POST", f"/bookings/{booking}/cancel", {})
+        return result.operation_row
+    if interface == "mcp":
+        result = await agent.call_tool(company, "cancel_booking", {"booking_id": booking})
+        return result.operation_row
+    said = await agent.say(company, f"Please cancel {booking}", None)
+    [row] = said.operation_rows
+    return row
+
+
+def in_doubt_after_approval(strict, interface: str) -> None:
+    if interface == "api":
+        strict.state.approval_answers = [RawAnswer(500, "application/json", HTML) for _ in range(200)]
+    elif interface == "mcp":
+        strict.state.mcp_errors_after_perform = ["plain"] * 200
+    # A conversation: the strict Company says how it went in words only, so the outcome is unknown.
+
+
+@pytest.mark.parametrize("interface", ["api", "mcp", "conversation"])
+async def test_the_same_request_under_a_new_operation_id_cant_be_approved_until_the_first_is_known(
+    make_agent, strict, interface
+):
+    in_doubt_after_approval(strict, interface)
+    agent = make_agent(retry_window_seconds=1.0)
+    company = await agent.add_company(strict.base_url)
+    first = await ask(agent, company, interface)
+    op = agent.store.get_operation(first)
+    agent.approve(op.id, op.current.id)
+    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    assert strict.state.bookings["bk_1"]["status"] == "cancelled"  # it was in fact performed
+
+    second = await ask(agent, company, interface)
+    again = agent.store.get_operation(second)
+    assert second != first and again.operation_id != op.operation_id and again.status == Status.PENDING
+    [held] = agent.store.earlier_in_doubt(second)
+    assert held.operation_row == first and held.status == Status.OUTCOME_UNKNOWN
+    [finding] = in_doubt_findings([held])
+    assert finding.severity == "danger" and finding.code == IN_DOUBT_CODE
+    assert f"operation {first} ({op.operation_id})" in finding.message and "unknown" in finding.message
+    with pytest.raises(StateError, match=f"operation {first}"):
+        agent.approve(second, again.current.id)
+    assert agent.store.get_operation(second).status == Status.PENDING
+    assert agent.store.decisions(second) == []  # nothing recorded
+
+    # Another action is not held.
+    other = await ask(agent, company, interface, "bk_2")
+    assert agent.store.earlier_in_doubt(other) == []
+
+    # The person finds out (here: performed) and records it: the hold lifts, re-read, not frozen.
+    agent.resolve_unknown(first, performed=True)
+    assert agent.store.earlier_in_doubt(second) == []
+    assert agent.approve(second, again.current.id).status == Status.APPROVED
+
+
+async def test_an_approval_waiting_to_be_sent_holds_the_same_action_too(make_agent, strict):
+    agent = make_agent(grace_seconds=600)
+    company = await agent.add_company(strict.base_url)
+    first = await ask(agent, company, "api")
+    agent.approve(first, agent.store.get_operation(first).current.id)
+    second = await ask(agent, company, "api")
+    with pytest.raises(StateError, match="approved and waits to be sent"):
+        agent.approve(second, agent.store.get_operation(second).current.id)
+    agent.withdraw(first)  # taken back before anything was sent: nothing is in doubt
+    assert agent.approve(second, agent.store.get_operation(second).current.id).status == Status.APPROVED
+
+
+async def test_found_out_by_the_probe_lifts_the_hold(make_agent, strict):
+    strict.state.approval_answers = [RawAnswer(500, "application/json", HTML) for _ in range(200)]
+    agent = make_agent(retry_window_seconds=0.3)
+    company = await agent.add_company(strict.base_url)
+    first = await ask(agent, company, "api")
+    agent.approve(first, agent.store.get_operation(first).current.id)
+    assert (await agent.wait_for_outcome(first, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    second = await ask(agent, company, "api")
+    assert agent.store.earlier_in_doubt(second)
+    strict.state.approval_answers = []  # the Company recovers: a resend gets its first answer
+    with agent.store._write() as db:  # the probe's next look, due now rather than in 30 s
+        db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", first))
+    await agent.dispatch_once()
+    assert agent.store.get_operation(first).status == Status.PERFORMED
+    assert agent.store.earlier_in_doubt(second) == []
+
+
+async def test_an_approval_being_sent_holds_the_same_action(make_agent, strict):
+    """The Company answers the approval 503 with a long Retry-After: the operation stays `sending`
+    (its resend scheduled), and the same request's new operation can't be approved meanwhile."""
+    from poppy_tui.protocol.retry import BackoffPolicy
+
+    strict.state.approval_answers = [RawAnswer(503, "application/json", b"{}", {"retry-after": "120"}, perform=False)]
+    agent = make_agent(backoff=BackoffPolicy(base_seconds=0.05, max_retry_after_seconds=600))
+    company = await agent.add_company(strict.base_url)
+    first = await ask(agent, company, "api")
+    agent.approve(first, agent.store.get_operation(first).current.id)
+    await agent.dispatch_once()
+    sending = agent.store.get_operation(first)
+    assert sending.status == Status.SENDING and sending.next_attempt_at is not None
+    second = await ask(agent, company, "api")
+    with pytest.raises(StateError, match="is being sent"):
+        agent.approve(second, agent.store.get_operation(second).current.id)
