@@ -82,11 +82,13 @@ def mcp_read_call(
         name = described.get("name")
         if not isinstance(name, str) or name == tool:
             continue
-        annotations = described.get("annotations") if isinstance(described.get("annotations"), dict) else {}
+        marks = described.get("annotations")
+        annotations: dict[str, Any] = marks if isinstance(marks, dict) else {}
         read_only = annotations.get("readOnlyHint")
         if read_only is False or annotations.get("destructiveHint") is True:
             continue
-        schema = described.get("inputSchema") if isinstance(described.get("inputSchema"), dict) else {}
+        given = described.get("inputSchema")
+        schema: dict[str, Any] = given if isinstance(given, dict) else {}
         required = schema.get("required")
         if not isinstance(required, list) or not required or not all(isinstance(r, str) for r in required):
             continue
