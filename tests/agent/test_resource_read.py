@@ -161,3 +161,27 @@ def test_a_conversation_reads_only_an_api_resource_its_terms_name():
     assert named_api_url({"order": {"href": "https://api.shop.test/orders/1"}}, company) == "https://api.shop.test/orders/1"
     assert named_api_url({"order": "https://evil.test/orders/1"}, company) is None
     assert named_api_url({"order": "//evil.test/orders/1"}, company) is None
+
+
+async def test_mcp_calls_the_read_the_company_marks_and_never_one_it_says_writes(make_agent):
+    from tests.companies.mcp_read_company import McpReadCompany
+
+    birch = McpReadCompany()
+    try:
+        agent = make_agent()
+        company = await agent.add_company(birch.base_url)
+        result = await agent.call_tool(company, "cancel_subscription", {"subscription_id": "sub_9"})
+        assert result.outcome == "operation", result
+        await agent.settle_resource_reads(10)
+        read = agent.store.resource_read(result.operation_row)
+        assert read is not None and read.ok, read
+        assert read.source == "MCP subscription_details(subscription_id=sub_9)"
+        assert [name for name, _ in birch.state.calls] == ["cancel_subscription", "subscription_details"]
+        # the price changed since the terms were written: the check says so
+        birch.state.price = "21.00"
+        read = await agent.read_resource(result.operation_row)
+        terms = agent.store.get_operation(result.operation_row).current.terms
+        assert [f.code for f in compare_resource(terms, read.body, read.source).findings] == ["resource_price_mismatch"]
+        assert "get_subscription" not in [name for name, _ in birch.state.calls]
+    finally:
+        birch.stop()
