@@ -107,7 +107,8 @@ class ResourceSection(Screen):
 
     def _show_resource_title(self) -> None:
         title = self.query_one("#resource-title", Static)
-        text = resource_title(self.resource_read, self._reading)
+        settled = self.record is not None and self.record.status not in BEFORE_SENDING
+        text = resource_title(self.resource_read, self._reading, settled)
         keys = []
         if self.resource_read is not None and self.resource_read.ok:
             shows = "shows" if self._resource_is_folded() else "hides"

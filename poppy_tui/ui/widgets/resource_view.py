@@ -27,15 +27,17 @@ def clock_time(moment: datetime) -> str:
     return moment.astimezone().strftime("%H:%M:%S")
 
 
-def resource_title(read: Any, reading: bool = False) -> str:
-    """The section's title line, in our words; the source is sanitised (source_label)."""
+def resource_title(read: Any, reading: bool = False, settled: bool = False) -> str:
+    """The section's title line, in our words; the source is sanitised (source_label).
+    `settled`: the decision has been carried out, so the read is of the resource before it."""
     from poppy_tui.safety.resource_checks import source_label
 
+    now = "Before the decision" if settled else "Now"
     if read is None:
-        return "Now: reading it from the Company…" if reading else "Now: not read"
+        return f"{now}: reading it from the Company…" if reading else f"{now}: not read"
     if not read.source:
-        return "Now: nothing to read"
-    title = f"Now (read from {source_label(read.source)} at {clock_time(read.read_at)})"
+        return f"{now}: nothing to read"
+    title = f"{now} (read from {source_label(read.source)} at {clock_time(read.read_at)})"
     return title + (", reading it again…" if reading else "")
 
 
