@@ -201,3 +201,22 @@ async def test_the_keys_are_remappable_and_listed_in_help(tmp_path, juniper):
             assert ("R", "Read it again", "read_resource") in review_rows
     finally:
         await agent.aclose()
+
+
+async def test_a_decided_operation_reads_nothing_and_titles_its_last_read(tmp_path, juniper):
+    agent, row = await open_agent(tmp_path, juniper, "ord_other")
+    try:
+        agent.decline(row, agent.store.get_operation(row).current.id)
+        reads = len(juniper.state.reads)
+        app = PoppyApp(agent, initial_screen=f"review:{row}")
+        async with app.run_test(size=BIG) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.resource_read is not None)
+            screen = app.screen
+            assert title(screen).startswith("Before the decision (read from GET /orders/ord_other at "), title(screen)
+            assert "reads it again" not in title(screen)
+            assert not any(f.code.startswith("resource_") for f in screen.findings)  # compared only before
+            await pilot.press("g")
+            await pilot.pause()
+            assert len(juniper.state.reads) == reads
+    finally:
+        await agent.aclose()
