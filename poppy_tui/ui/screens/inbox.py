@@ -208,7 +208,8 @@ class InboxScreen(PoppyScreen):
                    if child.display and child not in tables and child.id != "pending-more")
         needs = {t.id: t.virtual_size.height for t in tables}
         caps = self._caps(tables, needs, max(3, body.content_size.height - rest))
-        if caps.get("pending-table") is not None and caps["pending-table"] < needs["pending-table"]:
+        pending_cap = caps.get("pending-table")
+        if pending_cap is not None and pending_cap < needs["pending-table"]:
             caps = self._caps(tables, needs, max(3, body.content_size.height - rest - 1))
         for table in tables:
             cap = caps[table.id]
