@@ -7,7 +7,7 @@ reads it once, bounded, with nothing written:
 
 - an API request: the GET in the Company's OpenAPI for the request path's resource
   (`POST /api/orders/{id}/exchanges` -> `GET /api/orders/{id}`), by the rule the outcome probe
-  uses (`outcome_probe.resource_url`: one resource, never a collection), on the Company's own
+  uses (`protocol/openapi.resource_url`: one resource, never a collection), on the Company's own
   API origin only;
 - an MCP tool call: another tool of the same server that reads (`mcp_read_call` below);
 - a conversation: only an API resource the terms name by its URL or path; otherwise none.
@@ -27,10 +27,10 @@ import re
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 
 from poppy_tui.agent.companies import api_origins, origin_of
-from poppy_tui.agent.outcome_probe import resource_url
 from poppy_tui.agent.store import OperationRecord, Status
 from poppy_tui.agent.store.connection import now_utc
 from poppy_tui.agent.store.resource_reads import ResourceRead
+from poppy_tui.protocol.openapi import resource_url
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.safety.identifiers import _is_id_key

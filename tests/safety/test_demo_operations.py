@@ -126,7 +126,7 @@ def test_honest_demo_operations_asked_in_words_have_no_warning(conversation_oper
 def test_honest_demo_operations_agree_with_their_resource_read_now():
     """Each operation's resource, read as poppy-tui reads it before the decision (the GET the
     demo's OpenAPI offers for the request's resource), raises no resource finding."""
-    from poppy_tui.agent.outcome_probe import resource_url
+    from poppy_tui.protocol.openapi import resource_url
     from poppy_tui.safety.resource_checks import compare_resource
 
     with company() as shop:
