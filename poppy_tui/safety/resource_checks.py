@@ -177,9 +177,10 @@ def _check_ids(
             held = [(("id",), resource["id"])]
         if not held:
             continue  # the resource doesn't say: nothing to compare
-        for held_path, _ in held:
-            named.add(format_path(held_path))
-        if any(_same_value(v, value) for _, v in held):
+        same = [p for p, v in held if _same_value(v, value)]
+        # The field that matches, or, when none does, every field it was compared with.
+        named.update(format_path(p) for p in (same or [p for p, _ in held]))
+        if same:
             continue
         resource_key = sanitize_line(_raw_leaf(held[0][0]) or key, 60).text
         others = ", ".join(_quote(v) for _, v in held[:_MAX_LISTED])

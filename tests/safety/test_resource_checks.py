@@ -95,3 +95,10 @@ def test_hostile_shapes_never_raise():
         node = node["a"]
     assert isinstance(compare_resource({"order_id": "x_1", "price": 3}, deep, SOURCE).findings, tuple)
     assert codes({"order_id": "ord_7Hk2"}, {"order_id": None, "status": 5, "price": {"amount": "NaN"}}) == []
+
+
+def test_only_the_matching_field_is_named_when_one_matches():
+    named = compare_resource({"order_id": "ord_7Hk2", "item_id": "itm_4Qa"}, ORDER, SOURCE).named
+    assert "items[0].item_id" in named and "items[1].item_id" not in named and "order_id" in named
+    unmatched = compare_resource({"order_id": "ord_7Hk2", "item_id": "itm_9Zz"}, ORDER, SOURCE).named
+    assert {"items[0].item_id", "items[1].item_id"} <= unmatched
