@@ -1,4 +1,4 @@
-"""The resource an operation changes, as last read from the Company (schema migration 7).
+"""The resource an operation changes, as last read from the Company (schema migration 8).
 
 Written by agent/resource_read.py after each read, read by the review and `show`. One row per
 operation, replaced by each read: what matters before a decision is the latest read; the

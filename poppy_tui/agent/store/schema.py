@@ -171,7 +171,15 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX IF NOT EXISTS operations_due ON operations (updated_at) WHERE status IN ('approved', 'sending');
     """,
-    # 7: the resource an operation changes, as last read from the Company before the decision
+    # 7: the Session each revision was returned in. An operation returned signed out can be
+    # approved only in that Session (Ops 3), and a later revision can come in a later Session
+    # (after invalid_session), so the approval of a revision goes in that revision's Session.
+    # Revisions recorded before have NULL: they fall back to operations.session_id, the Session
+    # of the operation's first revision, which is what those stores used.
+    """
+    ALTER TABLE revisions ADD COLUMN session_id TEXT;
+    """,
+    # 8: the resource an operation changes, as last read from the Company before the decision
     # (agent/resource_read.py): where from, when, and what came back or why nothing did. One row
     # per operation, replaced by each read. Stores without it open as before: no row, no read.
     """

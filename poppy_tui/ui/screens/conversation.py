@@ -14,7 +14,7 @@ from textual.widgets import Input, Select, Static
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
-from poppy_tui.ui.format import company_interfaces, status_label
+from poppy_tui.ui.format import company_interfaces, record_status_label
 from poppy_tui.ui.safe import company_content, first_line, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
@@ -181,7 +181,7 @@ class ConversationScreen(PoppyScreen):
         if replaced:
             state, hint = "replaced by a newer revision", "Enter or click: see the newest revision"
         else:
-            state = status_label(record.status)
+            state = record_status_label(record)
             hint = "Enter or click: review it and decide" if waiting else "Enter or click: see it"
         return Content.assemble(
             ("OPERATION  ", "bold"),
