@@ -1,4 +1,4 @@
-"""The resource read before a decision, kept in the store (schema migration 7)."""
+"""The resource read before a decision, kept in the store (schema migration 8)."""
 
 from __future__ import annotations
 
