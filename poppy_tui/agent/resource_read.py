@@ -168,9 +168,10 @@ class ResourceReader:
         store = self._store()
         company = store.get_company(op.company.id)
         request = op.request
-        # An operation returned signed out is the Session's; one returned signed in is the
-        # account's, read from the current Session with the access token (Ops 3).
-        session_id = company.session_id if op.account_owned else op.session_id
+        # An operation returned signed out is the Session's (that its current revision came in);
+        # one returned signed in is the account's, read from the current Session with the
+        # access token (Ops 3).
+        session_id = company.session_id if op.account_owned else (op.current.session_id or op.session_id)
         token = await self._sessions().access_token(company) if op.account_owned else None
         if isinstance(request, ApiRequest):
             return await self._read_api(company, request.url, session_id, token)
