@@ -142,9 +142,11 @@ async def test_read_again_on_demand_and_before_the_confirmation(tmp_path, junipe
             # on demand (g): the order was cancelled meanwhile; the check says the action is moot
             juniper.state.order_status["ord_true"] = "cancelled"
             reads = len(juniper.state.reads)
+            await wait_for(pilot, lambda: screen.can_approve())
             await pilot.press("g")
-            await wait_for(pilot, lambda: "resource_state" in {f.code for f in screen.findings},
-                           describe=lambda: repr(screen.findings))
+            # the new danger dims approve again for the arming delay: it is read before `a` works
+            await wait_for(pilot, lambda: "resource_state" in {f.code for f in screen.findings}
+                           and not screen.can_approve(), describe=lambda: repr(screen.findings))
             assert len(juniper.state.reads) == reads + 1
             # before the confirmation: read again (it is older than a few seconds by then), and say it changed
             juniper.state.order_status["ord_true"] = "returned"

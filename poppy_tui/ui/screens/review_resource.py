@@ -54,6 +54,7 @@ class ResourceSection(Screen):
         def _approve_blocked(self) -> tuple[str, bool] | None: ...
         def _say_why_not_approved(self, blocked: tuple[str, bool]) -> None: ...
         def _open_confirm(self, resource_note: tuple[Content, bool] | None) -> None: ...
+        def arm(self) -> None: ...
 
     def _can_read(self) -> bool:
         """Only before the decision is carried out, and only with an agent that reads."""
@@ -88,7 +89,7 @@ class ResourceSection(Screen):
         self._show_resource_title()
         self.run_worker(self._read_now(self.record.id, deadline), group="resource-read", exclusive=True)
 
-    async def _read_now(self, operation_row: int, deadline: float | None = None) -> Any:
+    async def _read_now(self, operation_row: int, deadline: float | None = None, rearm: bool = True) -> Any:
         try:
             read = await self.agent.read_resource(operation_row, deadline)
         except Exception as exc:  # noqa: BLE001 - the store refused (gone, busy): the review stays up
@@ -102,7 +103,7 @@ class ResourceSection(Screen):
             return read
         if self.opened_read is None and read is not None and read.ok:
             self.opened_read = read
-        await self._show_resource(read)
+        await self._show_resource(read, rearm)
         return read
 
     def _show_resource_title(self) -> None:
@@ -117,7 +118,9 @@ class ResourceSection(Screen):
             keys.append(f"{self.poppy.key_for('read_resource', 'g')} reads it again")
         title.update(Content(text + (" — " + ", ".join(keys) if keys else "")))
 
-    async def _show_resource(self, read: Any) -> None:
+    async def _show_resource(self, read: Any, rearm: bool = False) -> None:
+        """`rearm`: a danger this read turned up that wasn't there dims approve again for the
+        arming delay, so it is read before `a` works (not before the confirmation, which says it)."""
         from poppy_tui.safety.resource_checks import source_label
         from poppy_tui.safety.resource_checks import compare_resource
 
@@ -132,6 +135,7 @@ class ResourceSection(Screen):
             comparison = compare_resource(checked.operation.terms, read.body, source_label(read.source))
             findings, named = comparison.findings, comparison.named
         changed = findings != self.resource_findings
+        new_danger = any(f.severity == "danger" and f not in self.resource_findings for f in findings)
         self.resource_findings, self._resource_named = findings, named
         shown = read is not None or self._can_read()
         self.query_one("#resource-title").display = shown
@@ -142,6 +146,8 @@ class ResourceSection(Screen):
         self._show_resource_title()
         if changed:
             await self._show_findings()
+        if rearm and new_danger:
+            self.arm()
         self.refresh_bindings()
 
     def action_toggle_resource(self) -> None:
@@ -196,7 +202,7 @@ class ResourceSection(Screen):
         if not recent:
             self._reading = True
             self._show_resource_title()
-            await self._read_now(operation_row, CONFIRM_DEADLINE_SECONDS)
+            await self._read_now(operation_row, CONFIRM_DEADLINE_SECONDS, rearm=False)
         # The person may have gone on meanwhile, or new terms arrived: nothing to confirm then.
         if self.app.screen is not self or self.shown_revision_id != revision_id:
             return
