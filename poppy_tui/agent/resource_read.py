@@ -39,7 +39,7 @@ from poppy_tui.safety.sanitize import sanitize_line
 from poppy_tui.safety.terms_values import _flatten, _norm_key
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
 
     from poppy_tui.agent.sessions import Sessions
     from poppy_tui.agent.store import CompanyRecord, Store
@@ -130,7 +130,7 @@ class ResourceReader:
         self,
         store: Callable[[], Store],
         sessions: Callable[[], Sessions],
-        client: Callable[[], Awaitable[httpx.AsyncClient]],
+        client: Callable[[], Awaitable[httpx2.AsyncClient]],
         fetch_openapi: Callable[[CompanyRecord], Awaitable[dict]],
         mcp: Callable[[], Any],
     ) -> None:

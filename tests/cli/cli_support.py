@@ -94,7 +94,11 @@ def screen_text(raw: bytes) -> str:
 class Terminal:
     """poppy-tui running in a pseudo-terminal, as a person runs it (POSIX only)."""
 
-    def __init__(self, *argv: str, home: Path, columns: int = 120, lines: int = 40) -> None:
+    def __init__(
+        self, *argv: str, home: Path, columns: int = 120, lines: int = 40, controlling: bool = False,
+    ) -> None:
+        """`controlling`: the pseudo-terminal is the program's controlling terminal, as a person's
+        is, so Ctrl-C (pressed as b"\\x03") reaches it as SIGINT from the terminal driver."""
         import fcntl
         import pty
         import struct
@@ -106,6 +110,8 @@ class Terminal:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "poppy_tui", *argv],
             stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
+            # After setsid (start_new_session), so the new session takes this terminal.
+            preexec_fn=(lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0)) if controlling else None,
         )
         os.close(follower)
         self.seen = b""
@@ -125,14 +131,32 @@ class Terminal:
         self.seen += chunk
         return bool(chunk)
 
-    def read_until(self, pattern: str, timeout: float = 60, after: str = "") -> None:
-        """Wait for `pattern` in the output, looking only past the first `after` once that has shown."""
+    @property
+    def flat(self) -> str:
+        """The output with every run of white space one space: lines wrapped to fit the terminal
+        read as the sentences they are."""
+        return " ".join(self.text.split())
+
+    def read_until(self, pattern: str, timeout: float = 60, after: str = "", flat: bool = False) -> None:
+        """Wait for `pattern` in the output, looking only past the first `after` once that has shown
+        (`flat`: in the output with white space folded, so a wrapped sentence still matches)."""
         deadline = time.monotonic() + timeout
-        while not re.search(pattern, self.text.partition(after)[2] if after else self.text):
+        def seen() -> str:
+            text = self.flat if flat else self.text
+            return text.partition(after)[2] if after else text
+
+        while not re.search(pattern, seen()):
             left = deadline - time.monotonic()
             assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
             if not self._read(min(left, 0.5)):
                 break
+
+    def echo_on(self) -> bool:
+        """Whether the terminal echoes what is typed (the leader of a pseudo-terminal reports its
+        follower's modes): a program must give echo back however a secret prompt ended."""
+        import termios
+
+        return bool(termios.tcgetattr(self._leader)[3] & termios.ECHO)
 
     def press(self, keys: bytes) -> None:
         os.write(self._leader, keys)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
-import httpx
+import httpx2
 
 from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
@@ -105,7 +105,7 @@ def conversation_id_of(body: Any) -> str | None:
 
 
 class ConversationTransport:
-    def __init__(self, client: Callable[[], Awaitable[httpx.AsyncClient]], sessions: Sessions) -> None:
+    def __init__(self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions) -> None:
         self._client = client
         self._sessions = sessions
 
@@ -274,6 +274,10 @@ class Conversations:
                 # The Company needs the person signed in (or more scopes) to go on: shown, not skipped.
                 challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
                 got.challenges.append(challenge)
+                # Kept, so Talk and the inbox can offer the sign-in after this call returns (and
+                # in another process): what it asks is read from it again (open_sign_in_asks).
+                kept = {**event, "id": f"authorization:{event.get('id') or new_id('evt_')}"}  # apart from message ids
+                self._store.add_message(conversation_row, kept, "authorization")
                 got.problems.append(self._transport.describe(company, challenge))
                 continue
             if event.get("type") != "message":

@@ -72,7 +72,7 @@ class QuitScreen(ModalScreen[None]):
     """
     BINDINGS = [
         Binding("s", "send_and_wait", "Send, then quit", id="quit_send_wait"),
-        Binding("l", "leave_queued", "Leave queued and quit", id="quit_leave_queued"),
+        Binding("l", "leave_queued", "Quit now", id="quit_leave_queued"),
         Binding("q", "quit_now", "Quit", id="quit_now"),
         Binding("escape", "stay", "Don't quit", id="quit_cancel"),
     ]
