@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from poppy_tui.agent.dispatcher import Dispatcher
     from poppy_tui.agent.identity import AgentIdentity
     from poppy_tui.agent.outcome_probe import OutcomeProbe
+    from poppy_tui.agent.resource_read import ResourceReader
+    from poppy_tui.agent.store.resource_reads import ResourceRead
     from poppy_tui.agent.sessions import Sessions
     from poppy_tui.agent.signin.identity import ClientIdentity
     from poppy_tui.agent.signin.service import SignIns
@@ -131,6 +133,8 @@ class Agent:
         # Sign-in (issue #12): the access token a signed-in request carries, or None when signed
         # out. Unset means sign-in's own (self.signins.access_token); tests assign their own.
         self._access_token_source: Any = Agent._UNSET
+        # Reads of arriving operations' resources (resource_read.py), running as tasks.
+        self._resource_reads: set[asyncio.Task] = set()
 
     # ---- parts built on first use ------------------------------------------------------------
 
@@ -229,6 +233,47 @@ class Agent:
         lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
         return OutcomeProbe(self, self._send_approval, self.dispatcher.owner, lease)
 
+    @cached_property
+    def resource_reader(self) -> "ResourceReader":
+        """Reads the resource an operation changes, before the decision (resource_read.py)."""
+        from poppy_tui.agent.resource_read import ResourceReader
+
+        return ResourceReader(lambda: self.store, lambda: self.sessions, self._http, self.fetch_openapi, lambda: self.mcp)
+
+    async def read_resource(self, operation_row: int, deadline: float | None = None) -> "ResourceRead | None":
+        """Read the operation's resource from the Company now and keep it (None: past its decision)."""
+        from poppy_tui.agent.resource_read import READ_DEADLINE_SECONDS
+
+        return await self.resource_reader.read(operation_row, READ_DEADLINE_SECONDS if deadline is None else deadline)
+
+    def _read_resource_soon(self, operation_row: int) -> None:
+        """A task, so the answer to the request that returned the operation never waits for it."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self.read_resource(operation_row))
+        self._resource_reads.add(task)
+        task.add_done_callback(self._resource_read_done)
+
+    async def settle_resource_reads(self, timeout: float) -> None:
+        """Wait up to `timeout` for the reads started on arrival, then stop what is left."""
+        pending = list(self._resource_reads)
+        if not pending:
+            return
+        _, late = await asyncio.wait(pending, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=1.0)
+
+    def _resource_read_done(self, task: "asyncio.Task") -> None:
+        self._resource_reads.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            import logging
+
+            logging.getLogger(__name__).warning("reading a resource failed: %s", task.exception())
+
     def prepare_network(self) -> None:
         """Import and build everything sending needs, now. The TUI calls it in a thread after its
         first frame, so the event loop never waits on these imports."""
@@ -250,6 +295,9 @@ class Agent:
         return cls(Store.open(paths.database), config, paths, **options)
 
     async def aclose(self) -> None:
+        # Each read is bounded by its own deadline; a CLI that exits at once lets them finish
+        # (briefly) so `show` has them, then stops what is left.
+        await self.settle_resource_reads(3.0)
         if self._client is not None:
             client, self._client = self._client, None
             try:
@@ -525,6 +573,7 @@ class Agent:
                 first_response=(exchange.status, exchange.response), account_owned=exchange.signed_in,
             )
             detail = "the Company needs the person's approval before it does this"
+            self._read_resource_soon(recorded.operation_row)
             if not recorded.new_operation:
                 # As this request's caller must read it: another request's outcome is not theirs.
                 stored = self.store.get_operation(recorded.operation_row)
@@ -600,6 +649,8 @@ class Agent:
         if said.conversation_row is None:
             raise AgentError(f"{company.name} did not start the conversation: {why}", said.exchange.challenge)
         detail = "" if said.delivered else f"the message was not delivered: {why}"
+        for row in said.ingested.operation_rows:
+            self._read_resource_soon(row)
         challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
             said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,

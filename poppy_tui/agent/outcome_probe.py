@@ -25,10 +25,8 @@ import asyncio
 import dataclasses
 import json
 import logging
-import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.companies import api_origins, origin_of
 from poppy_tui.agent.keys import KeyStorageError
@@ -36,6 +34,7 @@ from poppy_tui.agent.store import OperationRecord, StateError, Status, Store, St
 from poppy_tui.agent.store.store import now_utc
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.openapi import resource_url  # noqa: F401 (one rule, importable from here too)
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     NotSent,
@@ -63,7 +62,6 @@ MAX_PROBE_INTERVAL_SECONDS = 600.0
 # answered the approval at all). After a definite answer (a new revision, a refusal) it can't.
 RESEND_AFTER = frozenset({"unknown", "retry_later", "interrupted", "not_sent"})
 MAX_SHOWN_CHARS = 600
-_TEMPLATE_PART = re.compile(r"^\{[^{}/]+\}$")
 
 
 @dataclasses.dataclass
@@ -337,53 +335,6 @@ def next_probe_at(
         behind = (now - at).total_seconds()
         at += timedelta(seconds=max_interval * (behind // max_interval + 1))
     return min(at, expires_at)
-
-
-def resource_url(request_url: str, openapi: Any) -> str | None:
-    """The URL of a GET in the Company's OpenAPI for the resource a request acted on: the
-    longest path template with a `get` that matches the request's path or a prefix of it
-    (after any base path), on the request's own origin. None when the OpenAPI offers none.
-
-    It must read one resource, never a collection: the template ends with a parameter (an ID),
-    matched by a real value (not `.` or `..`), and names at least one fixed segment, so `/{id}`
-    can't take a base path such as `/api` for an ID."""
-    paths = openapi.get("paths") if isinstance(openapi, dict) else None
-    if not isinstance(paths, dict):
-        return None
-    parts = urlsplit(request_url)
-    segments = [s for s in parts.path.split("/") if s]
-    best: tuple[int, int] | None = None  # (segments matched up to, base length)
-    for template, item in paths.items():
-        if not isinstance(template, str) or not isinstance(item, dict) or "get" not in item:
-            continue
-        pattern = [s for s in template.split("/") if s]
-        if not _names_one_resource(pattern):
-            continue
-        for base in range(0, len(segments) - len(pattern) + 1):
-            window = segments[base:base + len(pattern)]
-            if all(_matches(p, s) for p, s in zip(pattern, window, strict=True)):
-                end = base + len(pattern)
-                if best is None or end > best[0] or (end == best[0] and base < best[1]):
-                    best = (end, base)
-                break
-    if best is None:
-        return None
-    path = "/" + "/".join(segments[:best[0]])
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-
-
-def _names_one_resource(pattern: list[str]) -> bool:
-    return (
-        bool(pattern)
-        and _TEMPLATE_PART.match(pattern[-1]) is not None
-        and any(_TEMPLATE_PART.match(p) is None for p in pattern)
-    )
-
-
-def _matches(pattern_part: str, segment: str) -> bool:
-    if _TEMPLATE_PART.match(pattern_part):
-        return segment not in (".", "..") and segment.lower() not in ("%2e", "%2e%2e", ".%2e", "%2e.")
-    return pattern_part == segment
 
 
 def _detail(reason: str, notes: list[str], next_at: datetime | None) -> str:

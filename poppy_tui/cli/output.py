@@ -286,6 +286,7 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "outcome_detail": record.outcome_detail,
         "unknown_reason": store.unknown_reason(record.id) if record.status.value == "outcome_unknown" else None,
         "found_out": store.observations(record.id),
+        "resource_now": _resource_json(store, record),
         "next_look_at": record.next_attempt_at if record.status.value == "outcome_unknown" else None,
         # Earlier operations for the same action whose outcome is not known: this one can't be approved yet.
         "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)] if record.status.is_open else [],
@@ -410,6 +411,61 @@ def _revision_change(revisions: list[Any]) -> str:
     return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(kind, "a new revision")
 
 
+# Statuses whose resource is still compared with the terms: the decision is not carried out yet.
+_BEFORE_SENDING = ("pending", "withdrawn", "approved")
+
+
+def _resource_comparison(store: "Store", record: "OperationRecord") -> tuple[Any, Any]:
+    """(the last read of the resource the operation changes, its comparison with the terms or None)."""
+    read = store.resource_read(record.id)
+    if read is None or not read.ok or record.status.value not in _BEFORE_SENDING:
+        return read, None
+    from poppy_tui.safety.resource_checks import compare_resource, source_label
+
+    return read, compare_resource(record.current.terms, read.body, source_label(read.source))
+
+
+def _resource_json(store: "Store", record: "OperationRecord") -> dict[str, Any] | None:
+    read, comparison = _resource_comparison(store, record)
+    if read is None:
+        return None
+    found = {**read.to_json(), "revision": None, "findings": [], "terms_name": []}
+    found.pop("revision_row", None)
+    if read.revision_id is not None:
+        found["revision"] = next((r.revision for r in store.revisions(record.id) if r.id == read.revision_id), None)
+    if comparison is not None:
+        found["findings"] = [
+            {"severity": f.severity, "code": f.code, "message": f.message, "field": f.field} for f in comparison.findings
+        ]
+        found["terms_name"] = sorted(comparison.named)
+    return found
+
+
+def _resource_lines(store: "Store", record: "OperationRecord") -> list[str]:
+    """The resource as last read before the decision (agent/resource_read.py), as the review shows it."""
+    read, comparison = _resource_comparison(store, record)
+    if read is None:
+        return []
+    from poppy_tui.safety.resource_checks import resource_rows, source_label
+
+    if not read.source:
+        return [f"Now: nothing to read it from ({safe_line(read.problem or 'no read offered', 300)})"]
+    lines = [f"Now (read from {source_label(read.source)} at {stamp_text(read.read_at)}):"]
+    if not read.ok:
+        lines.append(f"{COMPANY_INDENT}couldn't read it: {safe_line(read.problem or 'no answer', 300)}")
+        return lines
+    named = comparison.named if comparison is not None else frozenset()
+    for key, value in resource_rows(read.body):
+        mark = "> " if key in named else ""
+        lines.append(f"{COMPANY_INDENT}{mark}{safe_line(key, 80)}: {safe_line(value)}")
+    if named:
+        lines.append(f"{COMPANY_INDENT}(> marks a field the terms name)")
+    if comparison is not None:
+        for finding in comparison.findings:
+            lines.append(f"{finding.severity.upper()}: {safe_line(finding.message, 600)}")
+    return lines
+
+
 def show_text(store: "Store", record: "OperationRecord") -> str:
     """One operation, linear and labelled, for reading aloud as well as reading."""
     revisions = store.revisions(record.id)
@@ -443,6 +499,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
             lines.append(f"{COMPANY_INDENT}{safe_line(key, 80)}: {safe_line(value)}")
     else:
         lines.append("Terms: none sent (only the summary describes this operation)")
+    lines.extend(_resource_lines(store, record))
     if current.carrier_text:
         lines.append("The Company's message with it:")
         lines.append(indented(safe_block(current.carrier_text)[0]))

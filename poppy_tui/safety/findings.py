@@ -48,6 +48,10 @@ CODES: dict[str, Severity] = {
     "new_revision": "info",
     "different_operation": "info",
     "check_failed": "danger",
+    # safety/resource_checks.py: the terms against the resource as read just now
+    "resource_mismatch": "danger",
+    "resource_state": "danger",
+    "resource_price_mismatch": "danger",
 }
 
 _RANK = {"danger": 0, "warning": 1, "info": 2}

@@ -473,12 +473,14 @@ def test_sends_made_together_sign_their_own_session_jwts_and_a_lone_one_leaves_a
     async def work() -> tuple[int, int, bool]:
         try:
             await approved_operations(agent, bulk.base_url, 6)
+            await agent.settle_resource_reads(10)  # the reads of the arriving operations sign their own
             agent.sessions._spares.clear()  # the first requests' spare, made while the last one waited
             before = len(signed)
             sent = await agent.dispatch_once()
             group = len(signed) - before
             company = agent.find_company(bulk.base_url)
             result = await agent.call_api(company, "POST", "/items/100/cancel", {})
+            await agent.settle_resource_reads(10)
             agent.approve(result.operation_row, result.revision_row)
             agent.sessions._spares.clear()
             assert await agent.dispatch_once() == 1

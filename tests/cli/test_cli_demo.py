@@ -31,9 +31,17 @@ async def test_demo_requests_leave_one_operation_waiting_per_interface(home, com
     try:
         waiting = await seed(agent, company.base_url)
         rows = agent.store.list_operations(newest_first=False)
+        await agent.settle_resource_reads(20)
+        reads = [agent.store.resource_read(row.id) for row in rows]
     finally:
         await agent.aclose()
     assert len(waiting) == 3
+    # What each operation changes, read before the decision: the order by the API's GET, the
+    # subscription by the MCP server's read tool; a conversation names no API resource.
+    assert [read.ok for read in reads] == [True, True, False], [r.problem for r in reads]
+    assert reads[0].source == f"GET {company.base_url}/api/orders/ord_7Hk2" and reads[0].body["order_id"] == "ord_7Hk2"
+    assert reads[1].source == "MCP get_subscription(subscription_id=sub_6Tc1)" and reads[1].body["status"] == "active"
+    assert reads[2].source == ""
     assert [row.id for row in rows] == waiting
     assert [row.interface for row in rows] == ["api", "mcp", "conversation"]
     assert all(row.status == Status.PENDING for row in rows)
@@ -231,12 +239,16 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
         await person
         rows = agent.store.list_operations(newest_first=False)
         owned = [agent.store.get_operation(row.id).account_owned for row in rows]
+        await agent.settle_resource_reads(20)
+        reads = [agent.store.resource_read(row.id) for row in rows]
     finally:
         await agent.aclose()
         shop.stop()
         keyring.set_keyring(previous)
     assert len(waiting) == 3
     assert owned == [True, True, True]
+    # Read with the account's Bearer (the demo's reads need poppy:read).
+    assert [read.ok for read in reads[:2]] == [True, True], [r.problem for r in reads]
     err = capsys.readouterr().err
     assert "signed in (device)" in err and err.count("waits for your approval") == 3
 

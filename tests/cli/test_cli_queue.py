@@ -170,9 +170,10 @@ def test_show_json_shape(cli, queue):
     assert set(data) == {
         "id", "operation_id", "company", "interface", "status", "current", "approved_revision", "request",
         "revisions", "decisions", "attempts", "events", "outcome", "outcome_detail", "created_at", "updated_at",
-        "unknown_reason", "found_out", "next_look_at", "held_by",
+        "unknown_reason", "found_out", "next_look_at", "held_by", "resource_now",
     }
     assert data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
+    assert data["resource_now"] is None  # never read: this queue was written straight into the store
     assert data["status"] == "declined"
     assert data["request"] == {
         "interface": "api",

@@ -21,7 +21,8 @@ class _Server(uvicorn.Server):
 
 
 class LoopbackServer:
-    """build_app(base_url) served on a free 127.0.0.1 port until stop(); `what` names it in errors."""
+    """build_app(base_url) served on a free 127.0.0.1 port until stop(); `what` names it in errors.
+    `lifespan="on"` for an app that starts something first (an MCP SDK session manager)."""
 
     def __init__(self, build_app: Callable[[str], Any], what: str, lifespan: str = "off") -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)

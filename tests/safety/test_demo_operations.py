@@ -121,3 +121,29 @@ def test_honest_demo_operations_asked_in_words_have_no_warning(conversation_oper
     for request, operation in conversation_operations:
         findings = check_operation(operation, request)
         assert [f for f in findings if f.severity != "info"] == [], (operation.summary, [f.message for f in findings])
+
+
+def test_honest_demo_operations_agree_with_their_resource_read_now():
+    """Each operation's resource, read as poppy-tui reads it before the decision (the GET the
+    demo's OpenAPI offers for the request's resource), raises no resource finding."""
+    from poppy_tui.protocol.openapi import resource_url
+    from poppy_tui.safety.resource_checks import compare_resource
+
+    with company() as shop:
+        agent = AgentSession.at(shop)
+        with httpx.Client(base_url=shop.base_url, timeout=10) as http:
+            document = http.get("/openapi.json").json()
+            kinds = set()
+            for path, body in _requests(http, agent):
+                response = http.post(path, json=body, headers=agent.headers())
+                assert response.status_code == 403, response.text
+                operation = parse_operation(response.json()["operation"])
+                url = resource_url(shop.base_url + path, document)
+                assert url is not None and url != shop.base_url + path, path
+                read = http.get(url, headers=agent.headers())
+                assert read.status_code == 200, read.text
+                comparison = compare_resource(operation.terms, read.json(), f"GET {url}")
+                assert comparison.findings == (), (operation.summary, [f.message for f in comparison.findings])
+                assert comparison.named, (operation.terms, read.json())  # something was compared
+                kinds.add(operation.operation_id.split("_")[0])
+            assert kinds == {"exc", "cnl", "bkc"}

@@ -198,6 +198,19 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         store, manzanita, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(), expires_at=now + timedelta(minutes=15),
         revision="1791487200-k3Jd9Qx2mW8v",
     )
+    # The order as the Company answered its GET just before (the review's "Now" section).
+    from poppy_tui.agent.store.resource_reads import ResourceRead
+
+    store.save_resource_read(ResourceRead(
+        rows["jacket"], store.get_operation(rows["jacket"]).current.id,
+        f"GET {manzanita.base_url}/api/orders/ord_7Hk2", now - timedelta(seconds=12), True,
+        {"order_id": "ord_7Hk2", "status": "delivered",
+         "items": [{"item_id": "itm_4Qa", "name": "Stormline Jacket (M)", "price": {"amount": "129.00", "currency": "USD"},
+                    "status": "delivered"},
+                   {"item_id": "itm_9Lm", "name": "Trail Socks", "price": {"amount": "14.00", "currency": "USD"},
+                    "status": "delivered"}],
+         "total": {"amount": "143.00", "currency": "USD"}},
+    ))
     rows["flight"] = add_operation(
         store, larkspur, "chg_LA118",
         "Move your flight LA118 from 20 January to **22 January**, for a change fee of $45.00.",

@@ -179,6 +179,20 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE revisions ADD COLUMN session_id TEXT;
     """,
+    # 8: the resource an operation changes, as last read from the Company before the decision
+    # (agent/resource_read.py): where from, when, and what came back or why nothing did. One row
+    # per operation, replaced by each read. Stores without it open as before: no row, no read.
+    """
+    CREATE TABLE IF NOT EXISTS resource_reads (
+        operation_row INTEGER PRIMARY KEY REFERENCES operations(id),
+        revision_id INTEGER REFERENCES revisions(id),
+        source TEXT NOT NULL,
+        read_at TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        body_json TEXT,
+        problem TEXT
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

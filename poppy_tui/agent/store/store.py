@@ -17,6 +17,7 @@ Store is assembled from one class per responsibility:
   conversations.py  conversations and their messages
   rows.py           column lists and row -> record conversions
   checks.py         discrepancy checks stored with each revision (a cache, by checker version)
+  resource_reads.py the resource an operation changes, as last read before the decision
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from poppy_tui.agent.store.decisions import DecisionStore
 from poppy_tui.agent.store.dispatch import DispatchStore
 from poppy_tui.agent.store.history import HistoryStore
 from poppy_tui.agent.store.probes import ProbeStore
+from poppy_tui.agent.store.resource_reads import ResourceReadStore
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -54,5 +56,8 @@ __all__ = [
 ]
 
 
-class Store(DecisionStore, DispatchStore, ProbeStore, HistoryStore, CompanyStore, ConversationStore, CheckStore):
+class Store(
+    DecisionStore, DispatchStore, ProbeStore, HistoryStore, CompanyStore, ConversationStore, CheckStore,
+    ResourceReadStore,
+):
     """The whole durable record; see the module docstring for which part lives where."""

@@ -168,30 +168,90 @@ class McpTransport:
             failure = exc
         return outcome, auth, failure
 
+    @staticmethod
+    async def _tool_list(session: ClientSession) -> list[dict[str, Any]]:
+        """Every tool the server lists, with its schema and what its annotations say about reading."""
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(50):  # a bound on pages, so a server can't keep us listing forever
+            from mcp_types import PaginatedRequestParams
+
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            for tool in page.tools:
+                described: dict[str, Any] = {
+                    "name": tool.name, "description": tool.description or "", "inputSchema": tool.input_schema,
+                }
+                annotations = getattr(tool, "annotations", None)
+                if annotations is not None:
+                    described["annotations"] = {
+                        "readOnlyHint": getattr(annotations, "read_only_hint", None),
+                        "destructiveHint": getattr(annotations, "destructive_hint", None),
+                    }
+                tools.append(described)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
     async def list_tools(self, company: CompanyRecord, url: str) -> list[dict[str, Any]]:
-        async def work(session: ClientSession) -> list[dict[str, Any]]:
-            tools: list[dict[str, Any]] = []
-            cursor = None
-            for _ in range(50):  # a bound on pages, so a server can't keep us listing forever
-                from mcp_types import PaginatedRequestParams
-
-                page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-                for tool in page.tools:
-                    tools.append(
-                        {"name": tool.name, "description": tool.description or "", "inputSchema": tool.input_schema}
-                    )
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return tools
-
         token = await self._sessions.access_token(company)
-        result, auth, failure = await self._run(company, url, company.session_id, work, token)
+        result, auth, failure = await self._run(company, url, company.session_id, self._tool_list, token)
         if auth.malformed is not None:
             raise RuntimeError(f"could not list {possessive(company.name)} MCP tools: the answer is malformed: {auth.malformed[1]}")
         if failure is not None:
             raise RuntimeError(f"could not list {possessive(company.name)} MCP tools: {_describe(failure, auth)}")
         return result
+
+    async def read_with_tool(
+        self,
+        company: CompanyRecord,
+        url: str,
+        choose: Callable[[list[dict[str, Any]]], tuple[str, dict[str, Any]] | None],
+        *,
+        session_id: str,
+        token: str | None,
+        limit: int,
+    ) -> tuple[tuple[str, dict[str, Any]] | None, Any, str | None]:
+        """In one MCP session: list the tools, call the read `choose` picks from them (None: no
+        read), and return (the call, the data it read, or why nothing usable came back). Only
+        reads: `choose` never picks the tool the operation came from (resource_read.py)."""
+        picked: list[tuple[str, dict[str, Any]]] = []
+
+        async def work(session: ClientSession) -> CallToolResult | None:
+            choice = choose(await self._tool_list(session))
+            if choice is None:
+                return None
+            picked.append(choice)
+            return await session.call_tool(choice[0], choice[1], read_timeout_seconds=self._timeout)
+
+        result, auth, failure = await self._run(company, url, session_id, work, token)
+        call = picked[0] if picked else None
+        if auth.malformed is not None:
+            return call, None, f"the MCP server's answer is malformed: {auth.malformed[1]}"
+        if failure is not None:
+            return call, None, _describe(failure, auth)
+        if call is None or not isinstance(result, CallToolResult):
+            return None, None, None
+        wire = result_to_wire(result)
+        if len(json.dumps(wire, ensure_ascii=False).encode("utf-8")) > limit:
+            return call, None, f"the answer is more than the {limit} bytes allowed"
+        try:
+            carries_operation = operation_from_mcp_result(wire) is not None
+        except ProtocolError:
+            carries_operation = True  # a malformed operation is still not the resource
+        if carries_operation:
+            return call, None, "the read tool answered with an operation to approve, not the resource"
+        if result.is_error:
+            return call, None, f"the tool answered with an error: {_text_of(wire)[:200]}"
+        data = wire.get("structuredContent")
+        if data is None:
+            try:
+                data = parse_json_body(_text_of(wire).encode("utf-8"))
+            except ValueError:
+                data = None
+        if not isinstance(data, dict):
+            return call, None, "the tool's answer is not a JSON object"
+        return call, data, None
 
     async def call(
         self,

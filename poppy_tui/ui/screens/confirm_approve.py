@@ -66,8 +66,12 @@ class ConfirmApproveScreen(ModalScreen[bool]):
         revision_id: int,
         expires_at: datetime,
         grace_seconds: float,
+        resource_note: tuple[Content, bool] | None = None,
     ) -> None:
         super().__init__(id="confirm-approve")
+        # The resource as read again just before this dialog (review.py): (line, changed since
+        # the review opened).
+        self.resource_note = resource_note
         self.company_name = company_name
         self.company_domain = company_domain
         self.amount = amount
@@ -103,6 +107,9 @@ class ConfirmApproveScreen(ModalScreen[bool]):
                     id="confirm-findings",
                     classes="-danger" if self.dangers else "-warning",
                 )
+            if self.resource_note is not None:
+                note, changed = self.resource_note
+                yield Static(note, id="confirm-resource", classes="-danger" if changed else "")
             yield Static(
                 Content.assemble(
                     ("Revision ", "dim"),

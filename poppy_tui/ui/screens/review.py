@@ -38,6 +38,8 @@ from poppy_tui.ui.widgets.countdown import Countdown, app_now
 from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
+from poppy_tui.ui.widgets.resource_view import ResourceView
+from poppy_tui.ui.screens.review_resource import ResourceSection
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
 
@@ -51,7 +53,7 @@ def revision_change(diff: Any) -> str:
     return label if label in ("new terms", "new expiry") else "same"
 
 
-class ReviewScreen(PoppyScreen):
+class ReviewScreen(ResourceSection, PoppyScreen):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
@@ -60,6 +62,10 @@ class ReviewScreen(PoppyScreen):
         Binding("w", "withdraw", "Withdraw", id="withdraw"),
         Binding("r", "resolve", "I checked…", id="resolve"),
         Binding("j", "toggle_json", "Operation JSON", id="toggle_json"),
+        # Not in the footer (at 80 columns it would push Back, Help and Quit off): the section's
+        # title names both keys, and Help lists them.
+        Binding("v", "toggle_resource", "Now: show/hide", id="toggle_resource", show=False),
+        Binding("g", "read_resource", "Read it again", id="read_resource", show=False),
         Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
         Binding("escape", "back", "Back", id="back"),
     ]
@@ -78,6 +84,15 @@ class ReviewScreen(PoppyScreen):
         self.held: list[Any] = []
         # Earlier operations for the same action that were performed: a warning, not a hold.
         self.done_before: list[Any] = []
+        # The resource the operation changes, as read from the Company (agent/resource_read.py):
+        # the latest read, the first one since the review opened (or new terms came), what the
+        # terms name in it, and whether the section is folded (the person's choice wins).
+        self.resource_read: Any = None
+        self.opened_read: Any = None
+        self.resource_findings: tuple[Any, ...] = ()
+        self._resource_named: frozenset[str] = frozenset()
+        self._resource_folded: bool | None = None
+        self._reading = False
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -94,6 +109,8 @@ class ReviewScreen(PoppyScreen):
             yield SummaryText(id="summary")
             yield Static(Content("Terms — written by the Company"), classes="section-title")
             yield TermsTable(id="terms")
+            yield Static(Content("Now"), classes="section-title", id="resource-title")
+            yield ResourceView(id="resource")
             yield Static(Content("What you asked for"), classes="section-title")
             yield RequestView(id="request")
             yield Static(Content("Sending and outcome"), classes="section-title")
@@ -182,6 +199,8 @@ class ReviewScreen(PoppyScreen):
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
+        self.opened_read = None
+        self.resource_findings = ()
         await self._show_findings()
         changes = self.query_one("#changes", Static)
         checked = self.checked
@@ -197,14 +216,28 @@ class ReviewScreen(PoppyScreen):
         self.shown_revision_id = current.id
         self.store.mark_seen(current.id)
         self.arm()
+        await self._begin_resource(record)
+
+    # ---- the resource, as read now ---------------------------------------------------------
+
+    @property
+    def findings(self) -> tuple[Any, ...]:
+        """Everything the panel shows, danger first: what holds the approval back (first among the
+        dangers), the revision's checks and those of its resource as read now."""
+        from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
+
+        base = (
+            *in_doubt_findings(self.held), *performed_findings(self.done_before),
+            *(self.checked.findings if self.checked is not None else ()),
+        )
+        if not self.resource_findings:
+            return tuple(base)
+        rank = {"danger": 0, "warning": 1, "info": 2}
+        return tuple(sorted((*base, *self.resource_findings), key=lambda f: rank.get(f.severity, 3)))
 
     async def _show_findings(self) -> None:
         """The checks of the revision shown, after what holds it back (a DANGER, so it goes first)."""
-        from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
-
-        assert self.checked is not None
-        findings = (*in_doubt_findings(self.held), *performed_findings(self.done_before), *self.checked.findings)
-        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(findings)
+        await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
 
     def _change_kind(self) -> str | None:
         checked = self.checked
@@ -327,6 +360,10 @@ class ReviewScreen(PoppyScreen):
             return status == Status.OUTCOME_UNKNOWN
         if action == "sign_in":
             return bool(self.record is not None and self.record.waiting_sign_in)
+        if action == "read_resource":
+            return self._can_read()
+        if action == "toggle_resource":
+            return bool(self.resource_read is not None and self.resource_read.ok)
         return True
 
     def action_sign_in(self) -> None:
@@ -380,11 +417,21 @@ class ReviewScreen(PoppyScreen):
             self.notify("Can't approve: approvals can't be signed on this machine (the banner above says "
                         "why and how to fix it). Nothing was approved.", severity="error", markup=False, timeout=8)
             return
+        if self._can_read():
+            # Read the resource again first, so the person confirms against a read seconds old.
+            self.run_worker(self._confirm_after_reading(self.record.id, self.shown_revision_id),
+                            group="confirm-read", exclusive=True)
+            return
+        self._open_confirm(None)
+
+    def _open_confirm(self, resource_note: tuple[Content, bool] | None) -> None:
+        if self.record is None or self.checked is None or self.shown_revision_id is None:
+            return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 
         record = self.record
         revision_id = self.shown_revision_id
-        dangers, warnings = badge_counts(self.checked.findings)
+        dangers, warnings = badge_counts(self.findings)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -402,6 +449,7 @@ class ReviewScreen(PoppyScreen):
                 revision_id=revision_id,
                 expires_at=record.current.expires_at,
                 grace_seconds=self.agent.config.grace_seconds,
+                resource_note=resource_note,
             ),
             confirmed,
         )
