@@ -100,6 +100,7 @@ class PoppyApp(App[None]):
         self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
+        self.unsignable: str | None = None  # why approvals can't be signed here, once known
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
         self._change_token: Any = None
@@ -236,14 +237,17 @@ class PoppyApp(App[None]):
         self._warn_if_unsignable(problem)
 
     def _warn_if_unsignable(self, problem: str | None) -> None:
-        """Say at start-up, not at the first approval, when approvals can't be signed here."""
+        """Say at start-up, not at the first approval, when approvals can't be signed here: in
+        two lines; an operation's review says why and the fix in full (its banner)."""
+        self.unsignable = problem
         if problem:
-            from poppy_tui.ui.safe import plain_line
-
             self.notify(
-                f"Approvals can't be signed on this machine; you can browse, not approve. {plain_line(problem, 1000)}",
-                severity="warning", markup=False, timeout=30,
+                "Approvals can't be signed on this machine: you can browse, not approve. "
+                "An operation's review says why and how to fix it.",
+                severity="warning", markup=False, timeout=15,
             )
+            for screen in self.screen_stack:
+                screen.post_message(StoreChanged())  # an open review's banner says it now
 
     def _start_dispatcher(self) -> None:
         run = getattr(self.agent, "run_dispatcher", None)

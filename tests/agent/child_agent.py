@@ -3,7 +3,8 @@
     child_agent.py ask-approve-send CONFIG_DIR DATA_DIR BASE_URL
         discover, ask for the exchange, approve it, and send it (the parent kills us mid-send)
     child_agent.py dispatch CONFIG_DIR DATA_DIR GO_FILE
-        wait for GO_FILE, then dispatch until nothing is approved or sending
+        open the store, say so (GO_FILE.ready.PID), wait for GO_FILE, then dispatch until nothing is
+        approved or sending
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ async def ask_approve_send(config_dir: str, data_dir: str, base_url: str) -> Non
 
 async def dispatch(config_dir: str, data_dir: str, go_file: str) -> None:
     agent = open_agent(config_dir, data_dir)
+    Path(f"{go_file}.ready.{os.getpid()}").touch()  # the parent starts both at once when both are here
     while not os.path.exists(go_file):
         time.sleep(0.005)
     handled = 0

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from poppy_tui.agent.store import StateError, Status
+from tests.clock_waits import until_past
 
 from .company_app import Answer, Rule, is_api_approval, is_api_first_request, operation_for
 
@@ -95,8 +96,7 @@ async def test_decline_never_sends(make_agent, shop):
     _, op = await ask(agent, shop)
     agent.decline(op.id, op.current.id)
     assert await agent.dispatch_once() == 0
-    await asyncio.sleep(0.1)
-    assert await agent.dispatch_once() == 0
+    assert await agent.dispatch_once() == 0  # a second whole pass: still nothing
     assert shop.requests(is_api_approval) == []
     assert agent.store.get_operation(op.id).status == Status.DECLINED
     with pytest.raises(StateError):
@@ -107,9 +107,10 @@ async def test_withdraw_within_grace_sends_nothing(make_agent, shop):
     agent = make_agent(grace_seconds=0.6)
     _, op = await ask(agent, shop)
     agent.approve(op.id, op.current.id)
+    grace_ends = datetime.fromisoformat(agent.store.get_operation(op.id).send_after)
     assert await agent.dispatch_once() == 0  # still in the grace period
     agent.withdraw(op.id)
-    await asyncio.sleep(0.8)
+    await until_past(grace_ends)  # the grace period really over: it would have been sent now
     assert await agent.dispatch_once() == 0
     assert shop.requests(is_api_approval) == []
     record = agent.store.get_operation(op.id)
@@ -140,7 +141,8 @@ async def test_new_revision_before_sending_supersedes_the_approval(make_agent, s
     agent = make_agent(grace_seconds=5.0)
     company, op = await ask(agent, shop)
     agent.approve(op.id, op.current.id)
-    await asyncio.sleep(1.05)  # the demo's revisions name their expiry to the second: a new one now
+    # The demo's revisions name their expiry to the second: past the next one, it makes a new one.
+    await until_past(datetime.now(timezone.utc).replace(microsecond=0) + timedelta(seconds=1))
     again = await agent.call_api(company, "POST", EXCHANGE, BODY)
     assert again.operation_row == op.id
     record = agent.store.get_operation(op.id)
@@ -284,7 +286,7 @@ async def test_expiry_while_waiting_for_the_person(make_agent, start):
     shop = start(expiry_seconds=1)
     agent = make_agent()
     _, op = await ask(agent, shop)
-    await asyncio.sleep(max(0.0, (op.current.expires_at - datetime.now(timezone.utc)).total_seconds()) + 0.1)
+    await until_past(op.current.expires_at)
     await agent.dispatch_once()
     assert agent.store.get_operation(op.id).status == Status.EXPIRED
     with pytest.raises(StateError):
@@ -307,7 +309,7 @@ async def test_approved_but_expired_during_grace_is_never_sent(make_agent, start
     agent = make_agent(grace_seconds=5.0)
     _, op = await ask(agent, shop)
     agent.approve(op.id, op.current.id)
-    await asyncio.sleep(max(0.0, (op.current.expires_at - datetime.now(timezone.utc)).total_seconds()) + 0.1)
+    await until_past(op.current.expires_at)
     done = await agent.wait_for_outcome(op.id, timeout=2)
     assert done.status == Status.EXPIRED
     assert shop.requests(is_api_approval) == []

@@ -97,7 +97,9 @@ async def test_two_dispatcher_processes_send_each_operation_once(make_agent, sho
         rows.append(op)
     go = tmp_path / "go"
     children = [spawn("dispatch", str(paths.config_dir), str(paths.data_dir), str(go)) for _ in range(2)]
-    await asyncio.sleep(1.0)  # let both open the store and start polling
+    # Both have opened the store and wait for the go file: then they start at once.
+    await asyncio.to_thread(wait_until, lambda: len(list(tmp_path.glob("go.ready.*"))) == 2, 60,
+                            "both dispatchers to be ready")
     go.touch()
     outputs = []
     for child in children:
@@ -140,8 +142,7 @@ async def test_a_settled_operation_is_never_sent_again_after_restart(make_agent,
     await first.aclose()
     second = make_agent()
     assert await second.dispatch_once() == 0
-    await asyncio.sleep(0.2)
-    assert await second.dispatch_once() == 0
+    assert await second.dispatch_once() == 0  # a second whole pass: still nothing
     assert len(shop.requests(is_api_approval)) == 1
 
 
@@ -153,10 +154,14 @@ async def test_a_live_lease_keeps_a_second_dispatcher_out(make_agent, start):
     sending = asyncio.create_task(one.dispatch_once())
     while one.store.get_operation(op.id).status != Status.SENDING:
         await asyncio.sleep(0.01)
-    # The send outlasts the lease; the heartbeat keeps renewing it, so the other never claims it.
-    for _ in range(20):
+    # The send (1.5 s) outlasts the lease (1 s); the heartbeat keeps renewing it, so the other
+    # never claims it, however often it tries until the send is over.
+    tries = 0
+    while not sending.done():
         assert await two.dispatch_once() == 0
-        await asyncio.sleep(0.1)
+        tries += 1
+        await asyncio.sleep(0.02)
+    assert tries > 1
     assert await sending == 1
     assert one.store.get_operation(op.id).status == Status.PERFORMED
     assert len(shop.requests(is_api_approval)) == 1

@@ -38,18 +38,22 @@ async def approved_operations(agent: Agent, base_url: str, count: int) -> list[i
 
 
 def approve_then_dispatch(
-    agent: Agent, base_url: str, count: int, passes: int = 1, pause: float = 0.0
+    agent: Agent, base_url: str, count: int, passes: int = 1, until_due: bool = False
 ) -> tuple[list[int], list[int]]:
-    """`count` operations approved, then `passes` dispatch passes `pause` seconds apart; the rows,
-    and how many each pass sent. The agent is closed after."""
+    """`count` operations approved, then `passes` dispatch passes, each after the last once
+    something is due again when `until_due` (a lease lapsed, say); the rows, and how many each
+    pass sent. The agent is closed after."""
 
     async def work() -> tuple[list[int], list[int]]:
         try:
             rows = await approved_operations(agent, base_url, count)
             sent = []
             for n in range(passes):
-                if n:
-                    await asyncio.sleep(pause)
+                if n and until_due:
+                    deadline = asyncio.get_running_loop().time() + 30
+                    while (due := agent.dispatcher.next_due_in()) is None or due > 0:
+                        assert asyncio.get_running_loop().time() < deadline, "nothing became due"
+                        await asyncio.sleep(0.02)
                 sent.append(await agent.dispatch_once())
             return rows, sent
         finally:
@@ -265,10 +269,19 @@ def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(t
             company = await agent.add_company(bulk.base_url)
             result = await agent.call_api(company, "POST", "/items/1/cancel", {})
             stop = asyncio.Event()
+            first_pass_over = asyncio.Event()
+            dispatch_once = agent.dispatcher.dispatch_once
+
+            async def counted_pass() -> int:
+                sent = await dispatch_once()
+                first_pass_over.set()  # run() goes on to its idle wait without yielding first
+                return sent
+
+            agent.dispatcher.dispatch_once = counted_pass  # type: ignore[method-assign]
             runner = asyncio.create_task(agent.dispatcher.run(stop, idle_seconds=3600))
-            while agent.dispatcher._woken is None:  # run() started and is in its first pass or wait
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.1)  # its first pass (nothing approved yet) is over: it waits
+            # Its first pass (nothing approved yet) is over: it waits, for an hour unless woken.
+            await asyncio.wait_for(first_pass_over.wait(), 30)
+            await asyncio.sleep(0)
             op = agent.store.get_operation(result.operation_row)
             agent.approve(op.id, op.current.id)
 
@@ -304,7 +317,7 @@ def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(t
     )
 
     # Between the two passes the leases of the unrecorded ones lapse.
-    rows, _ = approve_then_dispatch(agent, bulk.base_url, 3, passes=2, pause=0.4)
+    rows, _ = approve_then_dispatch(agent, bulk.base_url, 3, passes=2, until_due=True)
     with Store.open(agent.store.path) as again:
         assert all(again.get_operation(row).status == Status.PERFORMED for row in rows)
         resent = [row for row in rows if len(again.attempts(row)) == 2]

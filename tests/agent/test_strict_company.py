@@ -9,6 +9,7 @@ from typing import Iterator
 import pytest
 
 from poppy_tui.agent.store import StateError, Status
+from tests.clock_waits import until_past
 from tests.companies.strict_company import StrictCompany
 
 
@@ -164,11 +165,11 @@ async def probe_when_due(agent, row):
     """Run the dispatcher (which finds out about unknown outcomes) once the probe is due."""
     import asyncio
 
-    for _ in range(100):
+    for _ in range(400):
         due = agent.dispatcher.next_due_in()
         if due is not None and due <= 0:
             break
-        await asyncio.sleep(0.05 if due is None else min(0.2, due))
+        await asyncio.sleep(0.05 if due is None else min(0.05, due))
     await agent.dispatch_once()
     return agent.store.get_operation(row)
 
@@ -252,7 +253,6 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     """The Company's terms last two seconds here; the person approves in time, but nothing
     sends before they expire: the next pass claims nothing, records it expired, and the Company
     never sees the approval."""
-    import asyncio
 
     strict.state.expiry_seconds = 2.0
     agent = make_agent(grace_seconds=0)
@@ -261,7 +261,7 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     assert first.outcome == "operation"
     op = agent.store.get_operation(first.operation_row)
     agent.approve(op.id, op.current.id)
-    await asyncio.sleep(2.2)  # past expires_at (second precision: at most 2 s after the answer)
+    await until_past(op.current.expires_at)  # the terms have expired (second precision: at most 2 s)
     assert await agent.dispatch_once() == 0
     assert agent.store.get_operation(op.id).status == Status.EXPIRED
     assert approvals_received(strict) == []

@@ -137,6 +137,18 @@ class Terminal:
     def press(self, keys: bytes) -> None:
         os.write(self._leader, keys)
 
+    def quit(self, key: bytes = b"q", timeout: float = 30) -> int:
+        """Press `key` until the TUI ends, and return its exit code: a key typed while it is still
+        starting can be read before its bindings are in place, so it is pressed again each second."""
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None and time.monotonic() < deadline:
+            self.press(key)
+            pressed = time.monotonic()
+            while self.process.poll() is None and time.monotonic() - pressed < 1.0:
+                if not self._read(0.05):
+                    break
+        return self.wait(max(0.0, deadline - time.monotonic()))
+
     def wait(self, timeout: float = 30) -> int:
         deadline = time.monotonic() + timeout
         while self.process.poll() is None and time.monotonic() < deadline:

@@ -106,9 +106,7 @@ def test_demo_in_a_real_terminal(home):
         beside = run_process("companies", "list", "--json", home=home / "data" / "demo", POPPY_TUI_KEY_STORAGE="file")
         [listed] = json.loads(beside.out)["companies"]
         assert (listed["signed_in"]["kind"], listed["signed_in"]["scopes"]) == ("mediated", ["poppy:read", "poppy:write"])
-        time.sleep(0.5)
-        terminal.press(b"q")
-        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+        assert terminal.quit() == Exit.OK, terminal.text[-3000:]
     finally:
         terminal.close()
     text = terminal.text
@@ -135,9 +133,7 @@ def test_demo_without_accounts_in_a_real_terminal(home):
         # The Company's name after the last note can only be the TUI's inbox listing the operations.
         terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
         assert time.monotonic() - started < 60  # "the whole flow in under a minute"
-        time.sleep(0.5)
-        terminal.press(b"q")
-        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+        assert terminal.quit() == Exit.OK, terminal.text[-3000:]
     finally:
         terminal.close()
     text = terminal.text
@@ -167,9 +163,7 @@ def test_plain_poppy_tui_opens_the_inbox_and_adds_listed_companies(home, company
     try:
         terminal.read_until(r"added Manzanita Outfitters")
         terminal.read_until(r"Inbox", after="warning: could not add")
-        time.sleep(0.5)
-        terminal.press(b"q")
-        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+        assert terminal.quit() == Exit.OK, terminal.text[-3000:]
     finally:
         terminal.close()
     assert "warning: could not add http://127.0.0.1:9" in terminal.text
@@ -269,9 +263,7 @@ def test_demo_signs_in_with_a_browser_in_a_real_terminal(home):
             assert allowed.status_code == 200
         terminal.read_until(r"3 operations wait")
         terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
-        time.sleep(0.5)
-        terminal.press(b"q")
-        assert terminal.wait() == Exit.OK, terminal.text[-3000:]
+        assert terminal.quit() == Exit.OK, terminal.text[-3000:]
     finally:
         terminal.close()
     assert "signed in (device)" in terminal.text

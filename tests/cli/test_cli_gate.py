@@ -75,15 +75,21 @@ def test_send_watch_sends_approvals_made_later_and_stops_on_sigterm(cli, home, s
     row = queue_exchange(cli, shop)
     process = start_process("send", "--watch", home=home)
     try:
-        time.sleep(0.5)
+        # It says it watches once it is ready (its SIGTERM handler in place), and is still running.
+        said = ""
+        while "watching for approvals to send" not in said:
+            line = process.stderr.readline()
+            assert line, f"the sender ended before watching: {said}"
+            said += line
         assert process.poll() is None
         approve(home, row)
         deadline = time.monotonic() + 30
         while status_of(home, row) != Status.PERFORMED:
             assert time.monotonic() < deadline, "the watching sender never sent the approval"
-            time.sleep(0.1)
+            time.sleep(0.05)
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
+        err = said + err
     finally:
         if process.poll() is None:
             process.kill()

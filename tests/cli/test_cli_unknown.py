@@ -35,8 +35,8 @@ def unknown_then_looked_at(home, strict) -> int:
             op = agent.store.get_operation(first.operation_row)
             agent.approve(op.id, op.current.id)
             assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
-            while (agent.dispatcher.next_due_in() or 0) > 0:
-                await asyncio.sleep(0.1)
+            while (agent.dispatcher.next_due_in() or 0) > 0:  # until the probe is due
+                await asyncio.sleep(0.02)
             await agent.dispatch_once()
             return op.id
         finally:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
+from datetime import datetime
 
 import httpx
 import pytest
 
 from poppy_tui.demo.testing import AgentSession
 from poppy_tui.protocol.approval import parse_approval_header
+from tests.clock_waits import until_past_blocking
 
 from .helpers import SPEC_BODY, SPEC_PATH, SPEC_SUMMARY, approval_of, propose, send_approved
 
@@ -162,7 +163,12 @@ async def test_check2_while_performing_is_503_with_retry_after(start):
         operation = response.json()["operation"]
         approved = lambda: client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation)))  # noqa: E731
         first = asyncio.ensure_future(approved())
-        await asyncio.sleep(0.3)
+        for _ in range(1000):  # until the Company is performing the first (for 1 s)
+            if company.desk.in_progress(operation["operation_id"]):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the first approved request never started performing")
         duplicate = await approved()
         assert duplicate.status_code == 503
         assert duplicate.headers["Retry-After"] == "1"
@@ -186,8 +192,9 @@ async def test_twenty_concurrent_approvals_perform_once(start):
         bodies = {r.text for r in responses if r.status_code == 201}
         assert len(bodies) == 1
         assert all(r.headers["Retry-After"] == "1" for r in responses if r.status_code == 503)
-        # After the dust settles, everyone retrying gets the same first response.
-        await asyncio.sleep(0.4)
+        # After the dust settles (the 201 came once performing ended), everyone retrying gets
+        # the same first response.
+        assert not company.desk.in_progress(operation["operation_id"])
         retries = await asyncio.gather(
             *(client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation))) for _ in range(20))
         )
@@ -232,7 +239,7 @@ def test_check3_an_expired_revision_gets_a_new_one(start):
     agent = AgentSession.at(company)
     with httpx.Client(base_url=company.base_url) as http:
         operation = propose(http, agent)
-        time.sleep(2.5)
+        until_past_blocking(datetime.fromisoformat(operation["expires_at"]))
         response = send_approved(http, agent, operation)
         assert response.status_code == 403
         fresh = response.json()["operation"]

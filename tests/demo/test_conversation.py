@@ -177,14 +177,30 @@ def test_long_poll_and_cursors(http, agent, chat):
     assert bad.status_code == 400 and bad.json()["error"] == "invalid_cursor"
 
 
-async def test_long_poll_wakes_on_a_new_message(company, agent):
+async def test_long_poll_wakes_on_a_new_message(company, agent, monkeypatch):
     import asyncio
+    import threading
 
+    import poppy_tui.demo.conversation as conversation_module
+
+    # The Company has read the poll's wait (and goes straight on to wait): a message after that
+    # must wake it, not merely be there already.
+    polling = threading.Event()
+    read_wait = conversation_module._wait_seconds
+
+    def noted(value):
+        seconds = read_wait(value)
+        if seconds > 0:
+            polling.set()
+        return seconds
+
+    monkeypatch.setattr(conversation_module, "_wait_seconds", noted)
     async with httpx.AsyncClient(base_url=company.base_url, timeout=10) as client:
         created = (await client.post(ENDPOINT, json={"message": message("hello")}, headers=agent.headers())).json()
         url = f"{ENDPOINT}/{created['conversation_id']}/events"
         poll = asyncio.ensure_future(client.get(url, params={"cursor": created["cursor"], "wait": "20"}, headers=agent.headers()))
-        await asyncio.sleep(0.2)
+        assert await asyncio.to_thread(polling.wait, 10), "the long poll never reached the Company"
+        assert not poll.done()
         started = time.monotonic()
         await client.post(f"{ENDPOINT}/{created['conversation_id']}/messages", json={"message": message("order status?")}, headers=agent.headers())
         events = (await poll).json()["events"]

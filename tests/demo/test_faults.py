@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 import time
+from datetime import datetime
 
 import httpx
 import pytest
 
 from poppy_tui.demo import Faults, serve_company
 from poppy_tui.demo.testing import AgentSession, company as company_cm
+from tests.clock_waits import until_past_blocking
 
 from .helpers import SPEC_BODY, SPEC_PATH, propose, send_approved
 
@@ -67,7 +70,7 @@ def test_short_expiry(start):
     agent = AgentSession.at(company)
     with httpx.Client(base_url=company.base_url) as http:
         operation = propose(http, agent)
-        time.sleep(2.5)
+        until_past_blocking(datetime.fromisoformat(operation["expires_at"]))
         assert send_approved(http, agent, operation).status_code == 403
     assert company.state.performed("exc_5Rt2") == 0
 
@@ -128,7 +131,13 @@ def test_fixed_port(start):
     probe = start()
     port = probe.port
     probe.stop()
-    time.sleep(0.2)
+    deadline = time.monotonic() + 10
+    while True:  # until nothing listens on the port any more
+        with socket.socket() as knock:
+            if knock.connect_ex(("127.0.0.1", port)) != 0:
+                break
+        assert time.monotonic() < deadline, f"port {port} still answers after stop()"
+        time.sleep(0.02)
     company = start(port=port)
     assert company.base_url == f"http://127.0.0.1:{port}"
 

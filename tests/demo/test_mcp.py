@@ -120,7 +120,12 @@ async def test_while_performing_mcp_answers_http_503_with_retry_after(start):
         operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
         meta = approval_to_mcp_meta(approval_of(operation))
         first = asyncio.ensure_future(session.call_tool("exchange_item", EXCHANGE, meta=meta))
-        await asyncio.sleep(0.3)
+        for _ in range(1000):  # until the Company is performing the first (for 1 s)
+            if company.desk.in_progress(operation["operation_id"]):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the first approved call never started performing")
         async with mcp_session(company, agent) as second:
             with pytest.raises(MCPError) as caught:
                 await second.call_tool("exchange_item", EXCHANGE, meta=meta)

@@ -114,7 +114,12 @@ async def approve_in_tui(app, pilot, row: int) -> None:
         if isinstance(app.screen, ConfirmApproveScreen):
             break
     await pilot.press("y")
-    await pilot.pause(0.1)
+    # The approval is recorded (the confirmation's callback ran).
+    for _ in range(200):
+        if app.agent.store.decisions(row):
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the approval was never recorded")
 
 
 __all__ = ["mcp_client", "person_agent", "wait_for_status", "open_review", "approve_in_tui", "register"]

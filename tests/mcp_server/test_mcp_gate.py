@@ -11,7 +11,9 @@ import pytest
 
 from poppy_tui.agent.store import Status
 from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
 from tests.mcp_server.conftest import approve_in_tui, mcp_client, open_review, person_agent, wait_for_status
+from tests.ui.ui_sample import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -93,7 +95,7 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
             async with app.run_test(size=(120, 36)) as pilot:
                 await open_review(app, pilot, number)
                 await pilot.press("d")  # declining asks once more (#14.5): y confirms
-                await pilot.pause(0.3)
+                await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
                 await pilot.press("y")
                 result = await asyncio.wait_for(waiting, 60)
         finally:
@@ -210,7 +212,13 @@ async def test_an_approval_withdrawn_while_the_client_waits_is_reported_as_withd
     async with mcp_client(home, tmp_path) as session:
         first = await session.call_tool("call_api", {**EXCHANGE, "wait_seconds": 0})
         number = first.structured_content["operation"]["operation"]
-        waiting = asyncio.create_task(session.call_tool("wait_for_decision", {"operation": str(number)}))
+        said: list[str] = []
+
+        async def on_progress(value, total, message):
+            said.append(message or "")
+
+        waiting = asyncio.create_task(session.call_tool("wait_for_decision", {"operation": str(number)},
+                                                        progress_callback=on_progress))
         agent = person_agent(home, grace_seconds=60)  # time to change their mind
         try:
             app = PoppyApp(agent)
@@ -220,7 +228,8 @@ async def test_an_approval_withdrawn_while_the_client_waits_is_reported_as_withd
                     if agent.store.get_operation(number).status == Status.APPROVED:
                         break
                     await pilot.pause(0.05)
-                await pilot.pause(0.6)  # the waiting call sees the approval
+                # The waiting call has seen the approval (and says so) before it is withdrawn.
+                await wait_for(pilot, lambda: any("approved by the person" in m for m in said), timeout=30)
                 await pilot.press("w")
                 result = await asyncio.wait_for(waiting, 60)
         finally:

@@ -261,6 +261,7 @@ class RestartableCompany:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.approval_requests = 0  # requests that reached the server carrying Poppy-Approval
+        self.requests_in_flight = 0  # HTTP requests the Company is still handling (sleeping on, say)
 
     @property
     def base_url(self) -> str:
@@ -292,10 +293,18 @@ class RestartableCompany:
         app = build_app(self.context)
 
         async def observed(scope, receive, send):  # counts, changes nothing
-            if scope["type"] == "http" and any(name == b"poppy-approval" for name, _ in scope["headers"]):
-                with self._lock:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            with self._lock:
+                self.requests_in_flight += 1
+                if any(name == b"poppy-approval" for name, _ in scope["headers"]):
                     self.approval_requests += 1
-            await app(scope, receive, send)
+            try:
+                await app(scope, receive, send)
+            finally:
+                with self._lock:
+                    self.requests_in_flight -= 1
 
         config = uvicorn.Config(
             observed, log_config=None, log_level="critical", access_log=False, lifespan="on",
@@ -325,6 +334,13 @@ class RestartableCompany:
             assert self._thread is not None
             self._thread.join(10)
             self._server = self._thread = None
+
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Until the Company has finished every request it is still handling."""
+        deadline = time.monotonic() + timeout
+        while self.requests_in_flight:
+            assert time.monotonic() < deadline, f"{self.requests_in_flight} request(s) still in the Company"
+            time.sleep(0.02)
 
     def performed(self, operation_id: str = EXCHANGE_OPERATION_ID) -> int:
         return self.context.shop.performed(operation_id)

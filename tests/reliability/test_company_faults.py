@@ -76,7 +76,10 @@ async def test_company_down_then_back_the_same_approval_is_delivered_once(home):
         op = agent.store.get_operation(row)
         agent.approve(row, op.current.id)
         waiting = asyncio.create_task(agent.wait_for_outcome(row, timeout=30))
-        await asyncio.sleep(1.5)
+        for _ in range(1500):  # until a send has been refused (the Company is down)
+            if any(a.outcome == "not_sent" for a in agent.store.attempts(row)):
+                break
+            await asyncio.sleep(0.02)
         refused = [a.outcome for a in agent.store.attempts(row)]
         assert refused and set(refused) <= {"not_sent", None}, refused
         company.start()  # the same shop and ledger, back on the same port
@@ -136,7 +139,7 @@ async def test_slow_company_beyond_the_timeout_ends_outcome_unknown_never_twice(
             attempts = agent.store.attempts(row)
             assert len(attempts) >= 2 and all(a.outcome == "unknown" for a in attempts)
             one_key(agent, row)
-            time.sleep(2.5)  # let the Company finish the requests it is still sleeping on
+            company.wait_idle()  # the Company has finished the requests it was still sleeping on
             # (The demo Company drops a request whose client has gone before it reads the body,
             # so it performed nothing; the agent could not know that and said so.)
             performed = company.performed()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -129,11 +130,13 @@ async def test_withdrawn_after_a_restart_during_the_grace_period_is_never_sent(h
     paths = resolve_paths(home)
     fresh = Agent.open(paths, load_config(paths))
     try:
+        grace_ends = datetime.fromisoformat(fresh.store.get_operation(row).send_after)
         fresh.withdraw(row)
-        deadline = time.monotonic() + 3.5
-        while time.monotonic() < deadline:
+        # Passes until the grace period is really over (it would have been sent then), and one after.
+        while datetime.now(timezone.utc) <= grace_ends:
             await fresh.dispatch_once()
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.05)
+        await fresh.dispatch_once()
         assert fresh.store.get_operation(row).status == Status.WITHDRAWN
         assert not fresh.store.attempts(row)
     finally:
@@ -194,7 +197,7 @@ async def test_a_decline_survives_a_kill_and_is_never_sent(home, company):
     write_config(home, grace_seconds=0)
     with child("agent_step.py", str(home), company.base_url, "declined") as agent:
         row = row_of(agent.expect("declined"))
-        time.sleep(0.5)  # its dispatcher runs a few passes
+        agent.expect("pass 3")  # its dispatcher has run a few passes
         agent.kill9()
     paths = resolve_paths(home)
     fresh = Agent.open(paths, load_config(paths))
@@ -219,7 +222,7 @@ async def test_killed_at_random_moments_the_invariants_hold_whichever_step_was_h
         with RestartableCompany(Faults(perform_seconds=1.0)) as company:
             with child("agent_step.py", str(home), company.base_url, "run") as agent:
                 agent.expect("company")
-                time.sleep(rng.uniform(0.0, 1.6))
+                time.sleep(rng.uniform(0.0, 1.6))  # fixed-wait: the kill lands at a random moment of the flow
                 agent.kill9()
                 lines = agent.drain()
             database = resolve_paths(home).database
@@ -319,7 +322,7 @@ async def test_killed_while_finding_out_resends_the_same_approval_once_the_lease
             deadline = time.monotonic() + 30
             while fresh.store.get_operation(row).status == Status.OUTCOME_UNKNOWN and time.monotonic() < deadline:
                 await fresh.dispatch_once()
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.05)
             final = fresh.store.get_operation(row)
             attempts = fresh.store.attempts(row)
             assert final.status == Status.PERFORMED, final.outcome_detail

@@ -225,7 +225,7 @@ def test_a_writer_killed_at_random_moments_loses_no_acknowledged_change(tmp_path
     for trial in range(8):
         with child("store_writer.py", str(path), "loop") as writer:
             writer.expect("ready", 30)
-            time.sleep(rng.uniform(0.15, 0.6))
+            time.sleep(rng.uniform(0.15, 0.6))  # fixed-wait: the kill lands at a random moment of the writes
             writer.kill9()
             lines = writer.drain()
         acked = [line.split()[1:] for line in lines if line.startswith("ack ")]

@@ -205,7 +205,11 @@ def test_companies_list_leaves_an_honest_name_unmarked(home, capsys):
 async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path, monkeypatch):
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.widgets.company_select import CompanySelect
-    from tests.ui.ui_sample import StoreAgent, add_company, add_operation, ui_config
+    from textual.widgets import OptionList
+
+    from poppy_tui.ui.screens.composer import ComposerScreen
+    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+    from tests.ui.ui_sample import StoreAgent, add_company, add_operation, review_shown, started, ui_config, wait_for
 
     monkeypatch.setenv("TZ", "UTC")
     with Store.open(tmp_path / "poppy.db") as store:
@@ -214,15 +218,17 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
         row = add_operation(store, fake, "exc_1", "Pay $5.00 for a thing.")
         app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="companies")
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
+            await started(pilot)
             table = app.screen.query_one("#companies-table", DataTable)
+            await wait_for(pilot, lambda: table.row_count == 2)
             rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
             by_domain = {r[1]: r[0] for r in rows}
             assert by_domain["127.0.0.1:8411"] == f"{NAME_MARK} {LOOKALIKE}"
             assert by_domain["127.0.0.1:8412"] == HONEST
 
             await pilot.press("n")
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: isinstance(app.screen, ComposerScreen)
+                           and app.screen.query_one(CompanySelect).query_one(OptionList).option_count == 3)
             select = app.screen.query_one(CompanySelect)
             options = [str(getattr(prompt, "plain", prompt)) for prompt, _ in select._options]
             assert f"{NAME_MARK} {LOOKALIKE}  127.0.0.1:8411" in options
@@ -230,8 +236,9 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
 
         inbox = PoppyApp(StoreAgent(store, ui_config()))
         async with inbox.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
+            await started(pilot)
             table = inbox.screen.query_one("#pending-table", DataTable)
+            await wait_for(pilot, lambda: table.row_count == 1)
             # The compact inbox cuts the name to its column (the mark counted) and puts the
             # check badge under it.
             shown = str(table.get_row_at(0)[0]).split("\n", 1)[0]
@@ -240,13 +247,13 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
 
         review = PoppyApp(StoreAgent(store, ui_config()), initial_screen=f"review:{row}")
         async with review.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
-            header = str(review.screen.query_one("#company-line").render())
+            screen = await review_shown(pilot)
+            header = str(screen.query_one("#company-line").render())
             assert f"{NAME_MARK} {LOOKALIKE}" in header and "127.0.0.1:8411" in header
             assert "look-alike letters" in header
-            await pilot.pause(1.0)  # past the arming delay
+            await wait_for(pilot, screen.can_approve)  # past the arming delay
             await pilot.press("a")
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: isinstance(review.screen, ConfirmApproveScreen))
             confirm = str(review.screen.query_one("#confirm-company").render())
             assert f"{NAME_MARK} {LOOKALIKE}" in confirm and "127.0.0.1:8411" in confirm
 

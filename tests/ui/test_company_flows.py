@@ -18,7 +18,7 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.conversation import ConversationScreen, MessageView, OperationCard
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import review_shown, started, wait_for, workers_done, record_notifications
 
 SIZE = (120, 36)
 CONFIG = Config(grace_seconds=30.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
@@ -71,7 +71,7 @@ async def test_composer_sends_an_api_request_and_opens_the_operations_review(mak
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ComposerScreen)
-        await pilot.pause(0.2)
+        await started(pilot)
         screen.query_one("#composer-company", Select).value = manzanita.id
         await pick_action(pilot, screen, "POST /api/orders/{order_id}/exchanges")
         assert {f.name for f in screen.field_ids.values()} == set(EXCHANGE)
@@ -93,7 +93,7 @@ async def test_composer_calls_an_mcp_tool_and_shows_a_plain_result(make_agent, s
     app = PoppyApp(agent, initial_screen="compose")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await pilot.pause(0.2)
+        await started(pilot)
         screen.query_one("#composer-company", Select).value = manzanita.id
         await pick_action(pilot, screen, "tool get_order")
         fill(screen, {"order_id": "ord_7Hk2"})
@@ -114,16 +114,17 @@ async def test_composer_reports_a_missing_required_field_and_sends_nothing(make_
     agent = make_agent()
     manzanita = await agent.add_company(shop.base_url)
     app = PoppyApp(agent, initial_screen="compose")
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.screen
-        await pilot.pause(0.2)
+        await started(pilot)
         screen.query_one("#composer-company", Select).value = manzanita.id
         await pick_action(pilot, screen, "POST /api/orders/{order_id}/exchanges")
         fill(screen, {"order_id": "ord_7Hk2"})
         await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: any("required" in m for m in notes))
+        await workers_done(pilot)
         assert screen.last_result is None
-        assert any("required" in n.message for n in app._notifications)
         assert agent.store.count_operations() == 0
 
 
@@ -136,8 +137,7 @@ async def test_approve_then_the_dispatcher_worker_sends_and_shows_the_outcome(ma
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         app.open_review(result.operation_row)
-        await pilot.pause(0.2)
-        screen = app.screen
+        screen = await review_shown(pilot)
         await wait_for(pilot, screen.can_approve)
         await pilot.press("a")
         await pilot.pause()
@@ -145,9 +145,9 @@ async def test_approve_then_the_dispatcher_worker_sends_and_shows_the_outcome(ma
         await pilot.press("y")
         await wait_for(pilot, lambda: agent.store.get_operation(result.operation_row).status == Status.PERFORMED,
                        timeout=20)
-        await pilot.pause(0.8)
-        banner = str(screen.query_one("#outcome").render())
-        assert "PERFORMED" in banner
+        # The app's poll sees the dispatcher's commit and the review re-reads it.
+        await wait_for(pilot, lambda: "PERFORMED" in str(screen.query_one("#outcome").render())
+                       and "#1" in str(screen.query_one("#progress").render()))
         assert "#1" in str(screen.query_one("#progress").render())
         assert shop.context.shop.performed("exc_5Rt2") == 1
 
@@ -159,10 +159,10 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
-        await pilot.pause(0.2)
+        await started(pilot)
         screen.query_one("#talk-company", Select).value = manzanita.id
-        await pilot.pause(0.2)
-        assert isinstance(app.focused, Input)
+        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == manzanita.id)
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         texts = [str(m.render()) for m in screen.query(MessageView)]
@@ -180,8 +180,8 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
         card = screen.query_one(OperationCard)
         card.focus()
         await pilot.press("enter")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, ReviewScreen) and app.screen.operation_row == row
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        assert app.screen.operation_row == row
 
 
 async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
@@ -190,9 +190,10 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
     app = PoppyApp(agent, initial_screen="talk")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await pilot.pause(0.2)
+        await started(pilot)
         screen.query_one("#talk-company", Select).value = manzanita.id
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == manzanita.id)
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         await pilot.press(*"size L instead", "enter")
@@ -219,8 +220,8 @@ async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the
         await wait_for(pilot, lambda: screen.action is not None)
         assert screen.action.label == "POST /api/orders/{order_id}/exchanges"
         for _ in range(6):
-            await pilot.press("shift+tab")
-            await pilot.pause(0.05)
+            await pilot.press("shift+tab")  # returns once the screen has handled it
+            await pilot.pause()
             focused = app.focused
             assert focused is not None and focused.id != "composer-right"
             assert isinstance(focused, (OptionList, Input, Select, Button)) or focused.id == "composer-raw"

@@ -11,7 +11,7 @@ from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.format import interface_label
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import StoreAgent, add_company, ui_config
+from tests.ui.ui_sample import add_company, review_shown
 
 
 def revision(store, company, request, revision_name, summary="Cancel booking bk_1. No fee is charged."):
@@ -23,27 +23,27 @@ def revision(store, company, request, revision_name, summary="Cancel booking bk_
 
 async def open_review(app, pilot, row) -> ReviewScreen:
     app.open_review(row)
-    await pilot.pause(0.3)
+    await review_shown(pilot)
     assert isinstance(app.screen, ReviewScreen)
     return app.screen
 
 
-async def test_header_names_the_interface_of_the_current_revisions_request(store):
+async def test_header_names_the_interface_of_the_current_revisions_request(store, make_agent):
     company = add_company(store, "Strict Travel", 8410, talk=True)
     row = revision(store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_1/cancel", {}), "api-r1")
     revision(store, company, ConversationRequest(f"{company.base_url}/c", "cnv_1", "msg_1", "cancel bk_1"), "conv-r2")
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_review(app, pilot, row)
         line = str(screen.query_one("#operation-line", Static).render())
         assert f"via {interface_label('conversation')}" in line
 
 
-async def test_an_operation_id_reused_for_another_booking_is_a_danger_in_the_review(store):
+async def test_an_operation_id_reused_for_another_booking_is_a_danger_in_the_review(store, make_agent):
     company = add_company(store, "Strict Travel", 8410)
     row = revision(store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_1/rebook", {"date": "d1"}), "r1")
     revision(store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_2/rebook", {"date": "d2"}), "r2")
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_review(app, pilot, row)
         codes = [f.code for f in screen.checked.findings]

@@ -19,12 +19,13 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.conversation import ConversationScreen
 from poppy_tui.ui.screens.help import HelpScreen
-from poppy_tui.ui.screens.history import STATUS_FILTERS
+from poppy_tui.ui.screens.history import STATUS_FILTERS, HistoryScreen
 from poppy_tui.ui.screens.inbox import InboxScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.theme_setting import with_theme
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
+    record_notifications,
     FIXED_NOW,
     JACKET_SUMMARY,
     StoreAgent,
@@ -32,8 +33,11 @@ from tests.ui.ui_sample import (
     add_operation,
     build_sample,
     jacket_terms,
+    review_shown,
     send_through,
+    started,
     ui_config,
+    wait_for,
 )
 
 NARROW = (80, 24)
@@ -44,8 +48,10 @@ def make_app(store, **config) -> PoppyApp:
     return PoppyApp(StoreAgent(store, ui_config(**config)), clock=lambda: FIXED_NOW)
 
 
-async def settle(pilot, seconds: float = 0.3) -> None:
-    await pilot.pause(seconds)
+async def settle(pilot) -> None:
+    """Let what the start or the last key set going finish: the first frame's follow-ups, the
+    screens' workers (loads, the checks' thread) and what they posted."""
+    await started(pilot)
 
 
 def row_text(table: DataTable, index: int) -> str:
@@ -92,7 +98,9 @@ async def test_history_rows_at_80_columns_carry_their_summaries(store):
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         await pilot.press("h")
-        await settle(pilot, 0.6)
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen)
+                       and app.screen.query_one("#history-table", DataTable).row_count == 2)
+        await settle(pilot)
         table = app.screen.query_one("#history-table", DataTable)
         rows = {row_text(table, i) for i in range(table.row_count)}
         assert len(rows) == 2
@@ -165,11 +173,13 @@ async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store):
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(rows["jacket"])
-        await settle(pilot)
+        await review_shown(pilot)
         assert isinstance(app.screen, ReviewScreen)
         await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         await settle(pilot)
         await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen))
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen)
         assert len(app.screen_stack) == 1
@@ -185,7 +195,7 @@ async def test_letters_typed_on_new_request_never_navigate_or_quit(store):
         assert isinstance(screen, ComposerScreen)
         screen.query_one("#composer-actions", OptionList).focus()  # outside any text field
         await pilot.press(*"itm_4Qa", "h", "c", "q")
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert app.screen is screen and app.is_running
         await pilot.press("escape")  # the way out is Esc
         await settle(pilot)
@@ -198,12 +208,11 @@ async def test_esc_leaves_the_history_search_box_so_keys_are_keys_again(store):
         await pilot.press("h")
         await settle(pilot)
         await pilot.press("slash", "x")
-        await settle(pilot, 0.1)
         search = app.screen.query_one("#history-search", Input)
-        assert app.focused is search and search.value == "x"
+        await wait_for(pilot, lambda: search.value == "x")
+        assert app.focused is search
         await pilot.press("escape")
-        await settle(pilot, 0.1)
-        assert app.focused is app.screen.query_one("#history-table")
+        await wait_for(pilot, lambda: app.focused is app.screen.query_one("#history-table"))
         await pilot.press("i")
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen) and search.value == "x"
@@ -243,10 +252,10 @@ async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store):
     app = make_app(store, arm_delay_seconds=0)
     async with app.run_test(size=NARROW) as pilot:
         app.open_review(rows["jacket"])
-        await settle(pilot, 0.5)
+        await review_shown(pilot)
         await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmApproveScreen)
         shown = {key.description for key in app.screen.query(FooterKey)}
         assert shown == {"Yes, approve", "Cancel"}
 
@@ -262,7 +271,7 @@ async def test_the_review_header_keeps_via_and_its_interface_together_at_80_colu
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         app.open_review(row)
-        await settle(pilot, 0.4)
+        await review_shown(pilot)
         line = app.screen.query_one("#operation-line")
         shown = [line.render_line(y).text.rstrip() for y in range(line.size.height)]
         assert len(shown) == 2 and shown[0].endswith("(1 of 1)"), shown
@@ -274,15 +283,17 @@ async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tupl
     toasts said). The confirmation must not have opened."""
     rows = build_sample(store)
     app = make_app(store, arm_delay_seconds=arm_delay_seconds)
+    notes = record_notifications(app)
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         app.open_review(rows[row])
-        await settle(pilot, 0.4)
-        screen = app.screen
+        screen = await review_shown(pilot)
         banner = str(screen.query_one("#outcome").render())
         await pilot.press("a")
-        await settle(pilot, 0.2)
+        # The key was handled: it said why not (the positive sign that it was pressed at all).
+        await wait_for(pilot, lambda: any("Nothing was approved" in m for m in notes))
+        await settle(pilot)
         assert app.screen is screen  # no confirmation
-        return banner, [n.message for n in app._notifications]
+        return banner, [m for m in notes]
 
 
 async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
@@ -321,6 +332,7 @@ async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
 async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
     rows = build_sample(store)
     app = make_app(store)
+    notes = record_notifications(app)
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen)
@@ -328,8 +340,8 @@ async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
         send_through(store, rows["approved"], FIXED_NOW + timedelta(seconds=10), Status.PERFORMED,
                      "Refunded $24.00.")
         app.notify_store_changed()
-        await settle(pilot)
-        said = [n.message for n in app._notifications]
+        await wait_for(pilot, lambda: any(m.startswith("Performed:") for m in notes))
+        said = [m for m in notes]
         assert any(m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
                    for m in said)
 
@@ -340,7 +352,7 @@ async def test_a_performed_operation_shows_no_live_countdown(store):
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         app.open_review(rows["jacket"])
-        await settle(pilot, 0.5)
+        await review_shown(pilot)
         expiry = str(app.screen.query_one("#review-expiry").render())
         assert "Expires in" not in expiry and "no longer matters, it is performed" in expiry
 
@@ -369,7 +381,7 @@ async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(row)
-        await settle(pilot, 0.5)
+        await review_shown(pilot)
         changes = str(app.screen.query_one("#changes").render())
         assert "NEW EXPIRY" in changes and "NEW TERMS" not in changes
         assert "new expiry only" in str(app.screen.query_one("#operation-line").render())
@@ -379,7 +391,7 @@ async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(row)
-        await settle(pilot, 0.5)
+        await review_shown(pilot)
         assert "NEW TERMS" in str(app.screen.query_one("#changes").render())
 
 
@@ -390,7 +402,7 @@ async def test_one_time_format_with_the_zone_in_header_terms_and_record(store):
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(row)
-        await settle(pilot, 0.5)
+        await review_shown(pilot)
         screen = app.screen
         assert "UTC" in str(screen.query_one("#operation-line").render())
         assert "(2030-01-15 12:09:00 UTC)" in str(screen.query_one("#review-expiry").render())
@@ -416,14 +428,16 @@ async def test_the_grace_toast_has_no_number_that_would_stand_still(store):
     rows = build_sample(store)
     # The real clock: the store stamps the grace period with it.
     app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=30)))
+    notes = record_notifications(app)
     async with app.run_test(size=WIDE, notifications=True) as pilot:
         app.open_review(rows["jacket"])
-        await settle(pilot, 0.5)
+        screen = await review_shown(pilot)
         await pilot.press("a")
-        await settle(pilot, 0.2)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await pilot.press("y")
-        await settle(pilot, 0.3)
-        toast = next(n.message for n in app._notifications if n.message.startswith("Approved."))
+        await wait_for(pilot, lambda: "sending in" in str(screen.query_one("#outcome").render()))
+        await wait_for(pilot, lambda: any(m.startswith("Approved.") for m in notes))
+        toast = next(m for m in notes if m.startswith("Approved."))
         assert not any(ch.isdigit() for ch in toast)
         assert "sending in" in str(app.screen.query_one("#outcome").render())
 
@@ -438,7 +452,7 @@ async def test_a_theme_picked_is_written_to_config_toml_and_used_next_time(store
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
         app.theme = "nord"
-        await settle(pilot, 0.1)
+        await wait_for(pilot, lambda: 'theme = "nord"' in config_file.read_text())
     saved = load_config_file(config_file)
     assert saved.theme == "nord" and saved.grace_seconds == 5 and saved.keybindings == {"approve": "A"}
     assert config_file.read_text().startswith("# mine\n")
@@ -461,11 +475,13 @@ async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_
     app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=600)))
     async with app.run_test(size=NARROW) as pilot:
         app.open_review(rows["jacket"])
-        await settle(pilot, 0.6)
+        screen = await review_shown(pilot)
         await pilot.press("a")
-        await settle(pilot, 0.3)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await pilot.press("y")
-        await settle(pilot, 0.5)
+        await wait_for(pilot, lambda: app.screen is screen and screen.check_action("withdraw", ()) is True
+                       and "Withdraw" in {key.description for key in screen.query(FooterKey)})
+        await settle(pilot)
         keys = {key.description: key for key in app.screen.query(FooterKey)}
         assert {"Decline…", "Withdraw", "Back", "Quit"} <= set(keys)
         assert all(key.region.right <= NARROW[0] for key in keys.values())  # none cut off ("q Q")

@@ -11,7 +11,16 @@ from poppy_tui.agent.store import Store
 from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.widgets.operation_list import OperationTable
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_operation, build_sample, checks_shown, ui_config
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    StoreAgent,
+    add_operation,
+    build_sample,
+    checks_shown,
+    poll_seen,
+    ui_config,
+    wait_for,
+)
 
 SIZE = (120, 36)
 
@@ -21,10 +30,7 @@ def _row_text(table: OperationTable, row: int) -> str:
 
 
 async def _wait_rows(pilot, table: OperationTable) -> None:
-    for _ in range(100):
-        await pilot.pause(0.05)
-        if table.row_count:
-            return
+    await wait_for(pilot, lambda: table.row_count)
 
 
 async def test_rows_show_while_their_checks_are_still_being_computed(store, monkeypatch):
@@ -120,14 +126,14 @@ async def test_a_resize_that_keeps_the_width_does_not_reread_the_store(store):
     async with app.run_test(size=SIZE) as pilot:
         await _wait_rows(pilot, app.screen.query_one("#pending-table", OperationTable))
         await checks_shown(pilot)
-        await pilot.pause(1.2)  # the poll has seen the stored checks' commit
+        await poll_seen(pilot)  # the poll has seen the stored checks' commit
         screen = app.screen
         calls: list[int] = []
         original = screen.refresh_data
         screen.refresh_data = lambda: (calls.append(1), original())  # type: ignore[method-assign]
         await pilot.resize_terminal(SIZE[0], SIZE[1] + 4)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: tuple(screen.size) == (SIZE[0], SIZE[1] + 4))  # the resize reached it
+        await pilot.pause()
         assert calls == []
         await pilot.resize_terminal(SIZE[0] + 20, SIZE[1] + 4)
-        await pilot.pause(0.2)
-        assert calls
+        await wait_for(pilot, lambda: calls)

@@ -13,7 +13,19 @@ from poppy_tui.agent.config import ConfigError, NotificationSettings, parse_conf
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.notifications import OperationWatcher, desktop_protocol, desktop_sequence
-from tests.ui.ui_sample import JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, send_through, ui_config
+from tests.ui.ui_sample import (
+    record_notifications,
+    JACKET_SUMMARY,
+    StoreAgent,
+    add_company,
+    add_operation,
+    jacket_terms,
+    poll_seen,
+    send_through,
+    started,
+    ui_config,
+    wait_for,
+)
 
 SIZE = (120, 36)
 HOSTILE_NAME = "Evil\x1b]0;pwned\x07 Co\x9d8;;http://x\x9c;\u202eX"
@@ -38,14 +50,6 @@ class RecordingApp(PoppyApp):
 
 def with_notifications(desktop: str = "osc9", **flags: bool):
     return replace(ui_config(), notifications=NotificationSettings(desktop=desktop, **flags))
-
-
-async def poll(pilot, app: RecordingApp, condition, rounds: int = 60) -> None:
-    for _ in range(rounds):
-        await pilot.pause(0.1)
-        if condition():
-            return
-    raise AssertionError("never happened")
 
 
 def payloads(sequence: str) -> list[str]:
@@ -112,11 +116,13 @@ def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: S
 async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_notification(store):
     company = add_company(store, HOSTILE_NAME, 8401)
     app = RecordingApp(StoreAgent(store, with_notifications("osc777")))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
-        await poll(pilot, app, lambda: app.bells)
-        toasts = [n.message for n in app._notifications]
+        await wait_for(pilot, lambda: app.bells)
+        await poll_seen(pilot)
+        toasts = [m for m in notes]
     (toast,) = [m for m in toasts if "asks for your approval" in m]
     assert "USD 70.00" in toast and f"operation {row}" in toast
     assert "\\x1b]0;pwned\\x07" in toast and not SEQUENCE_ENDERS.search(toast)
@@ -131,20 +137,24 @@ async def test_a_settled_send_is_announced(store):
     row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
     app = RecordingApp(StoreAgent(store, with_notifications("osc9")))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         send_through(store, row, datetime.now(timezone.utc), Status.PERFORMED, "performed", {"ok": True})
-        await poll(pilot, app, lambda: app.written)
+        await wait_for(pilot, lambda: app.written)
+        await poll_seen(pilot)
     assert app.written == [f"\x1b]9;poppy-tui: Manzanita Outfitters: performed USD 70.00 (operation {row})\x07"]
 
 
 async def test_every_channel_can_be_turned_off(store):
     company = add_company(store, "Manzanita Outfitters", 8401)
     app = RecordingApp(StoreAgent(store, with_notifications("off", toast=False, bell=False)))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
-        await pilot.pause(1.2)  # two polls
-        toasts = [n.message for n in app._notifications]
+        # The poll saw the new operation and the notifier was told of it: it stayed quiet.
+        await poll_seen(pilot)
+        await wait_for(pilot, lambda: app.screen.query_one("#pending-table").row_count == 1)
+        toasts = [m for m in notes]
     assert app.bells == 0 and app.written == []
     assert not any("asks for your approval" in m for m in toasts)
 
@@ -166,19 +176,17 @@ async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
     row = approved_in_grace(store)
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press("q")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, QuitScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         assert app.is_running
         await pilot.press("escape")  # don't quit
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, QuitScreen) and app.is_running
+        await wait_for(pilot, lambda: not isinstance(app.screen, QuitScreen))
+        assert app.is_running
         await pilot.press("q")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("l")  # leave it queued
-        await pilot.pause(0.3)
-        assert not app.is_running
+        await wait_for(pilot, lambda: not app.is_running)
     assert store.get_operation(row).status == Status.APPROVED  # still queued for the next dispatcher
 
 
@@ -188,20 +196,15 @@ async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
     row = approved_in_grace(store)
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press("q")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("s")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render()))
         assert isinstance(app.screen, QuitScreen) and app.is_running  # still sending
-        assert "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render())
         later = datetime.now(timezone.utc) + timedelta(seconds=601)  # the grace period over
         send_through(store, row, later, Status.PERFORMED, "performed")  # the dispatcher's part
-        for _ in range(40):
-            await pilot.pause(0.1)
-            if not app.is_running:
-                break
-        assert not app.is_running
+        await wait_for(pilot, lambda: not app.is_running)
 
 
 async def test_quit_with_nothing_in_flight_quits_at_once(store):
@@ -209,10 +212,9 @@ async def test_quit_with_nothing_in_flight_quits_at_once(store):
     add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())  # pending: not ours to send
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press("q")
-        await pilot.pause(0.3)
-        assert not app.is_running
+        await wait_for(pilot, lambda: not app.is_running)
 
 
 # ---- in a real terminal --------------------------------------------------------------------------

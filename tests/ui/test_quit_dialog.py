@@ -17,7 +17,7 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
 from tests.companies.strict_company import StrictCompany
 from tests.ui.ui_sample import (
-    JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, ui_config, wait_for,
+    JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, started, ui_config, wait_for,
 )
 
 SIZE = (120, 36)
@@ -43,7 +43,7 @@ async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tm
         agent.approve(op.id, op.current.id)
         app = PoppyApp(agent)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.3)
+            await started(pilot)
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
             await pilot.press("s")
@@ -65,13 +65,16 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
         store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
     app = PoppyApp(StoreAgent(store, ui_config()))  # no dispatcher: what "s" itself records
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         store.withdraw(taken_back)  # in another window, while the dialog is open
         await pilot.press("s")
-        await pilot.pause(0.2)
-        assert app.is_running  # nothing sends here: it waits
+        # "s" recorded "send now" (the positive sign), and nothing sends here: the dialog waits.
+        await wait_for(pilot, lambda: store.get_operation(kept).send_after is not None
+                       and datetime.fromisoformat(store.get_operation(kept).send_after) <= datetime.now(timezone.utc))
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, QuitScreen)
     # A fresh connection sees it: committed, not only in this process's memory.
     with Store.open(store.path) as again:
         sent_now = again.get_operation(kept)
@@ -93,7 +96,7 @@ async def test_the_quit_choices_speak_of_one_approval_as_one_and_fit_80_columns(
         store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         choices = app.screen.query_one("#quit-help")

@@ -15,13 +15,12 @@ from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from tests.ui.ui_sample import (
     HOSTILE_SUMMARY,
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     jacket_terms,
     send_through,
-    ui_config,
     wait_for,
+    workers_done,
 )
 
 SIZE = (120, 36)
@@ -34,7 +33,8 @@ def jacket(store: Store, **kwargs) -> int:
 
 async def open_review(app: PoppyApp, pilot, row: int) -> ReviewScreen:
     app.open_review(row)
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None)
+    await workers_done(pilot)
     screen = app.screen
     assert isinstance(screen, ReviewScreen)
     return screen
@@ -84,9 +84,9 @@ async def test_enter_never_approves(store, agent):
         assert decisions(store, row) == []
 
 
-async def test_approve_is_unavailable_during_the_arming_delay(store):
+async def test_approve_is_unavailable_during_the_arming_delay(store, make_agent):
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=5)))
+    app = PoppyApp(make_agent(arm_delay_seconds=5))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         assert screen.check_action("approve", ()) is None  # shown dimmed in the footer
@@ -111,7 +111,7 @@ async def test_a_then_y_approves_and_records_the_decision(store, agent):
         shown = " ".join(str(s.render()) for s in modal.query("Static"))
         assert "Manzanita Outfitters" in shown and "USD 70.00" in shown
         await pilot.press("y")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "APPROVED" in str(screen.query_one("#outcome").render()))
         assert app.screen is screen
         record = store.get_operation(row)
         assert record.status == Status.APPROVED
@@ -127,12 +127,12 @@ async def test_a_then_y_approves_and_records_the_decision(store, agent):
     (0, ["y approves this revision only; it is sent at once.", "Esc or n: cancel."]),
     (5, ["y approves this revision only; it is sent in 5 s.", "Until then, w withdraws it.   Esc or n: cancel."]),
 ])
-async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(store, grace, said):
+async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(store, grace, said, make_agent):
     # It said "It is sent after 0 s, during which w withdraws it" with no grace period at all,
     # and at 80 columns wrapped "during which w" / "withdraws it", as if w were a word: the key
     # now starts a line of its own.
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=grace)))
+    app = PoppyApp(make_agent(arm_delay_seconds=0, grace_seconds=grace))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
@@ -168,10 +168,9 @@ async def test_withdraw_within_the_grace_period(store, agent):
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
         await pilot.press("a", "y")
-        await pilot.pause(0.2)
-        assert store.get_operation(row).status == Status.APPROVED
+        await wait_for(pilot, lambda: store.get_operation(row).status == Status.APPROVED)
         await pilot.press("w")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "WITHDRAWN" in str(screen.query_one("#outcome").render()))
         assert store.get_operation(row).status == Status.WITHDRAWN
         assert decisions(store, row) == ["approved", "withdrawn"]
         assert "WITHDRAWN" in str(screen.query_one("#outcome").render())
@@ -188,7 +187,7 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await pilot.press("d")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
         dialog = app.screen
         assert isinstance(dialog, ConfirmDeclineScreen)
         said = " ".join(str(w.render()) for w in dialog.query("Static"))
@@ -196,15 +195,16 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
         assert "Nothing will be done" in said
         assert store.get_operation(row).status == Status.PENDING  # nothing decided yet
         await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert app.screen is screen and store.get_operation(row).status == Status.PENDING
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert store.get_operation(row).status == Status.PENDING
         await pilot.press("d")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
         await pilot.press("enter")  # Enter is not the confirming key
-        await pilot.pause(0.1)
+        await workers_done(pilot)  # the key was handled: the dialog is still up, nothing recorded
+        assert isinstance(app.screen, ConfirmDeclineScreen)
         assert store.get_operation(row).status == Status.PENDING
         await pilot.press("y")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: "DECLINED" in str(screen.query_one("#outcome").render()))
         assert store.get_operation(row).status == Status.DECLINED
         assert decisions(store, row) == ["declined"]
         banner = str(screen.query_one("#outcome").render())
@@ -213,27 +213,26 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
         assert screen.check_action("approve", ()) is None
 
 
-async def test_decline_during_the_grace_period_also_asks_first(store):
+async def test_decline_during_the_grace_period_also_asks_first(store, make_agent):
     from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
 
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=60)))
+    app = PoppyApp(make_agent(arm_delay_seconds=0, grace_seconds=60))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
-        await pilot.pause(0.2)
+        await wait_armed(pilot, screen)
         await pilot.press("a")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await pilot.press("y")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: "APPROVED" in str(screen.query_one("#outcome").render()))
         assert store.get_operation(row).status == Status.APPROVED
         await pilot.press("d")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, ConfirmDeclineScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
         said = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "withdrawn before it is sent" in said
         assert store.get_operation(row).status == Status.APPROVED
         await pilot.press("y")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: "DECLINED" in str(screen.query_one("#outcome").render()))
         assert store.get_operation(row).status == Status.DECLINED
         assert app.screen is screen
 
@@ -243,7 +242,11 @@ async def test_an_expired_operation_cannot_be_approved(store, agent):
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
-        await pilot.pause(0.5)  # past the arming delay: expiry alone keeps it off
+        # Past the arming delay (its timer has fired): expiry alone keeps it off.
+        await wait_for(pilot, lambda: screen.arming_left() == 0)
+        await workers_done(pilot)
+        # Expiry alone (the real dispatcher may have recorded it expired meanwhile).
+        assert "expired" in screen.approve_blocker()
         assert screen.check_action("approve", ()) is None
         await pilot.press("a")
         await pilot.pause()
@@ -263,7 +266,8 @@ async def test_approve_goes_dim_when_the_revision_expires_on_screen(store, agent
         await wait_armed(pilot, screen)
         assert screen.check_action("approve", ()) is True
         now[0] += timedelta(minutes=10, seconds=1)
-        await pilot.pause(1.2)  # the countdown's tick notices the expiry
+        # The countdown's tick notices the expiry: the footer shows approve dimmed.
+        await wait_for(pilot, lambda: screen._footer_state is not None and screen._footer_state[1] is False)
         assert screen.check_action("approve", ()) is None
         await pilot.press("a")
         await pilot.pause()
@@ -294,10 +298,10 @@ async def test_hostile_summary_is_literal_and_clicking_it_does_nothing(store, ag
         assert "DANGER:" in " ".join(str(w.render()) for w in screen.query(".finding"))
 
 
-async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(store, tmp_path):
+async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(store, tmp_path, make_agent):
     row = jacket(store)
     # Long enough that a loaded machine can't finish re-arming before we look.
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=2.0)))
+    app = PoppyApp(make_agent(arm_delay_seconds=2.0))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen, timeout=6)
@@ -342,8 +346,8 @@ async def test_outcome_unknown_explains_and_takes_the_persons_answer(store, agen
         await pilot.press("r")
         await pilot.pause()
         await pilot.press("p")
-        await pilot.pause(0.2)
-        assert store.get_operation(row).status == Status.PERFORMED
+        await wait_for(pilot, lambda: store.get_operation(row).status == Status.PERFORMED)
+        await workers_done(pilot)
         assert decisions(store, row)[-1] == "resolved_performed"
 
 
@@ -374,9 +378,9 @@ async def test_opening_a_revision_marks_it_seen(store, agent):
     assert store.get_operation(row).current.seen_at is not None
 
 
-async def test_keymap_from_config_moves_approve(store):
+async def test_keymap_from_config_moves_approve(store, make_agent):
     row = jacket(store)
-    app = PoppyApp(StoreAgent(store, ui_config(keybindings={"approve": "A"})))
+    app = PoppyApp(make_agent(keybindings={"approve": "A"}))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
@@ -412,6 +416,5 @@ async def test_a_record_that_no_longer_parses_is_a_danger_and_cannot_be_approved
         # longer than a fixed 0.3 s pause.
         await wait_for(pilot, lambda: "DANGER 1" in " ".join(str(c) for c in inbox.get_row(str(row))))
         screen = await open_review(app, pilot, row)
-        await pilot.pause(0.5)
         assert "could not read this operation" in " ".join(str(w.render()) for w in screen.query(".finding"))
         assert screen.check_action("approve", ()) is None

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from textual.widgets import DataTable, Input, Select
+from textual.widgets import DataTable, Input, OptionList, Select
 
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
@@ -17,6 +17,7 @@ from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
+    record_notifications,
     checks_shown,
     FIXED_NOW,
     JACKET_SUMMARY,
@@ -25,6 +26,7 @@ from tests.ui.ui_sample import (
     add_operation,
     build_sample,
     jacket_terms,
+    started,
     ui_config,
     wait_for,
 )
@@ -60,8 +62,10 @@ async def shown_text_once(pilot, app, marker: str, timeout: float = 10.0) -> str
     return text
 
 
-async def settle(pilot, seconds: float = 0.3) -> None:
-    await pilot.pause(seconds)
+async def settle(pilot) -> None:
+    """Let what the start or the last key set going finish: the first frame's follow-ups, the
+    screens' workers (loads, pages, the checks' thread) and what they posted."""
+    await started(pilot)
     await checks_shown(pilot)
 
 
@@ -75,10 +79,7 @@ async def test_inbox_shows_operations_another_process_writes_while_running(store
         with Store.open(tmp_path / "poppy.db") as other:  # a CLI agent's own connection
             company = add_company(other, "Manzanita Outfitters", 8401)
             add_operation(other, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
-        for _ in range(30):
-            await pilot.pause(0.1)
-            if pending.row_count:
-                break
+        await wait_for(pilot, lambda: pending.row_count)
         assert pending.row_count == 1
         await checks_shown(pilot)  # the amount comes with the checks, computed after the row shows
         text = table_text(pending)
@@ -100,8 +101,7 @@ async def test_a_first_start_with_no_company_says_how_to_begin(store, agent, tmp
         await wait_for(pilot, lambda: "no Company" not in str(empty.render()), timeout=5)
         assert " ".join(str(empty.render()).split()).startswith("Nothing is waiting for you. When a Company asks")
         await pilot.press("c")
-        await settle(pilot)
-        assert "Manzanita Outfitters" in table_text(app.screen.query_one("#companies-table"))
+        await wait_for(pilot, lambda: "Manzanita Outfitters" in table_text(app.screen.query_one("#companies-table")))
 
 
 async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
@@ -121,8 +121,8 @@ async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
         assert "OUTCOME UNKNOWN" in table_text(progress)
         assert "sends in 5s" in table_text(progress)
         await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, ReviewScreen) and app.screen.operation_row == rows["flight"]
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        assert app.screen.operation_row == rows["flight"]
 
 
 async def test_history_filters_by_status_company_and_text(store):
@@ -134,30 +134,28 @@ async def test_history_filters_by_status_company_and_text(store):
         table = screen.query_one("#history-table", DataTable)
         assert table.row_count == len(rows) == screen.total
         screen.query_one("#history-status", Select).value = "declined"
+        await wait_for(pilot, lambda: [r.id for r in screen.rows] == [rows["declined"]])
         await settle(pilot)
-        assert [r.id for r in screen.rows] == [rows["declined"]]
         assert "declined" in table_text(table)
         screen.query_one("#history-status", Select).value = "progress"
+        await wait_for(pilot, lambda: {r.id for r in screen.rows} == {rows["approved"], rows["unknown"]})
         await settle(pilot)
-        assert {r.id for r in screen.rows} == {rows["approved"], rows["unknown"]}
         screen.query_one("#history-status", Select).clear()
         larkspur = store.find_company("Larkspur Air")
         screen.query_one("#history-company", Select).value = larkspur.id
+        await wait_for(pilot, lambda: {r.company_id for r in screen.rows} == {larkspur.id} and len(screen.rows) == 3)
         await settle(pilot)
-        assert {r.company_id for r in screen.rows} == {larkspur.id} and len(screen.rows) == 3
         screen.query_one("#history-company", Select).clear()
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await pilot.press(*"Beanie")
-        await settle(pilot, 0.5)
-        assert [r.id for r in screen.rows] == [rows["approved"]]
+        await wait_for(pilot, lambda: [r.id for r in screen.rows] == [rows["approved"]])  # after the debounce
+        await settle(pilot)
         assert "approved\nvia API" in table_text(table)  # the decision, not a cut revision id
         await pilot.press("enter")  # leaves the search box for the table
-        await settle(pilot)
-        assert isinstance(app.focused, DataTable)
+        await wait_for(pilot, lambda: isinstance(app.focused, DataTable))
         await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, HistoryDetailScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryDetailScreen))
 
 
 @pytest.mark.parametrize("width", [180, 200, 220, 250])
@@ -177,11 +175,11 @@ async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a
         assert joined == {180: set(), 200: {"Decided"}, 220: {"Decided"}, 250: {"Decided", "Outcome"}}[width]
 
 
-async def test_history_detail_shows_every_revision_decision_attempt_and_event(store):
+async def test_history_detail_shows_every_revision_decision_attempt_and_event(store, make_agent):
     rows = build_sample(store)
     company = store.find_company("Manzanita Outfitters")
     add_operation(store, company, "exc_5Rt2", "Exchange it for $95.00 more.", terms=jacket_terms("95.00"), revision="r2")
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         app.open_history_detail(rows["jacket"])
         text = await shown_text_once(pilot, app, "Revisions (")
@@ -194,26 +192,25 @@ async def test_history_detail_shows_every_revision_decision_attempt_and_event(st
         assert app.screen.check_action("open_review", ()) is False
 
 
-async def test_history_pages_instead_of_loading_everything(store):
+async def test_history_pages_instead_of_loading_everything(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
     for i in range(PAGE_SIZE + 7):
         add_operation(store, company, f"op_{i:03d}", f"Operation number {i}")
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
+    app = PoppyApp(make_agent(), initial_screen="history")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
         table = screen.query_one("#history-table", DataTable)
         assert table.row_count == PAGE_SIZE and screen.total == PAGE_SIZE + 7 and screen.pages == 2
         await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: table.row_count == 7 and screen.page == 1)
         await settle(pilot)
-        assert table.row_count == 7 and screen.page == 1
         assert "page 2 of 2" in str(screen.query_one("#history-pager").render())
         await pilot.press("right_square_bracket")  # no page 3
         await settle(pilot)
         assert screen.page == 1
         await pilot.press("left_square_bracket")
-        await settle(pilot)
-        assert table.row_count == PAGE_SIZE and screen.page == 0
+        await wait_for(pilot, lambda: table.row_count == PAGE_SIZE and screen.page == 0)
 
 
 async def test_companies_view_lists_interfaces_and_extension_support(store):
@@ -229,16 +226,16 @@ async def test_companies_view_lists_interfaces_and_extension_support(store):
         assert "| no" in lines["Juniper Books"]
 
 
-async def test_hostile_company_name_is_shown_literally_everywhere(store):
+async def test_hostile_company_name_is_shown_literally_everywhere(store, make_agent):
     company = add_company(store, "Evil [@click=app.quit]\x1b[2J", 8409)
     add_operation(store, company, "exc_1", "Do a thing for $5.00.")
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         inbox = table_text(app.screen.query_one("#pending-table", DataTable))
         assert "Evil [@c" in inbox and "\x1b" not in inbox  # cut to its column, with a marker
         await pilot.press("c")
-        await settle(pilot)
+        await wait_for(pilot, lambda: "Evil" in table_text(app.screen.query_one("#companies-table", DataTable)))
         companies = table_text(app.screen.query_one("#companies-table", DataTable))
         assert "Evil [@click=app.quit]\\x1b[2J" in companies and "\x1b" not in companies
 
@@ -248,47 +245,47 @@ async def test_help_lists_every_binding_with_its_id(store, agent):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)
         text = " ".join(plain_text(w.content) for w in app.screen.query("Static"))
         for binding_id in ("approve", "decline", "withdraw", "resolve", "confirm_approve", "cancel_approve",
                            "next_page", "send_request", "talk_to_company", "refresh_conversation"):
             assert binding_id in text
         assert "Enter never approves" in text
         await pilot.press("escape")
-        await settle(pilot)
-        assert not isinstance(app.screen, HelpScreen)
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
 
 
 async def test_navigation_keys_do_nothing_behind_a_dialog(store, agent):
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await settle(pilot)
         await pilot.press("h")
-        await settle(pilot)
+        await settle(pilot)  # the key was handled (press waits for that), and nothing it set going is left
         assert isinstance(app.screen, HelpScreen) and app.current_mode == "inbox"
 
 
 @pytest.mark.parametrize("theme", ["nord", "textual-light"])
-async def test_theme_comes_from_config(store, theme):
-    app = PoppyApp(StoreAgent(store, ui_config(theme=theme)))
+async def test_theme_comes_from_config(store, theme, make_agent):
+    app = PoppyApp(make_agent(theme=theme))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, 0.1)
+        await settle(pilot)
         assert app.theme == theme
 
 
-async def test_unknown_theme_falls_back_without_crashing(store):
-    app = PoppyApp(StoreAgent(store, ui_config(theme="no-such-theme")))
+async def test_unknown_theme_falls_back_without_crashing(store, make_agent):
+    app = PoppyApp(make_agent(theme="no-such-theme"))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, 0.1)
+        await settle(pilot)
         assert app.theme in app.available_themes
 
 
 async def test_startup_is_measured_and_store_work_waits_for_first_paint(store, agent):
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, 0.1)
+        await settle(pilot)
         assert app.startup_ms is not None and app.startup_ms > 0
         assert app.screen.loaded
 
@@ -312,24 +309,24 @@ async def test_approved_operation_moves_to_in_progress(store, agent):
         progress = app.screen.query_one("#progress-table", OperationTable)
         assert str(row) in pending.items
         agent.approve(row, store.get_operation(row).current.id)
-        for _ in range(20):
-            await pilot.pause(0.1)
-            if str(row) in progress.items:
-                break
+        await wait_for(pilot, lambda: str(row) in progress.items)
         assert str(row) in progress.items and str(row) not in pending.items
         assert store.get_operation(row).status == Status.APPROVED
 
 
-async def test_composer_and_talk_preselect_the_only_company(store):
+async def test_composer_and_talk_preselect_the_only_company(store, make_agent):
     company = add_company(store, "Juniper Books", 8404, talk=True)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
+    app = PoppyApp(make_agent(), initial_screen="talk")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.screen.query_one("#talk-company", Select).value == company.id
         add_company(store, "Larkspur Air", 8402, talk=True)
-        await settle(pilot, 0.8)  # a second Company appears without replacing the choice
+        # A second Company appears without replacing the choice.
         select = app.screen.query_one("#talk-company", Select)
-        assert select.value == company.id and len(select._options) == 3  # blank + two
+        options = select.query_one(OptionList)  # the Select's drop-down list
+        await wait_for(pilot, lambda: options.option_count == 3)  # blank + two
+        await settle(pilot)
+        assert select.value == company.id and options.option_count == 3
 
 
 async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypatch):
@@ -344,26 +341,26 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
             raise RuntimeError("network \x1b[2J gone")
 
     app = PoppyApp(FailingAgent(store, ui_config()))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         # Waits for behaviour, not for a time: a loaded machine may take several seconds
         # to run the restart timer twice.
         for _ in range(400):
             await pilot.pause(0.05)
             # The restart and its toast are separate messages: wait for both, not just the first.
-            if len(starts) >= 2 and any("Sending stopped" in n.message for n in app._notifications):
+            if len(starts) >= 2 and any("Sending stopped" in m for m in notes):
                 break
         assert len(starts) >= 2
-        messages = [n.message for n in app._notifications]
+        messages = [m for m in notes]
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
 
 
 @pytest.mark.parametrize("mode", ["talk", "compose"])
-async def test_escape_leaves_talk_and_the_composer_even_while_typing(store, mode):
+async def test_escape_leaves_talk_and_the_composer_even_while_typing(store, mode, make_agent):
     from poppy_tui.ui.screens.inbox import InboxScreen
 
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen=mode)
+    app = PoppyApp(make_agent(), initial_screen=mode)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await pilot.press("escape")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, InboxScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen))

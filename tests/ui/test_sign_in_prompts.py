@@ -19,7 +19,7 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.screens.signin import SignInScreen
 from tests.companies.account_company import NAME, AccountCompany
 from tests.ui.test_company_flows import pick_action
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import started, wait_for, record_notifications
 
 SIZE = (120, 36)
 CONFIG = Config(grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
@@ -116,15 +116,17 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
 
     company = await agent.add_company(birch.base_url)
     app = PoppyApp(agent, initial_screen="talk")
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
-        await pilot.pause(0.2)
+        await started(pilot)
         screen.query_one("#talk-company", Select).value = company.id
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == company.id)
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "talk-input")
         await pilot.press(*"order oats", "enter")
         await wait_for(pilot, lambda: screen.awaiting_sign_in is not None, timeout=15)
-        messages = [n.message for n in app._notifications]
+        messages = [m for m in notes]
         assert any(f"Sign in to {NAME} to continue (scopes orders)" in m and "Ctrl+G" in m for m in messages)
         assert screen.check_action("sign_in_and_resend", ()) is True
         await pilot.press("ctrl+g")

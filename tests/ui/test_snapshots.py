@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config
+from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen
+from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config, wait_for
 
 # Every main screen at the size the issue-14 user found problems at, and at a large one.
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
@@ -56,7 +57,8 @@ def test_confirm_approve(snap_compare, sample, size):
     async def confirm(pilot) -> None:
         await steady(pilot)
         await pilot.press("a")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmApproveScreen))
+        await steady(pilot)
 
     assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=confirm)
 
@@ -86,6 +88,7 @@ def test_confirm_decline(snap_compare, sample, size):
     async def decline(pilot) -> None:
         await steady(pilot)
         await pilot.press("d")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDeclineScreen))
+        await steady(pilot)
 
     assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=decline)

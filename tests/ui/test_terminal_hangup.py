@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 from poppy_tui.ui.terminal_watch import terminal_hung_up, watchable_terminal
 from tests.ui.test_first_frame import home_with_three_operations, read_until, start_in_pty
@@ -18,8 +17,9 @@ def test_the_tui_ends_when_its_terminal_hangs_up_without_sighup(tmp_path):
     # A session of its own without a controlling terminal: closing the master sends no SIGHUP.
     proc, master = start_in_pty([sys.executable, "-m", "poppy_tui", "--home", str(home)], env)
     try:
-        read_until(master, ["Manzanita"])
-        time.sleep(0.3)  # past the first frame: the store poll is running
+        # Past the first frame, the store poll running: the start-up warning (the fail keyring
+        # can't sign) is said after the network preparation, which follows the first frame.
+        read_until(master, ["Manzanita", "Approvals can't"])
         os.close(master)
         master = -1
         # Generous: the poll runs every half second; the old code never ended at all.

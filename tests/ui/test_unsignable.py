@@ -26,28 +26,42 @@ def unusable_keyring(monkeypatch):
     keyring.set_keyring(previous)
 
 
-async def test_start_up_warns_and_a_is_refused_with_the_fix(tmp_path, unusable_keyring):
+def toasts(app) -> list[str]:
+    """The toasts on screen, as a person reads them."""
+    return [str(toast.render()) for toast in app.screen.query("Toast")]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_start_up_warns_briefly_and_the_review_says_why_and_the_fix(tmp_path, unusable_keyring, size):
+    """The start-up warning and the refusal of `a` are short toasts (two 15-line ones covered the
+    review at 80x24); the review's banner says approving is unavailable here, why, and the fix."""
     agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), ui_config(arm_delay_seconds=0.1))
     company = add_company(agent.store, "Manzanita Outfitters", 8401)
     row = add_operation(agent.store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
     app = PoppyApp(agent)
     try:
-        async with app.run_test(size=(120, 36)) as pilot:
-            # Said after the first frame; a loaded CI machine took longer than a fixed 0.3 s pause.
-            await wait_for(pilot, lambda: any("can't be signed" in n.message for n in app._notifications))
+        async with app.run_test(size=size, notifications=True) as pilot:
+            # Said after the first frame, once the keyring was judged in a thread.
+            await wait_for(pilot, lambda: any("can't be signed" in t for t in toasts(app)),
+                           describe=lambda: repr(toasts(app)))
+            warning = next(t for t in toasts(app) if "can't be signed" in t)
+            assert KEY_STORAGE_ENV not in warning and len(warning) < 200  # short: the review has the rest
             app.open_review(row)
-            await pilot.pause(0.2)
+            await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
             screen = app.screen
-            assert isinstance(screen, ReviewScreen)
-            for _ in range(200):
-                if screen.can_approve():
-                    break
-                await pilot.pause(0.05)
+            await wait_for(pilot, lambda: bool(screen.query("#outcome")))
+            banner = screen.query_one("#outcome")
+            await wait_for(pilot, lambda: "approving is unavailable on this machine" in str(banner.render()),
+                           describe=lambda: str(banner.render()))
+            assert f"{KEY_STORAGE_ENV}=file" in str(banner.render())  # the fix, where the person looks
+            assert "a: approve" not in str(banner.render())
+            await wait_for(pilot, screen.can_approve)
             await pilot.press("a")
-            await pilot.pause()
+            await wait_for(pilot, lambda: any(t.startswith("Can't approve") for t in toasts(app)),
+                           describe=lambda: repr(toasts(app)))
             assert not isinstance(app.screen, ConfirmApproveScreen)
-            refused = [n.message for n in app._notifications if n.message.startswith("Can't approve")]
-            assert refused and f"{KEY_STORAGE_ENV}=file" in refused[0]
+            refused = next(t for t in toasts(app) if t.startswith("Can't approve"))
+            assert len(refused) < 200 and "banner above" in refused
             assert agent.store.get_operation(row).status == Status.PENDING
             assert agent.store.decisions(row) == []
     finally:

@@ -36,6 +36,69 @@ async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, 
         raise AssertionError("timed out waiting" + (f": {describe()}" if describe is not None else ""))
 
 
+def record_notifications(app) -> list[str]:
+    """The messages of every notification (toast) the app is asked for from now on, in order:
+    Textual keeps its own list private, and drops a toast from it once its timeout is over."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> Any:
+        said.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return said
+
+
+def busy_workers(app) -> list[Any]:
+    """The app's short-lived workers still running: a screen's load, the checks' thread, the network
+    preparation. The dispatcher runs for the app's whole life, so it is never "done"."""
+    return [w for w in app.workers if w.group != "dispatcher" and not w.is_finished]
+
+
+async def workers_done(pilot, timeout: float = 10.0) -> None:
+    """Let the app's short-lived workers finish and what they posted be handled: after a key that
+    re-reads the store, say, before asserting what the screen shows (or does not show)."""
+    app = pilot.app
+    await pilot.pause()
+    await wait_for(
+        pilot,
+        lambda: not busy_workers(app) and not any(getattr(s, "checking", False) for s in app.screen_stack),
+        timeout,
+        describe=lambda: f"still running: {[w.name or w.group for w in busy_workers(app)]}",
+    )
+    await pilot.pause()
+
+
+async def started(pilot, timeout: float = 10.0) -> None:
+    """Wait until what follows the first frame has run: notifications watch the store, the network
+    preparation is over (so a real Agent's dispatcher is started)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: getattr(app, "watcher", None) is not None, timeout,
+                   describe=lambda: "notifications never started")
+    await workers_done(pilot, timeout)
+
+
+async def review_shown(pilot, timeout: float = 10.0) -> Any:
+    """After app.open_review(row): wait until the review shows its revision and its load is over."""
+    from poppy_tui.ui.screens.review import ReviewScreen
+
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None,
+                   timeout, describe=lambda: f"the screen is {type(app.screen).__name__}")
+    await workers_done(pilot, timeout)
+    return app.screen
+
+
+async def poll_seen(pilot, timeout: float = 10.0) -> None:
+    """Wait until the app's store poll has seen the latest commit (another process's, or the test's
+    own writes through a second Store), and the screens and notifications have handled it."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app._change_token == app.reader.change_token(), timeout,
+                   describe=lambda: "the store poll has not seen the latest commit")
+    await workers_done(pilot, timeout)
+
+
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -261,6 +324,7 @@ __all__ = [
     "checks_shown",
     "freeze_times",
     "jacket_terms",
+    "record_notifications",
     "ui_config",
 ]
 
@@ -289,4 +353,6 @@ async def steady(pilot) -> None:
         if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
             break
         await pilot.pause(0.05)
-    await pilot.pause(0.3)
+    await workers_done(pilot)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()

@@ -252,6 +252,7 @@ class ReviewScreen(PoppyScreen):
                       else None)
         banner = self.query_one("#outcome", OutcomeBanner)
         banner.arming_left = self.arming_left
+        banner.unsignable = lambda: getattr(self.app, "unsignable", None)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(record, self.store.attempts(record.id))
         self._update_footer()
@@ -374,8 +375,10 @@ class ReviewScreen(PoppyScreen):
         signing_problem = getattr(self.agent, "signing_problem", None)
         problem = signing_problem() if signing_problem is not None else None
         if problem:
-            self.notify(f"Can't approve: approvals can't be signed on this machine. {plain_line(problem, 1000)}",
-                        severity="error", markup=False, timeout=30)
+            self.poppy.unsignable = problem  # the banner says why, and the fix, where the person looks
+            self.refresh_data()
+            self.notify("Can't approve: approvals can't be signed on this machine (the banner above says "
+                        "why and how to fix it). Nothing was approved.", severity="error", markup=False, timeout=8)
             return
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 

@@ -34,6 +34,8 @@ class OutcomeBanner(Static):
         self.key_for = key_for
         # The review's arming delay: while it runs the banner says when approving becomes possible.
         self.arming_left: Callable[[], float] = lambda: 0.0
+        # Why approvals can't be signed on this machine (no usable keyring, say), or None.
+        self.unsignable: Callable[[], str | None] = lambda: None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -67,6 +69,16 @@ class OutcomeBanner(Static):
         arming = self.arming_left()
         approve = (f"{key('approve', 'a')}: approve… (available in {arming:.1f} s)" if arming > 0
                    else f"{key('approve', 'a')}: approve…")
+        unsignable = self.unsignable() if status in (Status.PENDING, Status.WITHDRAWN) else None
+        if unsignable:
+            # Said here, where the person looks, rather than in a toast that covers the review.
+            from poppy_tui.ui.safe import plain_line
+
+            return Content.assemble(
+                (f"WAITING FOR YOUR DECISION — approving is unavailable on this machine   "
+                 f"{key('decline', 'd')}: decline…", "bold"),
+                "\n", f"Approvals can't be signed here: {plain_line(unsignable, 600)}",
+            )
         if status == Status.PENDING:
             head = f"WAITING FOR YOUR DECISION — {approve}   {key('decline', 'd')}: decline…"
         elif status == Status.WITHDRAWN:

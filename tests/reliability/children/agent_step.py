@@ -12,7 +12,7 @@ the wire), in this child only:
 
   approved     approve (grace 0), print "approved ROW", then idle without dispatching
   grace        approve with the configured grace, print "approved ROW", run the dispatcher
-  declined     decline, print "declined ROW", run the dispatcher
+  declined     decline, print "declined ROW", run the dispatcher (printing "pass N" after each pass)
   before-send  the attempt row is committed; print "sending ROW" and hang before the request leaves
   in-flight    print "sending ROW", then really send (the parent kills while the Company performs)
   answered     really send; print "answered ROW OUTCOME" and hang before the answer is recorded
@@ -38,22 +38,27 @@ def say(*words: object) -> None:
     print(*words, flush=True)
 
 
+async def until_killed() -> None:
+    """Hang here: the parent's SIGKILL is what ends this process."""
+    await asyncio.Event().wait()
+
+
 class SteppedAgent(Agent):
     step = "run"
 
     async def _send_approval(self, op, approval):  # type: ignore[override]
         if self.step == "probe" and self.store.get_operation(op.id).status.value == "outcome_unknown":
             say("probing", op.id, op.attempt_count)
-            await asyncio.sleep(3600)
+            await until_killed()
         if self.step == "before-send":
             say("sending", op.id, op.attempt_count)
-            await asyncio.sleep(3600)
+            await until_killed()
         if self.step == "in-flight":
             say("sending", op.id, op.attempt_count)
         exchange = await super()._send_approval(op, approval)
         if self.step == "answered":
             say("answered", op.id, outcome_name(exchange.outcome))
-            await asyncio.sleep(3600)
+            await until_killed()
         return exchange
 
 
@@ -86,12 +91,22 @@ async def main() -> None:
     if step == "declined":
         agent.decline(row, op.current.id)
         say("declined", row)
+        one_pass, passes = agent.dispatcher.dispatch_once, 0
+
+        async def counted_pass() -> int:
+            nonlocal passes
+            sent = await one_pass()
+            passes += 1
+            say("pass", passes)
+            return sent
+
+        agent.dispatcher.dispatch_once = counted_pass  # type: ignore[method-assign]
         await agent.run_dispatcher(asyncio.Event())
         return
     agent.approve(row, op.current.id)
     say("approved", row)
     if step == "approved":
-        await asyncio.sleep(3600)
+        await until_killed()
         return
     if step == "grace":
         await agent.run_dispatcher(asyncio.Event())

@@ -19,7 +19,7 @@ import resource
 import signal
 import sqlite3
 import sys
-import time
+import threading
 
 
 def main() -> None:
@@ -33,7 +33,7 @@ def main() -> None:
         if mode == "exclusive":
             con.execute("COMMIT")  # the exclusive lock stays with this connection
         print("locked", flush=True)
-        time.sleep(120)
+        threading.Event().wait()  # holding the lock until the parent kills this process
         return
 
     from poppy_tui.agent.store import Status, Store
