@@ -14,6 +14,7 @@ from typing import Iterator
 
 import pytest
 from textual.widgets import DataTable
+from textual.widgets.select import InvalidSelectValueError
 
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Store
@@ -229,8 +230,8 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, ComposerScreen)
                            and app.screen.query_one(CompanySelect).query_one(OptionList).option_count == 3)
-            select = app.screen.query_one(CompanySelect)
-            options = [str(getattr(prompt, "plain", prompt)) for prompt, _ in select._options]
+            listing = app.screen.query_one(CompanySelect).query_one(OptionList)  # the options as shown
+            options = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
             assert f"{NAME_MARK} {LOOKALIKE}  127.0.0.1:8411" in options
             assert f"{HONEST}  127.0.0.1:8412" in options
 
@@ -263,7 +264,7 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
 
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.screens.conversation import MessageView
-    from tests.ui.ui_sample import StoreAgent, add_company, ui_config
+    from tests.ui.ui_sample import StoreAgent, add_company, ui_config, wait_for
 
     monkeypatch.setenv("TZ", "UTC")
     with Store.open(tmp_path / "poppy.db") as store:
@@ -273,14 +274,17 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
         app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
         async with app.run_test(size=(120, 36)) as pilot:
             select = app.screen.query_one("#talk-company", Select)
-            for _ in range(100):
-                await pilot.pause(0.05)
-                if any(value == fake.id for _, value in select._options):
+            async def offered() -> bool:  # the Company is among the choices once the list is read
+                try:
+                    select.value = fake.id
+                except InvalidSelectValueError:
+                    return False
+                return True
+
+            for _ in range(200):
+                if await offered():
                     break
-            select.value = fake.id
-            for _ in range(100):
                 await pilot.pause(0.05)
-                if app.screen.query(MessageView):
-                    break
+            await wait_for(pilot, lambda: bool(app.screen.query(MessageView)))
             labels = [str(m.render()).split("\n", 1)[0] for m in app.screen.query(MessageView)]
             assert labels == [f"{NAME_MARK} {LOOKALIKE}"]

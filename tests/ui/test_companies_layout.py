@@ -1,5 +1,5 @@
 """The Companies screen keeps whether you are signed in on screen at every size (it decides
-whether a request works): yes/no below 160 columns, the kind and every scope from 160, and from 200
+whether a request works): yes/no below 160 columns (whole names and "conversation" from 100), the kind and every scope from 160, and from 200
 also when it was discovered and the whole base URL. Through the real Agent on temporary paths."""
 
 from __future__ import annotations

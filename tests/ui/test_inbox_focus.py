@@ -14,7 +14,7 @@ from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
-from tests.ui.ui_sample import JACKET_SUMMARY, add_company, add_operation, jacket_terms, ui_config, wait_for
+from tests.ui.ui_sample import JACKET_SUMMARY, record_notifications, add_company, add_operation, jacket_terms, ui_config, wait_for
 
 SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
 
@@ -97,11 +97,12 @@ async def test_an_arriving_operation_does_not_take_the_keys_from_another_screen(
         history = app.screen
         await wait_for(pilot, lambda: history.focused is not None, describe=lambda: _shown(app))
         focused = history.focused
+        said = record_notifications(app)
         with _another_connection(agent) as other:
             company = add_company(other, "Manzanita Outfitters", 8401)
             row = add_operation(other, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
         # The app's poll saw it (a toast says it arrived) while the history kept the keys.
-        await wait_for(pilot, lambda: any("Manzanita" in n.message for n in app._notifications),
+        await wait_for(pilot, lambda: any("Manzanita" in m for m in said),
                        describe=lambda: _shown(app))
         assert app.screen is history and history.focused is focused
         app.action_show_inbox()

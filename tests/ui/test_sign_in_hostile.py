@@ -27,7 +27,7 @@ from tests.companies.signin_company import (
     suffix_claimer,
 )
 from tests.keyring_support import memory_keyring  # noqa: F401 (autouse: refresh tokens kept in memory)
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import record_notifications, wait_for
 
 SIZE = (80, 24)
 PASSWORD = "hunter2-correct-horse"
@@ -54,7 +54,7 @@ def _text(screen) -> str:
 def _raw_free(app) -> None:
     """Nothing the Company sent reaches the terminal raw: no escape or control characters in what
     the dialog renders or in a toast."""
-    shown = _text(app.screen) + "".join(n.message for n in app._notifications)
+    shown = _text(app.screen) + "".join(app.said_toasts)
     assert not any(ord(c) < 32 and c != "\n" for c in shown) and "\x7f" not in shown
 
 
@@ -68,6 +68,7 @@ async def _dialog(pilot, app, agent, company, kind: str) -> SignInScreen:
 async def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_anything_is_typed(agent, hostile):
     company = hostile(lookalike_shop())
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "mediated")
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-0"), describe=lambda: _text(dialog))
@@ -82,6 +83,7 @@ async def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_anything_
 async def test_a_look_alike_device_link_is_shown_by_its_ascii_form_and_marked(agent, hostile):
     company = hostile(lookalike_shop())
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "device")
         await wait_for(pilot, lambda: dialog.query("#sign-in-link"), describe=lambda: _text(dialog))
@@ -94,6 +96,7 @@ async def test_a_look_alike_device_link_is_shown_by_its_ascii_form_and_marked(ag
 async def test_a_device_link_a_browser_opens_elsewhere_is_withheld(agent, hostile, trick):
     company = hostile(parser_trickster("device", TRICK_LINKS[trick]))
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "device")
         await wait_for(pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog))
@@ -108,6 +111,7 @@ async def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor
     monkeypatch.setattr(flows, "_open_in_browser", lambda url: opened.append(url) or True)
     company = hostile(suffix_claimer("direct", "https://login.evil.test/authorize"))
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "direct")
         status = dialog.query_one("#sign-in-status", Static)
@@ -119,6 +123,7 @@ async def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor
 async def test_credentials_for_another_site_are_not_asked_for(agent, hostile):
     company = hostile(suffix_claimer("mediated"))
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "mediated")
         status = dialog.query_one("#sign-in-status", Static)
@@ -130,6 +135,7 @@ async def test_credentials_for_another_site_are_not_asked_for(agent, hostile):
 async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept(agent, hostile):
     company = hostile(careless_secrets(fields=[*DISGUISED_SECRETS[:4], EMAIL_FIELD]))
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "mediated")
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-4"), describe=lambda: _text(dialog))
@@ -143,7 +149,7 @@ async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept
         await pilot.press(*"ada@shop.test")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: _text(dialog))
-        said = [n.message for n in app._notifications]
+        said = list(app.said_toasts)
         assert any("Signed in to Shop Test as ada@shop.test" in m for m in said), said
         assert not any(PASSWORD in m for m in said)
         record = get_sign_in(agent.store, (await agent.add_company(company.base_url)).id)
@@ -154,6 +160,7 @@ async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept
 async def test_credentials_quoted_back_are_not_shown(agent, hostile):
     company = hostile(careless_secrets(echo=True))
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "mediated")
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog))
@@ -161,7 +168,7 @@ async def test_credentials_quoted_back_are_not_shown(agent, hostile):
         status = dialog.query_one("#sign-in-status", Static)
         await wait_for(pilot, lambda: "did not sign you in" in str(status.render()), describe=lambda: _text(dialog))
         assert "password=•••" in str(status.render())
-        assert PASSWORD not in _text(dialog) and not any(PASSWORD in n.message for n in app._notifications)
+        assert PASSWORD not in _text(dialog) and not any(PASSWORD in m for m in app.said_toasts)
 
 
 async def test_the_one_time_code_is_masked(agent, hostile):
@@ -169,6 +176,7 @@ async def test_the_one_time_code_is_masked(agent, hostile):
     script.needs_code = True
     company = hostile(script)
     app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app, agent, company, "mediated")
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog))
@@ -199,6 +207,7 @@ async def test_a_program_squatting_the_identity_port_is_not_believed(tmp_path, h
     company = hostile(careless_secrets())
     try:
         app = PoppyApp(agent)
+        app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
         async with app.run_test(size=SIZE) as pilot:
             dialog = await _dialog(pilot, app, agent, company, "device")
             await wait_for(pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog))

@@ -48,11 +48,20 @@ COMPACT_COLUMNS = (
     ("operations", "Ops v2", 6),
     ("signed_in", "Signed in", 9),
 )
+# From this wide the compact layout has room for whole names and "conversation" spelt out.
+ROOMY_FROM = 100
+ROOMY_COLUMNS = (
+    ("name", "Company", 30),
+    ("domain", "Domain", 0),
+    ("interfaces", "Interfaces", 22),
+    ("operations", "Ops v2", 6),
+    ("signed_in", "Signed in", 9),
+)
 
 
 def _layout(width: int) -> tuple[tuple[str, str, int], ...]:
     if width < COMPACT_BELOW:
-        return COMPACT_COLUMNS
+        return ROOMY_COLUMNS if width >= ROOMY_FROM else COMPACT_COLUMNS
     return FULL_COLUMNS if width >= FULL_FROM else COLUMNS
 
 
@@ -106,7 +115,7 @@ class CompaniesScreen(PoppyScreen):
         table.clear()
         for company in self.companies:
             offers = company_interfaces(company)
-            if compact:  # "conversation" is what Talk talks to: the short word keeps the row on screen
+            if self.app.size.width < ROOMY_FROM:  # "conversation" is what Talk talks to: the row fits 80
                 offers = ["Talk" if label == "conversation" else label for label in offers]
             sign_in = sign_ins.get(company.id)
             values = {
