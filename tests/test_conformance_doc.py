@@ -4,7 +4,8 @@ be a test, every `module.py:Name` must still be defined, every row A1-A46, C1-C3
 there once, and the summary's counts must be the tables' verdicts.
 
 Test ids written `branch:tests/...` name tests on a branch not merged yet; they are left alone
-until the branch is merged and the prefix dropped.
+until the test is in this checkout, and then fail until the prefix is dropped (and the row that
+waited for them is brought up to date).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ DOC = ROOT / "docs" / "conformance.md"
 # A cited test: a file, optionally ::function (::Class::method too) and [params]. Not preceded by
 # a word character or ':' so `edges2:tests/...` (a branch's test) is not taken as main's.
 TEST_ID = re.compile(r"(?<![\w:/])(tests/[\w/]+\.py)((?:::\w+)*)(\[[^`]*?\])?(?=`)")
+# A test on a branch not merged yet: `edges2:tests/agent/test_x.py::test_y`.
+PENDING_TEST_ID = re.compile(r"`[\w.-]+:(tests/[\w/]+\.py)((?:::\w+)*)`")
 # A cited piece of code, relative to poppy_tui/: `agent/dispatcher.py:Dispatcher._drive`.
 CODE_REF = re.compile(r"`((?:protocol|safety|agent|ui|cli|mcp_server|demo)/[\w/]+\.py)(?::([\w.]+))?`")
 ROW = re.compile(r"^\| ([ACX]\d+) \|(.*)\|\s*$")
@@ -72,6 +75,17 @@ def missing_tests(text: str, root: Path = ROOT) -> list[str]:
     return missing
 
 
+def merged_pending_tests(text: str, root: Path = ROOT) -> list[str]:
+    """Tests cited as a branch's that are in this checkout now."""
+    merged = []
+    for file, names in PENDING_TEST_ID.findall(text):
+        name = names.removeprefix("::").replace("::", ".")
+        path = root / file
+        if path.is_file() and (not name or name in defined_names(path)):
+            merged.append(f"{file}{names}")
+    return merged
+
+
 def missing_code(text: str, root: Path = ROOT) -> list[str]:
     missing = []
     for file, name in set(CODE_REF.findall(text)):
@@ -112,6 +126,13 @@ def test_every_cited_test_exists():
     text = DOC.read_text(encoding="utf-8")
     assert len(cited_tests(text)) > 200, "the audit cites its tests as `tests/path.py::name`"
     assert missing_tests(text) == []
+
+
+def test_a_branchs_tests_are_cited_as_mains_once_merged():
+    text = DOC.read_text(encoding="utf-8")
+    assert merged_pending_tests(text) == [], (
+        "these tests are in main now: cite them without the branch prefix and update their rows' verdicts"
+    )
 
 
 def test_cited_parameters_are_collected():
@@ -172,3 +193,6 @@ def test_the_checker_notices_a_test_or_code_that_is_gone():
         "tests/no_such_file.py",
     ]
     assert missing_code(text) == ["agent/dispatcher.py:Dispatcher._gone", "agent/no_such_module.py:thing"]
+    assert merged_pending_tests(text) == []
+    merged = "`edges2:tests/test_conformance_doc.py::test_every_cited_test_exists`"
+    assert merged_pending_tests(merged) == ["tests/test_conformance_doc.py::test_every_cited_test_exists"]
