@@ -210,6 +210,7 @@ class Agent:
             signable=self.signing_key_loaded,
         )
         dispatcher.sign_in_state = self._sign_in_state
+        dispatcher.token_refused = self._token_refused
         return dispatcher
 
     @cached_property
@@ -300,9 +301,28 @@ class Agent:
     async def _sign_in_state(self, company: CompanyRecord) -> str | None:
         """A fingerprint of the access token now (never the token itself), or None signed out."""
         token = await self.sessions.access_token(company)
-        import hashlib
+        from poppy_tui.agent.signin.vault import token_fingerprint
 
-        return None if token is None else hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
+        return None if token is None else token_fingerprint(token)
+
+    async def _token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
+        """The Company answered the access token with this fingerprint with 401 invalid_token."""
+        source = self._access_token_source
+        ours = source is Agent._UNSET or (
+            "signins" in self.__dict__ and getattr(source, "__self__", None) is self.__dict__["signins"]
+        )
+        if not ours:
+            return  # a token source of the caller's own (a test, an embedding program): theirs to renew
+        await self.signins.token_refused(company, fingerprint)
+
+    async def _notice_refused_token(self, company: CompanyRecord, exchange: Exchange) -> None:
+        """A first request whose access token the Company refused (invalid_token): the sign-in is
+        renewed or ended now, so `signin` and the Companies screen tell the truth."""
+        from poppy_tui.protocol.challenges import INVALID_TOKEN
+
+        challenge = exchange.challenge
+        if challenge is not None and challenge.error == INVALID_TOKEN and exchange.signed_in:
+            await self._token_refused(company, await self._sign_in_state(company))
 
     def signing_key(self) -> "ec.EllipticCurvePrivateKey":
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
@@ -433,6 +453,7 @@ class Agent:
         exchange = await self._first_request(
             lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key), company, idempotent
         )
+        await self._notice_refused_token(company, exchange)
         company = await self._recheck_after(exchange, company)
         return self._result(company, request_id, exchange, "api", declared)
 
@@ -453,6 +474,7 @@ class Agent:
         exchange = await self._first_request(
             lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id), company, False
         )
+        await self._notice_refused_token(company, exchange)
         company = await self._recheck_after(exchange, company)
         return self._result(company, request_id, exchange, "mcp", declared)
 
@@ -569,6 +591,7 @@ class Agent:
             raise AgentError(f"{company.name} offers no conversations in its poppy.json")
         declared = self.sessions.declares_operations(company)
         said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
+        await self._notice_refused_token(company, said.exchange)
         why = said.exchange.detail or _short(said.exchange)
         outcome = said.exchange.outcome
         if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":

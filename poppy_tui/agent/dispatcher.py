@@ -51,6 +51,8 @@ from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
+from poppy_tui.protocol.challenges import INVALID_TOKEN
+from poppy_tui.protocol.ids import new_id
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     BadResponse,
@@ -71,6 +73,9 @@ DEFAULT_LEASE_SECONDS = 30.0
 DEFAULT_INLINE_RETRY_SECONDS = 15.0
 # Attempt outcomes after which the Company may have performed the operation.
 IN_DOUBT = frozenset({"unknown", "retry_later", "interrupted"})
+# The attempt outcome of a send the Company answered with a sign-in challenge: not a refusal of
+# the operation (Ops 3), nothing performed, and the wait for the person that follows is not resending.
+SIGN_IN_ASKED = "sign_in_required"
 
 Sender = Callable[[OperationRecord, Approval], Awaitable[Exchange]]
 # Why nothing can be sent from this machine now (the approval can't be signed), or None.
@@ -219,6 +224,10 @@ class Dispatcher:
         # again once the fingerprint is not None and differs from the one its challenge met, so a
         # token the Company keeps refusing (too few scopes, revoked) is not resent in a loop.
         self.sign_in_state: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
+        # Told when the Company refused the access token a send carried (401 invalid_token), with
+        # that token's fingerprint: the Agent drops it, and the sign-in if it can't be renewed,
+        # so the person is asked to sign in again instead of being told they are signed in.
+        self.token_refused: Callable[[CompanyRecord, str | None], Awaitable[None]] | None = None
         self._challenged_with: dict[int, str | None] = {}
 
     # ---- the loop ------------------------------------------------------------------------------
@@ -416,14 +425,19 @@ class Dispatcher:
         # The approval goes with the request that returned the approved revision ("the same
         # request again", Ops 6), even if a newer revision has since come from another request.
         # Its interface is that request's, which need not be the operation's first (Ops 6).
+        # Its Session is the one that revision was returned in: an operation returned signed out
+        # can be approved only there (Ops 3), and a later revision may come in a later Session.
         if op.current.id == op.approved_revision_id:
             approved = op.current
-            sending = dataclasses.replace(op, interface=op.request.interface)
+            sending = dataclasses.replace(
+                op, interface=op.request.interface, session_id=approved.session_id or op.session_id
+            )
         else:
             approved = self.store.get_revision(op.approved_revision_id)
             request, _, _ = self.store.get_request(approved.request_id)
             sending = dataclasses.replace(
-                op, request=request, request_id=approved.request_id, interface=request.interface
+                op, request=request, request_id=approved.request_id, interface=request.interface,
+                session_id=approved.session_id or op.session_id,
             )
         approval = Approval(op.operation_id, approved.revision)
         retries = 0
@@ -465,12 +479,19 @@ class Dispatcher:
             if challenge is not None and challenge.needs_sign_in and not saw_success:
                 # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
                 # Keep the approval and send it again after sign-in, while it is still valid.
-                self._challenged_with[op.id] = (
-                    await self.sign_in_state(op.company) if self.sign_in_state is not None else None
-                )
+                refused = await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                if exchange.signed_in and challenge.error == INVALID_TOKEN and self.token_refused is not None:
+                    # The Company no longer takes this token (revoked, or expired early): drop it.
+                    await self.token_refused(op.company, refused)
+                self._challenged_with[op.id] = refused
+                # A conversation answers a message sent again with the same ID with its first
+                # answer (spec 8.3), this very sign-in request: after sign-in the approval goes in a
+                # new message. It was not taken (the Company asked for sign-in instead), and a new
+                # message with the same approval can't perform it twice (Ops 7).
+                new_key = new_id("msg_") if sending.interface == "conversation" else None
                 self.store.wait_for_sign_in(
-                    finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
-                    f"waiting for sign-in: {exchange.detail}",
+                    (finished[0], SIGN_IN_ASKED, *finished[2:]), op.id, self.owner,
+                    approved.expires_at + timedelta(seconds=1), f"waiting for sign-in: {exchange.detail}", new_key,
                 )
                 return
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
@@ -480,9 +501,9 @@ class Dispatcher:
             self.store.finish_attempt(*finished)
             retries += 1
             attempts = self.store.attempts(op.id)  # now with this one: the first starts the window
-            window_end = self._window_end(attempts[0])
+            window_end = self._window_end(attempts)
             # Never wait past the approval's expiry or the retry window; _should_stop ends it there.
-            limit = min(approved.expires_at, window_end) - now_utc()
+            limit = (approved.expires_at if window_end is None else min(approved.expires_at, window_end)) - now_utc()
             delay = max(0.0, min(verdict.delay, limit.total_seconds()))
             if delay > self._inline:
                 self.store.schedule_retry(op.id, self.owner, delay, verdict.detail)
@@ -635,8 +656,14 @@ class Dispatcher:
             )
         return self.store.attempts(op_row) if orphans else attempts
 
-    def _window_end(self, first_attempt: AttemptRecord):
-        return parse_stamp(first_attempt.started_at) + timedelta(seconds=self._config.retry_window_seconds)
+    def _window_end(self, attempts: list[AttemptRecord]):
+        """When resending stops (retry_window_seconds after the first attempt since the approval
+        last waited for sign-in), or None when nothing was sent since. Waiting for the person to
+        sign in is not resending: it lasts as long as the approved terms (Ops 3)."""
+        start = _window_start(attempts)
+        if start is None:
+            return None
+        return parse_stamp(start.started_at) + timedelta(seconds=self._config.retry_window_seconds)
 
     def _should_stop(
         self, op: OperationRecord, approved: RevisionRecord, attempts: list[AttemptRecord], in_doubt: bool,
@@ -649,8 +676,9 @@ class Dispatcher:
                 raise StateError("the approved terms expired before they could be sent")
             return None
         now = now_utc()
-        window_end = self._window_end(attempts[0])
-        if saw_success and (approved.expires_at <= now or window_end <= now):
+        window_end = self._window_end(attempts)
+        window_over = window_end is not None and window_end <= now
+        if saw_success and (approved.expires_at <= now or window_over):
             return _Settle(Status.PERFORMED, "the Company answered with a success status, though its answer was cut off")
         if approved.expires_at <= now:
             # After expires_at the Company may forget the operation (Ops 7), so a resend could
@@ -662,7 +690,7 @@ class Dispatcher:
                     "Company (for example the order) whether it was done",
                 )
             return _Settle(Status.NOT_PERFORMED, "the approved terms expired before the approval could be delivered")
-        if window_end <= now:
+        if window_over:
             if in_doubt:
                 return _Settle(
                     Status.OUTCOME_UNKNOWN,
@@ -711,8 +739,9 @@ class Dispatcher:
                     "protocol violation: the Company answered the approval with the same revision it names "
                     f"({answered.revision}), which Ops 6 forbids; stopped instead of resending"
                 )
+            # Kept with the Session the answer came in: its approval goes there (Ops 3).
             self.store.record_operation(
-                op.company.id, op.request_id, op.session_id, answered, exchange.carrier_text, op.interface
+                op.company.id, op.request_id, exchange.session_id, answered, exchange.carrier_text, op.interface
             )
             if saw_success:
                 return refused(f"new terms (revision {answered.revision})")
@@ -787,6 +816,15 @@ class Dispatcher:
                     self._settled_rows.append(settle[1])
             else:
                 log.warning("operation %s could not be settled as %s: %s", settle[1], settle[3].value, problem)
+
+
+def _window_start(attempts: list[AttemptRecord]) -> AttemptRecord | None:
+    """The first attempt after the last one the Company answered with a sign-in challenge."""
+    since = 0
+    for number, attempt in enumerate(attempts):
+        if attempt.outcome == SIGN_IN_ASKED:
+            since = number + 1
+    return attempts[since] if since < len(attempts) else None
 
 
 def _in_doubt(attempts: list[AttemptRecord]) -> bool:

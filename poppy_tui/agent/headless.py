@@ -19,14 +19,22 @@ Settled = Callable[[OperationRecord], Awaitable[None] | None]
 
 
 def in_flight(store: Store) -> list[int]:
-    """Operations approved and not yet settled: in their grace period, or being sent."""
+    """Operations approved and not yet settled: in their grace period, being sent, or waiting for sign-in."""
     return [row.id for row in store.list_operations(IN_FLIGHT, limit=10_000, newest_first=False)]
+
+
+def waiting_for_sign_in(store: Store) -> list[int]:
+    """Approvals kept until the person signs in (the Company answered them with a sign-in
+    challenge): nothing is sent for them until then, however long a sender runs."""
+    return [row.id for row in store.list_operations(IN_FLIGHT, limit=10_000, newest_first=False) if row.waiting_sign_in]
 
 
 async def send_approved(agent, *, watch: bool = False, stop: asyncio.Event | None = None,
                         on_settled: Settled | None = None) -> list[OperationRecord]:
-    """Dispatch until nothing approved is left (or, with `watch`, until `stop` is set).
-    Returns every operation that left approved/sending meanwhile, in the order they did."""
+    """Dispatch until nothing approved is left but approvals waiting for sign-in (or, with
+    `watch`, until `stop` is set). Returns every operation that left approved/sending meanwhile,
+    in the order they did; those still waiting for sign-in are the caller's to report
+    (waiting_for_sign_in): without `watch`, a run would otherwise wait until their terms expire."""
     stop = stop or asyncio.Event()
     agent.dispatcher.collect_settled()
     agent.dispatcher.take_settled()  # what it settled before this call is not this call's
@@ -49,8 +57,8 @@ async def send_approved(agent, *, watch: bool = False, stop: asyncio.Event | Non
                 if maybe is not None:
                     await maybe
         watched = now_in_flight  # approvals made meanwhile are sent too
-        if not watched and not watch:
-            break
+        if not watch and set(waiting_for_sign_in(agent.store)) >= watched:
+            break  # nothing left that sending can finish: the rest waits for the person to sign in
         due = agent.dispatcher.next_due_in()
         pause = IDLE_SECONDS if due is None else min(IDLE_SECONDS, max(0.02, due))
         try:

@@ -151,7 +151,11 @@ class OutcomeProbe:
             return
         approved = self.store.get_revision(op.approved_revision_id)
         request, _, _ = self.store.get_request(approved.request_id)
-        sending = dataclasses.replace(op, request=request, request_id=approved.request_id, interface=request.interface)
+        # The approved revision's request and Session: the same approval, sent where it was (Ops 3, 6).
+        sending = dataclasses.replace(
+            op, request=request, request_id=approved.request_id, interface=request.interface,
+            session_id=approved.session_id or op.session_id,
+        )
         now = now_utc()
         remembered = approved.expires_at > now
         found = _Found()
@@ -220,7 +224,7 @@ class OutcomeProbe:
             if answered.operation_id == sending.operation_id and answered.revision != revision:
                 # Recorded for the person; it stays undecidable until the outcome is known (Ops 7).
                 self.store.record_operation(
-                    sending.company.id, sending.request_id, sending.session_id, answered, exchange.carrier_text,
+                    sending.company.id, sending.request_id, exchange.session_id, answered, exchange.carrier_text,
                     sending.interface,
                 )
             found.notes.append(

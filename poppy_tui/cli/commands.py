@@ -27,6 +27,7 @@ from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import REQUEST_EXIT, STATUS_EXIT, Exit, first_failure
 from poppy_tui.cli.output import (
     STATUS_TEXT,
+    status_text,
     company_block,
     emit,
     indented,
@@ -179,7 +180,7 @@ def print_final(record: "OperationRecord") -> None:
 
 
 def announce(record: "OperationRecord", stream: Any) -> None:
-    emit(f"operation {record.id}: {STATUS_TEXT.get(record.status.value, record.status.value)}", stream)
+    emit(f"operation {record.id}: {status_text(record)}", stream)
     emit(
         f"  {safe_line(record.company.name, 60)} ({safe_line(record.operation_id, 60)}): "
         f"{safe_line(record.current.summary, 300)}",

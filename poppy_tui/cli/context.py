@@ -73,10 +73,13 @@ def require_terminal() -> None:
         )
 
 
-def run_tui(agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None, demo: bool = False) -> None:
+def run_tui(
+    agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None, demo: bool = False,
+    notice: Any = None,
+) -> None:
     from poppy_tui.ui.app import PoppyApp
 
-    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file, demo=demo).run()
+    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file, demo=demo, notice=notice).run()
 
 
 def open_agent(ctx: Context, *, lazy_store: bool = False) -> "Agent":

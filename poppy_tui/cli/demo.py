@@ -9,7 +9,7 @@ never appear among real ones and approving one can't reach a real Company.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from poppy_tui.agent.config import Config
@@ -113,14 +113,25 @@ def _why_none(result: Any) -> str:
     return f"no operation came back ({safe_line(detail, 300)})" if detail else "no operation came back"
 
 
-async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int]:
+@dataclass
+class SeedReport:
+    """What the TUI must say about the start that its empty inbox can't (demo_notice)."""
+
+    company_id: int | None = None
+    sign_in_failed: str | None = None  # why the demo's sign-in failed (its requests went signed out)
+    expired: list[int] = field(default_factory=list)  # operations that arrived already expired
+
+
+async def seed(agent: "Agent", base_url: str, sign_in: bool = False, report: SeedReport | None = None) -> list[int]:
     """Register the demo Company (signing in first with `sign_in`) and make the demo
-    requests; returns the waiting operations."""
+    requests; returns the waiting operations (and fills in `report`)."""
+    report = report if report is not None else SeedReport()
     company = await agent.add_company(base_url)
+    report.company_id = company.id
     if sign_in:
         from poppy_tui.cli.demo_signin import sign_in_first
 
-        await sign_in_first(agent, company)
+        report.sign_in_failed = await sign_in_first(agent, company)
     note("Making requests through each interface:")
     waiting: list[int] = []
     for request in DEMO_REQUESTS:
@@ -133,6 +144,7 @@ async def seed(agent: "Agent", base_url: str, sign_in: bool = False) -> list[int
             note_wrapped(f"→ failed: {safe_line(str(exc), 300)}", indent="    ")
             continue
         expired = [row for row in rows if _already_expired(agent, row)]
+        report.expired.extend(expired)
         rows = [row for row in rows if row not in expired]
         waiting.extend(rows)
         outcome = f"operation {', '.join(map(str, rows))} waits for your approval" if rows else _why_none(result)
@@ -148,6 +160,29 @@ def _already_expired(agent: "Agent", row: int) -> bool:
 
     record = agent.store.get_operation(row)
     return record.status.value == "expired" or record.current.expires_at <= datetime.now(timezone.utc)
+
+
+def demo_notice(report: SeedReport, waiting: int) -> Any:
+    """What the inbox says at its top (ui/screens/inbox_notice.StartNotice): the pre-TUI text is hidden
+    behind the TUI, and an empty demo inbox must say why it is empty and what to do."""
+    from poppy_tui.safety.wording import count, followed_by
+    from poppy_tui.ui.screens.inbox_notice import StartNotice
+
+    parts: list[str] = []
+    sign_in_company = None
+    if report.sign_in_failed is not None and report.company_id is not None:
+        sign_in_company = report.company_id
+        parts.append(followed_by(
+            f"The demo's sign-in failed: {report.sign_in_failed}",
+            "its requests went out signed out, so they met sign-in challenges"
+            + ("" if waiting else " and nothing waits here"),
+        ))
+    if report.expired:
+        parts.append(f"{count(len(report.expired), 'demo operation')} arrived already expired (the "
+                     "'expired' fault), so nothing of them waits here: they are in History (h).")
+    if not parts:
+        return None
+    return StartNotice(" ".join(parts), sign_in_company)
 
 
 def waiting_line(count: int) -> str:
@@ -200,10 +235,12 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
                 note(line)
         note(f"Demo data: {demo.paths.data_dir} (separate from your own; reset on each start)")
 
+        report = SeedReport()
+
         async def make_requests() -> list[int]:
             agent = open_agent(demo)
             try:
-                return await seed(agent, company.base_url, sign_in=accounts)
+                return await seed(agent, company.base_url, sign_in=accounts, report=report)
             finally:
                 await agent.aclose()
 
@@ -211,7 +248,8 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
         note_wrapped(waiting_line(len(waiting)), indent="")
         agent = open_agent(demo)
         try:
-            run_tui(agent, "inbox", config_file=demo.config_file, demo=True)
+            run_tui(agent, "inbox", config_file=demo.config_file, demo=True,
+                    notice=demo_notice(report, len(waiting)))
         finally:
             close_agent(agent)
     finally:

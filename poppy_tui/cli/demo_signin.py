@@ -2,7 +2,7 @@
 browser on this machine (ssh, headless), Mediated Sign-In typed here.
 
 While the device prompt waits, Enter switches to the terminal: the demo user's email, the password
-through getpass (never echoed, never printed back), then the one-time code. Both kinds go through
+unseen (never echoed, never printed back), then the one-time code. Both kinds go through
 the agent's SignIns (agent/signin) and the `signin` command's own prompts; nothing here speaks OAuth.
 """
 
@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.output import note, note_wrapped, safe_line
+from poppy_tui.safety.wording import followed_by
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -25,27 +26,29 @@ TERMINAL_ATTEMPTS = 3
 TERMINAL_HINT = "No browser here? Press Enter to sign in here with the email and password above."
 
 
-async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> bool:
-    """Sign in as the demo user; a failure leaves the demo signed out (its requests say so)."""
+async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> str | None:
+    """Sign in as the demo user. None when signed in; else why not, for the TUI to say too: a
+    failure leaves the demo signed out (its requests say so)."""
     from poppy_tui.agent.signin.errors import SignInError
 
     note("Sign in first, as the demo user (credentials above):")
     try:
         grant = await _in_browser_or_terminal(agent, company)
     except SignInError as exc:
-        note_wrapped(f"sign-in failed: {safe_line(str(exc), 300)}. The demo goes on signed out: its "
-                     "requests get sign-in challenges (s on the TUI's Companies screen signs in).")
-        return False
+        why = safe_line(str(exc), 300)
+        note_wrapped(followed_by(f"sign-in failed: {why}", "the demo goes on signed out: its requests get "
+                                 "sign-in challenges (the inbox says how to sign in)"))
+        return why
     if grant is None:
         note("  not signed in; the requests go signed out")
-        return False
+        return "not signed in"
     note(f"  signed in ({grant.kind}), scopes {' '.join(grant.scopes)}")
     missing = [scope for scope in agent.signins.offer(company).scopes_for("device") if scope not in grant.scopes]
     if missing:
         # Mediated Sign-In grants the demo less (no bookings): say so before a request meets it.
         note_wrapped(f"{grant.kind} sign-in doesn't grant {safe_line(' '.join(missing), 200)}; "
-                     "a request that needs it asks you to sign in again (s on the TUI's Companies screen)")
-    return True
+                     "a request that needs it asks you to sign in again (the inbox says so)")
+    return None
 
 
 async def _in_browser_or_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
@@ -91,7 +94,7 @@ async def sign_in_in_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
         except SignInError as exc:
             if attempt == TERMINAL_ATTEMPTS:
                 raise
-            note(f"  {safe_line(str(exc), 300)}; try again")
+            note("  " + followed_by(safe_line(str(exc), 300), "try again"))
         finally:
             await flow.aclose()
     return None

@@ -44,6 +44,23 @@ STATUS_TEXT = {
     ),
     "expired": "expired before it was approved; nothing was sent",
 }
+# An approval held back because the Company asked for sign-in (status sending, waiting_sign_in set):
+# not on its way, so never "being sent".
+WAITING_SIGN_IN_TEXT = "approved; waiting for you to sign in to the Company, then it is sent (until the terms expire)"
+# Attempt outcomes as `show` lists them, where the stored word would mislead.
+ATTEMPT_TEXT = {"sign_in_required": "the Company asked for sign-in first; nothing was performed"}
+
+
+def status_name(record: Any) -> str:
+    """The state as people read it: `waiting for sign-in` rather than `sending` while it waits."""
+    return "waiting for sign-in" if getattr(record, "waiting_sign_in", None) else record.status.value
+
+
+def status_text(record: Any) -> str:
+    """STATUS_TEXT for a record, saying "waiting for sign-in" for an approval that waits for it."""
+    if getattr(record, "waiting_sign_in", None):
+        return WAITING_SIGN_IN_TEXT
+    return STATUS_TEXT.get(record.status.value, record.status.value)
 
 
 # ---- terminal-safe text ---------------------------------------------------------------------
@@ -325,7 +342,7 @@ def settled_expiry_text(status: Any, value: datetime) -> str:
 
 
 def row_line(row: "OperationRow") -> str:
-    status = row.status.value + (" (waiting for sign-in)" if row.waiting_sign_in else "")
+    status = status_name(row)
     return (
         f"{row.id}  {status}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
         f"{settled_expiry_text(row.status, row.expires_at)}\n"
@@ -382,7 +399,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     lines = [
         f"Operation {record.id}: {safe_line(record.operation_id, 100)}",
         f"Company: {_company_label_text(record.company.name, record.company.domain)}",
-        f"Status: {record.status.value}: {STATUS_TEXT.get(record.status.value, '')}",
+        f"Status: {status_name(record)}: {status_text(record)}",
         f"Asked through: {_asked_through(record)}",
     ]
     body = getattr(record.request, "body", None)
@@ -437,7 +454,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
         lines.append("Send attempts:")
         for a in attempts:
             status = f", HTTP {a.http_status}" if a.http_status is not None else ""
-            result = a.outcome or "no answer recorded (interrupted while sending)"
+            result = ATTEMPT_TEXT.get(a.outcome or "", a.outcome or "no answer recorded (interrupted while sending)")
             detail = f"; {safe_line(a.detail)}" if a.detail else ""
             lines.append(f"{COMPANY_INDENT}{a.number}: started {stamp_text(a.started_at)}: {result}{status}{detail}")
     events = store.events(record.id)

@@ -30,7 +30,7 @@ def _said(record: "OperationRecord") -> None:
 
 
 def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
-    from poppy_tui.agent.headless import in_flight, send_approved
+    from poppy_tui.agent.headless import in_flight, send_approved, waiting_for_sign_in
     from poppy_tui.cli.context import open_agent
 
     agent = open_agent(ctx)
@@ -60,6 +60,15 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
             if args.watch:
                 note("watching for approvals to send; stop with Ctrl-C or SIGTERM (anything queued stays queued)")
             settled = await send_approved(agent, watch=args.watch, stop=stop, on_settled=_said)
+            kept = [] if args.watch else [agent.store.get_operation(row) for row in waiting_for_sign_in(agent.store)]
+            for record in kept:
+                # Not sent, not failed: kept until the person signs in (then the TUI, `send` or
+                # `send --watch` sends it), as long as its terms are valid.
+                note(
+                    f"operation {record.id} ({safe_line(record.company.name, 60)}, {safe_line(record.operation_id, 60)}): "
+                    f"{safe_line(record.waiting_sign_in or '', 400)}; kept until its terms expire. Run: poppy-tui signin "
+                    f"{safe_line(record.company.name, 80)!r}, then poppy-tui send"
+                )
             if args.json:
                 # What this run settled, as `show --json` records (read again: the latest state).
                 emit(to_json({"operations": [record_json(agent.store, agent.store.get_operation(r.id))
@@ -68,6 +77,8 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
             await agent.aclose()
         if args.watch:
             return Exit.OK
-        return first_failure([STATUS_EXIT[r.status.value] for r in settled])
+        codes: list[int] = [STATUS_EXIT[r.status.value] for r in settled]
+        codes += [Exit.SIGN_IN_REQUIRED] * len(kept)  # kept for after sign-in: the person has to act
+        return first_failure(codes)
 
     return int(asyncio.run(session()))

@@ -2,8 +2,8 @@
 `poppy-tui signout COMPANY`.
 
 The person signs in themselves: the Company's page (Device, Direct) or their own typing
-(Mediated: secret fields through getpass, never echoed, kept or logged). Company text (its
-name, field labels, messages, links) is shown only through safe_line. Prompts and progress go
+(Mediated: typed at prompts that Ctrl-C ends at once; secret fields never echoed, kept or
+logged). Company text (its name, field labels, messages, links) is shown only through safe_line. Prompts and progress go
 to stderr; the one-line result goes to stdout.
 """
 
@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import emit, note, safe_line
-from poppy_tui.safety.wording import possessive
+from poppy_tui.safety.wording import followed_by, possessive
 
 if TYPE_CHECKING:
-    import asyncio
 
     from poppy_tui.agent.agent import Agent
 
@@ -136,6 +135,7 @@ async def _direct(flow: Any, args: argparse.Namespace) -> Any:
     import asyncio  # here and below: cli/main.py imports this module to build the parser
 
     from poppy_tui.agent.signin.flows import shown_host_of
+    from poppy_tui.cli.prompts import read_line_in_background
 
     url = await flow.start(open_browser=not args.no_browser)
     opened = " (opened in your browser)" if flow.browser_opened else "; open this in your browser"
@@ -149,49 +149,29 @@ async def _direct(flow: Any, args: argparse.Namespace) -> Any:
         return await flow.wait()
     note("Waiting for the browser to come back to poppy-tui. If it can't (another machine), paste the")
     note("address the browser ended on, then Enter:")
-    pasted = _read_line_in_background()
+    pasted = read_line_in_background()
     received = asyncio.ensure_future(flow.wait())
     done, _ = await asyncio.wait({received, pasted}, return_when=asyncio.FIRST_COMPLETED)
     if received in done:
         return received.result()
     received.cancel()
-    line = pasted.result()
+    line = pasted.result().strip()
     if not line:
         raise CliError("nothing was pasted; sign-in stopped")
     return await flow.complete(line)
 
 
-def _read_line_in_background() -> "asyncio.Future[str]":
-    """stdin read in a daemon thread: a redirect that arrives first must not leave the process
-    waiting for Enter at exit (asyncio's own executor would)."""
-    import asyncio
-    import threading
-
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[str] = loop.create_future()
-
-    def read() -> None:
-        try:
-            line = sys.stdin.readline()
-        except (OSError, ValueError):
-            line = ""
-
-        def settle() -> None:
-            if not future.done():
-                future.set_result(line.strip())
-
-        loop.call_soon_threadsafe(settle)
-
-    threading.Thread(target=read, daemon=True, name="signin-paste").start()
-    return future
+# Wrong one-time codes the person may retype before the sign-in stops (the Company may allow fewer).
+CODE_TRIES = 3
 
 
 async def ask_mediated(flow: Any) -> Any:
-    """The Company's declared fields (secrets through getpass), then any one-time code."""
-    import asyncio
-    import getpass
-
+    """The Company's declared fields (secrets never echoed), then any one-time code. Each prompt
+    ends at once on Ctrl-C (cli/prompts.py); a wrong code asks for the code again, not for the
+    fields, while the Company keeps the code step open."""
+    from poppy_tui.agent.signin.errors import CodeRejected
     from poppy_tui.agent.signin.flows import CodeRequired
+    from poppy_tui.cli.prompts import ask
 
     endpoint = flow.endpoint_shown  # as the browser and DNS read it, before anything is typed
     note(
@@ -201,26 +181,32 @@ async def ask_mediated(flow: Any) -> Any:
     if endpoint.warning:
         note(safe_line(endpoint.warning, 300))
     values: dict[str, str] = {}
-    for field in flow.fields:
-        label = safe_line(field.label, 100)
-        if field.secret:
-            # Not shown as typed, whatever `secret` the Company declared (safety/secret_fields.py).
-            values[field.name] = await asyncio.to_thread(getpass.getpass, f"{label} (not shown): ")
-        else:
-            values[field.name] = await asyncio.to_thread(_ask, f"{label}: ")
-    result = await flow.submit(values)
-    values.clear()
+    try:
+        for field in flow.fields:
+            label = safe_line(field.label, 100)
+            if field.secret:
+                # Not shown as typed, whatever `secret` the Company declared (safety/secret_fields.py).
+                values[field.name] = await ask(f"{label} (not shown): ", secret=True)
+            else:
+                values[field.name] = await ask(f"{label}: ")
+        result = await flow.submit(values)
+    finally:
+        values.clear()
+    wrong = 0
+    said = None
     while isinstance(result, CodeRequired):
-        if result.message:
+        if result.message and result is not said:
             note(f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}")
-        code = await asyncio.to_thread(getpass.getpass, "One-time code (not shown): ")
-        result = await flow.submit_code(code)
+        said = result
+        code = await ask("One-time code (not shown): ", secret=True)
+        try:
+            result = await flow.submit_code(code)
+        except CodeRejected as exc:
+            wrong += 1
+            if wrong >= CODE_TRIES:
+                raise
+            note(followed_by(safe_line(str(exc), 300), "type the code again"))
     return result
-
-
-def _ask(prompt: str) -> str:
-    print(prompt, end="", file=sys.stderr, flush=True)
-    return sys.stdin.readline().strip()
 
 
 def host_line(netloc: str) -> str:

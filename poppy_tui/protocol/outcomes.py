@@ -93,6 +93,10 @@ def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: 
         return RetryLater(retry_after, f"HTTP {status}")
     if status in (502, 504):
         return Unknown(f"HTTP {status} from a gateway")
+    if status >= 500:
+        # A server error says the Company failed, not that it did nothing: it may have acted
+        # first (RFC 9110 15.6). Only an answer that says so is "not performed".
+        return Unknown(f"HTTP {status}: the Company failed without saying whether it acted")
     if 200 <= status < 300:
         if carries_an_operation(body):
             return BadResponse(operation_in_success(f"HTTP {status}", "a 403 approval_required refusal"), status,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["count", "findings_tally", "plural", "possessive"]
+__all__ = ["count", "findings_tally", "followed_by", "plural", "possessive"]
 
 _IRREGULAR = {"danger": "dangers", "warning": "warnings", "finding": "findings", "is": "are", "was": "were"}
 
@@ -42,6 +42,17 @@ def possessive(name: str) -> str:
     if not stripped:
         return name
     return stripped + ("'" if stripped[-1] in "sS" else "'s")
+
+
+def followed_by(text: str, more: str) -> str:
+    """`text` (often a Company's own sentence) then `more`, punctuated once: "That code isn't
+    right." and "try again" give "That code isn't right. Try again.", not "right.; try again"."""
+    stripped = text.rstrip()
+    if not stripped or not more:
+        return stripped or more
+    if stripped[-1] in ".!?":
+        return f"{stripped} {more[:1].upper()}{more[1:]}."
+    return f"{stripped.rstrip(';:,')}; {more}"
 
 
 def findings_tally(findings: Iterable[object]) -> str:

@@ -81,7 +81,10 @@ class PoppyApp(App[None]):
         clock: Callable[[], datetime] | None = None,
         config_file: Path | None = None,
         demo: bool = False,
+        notice: Any = None,
     ) -> None:
+        """`notice`: what the inbox says at its top until dismissed or until an operation arrives
+        (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in)."""
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")
@@ -100,6 +103,8 @@ class PoppyApp(App[None]):
         self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
+        self.notice: Any = notice
+        self.notice_baseline: int | None = None  # how many waited when the notice was first shown
         self.unsignable: str | None = None  # why approvals can't be signed here, once known
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None

@@ -13,6 +13,8 @@ from poppy_tui.safety import wording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from poppy_tui.agent.store.records import CompanyRecord
 
 INTERFACE_LABELS = {"api": "API", "mcp": "MCP", "conversation": "conversation"}
@@ -64,6 +66,24 @@ def status_label(status: Status) -> str:
 
 def status_meaning(status: Status) -> str:
     return STATUS_TEXT[status][1]
+
+
+# An approval the Company answered with a sign-in request is kept (status sending, waiting_sign_in
+# set) but not on its way: every screen calls it this, never "sending".
+WAITING_SIGN_IN_LABEL = "waiting for sign-in"
+WAITING_SIGN_IN_MEANING = (
+    "You approved. The Company asked for sign-in before it does this, so nothing is being sent: your "
+    "approval is kept until the terms expire and goes out once you are signed in."
+)
+
+
+def record_status_label(record: Any) -> str:
+    """status_label for an operation (or a list row), saying "waiting for sign-in" while it waits."""
+    return WAITING_SIGN_IN_LABEL if getattr(record, "waiting_sign_in", None) else status_label(record.status)
+
+
+def record_status_meaning(record: Any) -> str:
+    return WAITING_SIGN_IN_MEANING if getattr(record, "waiting_sign_in", None) else status_meaning(record.status)
 
 
 def interface_label(interface: str) -> str:

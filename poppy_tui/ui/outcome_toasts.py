@@ -2,8 +2,9 @@
 
 Without this an approval completing while the person looks at the inbox only makes its row
 vanish. The watcher remembers which operations were on their way (approved, sending) and
-reports each one that reaches an outcome: performed, not performed, or unknown. No Textual
-here: the app turns what it returns into toasts.
+reports each one that reaches an outcome: performed, not performed, or unknown; and each one
+that starts waiting for sign-in (the Company asked for it: the person has to act before anything
+is sent). No Textual here: the app turns what it returns into toasts.
 """
 
 from __future__ import annotations
@@ -45,17 +46,31 @@ def outcome_toast(record: Any) -> Toast | None:
     return None
 
 
+def waiting_toast(row: Any) -> Toast:
+    company = plain_line(row.company_name, 60)
+    summary = plain_line(row.summary, 90)
+    return Toast(
+        row.id,
+        f"Waiting for sign-in: {company} asked you to sign in before it does this. Open it and press s; "
+        f"your approval is kept until the terms expire. {summary}",
+        "warning",
+    )
+
+
 class OutcomeWatcher:
     def __init__(self) -> None:
         self._on_the_way: set[int] | None = None  # None until the first look: old outcomes aren't news
+        self._waiting: set[int] = set()
 
     def check(self, store: Any) -> list[Toast]:
         rows = store.list_operations(IN_PROGRESS_STATUSES, limit=WATCH_LIMIT)
         now_on_the_way = {r.id for r in rows if r.status in ON_THE_WAY}
+        waiting = {r.id: r for r in rows if r.status in ON_THE_WAY and getattr(r, "waiting_sign_in", None)}
         before, self._on_the_way = self._on_the_way, now_on_the_way
+        waited, self._waiting = self._waiting, set(waiting)
         if before is None:
             return []
-        toasts: list[Toast] = []
+        toasts: list[Toast] = [waiting_toast(waiting[row]) for row in sorted(set(waiting) - waited)]
         for row in sorted(before - now_on_the_way):
             try:
                 record = store.get_operation(row)

@@ -162,11 +162,20 @@ def first_lines_apart(summaries: list[str], count: int | None = None) -> list[st
 
 def wrapped_first_line(text: str, width: int, lines: int, indent: int = 0) -> str:
     """The summary's first line wrapped to `width` over at most `lines` lines (the first line
-    `indent` shorter), cut with a visible marker only if it still doesn't fit. The newlines are
-    ours, so what is measured here is what the cell shows."""
+    `indent` shorter). A line too long for them keeps its beginning and its end, the middle
+    left out behind a visible marker: a summary's end is usually what changes ("… to Tue, Dec 8
+    at 2:00 PM"), and cutting the end hid exactly that at 80 columns. The newlines are ours, so
+    what is measured here is what the cell shows."""
     line = _first_line(text)
     width = max(1, width)
     budget = width * lines - indent
+    if lines >= 2 and width >= 20:
+        whole = _wrap_fitting(line, width, lines, indent)
+        if whole is not None:
+            return whole
+        elided = _wrap_ends(line, width, lines, indent)
+        if elided is not None:
+            return elided
     for _ in range(6):
         shown = fit_line(line, max(1, budget))
         wrapped = textwrap.wrap(" " * indent + shown, width, break_long_words=True, break_on_hyphens=False,
@@ -175,6 +184,58 @@ def wrapped_first_line(text: str, width: int, lines: int, indent: int = 0) -> st
             return "\n".join(wrapped)[indent:] if indent else "\n".join(wrapped)
         budget -= max(1, len(wrapped[-1]) + (len(wrapped) - lines - 1) * width)
     return shown[: max(1, width - indent)]
+
+
+# A move's destination: "… from <where it is> to <where it goes> …".
+_MOVE = re.compile(r" from \S.{0,200}? to (?=\S)")
+
+
+def _wrap_fitting(line: str, width: int, lines: int, indent: int) -> str | None:
+    """`line` sanitised and wrapped, if all of it fits in `lines` lines of `width`; else None."""
+    if len(line) > width * lines * 2:  # more than it could ever show, even rendered as it is
+        return None
+    shown = sanitize_line(line, width * lines)
+    if "truncated" in shown.flags:
+        return None
+    wrapped = textwrap.wrap(" " * indent + shown.text, width, break_long_words=True, break_on_hyphens=False)
+    if len(wrapped) > lines:
+        return None
+    return "\n".join(wrapped)[indent:] if indent else "\n".join(wrapped)
+
+
+def _wrap_ends(line: str, width: int, lines: int, indent: int) -> str | None:
+    """For a move ("… from A to B …") too long for its lines: the beginning over the first lines
+    and, after "…", the destination over the rest ("… to Tue, Dec 8 at 2:00 PM …"), A and the
+    middle left out. None for any other line: its end is cut as usual (an exchange's new item
+    comes early and shows). Whole words; each part sanitised on its own, bounded."""
+    move = _MOVE.search(line, 0, 4000)
+    if move is None:
+        return None
+    tail_lines = max(1, lines // 2)
+    head_lines = lines - tail_lines
+    head_room = width * head_lines - indent
+    tail_room = width * tail_lines - 2  # "… " starts the destination's first line
+    if move.start() < head_room // 2:
+        return None  # the move begins early: the usual cut at the end shows its destination
+    head = sanitize_line(line[: head_room * 2], head_room * 4).text[:head_room]
+    if " " in head:
+        head = head.rsplit(" ", 1)[0]  # whole words only
+    destination = line[move.end() - 3:]
+    tail = sanitize_line(destination[: tail_room * 2], tail_room * 4).text
+    whole_tail = len(destination) <= tail_room * 2 and tail
+    for _ in range(4 * (head_lines + tail_lines) + 8):
+        head_wrapped = textwrap.wrap(" " * indent + head, width, break_long_words=True, break_on_hyphens=False)
+        if len(head_wrapped) > head_lines:  # shorten the beginning by its last word
+            head = head.rsplit(" ", 1)[0] if " " in head.strip() else head[: max(1, len(head) - width)]
+            continue
+        shown_tail = tail if tail == whole_tail and len(tail) <= tail_room else tail[: tail_room - 1].rstrip() + "…"
+        tail_wrapped = textwrap.wrap("… " + shown_tail, width, break_long_words=True, break_on_hyphens=False)
+        if len(tail_wrapped) > tail_lines:  # shorten the destination from its end
+            tail = tail[: max(1, len(tail) - 4)].rsplit(" ", 1)[0]
+            continue
+        text = "\n".join(head_wrapped + tail_wrapped)
+        return text[indent:] if indent else text
+    return None
 
 
 def cell(text: Any, max_chars: int = CELL_MAX) -> Text:

@@ -111,7 +111,7 @@ async def test_after_sign_out_an_approval_waits_for_sign_in_then_is_sent_once(ma
     assert done.status == Status.PERFORMED and done.waiting_sign_in is None
     assert birch.state.performed["ord_birch_1"] == 1
     outcomes = [a.outcome for a in agent.store.attempts(op.id)]
-    assert outcomes == ["not_performed", "performed"]
+    assert outcomes == ["sign_in_required", "performed"]  # the 401 was a request to sign in, not a refusal
 
 
 async def test_a_waiting_approval_is_not_sent_after_it_expires(make_agent, birch):

@@ -94,7 +94,11 @@ def screen_text(raw: bytes) -> str:
 class Terminal:
     """poppy-tui running in a pseudo-terminal, as a person runs it (POSIX only)."""
 
-    def __init__(self, *argv: str, home: Path, columns: int = 120, lines: int = 40) -> None:
+    def __init__(
+        self, *argv: str, home: Path, columns: int = 120, lines: int = 40, controlling: bool = False,
+    ) -> None:
+        """`controlling`: the pseudo-terminal is the program's controlling terminal, as a person's
+        is, so Ctrl-C (pressed as b"\\x03") reaches it as SIGINT from the terminal driver."""
         import fcntl
         import pty
         import struct
@@ -106,6 +110,8 @@ class Terminal:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "poppy_tui", *argv],
             stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
+            # After setsid (start_new_session), so the new session takes this terminal.
+            preexec_fn=(lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0)) if controlling else None,
         )
         os.close(follower)
         self.seen = b""
@@ -133,6 +139,13 @@ class Terminal:
             assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
             if not self._read(min(left, 0.5)):
                 break
+
+    def echo_on(self) -> bool:
+        """Whether the terminal echoes what is typed (the leader of a pseudo-terminal reports its
+        follower's modes): a program must give echo back however a secret prompt ended."""
+        import termios
+
+        return bool(termios.tcgetattr(self._leader)[3] & termios.ECHO)
 
     def press(self, keys: bytes) -> None:
         os.write(self._leader, keys)

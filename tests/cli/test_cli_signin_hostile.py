@@ -102,7 +102,11 @@ def test_credentials_and_codes_quoted_back_are_not_printed(home, hostile):
         terminal.read_until(r"One-time code \(not shown\): ")
         company.script.echo_credentials = True
         terminal.press(b"913370\r")
-        terminal.read_until(r"did not sign you in")
+        terminal.read_until(r"did not take that code")
+        # The code step stays open: the code is asked again, and nothing typed ends it.
+        terminal.read_until(r"One-time code \(not shown\): ", after="did not take that code")
+        terminal.press(b"\x04")
+        terminal.read_until(r"enter the code")
         assert terminal.wait() == Exit.ERROR
     finally:
         terminal.close()

@@ -126,3 +126,51 @@ async def test_agent_direct_sign_in_through_the_consent_page(start, agent):
         assert (await agent.call_api(company, "GET", "/api/bookings")).status == 200
     finally:
         await agent.aclose()
+
+
+async def _mediated_sign_in(agent, company) -> None:
+    from poppy_tui.agent.signin.flows import CodeRequired
+    from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE
+
+    flow = await agent.signins.begin(company, "mediated")
+    step = await flow.submit({"username": DEMO_USERNAME, "password": DEMO_PASSWORD})
+    if isinstance(step, CodeRequired):
+        await flow.submit_code(DEMO_ONE_TIME_CODE)
+
+
+async def test_demo_conversation_approval_waits_for_sign_in_past_the_window_then_is_performed(start, tmp_path):
+    """Probe P11b and P16 on the demo: an account's exchange from a conversation, approved after
+    signing out, with a retry window much shorter than the time until the person signs in again."""
+    import asyncio
+    from datetime import timedelta
+
+    from poppy_tui.agent.store.connection import now_utc, parse_stamp
+
+    config = replace(Config(), allow_loopback=True, grace_seconds=0.0, request_timeout_seconds=5.0,
+                     retry_window_seconds=0.3)
+    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), config, reply_wait_seconds=3.0)
+    shop = start(accounts=AccountsOptions())
+    try:
+        company = await agent.add_company(shop.base_url)
+        await _mediated_sign_in(agent, company)
+        said = await agent.say(company, "exchange my Stormline jacket for the insulated one")
+        (row,) = said.operation_rows
+        op = agent.store.get_operation(row)
+        assert op.account_owned and op.interface == "conversation"
+        await agent.signins.sign_out(company)
+        agent.approve(op.id, op.current.id)
+        waiting = await agent.wait_for_outcome(op.id, timeout=15)
+        assert waiting.status == Status.SENDING and waiting.waiting_sign_in, waiting.outcome_detail
+        first = parse_stamp(agent.store.attempts(op.id)[0].started_at)
+        while now_utc() <= first + timedelta(seconds=0.6):
+            await agent.dispatch_once()
+            await asyncio.sleep(0.02)
+        assert shop.state.performed(op.operation_id) == 0
+        await _mediated_sign_in(agent, company)
+        done = await agent.wait_for_outcome(op.id, timeout=20)
+        assert done.status == Status.PERFORMED, done.outcome_detail
+        assert shop.state.performed(op.operation_id) == 1
+        assert [a.outcome for a in agent.store.attempts(op.id)][0] == "sign_in_required"
+    finally:
+        await agent.aclose()
+        agent.store.close()

@@ -288,3 +288,15 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
             await wait_for(pilot, lambda: bool(app.screen.query(MessageView)))
             labels = [str(m.render()).split("\n", 1)[0] for m in app.screen.query(MessageView)]
             assert labels == [f"{NAME_MARK} {LOOKALIKE}"]
+
+
+def test_a_companys_sentence_and_ours_are_punctuated_once():
+    from poppy_tui.safety.wording import followed_by
+
+    # "…account.; try again" was printed after a wrong password.
+    assert followed_by("That email and password don't match an account.", "try again") == (
+        "That email and password don't match an account. Try again.")
+    assert followed_by("wrong code", "type the code again") == "wrong code; type the code again"
+    assert followed_by("Refused!  ", "try again") == "Refused! Try again."
+    assert followed_by("no;", "try again") == "no; try again"
+    assert followed_by("", "try again") == "try again"

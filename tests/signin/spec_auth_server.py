@@ -10,6 +10,12 @@ Nothing here comes from poppy_tui.demo. It serves, on 127.0.0.1:
 Every client call is authenticated with a private_key_jwt assertion checked as the digest says:
 ES256 by the registered key, iss = sub = client_id, aud = the issuer exactly, short exp, single jti.
 
+It also has one action that needs both sign-in and the person's approval (Ops 3, 4, 6): POST
+/orders. Without an access token it answers 401 sign_in_required; with one it no longer accepts
+(revoked, RFC 6750 3.1) 401 invalid_token; else 403 approval_required with an operation that
+belongs to the account, performed once when the approval of one of its revisions comes back
+with a valid token.
+
 Tests script it through attributes (`device_script`, `redirect_iss`, `access_lifetime`, ...) and
 read what it received in `received`.
 """
@@ -87,6 +93,17 @@ class SpecAuthCompany:
     mediated: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen_jti: set[str] = field(default_factory=set)
     revoked_tokens: list[tuple[str, str | None]] = field(default_factory=list)
+    # The orders action: revisions handed out (revision -> expiry), times performed, its first answer.
+    order_revisions: dict[str, float] = field(default_factory=dict)
+    orders_performed: int = 0
+    refuse_tokens: bool = False  # answer every access token at /orders with invalid_token
+    order_answers: list[str] = field(default_factory=list)  # "sign_in_required", "invalid_token", ...
+
+    def revoke_everything(self) -> None:
+        """The Company ends every sign-in on its side (the person revoked the agent, say)."""
+        for grant in self.grants.values():
+            grant.revoked = True
+        self.access_tokens.clear()
 
     # ---- addresses ----------------------------------------------------------------------------------
 
@@ -403,6 +420,41 @@ class SpecAuthCompany:
             response = issue(entry["client_id"], entry["scopes"])
             return JSONResponse({"status": "complete", **json.loads(response.body)})
 
+        async def place_order(request: Request) -> Response:
+            await record(request)
+            authorization = request.headers.get("authorization", "")
+            if not authorization.startswith("Bearer "):
+                self.order_answers.append("sign_in_required")
+                return JSONResponse(
+                    {"error": "sign_in_required", "error_description": "Sign in to order"}, 401,
+                    headers={"WWW-Authenticate": 'Bearer error="sign_in_required", error_description="Sign in to order"'},
+                )
+            if self.refuse_tokens or not self.valid_access(authorization[len("Bearer "):]):
+                self.order_answers.append("invalid_token")
+                return JSONResponse({"error": "invalid_token"}, 401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            approval = request.headers.get("poppy-approval", "")
+            import http_sfv
+
+            named = None
+            if approval:
+                parsed = http_sfv.Dictionary()
+                parsed.parse(approval.encode("ascii"))
+                named = (str(parsed["operation_id"].value), str(parsed["revision"].value))
+            if named is not None and named[0] == "ord_juniper_1" and self.order_revisions.get(named[1], 0) > time.time():
+                if self.orders_performed == 0:
+                    self.orders_performed = 1  # at most once (Ops 7): a resend gets the same answer
+                self.order_answers.append("performed")
+                return JSONResponse({"order": "ord_juniper_1", "status": "placed"})
+            revision = f"r{len(self.order_revisions) + 1}"
+            expires = time.time() + 600
+            self.order_revisions[revision] = expires
+            self.order_answers.append("approval_required")
+            return JSONResponse({"error": "approval_required", "operation": {
+                "operation_id": "ord_juniper_1", "revision": revision,
+                "summary": "Order **one rain jacket** for 80.00 USD, charged to your card on file.",
+                "expires_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expires)),
+            }}, 403)
+
         async def callback_sink(request: Request) -> Response:  # not used by the agent; keeps 404s honest
             return Response(status_code=404)
 
@@ -416,6 +468,7 @@ class SpecAuthCompany:
             Route("/oauth/revoke", revoke, methods=["POST"]),
             Route("/poppy/sign-in", mediated, methods=["POST"]),
             Route("/poppy/sign-in/{sign_in_id}", mediated_code, methods=["POST"]),
+            Route("/orders", place_order, methods=["POST"]),
             Route("/{path:path}", callback_sink),
         ])
 

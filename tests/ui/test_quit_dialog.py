@@ -107,3 +107,45 @@ async def test_the_quit_choices_speak_of_one_approval_as_one_and_fit_80_columns(
         else:
             assert lines[0] == "s  send them now and wait until each has an answer, then quit"
         await pilot.press("escape")
+
+
+async def test_send_now_does_not_wait_on_an_approval_that_waits_for_sign_in(tmp_path):
+    """Against Birch Market (a spec-only Company with accounts): the approval met a sign-in
+    challenge, so "send now and wait" says it waits for the person to sign in instead of
+    showing "Sending..." until its terms expire; l still leaves it queued."""
+    from tests.companies.account_company import AccountCompany
+
+    birch = AccountCompany()
+    birch.state.tokens["tok_alice"] = ("alice", ("orders",))
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    agent = Agent.open(paths, ui_config(grace_seconds=0.0, request_timeout_seconds=5.0),
+                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    token: list[str | None] = ["tok_alice"]
+
+    async def tokens(company) -> str | None:
+        return token[0]
+
+    agent.access_token_source = tokens
+    try:
+        company = await agent.add_company(birch.base_url)
+        result = await agent.call_api(company, "POST", "/orders", {})
+        op = agent.store.get_operation(result.operation_row)
+        token[0] = None  # signed out since
+        agent.approve(op.id, op.current.id)
+        assert (await agent.wait_for_outcome(op.id, timeout=10)).waiting_sign_in
+        app = PoppyApp(agent)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await pilot.press("s")
+            progress = app.screen.query_one("#quit-progress")
+            await wait_for(pilot, lambda: "sign in" in str(progress.render()))
+            shown = str(progress.render())
+            assert f"operation {op.id} waits for you to sign in" in shown and "Sending" not in shown
+            await pilot.press("l")
+            await wait_for(pilot, lambda: not app.is_running)
+        kept = agent.store.get_operation(op.id)
+        assert kept.status == Status.SENDING and kept.waiting_sign_in  # still kept for after sign-in
+    finally:
+        agent.store.close()
+        birch.stop()

@@ -90,17 +90,26 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         await wait_for(pilot, lambda: str(op.id) in progress.items)
         status = progress.get_cell(str(op.id), "status").plain
         assert status == "waiting for sign-in", status
-        from poppy_tui.cli.output import row_json, row_line
+        from poppy_tui.cli.output import row_json, row_line, show_text
 
         row = next(r for r in agent.store.list_operations([Status.SENDING]) if r.id == op.id)
         assert row_json(row)["waiting_sign_in"] and row_json(row)["status"] == "sending"
-        assert "sending (waiting for sign-in)" in row_line(row)
+        # `pending` and `show` say what it waits for, and never that it is on its way.
+        assert "waiting for sign-in" in row_line(row) and "sending" not in row_line(row)
+        shown = show_text(agent.store, agent.store.get_operation(op.id))
+        assert "Status: waiting for sign-in: approved; waiting for you to sign in" in shown
+        assert "being sent" not in shown and "not_performed" not in shown
+        assert "1: started" in shown and "the Company asked for sign-in first; nothing was performed, HTTP 401" in shown
         app.open_review(op.id)
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
         review = app.screen
         assert review.check_action("sign_in", ()) is True
         banner = str(review.query_one("#outcome").render())
         assert "WAITING FOR SIGN-IN" in banner and f"Sign in to {NAME} to continue (scopes orders)" in banner
+        assert "Your approval is being sent" not in banner
+        assert "kept until the terms expire" in banner
+        attempts = str(review.query_one("#progress").render())
+        assert "asked for sign-in" in attempts and "not_performed" not in attempts
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
         agent.access_token_source.token = "tok_alice"
@@ -131,3 +140,34 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
         assert screen.check_action("sign_in_and_resend", ()) is True
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+
+
+class RecordingApp(PoppyApp):
+    """PoppyApp keeping every toast it shows (through notify, Textual's public API)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.toasts: list[tuple[str, str]] = []
+
+    def notify(self, message, *args, **kwargs):  # type: ignore[override]
+        self.toasts.append((str(message), str(kwargs.get("severity", "information"))))
+        return super().notify(message, *args, **kwargs)
+
+
+async def test_an_approval_that_starts_waiting_for_sign_in_is_announced(agent, birch):
+    """The person is told where they are that the Company wants them signed in before anything is
+    sent: the approval is not on its way until they act."""
+    company = await agent.add_company(birch.base_url)
+    agent.access_token_source.token = "tok_alice"
+    result = await agent.call_api(company, "POST", "/orders", {})
+    op = agent.store.get_operation(result.operation_row)
+    agent.access_token_source.token = None  # signed out since
+    app = RecordingApp(agent, initial_screen="inbox")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#progress-table"))
+        agent.approve(op.id, op.current.id)  # as the review does; the app's dispatcher sends it
+        await wait_for(pilot, lambda: any("Waiting for sign-in" in m for m, _ in app.toasts), timeout=15)
+        ((message, severity),) = [t for t in app.toasts if "Waiting for sign-in" in t[0]]
+        assert f"{NAME} asked you to sign in before it does this" in message
+        assert "kept until the terms expire" in message and severity == "warning"
+        assert not any(m.startswith(("Not performed", "Outcome unknown")) for m, _ in app.toasts)

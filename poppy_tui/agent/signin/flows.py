@@ -25,7 +25,7 @@ from poppy_tui.safety.secret_fields import GuardedField, guard_fields, redact
 from poppy_tui.safety.web_host import ShownHost
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.net.http import HttpAnswer, request
-from poppy_tui.agent.signin.errors import SignInError
+from poppy_tui.agent.signin.errors import CodeRejected, SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.agent.signin.loopback import LoopbackReceiver
 from poppy_tui.agent.store import CompanyRecord
@@ -424,7 +424,7 @@ class MediatedSignIn(_Flow):
         self._code_step = None
         url = f"{self.endpoint.rstrip('/')}/{quote(step.sign_in_id, safe='')}"
         body = {"code": code.strip(), **self._client_authentication()}
-        return await self._answer(await self._post(url, body), None, [code.strip()])
+        return await self._answer(await self._post(url, body), None, [code.strip()], code_step=step)
 
     def _client_authentication(self) -> dict[str, str]:
         return {
@@ -443,7 +443,9 @@ class MediatedSignIn(_Flow):
             raise SignInError(f"could not reach {possessive(self.company_name)} sign-in endpoint: {answer.detail}")
         return answer
 
-    async def _answer(self, answer: HttpAnswer, account: str | None, secrets: list[str]) -> Grant | CodeRequired:
+    async def _answer(
+        self, answer: HttpAnswer, account: str | None, secrets: list[str], code_step: CodeRequired | None = None,
+    ) -> Grant | CodeRequired:
         if answer.status in (301, 302, 303, 307, 308):
             raise SignInError(f"{possessive(self.company_name)} sign-in endpoint redirected; the credentials go nowhere else")
         if answer.status >= 500 or answer.body is None:
@@ -463,4 +465,10 @@ class MediatedSignIn(_Flow):
         if parsed.status == "expired":
             raise SignInError(f"the sign-in at {self.company_name} expired; sign in again")
         reason = f": {message}" if message else ""
+        if code_step is not None and answer.status < 400:
+            # `failed` to a code with 2xx: the sign-in still stands (the core spec doesn't say it ends;
+            # a Company that ends it answers 4xx, or `failed` again), so the person may retype the
+            # code; the credentials are never sent twice (protocol-choices.md, "Mediated code step").
+            self._code_step = code_step
+            raise CodeRejected(f"{self.company_name} did not take that code{reason}")
         raise SignInError(f"{self.company_name} did not sign you in{reason}")

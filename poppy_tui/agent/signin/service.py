@@ -9,6 +9,11 @@
   ACCESS_TOKEN_REFRESH_MARGIN_SECONDS before it expires; None when signed out.
 - sign_out() revokes the refresh token (RFC 7009, token_type_hint=refresh_token) and deletes
   the tokens; Sessions go on signed out.
+- token_refused() hears that a Company answered a token with 401 invalid_token: the token is
+  dropped and renewed once with the refresh token; when it can't be, the sign-in is ended, so
+  the person is asked to sign in again (and `signin` does not answer "already signed in").
+- An access token in memory belongs to the sign-in it came from (sign_ins.signed_in_at): a
+  sign-in made since, in another process too, is read from the store and replaces it.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from poppy_tui.agent.companies import DiscoveryError, fetch_json
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
-from poppy_tui.agent.signin.vault import TokenVault
+from poppy_tui.agent.signin.vault import TokenVault, token_fingerprint
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.agent.store.sign_ins import SignInRecord, delete_sign_in, get_sign_in, save_sign_in, update_scopes
 from poppy_tui.protocol.conventions import ACCESS_TOKEN_REFRESH_MARGIN_SECONDS
@@ -34,6 +39,8 @@ from poppy_tui.protocol.discovery import is_loopback_host
 from poppy_tui.protocol.errors import ProtocolError
 
 if TYPE_CHECKING:
+    from poppy_tui.agent.signin.vault import AccessToken
+
     # The flows and the protocol's sign-in parsers load only when someone is, or gets, signed in:
     # a request to a Company with no sign-in asks access_token() and gets None from the store.
     from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, Grant, MediatedSignIn
@@ -67,6 +74,9 @@ class SignIns:
         self.vault = vault or TokenVault()
         self._servers: dict[str, AuthServer] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        # issuer -> the fingerprint of the token a refresh gave after the Company refused the one
+        # before: refused too, the sign-in is over (no loop of refreshes).
+        self._renewed_after_refusal: dict[str, str] = {}
 
     # ---- what a Company offers ------------------------------------------------------------------
 
@@ -167,8 +177,9 @@ class SignIns:
             self.vault.keep_refresh_token(server.issuer, tokens.refresh_token)
         else:
             self.vault.forget(server.issuer)
-        self.vault.keep_access(server.issuer, tokens.access_token, tokens.expires_in)
         record = save_sign_in(self._store, company.id, server.issuer, kind, tokens.scopes, account)
+        self.vault.keep_access(server.issuer, tokens.access_token, tokens.expires_in, record.signed_in_at)
+        self._renewed_after_refusal.pop(server.issuer, None)
         log.info("signed in to company %s (%s), scopes %s", company.id, kind, " ".join(tokens.scopes))
         return Grant(kind, record.scopes, record.account)
 
@@ -186,19 +197,68 @@ class SignIns:
             delete_sign_in(self._store, company.id)
             log.info("sign-in to company %s ended: its issuer changed", company.id)
             return None
-        cached = self.vault.access(issuer)
+        cached = self._cached(record)
         if cached is not None and cached.fresh(ACCESS_TOKEN_REFRESH_MARGIN_SECONDS):
             return cached.token
         lock = self._locks.setdefault(issuer, asyncio.Lock())
         async with lock:
-            cached = self.vault.access(issuer)
+            cached = self._cached(record)
             if cached is not None and cached.fresh(ACCESS_TOKEN_REFRESH_MARGIN_SECONDS):
                 return cached.token  # another task refreshed it meanwhile
             refreshed = await self._refresh(company, record)
             if refreshed is not None:
                 return refreshed
-            cached = self.vault.access(issuer)
+            cached = self._cached(record)
             return cached.token if cached is not None and cached.usable() else None
+
+    def _cached(self, record: SignInRecord) -> "AccessToken | None":
+        """The access token in memory, if it belongs to the sign-in the store holds now. One from
+        an earlier sign-in (the person signed in again, maybe in another poppy-tui process) is
+        dropped: the refresh token that sign-in kept gives this process the new one."""
+        cached = self.vault.access(record.issuer)
+        if cached is not None and cached.signed_in_at is not None and cached.signed_in_at != record.signed_in_at:
+            self.vault.forget_access(record.issuer)
+            return None
+        return cached
+
+    async def token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
+        """The Company answered a request carrying the token with this fingerprint with 401
+        invalid_token (RFC 6750 3.1): it no longer takes it (revoked, or expired early). The token
+        is dropped and renewed once with the refresh token; a sign-in that can't be renewed (no
+        refresh token, the grant revoked), or whose renewed token is refused as well, is ended,
+        so it is the person's to sign in again."""
+        record = self.status(company)
+        if record is None:
+            return
+        issuer = record.issuer
+        cached = self.vault.access(issuer)
+        if cached is not None and fingerprint is not None and token_fingerprint(cached.token) != fingerprint:
+            return  # replaced meanwhile (a refresh, a new sign-in): that one was not refused
+        lock = self._locks.setdefault(issuer, asyncio.Lock())
+        async with lock:
+            self.vault.forget_access(issuer)
+            if fingerprint is not None and self._renewed_after_refusal.get(issuer) == fingerprint:
+                self._end(company, issuer, "its renewed access token was refused too")
+                return
+            renewed = await self._refresh(company, record)
+        if renewed is not None:
+            self._renewed_after_refusal[issuer] = token_fingerprint(renewed)
+        elif self.status(company) is not None and self.vault.access(issuer) is None:
+            try:
+                can_renew = self.vault.refresh_token(issuer) is not None
+            except SignInError:
+                can_renew = False
+            if not can_renew:
+                self._end(company, issuer, "its access token was refused and there is nothing to renew it with")
+
+    def _end(self, company: CompanyRecord, issuer: str, why: str) -> None:
+        try:
+            self.vault.forget(issuer)
+        except SignInError as exc:
+            log.warning("the sign-in to company %s could not be forgotten: %s", company.id, exc)
+        delete_sign_in(self._store, company.id)
+        self._renewed_after_refusal.pop(issuer, None)
+        log.info("sign-in to company %s ended: %s", company.id, why)
 
     def _issuer_now(self, company: CompanyRecord) -> str | None:
         from poppy_tui.protocol.signin import parse_auth_offer
@@ -258,7 +318,7 @@ class SignIns:
             return None
         if tokens.refresh_token and tokens.refresh_token != refresh_token:
             self.vault.keep_refresh_token(record.issuer, tokens.refresh_token)  # rotated (RFC 6819 5.2.2.3)
-        self.vault.keep_access(record.issuer, tokens.access_token, tokens.expires_in)
+        self.vault.keep_access(record.issuer, tokens.access_token, tokens.expires_in, record.signed_in_at)
         if tokens.scopes != record.scopes:
             update_scopes(self._store, company.id, tokens.scopes)
         return tokens.access_token

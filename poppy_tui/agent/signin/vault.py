@@ -5,6 +5,7 @@ memory, with their expiry, refreshed before it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -26,10 +27,18 @@ REFRESH_TOKEN_FILE = "sign-ins.json"  # in the data folder, with key_storage = "
 MAX_TOKEN_FILE_BYTES = 1024 * 1024
 
 
+def token_fingerprint(token: str) -> str:
+    """Which access token, without the token: for comparing tokens across calls and processes."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:16]
+
+
 @dataclass
 class AccessToken:
     token: str
     expires_at: float | None  # time.time(); None when the Company gave no expiry
+    # The sign-in (sign_ins.signed_in_at) it belongs to: a sign-in made since, in this process or
+    # another (the CLI beside the TUI), makes it stale, whatever its expiry says.
+    signed_in_at: str | None = None
 
     def fresh(self, margin: float, now: float | None = None) -> bool:
         return self.expires_at is None or self.expires_at - (now or time.time()) > margin
@@ -49,8 +58,10 @@ class TokenVault:
     def access(self, issuer: str) -> AccessToken | None:
         return self._access.get(issuer)
 
-    def keep_access(self, issuer: str, token: str, expires_in: int | None) -> AccessToken:
-        kept = AccessToken(token, None if expires_in is None else time.time() + expires_in)
+    def keep_access(
+        self, issuer: str, token: str, expires_in: int | None, signed_in_at: str | None = None
+    ) -> AccessToken:
+        kept = AccessToken(token, None if expires_in is None else time.time() + expires_in, signed_in_at)
         self._access[issuer] = kept
         return kept
 

@@ -120,3 +120,26 @@ class ConversationStore(StoreBase):
             (conversation_row,),
         ).fetchall()
         return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def open_sign_in_asks(
+        self, conversation_row: int | None = None,
+    ) -> list[tuple[int, int, dict[str, Any], str | None, str]]:
+        """(conversation_row, company_id, event, text, kept_at) for each conversation (or this one) whose
+        newest `authorization` event (kept with role "authorization") came after the person's
+        newest message there: the sign-in the Company still waits for, and what the person said
+        that it answered. Whether the sign-in since covers it is the caller's to check."""
+        rows = self._db.execute(
+            "SELECT a.conversation_row, c.company_id, a.message_json, a.created_at,"
+            " (SELECT u.text FROM messages u WHERE u.conversation_row=a.conversation_row AND u.role='user'"
+            "  AND u.id<a.id ORDER BY u.id DESC LIMIT 1)"
+            " FROM messages a JOIN conversations c ON c.id=a.conversation_row"
+            " WHERE a.role='authorization'"
+            + (" AND a.conversation_row=?" if conversation_row is not None else "") +
+            " AND a.id=(SELECT max(b.id) FROM messages b WHERE b.conversation_row=a.conversation_row"
+            "  AND b.role='authorization')"
+            " AND NOT EXISTS (SELECT 1 FROM messages later WHERE later.conversation_row=a.conversation_row"
+            "  AND later.role='user' AND later.id>a.id)"
+            " ORDER BY a.id",
+            (() if conversation_row is None else (conversation_row,)),
+        ).fetchall()
+        return [(r[0], r[1], json.loads(r[2]), r[4], r[3]) for r in rows]

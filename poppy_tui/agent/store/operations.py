@@ -142,7 +142,7 @@ class OperationStore(RequestStore):
             return RecordResult(op_row, int(existing[0]), False, False, previous, status), False
         cursor = db.execute(
             "INSERT INTO revisions (operation_row, revision, request_id, summary, terms_json, expires_at,"
-            " expires_at_text, raw_json, carrier_text, received_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            " expires_at_text, raw_json, carrier_text, received_at, session_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (
                 op_row,
                 operation.revision,
@@ -154,6 +154,7 @@ class OperationStore(RequestStore):
                 _dumps(operation.raw),
                 carrier_text,
                 at,
+                session_id,
             ),
         )
         assert cursor.lastrowid is not None  # set by every INSERT
@@ -169,8 +170,10 @@ class OperationStore(RequestStore):
                 self._event(op_row, "superseded", "a new revision arrived before sending; approve again")
         # `interface` follows the current revision: an approval of it goes back through the
         # interface of the request that returned it (Ops 6), whichever returned the first one.
+        # So does `session_id`: a revision returned signed out is approved in its own Session
+        # (Ops 3), which after an invalid_session is a later one than the first revision's.
         db.execute(
-            "UPDATE operations SET current_revision_id=?, status=?, updated_at=?, interface=?,"
+            "UPDATE operations SET current_revision_id=?, status=?, updated_at=?, interface=?, session_id=?,"
             " approved_revision_id=CASE WHEN ? THEN NULL ELSE approved_revision_id END,"
             " send_after=CASE WHEN ? THEN NULL ELSE send_after END"
             " WHERE id=?",
@@ -179,6 +182,7 @@ class OperationStore(RequestStore):
                 new_status,
                 at,
                 interface,
+                session_id,
                 int(status == Status.APPROVED),
                 int(status == Status.APPROVED),
                 op_row,

@@ -48,6 +48,9 @@ class RevisionRecord:
     carrier_text: str | None
     received_at: str
     seen_at: str | None
+    # The Session of the request (or conversation read) that returned this revision; None for
+    # revisions recorded before the store kept it (then the operation's session_id).
+    session_id: str | None = None
 
     def as_operation(self) -> Operation:
         from poppy_tui.protocol.operation import parse_operation

@@ -23,7 +23,7 @@ _COMPANY_COLUMNS = (
 )
 _REVISION_COLUMNS = (
     "id, operation_row, revision, request_id, summary, terms_json, expires_at, expires_at_text, raw_json,"
-    " carrier_text, received_at, seen_at"
+    " carrier_text, received_at, seen_at, session_id"
 )
 _ATTEMPT_COLUMNS = (
     "id, operation_row, revision_id, number, idempotency_key, started_at, finished_at, outcome, http_status,"
@@ -61,7 +61,7 @@ def _revision(row: Sequence[Any]) -> RevisionRecord:
     return RevisionRecord(
         id=row[0], operation_row=row[1], revision=row[2], request_id=row[3], summary=row[4], terms=loads(row[5]),
         expires_at=parse_stamp(row[6]), expires_at_text=row[7], raw=json.loads(row[8]), carrier_text=row[9],
-        received_at=row[10], seen_at=row[11],
+        received_at=row[10], seen_at=row[11], session_id=row[12],
     )
 
 

@@ -171,6 +171,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX IF NOT EXISTS operations_due ON operations (updated_at) WHERE status IN ('approved', 'sending');
     """,
+    # 7: the Session each revision was returned in. An operation returned signed out can be
+    # approved only in that Session (Ops 3), and a later revision can come in a later Session
+    # (after invalid_session), so the approval of a revision goes in that revision's Session.
+    # Revisions recorded before have NULL: they fall back to operations.session_id, the Session
+    # of the operation's first revision, which is what those stores used.
+    """
+    ALTER TABLE revisions ADD COLUMN session_id TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

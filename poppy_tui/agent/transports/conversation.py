@@ -259,12 +259,14 @@ class Conversations:
 
     def ingest(
         self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str,
-        events: list[dict[str, Any]], signed_in: bool = False,
+        events: list[dict[str, Any]], signed_in: bool = False, session_id: str | None = None,
     ) -> Ingested:
         """Keep every message once; record the operations Company messages carry.
 
         Only the operation object is read from a Company message: its text never approves
         anything, and an `approval` a Company puts in its own message is ignored.
+        `session_id`: the Session of the exchange that delivered these events (after any renewal
+        inside it): an operation returned signed out is approved only there (Ops 3).
         """
         got = Ingested()
         for event in events:
@@ -272,6 +274,10 @@ class Conversations:
                 # The Company needs the person signed in (or more scopes) to go on: shown, not skipped.
                 challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
                 got.challenges.append(challenge)
+                # Kept, so Talk and the inbox can offer the sign-in after this call returns (and
+                # in another process): what it asks is read from it again (open_sign_in_asks).
+                kept = {**event, "id": f"authorization:{event.get('id') or new_id('evt_')}"}  # apart from message ids
+                self._store.add_message(conversation_row, kept, "authorization")
                 got.problems.append(self._transport.describe(company, challenge))
                 continue
             if event.get("type") != "message":
@@ -301,7 +307,7 @@ class Conversations:
                 continue
             text = message.get("text") if isinstance(message.get("text"), str) else None
             result = self._store.record_operation(
-                company.id, self._request_for(company, endpoint, conversation_id), company.session_id,
+                company.id, self._request_for(company, endpoint, conversation_id), session_id or company.session_id,
                 operation, text, "conversation", account_owned=signed_in,
             )
             if result.operation_row not in got.operation_rows:
@@ -310,7 +316,7 @@ class Conversations:
 
     def _ingest_body(
         self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str, body: Any,
-        signed_in: bool = False,
+        signed_in: bool = False, session_id: str | None = None,
     ) -> Ingested:
         """POST answers may carry events too (the 0.2 `?wait=` form)."""
         if not isinstance(body, dict) or "events" not in body:
@@ -319,7 +325,7 @@ class Conversations:
             page = parse_event_page(body)
         except ProtocolError as exc:
             return Ingested(problems=[str(exc)])
-        got = self.ingest(company, conversation_row, endpoint, conversation_id, page.events, signed_in)
+        got = self.ingest(company, conversation_row, endpoint, conversation_id, page.events, signed_in, session_id)
         got.problems.extend(page.problems)
         if page.cursor:
             self._store.set_cursor(conversation_row, page.cursor)
@@ -327,20 +333,23 @@ class Conversations:
 
     async def read(
         self, company: CompanyRecord, conversation_row: int, wait: float = 0.0,
-        until: Callable[[], bool] | None = None,
+        until: Callable[[], bool] | None = None, stop_on_challenge: bool = False,
     ) -> Ingested:
-        """Read new events; with `until`, keep long-polling until it holds or `wait` runs out."""
+        """Read new events; with `until`, keep long-polling until it holds or `wait` runs out
+        (or, with `stop_on_challenge`, an `authorization` event arrives)."""
         _, _, endpoint, conversation_id, cursor = self._store.get_conversation(conversation_row)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
         got = Ingested()
         restarted = False
         pages = 0
+        session_id = company.session_id
         while True:
             remaining = max(0.0, deadline - loop.time())
             exchange = await self._transport.read_events(
-                company, endpoint, conversation_id, cursor, remaining if until else 0.0, company.session_id
+                company, endpoint, conversation_id, cursor, remaining if until else 0.0, session_id
             )
+            session_id = exchange.session_id  # a new one when the Company ended ours during the read
             outcome = exchange.outcome
             if isinstance(outcome, NotPerformed) and outcome.error == "cursor_expired" and not restarted:
                 got.problems.append("the Company no longer has part of this conversation; read again from the start")
@@ -355,7 +364,9 @@ class Conversations:
             except ProtocolError as exc:
                 got.problems.append(str(exc))
                 return got
-            got.extend(self.ingest(company, conversation_row, endpoint, conversation_id, page.events, exchange.signed_in))
+            got.extend(self.ingest(
+                company, conversation_row, endpoint, conversation_id, page.events, exchange.signed_in, session_id
+            ))
             got.problems.extend(page.problems)
             if page.cursor and page.cursor != cursor:
                 cursor = page.cursor
@@ -363,7 +374,7 @@ class Conversations:
             pages += 1
             if page.has_more and page.events and pages < MAX_PAGES_PER_READ:
                 continue
-            if until is None or until() or loop.time() >= deadline:
+            if until is None or until() or loop.time() >= deadline or (stop_on_challenge and got.challenges):
                 return got
 
     # ---- what the person says --------------------------------------------------------------------
@@ -415,7 +426,10 @@ class Conversations:
             if not isinstance(exchange.outcome, Performed):
                 return Said(conversation_row, conversation_id, request_id, False, exchange, Ingested())
         company = self._store.get_company(company.id)  # the Session may have been renewed
-        got = self._ingest_body(company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in)
+        got = self._ingest_body(
+            company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in,
+            exchange.session_id,
+        )
         if not got.messages:
             position = self._store.message_position(conversation_row, message["id"]) or 0
             got.extend(await self.read(
@@ -440,7 +454,8 @@ class Conversations:
         message = agent_message(op.idempotency_key, APPROVAL_MESSAGE_TEXT, approval_to_message_extensions(approval))
         self._store.add_message(conversation_row, message, "user")
         position = self._store.message_position(conversation_row, message["id"]) or 0
-        # The account's operation is approved from the current Session; any other only in its own (Ops 3).
+        # The account's operation is approved from the current Session; any other only in its own,
+        # the Session of the approved revision (op.session_id, as the dispatcher hands it over; Ops 3).
         session_id = self._store.get_company(company.id).session_id if op.account_owned else op.session_id
         exchange = await self._transport.send_message(
             company, endpoint, conversation_id, message, session_id, carries_approval=True,
@@ -448,14 +463,30 @@ class Conversations:
         )
         if not isinstance(exchange.outcome, Performed):
             return exchange  # not accepted: the dispatcher resends, or settles on a refusal
-        self._ingest_body(company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in)
+        got = self._ingest_body(
+            company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in,
+            exchange.session_id,
+        )
+        asked = list(got.challenges)  # `authorization` events: the Company wants sign-in first
         verdict = self._reply(op, conversation_row, position, exchange)
-        if verdict is None:
-            await self.read(
+        if verdict is None and not asked:
+            read = await self.read(
                 company, conversation_row, self.reply_wait_seconds,
                 until=lambda: self._reply(op, conversation_row, position, exchange) is not None,
+                stop_on_challenge=True,
             )
+            asked.extend(read.challenges)
             verdict = self._reply(op, conversation_row, position, exchange)
+        if asked and (verdict is None or _words_only(verdict)):
+            # Asked to sign in in answer to the approval: not an outcome, and not "unknown". The
+            # Company did not take the approval; it goes again once the person signed in (Ops 3).
+            # Its words, if any, are kept in the conversation.
+            challenge = asked[0]
+            return Exchange(
+                NotPerformed(exchange.status, challenge.error, verdict.response if verdict is not None else None),
+                exchange.status, exchange.response, exchange.session_id,
+                self._transport.describe(company, challenge), challenge=challenge, signed_in=exchange.signed_in,
+            )
         if verdict is None:
             return Exchange(
                 RetryLater(None, "no reply yet"), exchange.status, exchange.response, exchange.session_id,
@@ -498,6 +529,11 @@ class Conversations:
                 final=True,
             )
         return None
+
+
+def _words_only(verdict: Exchange) -> bool:
+    """A reply that says nothing structured about the operation (conventions.py): words."""
+    return isinstance(verdict.outcome, Unknown) and verdict.final
 
 
 def _short(outcome: Any) -> str:

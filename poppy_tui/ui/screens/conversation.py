@@ -14,7 +14,7 @@ from textual.widgets import Input, Select, Static
 
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
-from poppy_tui.ui.format import company_interfaces, status_label
+from poppy_tui.ui.format import company_interfaces, record_status_label
 from poppy_tui.ui.safe import company_content, first_line, plain_line, safe_content, safe_line_content
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
@@ -75,7 +75,7 @@ class ConversationScreen(PoppyScreen):
         self.initial_company_id = company_id
         self.company: CompanyRecord | None = None
         self.conversation_row: int | None = None
-        self._shown: tuple[int | None, int, tuple[tuple[int, str, int], ...]] | None = None
+        self._shown: tuple[Any, ...] | None = None
         # (company, text, challenge) when the Company asked for sign-in: ctrl+g signs in, then says it again.
         self.awaiting_sign_in: tuple[Any, str, Any] | None = None
 
@@ -131,10 +131,16 @@ class ConversationScreen(PoppyScreen):
         if company is None:
             return
         rows = self.store.messages(self.conversation_row) if self.conversation_row is not None else []
+        # The sign-in this conversation still waits for, however the screen came to show it
+        # (kept from an `authorization` event): Ctrl+G works on it, not only after saying it again.
+        ask = self._open_ask()
         # Cards show the operation's status, so a change there redraws too.
         cards: list[tuple[int, str, int]] = []
         widgets: list[Static] = []
-        for _message_id, role, text, message in rows:
+        for message_id, role, text, message in rows:
+            if role == "authorization":
+                widgets.append(self._sign_in_note(company, message, ask is not None and ask.kept_id == message_id))
+                continue
             is_company = role == "company"
             # ⚠ on a look-alike name; the picker above shows the verified domain.
             who = (company_content(company.name, company.domain, 40, with_domain=False) if is_company
@@ -164,7 +170,7 @@ class ConversationScreen(PoppyScreen):
             )
             cards.append((row, record.status.value, record.current.id))
             widgets.append(OperationCard(row, self._card(record, carried)))
-        shown = (self.conversation_row, len(rows), tuple(cards))
+        shown = (self.conversation_row, len(rows), tuple(cards), ask is not None)
         if shown == self._shown:
             return
         self._shown = shown
@@ -175,13 +181,41 @@ class ConversationScreen(PoppyScreen):
             await log.mount_all(widgets)
         log.scroll_end(animate=False)
 
+    def _open_ask(self) -> Any:
+        """The sign-in this conversation still waits for (agent/sign_in_asks.py), offered on Ctrl+G."""
+        from poppy_tui.agent.sign_in_asks import open_sign_in_asks
+
+        if self.conversation_row is None or self.company is None:
+            return None
+        asks = open_sign_in_asks(self.agent, self.conversation_row)
+        if not asks:
+            return None
+        ask = asks[-1]
+        if ask.text and self.awaiting_sign_in is None:
+            self._ask_sign_in(ask.company, ask.text, ask.challenge)
+        return ask
+
+    def _sign_in_note(self, company: CompanyRecord, event: dict[str, Any], still_open: bool) -> Static:
+        from poppy_tui.protocol.challenges import SIGN_IN_REQUIRED, Challenge, challenge_from_fields
+
+        challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
+        said = plain_line(self.agent.sessions.challenge_detail(company, challenge), 300)
+        if still_open:
+            then = "Ctrl+G: sign in, then your message is said again."
+        elif self.agent.signins.covers(company, list(challenge.scopes)):
+            then = "Signed in since."
+        else:
+            then = ""  # answered by a later message of yours
+        return Static(Content.assemble(("poppy  ", "bold"), said, ". ", (then, "bold")),
+                      classes="message talk-sign-in")
+
     def _card(self, record: Any, carried: Any) -> Content:
         replaced = carried.id != record.current.id
         waiting = record.status in (Status.PENDING, Status.WITHDRAWN)
         if replaced:
             state, hint = "replaced by a newer revision", "Enter or click: see the newest revision"
         else:
-            state = status_label(record.status)
+            state = record_status_label(record)
             hint = "Enter or click: review it and decide" if waiting else "Enter or click: see it"
         return Content.assemble(
             ("OPERATION  ", "bold"),

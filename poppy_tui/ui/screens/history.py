@@ -16,7 +16,9 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
-from poppy_tui.ui.format import IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, status_label
+from poppy_tui.ui.format import (
+    IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, record_status_label, status_label,
+)
 from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_line_text, wrapped_first_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
@@ -268,7 +270,7 @@ class HistoryScreen(PoppyScreen):
             values = {
                 "updated": local_time(row.updated_at),
                 "company": company_label(row.company_name, row.company_domain, CELL_MAX).marked_name,  # ⚠ look-alike
-                "status": status_label(row.status),
+                "status": record_status_label(row),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),
                 "decided": local_time(row.decided_at) if row.decided_at else "—",

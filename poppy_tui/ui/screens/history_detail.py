@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import Status
-from poppy_tui.ui.format import interface_label, local_time, status_label, status_meaning
+from poppy_tui.ui.format import interface_label, local_time, record_status_label, record_status_meaning
 from poppy_tui.ui.safe import company_content, json_content, render_summary, safe_content, safe_line_content, strong
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
@@ -56,8 +56,8 @@ class HistoryDetailScreen(PoppyScreen):
             ("  at ", "dim"), strong(company.domain, 80),
             "\n", ("Operation  ", "dim"), safe_line_content(record.operation_id, 80),
             ("   via ", "dim"), interface_label(record.interface),
-            "\n", ("Status  ", "dim"), (status_label(record.status).upper(), "bold"), "  ",
-            status_meaning(record.status),
+            "\n", ("Status  ", "dim"), (record_status_label(record).upper(), "bold"), "  ",
+            record_status_meaning(record),
             "\n", ("Created ", "dim"), local_time(record.created_at),
             ("   updated ", "dim"), local_time(record.updated_at),
         )

@@ -6,6 +6,7 @@ from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
@@ -43,6 +44,12 @@ class InboxScreen(PoppyScreen):
     CSS_PATH = None  # poppy.tcss has all it needs: screens.tcss waits for the first other screen
     NAV_MODE = "inbox"
     AUTO_FOCUS = "#pending-table"
+    # The notice at the top (ui/screens/inbox_notice.py): what the app was started to say (the demo's
+    # failed sign-in, operations that arrived expired) and sign-ins a Company still waits for.
+    BINDINGS = [
+        Binding("ctrl+g", "sign_in_for_notice", "Sign in", id="inbox_sign_in"),
+        Binding("x", "dismiss_notice", "Dismiss", id="inbox_dismiss_notice"),
+    ]
 
     def __init__(self) -> None:
         super().__init__(id="inbox")
@@ -63,12 +70,16 @@ class InboxScreen(PoppyScreen):
         self.partial = False
         self._adding_tables = False  # an empty table is being mounted (first_frame_shown)
         self._empty_text = NOTHING_WAITING
+        self.notice: Any = None  # ui/screens/inbox_notice.Notice shown, or None
         self._fitted: dict[str | None, int | None | str] = {}  # the max-height each table was given
         self._pending_count = 0
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Vertical(id="inbox-body"):
+            notice = Static("", id="inbox-notice")
+            notice.display = False  # until refresh_data, after the first frame, has something to say
+            yield notice
             yield Static(Content("Waiting for your decision"), id="pending-title", classes="section-title")
             if self._has_rows(INBOX_STATUSES):
                 yield OperationTable(id="pending-table")
@@ -191,6 +202,7 @@ class InboxScreen(PoppyScreen):
         self._give_keys_to_rows(pending_table if pending else progress_table if progress else None)
         self._pending_count = pending_count
         if self.poppy.painted:  # before the first frame the layout isn't settled: nothing to fit yet
+            self._show_notice(pending_count)  # first: the tables get the room it leaves
             self.call_after_refresh(self.fit_tables)
         self.loaded = True
 
@@ -272,6 +284,41 @@ class InboxScreen(PoppyScreen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         # The cursor scrolls the table: what is hidden below changes with it.
         self.call_after_refresh(self.fit_tables)
+
+    # ---- the notice ----------------------------------------------------------------------------
+
+    def _show_notice(self, pending_count: int) -> None:
+        from poppy_tui.ui.screens.inbox_notice import inbox_notice
+
+        notice = inbox_notice(self.poppy, pending_count)
+        widget = self.query_one("#inbox-notice", Static)
+        if notice != self.notice:
+            self.notice = notice
+            widget.update(notice.content if notice is not None else Content(""))
+            self.refresh_bindings()
+        widget.display = notice is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sign_in_for_notice":
+            return self.notice is not None and self.notice.sign_in is not None
+        if action == "dismiss_notice":
+            return self.notice is not None and self.notice.dismissable
+        return True
+
+    def action_dismiss_notice(self) -> None:
+        self.poppy.notice = None
+        self.refresh_data()
+
+    def action_sign_in_for_notice(self) -> None:
+        if self.notice is not None and self.notice.sign_in is not None:
+            self._sign_in_for(self.notice.sign_in)
+
+    @work(group="inbox-sign-in", exclusive=True)
+    async def _sign_in_for(self, target: Any) -> None:
+        from poppy_tui.ui.screens.inbox_notice import sign_in_then_ask_again
+
+        await sign_in_then_ask_again(self.poppy, target)
+        self.refresh_data()
 
     def _give_keys_to_rows(self, table: OperationTable | None) -> None:
         """Enter opens the highlighted row as soon as there is one. AUTO_FOCUS works only for a

@@ -72,7 +72,7 @@ class QuitScreen(ModalScreen[None]):
     """
     BINDINGS = [
         Binding("s", "send_and_wait", "Send, then quit", id="quit_send_wait"),
-        Binding("l", "leave_queued", "Leave queued and quit", id="quit_leave_queued"),
+        Binding("l", "leave_queued", "Quit now", id="quit_leave_queued"),
         Binding("q", "quit_now", "Quit", id="quit_now"),
         Binding("escape", "stay", "Don't quit", id="quit_cancel"),
     ]
@@ -176,7 +176,24 @@ class QuitScreen(ModalScreen[None]):
         left = self.left
         if not left:
             return
+        from poppy_tui.agent.headless import waiting_for_sign_in
+
+        try:
+            kept = set(waiting_for_sign_in(self.app.agent.store))  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a locked database: look again next tick
+            kept = set()
+        sending = [row for row in left if row not in kept]
         rest = "l quits without sending the rest" if self.demo else "l leaves the rest queued"
+        if not sending:
+            # Nothing more can be sent now: waiting here would last until their terms expire.
+            waiting = [row for row in left if row in kept]
+            leave = ("l quits without sending it" if self.demo
+                     else "l leaves it queued (it is sent once you sign in, until its terms expire)")
+            self.query_one("#quit-progress", Static).update(Content(
+                f"Nothing more can be sent now: operation {', '.join(map(str, waiting[:LISTED]))} waits for you to "
+                f"sign in to the Company. {leave}."
+            ))
+            return
         self.query_one("#quit-progress", Static).update(
-            Content(f"Sending... {len(left)} left (operation {', '.join(map(str, left[:LISTED]))}). {rest}.")
+            Content(f"Sending... {len(sending)} left (operation {', '.join(map(str, sending[:LISTED]))}). {rest}.")
         )

@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.ui.checks import Checked, check_record
-from poppy_tui.ui.format import interface_label, local_time, status_label
+from poppy_tui.ui.format import interface_label, local_time, record_status_label, status_label
 from poppy_tui.ui.safe import (
     company_content,
     company_label,
@@ -290,7 +290,7 @@ class ReviewScreen(PoppyScreen):
         if record.current.id != self.shown_revision_id:
             return "new terms arrived; read them first", False
         if not record.status.is_open:
-            return f"it is not waiting for a decision (it is {status_label(record.status)})", True
+            return f"it is not waiting for a decision (it is {record_status_label(record)})", True
         if record.current.expires_at <= app_now(self):
             return "this revision has expired", True
         if self.held:

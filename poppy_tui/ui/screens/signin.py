@@ -11,6 +11,11 @@
   password) when secret by declaration or by their words (safety/secret_fields.py); they are
   handed to the agent once and cleared from the dialog; then a masked code step if asked.
 
+The dialog fits 80x24: its status line and keys are always on screen (the steps above them
+scroll), the QR code shows only where the screen has room for it beside the rest, and `c` copies
+a link through the terminal (OSC 52), since a wrapped link can't be copied in one piece. Its
+footer lists only its own keys.
+
 Other screens sign in with `open_sign_in(app, company_id, scopes, on_done)` or, from a worker,
 `await sign_in(app, company_id, scopes)`: both end with True only when the sign-in succeeded.
 Every Company string is shown through ui/safe.py.
@@ -27,10 +32,10 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from poppy_tui.safety.web_host import show_host
-from poppy_tui.safety.wording import possessive
+from poppy_tui.safety.wording import followed_by, possessive
 from poppy_tui.ui.safe import plain_line, safe_line_content, strong
 from poppy_tui.ui.screens.base import SCREENS_CSS
 
@@ -39,6 +44,13 @@ KIND_LABELS = {
     "direct": ("b", "Direct: sign in on the Company's page in your browser"),
     "mediated": ("m", "Mediated: type the Company's sign-in fields here"),
 }
+
+
+# Lines of the screen the Device step needs beside a QR code (borders, title, scopes, the link,
+# the code, the status, the keys, the footer): the QR code shows only where these fit too.
+LINES_BESIDE_QR = 18
+# The fewest lines the step area keeps on the smallest screen (it scrolls).
+MIN_BODY_LINES = 3
 
 
 class MouseButton(Button, can_focus=False):
@@ -62,11 +74,14 @@ async def sign_in(app: App, company_id: int, scopes: list[str] | tuple[str, ...]
 class SignInScreen(ModalScreen[bool]):
     CSS_PATH = SCREENS_CSS
     AUTO_FOCUS = None
+    # Letters here are the dialog's keys or text in its fields: never a screen switch or quit behind it.
+    TYPING = True
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="cancel_sign_in"),
-        Binding("d", "start('device')", "Device", show=False, id="sign_in_device"),
-        Binding("b", "start('direct')", "Browser", show=False, id="sign_in_direct"),
-        Binding("m", "start('mediated')", "Mediated", show=False, id="sign_in_mediated"),
+        Binding("d", "start('device')", "Device", id="sign_in_device"),
+        Binding("b", "start('direct')", "Browser", id="sign_in_direct"),
+        Binding("m", "start('mediated')", "Mediated", id="sign_in_mediated"),
+        Binding("c", "copy_link", "Copy link", id="sign_in_copy_link"),
     ]
 
     def __init__(self, company_id: int, scopes: list[str] | tuple[str, ...] | None = None, kind: str | None = None) -> None:
@@ -77,6 +92,8 @@ class SignInScreen(ModalScreen[bool]):
         self.flow: Any = None
         self.offered: tuple[str, ...] = ()
         self.busy = False
+        self.link: str | None = None  # the Device or Direct link shown, which `c` copies
+        self.qr_lines = 0
 
     @property
     def agent(self) -> Any:
@@ -99,6 +116,7 @@ class SignInScreen(ModalScreen[bool]):
             yield VerticalScroll(id="sign-in-body")
             yield Static("", id="sign-in-status")
             yield Static(Content("Esc: cancel"), id="sign-in-help")
+        yield Footer()
 
     async def on_mount(self) -> None:
         from poppy_tui.agent.signin.errors import SignInError
@@ -123,6 +141,45 @@ class SignInScreen(ModalScreen[bool]):
         else:
             await self.show_choices()
 
+    # ---- keys and fitting -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":  # (while a field has the focus, its letters are text)
+            return not self.busy and parameters[0] in self.offered
+        if action == "copy_link":
+            return self.link is not None
+        return True
+
+    def action_copy_link(self) -> None:
+        if self.link is None:
+            return
+        self.app.copy_to_clipboard(self.link)
+        self.notify("Link copied, through the terminal (a terminal that doesn't allow it copies nothing).",
+                    markup=False)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _changed(self) -> None:
+        """After a step, status or keys change: the footer's keys, then the fit once laid out."""
+        self.refresh_bindings()
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """The step area takes what the screen leaves after the dialog's other lines, so the
+        status and the keys under it are never below the screen; the QR code shows only where
+        the screen has room for it and LINES_BESIDE_QR more."""
+        if not self.is_mounted:
+            return
+        room = self.size.height - sum(footer.outer_size.height for footer in self.query(Footer))
+        for qr in self.query("#sign-in-qr"):
+            qr.display = room >= self.qr_lines + LINES_BESIDE_QR
+        dialog = self.query_one("#sign-in-dialog")
+        body = self.body()
+        others = sum(w.outer_size.height + w.styles.margin.height for w in dialog.children if w is not body)
+        spare = room - dialog.styles.gutter.height - others - body.styles.margin.height
+        body.styles.max_height = max(MIN_BODY_LINES, spare)
+
     # ---- steps ----------------------------------------------------------------------------------
 
     def body(self) -> VerticalScroll:
@@ -133,19 +190,37 @@ class SignInScreen(ModalScreen[bool]):
         body = self.body()
         await body.remove_children()
         await body.mount_all(widgets)
+        self._changed()
 
     def status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#sign-in-status", Static)
         status.update(safe_line_content(text, 400))
         status.set_class(error, "-error")
+        self._changed()
 
     def fail(self, text: str) -> None:
+        """This sign-in ended: why, and the keys to try again. Its fields take no more typing, so
+        the letters are keys again."""
         self.busy = False
+        for field in self.body().query(Input):
+            field.disabled = True
+        self.set_focus(None)
         self.status(text, error=True)
-        if len(self.offered) > 1 or self.kind is not None:
-            self.query_one("#sign-in-help", Static).update(
-                Content("Esc: cancel   " + "   ".join(f"{KIND_LABELS[k][0]}: try {k}" for k in self.offered))
-            )
+        self._show_keys()
+
+    def _typing(self) -> bool:
+        return any(not field.disabled for field in self.body().query(Input))
+
+    def _show_keys(self) -> None:
+        """The dialog's line of keys: Esc, and each kind offered once none is under way and no
+        field takes the letters as text."""
+        keys = ["Esc: cancel"]
+        if self.link is not None:
+            keys.append("c: copy the link")
+        if not self.busy and not self._typing() and (len(self.offered) > 1 or self.kind is not None):
+            keys.extend(f"{KIND_LABELS[k][0]}: try {k}" for k in self.offered)
+        self.query_one("#sign-in-help", Static).update(Content("   ".join(keys)))
+        self._changed()
 
     async def show_choices(self) -> None:
         lines = [Content.assemble((f"{KIND_LABELS[k][0]}  ", "bold"), KIND_LABELS[k][1]) for k in self.offered]
@@ -159,10 +234,14 @@ class SignInScreen(ModalScreen[bool]):
             return
         self.busy = True
         self.kind = kind
+        self.link = None
         self.status(f"Checking {possessive(self.company.name)} authorization server…")
+        self._show_keys()
         self.run_worker(self._begin(kind), group="sign-in", exclusive=True, exit_on_error=False)
 
-    async def _begin(self, kind: str) -> None:
+    async def _begin(self, kind: str, refused: str | None = None) -> None:
+        """Start `kind` with a new flow; `refused`: why the last Mediated try failed, said over
+        the fresh form."""
         from poppy_tui.agent.signin.errors import SignInError
 
         if self.flow is not None:
@@ -174,7 +253,7 @@ class SignInScreen(ModalScreen[bool]):
             elif kind == "direct":
                 await self._direct()
             else:
-                await self._mediated_form()
+                await self._mediated_form(refused)
         except SignInError as exc:
             self.fail(str(exc))
         except Exception as exc:  # noqa: BLE001 - the dialog must say it stopped, not hang
@@ -188,19 +267,26 @@ class SignInScreen(ModalScreen[bool]):
         widgets: list[Any] = []
         where = Content.assemble(strong(flow.company_name, 80), ("  at ", "dim"),
                                  safe_line_content(show_host(flow.company_domain).line, 120))
+        qr = None
         if flow.link is not None:
             widgets.append(Static(Content.assemble("Open this link from ", where, ":"), classes="sign-in-line"))
             widgets.append(Static(safe_line_content(flow.link, 500), id="sign-in-link"))
             host = flow.link_host
             if host is not None and host.warning:
                 widgets.append(Static(safe_line_content(host.warning, 300), classes="sign-in-warning"))
-            widgets.append(Static(Text(qr_text(flow.link), no_wrap=True), id="sign-in-qr"))
+            qr = qr_text(flow.link)
         else:
             widgets.append(Static(Content.assemble(
                 where, " gave a sign-in link outside its own domain, so it is not shown. "
                 "Enter the code on the Company's own site."), classes="sign-in-line"))
+        # The code before the QR code: it is what the Company's page asks to compare.
         widgets.append(Static(Content.assemble("Code  ", strong(flow.user_code, 64)), id="sign-in-code"))
+        if qr is not None:
+            self.qr_lines = qr.count("\n") + 1
+            widgets.append(Static(Text(qr, no_wrap=True), id="sign-in-qr"))
+        self.link = flow.link
         await self.set_body(*widgets)
+        self._show_keys()
         self.status(f"Waiting for you to confirm on {possessive(flow.company_name)} page…")
         self._finished(await flow.wait())
 
@@ -213,17 +299,19 @@ class SignInScreen(ModalScreen[bool]):
         await self.set_body(
             Static(Content.assemble(
                 "Your browser opened " if flow.browser_opened else "Open this in your browser: ",
-                strong(flow.company_name, 80), "'s sign-in page:"), classes="sign-in-line"),
+                strong(possessive(flow.company_name), 82), " sign-in page:"), classes="sign-in-line"),
             Static(safe_line_content(url, 2000), id="sign-in-link"),
             *([Static(safe_line_content(host.warning, 300), classes="sign-in-warning")]
               if host is not None and host.warning else []),
             Input(placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
                   id="sign-in-paste"),
         )
+        self.link = url
+        self._show_keys()
         self.status("Waiting for the browser to come back to poppy-tui…")
         self._finished(await flow.wait())
 
-    async def _mediated_form(self) -> None:
+    async def _mediated_form(self, refused: str | None = None) -> None:
         flow = self.flow
         endpoint = flow.endpoint_shown  # as the browser and DNS read it, before anything is typed
         widgets: list[Any] = [Static(Content.assemble(
@@ -241,8 +329,12 @@ class SignInScreen(ModalScreen[bool]):
             widgets.append(Input(password=field.secret, id=f"sign-in-field-{index}", classes="sign-in-field"))
         widgets.append(MouseButton("Sign in", id="sign-in-submit", variant="primary"))
         await self.set_body(*widgets)
-        self.status("Fill in the fields, then Enter on the last one.")
         self.busy = False
+        if refused is None:
+            self.status("Fill in the fields, then Enter on the last one.")
+        else:
+            self.status(followed_by(refused, "try again"), error=True)
+        self._show_keys()
         self.call_after_refresh(lambda: self.query_one("#sign-in-field-0", Input).focus())
 
     async def _code_form(self, message: str) -> None:
@@ -252,7 +344,9 @@ class SignInScreen(ModalScreen[bool]):
                    classes="sign-in-line"),
             Input(placeholder="One-time code", password=True, id="sign-in-code-input"),
         )
+        self.busy = False
         self.status("Enter the code, then Enter.")
+        self._show_keys()
         self.call_after_refresh(lambda: self.query_one("#sign-in-code-input", Input).focus())
 
     # ---- input ------------------------------------------------------------------------------------
@@ -301,7 +395,11 @@ class SignInScreen(ModalScreen[bool]):
         try:
             result = await self.flow.submit(values)
         except SignInError as exc:
-            self.fail(str(exc))
+            # A fresh form, with why under it and the keys in it: the credentials went once, so
+            # another try is another sign-in.
+            self.busy = True
+            self.run_worker(self._begin("mediated", refused=str(exc)), group="sign-in", exclusive=True,
+                            exit_on_error=False)
             return
         finally:
             values.clear()
@@ -311,11 +409,16 @@ class SignInScreen(ModalScreen[bool]):
             self._finished(result)
 
     async def _submit_code(self, code: str) -> None:
-        from poppy_tui.agent.signin.errors import SignInError
+        from poppy_tui.agent.signin.errors import CodeRejected, SignInError
         from poppy_tui.agent.signin.flows import CodeRequired
 
         try:
             result = await self.flow.submit_code(code)
+        except CodeRejected as exc:  # the Company keeps the code step open: the code again
+            self.status(followed_by(str(exc), "type the code again"), error=True)
+            for field in self.query("#sign-in-code-input").results(Input):
+                field.focus()
+            return
         except SignInError as exc:
             self.fail(str(exc))
             return
@@ -339,6 +442,7 @@ class SignInScreen(ModalScreen[bool]):
 
     def _finished(self, grant: Any) -> None:
         self.busy = False
+        self.link = None
         who = f" as {plain_line(grant.account, 80)}" if grant.account else ""
         self.notify(
             f"Signed in to {plain_line(self.company.name, 80)}{who}, scopes {plain_line(' '.join(grant.scopes), 200)}.",

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
-from poppy_tui.ui.format import countdown, local_time, parse_stamp, status_meaning
+from poppy_tui.ui.format import WAITING_SIGN_IN_MEANING, countdown, local_time, parse_stamp, status_meaning
 from poppy_tui.ui.safe import json_content, safe_content
 from poppy_tui.ui.widgets.countdown import app_now
 
@@ -118,9 +118,16 @@ class OutcomeBanner(Static):
             head = "DECLINED — you declined; the action was not performed"
         else:
             head = "EXPIRED — this can no longer be approved; the action was not performed"
+        if status == Status.SENDING and record.waiting_sign_in:
+            # Not "being sent": nothing goes out until the person signs in.
+            return Content.assemble((head, "bold"), "\n", WAITING_SIGN_IN_MEANING)
         if status not in EXPLAINED:
             return Content.assemble((head, "bold"))
         return Content.assemble((head, "bold"), "\n", status_meaning(status))
+
+
+# Attempt outcomes whose stored word would mislead in the list of attempts.
+ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}
 
 
 def _repeats(detail: str, attempt: AttemptRecord) -> bool:
@@ -142,7 +149,7 @@ def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord])
         if attempt.finished_at is None:
             line += "  — no answer recorded yet (in flight, or the sender stopped)"
         else:
-            line += f"  → {attempt.outcome or '?'}"
+            line += f"  → {ATTEMPT_LABELS.get(attempt.outcome or '', attempt.outcome or '?')}"
             if attempt.http_status is not None:
                 line += f" (HTTP {attempt.http_status})"
         parts += [line, "\n"]

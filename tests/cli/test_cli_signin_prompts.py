@@ -1,0 +1,142 @@
+"""The terminal sign-in prompts as a person meets them, in an 80x24 pseudo-terminal, against the
+demo Company with accounts: Ctrl-C ends every prompt at once (it used to wait for Enter), the
+terminal's echo comes back after a secret, and a wrong one-time code asks for the code again."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli_support import Terminal, run_process
+from poppy_tui.cli.exit_codes import Exit
+from poppy_tui.demo.accounts.service import AccountsOptions
+from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
+from poppy_tui.demo.server import start_company
+
+INTERRUPTED = "poppy-tui: interrupted; anything queued stays in the queue"
+NAME = "Manzanita Outfitters"
+# Ctrl-C must end the prompt at once; this only bounds a test that would otherwise wait for Enter.
+PROMPT_GONE_SECONDS = 15
+
+
+@pytest.fixture
+def shop():
+    running = start_company(accounts=AccountsOptions())
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def added(home, shop):
+    done = run_process("companies", "add", shop.base_url, home=home)
+    assert done.code == Exit.OK, done.err
+    return home
+
+
+def _mediated(home) -> Terminal:
+    return Terminal("signin", NAME, "--mediated", home=home, columns=80, lines=24, controlling=True)
+
+
+def _to_prompt(terminal: Terminal, prompt: str, after: str = "") -> None:
+    """Type the right answers up to `prompt`, each only once its prompt shows (after `after`)."""
+    terminal.read_until(r"Email: ", after=after)
+    if prompt == "email":
+        return
+    terminal.press(DEMO_USERNAME.encode() + b"\r")
+    terminal.read_until(r"Password \(not shown\): ", after=after)
+    if prompt == "password":
+        return
+    terminal.press(DEMO_PASSWORD.encode() + b"\r")
+    terminal.read_until(r"One-time code \(not shown\): ", after=after)
+
+
+@pytest.mark.parametrize("prompt", ["email", "password", "code"])
+def test_ctrl_c_ends_each_signin_prompt_at_once(added, prompt):
+    terminal = _mediated(added)
+    try:
+        _to_prompt(terminal, prompt)
+        terminal.press(b"\x03")
+        code = terminal.wait(timeout=PROMPT_GONE_SECONDS)
+        echo = terminal.echo_on()
+    finally:
+        terminal.close()
+    assert code == Exit.INTERRUPTED, terminal.text[-2000:]
+    assert INTERRUPTED in terminal.text
+    # The message starts its own line, and echo is back for the shell after a secret prompt.
+    assert f"\n{INTERRUPTED}" in terminal.text.replace("\r", "")
+    assert echo
+    assert "Traceback" not in terminal.text
+
+
+def test_a_wrong_code_asks_for_the_code_again_not_the_password(added):
+    terminal = _mediated(added)
+    try:
+        _to_prompt(terminal, "code")
+        terminal.press(b"000000\r")
+        terminal.read_until(r"Type the code again")
+        terminal.read_until(r"One-time code \(not shown\): ", after="Type the code again")
+        terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
+        terminal.read_until(r"signed in to Manzanita Outfitters as")
+        assert terminal.wait() == Exit.OK
+    finally:
+        terminal.close()
+    text = terminal.text
+    assert text.count("Email: ") == 1 and text.count("Password (not shown)") == 1
+    assert "That code isn't right. Type the code again." in text
+    assert text.count("Enter the one-time code we sent") == 1  # the Company's words, said once
+    assert ".;" not in text
+    assert DEMO_PASSWORD not in text and DEMO_ONE_TIME_CODE not in text
+
+
+def test_three_wrong_codes_end_the_sign_in(added):
+    terminal = _mediated(added)
+    try:
+        _to_prompt(terminal, "code")
+        for attempt in range(1, 4):  # each code typed once its prompt (the n-th) shows
+            terminal.read_until(r"(?s)" + r"One-time code \(not shown\): .*" * attempt)
+            terminal.press(b"000000\r")
+            terminal.read_until(r"(?s)" + r"did not take that code.*" * attempt)
+        assert terminal.wait() == Exit.ERROR
+    finally:
+        terminal.close()
+    assert terminal.text.count("One-time code (not shown): ") == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prompt", ["email", "password", "code"])
+def test_ctrl_c_ends_the_demos_terminal_sign_in_at_once(home, prompt):
+    terminal = Terminal("--demo", home=home, columns=80, lines=24, controlling=True)
+    try:
+        terminal.read_until(r"Press Enter")
+        terminal.press(b"\r")
+        _to_prompt(terminal, prompt)
+        terminal.press(b"\x03")
+        code = terminal.wait(timeout=PROMPT_GONE_SECONDS)
+        echo = terminal.echo_on()
+    finally:
+        terminal.close()
+    assert code == Exit.INTERRUPTED, terminal.text[-2000:]
+    assert INTERRUPTED in terminal.text and echo
+    assert "Traceback" not in terminal.text
+
+
+@pytest.mark.slow
+def test_the_demos_wrong_password_then_wrong_code_read_cleanly(home):
+    terminal = Terminal("--demo", home=home, columns=80, lines=24, controlling=True)
+    try:
+        terminal.read_until(r"Press Enter")
+        terminal.press(b"\r")
+        terminal.read_until(r"Email: ")
+        terminal.press(DEMO_USERNAME.encode() + b"\r")
+        terminal.read_until(r"Password \(not shown\): ")
+        terminal.press(b"nope\r")
+        terminal.read_until(r"Try again\.")
+        _to_prompt(terminal, "code", after="Try again.")
+        terminal.press(b"000000\r")
+        terminal.read_until(r"Type the code again")
+        terminal.read_until(r"One-time code \(not shown\): ", after="Type the code again")
+        terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
+        terminal.read_until(r"signed in \(mediated\)")
+    finally:
+        terminal.close()
+    text = terminal.text
+    assert "don't match an account. Try again." in text and ".;" not in text
