@@ -94,7 +94,7 @@ async def sign_in_in_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
         except SignInError as exc:
             if attempt == TERMINAL_ATTEMPTS:
                 raise
-            note("  " + followed_by(safe_line(str(exc), 300), "try again"))
+            note_wrapped(followed_by(safe_line(str(exc), 300), "try again"), indent="  ")
         finally:
             await flow.aclose()
     return None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.cli.output import emit, note, safe_line
+from poppy_tui.cli.output import emit, note, note_wrapped, safe_line
 from poppy_tui.safety.wording import followed_by, possessive
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ async def _drive(flow: Any, args: argparse.Namespace) -> Any:
     from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn
 
     header = f"Signing in to {safe_line(flow.company_name, 200)} ({host_line(flow.company_domain)})"
-    note(f"{header}, scopes: {' '.join(flow.scopes) or 'none'}")
+    note_wrapped(f"{header}, scopes: {' '.join(flow.scopes) or 'none'}", indent="")
     if isinstance(flow, DeviceSignIn):
         return await _device(flow)
     if isinstance(flow, DirectSignIn):
@@ -174,12 +174,13 @@ async def ask_mediated(flow: Any) -> Any:
     from poppy_tui.cli.prompts import ask
 
     endpoint = flow.endpoint_shown  # as the browser and DNS read it, before anything is typed
-    note(
+    # Each line fits 80 columns: a line the terminal wraps breaks mid-word.
+    note_wrapped(
         f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(endpoint.line, 120)} "
-        "and nowhere else; secrets are not shown or kept."
+        "and nowhere else; secrets are not shown or kept.", indent=""
     )
     if endpoint.warning:
-        note(safe_line(endpoint.warning, 300))
+        note_wrapped(safe_line(endpoint.warning, 300), indent="")
     values: dict[str, str] = {}
     try:
         for field in flow.fields:
@@ -196,7 +197,7 @@ async def ask_mediated(flow: Any) -> Any:
     said = None
     while isinstance(result, CodeRequired):
         if result.message and result is not said:
-            note(f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}")
+            note_wrapped(f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}", indent="")
         said = result
         code = await ask("One-time code (not shown): ", secret=True)
         try:
@@ -205,7 +206,7 @@ async def ask_mediated(flow: Any) -> Any:
             wrong += 1
             if wrong >= CODE_TRIES:
                 raise
-            note(followed_by(safe_line(str(exc), 300), "type the code again"))
+            note_wrapped(followed_by(safe_line(str(exc), 300), "type the code again"), indent="")
     return result
 
 

@@ -131,10 +131,18 @@ class Terminal:
         self.seen += chunk
         return bool(chunk)
 
-    def read_until(self, pattern: str, timeout: float = 60, after: str = "") -> None:
-        """Wait for `pattern` in the output, looking only past the first `after` once that has shown."""
+    @property
+    def flat(self) -> str:
+        """The output with every run of white space one space: lines wrapped to fit the terminal
+        read as the sentences they are."""
+        return " ".join(self.text.split())
+
+    def read_until(self, pattern: str, timeout: float = 60, after: str = "", flat: bool = False) -> None:
+        """Wait for `pattern` in the output, looking only past the first `after` once that has shown
+        (`flat`: in the output with white space folded, so a wrapped sentence still matches)."""
         deadline = time.monotonic() + timeout
-        while not re.search(pattern, self.text.partition(after)[2] if after else self.text):
+        while not re.search(pattern, (text := self.flat if flat else self.text).partition(after)[2]
+                            if after else (self.flat if flat else self.text)):
             left = deadline - time.monotonic()
             assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
             if not self._read(min(left, 0.5)):

@@ -37,16 +37,17 @@ def _mediated(home) -> Terminal:
 
 
 def _to_prompt(terminal: Terminal, prompt: str, after: str = "") -> None:
-    """Type the right answers up to `prompt`, each only once its prompt shows (after `after`)."""
-    terminal.read_until(r"Email: ", after=after)
+    """Type the right answers up to `prompt`, each only once its prompt shows (after `after`, in
+    the output with white space folded: the lines before wrap at 80 columns)."""
+    terminal.read_until(r"Email:", after=after, flat=True)
     if prompt == "email":
         return
     terminal.press(DEMO_USERNAME.encode() + b"\r")
-    terminal.read_until(r"Password \(not shown\): ", after=after)
+    terminal.read_until(r"Password \(not shown\):", after=after, flat=True)
     if prompt == "password":
         return
     terminal.press(DEMO_PASSWORD.encode() + b"\r")
-    terminal.read_until(r"One-time code \(not shown\): ", after=after)
+    terminal.read_until(r"One-time code \(not shown\):", after=after, flat=True)
 
 
 @pytest.mark.parametrize("prompt", ["email", "password", "code"])
@@ -72,16 +73,19 @@ def test_a_wrong_code_asks_for_the_code_again_not_the_password(added):
     try:
         _to_prompt(terminal, "code")
         terminal.press(b"000000\r")
-        terminal.read_until(r"Type the code again")
-        terminal.read_until(r"One-time code \(not shown\): ", after="Type the code again")
+        terminal.read_until(r"Type the code again", flat=True)
+        terminal.read_until(r"One-time code \(not shown\):", after="Type the code again", flat=True)
         terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
         terminal.read_until(r"signed in to Manzanita Outfitters as")
         assert terminal.wait() == Exit.OK
     finally:
         terminal.close()
-    text = terminal.text
+    text = terminal.flat
     assert text.count("Email: ") == 1 and text.count("Password (not shown)") == 1
     assert "That code isn't right. Type the code again." in text
+    # What poppy-tui says fits 80 columns (the result line on stdout stays one line, for scripts).
+    said = [line for line in terminal.text.replace("\r", "").split("\n") if not line.startswith("signed in to")]
+    assert all(len(line) <= 80 for line in said), [line for line in said if len(line) > 80]
     assert text.count("Enter the one-time code we sent") == 1  # the Company's words, said once
     assert ".;" not in text
     assert DEMO_PASSWORD not in text and DEMO_ONE_TIME_CODE not in text
@@ -129,14 +133,14 @@ def test_the_demos_wrong_password_then_wrong_code_read_cleanly(home):
         terminal.press(DEMO_USERNAME.encode() + b"\r")
         terminal.read_until(r"Password \(not shown\): ")
         terminal.press(b"nope\r")
-        terminal.read_until(r"Try again\.")
+        terminal.read_until(r"Try again\.", flat=True)
         _to_prompt(terminal, "code", after="Try again.")
         terminal.press(b"000000\r")
-        terminal.read_until(r"Type the code again")
-        terminal.read_until(r"One-time code \(not shown\): ", after="Type the code again")
+        terminal.read_until(r"Type the code again", flat=True)
+        terminal.read_until(r"One-time code \(not shown\):", after="Type the code again", flat=True)
         terminal.press(DEMO_ONE_TIME_CODE.encode() + b"\r")
         terminal.read_until(r"signed in \(mediated\)")
     finally:
         terminal.close()
-    text = terminal.text
+    text = terminal.flat
     assert "don't match an account. Try again." in text and ".;" not in text
