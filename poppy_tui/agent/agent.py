@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 
 # Only what constructing an Agent and reading the store need is imported here: the TUI's first
-# frame waits on this module. The network stack (httpx, the transports, the dispatcher, sign-in,
+# frame waits on this module. The network stack (httpx2, the transports, the dispatcher, sign-in,
 # cryptography and jwt through keys and identity) is imported where first used, and the parts
 # built on it are made on first use (cached properties below); so are the request types, uuid
 # and hashlib, which only sending needs.
@@ -26,7 +26,7 @@ from poppy_tui.agent.store.status import Status
 if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
     from poppy_tui.agent.store.reader import InboxReader
-    import httpx
+    import httpx2
     from cryptography.hazmat.primitives.asymmetric import ec
 
     from poppy_tui.agent import companies as discovery
@@ -119,7 +119,7 @@ class Agent:
         self._reader = reader
         self.config = config
         self.paths = paths
-        self._client: httpx.AsyncClient | None = None
+        self._client: httpx2.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._key = key
         self._owner = owner
@@ -234,7 +234,7 @@ class Agent:
         first frame, so the event loop never waits on these imports."""
         for part in ("store", "dispatcher", "outcome_probe", "api", "conversations", "signins"):
             getattr(self, part)  # each a cached_property: reading it builds it
-        from poppy_tui.agent.net.http import make_client  # noqa: F401  (httpx, imported here)
+        from poppy_tui.agent.net.http import make_client  # noqa: F401  (httpx2, imported here)
 
     @classmethod
     def open(cls, paths: Paths, config: Config | None = None, *, lazy_store: bool = False, **options: Any) -> "Agent":
@@ -271,7 +271,7 @@ class Agent:
             self._mcp = McpTransport(self.sessions, self.config.request_timeout_seconds, self.config.allow_loopback)
         return self._mcp
 
-    async def _http(self) -> "httpx.AsyncClient":
+    async def _http(self) -> "httpx2.AsyncClient":
         from poppy_tui.agent.net.http import make_client
 
         # A client belongs to the event loop that made it; the CLI may run several loops.

@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import httpx
+import httpx2
 
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.net.http import HttpAnswer, parse_json_body, request
@@ -56,7 +56,7 @@ def origin_of(url: str) -> str:
 
 
 async def fetch_json(
-    client: httpx.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
+    client: httpx2.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
     headers: dict[str, str] | None = None,
 ) -> tuple[str, Any]:
     """GET a JSON document, following up to MAX_REDIRECTS https redirects. Returns (final URL, JSON).
@@ -82,7 +82,7 @@ def json_of(answer: HttpAnswer, what: str, url: str) -> Any:
 
 
 async def fetch_document(
-    client: httpx.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
+    client: httpx2.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
     headers: dict[str, str] | None = None,
 ) -> tuple[str, HttpAnswer]:
     """GET `url`, following redirects by hand (each hop https and checked). Returns the final URL
@@ -116,7 +116,7 @@ async def fetch_document(
 
 
 async def discover(
-    client: httpx.AsyncClient, store: Store, domain_or_url: str, allow_loopback: bool
+    client: httpx2.AsyncClient, store: Store, domain_or_url: str, allow_loopback: bool
 ) -> CompanyRecord:
     try:
         url = discovery_url(domain_or_url, allow_loopback)
@@ -172,7 +172,7 @@ class Refreshed:
 
 
 async def refresh(
-    client: httpx.AsyncClient, store: Store, company: CompanyRecord, allow_loopback: bool, force: bool = False
+    client: httpx2.AsyncClient, store: Store, company: CompanyRecord, allow_loopback: bool, force: bool = False
 ) -> Refreshed:
     """Bring the Company's poppy.json up to date: nothing when the stored copy is still fresh
     (unless `force`), else a conditional GET (If-None-Match) at its well-known URL. When the
@@ -288,7 +288,7 @@ def conversation_endpoint(company: CompanyRecord) -> str | None:
 
 
 async def fetch_openapi(
-    client: httpx.AsyncClient, company: CompanyRecord, allow_loopback: bool, headers: dict[str, str] | None = None
+    client: httpx2.AsyncClient, company: CompanyRecord, allow_loopback: bool, headers: dict[str, str] | None = None
 ) -> dict[str, Any]:
     url = openapi_url(company)
     if url is None:

@@ -32,7 +32,7 @@ def expected_errors() -> tuple[type[BaseException], ...]:
         ("poppy_tui.agent.agent", "AgentError"),
         ("poppy_tui.agent.companies", "DiscoveryError"),
         ("poppy_tui.agent.net.http", "ResponseTooLarge"),
-        ("httpx", "HTTPError"),
+        ("httpx2", "HTTPError"),
     ):
         module = sys.modules.get(module_name)
         error = getattr(module, attribute, None) if module else None

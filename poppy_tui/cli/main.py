@@ -2,7 +2,7 @@
 clear line on stderr and a documented exit code (poppy_tui.cli.exit_codes).
 
 Only our own light modules load here, so `--help` and `--version` never pay for Textual, mcp or
-httpx; each command imports what it needs when it runs. The parser (cli/parser.py, argparse) is
+httpx2; each command imports what it needs when it runs. The parser (cli/parser.py, argparse) is
 built for every run but a bare start of the TUI (`bare_start`), whose only options need none.
 """
 

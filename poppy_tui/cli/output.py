@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 TYPE_CHECKING = False  # typing is not imported on a command's path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, TextIO
+    from typing import Any, Iterable, TextIO
 
     from poppy_tui.agent.store import (
         AttemptRecord,
@@ -98,6 +98,25 @@ def indented(text: str, prefix: str = COMPANY_INDENT) -> str:
 
 def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True, indent=2)
+
+
+# One list item per line: compact (json's C encoder; indent runs its pure-Python one), ASCII.
+json_line = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+
+
+def emit_json_list(key: str, batches: Iterable[list[str]]) -> None:
+    """`{"KEY": [...]}` on stdout with one item per line, each item a json_line text, written as
+    the batches come: a long list (`pending --json` with 10,000 operations waiting) is neither
+    indented by json's pure-Python encoder nor held whole in memory. Still one JSON object."""
+    out = sys.stdout
+    out.write(f"{{{json_line(key)}: [")
+    separator = "\n  "
+    for batch in batches:
+        if batch:
+            out.write(separator + ",\n  ".join(batch))
+            separator = ",\n  "
+    out.write("\n]}\n" if separator != "\n  " else "]}\n")
+    out.flush()
 
 
 def emit(text: str = "", stream: TextIO | None = None) -> None:

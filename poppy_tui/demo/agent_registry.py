@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import httpx
+import httpx2
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.protocol import conventions as c
@@ -128,7 +128,7 @@ class AgentRegistry:
     async def _fetch(self, client_id: str, url: str, what: str) -> Any:
         self.fetches.append(url)
         try:
-            async with httpx.AsyncClient(
+            async with httpx2.AsyncClient(
                 timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
             ) as client:
                 async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
@@ -139,7 +139,7 @@ class AgentRegistry:
                         raw += chunk
                         if len(raw) > MAX_DOCUMENT_BYTES:
                             raise AgentRejected(client_id, f"the agent's {what} at {url} is too large")
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise AgentRejected(client_id, f"the agent's {what} at {url} can't be fetched ({type(exc).__name__})") from None
         try:
             import json

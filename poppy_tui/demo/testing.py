@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 from typing import Any, AsyncIterator, Iterator
 
-import httpx
 import httpx2
 from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -114,22 +113,8 @@ class AgentSession:
             headers[c.HEADER_APPROVAL] = encode_approval_header(approval)
         return headers
 
-    def httpx_auth(self, extensions: bool | str = True) -> httpx.Auth:
-        return _SigningAuth(self, extensions)
-
     def httpx2_auth(self, extensions: bool | str = True) -> httpx2.Auth:
         return _SigningAuth2(self, extensions)
-
-
-class _SigningAuth(httpx.Auth):
-    def __init__(self, session: AgentSession, extensions: bool | str) -> None:
-        self.session = session
-        self.extensions = extensions
-
-    def auth_flow(self, request):
-        for name, value in self.session.headers(extensions=self.extensions).items():
-            request.headers[name] = value
-        yield request
 
 
 class _SigningAuth2(httpx2.Auth):

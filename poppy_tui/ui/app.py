@@ -209,7 +209,7 @@ class PoppyApp(App[None]):
 
     def _after_first_frame(self) -> None:
         """What waits until the rows are on screen: notifications and outcome toasts take their
-        first look, and the network stack (httpx, keys, the dispatcher...) is imported and built
+        first look, and the network stack (httpx2, keys, the dispatcher...) is imported and built
         in a thread, then the dispatcher starts on the event loop as before."""
         from poppy_tui.ui import startup_gc
 

@@ -1,12 +1,12 @@
-"""The approval round trip's client-side cost, as a ratio to bare httpx requests doing the same
+"""The approval round trip's client-side cost, as a ratio to bare httpx2 requests doing the same
 work on the same loopback server in the same run: like for like, the same HTTP library (the agent
-sends through httpx too) and the same concurrency (one round at a time, its two requests in turn).
+sends through httpx2 too) and the same concurrency (one round at a time, its two requests in turn).
 
 Each round performs one booking change at the demo Company (the only action it lets us repeat):
   agent: call_api (403 + operation, recorded) -> approve the revision it returned (grace 0,
          committed) -> dispatch_once (lease, attempt row, the resend with Poppy-Approval,
          outcome recorded, settled)
-  bare:  httpx POST (403 + operation, JSON read) -> httpx POST with Poppy-Approval (200, JSON
+  bare:  httpx2 POST (403 + operation, JSON read) -> httpx2 POST with Poppy-Approval (200, JSON
          read), both with a fresh ES256 Session JWT, like the agent; no store, no checks.
   floor: the bare client plus the one thing the agent can't leave out: a write and fsync on the
          store's disk before the approval leaves (the attempt's commit). Not a target; it shows
@@ -45,7 +45,7 @@ def _slots() -> tuple[str, str, str]:
 
 
 async def _bare_round(client, session, url: str, target: str, before_approval=None) -> tuple[float, float]:
-    """The two requests as a bare httpx client makes them: (first, with approval) in ms.
+    """The two requests as a bare httpx2 client makes them: (first, with approval) in ms.
     `before_approval`, if given, runs between them (the floor client's fsync)."""
     from poppy_tui.protocol.approval import Approval
     from poppy_tui.protocol.conventions import HEADER_IDEMPOTENCY_KEY
@@ -87,7 +87,7 @@ class _OneFsync:
 
 
 async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
-    import httpx
+    import httpx2
 
     from poppy_tui.agent.agent import Agent
     from poppy_tui.agent.config import Config
@@ -106,7 +106,7 @@ async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
     a, b, c = _slots()
     try:
         record = await agent.add_company(company.base_url)
-        async with httpx.AsyncClient(timeout=30) as client:
+        async with httpx2.AsyncClient(timeout=30) as client:
             for n in range(rounds + 3):  # the first 3 rounds warm every path up and are not counted
                 # Each client moves the fitting to its own slot, so every request changes it.
                 t0 = time.perf_counter()
@@ -164,7 +164,7 @@ def run(rounds: int, repeats: int = REPEATS) -> list[Figure]:
                           f"first request {m['agent_first']:.1f} ms, approve + dispatch {m['agent_approval']:.1f} ms; "
                           f"{repeats} runs of {rounds} rounds; store on the temp disk (each attempt fsynced before it "
                           "leaves, other commits fsynced in the background)"))
-    figures.append(Figure("Approval round trip", "bare httpx, like for like: the same two requests (median)", m["bare"], "ms",
+    figures.append(Figure("Approval round trip", "bare httpx2, like for like: the same two requests (median)", m["bare"], "ms",
                           f"first {m['bare_first']:.1f} ms, with approval {m['bare_approval']:.1f} ms"))
     figures.append(Figure("Approval round trip", "overhead: agent / bare", m["agent"] / m["bare"], "x",
                           f"the Company in a process of its own, on loopback; each run: {each('disk')}",
@@ -172,7 +172,7 @@ def run(rounds: int, repeats: int = REPEATS) -> list[Figure]:
     figures.append(Figure("Approval round trip", "approval leg only: approve + dispatch / bare POST with approval",
                           m["agent_approval"] / m["bare_approval"], "x",
                           f"{m['agent_approval']:.1f} ms vs {m['bare_approval']:.1f} ms"))
-    figures.append(Figure("Approval round trip", "floor: bare httpx + one fsync before the approval / bare",
+    figures.append(Figure("Approval round trip", "floor: bare httpx2 + one fsync before the approval / bare",
                           m["floor"] / m["bare"], "x",
                           f"{m['floor']:.1f} ms: the bare client plus the one fsync the agent must make before an "
                           "approval leaves (8 KiB written and fsynced on the store's disk); agent / floor "

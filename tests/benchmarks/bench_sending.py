@@ -1,12 +1,12 @@
 """Sending throughput: approvals delivered per second by poppy-tui's dispatcher, as a ratio to
-bare httpx clients sending the same approvals to the same server in the same run.
+bare httpx2 clients sending the same approvals to the same server in the same run.
 
   agent: N operations recorded and approved (untimed), then `Agent.dispatch_once()` until all N
          are settled (timed): leases, attempt rows committed (fsynced) before their requests
          leave, the resends with Poppy-Approval, outcomes recorded. At most
          dispatcher.DEFAULT_PER_COMPANY (8) requests in flight.
   bare, like for like: N operations fetched by first requests (untimed), then the approvals sent
-         by a plain `httpx.AsyncClient` with the agent's concurrency (8 in flight), each with a
+         by a plain `httpx2.AsyncClient` with the agent's concurrency (8 in flight), each with a
          fresh ES256 Session JWT and an Idempotency-Key, the JSON answer read (timed). The same
          HTTP library as the agent, the same concurrency; no store, no checks. The target's anchor.
   bare, sequential: the same, one approval after another (the earlier anchor, kept as a row).
@@ -60,14 +60,14 @@ async def _agent_run(base_url: str, data_root: Path, first_item: int, count: int
 
 
 async def _bare_run(base_url: str, first_item: int, count: int, concurrency: int) -> float:
-    import httpx
+    import httpx2
 
     from poppy_tui.demo.testing import AgentSession
     from poppy_tui.protocol.approval import Approval
     from poppy_tui.protocol.conventions import HEADER_IDEMPOTENCY_KEY
 
     session = AgentSession(base_url)
-    async with httpx.AsyncClient(timeout=30) as client:
+    async with httpx2.AsyncClient(timeout=30) as client:
         operations = []
         for item in range(first_item, first_item + count):
             first = await client.post(f"{base_url}/items/{item}/cancel", json={}, headers=session.headers())
@@ -127,9 +127,9 @@ def run(count: int, repeats: int = 5) -> list[Figure]:
     return [
         Figure(section, f"agent: {count:,} approvals delivered, {DEFAULT_PER_COMPANY} in flight (median rate)",
                round(agent), "per s", f"each run: {each(agent_rates)}; store on the temp disk"),
-        Figure(section, f"bare httpx, {DEFAULT_PER_COMPANY} in flight, like for like (median rate)", round(like),
+        Figure(section, f"bare httpx2, {DEFAULT_PER_COMPANY} in flight, like for like (median rate)", round(like),
                "per s", f"each run: {each(like_rates)}"),
-        Figure(section, "bare httpx sequential loop (median rate; the earlier anchor)", round(sequential), "per s",
+        Figure(section, "bare httpx2 sequential loop (median rate; the earlier anchor)", round(sequential), "per s",
                f"each run: {each(sequential_rates)}"),
         # Figure's verdict passes values below the target, so the ratio is reported inverted
         # there (bare / agent <= 1/0.6 is agent / bare >= 0.6); the name says which.

@@ -141,8 +141,11 @@ class Terminal:
         """Wait for `pattern` in the output, looking only past the first `after` once that has shown
         (`flat`: in the output with white space folded, so a wrapped sentence still matches)."""
         deadline = time.monotonic() + timeout
-        while not re.search(pattern, (text := self.flat if flat else self.text).partition(after)[2]
-                            if after else (self.flat if flat else self.text)):
+        def seen() -> str:
+            text = self.flat if flat else self.text
+            return text.partition(after)[2] if after else text
+
+        while not re.search(pattern, seen()):
             left = deadline - time.monotonic()
             assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
             if not self._read(min(left, 0.5)):

@@ -36,15 +36,13 @@ raise SystemExit(code)
 # poppy-tui started, those checks would pass whatever poppy-tui does.
 _CHECKED_LIGHT = {"typing", "shutil", "dataclasses", "datetime", "textwrap", "tomllib", "sqlite3"}
 
-# What no command below may load: the TUI, the other transports, the httpx CLI's libraries, the
-# keyring's metadata scan (the key is in a file here), and the Company-text checks.
+# What no command below may load: the TUI, the other transports, httpx (and with it its
+# command-line client's libraries), the keyring's metadata scan (the key is in a file here), and
+# the Company-text checks.
 EVERYWHERE = {
-    "textual", "rich", "click", "pygments", "mcp", "httpx2", "markdown_it", "keyring", "importlib_metadata",
+    "textual", "rich", "click", "pygments", "mcp", "httpx", "httpcore", "markdown_it", "keyring", "importlib_metadata",
     "poppy_tui.ui", "poppy_tui.demo", "poppy_tui.agent.transports.mcp", "poppy_tui.safety.discrepancies",
 }
-
-# httpx's command-line client's libraries (see test_call_loads_one_transport...).
-HTTPX_CLI = {"rich", "click", "pygments"}
 
 
 def loaded_by(home, *argv: str) -> tuple[int, set[str], str]:
@@ -69,7 +67,7 @@ def test_help_loads_no_command_and_no_library(home):
     code, modules, out = loaded_by(home, "--help")
     assert code == 0 and "pending" in out
     assert not present(modules, EVERYWHERE | {
-        "httpx", "cryptography", "jwt", "sqlite3", "regex", "tomllib", "poppy_tui.agent",
+        "httpx2", "cryptography", "jwt", "sqlite3", "regex", "tomllib", "poppy_tui.agent",
         "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name", "poppy_tui.protocol", "poppy_tui.cli.commands", "poppy_tui.cli.companies_commands",
         # Nor what the listed commands run, nor typing, dataclasses or shutil (argparse's width lookup).
         "poppy_tui.cli.signin_commands", "poppy_tui.cli.identity_commands", "poppy_tui.cli.output", "poppy_tui.safety",
@@ -105,7 +103,7 @@ def test_pending_reads_the_store_without_the_network_stack(home):
     assert code == 0 and json.loads(out) == {"operations": []}
     assert "poppy_tui.agent.store" in modules  # it did read the store
     assert not present(modules, EVERYWHERE | {
-        "httpx", "httpcore", "anyio", "asyncio", "ssl", "cryptography", "jwt", "regex", "http_sfv", "email",
+        "httpx2", "httpcore2", "anyio", "asyncio", "ssl", "cryptography", "jwt", "regex", "http_sfv", "email",
         "logging", "uuid", "secrets", "poppy_tui.agent.agent", "poppy_tui.protocol.discovery",
         "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name",
         # Nor the records' dataclasses, typing, the protocol's parsers or the other parts of the store.
@@ -144,12 +142,11 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
     assert code == 0, out
     code, modules, out = loaded_by(home, "call", strict.base_url, "GET", "/bookings/bk_1")
     assert code == 0 and json.loads(out)["id"] == "bk_1", out
-    assert "httpx" in modules and "poppy_tui.agent.agent" in modules  # it did make the request
+    assert "httpx2" in modules and "poppy_tui.agent.agent" in modules  # it did make the request
     # Printing a JSON answer needs no sanitiser: that (and regex) loads only for Company text.
-    # httpx's __init__ imports its own command-line client (click, rich, pygments) whenever they
-    # are installed (uvicorn and Textual bring them); nothing public turns that off, and
-    # poppy-tui leaves httpx's modules alone.
-    assert not present(modules, (EVERYWHERE - HTTPX_CLI) | {"regex", "poppy_tui.safety.sanitize"})
+    # The agent's client is httpx2, which imports its command-line client (click, rich, pygments)
+    # only when that is run; httpx imported it whenever they were installed.
+    assert not present(modules, EVERYWHERE | {"regex", "poppy_tui.safety.sanitize"})
     # Signed out: the access token is looked up in the store; no sign-in flow or parser loads.
     assert "poppy_tui.agent.signin.service" in modules
     assert not present(modules, {"poppy_tui.agent.signin.flows", "poppy_tui.protocol.signin", "authlib"})
@@ -182,7 +179,7 @@ def test_mcp_token_reads_a_file_and_loads_no_server(home):
     assert code == 0 and len(out.splitlines()[0]) >= 43, out
     assert "poppy_tui.mcp_server.http_token" in modules
     assert not present(modules, EVERYWHERE | {
-        "uvicorn", "starlette", "httpx", "anyio", "asyncio", "ssl", "poppy_tui.agent.agent", "poppy_tui.agent.store",
+        "uvicorn", "starlette", "httpx2", "anyio", "asyncio", "ssl", "poppy_tui.agent.agent", "poppy_tui.agent.store",
         "poppy_tui.mcp_server.server", "poppy_tui.mcp_server.http_gate", "poppy_tui.mcp_server.http_guard",
     })
 
@@ -193,7 +190,7 @@ def test_mcp_help_loads_no_server_and_shows_no_token(home):
     for argv in (["mcp", "--help"], ["mcp", "token", "--help"]):
         code, modules, out = loaded_by(home, *argv)
         assert code == 0 and "--rotate" in out and token not in out
-        assert not present(modules, EVERYWHERE | {"uvicorn", "starlette", "httpx", "poppy_tui.agent",
+        assert not present(modules, EVERYWHERE | {"uvicorn", "starlette", "httpx2", "poppy_tui.agent",
                                                   "poppy_tui.mcp_server"})
 
 

@@ -4,7 +4,7 @@ proxy from the environment the name check runs as a request hook."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 from poppy_tui.agent.net.http import USER_AGENT, HttpAnswer, make_client, request
@@ -20,7 +20,7 @@ def _header(raw_request: bytes, name: bytes) -> bytes | None:
     return None
 
 
-async def _noop_hook(request: httpx.Request) -> None:
+async def _noop_hook(request: httpx2.Request) -> None:
     pass
 
 

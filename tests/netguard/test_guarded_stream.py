@@ -1,4 +1,4 @@
-"""The agent's connections (httpx over netguard's transport and GuardedStream), against a plain
+"""The agent's connections (httpx2 over netguard's transport and GuardedStream), against a plain
 HTTP/1.1 server on loopback written here from RFC 9112 alone. A connection the Company closed
 while idle is never handed another request, connections are kept for the next requests, and a
 request's head and body leave in one send() (a large body in bounded pieces), whole."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import httpcore
+import httpcore2
 import pytest
 
 from poppy_tui.agent.net import netguard
@@ -145,7 +145,7 @@ async def test_a_connection_the_company_keeps_open_carries_the_next_requests():
     assert server.connections == 1
 
 
-class _CountingStream(httpcore.AsyncNetworkStream):
+class _CountingStream(httpcore2.AsyncNetworkStream):
     """Around the real socket stream the guarded backend connected: counts what GuardedStream
     hands to it, one entry per write (each one send() on the socket)."""
 
@@ -172,12 +172,12 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The sizes of the writes the agent's connections make (one entry per send()), counted
     around httpcore's own socket streams, under netguard's GuardedStream."""
     counted: list[int] = []
-    connect_tcp = httpcore.AnyIOBackend.connect_tcp
+    connect_tcp = httpcore2.AnyIOBackend.connect_tcp
 
     async def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
         return _CountingStream(await connect_tcp(self, *args, **kwargs), counted)
 
-    monkeypatch.setattr(httpcore.AnyIOBackend, "connect_tcp", counting)
+    monkeypatch.setattr(httpcore2.AnyIOBackend, "connect_tcp", counting)
     return counted
 
 

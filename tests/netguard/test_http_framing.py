@@ -14,7 +14,7 @@ import struct
 import zlib
 from typing import Callable
 
-import httpx
+import httpx2
 import pytest
 
 from poppy_tui.agent.net.http import HttpAnswer, make_client, request
@@ -256,7 +256,7 @@ async def test_a_body_refused_after_part_of_the_request_left_is_not_called_not_s
 
     async with ByteCounter() as server:
         async with make_client(5.0) as client:
-            with pytest.raises(httpx.WriteError, match="could not be finished"):
+            with pytest.raises(httpx2.WriteError, match="could not be finished"):
                 async with client.stream("PUT", f"{server.base_url}/x", content=body(),
                                          headers={"Content-Length": "100000"}):
                     pass

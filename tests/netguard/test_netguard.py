@@ -1,6 +1,6 @@
 """Connections to private or loopback addresses are refused before any byte is sent."""
 
-import httpx
+import httpx2
 import pytest
 
 from poppy_tui.agent.net.http import make_client, request
@@ -73,7 +73,7 @@ async def test_loopback_is_reachable_only_when_allowed():
         async with make_client(5.0, allow_loopback=False) as client:
             refused = await request(client, "GET", running.discovery_url)
             assert isinstance(refused, NotSent) and "loopback" in refused.detail
-            with pytest.raises(httpx.ConnectError):
+            with pytest.raises(httpx2.ConnectError):
                 await client.get(running.discovery_url)
 
 

@@ -1,4 +1,4 @@
-"""TLS on the agent's one HTTP path (httpx over netguard's transport), against real TLS servers on
+"""TLS on the agent's one HTTP path (httpx2 over netguard's transport), against real TLS servers on
 127.0.0.1 with throwaway certificate authorities (tests/netguard/tls.py) trusted through
 SSL_CERT_FILE. A certificate the agent must not trust ends the exchange in the handshake, before
 a byte of the request leaves: "not sent", and the server never sees a request.

@@ -1,5 +1,5 @@
 """A throwaway certificate authority for loopback TLS servers in tests: a real X.509 chain
-made with `cryptography`, trusted by the agent's clients through SSL_CERT_FILE (which httpx
+made with `cryptography`, trusted by the agent's clients through SSL_CERT_FILE (which httpx2
 honours), so TLS, hostname checks and SNI run for real."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """One place for how the agent talks HTTP: client settings, bounded reads, and what a failure means.
 
 The question every transport must answer after a failure is "did the Company get it?".
-httpx's exception classes answer it (research notes, section 7.4), and the mapping lives here.
+httpx2's exception classes answer it (research notes, section 7.4), and the mapping lives here.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-import httpx
+import httpx2
 
 from poppy_tui.agent.net.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
@@ -34,25 +34,25 @@ def overall_deadline(read_timeout_seconds: float, extra_read_seconds: float = 0.
 # Exceptions raised before any byte of the request could have reached the Company: no
 # connection (refused by netguard, unreachable, no TLS handshake: a certificate refused), a
 # request that can't be written at all (a header value that isn't ASCII, a header h11 refuses,
-# a scheme or URL httpx can't send; netguard's transport turns a refusal that comes after part of
+# a scheme or URL httpx2 can't send; netguard's transport turns a refusal that comes after part of
 # a request left into a WriteError), or a proxy that refused the tunnel to the Company.
 NOT_SENT_ERRORS: tuple[type[BaseException], ...] = (
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.PoolTimeout,
-    httpx.LocalProtocolError,
-    httpx.UnsupportedProtocol,
-    httpx.ProxyError,
-    httpx.InvalidURL,
+    httpx2.ConnectError,
+    httpx2.ConnectTimeout,
+    httpx2.PoolTimeout,
+    httpx2.LocalProtocolError,
+    httpx2.UnsupportedProtocol,
+    httpx2.ProxyError,
+    httpx2.InvalidURL,
     UnicodeEncodeError,
 )
 # Exceptions raised once the request was (maybe partly) on the wire: the Company may have acted.
 UNKNOWN_ERRORS: tuple[type[BaseException], ...] = (
-    httpx.ReadTimeout,
-    httpx.WriteTimeout,
-    httpx.ReadError,
-    httpx.WriteError,
-    httpx.RemoteProtocolError,
+    httpx2.ReadTimeout,
+    httpx2.WriteTimeout,
+    httpx2.ReadError,
+    httpx2.WriteError,
+    httpx2.RemoteProtocolError,
 )
 
 
@@ -73,16 +73,16 @@ def _no_cookies() -> http.cookiejar.CookieJar:
 
 def make_client(
     timeout_seconds: float, allow_loopback: bool = True, while_waiting: Callable[[], None] | None = None
-) -> httpx.AsyncClient:
+) -> httpx2.AsyncClient:
     """The client for every request to a Company (discovery, API, conversations, approvals, outcome
-    probes); MCP and sign-in use httpx2, their libraries' HTTP client, through the same netguard
-    transport. Redirects are never followed implicitly: a redirected approval would leave the
+    probes), httpx2 like the MCP SDK's and authlib's clients (MCP, sign-in), which are built over
+    the same netguard transport: one HTTP library. Redirects are never followed implicitly: a redirected approval would leave the
     interface that returned the operation, and discovery checks every hop.
     `while_waiting` runs each time a request has been sent, while its answer is awaited (netguard)."""
-    options = guarded_client_options(httpx, allow_loopback, pool_limits(httpx), while_waiting)
-    return httpx.AsyncClient(
+    options = guarded_client_options(httpx2, allow_loopback, pool_limits(httpx2), while_waiting)
+    return httpx2.AsyncClient(
         **options,
-        timeout=httpx.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
+        timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
         cookies=_no_cookies(),
@@ -130,7 +130,7 @@ class HttpAnswer:
         return record
 
 
-async def read_bounded(response: httpx.Response, limit: int = MAX_RESPONSE_BYTES) -> bytes:
+async def read_bounded(response: httpx2.Response, limit: int = MAX_RESPONSE_BYTES) -> bytes:
     """The decoded body, refusing more than `limit` bytes (counted after decompression)."""
     declared = response.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -163,7 +163,7 @@ def parse_json_body(raw: bytes) -> Any:
 
 
 async def request(
-    client: httpx.AsyncClient,
+    client: httpx2.AsyncClient,
     method: str,
     url: str,
     *,
@@ -179,10 +179,10 @@ async def request(
     The whole exchange has an overall deadline (`overall_deadline`), so an answer trickled in
     below every read timeout is abandoned like a broken one.
     """
-    timeout: Any = httpx.USE_CLIENT_DEFAULT
+    timeout: Any = httpx2.USE_CLIENT_DEFAULT
     base = client.timeout
     if extra_read_seconds:
-        timeout = httpx.Timeout(
+        timeout = httpx2.Timeout(
             connect=base.connect, read=(base.read or 30.0) + extra_read_seconds, write=base.write, pool=base.pool
         )
     deadline = overall_deadline(base.read or 30.0, extra_read_seconds)
@@ -202,11 +202,11 @@ async def request(
                     raw = await read_bounded(response, limit)
                 except ResponseTooLarge as exc:
                     return HttpAnswer(status, answer_headers, b"", None, str(exc), final_url)
-                except httpx.DecodingError as exc:
+                except httpx2.DecodingError as exc:
                     # The whole answer arrived but its encoding can't be undone: the Company
                     # answered, and what it said is unreadable.
                     return HttpAnswer(status, answer_headers, b"", None, f"the body can't be decoded ({exc})", final_url)
-                except httpx.TransportError as exc:
+                except httpx2.TransportError as exc:
                     # The status line arrived, so the Company did answer; only the body is missing.
                     return HttpAnswer(
                         status, answer_headers, b"", None, f"the body was cut off ({exc})", final_url, cut_off=True
@@ -216,7 +216,7 @@ async def request(
         if status is None:
             return Unknown(too_slow)
         return HttpAnswer(status, answer_headers, b"", None, f"the body was cut off: {too_slow}", final_url, cut_off=True)
-    except (httpx.TransportError, httpx.InvalidURL, UnicodeEncodeError) as exc:
+    except (httpx2.TransportError, httpx2.InvalidURL, UnicodeEncodeError) as exc:
         return classify_transport_error(exc)
     answer = HttpAnswer(status, answer_headers, raw, url=final_url)
     try:

@@ -4,11 +4,11 @@ addresses. No second DNS resolution happens between the check and the connect, s
 that answers a public address to the check and 127.0.0.1 to the connect (DNS rebinding)
 gets nowhere.
 
-It is an httpcore network backend under an httpx transport (both from the libraries' public
+It is an httpcore2 network backend under an httpx2 transport (both from the libraries' public
 API), so the URL, the Host header and the TLS SNI stay the name the Company was addressed by
-(an IDN as its IDNA 2008 A-label, as httpx encodes it); only the TCP connect goes to the checked
-IP. The one transport serves httpx (discovery, API calls, approvals, conversations, outcome
-probes) and httpx2 (the MCP SDK's client, sign-in): both clients are built with
+(an IDN as its IDNA 2008 A-label, as httpx2 encodes it); only the TCP connect goes to the checked
+IP. The one transport serves every client the agent makes, all httpx2 (discovery, API calls,
+approvals, conversations, outcome probes, the MCP SDK's client, sign-in): each is built with
 `guarded_client_options`. The transport also refuses answers whose framing is ambiguous and
 never lets bytes left after an answer be read as the next one (docs/reliability.md).
 
@@ -180,7 +180,7 @@ class AnswerFollower:
 
 @functools.lru_cache(maxsize=2)
 def _stream_class(httpcore: ModuleType) -> type:
-    """httpcore(2)'s network stream interface, implemented over the backend's own stream."""
+    """httpcore2's network stream interface, implemented over the backend's own stream."""
 
     class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined]
         # Why the socket is kept: before every request, and again when each answer is closed,
@@ -267,7 +267,7 @@ def _stream_class(httpcore: ModuleType) -> type:
 def _guarded_backend(
     httpcore: ModuleType, allow_loopback: bool, while_waiting: Callable[[], None] | None = None
 ) -> Any:
-    """An httpcore(2) network backend that connects only to addresses it has checked."""
+    """An httpcore2 network backend that connects only to addresses it has checked."""
     stream_class = _stream_class(httpcore)
 
     class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined]
@@ -451,7 +451,7 @@ def _guarded_transport(
     httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any,
     while_waiting: Callable[[], None] | None = None,
 ) -> Any:
-    """A transport for httpx(2).AsyncClient that connects only to checked addresses."""
+    """A transport for httpx2.AsyncClient that connects only to checked addresses."""
     return _transport_class_for(httpx, httpcore)(_guarded_backend(httpcore, allow_loopback, while_waiting), limits)
 
 
@@ -479,7 +479,7 @@ MAX_CONNECTIONS = 20
 
 
 def pool_limits(module: Any) -> Any:
-    """httpx(2).Limits: every connection the pool may open is kept alive too. httpcore closes an
+    """httpx2.Limits: every connection the pool may open is kept alive too. httpcore closes an
     idle connection whenever more than `max_keepalive_connections` are open, so a smaller number
     made every round of concurrent sends reopen (for https, handshake again) the ones it closed."""
     return module.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
@@ -492,14 +492,10 @@ def _proxies_configured() -> bool:
 def guarded_client_options(
     httpx: ModuleType, allow_loopback: bool, limits: Any = None, while_waiting: Callable[[], None] | None = None
 ) -> dict[str, Any]:
-    """Keyword arguments for `httpx.AsyncClient` or `httpx2.AsyncClient` (pass the module): the
-    guarded transport, plus the name check before each request when a proxy may be used.
+    """Keyword arguments for `httpx2.AsyncClient` (pass the module): the guarded transport, plus
+    the name check before each request when a proxy may be used.
     `while_waiting`: called each time a request has been sent and its answer is awaited."""
-    httpcore: ModuleType
-    if httpx.__name__ == "httpx2":
-        import httpcore2 as httpcore
-    else:
-        import httpcore
+    import httpcore2 as httpcore
     limits = limits or pool_limits(httpx)
     hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
     return {

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
-import httpx
+import httpx2
 
 from poppy_tui.safety.secret_fields import GuardedField, guard_fields, redact
 from poppy_tui.safety.web_host import ShownHost
@@ -73,7 +73,7 @@ class SignInContext:
     identity: ClientIdentity
     timeout_seconds: float
     allow_loopback: bool
-    http: Callable[[], Awaitable[httpx.AsyncClient]]
+    http: Callable[[], Awaitable[httpx2.AsyncClient]]
     finish: Finish
 
     @property
@@ -364,8 +364,8 @@ class MediatedSignIn(_Flow):
                 f"outside its own domains ({self.company_domain}); poppy-tui won't ask for your credentials"
             )
         try:
-            client_host = httpx.URL(self.endpoint).raw_host.decode("ascii").lower().rstrip(".")
-        except (httpx.InvalidURL, UnicodeDecodeError):
+            client_host = httpx2.URL(self.endpoint).raw_host.decode("ascii").lower().rstrip(".")
+        except (httpx2.InvalidURL, UnicodeDecodeError):
             client_host = ""
         if client_host.strip("[]") != read.host.strip("[]"):
             raise SignInError(

@@ -58,7 +58,7 @@ async def within(call: Awaitable[T], timeout_seconds: float) -> T:
 
 
 class _BoundedOAuth2Client(AsyncOAuth2Client):
-    """authlib's client, whose answers are read bounded in size and time (httpx would read any
+    """authlib's client, whose answers are read bounded in size and time (httpx2 would read any
     length, and a trickled answer for as long as each byte comes inside the read timeout)."""
 
     async def send(self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any) -> httpx2.Response:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.companies import DiscoveryError, fetch_json
@@ -64,7 +64,7 @@ class SignIns:
         store: Store,
         config: Config,
         identity: Callable[[], ClientIdentity],
-        http: Callable[[], Awaitable[httpx.AsyncClient]],
+        http: Callable[[], Awaitable[httpx2.AsyncClient]],
         vault: TokenVault | None = None,
     ) -> None:
         self._store = store

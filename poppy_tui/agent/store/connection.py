@@ -120,6 +120,14 @@ class _Cursor:
         except sqlite3.DatabaseError as exc:
             raise store_error(exc, self._path) from None
 
+    def fetchmany(self, size: int) -> list[Any]:
+        try:
+            return self._cursor.fetchmany(size)
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise store_error(exc, self._path) from None
+
 
 class _Connection:
     """The connection as the store uses it: a damaged page, a lock or a full disk surfaces as a

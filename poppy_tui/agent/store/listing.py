@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from poppy_tui.agent.store.expiry import ExpiryStore
 from poppy_tui.agent.store.history import HistoryStore
+from poppy_tui.agent.store.row_json import RowJsonStore
 
 
-class ListStore(HistoryStore, ExpiryStore):
-    """Lists and counts of operations, after recording what has expired."""
+class ListStore(HistoryStore, ExpiryStore, RowJsonStore):
+    """Lists and counts of operations (also as the JSON `pending --json` prints), after recording
+    what has expired."""

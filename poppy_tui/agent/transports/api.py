@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
-import httpx
+import httpx2
 
 from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
@@ -45,7 +45,7 @@ def idempotency_header(key: str) -> str:
 
 
 class ApiTransport:
-    def __init__(self, client: Callable[[], Awaitable[httpx.AsyncClient]], sessions: Sessions) -> None:
+    def __init__(self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions) -> None:
         self._client = client
         self._sessions = sessions
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
-import httpx
+import httpx2
 
 from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
@@ -105,7 +105,7 @@ def conversation_id_of(body: Any) -> str | None:
 
 
 class ConversationTransport:
-    def __init__(self, client: Callable[[], Awaitable[httpx.AsyncClient]], sessions: Sessions) -> None:
+    def __init__(self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions) -> None:
         self._client = client
         self._sessions = sessions
 
