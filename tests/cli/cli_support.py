@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -86,6 +86,14 @@ def start_process(*argv: str, home: Path | None, **extra_env: str) -> subprocess
 _ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
+def readable(fileobj: object, timeout: float) -> bool:
+    """Whether `fileobj` has something to read within `timeout`: a selector, since select.select
+    refuses descriptors past 1024, which a long test run reaches."""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fileobj, selectors.EVENT_READ)  # type: ignore[arg-type]
+        return bool(selector.select(timeout))
+
+
 def screen_text(raw: bytes) -> str:
     """What a terminal would have been sent, less its escape sequences: enough to find words in."""
     return _ESCAPES.sub("", raw.decode("utf-8", "replace"))
@@ -122,7 +130,7 @@ class Terminal:
 
     def _read(self, wait: float) -> bool:
         """Read what is there; False once the program closed the terminal."""
-        if not select.select([self._leader], [], [], wait)[0]:
+        if not readable(self._leader, wait):
             return True
         try:
             chunk = os.read(self._leader, 65536)
@@ -178,7 +186,7 @@ class Terminal:
         while self.process.poll() is None and time.monotonic() < deadline:
             self._read(0.2)
         code = self.process.wait(timeout=5)
-        while select.select([self._leader], [], [], 0.2)[0] and self._read(0):
+        while readable(self._leader, 0.2) and self._read(0):
             pass  # what it wrote just before exiting
         return code
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
-from tests.cli.cli_support import subprocess_env
+from tests.cli.cli_support import readable, subprocess_env
 
 START_TIMEOUT_SECONDS = 60.0
 
@@ -57,7 +56,7 @@ def start_gate(home: Path, tmp_path: Path, *args: str, expect_url: bool = True) 
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     line = ""
     while time.monotonic() < deadline and not line:
-        ready, _, _ = select.select([process.stdout], [], [], 0.05)
+        ready = readable(process.stdout, 0.05)
         if ready:
             line = process.stdout.readline()
             if not line:  # it exited

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import select
+import selectors
 import signal
 import socket
 import sqlite3
@@ -61,7 +61,10 @@ class Child:
 
     def _read_available(self, timeout: float) -> bool:
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        # A selector, not select.select: that refuses descriptors past 1024, which a long run reaches.
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.proc.stdout, selectors.EVENT_READ)
+            ready = selector.select(timeout)
         if not ready:
             return False
         chunk = os.read(self.proc.stdout.fileno(), 65536)

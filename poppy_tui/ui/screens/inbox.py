@@ -218,7 +218,7 @@ class InboxScreen(PoppyScreen):
         # Whatever else the body shows; a line for "N more below" only when rows are hidden.
         rest = sum(child.outer_size.height for child in body.children
                    if child.display and child not in tables and child.id != "pending-more")
-        needs = {t.id: t.virtual_size.height for t in tables}
+        needs = {t.id: t.lines_needed for t in tables}
         caps = self._caps(tables, needs, max(3, body.content_size.height - rest))
         pending_cap = caps.get("pending-table")
         if pending_cap is not None and pending_cap < needs["pending-table"]:
@@ -380,6 +380,11 @@ class InboxScreen(PoppyScreen):
             return  # under a review or in another mode: nothing of it is on screen
         for table in self.query(OperationTable):
             table.tick()
+
+    def on_operation_table_rows_added(self, event: OperationTable.RowsAdded) -> None:
+        # A long list's later chunks change how much room the tables need.
+        if self.poppy.painted:
+            self.call_after_refresh(self.fit_tables)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import DataTable
 
 from poppy_tui.agent.store.status import OperationRow, Status
@@ -76,6 +77,14 @@ class OperationTable(DataTable):
     """Rows are keyed by the operation's row number, so refreshes keep the cursor in place."""
 
     DEFAULT_CLASSES = "operation-table"
+
+    class RowsAdded(Message):
+        """Rows went in (a long list goes in chunks after the first frame): the table's height changed."""
+
+    @property
+    def lines_needed(self) -> int:
+        """Lines to show every row added so far and the header (known before the table is laid out)."""
+        return self._lines + 1
 
     def __init__(self, columns: tuple[tuple[str, str], ...] = PENDING_COLUMNS, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
@@ -164,6 +173,8 @@ class OperationTable(DataTable):
         # Every row's lines and the header; max-height in the stylesheet caps it. (height: auto
         # would follow the rows only after a relayout that adding rows doesn't trigger.)
         self.styles.height = self._lines + 1
+        if added:
+            self.post_message(self.RowsAdded())
 
     def render_lines(self, crop: Any) -> Any:
         lines = super().render_lines(crop)
