@@ -341,7 +341,8 @@ class PoppyApp(App[None]):
         except Exception as exc:  # a locked database must not kill the UI; the next poll looks again
             self.log.warning(f"notifications: {exc}")
             return
-        shown = getattr(self.screen, "operation_row", None)  # a review: its banner says how a send ended
+        # A review: its banner says how a send ended. The stack is empty while the app shuts down.
+        shown = getattr(self.screen_stack[-1], "operation_row", None) if self.screen_stack else None
         self.notifier.announce(events, frozenset({shown}) if isinstance(shown, int) else frozenset())
 
     def get_driver_class(self) -> Any:
