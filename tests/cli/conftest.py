@@ -18,3 +18,20 @@ def home(tmp_path, monkeypatch):
 @pytest.fixture
 def cli(capsys):
     return functools.partial(run_main, capsys)
+
+
+@pytest.fixture
+def company_added(cli, home):
+    """Start a test Company (a class with base_url and stop()), add it to the home, stop it after."""
+    started = []
+
+    def add(company_class):
+        company = company_class()
+        started.append(company)
+        run = cli("companies", "add", company.base_url)
+        assert run.code == 0, run.err
+        return company
+
+    yield add
+    for company in started:
+        company.stop()

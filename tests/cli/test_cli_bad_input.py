@@ -16,15 +16,9 @@ from tests.companies.bulk_company import BulkCompany
 
 
 @pytest.fixture
-def bench_goods(cli, home):
+def bench_goods(company_added):
     """A Company written from the spec (tests/companies), named "Bench Goods", added to the home."""
-    company = BulkCompany()
-    try:
-        run = cli("companies", "add", company.base_url)
-        assert run.code == Exit.OK, run.err
-        yield company
-    finally:
-        company.stop()
+    return company_added(BulkCompany)
 
 
 @pytest.mark.parametrize(

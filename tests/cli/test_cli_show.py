@@ -18,14 +18,8 @@ from tests.companies.strict_company import StrictCompany
 
 
 @pytest.fixture
-def strict(cli, home):
-    company = StrictCompany()
-    try:
-        run = cli("companies", "add", company.base_url)
-        assert run.code == Exit.OK, run.err
-        yield company
-    finally:
-        company.stop()
+def strict(company_added):
+    return company_added(StrictCompany)
 
 
 def ask_to_cancel_twice(cli, strict) -> None:

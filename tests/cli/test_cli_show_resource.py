@@ -13,14 +13,8 @@ from tests.companies.resource_company import ResourceCompany
 
 
 @pytest.fixture
-def juniper(cli, home):
-    company = ResourceCompany()
-    try:
-        run = cli("companies", "add", company.base_url)
-        assert run.code == Exit.OK, run.err
-        yield company
-    finally:
-        company.stop()
+def juniper(company_added):
+    return company_added(ResourceCompany)
 
 
 def ask(cli, order_id: str) -> None:
