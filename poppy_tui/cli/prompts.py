@@ -49,7 +49,9 @@ async def ask(prompt: str, secret: bool = False) -> str:
         line = await _read_line(fd)
         finished = True
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        # At once (TCSANOW), not once the output has drained (TCSADRAIN): nothing on the way
+        # out of a prompt waits on the terminal, which may not be reading (Ctrl-S, a stuck window).
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
         if secret or not finished:
             # The Enter of a secret wasn't echoed; after Ctrl-C what is printed next starts a line.
             sys.stderr.write("\n")
