@@ -121,13 +121,13 @@ def open_tui(ctx: Context) -> int:
     # it never gets there.
     startup_gc.hold()
     try:
-        import asyncio
+        from poppy_tui.cli.event_loop import run
 
         # The whole store opens after the first frame (Agent.store); the inbox reads through agent.reader.
         agent = open_agent(ctx, lazy_store=True)
         try:
             if ctx.config.companies:
-                asyncio.run(discover_listed(agent))
+                run(discover_listed(agent))
             run_tui(agent, config_file=ctx.config_file)
         finally:
             close_agent(agent)

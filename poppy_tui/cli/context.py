@@ -90,9 +90,9 @@ def open_agent(ctx: Context, *, lazy_store: bool = False) -> "Agent":
 
 
 def close_agent(agent: "Agent") -> None:
-    import asyncio
+    from poppy_tui.cli.event_loop import run
 
-    asyncio.run(agent.aclose())
+    run(agent.aclose())
 
 
 # A listed Company that can't be reached must not hold the TUI back for long.
@@ -127,7 +127,7 @@ def open_store(ctx: Context) -> "Store":
 
 
 def with_agent(ctx: Context, work: Callable[["Agent"], Awaitable[int]]) -> int:
-    import asyncio
+    from poppy_tui.cli.event_loop import run
 
     async def session() -> int:
         agent = open_agent(ctx)
@@ -136,4 +136,4 @@ def with_agent(ctx: Context, work: Callable[["Agent"], Awaitable[int]]) -> int:
         finally:
             await agent.aclose()
 
-    return asyncio.run(session())
+    return run(session())

@@ -8,7 +8,6 @@ never appear among real ones and approving one can't reach a real Company.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
@@ -16,6 +15,7 @@ from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.cli.context import Context, close_agent, open_agent, require_terminal, run_tui
 from poppy_tui.cli.errors import CliError, expected_errors
+from poppy_tui.cli.event_loop import run
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import note, note_wrapped, safe_line
 
@@ -244,7 +244,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
             finally:
                 await agent.aclose()
 
-        waiting = asyncio.run(make_requests())
+        waiting = run(make_requests())
         note_wrapped(waiting_line(len(waiting)), indent="")
         agent = open_agent(demo)
         try:

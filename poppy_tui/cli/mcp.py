@@ -38,10 +38,10 @@ def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_mcp_stdio(ctx: "Context") -> int:
-    import asyncio
     import sys
 
     from poppy_tui.cli.context import discover_listed, open_agent
+    from poppy_tui.cli.event_loop import run
     from poppy_tui.cli.output import note
     from poppy_tui.mcp_server.server import serve_stdio
 
@@ -57,7 +57,7 @@ def cmd_mcp_stdio(ctx: "Context") -> int:
         finally:
             await agent.aclose()
 
-    asyncio.run(session())
+    run(session())
     return Exit.OK
 
 
@@ -81,9 +81,9 @@ def cmd_mcp_token(ctx: "Context", args: argparse.Namespace) -> int:
 
 
 def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
-    import asyncio
     from pathlib import Path
 
+    from poppy_tui.cli.event_loop import run
     from poppy_tui.cli.output import note
     from poppy_tui.mcp_server.http_gate import DEFAULT_LISTEN, ListenError, parse_listen, served_names, tls_context
     from poppy_tui.mcp_server.http_token import TokenError, TokenFile, token_path
@@ -140,7 +140,7 @@ def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
             await agent.aclose()
 
     try:
-        asyncio.run(session())
+        run(session())
     except ListenError as exc:
         raise CliError(str(exc)) from None
     note("poppy-tui mcp: stopped; anything queued stays in the queue")

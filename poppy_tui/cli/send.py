@@ -32,25 +32,24 @@ def _said(record: "OperationRecord") -> None:
 def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
     from poppy_tui.agent.headless import in_flight, send_approved, waiting_for_sign_in
     from poppy_tui.cli.context import open_agent
+    from poppy_tui.cli.event_loop import ctrl_c as watched_ctrl_c
+    from poppy_tui.cli.event_loop import run
 
     agent = open_agent(ctx)
 
     async def session() -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        def interrupted() -> None:
-            # The first Ctrl-C stops a watch as SIGTERM does (after the send under way, exit 0);
-            # a second one interrupts at once.
-            stop.set()
-            loop.remove_signal_handler(signal.SIGINT)
-
         try:
             # A service manager stops us with SIGTERM: finish the send under way, then exit.
             loop.add_signal_handler(signal.SIGTERM, stop.set)
-            if args.watch:
-                loop.add_signal_handler(signal.SIGINT, interrupted)
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # Windows, or not the main thread: Ctrl-C still works
+        ctrl_c = watched_ctrl_c()
+        if args.watch and ctrl_c is not None:
+            # The first Ctrl-C stops a watch as SIGTERM does (after the send under way, exit 0);
+            # a second one interrupts at once.
+            ctrl_c.first = stop.set
         try:
             waiting = in_flight(agent.store)
             if waiting:
@@ -81,4 +80,4 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
         codes += [Exit.SIGN_IN_REQUIRED] * len(kept)  # kept for after sign-in: the person has to act
         return first_failure(codes)
 
-    return int(asyncio.run(session()))
+    return int(run(session()))

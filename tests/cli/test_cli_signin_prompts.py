@@ -4,6 +4,8 @@ terminal's echo comes back after a secret, and a wrong one-time code asks for th
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from cli_support import Terminal, run_process
@@ -65,6 +67,46 @@ def test_ctrl_c_ends_each_signin_prompt_at_once(added, prompt):
     # The message starts its own line, and echo is back for the shell after a secret prompt.
     assert f"\n{INTERRUPTED}" in terminal.text.replace("\r", "")
     assert echo
+    assert "Traceback" not in terminal.text
+
+
+def _signal_thread(pid: int, thread_id: int, signum: int) -> None:
+    """signum to one thread of process pid (tgkill): what the kernel may do with a Ctrl-C."""
+    import ctypes
+    import os
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    tgkill = getattr(libc, "tgkill", None)
+    if tgkill is None:
+        pytest.skip("no tgkill in this C library (glibc 2.30+)")
+    if tgkill(pid, thread_id, signum) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread signals through /proc and tgkill")
+@pytest.mark.parametrize("prompt", ["email", "password"])
+def test_ctrl_c_handled_on_another_thread_still_ends_the_prompt(added, prompt):
+    """A SIGINT's C-level handler may run on any thread of the process (or on the main thread just
+    before it sleeps in epoll_wait): the loop waiting at the prompt must still wake. asyncio.run's
+    own handler was noticed only once something else woke the loop, which at a prompt is never,
+    and the process stayed until killed (seen in CI)."""
+    import os
+    import signal
+
+    terminal = _mediated(added)
+    try:
+        _to_prompt(terminal, prompt)
+        pid = terminal.process.pid
+        others = sorted(int(task) for task in os.listdir(f"/proc/{pid}/task") if int(task) != pid)
+        # The identity publisher's thread, which served the Company its fetch of the CIMD.
+        assert others, "poppy-tui has no second thread at the prompt: land the signal off the main thread another way"
+        _signal_thread(pid, others[0], signal.SIGINT)
+        code = terminal.wait(timeout=PROMPT_GONE_SECONDS)
+        echo = terminal.echo_on()
+    finally:
+        terminal.close()
+    assert code == Exit.INTERRUPTED, terminal.text[-2000:]
+    assert INTERRUPTED in terminal.text and echo
     assert "Traceback" not in terminal.text
 
 
