@@ -148,3 +148,23 @@ def test_a_port_held_by_a_silent_program_is_left(home, monkeypatch):
         assert identity.settings.loopback_port != port and read_settings(home) == identity.settings
     finally:
         silent.close()
+
+
+def test_started_again_right_after_closing_a_connection_it_keeps_its_port(home):
+    """A connection the publisher closed leaves its port in TIME_WAIT for a minute: poppy-tui
+    started again in that minute read its own port as taken and moved its identity (a new
+    client_id) unless the listener reuses the address."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    port = free_loopback_port()
+    settings, _, jwks = _ours(home, port, key)
+    try:
+        first = load_identity(home, True, lambda: key)
+        assert first.settings == settings
+        with httpx.Client(trust_env=False, timeout=5) as client:  # a Company's keep-alive connection
+            assert client.get(f"http://127.0.0.1:{port}/poppy-tui/jwks.json").json() == jwks
+            publisher.stop(port)  # the process ends: the server closes the connection first
+        again = load_identity(home, True, lambda: key)
+        assert again.settings == settings and read_settings(home) == settings  # not moved
+        assert _fetch(port, "/poppy-tui/jwks.json").json() == jwks
+    finally:
+        publisher.stop(port)

@@ -22,6 +22,7 @@ import asyncio
 import errno
 import http.client
 import json
+import os
 import socket
 import threading
 import time
@@ -59,6 +60,12 @@ class PublishingServer:
         self.connections: set[_Connection] = set()
         self.closed_idle = 0  # connections closed for idling (timeout or room for another)
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if os.name == "posix":
+            # As asyncio's servers do: without it, the port stays refused for a minute after a
+            # connection we closed (TIME_WAIT), and a poppy-tui started again in that minute
+            # read its own port as taken and moved its identity to another one. A port another
+            # program listens on is refused all the same (Windows reads the option differently).
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             listener.bind(("127.0.0.1", port))  # OSError (EADDRINUSE) when the port is taken
             listener.listen(128)
@@ -222,6 +229,12 @@ def publish(settings: Any, metadata: dict[str, Any], jwks: dict[str, Any]) -> No
         f"127.0.0.1:{port}, where this agent's development identity lives, is used by a program "
         "that does not serve this home's public key"
     )
+
+
+def serving() -> frozenset[int]:
+    """The ports this process serves on now."""
+    with _lock:
+        return frozenset(_servers)
 
 
 def stop(port: int) -> None:
