@@ -1,0 +1,63 @@
+"""For every test module: what it left open is closed when it ends, and a module that leaves
+many descriptors open fails.
+
+Each test home gets a development identity served on a loopback port of its own
+(agent/identity/publisher.py), by a server kept for the life of the process, as poppy-tui keeps
+its one: an event loop, its thread and a listener (four descriptors) per home, which a long run
+piled up past 1024 descriptors (select.select refuses those, and ulimit -n is 1024 on many
+machines). The servers a module started are stopped when it ends."""
+
+from __future__ import annotations
+
+import collections
+import gc
+import os
+import sys
+from typing import Iterator
+
+import pytest
+
+# Descriptors a module may leave open: a few sockets still waiting for the garbage collector
+# come and go; a leak per test (the identity servers left 12 to 119 per module) does not.
+MAX_LEFT_OPEN_PER_MODULE = 16
+_DESCRIPTORS = "/proc/self/fd"  # Linux; elsewhere the count is not checked
+
+
+def _publisher():
+    # Only if some test imported it: a module that never serves an identity doesn't pay for it.
+    return sys.modules.get("poppy_tui.agent.identity.publisher")
+
+
+def _open_descriptors() -> dict[int, str]:
+    found = {}
+    for name in os.listdir(_DESCRIPTORS):
+        try:
+            found[int(name)] = os.readlink(f"{_DESCRIPTORS}/{name}")
+        except OSError:
+            pass  # the listing's own descriptor, closed by now
+    return found
+
+
+def _kinds(targets: list[str]) -> dict[str, int]:
+    return dict(collections.Counter(t.split(":")[0] if ":" in t else "file " + t for t in targets))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_closes_what_it_opened() -> Iterator[None]:
+    publisher = _publisher()
+    before_ports = publisher.serving() if publisher is not None else frozenset()
+    counting = os.path.isdir(_DESCRIPTORS)
+    before = _open_descriptors() if counting else {}
+    yield
+    publisher = _publisher()
+    if publisher is not None:
+        for port in publisher.serving() - before_ports:
+            publisher.stop(port)
+    if not counting or len(_open_descriptors()) - len(before) <= MAX_LEFT_OPEN_PER_MODULE:
+        return
+    gc.collect()  # sockets and files nothing refers to any more close now
+    after = _open_descriptors()
+    if len(after) - len(before) > MAX_LEFT_OPEN_PER_MODULE:
+        left = [target for fd, target in after.items() if before.get(fd) != target]
+        pytest.fail(f"this module left {len(after) - len(before)} more descriptors open than it found "
+                    f"(at most {MAX_LEFT_OPEN_PER_MODULE}): {_kinds(left)}", pytrace=False)
