@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli_support import Terminal, run_process
+from cli_support import Terminal, add_as_a_program
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
@@ -20,9 +20,7 @@ PROMPT_GONE_SECONDS = 15
 @pytest.fixture
 def added(home, start):
     """The home, with the demo Company with accounts added to it by a real program."""
-    shop = start(accounts=AccountsOptions())
-    done = run_process("companies", "add", shop.base_url, home=home)
-    assert done.code == Exit.OK, done.err
+    add_as_a_program(home, start(accounts=AccountsOptions()))
     return home
 
 
