@@ -174,15 +174,21 @@ async def probe_when_due(agent, row):
     return agent.store.get_operation(row)
 
 
-async def test_unknown_outcome_is_found_out_by_resending_the_same_approval(make_agent, strict):
+async def _unknown_after_perform(make_agent, strict):
+    """The bk_1 cancel approved while the Company answers 500 to every approval after performing
+    it: its outcome unknown once the 0.5 s retry window is over."""
     strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
     agent = make_agent(retry_window_seconds=0.5)
     company = await agent.add_company(strict.base_url)
     first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
     op = agent.store.get_operation(first.operation_row)
     agent.approve(op.id, op.current.id)
-    unknown = await agent.wait_for_outcome(op.id, timeout=30)
-    assert unknown.status == Status.OUTCOME_UNKNOWN
+    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    return agent, op
+
+
+async def test_unknown_outcome_is_found_out_by_resending_the_same_approval(make_agent, strict):
+    agent, op = await _unknown_after_perform(make_agent, strict)
     sent = len(agent.store.attempts(op.id))
     # Still failing: the resend says nothing, so the booking is read where the OpenAPI offers it.
     looked = await probe_when_due(agent, op.id)
@@ -232,13 +238,7 @@ async def test_words_only_reply_is_explained_and_later_messages_are_found(make_a
 
 
 async def test_the_persons_resolution_stays_the_last_resort(make_agent, strict):
-    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
-    agent = make_agent(retry_window_seconds=0.5)
-    company = await agent.add_company(strict.base_url)
-    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
-    op = agent.store.get_operation(first.operation_row)
-    agent.approve(op.id, op.current.id)
-    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    agent, op = await _unknown_after_perform(make_agent, strict)
     resolved = agent.resolve_unknown(op.id, performed=True)
     assert resolved.status == Status.PERFORMED and resolved.next_attempt_at is None
     sent = len(agent.store.attempts(op.id))
@@ -266,17 +266,6 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     assert agent.store.get_operation(op.id).status == Status.EXPIRED
     assert approvals_received(strict) == []
     assert strict.state.bookings["bk_2"]["status"] == "confirmed"
-
-
-async def _unknown_after_perform(make_agent, strict):
-    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
-    agent = make_agent(retry_window_seconds=0.5)
-    company = await agent.add_company(strict.base_url)
-    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
-    op = agent.store.get_operation(first.operation_row)
-    agent.approve(op.id, op.current.id)
-    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
-    return agent, op
 
 
 async def test_the_probe_reads_the_resource_never_a_collection(make_agent, strict):
