@@ -6,7 +6,6 @@ a new approval while its outcome is unknown."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 
@@ -14,13 +13,6 @@ from poppy_tui.agent.store import Status
 from tests.companies.strict_company import RawAnswer, StrictCompany
 
 HTML = b"<!DOCTYPE html><html><body><h1>Internal Server Error</h1></body></html>"
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def approvals_received(strict: StrictCompany) -> list[str]:

@@ -4,20 +4,12 @@ text-only conversation outcomes, finding out another way (issue #11)."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 
 from poppy_tui.agent.store import StateError, Status
 from tests.clock_waits import until_past
 from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def approvals_received(strict: StrictCompany) -> list[str]:

@@ -4,7 +4,6 @@ in-memory one (conftest) and keyring's own fail backend; the strict Company on l
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import keyring
 import keyring.backends.fail
@@ -13,14 +12,6 @@ import pytest
 from poppy_tui.agent.agent import ApprovalUnsignable
 from poppy_tui.agent.keys import KEY_STORAGE_ENV
 from poppy_tui.agent.store import Status
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 async def pending_cancel(agent, strict) -> int:
