@@ -9,11 +9,6 @@ import pytest
 
 from poppy_tui.agent.store import StateError, Status
 from tests.clock_waits import until_past
-from tests.companies.strict_company import StrictCompany
-
-
-def approvals_received(strict: StrictCompany) -> list[str]:
-    return [h.get("poppy-approval") for _, _, h, _ in strict.state.received if h.get("poppy-approval")]
 
 
 async def api_then_conversation(agent, strict):
@@ -39,7 +34,7 @@ async def test_revision_from_a_conversation_is_approved_in_that_conversation(mak
     assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
     assert "words only" in done.outcome_detail and "now cancelled" in done.outcome_detail
     assert strict.state.bookings["bk_1"]["status"] == "cancelled"
-    assert approvals_received(strict) == []  # nothing went to the API
+    assert strict.state.approvals_received() == []  # nothing went to the API
     assert strict.state.perform_count["cxl_bk_1"] == 1
 
 
@@ -55,7 +50,7 @@ async def test_revision_from_the_api_after_a_conversation_is_approved_over_the_a
     agent.approve(op.id, op.current.id)
     done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
-    assert approvals_received(strict) == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
+    assert strict.state.approvals_received() == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
 
 
 async def test_a_request_names_the_revision_it_returned_and_an_older_one_is_not_approved(make_agent, strict):
@@ -88,7 +83,7 @@ async def test_5xx_after_performing_is_resent_and_settles_performed(make_agent, 
     done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in agent.store.attempts(op.id)] == ["unknown", "unknown", "performed"]
-    assert len(set(approvals_received(strict))) == 1 and len(approvals_received(strict)) == 3
+    assert len(set(strict.state.approvals_received())) == 1 and len(strict.state.approvals_received()) == 3
     assert strict.state.perform_count["cxl_bk_1"] == 1
 
 
@@ -256,7 +251,7 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     await until_past(op.current.expires_at)  # the terms have expired (second precision: at most 2 s)
     assert await agent.dispatch_once() == 0
     assert agent.store.get_operation(op.id).status == Status.EXPIRED
-    assert approvals_received(strict) == []
+    assert strict.state.approvals_received() == []
     assert strict.state.bookings["bk_2"]["status"] == "confirmed"
 
 
