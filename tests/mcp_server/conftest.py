@@ -48,14 +48,35 @@ def shop(home):
 
 
 @pytest.fixture
-def birchwood(home):
+def registered(home):
+    """registered(start) -> the Company start() returns (anything with base_url and stop()),
+    registered in the test home and stopped after the test."""
+    started = []
+
+    def start_and_register(start):
+        company = start()
+        started.append(company)
+        register(home, company.base_url)
+        return company
+
+    yield start_and_register
+    for company in started:
+        company.stop()
+
+
+@pytest.fixture
+def birchwood(registered):
     """A Company written from the spec alone, registered in the test home."""
-    running = start_spec_company()
-    try:
-        register(home, running.base_url)
-        yield running
-    finally:
-        running.stop()
+    return registered(start_spec_company)
+
+
+@pytest.fixture
+def bench(registered):
+    """The bulk Company (tests/companies/bulk_company.py: any number of operations, each performed
+    once on approval), registered in the test home."""
+    from tests.companies.bulk_company import BulkCompany
+
+    return registered(BulkCompany)
 
 
 @contextlib.asynccontextmanager
