@@ -1,16 +1,15 @@
 """Fixtures: a private home, running main(argv) in this process, and Companies on loopback (the
-demo Company, or a test Company written from the spec) added to that home."""
+demo Company, started by tests/conftest.py's `start`, or a test Company written from the spec)
+added to that home."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 
 import pytest
 
 from cli_support import make_home, run_main
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.demo.testing import company as demo_company
 
 
 @pytest.fixture
@@ -47,20 +46,7 @@ def company_added(cli, home):
 
 
 @pytest.fixture
-def start():
-    """start(faults="busy=2", accounts=..., ...) -> a fresh demo Company on loopback, not added to
-    any home (the options go to poppy_tui.demo.server.start_company); each is stopped after the test."""
-    with contextlib.ExitStack() as running:
-        yield lambda faults=None, **options: running.enter_context(demo_company(faults, **options))
-
-
-@pytest.fixture
-def company(start):
-    """The demo Company (Manzanita Outfitters) on loopback, not added to any home."""
-    return start()
-
-
-@pytest.fixture
 def shop(cli, home, company):
-    """The demo Company, added to the test home. Tests name it by its domain."""
+    """The demo Company (tests/conftest.py's `company`), added to the test home. Tests name it by
+    its domain."""
     return add_to_home(cli, company)

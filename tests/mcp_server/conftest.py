@@ -18,7 +18,6 @@ from poppy_tui.agent.config import load_config_file
 from poppy_tui.agent.paths import Paths, resolve_paths
 from poppy_tui.agent.store import Status
 from poppy_tui.cli.main import main
-from poppy_tui.demo.testing import company as demo_company
 from tests.cli.cli_support import subprocess_env
 from tests.mcp_server.spec_company import start_spec_company
 
@@ -40,11 +39,11 @@ def register(home: Path, base_url: str) -> None:
 
 
 @pytest.fixture
-def shop(home):
-    """The demo Company (Manzanita Outfitters), registered in the test home."""
-    with demo_company() as running:
-        register(home, running.base_url)
-        yield running
+def shop(home, company):
+    """The demo Company (Manzanita Outfitters; tests/conftest.py's `company`), registered in the
+    test home."""
+    register(home, company.base_url)
+    return company
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
-from poppy_tui.demo.testing import company
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
@@ -26,9 +25,9 @@ EXCHANGE = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "st
 
 
 @pytest.fixture
-def shop():
-    with company() as running:
-        yield running
+def shop(company):
+    """The demo Company (tests/conftest.py's `company`)."""
+    return company
 
 
 @pytest.fixture

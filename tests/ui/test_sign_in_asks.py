@@ -20,7 +20,6 @@ from poppy_tui.agent.store import Status
 from poppy_tui.cli.demo import demo_config
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
-from poppy_tui.demo.server import start_company
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.conversation import ConversationScreen
 from poppy_tui.ui.screens.signin import SignInScreen
@@ -31,10 +30,9 @@ SIZES = [(80, 24), (160, 48)]
 
 
 @pytest.fixture
-def shop():
-    running = start_company(accounts=AccountsOptions())
-    yield running
-    running.stop()
+def shop(start):
+    """The demo Company with accounts."""
+    return start(accounts=AccountsOptions())
 
 
 @pytest.fixture
