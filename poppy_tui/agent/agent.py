@@ -130,7 +130,7 @@ class Agent:
         self._reply_wait_seconds = reply_wait_seconds
         self._identity: AgentIdentity | None = None
         self._mcp: Any = None
-        # Sign-in (issue #12): the access token a signed-in request carries, or None when signed
+        # Sign-in (spec 5.4): the access token a signed-in request carries, or None when signed
         # out. Unset means sign-in's own (self.signins.access_token); tests assign their own.
         self._access_token_source: Any = Agent._UNSET
         # Reads of arriving operations' resources (resource_read.py), running as tasks.
@@ -672,7 +672,7 @@ class Agent:
         problem = self.signing_problem()
         if problem:
             # Refused before anything is recorded: an approval nothing can send would only sit
-            # there looking sent (issue #11 item 7).
+            # there looking sent (docs/reliability.md, "The signing key"; conformance row A40).
             raise ApprovalUnsignable(f"approvals can't be signed on this machine, so nothing was approved. {problem}")
         approved = self.store.approve(operation_row, revision_id, self.config.grace_seconds)
         if "dispatcher" in self.__dict__:  # a running dispatcher looks again now, not after its wait
@@ -738,7 +738,7 @@ class Agent:
 
     def outcome_for_request(self, op: OperationRecord, request_id: int) -> OperationRecord:
         """The operation as the caller of one request sees it. When the Company reused the
-        operation_id for a different request (issue #11 item 2) and the approved revision
+        operation_id for a different request (which Ops §3 forbids) and the approved revision
         answered that other request, what was performed is not what this caller asked for:
         for them it is not performed, and the other request's answer is not theirs to print."""
         if op.approved_revision_id is None or op.status not in SETTLED:

@@ -1,6 +1,6 @@
 """poppy-tui against a Company written from the spec alone (tests/companies/strict_company.py),
 over real loopback HTTP: cross-interface revisions, 5xx after performing, operation_id reuse,
-text-only conversation outcomes, finding out another way (issue #11)."""
+text-only conversation outcomes, finding out another way (Ops §3, §6, §7)."""
 
 from __future__ import annotations
 

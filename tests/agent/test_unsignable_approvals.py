@@ -1,6 +1,7 @@
 """Approvals that can't be signed (no usable keyring): refused at approve, never sent as
-'unknown', kept and sent once the key works (issue #11 item 7). Real keyring backends: the
-in-memory one (conftest) and keyring's own fail backend; the strict Company on loopback."""
+'unknown', kept and sent once the key works (docs/reliability.md, "The signing key"; conformance
+row A40). Real keyring backends: the in-memory one (conftest) and keyring's own fail backend;
+the strict Company on loopback."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Each command loads only what it needs (issue #15 target 2): checked on the real program, in a
-fresh interpreter, by the modules it had loaded when it exited. Behaviour, not time: the
-benchmark (tests/benchmarks/bench_commands.py) measures what this saves.
+"""Each command loads only what it needs (the per-command targets of docs/benchmarks.md;
+docs/architecture.md): checked on the real program, in a fresh interpreter, by the modules it had
+loaded when it exited. Behaviour, not time: the benchmark (tests/benchmarks/bench_commands.py)
+measures what this saves.
 """
 
 from __future__ import annotations

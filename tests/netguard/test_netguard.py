@@ -21,7 +21,8 @@ from poppy_tui.protocol.outcomes import NotSent
         ("metadata", ["169.254.169.254"], True, True),
         ("v6", ["fe80::1%eth0"], True, True),
         ("cgnat", ["100.64.0.1"], True, True),
-        # IPv6 forms that carry a private, loopback or link-local IPv4 address (issue 11.9).
+        # IPv6 forms that carry a private, loopback or link-local IPv4 address (docs/safety.md,
+        # "Where the agent connects"; conformance row X10).
         ("nat64", ["64:ff9b::a00:1"], True, True),  # 10.0.0.1 through the well-known NAT64 prefix
         ("nat64", ["64:ff9b::7f00:1"], True, True),  # 127.0.0.1
         ("nat64", ["64:ff9b::a9fe:a9fe"], True, True),  # 169.254.169.254

@@ -301,9 +301,10 @@ async def test_other_interfaces_killed_after_the_company_performed(home, company
 
 
 async def test_killed_while_finding_out_resends_the_same_approval_once_the_lease_lapses(home):
-    """Issue #11 item 4: the outcome probe resends the same approval of an outcome_unknown
-    operation. Killed after its attempt row is committed, a fresh Agent marks that attempt
-    interrupted and finds out with the same approval: performed once, never asked again."""
+    """Finding out another way (Ops §7; docs/state-machine.md): the outcome probe resends the same
+    approval of an outcome_unknown operation. Killed after its attempt row is committed, a fresh
+    Agent marks that attempt interrupted and finds out with the same approval: performed once,
+    never asked again."""
     write_config(home, grace_seconds=0, retry_window_seconds=1, request_timeout_seconds=1)
     with RestartableCompany(Faults(busy=100_000)) as company:
         with child("agent_step.py", str(home), company.base_url, "probe", "1") as agent:

@@ -1,4 +1,5 @@
-"""The account-owned migration (issue #12): a database of the schema before it opens with nothing lost."""
+"""The account-owned migration (schema migration 4: an operation returned signed in belongs to the
+account, Ops §3): a database of the schema before it opens with nothing lost."""
 
 from __future__ import annotations
 

@@ -211,7 +211,8 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
 
 
 async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the_invisible(make_agent, shop):
-    """Issue 14.4: something highlighted at first; Shift+Tab lands on things you can see and use."""
+    """New request by keyboard (docs/tui.md, "Screens": the first one is highlighted): something
+    highlighted at first; Shift+Tab lands on things you can see and use."""
     agent = make_agent()
     await agent.add_company(shop.base_url)
     app = PoppyApp(agent, initial_screen="compose")

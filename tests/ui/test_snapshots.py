@@ -11,7 +11,8 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen
 from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config, wait_for
 
-# Every main screen at the size the issue-14 user found problems at, and at a large one.
+# Every main screen at 80x24, the size the screens are laid out for (docs/tui.md, "Narrow
+# terminals"), and at a large one.
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 
 
