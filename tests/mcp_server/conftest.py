@@ -18,7 +18,7 @@ from poppy_tui.agent.config import load_config_file
 from poppy_tui.agent.paths import Paths, resolve_paths
 from poppy_tui.agent.store import Status
 from poppy_tui.cli.main import main
-from tests.cli.cli_support import subprocess_env
+from tests.cli.cli_support import make_home, subprocess_env
 from tests.mcp_server.spec_company import start_spec_company
 
 CONFIG = 'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
@@ -26,12 +26,8 @@ CONFIG = 'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nreques
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "home"
-    (root / "config").mkdir(parents=True)
-    (root / "config" / "config.toml").write_text(CONFIG)
-    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
-    monkeypatch.delenv("POPPY_TUI_KEY_STORAGE", raising=False)
-    return root
+    """A private home (the CLI tests' make_home) with no grace period and no arming delay."""
+    return make_home(tmp_path, monkeypatch, CONFIG)
 
 
 def register(home: Path, base_url: str) -> None:
