@@ -113,7 +113,11 @@ async def test_talk_offers_ctrl_g_on_the_challenge_already_in_the_conversation(m
         await _confirm_device_in_a_browser(pilot, app)
         await wait_for(pilot, lambda: any(r.interface == "conversation" for r in agent.store.list_operations(
             [Status.PENDING])), timeout=20)
-        await wait_for(pilot, lambda: "Signed in since" in str(screen.query_one(".talk-sign-in", Static).render()))
+        # The note is rebuilt when the conversation is shown again after sign-in: between the two
+        # it may be missing for a moment, which is not yet what is waited for (query, not query_one).
+        await wait_for(pilot, lambda: any(
+            "Signed in since" in str(note.render()) for note in screen.query(".talk-sign-in").results(Static)
+        ))
         assert screen.awaiting_sign_in is None
 
 
