@@ -203,6 +203,10 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         await pilot.press(*"size L instead", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 2, timeout=15)
+        # The first card learns of the newer revision after the second card is in: wait for it
+        # to say so.
+        await wait_for(pilot, lambda: "replaced by a newer revision" in str(screen.query(OperationCard).first().render()),
+                       describe=lambda: [str(card.render()) for card in screen.query(OperationCard)])
         first, second = [str(card.render()) for card in screen.query(OperationCard)]
         revisions = agent.store.revisions(screen.query(OperationCard).first().operation_row)
         assert len(revisions) == 2
