@@ -724,9 +724,9 @@ class Agent:
         """Not sent, when signed in at its Company as another known account than the one the
         operation belongs to: "while signed in to the same account" (Ops 3). Checked as the send
         starts, so a sign-in as another account since the approval never carries it."""
-        from poppy_tui.agent.store.owning_account import other_account
+        from poppy_tui.agent.store.owning_account import other_account_now
 
-        elsewhere = other_account(self.store._db, op)
+        elsewhere = other_account_now(self.store, op)
         if elsewhere is None or op.account is None:
             return None
         from poppy_tui.agent.transports import Exchange

@@ -207,9 +207,9 @@ class Sessions:
     def signed_in_account(self, company: CompanyRecord) -> str | None:
         """The account the agent is signed in as at this Company, where the sign-in named it
         (sign_ins.account); None when signed out or not named. Read beside the access token."""
-        from poppy_tui.agent.store.owning_account import signed_in_account
+        from poppy_tui.agent.store.owning_account import account_signed_in_now
 
-        return signed_in_account(self._store._db, company.id)
+        return account_signed_in_now(self._store, company.id)
 
     async def signed_in_headers(
         self, company: CompanyRecord, session_id: str | None = None, token: str | None = None

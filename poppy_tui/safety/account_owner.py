@@ -9,8 +9,10 @@ Company's name. Pure: no I/O, no Textual.
 
 from __future__ import annotations
 
+from poppy_tui.safety.findings import Finding
 from poppy_tui.safety.sanitize import sanitize_line
 
+OTHER_ACCOUNT_CODE = "other_account"
 ACCOUNT_CHARS = 80
 COMPANY_CHARS = 60
 
@@ -55,3 +57,11 @@ def owner_line(owner: str | None) -> str:
     if owner is None:
         return "your account (returned signed in; which account is not known, so any sign-in there may approve it)"
     return f"your account {account_text(owner)} (returned signed in as it; only a sign-in as it may approve it)"
+
+
+def other_account_findings(company_name: str, owner: str | None, current: str | None) -> list[Finding]:
+    """The DANGER finding the review shows while signed in as another account; none otherwise."""
+    if owner is None or current is None:
+        return []
+    reason = other_account_reason(company_name, owner, current)
+    return [Finding("danger", OTHER_ACCOUNT_CODE, f"Can't be approved now: {reason}.", None)]

@@ -31,3 +31,13 @@ def other_account(db: Any, op: "OperationRecord") -> str | None:
     if current is None or same_account(current, op.account):
         return None
     return current
+
+
+def other_account_now(store: Any, op: "OperationRecord") -> str | None:
+    """other_account, read through a Store (for the agent, the CLI and the TUI)."""
+    return other_account(store._db, op)
+
+
+def account_signed_in_now(store: Any, company_id: int) -> str | None:
+    """signed_in_account, read through a Store."""
+    return signed_in_account(store._db, company_id)
