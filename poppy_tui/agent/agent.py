@@ -692,17 +692,20 @@ class Agent:
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        from poppy_tui.agent.account_hold import send_for_its_account
+
+        # An operation returned signed out can be approved only in its own Session; one returned
+        # signed in is the account's, approved from the agent's current Session (Ops 3), and only
+        # with a token of that account (account_hold.py).
+        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
+        return await send_for_its_account(self.store, op, session_id, lambda: self._send_over(op, approval, session_id))
+
+    async def _send_over(self, op: OperationRecord, approval: Approval, session_id: str) -> Exchange:
         from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
-        # An operation returned signed out can be approved only in its own Session; one returned
-        # signed in is the account's, approved from the agent's current Session (Ops 3).
-        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
-        held = self._held_for_its_account(op, session_id)
-        if held is not None:
-            return held
         if isinstance(request, ApiRequest):
             return await self.api.send(
                 op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
@@ -719,22 +722,6 @@ class Agent:
 
         detail = f"poppy-tui can't send an approval over {request.interface!r}"
         return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
-
-    def _held_for_its_account(self, op: OperationRecord, session_id: str) -> Exchange | None:
-        """Not sent, when signed in at its Company as another known account than the one the
-        operation belongs to: "while signed in to the same account" (Ops 3). Checked as the send
-        starts, so a sign-in as another account since the approval never carries it."""
-        from poppy_tui.agent.store.owning_account import other_account_now
-
-        elsewhere = other_account_now(self.store, op)
-        if elsewhere is None or op.account is None:
-            return None
-        from poppy_tui.agent.transports import Exchange
-        from poppy_tui.protocol.outcomes import NotSent
-        from poppy_tui.safety.account_owner import other_account_wait
-
-        detail = other_account_wait(op.company.name, op.account, elsewhere)
-        return Exchange(NotSent(detail), None, {"error": detail}, session_id, detail, other_account=elsewhere)
 
     async def _find_out(self) -> int:
         return await self.outcome_probe.probe_once()

@@ -197,3 +197,29 @@ async def test_a_conversation_approval_waits_for_its_account_too(make_agent, bir
     signed.as_("tok_alice", ALICE)
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+
+
+async def test_a_sign_in_as_another_account_landing_as_the_token_is_read_does_not_carry_it(make_agent, birch):
+    """The check as the send starts passes (signed in as Alice); then, while the token is fetched,
+    a sign-in as Bob lands (another poppy-tui process, say) and the token handed out is Bob's."""
+    agent, company, signed = await setup(make_agent, birch)
+    op = await order(agent, company)
+    agent.approve(op.id, op.current.id)
+    switched = False
+
+    async def token_while_bob_signs_in(_company) -> str | None:
+        nonlocal switched
+        if not switched:
+            switched = True
+            signed.as_("tok_bob", BOB)
+        return signed.token
+
+    agent.access_token_source = token_while_bob_signs_in
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert switched and waiting.status == Status.SENDING
+    assert waiting.waiting_sign_in and f"as “{ALICE}”" in waiting.waiting_sign_in
+    assert approvals_by(birch) == [] and not any("poppy-approval" in r for r in birch.state.received)
+    agent.access_token_source = signed
+    signed.as_("tok_alice", ALICE)
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
