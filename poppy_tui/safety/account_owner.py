@@ -13,6 +13,8 @@ from poppy_tui.safety.findings import Finding
 from poppy_tui.safety.sanitize import sanitize_line
 
 OTHER_ACCOUNT_CODE = "other_account"
+# How other_account_wait's line begins: how screens tell it from a Company's sign-in challenge.
+OTHER_ACCOUNT_WAIT_PREFIX = "waiting for sign-in as "
 ACCOUNT_CHARS = 80
 COMPANY_CHARS = 60
 
@@ -46,7 +48,7 @@ def other_account_reason(company_name: str, owner: str, current: str) -> str:
 def other_account_wait(company_name: str, owner: str, current: str) -> str:
     """An approval held back (kept, not sent) while signed in as another account: the one line shown."""
     return (
-        f"waiting for sign-in as {account_text(owner)}: poppy-tui is signed in to {_company(company_name)} as "
+        f"{OTHER_ACCOUNT_WAIT_PREFIX}{account_text(owner)}: poppy-tui is signed in to {_company(company_name)} as "
         f"{account_text(current)}, and this operation belongs to {account_text(owner)}; it is sent once you sign "
         f"in as {account_text(owner)} (until its terms expire)"
     )

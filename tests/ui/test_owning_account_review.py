@@ -129,3 +129,24 @@ async def test_a_hostile_account_name_is_shown_neutralised(agent, birch):
 
     text = show_text(agent.store, agent.store.get_operation(op.id))
     assert "\x1b" not in text and "\u202e" not in text and "mallory\\x1b[2J⟨U+202E⟩@birch.test" in text
+
+
+async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_asked_by_the_company(agent, birch):
+    from tests.ui.test_sign_in_prompts import RecordingApp
+
+    op, signed = await ordered_as(agent, birch, "tok_alice", ALICE)
+    app = RecordingApp(agent, initial_screen="inbox")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#progress-table"))
+        agent.approve(op.id, op.current.id)  # as the review does, signed in as its account
+        signed.as_("tok_bob", BOB)  # then signed in as another, before the app's dispatcher sends it
+        await wait_for(pilot, lambda: any(m.startswith("Not sent, waiting for sign-in as") for m, _ in app.toasts),
+                       timeout=15)
+        ((message, severity),) = [t for t in app.toasts if t[0].startswith("Not sent")]
+        assert f"“{ALICE}”" in message and f"“{BOB}”" in message and severity == "warning"
+        assert "asked you to sign in" not in message
+        app.open_review(op.id)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        banner = str(app.screen.query_one("#outcome").render())
+        assert f"waiting for sign-in as “{ALICE}”" in banner and "Your approval is being sent" not in banner
+    assert birch.state.approval_users == []
