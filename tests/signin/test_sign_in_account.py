@@ -41,6 +41,33 @@ async def test_the_account_a_sign_in_named_is_recorded_and_shown(setup):
     assert as_json["signed_in_as_other_account"] is None
 
 
+def cli_show(capsys, monkeypatch, tmp_path, *args: str):
+    """`poppy-tui show ...` in this process, on the setup agent's home (tmp_path/config, tmp_path/data)."""
+    from tests.cli.cli_support import run_main
+
+    monkeypatch.setenv("POPPY_TUI_HOME", str(tmp_path))
+    return run_main(capsys, "show", *args)
+
+
+async def test_show_and_show_json_name_the_account_and_the_other_one_signed_in(setup, capsys, monkeypatch, tmp_path):
+    import json
+
+    setup.auth.more_users[BOB["email"]] = BOB["password"]
+    await sign_in(setup, USER)
+    op = await ordered(setup)
+    await setup.signins.sign_out(setup.company)
+    await sign_in(setup, BOB)
+    text = cli_show(capsys, monkeypatch, tmp_path, str(op.id))
+    assert text.code == 0, text.err
+    assert f"Belongs to: your account “{USER['email']}”" in text.out
+    assert f"Can't be approved now: this operation belongs to your account “{USER['email']}”" in text.out
+    as_json = cli_show(capsys, monkeypatch, tmp_path, str(op.id), "--json")
+    assert as_json.code == 0, as_json.err
+    shown = json.loads(as_json.out)["operation"]
+    assert (shown["account_owned"], shown["account"]) == (True, USER["email"])
+    assert shown["signed_in_as_other_account"] == BOB["email"]
+
+
 async def test_signed_in_as_another_account_it_is_refused_then_held_then_sent_as_its_own(setup):
     setup.auth.more_users[BOB["email"]] = BOB["password"]
     await sign_in(setup, USER)
