@@ -31,7 +31,6 @@ from poppy_tui.protocol.errors import ProtocolError
 from poppy_tui.protocol.extensions import OPERATIONS_HEADER_VALUE
 from poppy_tui.protocol.challenges import Challenge
 from poppy_tui.protocol.session_jwt import SessionIdentity, session_claims
-from poppy_tui.safety.account_owner import same_account
 
 if TYPE_CHECKING:
     from poppy_tui.agent.identity import AgentIdentity
@@ -222,6 +221,8 @@ class Sessions:
         owner = approval_for_account.get()
         if owner is not None and token is not None:
             # Read after the token: a sign-in as someone else that landed while it was fetched shows here.
+            from poppy_tui.safety.account_owner import same_account  # only for an approval's send
+
             current = self.signed_in_account(company)
             if current is not None and not same_account(current, owner):
                 raise OtherAccountSignedIn(current)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from poppy_tui.safety.account_owner import same_account
-
 if TYPE_CHECKING:
     from poppy_tui.agent.store.records import OperationRecord
 
@@ -28,7 +26,11 @@ def other_account(db: Any, op: "OperationRecord") -> str | None:
     if not op.account_owned or not op.account:
         return None
     current = signed_in_account(db, op.company.id)
-    if current is None or same_account(current, op.account):
+    if current is None:
+        return None
+    from poppy_tui.safety.account_owner import same_account  # the sanitiser only when both are known
+
+    if same_account(current, op.account):
         return None
     return current
 
