@@ -20,6 +20,7 @@ from poppy_tui.safety.account_owner import OTHER_ACCOUNT_CODE
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
+from poppy_tui.ui.screens.signin import SignInScreen
 from tests.companies.account_company import NAME, AccountCompany
 from tests.ui.ui_sample import record_notifications, wait_for
 
@@ -91,7 +92,12 @@ async def test_review_names_the_account_and_holds_approve_while_signed_in_as_ano
         await wait_for(pilot, lambda: any(n.startswith("Not yet: this operation belongs") for n in notes))
         assert not isinstance(app.screen, ConfirmApproveScreen)
         assert agent.store.get_operation(op.id).status == Status.PENDING
-        signed.as_("tok_alice", ALICE)  # signed in as the owning account again: the hold lifts
+        assert review.check_action("sign_in", ()) is True  # `s` signs in, here as well
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+        signed.as_("tok_alice", ALICE)  # the person signs in as the owning account: the hold lifts
+        app.screen.dismiss(True)
+        await wait_for(pilot, lambda: app.screen is review)
         await wait_for(pilot, review.can_approve)
         assert not any(f.code == OTHER_ACCOUNT_CODE for f in review.findings)
         await pilot.press("a")

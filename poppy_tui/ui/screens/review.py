@@ -353,7 +353,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
         state = (
             self.record.status if self.record else None, self.can_approve(), self.arming_left() > 0,
-            bool(self.record and self.record.waiting_sign_in),
+            bool(self.record and self.record.waiting_sign_in), self.other_account,
         )
         if state != self._footer_state:
             self._footer_state = state
@@ -372,7 +372,8 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         if action == "resolve":
             return status == Status.OUTCOME_UNKNOWN
         if action == "sign_in":
-            return bool(self.record is not None and self.record.waiting_sign_in)
+            # Waiting for sign-in, or held while signed in as another account than its own (Ops 3).
+            return bool(self.record is not None and (self.record.waiting_sign_in or self.other_account))
         if action == "read_resource":
             return self._can_read()
         if action == "toggle_resource":
@@ -383,12 +384,12 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
         again (it checks on every pass whether the agent is signed in at that Company)."""
         record = self.record
-        if record is None or not record.waiting_sign_in:
+        if record is None or not (record.waiting_sign_in or self.other_account):
             return
         from poppy_tui.ui.screens.signin import open_sign_in
 
         def done(signed_in: bool | None) -> None:
-            if signed_in:
+            if signed_in and record.waiting_sign_in:
                 self.notify("Signed in. The approval is being sent again.", markup=False)
             self.refresh_data()
 
