@@ -571,6 +571,7 @@ class Agent:
             recorded = self.store.record_operation(
                 company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface,
                 first_response=(exchange.status, exchange.response), account_owned=exchange.signed_in,
+                account=exchange.account if exchange.signed_in else None,
             )
             detail = "the Company needs the person's approval before it does this"
             self._read_resource_soon(recorded.operation_row)
@@ -691,14 +692,20 @@ class Agent:
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        from poppy_tui.agent.account_hold import send_for_its_account
+
+        # An operation returned signed out can be approved only in its own Session; one returned
+        # signed in is the account's, approved from the agent's current Session (Ops 3), and only
+        # with a token of that account (account_hold.py).
+        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
+        return await send_for_its_account(self.store, op, session_id, lambda: self._send_over(op, approval, session_id))
+
+    async def _send_over(self, op: OperationRecord, approval: Approval, session_id: str) -> Exchange:
         from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
-        # An operation returned signed out can be approved only in its own Session; one returned
-        # signed in is the account's, approved from the agent's current Session (Ops 3).
-        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         if isinstance(request, ApiRequest):
             return await self.api.send(
                 op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,

@@ -125,6 +125,7 @@ def test_a_database_from_before_the_checks_gains_the_table_with_everything_kept(
     db = sqlite3.connect(path)
     db.execute("DROP TABLE revision_checks")
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
+    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
     db.execute("PRAGMA user_version=4")  # the schema before migration 5 made revision_checks
     db.commit()
     db.close()

@@ -196,6 +196,14 @@ MIGRATIONS: tuple[str, ...] = (
         problem TEXT
     );
     """,
+    # 9: WHICH account an account-owned operation belongs to (Ops 3, "Who can approve it": any
+    # Session of this agent and User may approve it *while signed in to the same account*): the
+    # account the agent was signed in as (sign_ins.account) when it sent the request that returned
+    # the current revision. NULL where that is unknown (rows from before, a sign-in that never
+    # named its account): those behave as before, approvable from any signed-in Session.
+    """
+    ALTER TABLE operations ADD COLUMN account TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
