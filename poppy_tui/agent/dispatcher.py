@@ -319,7 +319,9 @@ class Dispatcher:
                 # Unknown to this process (another one saw the challenge): try once. Not those
                 # that belong to another account than the one signed in now (Ops 3).
                 due = [r for r in rows if self._challenged_with.get(r, "") != state]
-                due = [r for r in due if r not in self.store.for_other_account(due)] if due else due
+                if due:
+                    held = self.store.for_other_account(due)  # one look for all of them
+                    due = [r for r in due if r not in held]
                 if due:
                     resumed = self.store.resume_after_sign_in(company_id, due)
                     for row in resumed:

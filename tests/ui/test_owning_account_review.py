@@ -154,5 +154,6 @@ async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_aske
         app.open_review(op.id)
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
         banner = str(app.screen.query_one("#outcome").render())
-        assert f"waiting for sign-in as “{ALICE}”" in banner and "Your approval is being sent" not in banner
+        assert f"WAITING FOR SIGN-IN as “{ALICE}”" in banner and "Your approval is being sent" not in banner
+        assert "waiting for sign-in" not in banner  # said once, in the head
     assert birch.state.approval_users == []
