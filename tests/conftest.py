@@ -1,4 +1,9 @@
-"""For every test module: what it left open is closed when it ends, and a module that leaves
+"""Fixtures any test folder uses: Companies on loopback. The demo Company (poppy_tui/demo, started
+fresh for each test; a folder that needs it wrapped or set up otherwise overrides `start` or
+`company` by name) and the strict Company (tests/companies/strict_company.py, written from the
+operations extension's text alone).
+
+And for every test module: what it left open is closed when it ends, and a module that leaves
 many descriptors open fails.
 
 Each test home gets a development identity served on a loopback port of its own
@@ -10,12 +15,42 @@ machines). The servers a module started are stopped when it ends."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import gc
 import os
 import sys
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
+
+from poppy_tui.demo.server import RunningCompany
+from poppy_tui.demo.testing import company as demo_company
+from tests.companies.strict_company import StrictCompany
+
+
+@pytest.fixture
+def start() -> Iterator[Callable[..., RunningCompany]]:
+    """start(faults="busy=2", accounts=..., ...) -> a fresh demo Company on loopback (faults a
+    Faults or its text; the other options go to poppy_tui.demo.server.start_company); each is
+    stopped after the test."""
+    with contextlib.ExitStack() as running:
+        yield lambda faults=None, **options: running.enter_context(demo_company(faults, **options))
+
+
+@pytest.fixture
+def company(start) -> RunningCompany:
+    """The demo Company (Manzanita Outfitters) on loopback, known to no home."""
+    return start()
+
+
+@pytest.fixture
+def strict() -> Iterator[StrictCompany]:
+    """The strict Company on 127.0.0.1, stopped after the test; tests steer it through strict.state.
+    A folder or file that needs it set up otherwise overrides this fixture by its name."""
+    company = StrictCompany()
+    yield company
+    company.stop()
+
 
 # Descriptors a module may leave open: a few sockets still waiting for the garbage collector
 # come and go; a leak per test (the identity servers left 12 to 119 per module) does not.

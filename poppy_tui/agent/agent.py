@@ -130,7 +130,7 @@ class Agent:
         self._reply_wait_seconds = reply_wait_seconds
         self._identity: AgentIdentity | None = None
         self._mcp: Any = None
-        # Sign-in (issue #12): the access token a signed-in request carries, or None when signed
+        # Sign-in (spec 5.4): the access token a signed-in request carries, or None when signed
         # out. Unset means sign-in's own (self.signins.access_token); tests assign their own.
         self._access_token_source: Any = Agent._UNSET
         # Reads of arriving operations' resources (resource_read.py), running as tasks.
@@ -571,6 +571,7 @@ class Agent:
             recorded = self.store.record_operation(
                 company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface,
                 first_response=(exchange.status, exchange.response), account_owned=exchange.signed_in,
+                account=exchange.account if exchange.signed_in else None,
             )
             detail = "the Company needs the person's approval before it does this"
             self._read_resource_soon(recorded.operation_row)
@@ -672,7 +673,7 @@ class Agent:
         problem = self.signing_problem()
         if problem:
             # Refused before anything is recorded: an approval nothing can send would only sit
-            # there looking sent (issue #11 item 7).
+            # there looking sent (docs/reliability.md, "The signing key"; conformance row A40).
             raise ApprovalUnsignable(f"approvals can't be signed on this machine, so nothing was approved. {problem}")
         approved = self.store.approve(operation_row, revision_id, self.config.grace_seconds)
         if "dispatcher" in self.__dict__:  # a running dispatcher looks again now, not after its wait
@@ -691,14 +692,20 @@ class Agent:
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        from poppy_tui.agent.account_hold import send_for_its_account
+
+        # An operation returned signed out can be approved only in its own Session; one returned
+        # signed in is the account's, approved from the agent's current Session (Ops 3), and only
+        # with a token of that account (account_hold.py).
+        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
+        return await send_for_its_account(self.store, op, session_id, lambda: self._send_over(op, approval, session_id))
+
+    async def _send_over(self, op: OperationRecord, approval: Approval, session_id: str) -> Exchange:
         from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
-        # An operation returned signed out can be approved only in its own Session; one returned
-        # signed in is the account's, approved from the agent's current Session (Ops 3).
-        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         if isinstance(request, ApiRequest):
             return await self.api.send(
                 op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
@@ -738,7 +745,7 @@ class Agent:
 
     def outcome_for_request(self, op: OperationRecord, request_id: int) -> OperationRecord:
         """The operation as the caller of one request sees it. When the Company reused the
-        operation_id for a different request (issue #11 item 2) and the approved revision
+        operation_id for a different request (which Ops §3 forbids) and the approved revision
         answered that other request, what was performed is not what this caller asked for:
         for them it is not performed, and the other request's answer is not theirs to print."""
         if op.approved_revision_id is None or op.status not in SETTLED:

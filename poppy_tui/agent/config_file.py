@@ -2,7 +2,8 @@
 
 Checking is split from building so that a command that only needs the file to be valid
 (`pending`, `history`: a broken config is still a usage error there) imports neither tomllib
-nor dataclasses: together they cost more than the rest of such a command (issue #15 target 2).
+nor dataclasses: together they cost more than the rest of such a command (the per-command
+targets, docs/benchmarks.md).
 
 The settings of a file already checked are remembered in the data folder (config-checked.json),
 under the file's identity and change stamp (device, inode, size, mtime and ctime, in

@@ -316,8 +316,12 @@ class Dispatcher:
                 state = await self.sign_in_state(company)
                 if state is None:
                     continue
-                # Unknown to this process (another one saw the challenge): try once.
+                # Unknown to this process (another one saw the challenge): try once. Not those
+                # that belong to another account than the one signed in now (Ops 3).
                 due = [r for r in rows if self._challenged_with.get(r, "") != state]
+                if due:
+                    held = self.store.for_other_account(due)  # one look for all of them
+                    due = [r for r in due if r not in held]
                 if due:
                     resumed = self.store.resume_after_sign_in(company_id, due)
                     for row in resumed:
@@ -474,6 +478,13 @@ class Dispatcher:
                 attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
                 exchange.detail or _describe(exchange),
             )
+            if exchange.other_account is not None:
+                # Not sent: signed in there as another account than the operation's, whose token
+                # must not carry it (Ops 3). Kept, as for sign-in, until signed in as its own.
+                self._challenged_with[op.id] = await self.sign_in_state(op.company) if self.sign_in_state else None
+                self.store.wait_for_sign_in(finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
+                                            exchange.detail)
+                return
             saw_success = _saw_success(sending, attempts) or _cut_off_success(sending, finished)
             challenge = exchange.challenge
             if challenge is not None and challenge.needs_sign_in and not saw_success:

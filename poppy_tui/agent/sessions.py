@@ -36,6 +36,21 @@ if TYPE_CHECKING:
     from poppy_tui.agent.identity import AgentIdentity
 
 INVALID_SESSION = "invalid_session"
+
+# The account whose operation's approval the request being built carries (set by
+# account_hold.send_for_its_account around an approval's send; None otherwise). A token of
+# another known account must not carry it (Ops 3): access_token raises OtherAccountSignedIn
+# instead of handing one out, before any header is built, so nothing leaves.
+approval_for_account: ContextVar[str | None] = ContextVar("approval_for_account", default=None)
+
+
+class OtherAccountSignedIn(Exception):
+    """The token at hand is another account's than the approval's operation belongs to."""
+
+    def __init__(self, account: str) -> None:
+        super().__init__(account)
+        self.account = account
+
 # How long a spare Session JWT may wait for the request that uses it. Well inside the JWT's own
 # lifetime (exp is iat + SESSION_JWT_LIFETIME_SECONDS), so a Company never sees one near its end.
 SPARE_JWT_MAX_AGE_SECONDS = 5.0
@@ -202,7 +217,23 @@ class Sessions:
         except Exception:  # noqa: BLE001 - sign-in trouble must not turn into "not sent"
             log.warning("the access token for company %s could not be read", company.id, exc_info=True)
             return None
-        return token if isinstance(token, str) and token else None
+        token = token if isinstance(token, str) and token else None
+        owner = approval_for_account.get()
+        if owner is not None and token is not None:
+            # Read after the token: a sign-in as someone else that landed while it was fetched shows here.
+            from poppy_tui.safety.account_owner import same_account  # only for an approval's send
+
+            current = self.signed_in_account(company)
+            if current is not None and not same_account(current, owner):
+                raise OtherAccountSignedIn(current)
+        return token
+
+    def signed_in_account(self, company: CompanyRecord) -> str | None:
+        """The account the agent is signed in as at this Company, where the sign-in named it
+        (sign_ins.account); None when signed out or not named. Read beside the access token."""
+        from poppy_tui.agent.store.owning_account import account_signed_in_now
+
+        return account_signed_in_now(self._store, company.id)
 
     async def signed_in_headers(
         self, company: CompanyRecord, session_id: str | None = None, token: str | None = None

@@ -218,7 +218,8 @@ async def wait_for(
     loop = asyncio.get_running_loop()
     while True:
         left = None if deadline is None else max(0.0, deadline - loop.time())
-        # With our request's ID: the outcome of our request only, never another's (issue #11 item 2).
+        # With our request's ID: the outcome of our request only, never another's, even when the
+        # Company gave one operation_id to two requests (Ops §3 forbids it; Agent.outcome_for_request).
         record = await agent.wait_for_outcome(record.id, timeout=left, request_id=request_id)
         if record.status in SETTLED or record.waiting_sign_in or (deadline is not None and loop.time() >= deadline):
             return record

@@ -136,7 +136,7 @@ def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
 
     with open_store(ctx) as store:
         companies = store.list_companies()
-        sign_ins = list_sign_ins(store)  # who is signed in where (issue #12)
+        sign_ins = list_sign_ins(store)  # who is signed in where (sign-in, spec 5.4)
     if getattr(args, "domains", False):
         # Completion words: a domain is host[:port], so anything else is left out, not escaped.
         emit("\n".join(c.domain for c in companies if re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", c.domain)))

@@ -27,9 +27,10 @@ _BARE_OPTIONS = ("--home", "--config")
 def bare_start(argv: "Sequence[str]") -> "Any":
     """What argparse makes of `argv` when it only starts the TUI (`poppy-tui`, with `--home PATH`
     and `--config PATH` in either spelling, repeated or not: the last one counts), else None.
-    argparse and building the parser were ~5 ms of the TUI's first frame (issue #15 target 1);
-    anything else, odd or not (a command, --help, a value that looks like an option, `--`), goes
-    to the parser, which also says what is wrong. tests/cli checks both give the same values."""
+    argparse and building the parser were ~5 ms of the TUI's first frame (the first-frame target,
+    docs/benchmarks.md); anything else, odd or not (a command, --help, a value that looks like an
+    option, `--`), goes to the parser, which also says what is wrong. tests/cli checks both give
+    the same values."""
     values: dict[str, str | None] = {"home": None, "config": None}
     index = 0
     while index < len(argv):

@@ -288,11 +288,35 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "found_out": store.observations(record.id),
         "resource_now": _resource_json(store, record),
         "next_look_at": record.next_attempt_at if record.status.value == "outcome_unknown" else None,
+        # Returned signed in, it belongs to the account (Ops 3): which one, where known (else null),
+        # and the other account signed in there now, if any (then it can't be approved or sent).
+        "account_owned": record.account_owned,
+        "account": record.account,
+        "signed_in_as_other_account": _other_account(store, record),
         # Earlier operations for the same action whose outcome is not known: this one can't be approved yet.
         "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)] if record.status.is_open else [],
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
+
+
+def _other_account(store: "Store", record: "OperationRecord") -> str | None:
+    from poppy_tui.agent.store.owning_account import other_account_now
+
+    return other_account_now(store, record)
+
+
+def _account_lines(store: "Store", record: "OperationRecord") -> list[str]:
+    """Whose the operation is (Ops 3) and, signed in there as another account, why it waits."""
+    if not record.account_owned:
+        return []
+    from poppy_tui.safety.account_owner import other_account_reason, owner_line
+
+    lines = [f"Belongs to: {owner_line(record.account)}"]
+    other = _other_account(store, record)
+    if other is not None and record.account is not None and record.status.is_open:
+        lines.append(f"Can't be approved now: {other_account_reason(record.company.name, record.account, other)}")
+    return lines
 
 
 def _decision_json(decision: "DecisionRecord", names: dict[int, str]) -> dict[str, Any]:
@@ -511,6 +535,7 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
     if record.approved_revision_id is not None:
         lines.append(f"Approved revision: {safe_line(names.get(record.approved_revision_id), 100)}")
     lines.append(f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}")
+    lines.extend(_account_lines(store, record))
     held = store.earlier_in_doubt(record.id) if record.status.is_open else []
     if held:
         from poppy_tui.safety.request_reuse import in_doubt_reason

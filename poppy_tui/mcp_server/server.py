@@ -131,10 +131,18 @@ def build_server(agent: Any) -> MCPServer:
         return record
 
     def held(record: OperationRecord) -> str | None:
-        """Why the person can't approve it yet: an earlier approval of the same action is in doubt."""
+        """Why the person can't approve it yet: an earlier approval of the same action is in doubt,
+        or poppy-tui is signed in at its Company as another account than the one it belongs to (Ops 3)."""
         earlier = agent.store.earlier_in_doubt(record.id) if record.status.is_open else []
         if not earlier:
-            return None
+            from poppy_tui.agent.store.owning_account import other_account_now
+
+            other = other_account_now(agent.store, record) if record.status.is_open else None
+            if other is None or record.account is None:
+                return None
+            from poppy_tui.safety.account_owner import other_account_reason
+
+            return other_account_reason(record.company.name, record.account, other)
         from poppy_tui.safety.request_reuse import in_doubt_reason
 
         return in_doubt_reason(earlier)

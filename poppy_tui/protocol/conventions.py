@@ -62,7 +62,8 @@ CLIENT_ASSERTION_TYP = "JWT"
 # The OAuth error codes a Company answers with when it can't verify the agent itself (its
 # CIMD, its JWKS, or the key a request names); the agent then names its CIMD URL.
 IDENTITY_REJECTED_ERRORS = ("invalid_client", "unauthorized_client")
-# Kept for old records and messages only: the placeholder client_id of poppy-tui before #12.
+# Kept for old records and messages only: the placeholder client_id poppy-tui used before it
+# published an identity of its own (a CIMD and its JWKS, spec 4.1; docs/protocol-choices.md).
 AGENT_CLIENT_ID = "https://poppy-tui.invalid/agent.json"
 
 # Idempotency-Key: the Poppy example sends a bare UUID (Stripe style), not an

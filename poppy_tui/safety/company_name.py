@@ -1,5 +1,6 @@
 """How a Company's name is shown: sanitised, marked when it could pass for another
-name, and always beside the domain poppy verified (#11.8). No Textual.
+name, and always beside the domain poppy verified (Ops §5: the person is shown the Company's
+name; docs/safety.md, "Company names"). No Textual.
 
 A Company picks its own name (`Маnzanita Outfitters`, with a Cyrillic М and а,
 looks exactly like the real one), but not the domain its poppy.json was fetched

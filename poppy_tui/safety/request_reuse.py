@@ -1,4 +1,4 @@
-"""An operation_id a Company gave to two different requests (issue #11 item 2).
+"""An operation_id a Company gave to two different requests (Ops §3 forbids it).
 
 `operation_id` identifies one action, and "the Company MUST NOT use it for another action"
 (Ops 3). New terms for the same action legitimately come from other requests: another

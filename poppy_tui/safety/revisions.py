@@ -17,7 +17,8 @@ __all__ = ["RevisionDiff", "RevisionKind", "TermsChange", "classify_revision", "
 
 
 class RevisionKind(str, Enum):
-    """What a revision is, next to the one the person saw before (#14.9).
+    """What a revision is, next to the one the person saw before (Ops §3: a new revision comes
+    whenever the summary, terms or expiry change; docs/safety.md, `classify_revision`).
 
     Only NEW_TERMS is "new terms": an expiry that moved, or a new revision ID
     over the same content, is not something new to read.

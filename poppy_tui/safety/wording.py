@@ -1,4 +1,5 @@
-"""Counts, plurals and possessives for the text safety builds (#14.11). No Textual.
+"""Counts, plurals and possessives for the text safety builds (docs/safety.md, "Wording"). No
+Textual.
 
 "1 warning", "2 warnings", "Manzanita Outfitters'" rather than "1 warning
 findings" or "Manzanita Outfitters's". The UI uses the same helpers for text it

@@ -49,6 +49,14 @@ def outcome_toast(record: Any) -> Toast | None:
 def waiting_toast(row: Any) -> Toast:
     company = plain_line(row.company_name, 60)
     summary = plain_line(row.summary, 90)
+    line = getattr(row, "waiting_sign_in", None) or ""
+    from poppy_tui.safety.account_owner import OTHER_ACCOUNT_WAIT_PREFIX
+
+    if line.startswith(OTHER_ACCOUNT_WAIT_PREFIX):
+        # Held by poppy-tui, not asked by the Company: signed in there as another account (Ops 3).
+        return Toast(
+            row.id, f"Not sent, {plain_line(line, 400)}. Open it and press s to sign in. {summary}", "warning"
+        )
     return Toast(
         row.id,
         f"Waiting for sign-in: {company} asked you to sign in before it does this. Open it and press s; "

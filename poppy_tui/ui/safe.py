@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from poppy_tui.safety.summary import company_content, render_summary, safe_content, safe_line_content
 
 # Imported on first use (PEP 562): the checks and the summary renderer cost ~40 ms to import,
-# and the inbox's first frame (cells of plain Text) needs neither (issue #15 target 1).
+# and the inbox's first frame (cells of plain Text) needs neither (the first-frame target,
+# docs/benchmarks.md).
 _LAZY = {
     "check_operation": "poppy_tui.safety.discrepancies",
     "diff_revisions": "poppy_tui.safety.discrepancies",

@@ -3,8 +3,9 @@
 Starting the TUI imports Textual and builds the first screen: hundreds of thousands of objects
 that all live on, so every collection the allocation counts trigger on the way (about fifty
 young ones and a few older ones) finds next to nothing to free: ~7-10 ms of a ~300 ms first frame
-(issue #15 target 1), more on a loaded machine. Nothing before the first frame makes garbage that needs the cycle
-collector (reference counting still frees everything else at once), so it is turned off then.
+(against the first-frame target in docs/benchmarks.md), more on a loaded machine. Nothing before
+the first frame makes garbage that needs the cycle collector (reference counting still frees
+everything else at once), so it is turned off then.
 
 Once the frame is on screen the collector is back on, after `gc.freeze()` moves what start-up
 built out of its view: those objects live as long as the app, and later collections (while the

@@ -1,5 +1,6 @@
-"""The issue's own reproduction (#11 item 1) against the demo Company: an operation first
-returned over MCP, its new revision in a conversation; the approval goes to the conversation."""
+"""The approval goes through the interface that returned the approved revision (Ops §6;
+conformance rows A2, A25), against the demo Company: an operation first returned over MCP, its
+new revision in a conversation; the approval goes to the conversation."""
 
 from __future__ import annotations
 

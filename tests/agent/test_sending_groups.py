@@ -1,6 +1,7 @@
-"""Sending many approvals (issue #15 target 3): bounded concurrency per Company, and attempts
-committed in groups, each group on disk before any of its requests leaves. Against the bulk
-Company (tests/companies/bulk_company.py, written from the spec alone), on loopback.
+"""Sending many approvals (docs/reliability.md, "Sending many approvals"; the sending-rate target
+of docs/benchmarks.md): bounded concurrency per Company, and attempts committed in groups, each
+group on disk before any of its requests leaves. Against the bulk Company
+(tests/companies/bulk_company.py, written from the spec alone), on loopback.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Approvals that can't be signed (no usable keyring): refused at approve, never sent as
-'unknown', kept and sent once the key works (issue #11 item 7). Real keyring backends: the
-in-memory one (conftest) and keyring's own fail backend; the strict Company on loopback."""
+'unknown', kept and sent once the key works (docs/reliability.md, "The signing key"; conformance
+row A40). Real keyring backends: the in-memory one (conftest) and keyring's own fail backend;
+the strict Company on loopback."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import keyring
 import keyring.backends.fail
@@ -13,14 +13,6 @@ import pytest
 from poppy_tui.agent.agent import ApprovalUnsignable
 from poppy_tui.agent.keys import KEY_STORAGE_ENV
 from poppy_tui.agent.store import Status
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 async def pending_cancel(agent, strict) -> int:

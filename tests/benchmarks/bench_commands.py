@@ -7,8 +7,13 @@
            and the figure says so.
   pending  `poppy-tui pending --json` with PENDING (10,000) operations pending, against
            `python -c pass` (the same interpreter).
+  pending (none)  the same command with nothing pending: what it costs before any operation.
+  floor    a six-line sqlite3 script (_FLOOR_SCRIPT) printing the same fields of the same 10,000
+           operations in the same order, tab-separated: no CLI, no JSON, no checks. The least any
+           Python program printing them costs, for scale beside the pending figure.
   show     `poppy-tui show N` (one of those 10,000 pending operations) against `python -c pass`.
-  --help   `poppy-tui --help` against `python -c pass`.
+  --help   `poppy-tui --help` against `python -c pass`, beside its floor: importing argparse and
+           printing an empty parser's help.
 curl is always reported beside httpie for `call` (the row is skipped when curl isn't installed).
 
 Every round runs each command once, in an order that rotates from round to round, so drift in
@@ -34,6 +39,24 @@ from common import REPO, Figure, child_env, write_home
 PATH = "/api/bookings/bkg_2Fm8"
 PENDING = 10_000
 PENDING_TARGET = 3.0
+
+
+# The least any Python program can do to print the pending operations: open the store, read the
+# fields `pending --json` prints for each (joined by SQLite itself, in the list's order) and write
+# them out. No argument parsing, no JSON, no checks: the floor under the pending --json figure.
+_FLOOR_SCRIPT = """
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+db.execute("PRAGMA temp_store=MEMORY")
+out = sys.stdout
+for (line,) in db.execute("SELECT o.id || char(9) || o.operation_id || char(9) || c.name || char(9) || c.domain || char(9) || o.status || char(9) || r.summary || char(9) || ifnull(r.terms_json, '') || char(9) || r.expires_at || char(9) || r.revision || char(9) || o.created_at || char(9) || o.updated_at FROM operations o JOIN companies c ON c.id = o.company_id JOIN revisions r ON r.id = o.current_revision_id WHERE o.status IN ('pending', 'approved', 'sending', 'outcome_unknown', 'withdrawn') ORDER BY o.updated_at, o.id"):
+    out.write(line + "\\n")
+"""
+
+
+# Under `--help`: importing argparse (with re, gettext and locale) and printing a parser's help,
+# which is what any argparse command-line program pays to print its help.
+_HELP_FLOOR = "import argparse; argparse.ArgumentParser(prog='x').print_help()"
 
 
 def _pending_home(root: Path) -> tuple[Path, int]:
@@ -71,6 +94,7 @@ def _time(argv: list[str], env: dict[str, str], expect_ok: bool = True) -> float
 def run(rounds: int) -> list[Figure]:
     from common import CompanyProcess
 
+    from poppy_tui.agent.paths import resolve_paths
     from poppy_tui.demo.testing import AgentSession
 
     here = Path(sys.executable).parent
@@ -99,10 +123,14 @@ def run(rounds: int) -> list[Figure]:
                 headers = [arg for k, v in session.headers().items() for arg in ("-H", f"{k}: {v}")]
                 return [curl, "-sf", url, *headers]
 
+            floor = [sys.executable, "-c", _FLOOR_SCRIPT, str(resolve_paths(pending_home).database)]
             commands: dict[str, object] = {
                 "python -c pass": lambda: [sys.executable, "-c", "pass"],
                 "poppy-tui --help": lambda: [poppy, "--help"],
+                "floor: argparse printing an empty parser's help": lambda: [sys.executable, "-c", _HELP_FLOOR],
                 f"poppy-tui pending --json ({PENDING:,} pending)": lambda: [poppy, "pending", "--json"],
+                "poppy-tui pending --json (none pending)": lambda: [poppy, "pending", "--json"],
+                f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)": lambda: floor,
                 f"poppy-tui show ({PENDING:,} pending)": lambda: [poppy, "show", str(middle_row)],
                 "poppy-tui call": lambda: [poppy, "call", company.base_url, "GET", PATH],
             }
@@ -148,9 +176,20 @@ def run(rounds: int) -> list[Figure]:
     value, detail = ratio(f"poppy-tui pending --json ({PENDING:,} pending)", "python -c pass")
     figures.append(Figure(section, f"pending --json, {PENDING:,} pending / python -c pass", value, "x", detail,
                           PENDING_TARGET, f"<= {PENDING_TARGET:g}x"))
+    value, detail = ratio("poppy-tui pending --json (none pending)", "python -c pass")
+    figures.append(Figure(section, "pending --json, none pending / python -c pass", value, "x",
+                          detail + "; what the command costs before any operation is printed"))
+    value, detail = ratio(f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)", "python -c pass")
+    figures.append(Figure(section, f"floor: a bare sqlite3 script, {PENDING:,} pending / python -c pass", value, "x",
+                          detail + "; no CLI, no JSON: the same fields of the same 10,000 operations, read in the same "
+                          "order and printed tab-separated by a six-line script (_FLOOR_SCRIPT). Below this no "
+                          "Python program that prints them can go"))
     value, detail = ratio(f"poppy-tui show ({PENDING:,} pending)", "python -c pass")
     figures.append(Figure(section, f"show one operation, {PENDING:,} pending / python -c pass", value, "x",
                           detail + "; for information"))
     value, detail = ratio("poppy-tui --help", "python -c pass")
     figures.append(Figure(section, "--help / python -c pass", value, "x", detail, 1.5, "<= 1.5x"))
+    value, detail = ratio("floor: argparse printing an empty parser's help", "python -c pass")
+    figures.append(Figure(section, "floor: argparse printing an empty parser's help / python -c pass", value, "x",
+                          detail + "; what any argparse program pays to print its help (_HELP_FLOOR)"))
     return figures

@@ -1,5 +1,6 @@
-"""`companies add|list|refresh|remove` and how commands name a Company (issue 14.12-13, 11.6),
-against the spec-only test Company (tests/netguard/spec_company.py), addressed as localhost."""
+"""`companies add|list|refresh|remove` and how commands name a Company (docs/cli.md, "Naming a
+Company"; poppy.json caching, digest 1.1), against the spec-only test Company
+(tests/netguard/spec_company.py), addressed as localhost."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`show` and `pending --json` say why an outcome is unknown and what poppy-tui found out since
-(issue #11 item 4), against the strict Company (written from the spec alone) on loopback."""
+(Ops §7: finding out another way; docs/state-machine.md), against the strict Company (written
+from the spec alone) on loopback."""
 
 from __future__ import annotations
 
@@ -7,20 +8,11 @@ import asyncio
 import json
 from dataclasses import replace
 
-import pytest
 
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import load_config
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict():
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def unknown_then_looked_at(home, strict) -> int:
@@ -62,8 +54,8 @@ def test_show_and_pending_say_why_unknown_and_what_was_found(cli, home, strict):
 
 
 def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
-    """The Company reuses one operation_id for two bookings (issue #11 item 2); the person approves
-    the other booking's terms. `call --wait` for the first booking must not print the other's answer."""
+    """The Company reuses one operation_id for two bookings (which Ops §3 forbids); the person
+    approves the other booking's terms. `call --wait` for the first booking must not print the other's answer."""
     import threading
 
     from poppy_tui.cli.exit_codes import Exit

@@ -78,6 +78,9 @@ class AccountState:
     answered_messages: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     # The sid of every request that carried an approval, in order.
     approval_sessions: list[str] = field(default_factory=list)
+    # The signed-in user (None: signed out) of every request that carried an approval, in order:
+    # whose access token carried it (Ops 3: an account's operation, approved while signed in to it).
+    approval_users: list[str | None] = field(default_factory=list)
     # conversation_id -> what the Company offers, unprompted, at the next read of that conversation
     # (an operation bound to the Session, or account, of that read).
     offers: dict[str, str] = field(default_factory=dict)
@@ -184,6 +187,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             approval = approval_of(request)
             if approval is not None:
                 state.approval_sessions.append(sid)
+                state.approval_users.append(user)
             if approval is not None and approval in state.ops:
                 op = state.ops[approval]
                 allowed = (op.owner == ("account", user)) if op.owner[0] == "account" else (op.owner == ("session", sid))
@@ -249,6 +253,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         approval = ((message.get("extensions") or {}).get("operations") or {}).get("approval")
         if isinstance(approval, dict):
             state.approval_sessions.append(sid)
+            state.approval_users.append(user)
             key = (str(approval.get("operation_id")), str(approval.get("revision")))
             op = state.ops.get(key)
             if op is None or op.expires_at <= datetime.now(timezone.utc):
@@ -339,6 +344,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         approval = raw.get("personalagentprotocol.org/approval")
         if isinstance(approval, dict):
             state.approval_sessions.append(sid)
+            state.approval_users.append(user)
             op = state.ops.get((str(approval.get("operation_id")), str(approval.get("revision"))))
             if op is not None and op.owner == ("account", user) and op.expires_at > datetime.now(timezone.utc):
                 state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
@@ -360,6 +366,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         owner = ("account", user) if user is not None else ("session", sid)
         if isinstance(approval, dict):
             state.approval_sessions.append(sid)
+            state.approval_users.append(user)
             op = state.ops.get((str(approval.get("operation_id")), str(approval.get("revision"))))
             if op is not None and op.owner == owner:
                 state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1

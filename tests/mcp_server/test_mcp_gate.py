@@ -94,7 +94,8 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
             app = PoppyApp(agent)
             async with app.run_test(size=(120, 36)) as pilot:
                 await open_review(app, pilot, number)
-                await pilot.press("d")  # declining asks once more (#14.5): y confirms
+                # Declining asks once more (docs/tui.md, "Approving is deliberate"): y confirms.
+                await pilot.press("d")
                 await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
                 await pilot.press("y")
                 result = await asyncio.wait_for(waiting, 60)

@@ -1,5 +1,5 @@
-"""poppy.json caching (issue 11.6), on the agent side, against the spec-only test Company:
-Cache-Control and ETag honoured within [1 minute, 1 day], a conditional GET before a new
+"""poppy.json caching (digest 1.1; conformance rows A4, X11), on the agent side, against the
+spec-only test Company: Cache-Control and ETag honoured within [1 minute, 1 day], a conditional GET before a new
 request decides whether to declare the extension, `extension_required` explained on its own,
 and removing a Company."""
 

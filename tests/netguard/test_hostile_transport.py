@@ -1,6 +1,7 @@
-"""Hostile transport (issue 11.10), over real loopback HTTP: a Company that trickles bytes
-inside every read timeout, loops redirects, sends a huge or a non-JSON document, or JSON with
-duplicate member names. Each ends in one line that says what went wrong."""
+"""Hostile transport (docs/protocol-choices.md, "Hostile transport"; Company content is untrusted,
+Ops §8), over real loopback HTTP: a Company that trickles bytes inside every read timeout, loops
+redirects, sends a huge or a non-JSON document, or JSON with duplicate member names. Each ends in
+one line that says what went wrong."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ import pytest
 
 from poppy_tui.agent.net.http import make_client, request
 from poppy_tui.agent.net.netguard import DestinationRefused, address_problem, check_destination
-from poppy_tui.demo.testing import company
 from poppy_tui.protocol.outcomes import NotSent
 
 
@@ -22,7 +21,8 @@ from poppy_tui.protocol.outcomes import NotSent
         ("metadata", ["169.254.169.254"], True, True),
         ("v6", ["fe80::1%eth0"], True, True),
         ("cgnat", ["100.64.0.1"], True, True),
-        # IPv6 forms that carry a private, loopback or link-local IPv4 address (issue 11.9).
+        # IPv6 forms that carry a private, loopback or link-local IPv4 address (docs/safety.md,
+        # "Where the agent connects"; conformance row X10).
         ("nat64", ["64:ff9b::a00:1"], True, True),  # 10.0.0.1 through the well-known NAT64 prefix
         ("nat64", ["64:ff9b::7f00:1"], True, True),  # 127.0.0.1
         ("nat64", ["64:ff9b::a9fe:a9fe"], True, True),  # 169.254.169.254
@@ -65,29 +65,27 @@ async def test_the_client_refuses_before_connecting_and_reports_not_sent():
     assert isinstance(answer, NotSent) and "refused to connect" in answer.detail
 
 
-async def test_loopback_is_reachable_only_when_allowed():
-    with company() as running:
-        async with make_client(5.0, allow_loopback=True) as client:
-            answer = await request(client, "GET", running.discovery_url)
-            assert answer.status == 200
-        async with make_client(5.0, allow_loopback=False) as client:
-            refused = await request(client, "GET", running.discovery_url)
-            assert isinstance(refused, NotSent) and "loopback" in refused.detail
-            with pytest.raises(httpx2.ConnectError):
-                await client.get(running.discovery_url)
+async def test_loopback_is_reachable_only_when_allowed(company):
+    async with make_client(5.0, allow_loopback=True) as client:
+        answer = await request(client, "GET", company.discovery_url)
+        assert answer.status == 200
+    async with make_client(5.0, allow_loopback=False) as client:
+        refused = await request(client, "GET", company.discovery_url)
+        assert isinstance(refused, NotSent) and "loopback" in refused.detail
+        with pytest.raises(httpx2.ConnectError):
+            await client.get(company.discovery_url)
 
 
-async def test_the_mcp_client_is_guarded_the_same_way():
+async def test_the_mcp_client_is_guarded_the_same_way(company):
     import httpx2
 
     from poppy_tui.agent.net.netguard import guarded_client_options
 
-    with company() as running:
-        async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
-            with pytest.raises(httpx2.ConnectError, match="loopback"):
-                await client.post(running.base_url + "/mcp", json={})
-        async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=True)) as client:
-            assert (await client.get(running.discovery_url)).status_code == 200
+    async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
+        with pytest.raises(httpx2.ConnectError, match="loopback"):
+            await client.post(company.base_url + "/mcp", json={})
+    async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=True)) as client:
+        assert (await client.get(company.discovery_url)).status_code == 200
 
 
 @pytest.mark.parametrize(

@@ -99,7 +99,9 @@ def _token(jwk: dict) -> str:
     ids=["coordinates-not-strings", "point-off-curve", "bad-padding"],
 )
 def test_bad_jwk_in_session_header_is_invalid_session(jwk):
-    # Since #12 any embedded key is refused before it is read at all.
+    # A Session JWT that embeds a key is refused before the key is read at all: keys come only from
+    # the agent's published jwks_uri (spec 4.1; SESSION_JWT_FORBIDDEN_HEADER_MEMBERS,
+    # docs/protocol-choices.md).
     with pytest.raises(InvalidSession):
         verify_session_jwt(_token(jwk), "aud", ec.generate_private_key(ec.SECP256R1()).public_key())
 

@@ -1,5 +1,6 @@
-"""Look-alike Company names carry a mark and the verified domain everywhere (#11.8),
-and the words safety builds have proper plurals and possessives (#14.11).
+"""Look-alike Company names carry a mark and the verified domain everywhere (Ops §5: the person
+is shown the Company's name; docs/safety.md, "Company names"), and the words safety builds
+have proper plurals and possessives (docs/safety.md, "Wording").
 
 The Company used over HTTP here is written from the core digest alone (a poppy.json
 on loopback), not from poppy_tui/demo.

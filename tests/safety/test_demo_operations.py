@@ -1,4 +1,5 @@
-"""The demo Company's honest operations raise no finding (#11.8).
+"""The demo Company's honest operations raise no finding (everything that affects the action is
+in the summary, Ops §3; conformance rows A22, C10).
 
 Everything is read through the protocol, over loopback HTTP: the catalogue from
 the demo's own API, each operation from its `approval_required` answer, parsed

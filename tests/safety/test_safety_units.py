@@ -79,7 +79,8 @@ def test_non_strings_do_not_crash():
         ("$70.00", False),
         ("Αθήνα", False),
         ("Αthens", True),  # Greek capital alpha
-        # From Unicode Script_Extensions (UTS #39), not from character names (#11.8):
+        # From Unicode Script_Extensions (UTS #39), not from character names (docs/safety.md,
+        # `mixed_script`):
         ("\u041c\u0430nzanita Outfitters", True),  # Cyrillic М and а
         ("\U0001d400cme", True),  # MATHEMATICAL BOLD CAPITAL A: script Common, a Latin look-alike
         ("\u2113oan", True),  # SCRIPT SMALL L, also Common
@@ -307,7 +308,8 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
         (None, "Pay 70.00 USD now", "70.00 USD"),
         (None, "Pay $70.00 now, or $80.00 later", None),
         (None, "Nothing to pay", None),
-        # What the person pays (#14.8): cancelling an "$18.00 a month" plan pays nothing.
+        # What the person pays (docs/safety.md, "Which way money moves, and the amount shown"):
+        # cancelling an "$18.00 a month" plan pays nothing.
         (
             {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
              "refund": {"amount": "0.00", "currency": "USD"}},
@@ -434,7 +436,7 @@ def test_an_unterminated_osc_swallows_only_its_own_line():
     assert reading_text("\x1b]0;evil $1\nPay $70.00") == "\nPay $70.00"
 
 
-# --- what a revision is (#14.9) ------------------------------------------------------
+# --- what a revision is (Ops §3 "New terms"; docs/safety.md, classify_revision) ----------
 
 
 def test_a_revision_that_only_moves_the_expiry_is_new_expiry_not_new_terms():

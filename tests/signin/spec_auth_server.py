@@ -59,6 +59,7 @@ class Grant:
     scopes: list[str]
     refresh_token: str
     revoked: bool = False
+    account: str | None = None  # the email signed in with (mediated sign-in), where known
 
 
 @dataclass
@@ -77,6 +78,7 @@ class SpecAuthCompany:
     redirect_iss: str | None = None  # the iss put in the redirect (defaults to the issuer)
     access_lifetime: int = 3600
     mediated_needs_code: bool = False
+    more_users: dict[str, str] = field(default_factory=dict)  # other accounts for mediated sign-in: email -> password
     token_status: int | None = None
     token_answer: dict[str, Any] = field(default_factory=dict)  # members that replace a token answer's (hostile tokens)
     user_code: str | None = None  # a scripted (hostile) user code
@@ -98,6 +100,8 @@ class SpecAuthCompany:
     orders_performed: int = 0
     refuse_tokens: bool = False  # answer every access token at /orders with invalid_token
     order_answers: list[str] = field(default_factory=list)  # "sign_in_required", "invalid_token", ...
+    # The account whose access token carried each approval to /orders (None: a sign-in that named none).
+    approval_accounts: list[str | None] = field(default_factory=list)
 
     def revoke_everything(self) -> None:
         """The Company ends every sign-in on its side (the person revoked the agent, say)."""
@@ -229,9 +233,11 @@ class SpecAuthCompany:
 
             return StreamingResponse(chunks(), status, media_type="application/json")
 
-        def issue(client_id: str, scopes: list[str], refresh: str | None = None) -> JSONResponse:
+        def issue(
+            client_id: str, scopes: list[str], refresh: str | None = None, account: str | None = None
+        ) -> JSONResponse:
             refresh = refresh or secrets.token_urlsafe(24)
-            self.grants[refresh] = Grant(client_id, scopes, refresh)
+            self.grants[refresh] = Grant(client_id, scopes, refresh, account=account)
             access = secrets.token_urlsafe(24)
             self.access_tokens[access] = (refresh, time.time() + self.access_lifetime)
             return JSONResponse(
@@ -364,7 +370,7 @@ class SpecAuthCompany:
                 if grant is None or grant.revoked or grant.client_id != client_id:
                     return error("invalid_grant")
                 grant.revoked = True  # rotation: each refresh token works once
-                issued = issue(client_id, grant.scopes)
+                issued = issue(client_id, grant.scopes, account=grant.account)
                 import json as json_module
 
                 return hostile("refresh", json_module.loads(issued.body)) or issued
@@ -396,14 +402,16 @@ class SpecAuthCompany:
             fields = body.get("fields")
             if not isinstance(fields, dict) or set(fields) != {"email", "password"}:
                 return JSONResponse({"status": "failed", "error_description": "exactly email and password"}, 400)
-            if fields != {"email": USER["email"], "password": USER["password"]}:
+            users = {USER["email"]: USER["password"], **self.more_users}
+            if users.get(str(fields.get("email"))) != fields.get("password"):
                 return JSONResponse({"status": "failed", "error_description": "wrong email or password"})
             scopes = str(body.get("scope", "")).split()
             if self.mediated_needs_code:
                 sign_in_id = secrets.token_urlsafe(12).replace("-", "x")
-                self.mediated[sign_in_id] = {"client_id": body.get("client_id"), "scopes": scopes}
+                self.mediated[sign_in_id] = {"client_id": body.get("client_id"), "scopes": scopes,
+                                             "account": str(fields["email"])}
                 return JSONResponse({"status": "code_required", "sign_in_id": sign_in_id, "message": "Enter the code we sent"})
-            response = issue(body["client_id"], scopes)
+            response = issue(body["client_id"], scopes, account=str(fields["email"]))
             return JSONResponse({"status": "complete", **json.loads(response.body)})
 
         async def mediated_code(request: Request) -> Response:
@@ -417,7 +425,7 @@ class SpecAuthCompany:
                 return JSONResponse({"status": "expired"})
             if body.get("code") != USER["code"]:
                 return JSONResponse({"status": "failed", "error_description": "wrong code"})
-            response = issue(entry["client_id"], entry["scopes"])
+            response = issue(entry["client_id"], entry["scopes"], account=entry["account"])
             return JSONResponse({"status": "complete", **json.loads(response.body)})
 
         async def place_order(request: Request) -> Response:
@@ -440,6 +448,7 @@ class SpecAuthCompany:
                 parsed = http_sfv.Dictionary()
                 parsed.parse(approval.encode("ascii"))
                 named = (str(parsed["operation_id"].value), str(parsed["revision"].value))
+                self.approval_accounts.append(self.grants[self.access_tokens[authorization[len("Bearer "):]][0]].account)
             if named is not None and named[0] == "ord_juniper_1" and self.order_revisions.get(named[1], 0) > time.time():
                 if self.orders_performed == 0:
                     self.orders_performed = 1  # at most once (Ops 7): a resend gets the same answer

@@ -26,6 +26,7 @@ def test_a_database_from_before_sign_ins_opens_with_its_companies_and_can_sign_i
     db.execute("ALTER TABLE operations DROP COLUMN account_owned")
     db.execute("ALTER TABLE operations DROP COLUMN waiting_sign_in")
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")
+    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
     db.execute("PRAGMA user_version=2")
     db.commit()
     db.close()

@@ -1,4 +1,5 @@
-"""The account-owned migration (issue #12): a database of the schema before it opens with nothing lost."""
+"""The account-owned migration (schema migration 4: an operation returned signed in belongs to the
+account, Ops §3): a database of the schema before it opens with nothing lost."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def test_operations_from_before_the_migration_are_kept_and_session_bound(tmp_pat
     db.execute("ALTER TABLE operations DROP COLUMN account_owned")
     db.execute("ALTER TABLE operations DROP COLUMN waiting_sign_in")
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
+    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
     db.execute(f"PRAGMA user_version={ACCOUNT_OWNED_MIGRATION - 1}")
     db.commit()
     db.close()

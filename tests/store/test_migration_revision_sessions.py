@@ -35,6 +35,7 @@ def test_revisions_from_before_the_migration_keep_the_operations_session(tmp_pat
         row = store.record_operation(company.id, request_id, "sid_old", _operation("r1"), None, "api").operation_row
     db = sqlite3.connect(path)  # back to the schema before: no revisions.session_id
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")
+    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
     db.execute(f"PRAGMA user_version={REVISION_SESSIONS_MIGRATION - 1}")
     db.commit()
     db.close()

@@ -1,5 +1,6 @@
 """The store's side of finding out about unknown outcomes (probes.py), postponing an unsignable
-send, and an operation's interface following its current revision (issue #11 items 1, 4, 7)."""
+send, and an operation's interface following its current revision (Ops §6 and §7;
+docs/state-machine.md; docs/reliability.md, "The signing key")."""
 
 from __future__ import annotations
 

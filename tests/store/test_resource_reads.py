@@ -39,6 +39,7 @@ def test_a_store_from_before_the_reads_opens_with_everything_kept(tmp_path):
         row = _record(store, "op_old", "r1", "Old terms")
     db = sqlite3.connect(path)
     db.execute("DROP TABLE resource_reads")
+    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
     db.execute(f"PRAGMA user_version={RESOURCE_READS_MIGRATION - 1}")
     db.commit()
     db.close()

@@ -1,5 +1,6 @@
-"""Discrepancy checks stored with each revision (issue #15 target 1): computed once per revision
-off the event loop, kept under the checker's version, recomputed only when that changes."""
+"""Discrepancy checks stored with each revision (so the inbox's first frame doesn't compute them:
+the first-frame target, docs/benchmarks.md): computed once per revision off the event loop, kept
+under the checker's version, recomputed only when that changes."""
 
 from __future__ import annotations
 
@@ -124,6 +125,7 @@ def test_a_database_from_before_the_checks_gains_the_table_with_everything_kept(
     db = sqlite3.connect(path)
     db.execute("DROP TABLE revision_checks")
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
+    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
     db.execute("PRAGMA user_version=4")  # the schema before migration 5 made revision_checks
     db.commit()
     db.close()
@@ -135,8 +137,9 @@ def test_a_database_from_before_the_checks_gains_the_table_with_everything_kept(
 
 
 def test_expire_due_keeps_the_soonest_expiry_and_still_expires_on_time(tmp_path):
-    """expire_due remembers the soonest expiry until any connection commits (issue #15 target 4):
-    an operation still expires when its time comes, and one another process records is seen."""
+    """expire_due remembers the soonest expiry until any connection commits (the idle-CPU target,
+    docs/benchmarks.md): an operation still expires when its time comes, and one another process
+    records is seen."""
     from datetime import datetime, timedelta, timezone
 
     from poppy_tui.agent.store import Status

@@ -545,6 +545,7 @@ def test_the_claims_index_is_made_for_an_older_file(tmp_path):
     with Store.open(path) as s:
         s._db.execute("DROP INDEX operations_due")
         s._db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
+        s._db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
         s._db.execute("PRAGMA user_version=5")
     with Store.open(path) as s:
         names = [r[1] for r in s._db.execute("PRAGMA index_list(operations)").fetchall()]

@@ -1,6 +1,7 @@
 """The review header names the interface the approval will go through: that of the request that
-returned the current revision, not the operation's first (issue #11 item 1); and an operation_id
-reused for a different request shows as a danger there (item 2)."""
+returned the current revision, not the operation's first (Ops §6: the approval goes through the
+interface that returned it; conformance row A25); and an operation_id reused for a different
+request, which Ops §3 forbids, shows as a danger there."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The TUI's first frame (issue #15 target 1): what it shows and what it costs, as behaviour.
+"""The TUI's first frame (the first-frame target in docs/benchmarks.md; docs/architecture.md,
+"Performance at scale"): what it shows and what it costs, as behaviour.
 
 The first frame carries the inbox's rows (read at mount, not after on_ready), only a screen's
 worth of them is built before it (the rest follow), and nothing of the network stack is imported

@@ -1,6 +1,7 @@
-"""A person's first ten minutes (issue 14): narrow layouts, one navigation model, deliberate
-declining, what the screens say. Driven with Pilot against a real Store, at 80x24 where the
-issue saw the problems and at 160x48."""
+"""A person's first ten minutes: narrow layouts, one navigation model, deliberate declining,
+what the screens say (docs/tui.md: "Narrow terminals", "Getting around", "Approving is
+deliberate"). Driven with Pilot against a real Store, at 80x24, the size the screens are laid
+out for, and at 160x48."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""History shows its first page before counting the records (issue #15 target 6): the page
+"""History shows its first page before counting the records (docs/architecture.md, "Performance
+at scale"; measured by the history-at-scale figures of docs/benchmarks.md): the page
 costs the same at any size, the count grows with the records."""
 
 from __future__ import annotations

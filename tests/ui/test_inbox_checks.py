@@ -1,5 +1,6 @@
-"""The inbox shows rows before their checks (issue #15 target 1): checks are computed in a
-thread, stored with the revision, and read back by the next start instead of recomputed."""
+"""The inbox shows rows before their checks (the first-frame target, docs/benchmarks.md): checks
+are computed in a thread, stored with the revision, and read back by the next start instead of
+recomputed."""
 
 from __future__ import annotations
 

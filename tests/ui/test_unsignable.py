@@ -1,5 +1,6 @@
 """The TUI on a machine where approvals can't be signed (keyring's fail backend, a real
-KeyringBackend): a warning at start-up, and `a` refused with the fix (issue #11 item 7)."""
+KeyringBackend): a warning at start-up, and `a` refused with the fix (docs/reliability.md, "The
+signing key"; conformance row A40)."""
 
 from __future__ import annotations
 

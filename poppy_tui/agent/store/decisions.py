@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from poppy_tui.agent.store.connection import StateError, now_utc, stamp
 from poppy_tui.agent.store.same_action import SameActionStore
 from poppy_tui.agent.store.durability import Durability
+from poppy_tui.agent.store.owning_account import other_account
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.agent.store.rows import _OPERATION_SELECT, _operation
 from poppy_tui.protocol.ids import new_id
@@ -39,6 +40,12 @@ class DecisionStore(SameActionStore):
                 from poppy_tui.safety.request_reuse import in_doubt_reason
 
                 raise StateError(in_doubt_reason(held))
+            elsewhere = other_account(db, op)
+            if elsewhere is not None and op.account is not None:
+                # Ops 3: the account's operation is approved while signed in to the same account.
+                from poppy_tui.safety.account_owner import other_account_reason
+
+                raise StateError(other_account_reason(op.company.name, op.account, elsewhere))
             interface = op.request.interface
             # The key is generated once per approval and reused on every resend. For a
             # conversation it is the approval message's own ID (at least 128 random bits, as

@@ -24,8 +24,9 @@ class ExpiryStore(StoreBase):
         )
         params = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED, at)
         # The dispatcher asks on every pass, and looking means reading every open operation (50,000
-        # pending took 150 ms, twice a second: issue #15 target 4). So the soonest expiry is kept
-        # with the store's change token: until any connection commits, nothing can expire sooner.
+        # pending took 150 ms, twice a second, far over the idle-CPU target in docs/benchmarks.md).
+        # So the soonest expiry is kept with the store's change token: until any connection
+        # commits, nothing can expire sooner.
         token = self.change_token()
         known: tuple[object, str | None] | None = getattr(self, "_soonest_expiry", None)
         if known is None or known[0] != token:

@@ -58,7 +58,8 @@ class HistoryStore(StoreBase):
         """The `first` rows of list_operations(statuses, limit=limit) sorted soonest to expire
         first (then by row), how many that list holds, and the beginning of each one's summary
         (for telling alike summaries apart): what the inbox's first frame shows, without building
-        every row of the list (issue #15 target 1). The page is list_operations' own (_page)."""
+        every row of the list (the first-frame target, docs/benchmarks.md). The page is
+        list_operations' own (_page)."""
         page, params, _ = self._page(statuses, None, None, limit, 0, True)
         candidates = self._db.execute(
             f"SELECT o.id, r.expires_at, substr(r.summary, 1, {SUMMARY_HEAD}) FROM operations o"

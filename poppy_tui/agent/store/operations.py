@@ -79,6 +79,7 @@ class OperationStore(RequestStore):
         interface: str | None = None,
         first_response: tuple[int | None, Any] | None = None,
         account_owned: bool = False,
+        account: str | None = None,
     ) -> RecordResult:
         """Keep an operation (or a new revision of one) that a request returned.
 
@@ -86,7 +87,10 @@ class OperationStore(RequestStore):
         the operation for a decision; while sending, the caller decides (see engine).
         `first_response` (status, response) is kept for the request in the same commit.
         `account_owned`: the request was signed in, so the operation is the account's (Ops 3);
-        once an operation is the account's it stays so.
+        once an operation is the account's it stays so. `account`: the account the request was
+        signed in as, where the agent knows it (sign_ins.account); the operation then belongs to
+        that account, as returned with its current revision (None: unknown, approvable from any
+        signed-in Session as before).
         """
         if interface is None:
             interface = self.get_request(request_id)[0].interface
@@ -97,7 +101,7 @@ class OperationStore(RequestStore):
             )
             if account_owned:
                 self._db.execute(
-                    "UPDATE operations SET account_owned=1 WHERE id=? AND account_owned=0", (result.operation_row,)
+                    "UPDATE operations SET account_owned=1, account=? WHERE id=?", (account, result.operation_row)
                 )
         if superseded:
             # An approval that must no longer be sent: on disk before anyone is told.

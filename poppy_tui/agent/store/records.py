@@ -122,6 +122,11 @@ class OperationRecord:
     # Set while an approval waits for the person to sign in (the Company answered its send with
     # a sign-in challenge): the one line to show. The approval is kept and sent after sign-in.
     waiting_sign_in: str | None = None
+    # The account an account-owned operation belongs to: the one the agent was signed in as when
+    # the request that returned the current revision was sent (sign_ins.account). None when that
+    # is unknown (recorded before, or a sign-in that never named the account): then any signed-in
+    # Session may approve it, as before.
+    account: str | None = None
 
     @property
     def approved(self) -> RevisionRecord | None:

@@ -36,7 +36,7 @@ _ATTEMPT_COLUMNS = (
 _OPERATION_SELECT = (
     "SELECT o.id, o.operation_id, o.interface, o.session_id, o.status, o.approved_revision_id, o.send_after,"
     " o.idempotency_key, o.next_attempt_at, o.attempt_count, o.outcome_json, o.outcome_detail, o.created_at,"
-    " o.updated_at, q.request_json, o.account_owned, o.waiting_sign_in, "
+    " o.updated_at, q.request_json, o.account_owned, o.waiting_sign_in, o.account, "
     + ", ".join(f"r.{c.strip()}" for c in _REVISION_COLUMNS.split(","))
     + ", "
     + ", ".join(f"c.{c.strip()}" for c in _COMPANY_COLUMNS.split(","))
@@ -44,7 +44,7 @@ _OPERATION_SELECT = (
     " JOIN requests q ON q.id = r.request_id JOIN companies c ON c.id = o.company_id"
 )
 _REVISION_WIDTH = len(_REVISION_COLUMNS.split(","))
-_OPERATION_WIDTH = 17  # the o.* and q.* columns before the revision's
+_OPERATION_WIDTH = 18  # the o.* and q.* columns before the revision's
 
 
 @functools.lru_cache(maxsize=64)
@@ -75,7 +75,7 @@ def _attempt(row: Sequence[Any]) -> AttemptRecord:
 
 def _operation(row: Sequence[Any]) -> OperationRecord:
     (op_id, operation_id, interface, session_id, status, approved_id, send_after, idem, next_at, attempts,
-     outcome_json, outcome_detail, created, updated, request_json, account_owned, waiting_sign_in) = row[:_OPERATION_WIDTH]
+     outcome_json, outcome_detail, created, updated, request_json, account_owned, waiting_sign_in, account) = row[:_OPERATION_WIDTH]
     current = _revision(row[_OPERATION_WIDTH:_OPERATION_WIDTH + _REVISION_WIDTH])
     request = request_of(request_json)
     return OperationRecord(
@@ -99,6 +99,7 @@ def _operation(row: Sequence[Any]) -> OperationRecord:
         request_id=current.request_id,
         account_owned=bool(account_owned),
         waiting_sign_in=waiting_sign_in,
+        account=account if account_owned else None,
     )
 
 

@@ -123,8 +123,9 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (conversation_row, message_id)
     );
     """,
-    # 2: poppy.json's HTTP cache state (issue 11.6), and Companies the person removed (kept
-    # for the records that name them, gone from lists and name look-ups).
+    # 2: poppy.json's HTTP cache state (it is cached per HTTP caching, kept between a minute and a
+    # day: digest 1.1), and Companies the person removed (kept for the records that name them,
+    # gone from lists and name look-ups).
     """
     ALTER TABLE companies ADD COLUMN removed_at TEXT;
     CREATE TABLE company_documents (
@@ -134,8 +135,8 @@ MIGRATIONS: tuple[str, ...] = (
         fresh_until TEXT NOT NULL
     );
     """,
-    # 3: who is signed in at each Company (issue #12). Nothing secret: refresh tokens live in the
-    # keyring and access tokens in memory; this keeps only what `companies list` shows.
+    # 3: who is signed in at each Company (sign-in, spec 5.4). Nothing secret: refresh tokens live
+    # in the keyring and access tokens in memory; this keeps only what `companies list` shows.
     """
     CREATE TABLE sign_ins (
         company_id INTEGER PRIMARY KEY REFERENCES companies(id),
@@ -147,16 +148,17 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     );
     """,
-    # 4: account-owned operations and approvals waiting for sign-in (issue #12 item 4). Existing
-    # operations were all returned signed out (nothing signed in before), so 0 is true of them.
+    # 4: account-owned operations (one returned signed in belongs to the account: Ops §3, "Who can
+    # approve it") and approvals waiting for sign-in. Existing operations were all returned signed
+    # out (nothing signed in before), so 0 is true of them.
     """
     ALTER TABLE operations ADD COLUMN account_owned INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE operations ADD COLUMN waiting_sign_in TEXT;
     """,
     # 5: discrepancy checks, computed once per revision off the event loop and kept with it
-    # (issue #15 target 1), tagged with the checker's version (poppy_tui/safety/checker.py) so a
-    # new checker recomputes them. A cache of what the code derives from the revision: losing it
-    # loses nothing recorded.
+    # (so the inbox's first frame doesn't compute them: the first-frame target, docs/benchmarks.md),
+    # tagged with the checker's version (poppy_tui/safety/checker.py) so a new checker recomputes
+    # them. A cache of what the code derives from the revision: losing it loses nothing recorded.
     """
     CREATE TABLE IF NOT EXISTS revision_checks (
         revision_id INTEGER PRIMARY KEY REFERENCES revisions(id),
@@ -167,7 +169,8 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     # 6: the dispatcher's claim (dispatch.py claim_due_many) walks only approved and sending
-    # operations, oldest change first, and stops at the first due ones (issue #15 target 3).
+    # operations, oldest change first, and stops at the first due ones (the sending-rate target,
+    # docs/benchmarks.md).
     """
     CREATE INDEX IF NOT EXISTS operations_due ON operations (updated_at) WHERE status IN ('approved', 'sending');
     """,
@@ -192,6 +195,14 @@ MIGRATIONS: tuple[str, ...] = (
         body_json TEXT,
         problem TEXT
     );
+    """,
+    # 9: WHICH account an account-owned operation belongs to (Ops 3, "Who can approve it": any
+    # Session of this agent and User may approve it *while signed in to the same account*): the
+    # account the agent was signed in as (sign_ins.account) when it sent the request that returned
+    # the current revision. NULL where that is unknown (rows from before, a sign-in that never
+    # named its account): those behave as before, approvable from any signed-in Session.
+    """
+    ALTER TABLE operations ADD COLUMN account TEXT;
     """,
 )
 

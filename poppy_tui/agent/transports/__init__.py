@@ -26,6 +26,12 @@ class Exchange:
     carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
     challenge: Challenge | None = None  # the Company asked for sign-in, more scopes, or refused our identity
     signed_in: bool = False  # the (last) request carried an access token: an operation it returned is the account's
+    # The account that token was for, where the sign-in named it (sign_ins.account), read as the
+    # request was sent: an operation it returned belongs to that account (Ops 3). None: unknown.
+    account: str | None = None
+    # An approval not sent because the agent is signed in to the Company as another account than
+    # the one the operation belongs to (that account's name): it waits for sign-in as the owner.
+    other_account: str | None = None
 
 
 def outcome_name(outcome: Outcome) -> str:

@@ -64,6 +64,7 @@ class ApiTransport:
         retried = False
         while True:
             token = await self._sessions.access_token(company)
+            account = self._sessions.signed_in_account(company) if token is not None else None
             headers = await self._sessions.signed_in_headers(company, session_id, token)
             headers["Accept"] = "application/json"
             if content is not None:
@@ -84,7 +85,7 @@ class ApiTransport:
                     continue
                 outcome = NotPerformed(answer.status, "invalid_session", answer.body)
                 return Exchange(
-                    outcome, answer.status, answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None
+                    outcome, answer.status, answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None, account=account
                 )
             challenge = parse_challenge(answer.status, answer.headers, answer.body)
             if challenge is not None:
@@ -92,11 +93,11 @@ class ApiTransport:
                 detail = self._sessions.challenge_detail(company, challenge)
                 return Exchange(
                     outcome, answer.status, answer.for_record(), session_id, detail, challenge=challenge,
-                    signed_in=token is not None,
+                    signed_in=token is not None, account=account,
                 )
             return Exchange(
                 self._classify(company, answer), answer.status, answer.for_record(), session_id,
-                "started a new Session (invalid_session)" if retried else "", signed_in=token is not None,
+                "started a new Session (invalid_session)" if retried else "", signed_in=token is not None, account=account,
             )
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):

@@ -155,6 +155,7 @@ class ConversationTransport:
         retried = False
         while True:
             token = await self._sessions.access_token(company)
+            account = self._sessions.signed_in_account(company) if token is not None else None
             headers = await self._sessions.signed_in_headers(company, session_id, token)
             headers["Accept"] = "application/json"
             if content is not None:
@@ -174,16 +175,16 @@ class ConversationTransport:
                     continue
                 return Exchange(
                     NotPerformed(answer.status, "invalid_session", answer.body), answer.status,
-                    answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None,
+                    answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None, account=account,
                 )
             challenge = parse_challenge(answer.status, answer.headers, answer.body)
             if challenge is not None:
                 return Exchange(
                     NotPerformed(answer.status, challenge.error, answer.body), answer.status, answer.for_record(),
                     session_id, self._sessions.challenge_detail(company, challenge), challenge=challenge,
-                    signed_in=token is not None,
+                    signed_in=token is not None, account=account,
                 )
-            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id, signed_in=token is not None)
+            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id, signed_in=token is not None, account=account)
 
 
 def _classify(answer: http.HttpAnswer):
@@ -260,13 +261,15 @@ class Conversations:
     def ingest(
         self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str,
         events: list[dict[str, Any]], signed_in: bool = False, session_id: str | None = None,
+        account: str | None = None,
     ) -> Ingested:
         """Keep every message once; record the operations Company messages carry.
 
         Only the operation object is read from a Company message: its text never approves
         anything, and an `approval` a Company puts in its own message is ignored.
         `session_id`: the Session of the exchange that delivered these events (after any renewal
-        inside it): an operation returned signed out is approved only there (Ops 3).
+        inside it): an operation returned signed out is approved only there (Ops 3). `account`: the
+        account that exchange was signed in as, where known: an operation returned signed in is its.
         """
         got = Ingested()
         for event in events:
@@ -308,7 +311,7 @@ class Conversations:
             text = message.get("text") if isinstance(message.get("text"), str) else None
             result = self._store.record_operation(
                 company.id, self._request_for(company, endpoint, conversation_id), session_id or company.session_id,
-                operation, text, "conversation", account_owned=signed_in,
+                operation, text, "conversation", account_owned=signed_in, account=account if signed_in else None,
             )
             if result.operation_row not in got.operation_rows:
                 got.operation_rows.append(result.operation_row)
@@ -316,7 +319,7 @@ class Conversations:
 
     def _ingest_body(
         self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str, body: Any,
-        signed_in: bool = False, session_id: str | None = None,
+        signed_in: bool = False, session_id: str | None = None, account: str | None = None,
     ) -> Ingested:
         """POST answers may carry events too (the 0.2 `?wait=` form)."""
         if not isinstance(body, dict) or "events" not in body:
@@ -325,7 +328,9 @@ class Conversations:
             page = parse_event_page(body)
         except ProtocolError as exc:
             return Ingested(problems=[str(exc)])
-        got = self.ingest(company, conversation_row, endpoint, conversation_id, page.events, signed_in, session_id)
+        got = self.ingest(
+            company, conversation_row, endpoint, conversation_id, page.events, signed_in, session_id, account
+        )
         got.problems.extend(page.problems)
         if page.cursor:
             self._store.set_cursor(conversation_row, page.cursor)
@@ -365,7 +370,8 @@ class Conversations:
                 got.problems.append(str(exc))
                 return got
             got.extend(self.ingest(
-                company, conversation_row, endpoint, conversation_id, page.events, exchange.signed_in, session_id
+                company, conversation_row, endpoint, conversation_id, page.events, exchange.signed_in, session_id,
+                exchange.account,
             ))
             got.problems.extend(page.problems)
             if page.cursor and page.cursor != cursor:
@@ -428,7 +434,7 @@ class Conversations:
         company = self._store.get_company(company.id)  # the Session may have been renewed
         got = self._ingest_body(
             company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in,
-            exchange.session_id,
+            exchange.session_id, exchange.account,
         )
         if not got.messages:
             position = self._store.message_position(conversation_row, message["id"]) or 0
@@ -465,7 +471,7 @@ class Conversations:
             return exchange  # not accepted: the dispatcher resends, or settles on a refusal
         got = self._ingest_body(
             company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in,
-            exchange.session_id,
+            exchange.session_id, exchange.account,
         )
         asked = list(got.challenges)  # `authorization` events: the Company wants sign-in first
         verdict = self._reply(op, conversation_row, position, exchange)

@@ -272,6 +272,8 @@ class McpTransport:
                 return await session.call_tool(tool, arguments, read_timeout_seconds=self._timeout, meta=meta)
 
             token = await self._sessions.access_token(company)
+
+            account = self._sessions.signed_in_account(company) if token is not None else None
             result, auth, failure = await self._run(company, url, session_id, work, token)
             error = auth.last_error
             if error is not None and is_invalid_session(error.status, error.body):
@@ -284,7 +286,7 @@ class McpTransport:
                 return Exchange(
                     NotPerformed(error.status, "invalid_session", error.body), error.status,
                     {"status": error.status, "body": error.body}, session_id, verdict.detail, True,
-                    signed_in=token is not None,
+                    signed_in=token is not None, account=account,
                 )
             challenge = self._challenge(result, auth, failure)
             if challenge is not None:
@@ -292,10 +294,10 @@ class McpTransport:
                 body = error.body if error is not None else {"error": challenge.error}
                 return Exchange(
                     NotPerformed(status, challenge.error, body), status, {"status": status, "body": body}, session_id,
-                    self._sessions.challenge_detail(company, challenge), challenge=challenge, signed_in=token is not None,
+                    self._sessions.challenge_detail(company, challenge), challenge=challenge, signed_in=token is not None, account=account,
                 )
             return dataclasses.replace(
-                self._classify(company, result, auth, failure, session_id), signed_in=token is not None
+                self._classify(company, result, auth, failure, session_id), signed_in=token is not None, account=account
             )
 
     @staticmethod

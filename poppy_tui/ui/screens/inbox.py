@@ -122,7 +122,8 @@ class InboxScreen(PoppyScreen):
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
         # The first page is read now, synchronously (two indexed queries, the same cost at 50,000
-        # pending as at 500), so the rows are in the first frame (issue #15 target 1).
+        # pending as at 500), so the rows are in the first frame (the first-frame target,
+        # docs/benchmarks.md).
         self.refresh_data()
 
     def first_frame_shown(self) -> None:

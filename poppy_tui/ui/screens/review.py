@@ -19,7 +19,9 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
+from poppy_tui.agent.store.owning_account import other_account_now
 from poppy_tui.agent.store.records import OperationRecord, Status
+from poppy_tui.safety.account_owner import other_account_findings, other_account_reason, owner_line
 from poppy_tui.ui.checks import Checked, check_record
 from poppy_tui.ui.format import interface_label, local_time, record_status_label, status_label
 from poppy_tui.ui.safe import (
@@ -84,6 +86,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.held: list[Any] = []
         # Earlier operations for the same action that were performed: a warning, not a hold.
         self.done_before: list[Any] = []
+        # The account signed in now at the Company, when it is another known account than the
+        # one this account-owned operation belongs to (Ops 3): approving waits for sign-in as it.
+        self.other_account: str | None = None
         # The resource the operation changes, as read from the Company (agent/resource_read.py):
         # the latest read, the first one since the review opened (or new terms came), what the
         # terms name in it, and whether the section is folded (the person's choice wins).
@@ -138,8 +143,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.record = record
         held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
         done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
-        held_changed = (held, done_before) != (self.held, self.done_before)
-        self.held, self.done_before = held, done_before
+        other = other_account_now(self.store, record) if record.status.is_open else None
+        held_changed = (held, done_before, other) != (self.held, self.done_before, self.other_account)
+        self.held, self.done_before, self.other_account = held, done_before, other
         if record.current.id != previous_id:
             await self._show_revision(record)
             if previous_id is not None:
@@ -196,6 +202,8 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 interface_label(record.interface),
                 ("   received ", "dim"),
                 local_time(current.received_at),
+                # Returned signed in: the account's (Ops 3), and which one, where known.
+                *((("\nbelongs to ", "dim"), owner_line(record.account)) if record.account_owned else ()),
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
@@ -226,7 +234,10 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         dangers), the revision's checks and those of its resource as read now."""
         from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
 
+        record = self.record
         base = (
+            *other_account_findings(record.company.name if record else "", record.account if record else None,
+                                    self.other_account),
             *in_doubt_findings(self.held), *performed_findings(self.done_before),
             *(self.checked.findings if self.checked is not None else ()),
         )
@@ -330,6 +341,8 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             from poppy_tui.safety.request_reuse import in_doubt_reason
 
             return in_doubt_reason(self.held), False
+        if self.other_account is not None and record.account is not None:
+            return other_account_reason(record.company.name, record.account, self.other_account), False
         left = self.arming_left()
         if left > 0:
             return f"approve is available in {left:.1f} s, so that you read the operation first", False
@@ -340,7 +353,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
         state = (
             self.record.status if self.record else None, self.can_approve(), self.arming_left() > 0,
-            bool(self.record and self.record.waiting_sign_in),
+            bool(self.record and self.record.waiting_sign_in), self.other_account,
         )
         if state != self._footer_state:
             self._footer_state = state
@@ -359,7 +372,8 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         if action == "resolve":
             return status == Status.OUTCOME_UNKNOWN
         if action == "sign_in":
-            return bool(self.record is not None and self.record.waiting_sign_in)
+            # Waiting for sign-in, or held while signed in as another account than its own (Ops 3).
+            return bool(self.record is not None and (self.record.waiting_sign_in or self.other_account))
         if action == "read_resource":
             return self._can_read()
         if action == "toggle_resource":
@@ -370,12 +384,12 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
         again (it checks on every pass whether the agent is signed in at that Company)."""
         record = self.record
-        if record is None or not record.waiting_sign_in:
+        if record is None or not (record.waiting_sign_in or self.other_account):
             return
         from poppy_tui.ui.screens.signin import open_sign_in
 
         def done(signed_in: bool | None) -> None:
-            if signed_in:
+            if signed_in and record.waiting_sign_in:
                 self.notify("Signed in. The approval is being sent again.", markup=False)
             self.refresh_data()
 

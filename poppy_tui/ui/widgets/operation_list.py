@@ -126,9 +126,10 @@ class OperationTable(DataTable):
 
     def show_items(self, items: list[InboxItem], others: list[str] | None = None) -> None:
         """Rows for the screen first, the rest right after each refresh, in chunks: the first
-        frame costs the same with 50,000 pending as with 50 (issue #15 target 1). `others`: the
-        summaries of the whole list when `items` are only its first rows (the first frame's),
-        so alike summaries are told apart as they will be once every row is there."""
+        frame costs the same with 50,000 pending as with 50 (the first-frame target,
+        docs/benchmarks.md). `others`: the summaries of the whole list when `items` are only its
+        first rows (the first frame's), so alike summaries are told apart as they will be once
+        every row is there."""
         selected = self._selecting or self.selected_row_key()
         if items:  # an empty table is hidden (the inbox says so in words): no header to measure
             set_columns(self, self._layout())

@@ -97,8 +97,12 @@ class OutcomeBanner(Static):
             # The approval is kept; the Company wants the person signed in first (Ops 3).
             from poppy_tui.ui.safe import plain_line
 
+            # "waiting for sign-in: why" or, held for its account, "waiting for sign-in as "A": why":
+            # the head says the first words once.
+            why = record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
+            why = plain_line(why if why.startswith("as ") else f"— {why}")
             head = (
-                f"WAITING FOR SIGN-IN — {plain_line(record.waiting_sign_in.removeprefix('waiting for sign-in: '))}. "
+                f"WAITING FOR SIGN-IN {why}. "
                 f"Press {key('sign_in_to_send', 's')} to sign in; your approval is then sent again (before it expires)"
             )
         elif status == Status.SENDING:

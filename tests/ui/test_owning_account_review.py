@@ -1,0 +1,159 @@
+"""The review screen names the account an account-owned operation belongs to, and while poppy-tui
+is signed in at its Company as another account, holds Approve with one line naming both (Ops §3,
+"while signed in to the same account"). Against Birch Market (tests/companies/account_company.py,
+written from the spec), with the real Agent, store and dispatcher."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+from textual.widgets import Static
+
+from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.config import Config
+from poppy_tui.agent.paths import Paths
+from poppy_tui.agent.store import Status
+from poppy_tui.agent.store.sign_ins import save_sign_in
+from poppy_tui.safety.account_owner import OTHER_ACCOUNT_CODE
+from poppy_tui.ui.app import PoppyApp
+from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
+from poppy_tui.ui.screens.review import ReviewScreen
+from poppy_tui.ui.screens.signin import SignInScreen
+from tests.companies.account_company import NAME, AccountCompany
+from tests.ui.ui_sample import record_notifications, wait_for
+
+SIZE = (120, 36)
+CONFIG = Config(grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
+ALICE, BOB = "alice@birch.test", "bob@birch.test"
+# What a hostile Company could put in an account name: a screen-clearing escape and a bidi override.
+HOSTILE = "mallory\x1b[2J\u202e@birch.test"
+
+
+class SignedIn:
+    def __init__(self, agent) -> None:
+        self.agent, self.token, self.company = agent, None, None
+
+    async def __call__(self, company) -> str | None:
+        return self.token
+
+    def as_(self, token: str, account: str | None) -> None:
+        self.token = token
+        save_sign_in(self.agent.store, self.company.id, self.company.base_url, "mediated", ("orders",), account)
+
+
+@pytest.fixture
+def birch():
+    company = AccountCompany()
+    company.state.tokens["tok_alice"] = ("alice", ("orders",))
+    company.state.tokens["tok_bob"] = ("bob", ("orders",))
+    yield company
+    company.stop()
+
+
+@pytest.fixture
+def agent(tmp_path):
+    paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    made = Agent.open(paths, replace(CONFIG), key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    made.access_token_source = SignedIn(made)
+    yield made
+    made.store.close()
+
+
+async def ordered_as(agent, birch, token: str, account: str):
+    signed = agent.access_token_source
+    signed.company = await agent.add_company(birch.base_url)
+    signed.as_(token, account)
+    result = await agent.call_api(signed.company, "POST", "/orders", {})
+    return agent.store.get_operation(result.operation_row), signed
+
+
+def operation_line(screen) -> str:
+    return str(screen.query_one("#operation-line", Static).render())
+
+
+async def test_review_names_the_account_and_holds_approve_while_signed_in_as_another(agent, birch):
+    op, signed = await ordered_as(agent, birch, "tok_alice", ALICE)
+    signed.as_("tok_bob", BOB)
+    app = PoppyApp(agent)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.open_review(op.id)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        review = app.screen
+        await wait_for(pilot, lambda: f"belongs to your account “{ALICE}”" in operation_line(review))
+        await wait_for(pilot, lambda: review.arming_left() == 0)
+        why = review.approve_blocker()
+        assert why is not None and f"“{ALICE}”" in why and f"signed in there as “{BOB}”" in why
+        assert f"sign in to {NAME} as “{ALICE}” to approve it" in why
+        assert review.findings[0].code == OTHER_ACCOUNT_CODE and review.findings[0].severity == "danger"
+        await pilot.press("a")
+        await wait_for(pilot, lambda: any(n.startswith("Not yet: this operation belongs") for n in notes))
+        assert not isinstance(app.screen, ConfirmApproveScreen)
+        assert agent.store.get_operation(op.id).status == Status.PENDING
+        assert review.check_action("sign_in", ()) is True  # `s` signs in, here as well
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+        signed.as_("tok_alice", ALICE)  # the person signs in as the owning account: the hold lifts
+        app.screen.dismiss(True)
+        await wait_for(pilot, lambda: app.screen is review)
+        await wait_for(pilot, review.can_approve)
+        assert not any(f.code == OTHER_ACCOUNT_CODE for f in review.findings)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20)
+    assert birch.state.approval_users == ["alice"]
+
+
+async def test_review_of_an_operation_whose_account_is_unknown_says_so_and_approves_as_before(agent, birch):
+    op, signed = await ordered_as(agent, birch, "tok_alice", None)
+    signed.as_("tok_bob", BOB)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_review(op.id)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        review = app.screen
+        await wait_for(pilot, lambda: "which account is not known" in operation_line(review))
+        await wait_for(pilot, review.can_approve)
+
+
+async def test_a_hostile_account_name_is_shown_neutralised(agent, birch):
+    op, signed = await ordered_as(agent, birch, "tok_alice", HOSTILE)
+    signed.as_("tok_bob", BOB)
+    app = PoppyApp(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_review(op.id)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        review = app.screen
+        await wait_for(pilot, lambda: "belongs to your account" in operation_line(review))
+        shown = operation_line(review) + (review.approve_blocker() or "") + review.findings[0].message
+        assert "\x1b" not in shown and "\u202e" not in shown
+        assert "mallory\\x1b[2J⟨U+202E⟩@birch.test" in operation_line(review)
+    from poppy_tui.cli.output import show_text
+
+    text = show_text(agent.store, agent.store.get_operation(op.id))
+    assert "\x1b" not in text and "\u202e" not in text and "mallory\\x1b[2J⟨U+202E⟩@birch.test" in text
+
+
+async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_asked_by_the_company(agent, birch):
+    from tests.ui.test_sign_in_prompts import RecordingApp
+
+    op, signed = await ordered_as(agent, birch, "tok_alice", ALICE)
+    app = RecordingApp(agent, initial_screen="inbox")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#progress-table"))
+        agent.approve(op.id, op.current.id)  # as the review does, signed in as its account
+        signed.as_("tok_bob", BOB)  # then signed in as another, before the app's dispatcher sends it
+        await wait_for(pilot, lambda: any(m.startswith("Not sent, waiting for sign-in as") for m, _ in app.toasts),
+                       timeout=15)
+        ((message, severity),) = [t for t in app.toasts if t[0].startswith("Not sent")]
+        assert f"“{ALICE}”" in message and f"“{BOB}”" in message and severity == "warning"
+        assert "asked you to sign in" not in message
+        app.open_review(op.id)
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        banner = str(app.screen.query_one("#outcome").render())
+        assert f"WAITING FOR SIGN-IN as “{ALICE}”" in banner and "Your approval is being sent" not in banner
+        assert "waiting for sign-in" not in banner  # said once, in the head
+    assert birch.state.approval_users == []
