@@ -369,8 +369,9 @@ class Agent:
         from poppy_tui.protocol.challenges import INVALID_TOKEN
 
         challenge = exchange.challenge
-        if challenge is not None and challenge.error == INVALID_TOKEN and exchange.signed_in:
-            await self._token_refused(company, await self._sign_in_state(company))
+        refused = exchange.token_fingerprint  # the token the request carried, not the one held now
+        if challenge is not None and challenge.error == INVALID_TOKEN and refused is not None:
+            await self._token_refused(company, refused)
 
     def signing_key(self) -> "ec.EllipticCurvePrivateKey":
         """Load (or create) the signing key now, so a missing keyring is reported up front."""

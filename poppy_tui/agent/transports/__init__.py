@@ -25,7 +25,26 @@ class Exchange:
     final: bool = False  # an Unknown that resending can't settle (a conversation reply we can't read)
     carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
     challenge: Challenge | None = None  # the Company asked for sign-in, more scopes, or refused our identity
-    signed_in: bool = False  # the (last) request carried an access token: an operation it returned is the account's
+    # Which access token the (last) request carried, as vault.token_fingerprint (never the token
+    # itself), None when it went signed out. A 401 invalid_token refuses this token, not whichever
+    # the agent holds when the answer arrives: a refresh may have replaced it meanwhile.
+    token_fingerprint: str | None = None
+
+    @property
+    def signed_in(self) -> bool:
+        """The request carried an access token: an operation it returned is the account's."""
+        return self.token_fingerprint is not None
+
+
+def carried(token: str | None) -> str | None:
+    """The fingerprint of the access token a request is about to carry, or None signed out. Read
+    where the token is read for the send, so the answer names the token it actually met."""
+    if token is None:
+        return None
+    # Loaded when someone is signed in only: most requests go signed out.
+    from poppy_tui.agent.signin.vault import token_fingerprint
+
+    return token_fingerprint(token)
 
 
 def outcome_name(outcome: Outcome) -> str:
@@ -43,4 +62,4 @@ def outcome_name(outcome: Outcome) -> str:
     }[type(outcome)]
 
 
-__all__ = ["Exchange", "outcome_name"]
+__all__ = ["Exchange", "carried", "outcome_name"]
