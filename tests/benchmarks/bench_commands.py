@@ -12,7 +12,8 @@
            operations in the same order, tab-separated: no CLI, no JSON, no checks. The least any
            Python program printing them costs, for scale beside the pending figure.
   show     `poppy-tui show N` (one of those 10,000 pending operations) against `python -c pass`.
-  --help   `poppy-tui --help` against `python -c pass`.
+  --help   `poppy-tui --help` against `python -c pass`, beside its floor: importing argparse and
+           printing an empty parser's help.
 curl is always reported beside httpie for `call` (the row is skipped when curl isn't installed).
 
 Every round runs each command once, in an order that rotates from round to round, so drift in
@@ -51,6 +52,11 @@ out = sys.stdout
 for (line,) in db.execute("SELECT o.id || char(9) || o.operation_id || char(9) || c.name || char(9) || c.domain || char(9) || o.status || char(9) || r.summary || char(9) || ifnull(r.terms_json, '') || char(9) || r.expires_at || char(9) || r.revision || char(9) || o.created_at || char(9) || o.updated_at FROM operations o JOIN companies c ON c.id = o.company_id JOIN revisions r ON r.id = o.current_revision_id WHERE o.status IN ('pending', 'approved', 'sending', 'outcome_unknown', 'withdrawn') ORDER BY o.updated_at, o.id"):
     out.write(line + "\\n")
 """
+
+
+# Under `--help`: importing argparse (with re, gettext and locale) and printing a parser's help,
+# which is what any argparse command-line program pays to print its help.
+_HELP_FLOOR = "import argparse; argparse.ArgumentParser(prog='x').print_help()"
 
 
 def _pending_home(root: Path) -> tuple[Path, int]:
@@ -121,6 +127,7 @@ def run(rounds: int) -> list[Figure]:
             commands: dict[str, object] = {
                 "python -c pass": lambda: [sys.executable, "-c", "pass"],
                 "poppy-tui --help": lambda: [poppy, "--help"],
+                "floor: argparse printing an empty parser's help": lambda: [sys.executable, "-c", _HELP_FLOOR],
                 f"poppy-tui pending --json ({PENDING:,} pending)": lambda: [poppy, "pending", "--json"],
                 "poppy-tui pending --json (none pending)": lambda: [poppy, "pending", "--json"],
                 f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)": lambda: floor,
@@ -182,4 +189,7 @@ def run(rounds: int) -> list[Figure]:
                           detail + "; for information"))
     value, detail = ratio("poppy-tui --help", "python -c pass")
     figures.append(Figure(section, "--help / python -c pass", value, "x", detail, 1.5, "<= 1.5x"))
+    value, detail = ratio("floor: argparse printing an empty parser's help", "python -c pass")
+    figures.append(Figure(section, "floor: argparse printing an empty parser's help / python -c pass", value, "x",
+                          detail + "; what any argparse program pays to print its help (_HELP_FLOOR)"))
     return figures
