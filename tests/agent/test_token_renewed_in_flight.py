@@ -1,6 +1,6 @@
 """A 401 invalid_token refuses the token the request carried (RFC 6750 3.1), not the one the agent
 holds when the answer arrives: a token renewed while the request was out is a sign-in that
-already happened, and the approval goes again with it at once (Ops 3), over the API and MCP.
+already happened, and the approval goes again with it at once (Ops 3), over the API, MCP and a conversation (in a new message, spec 8.3).
 
 Against Birch Market (tests/companies/account_company.py, written from the spec alone), which
 holds the approval's request before it checks its token until the test has renewed the token.
@@ -32,6 +32,10 @@ def birch():
 
 
 async def _an_order(agent, company, interface: str) -> int:
+    if interface == "conversation":
+        said = await agent.say(company, "Please order 2 kg of oats")
+        (row,) = said.operation_rows
+        return row
     if interface == "api":
         result = await agent.call_api(company, "POST", "/orders", {"kg": 2})
     else:
@@ -40,13 +44,15 @@ async def _an_order(agent, company, interface: str) -> int:
     return result.operation_row
 
 
-def _approvals(birch) -> list[dict]:
-    """The headers of every request that carried an approval (API header, or MCP tools/call)."""
+def _approvals(birch, interface: str) -> list[dict]:
+    """The headers of every request that could carry the approval (API header, MCP, a message)."""
     seen = birch.state.received
-    return [r for r in seen if r.get("poppy-approval")] or [r for r in seen if r["path"] == "/mcp"]
+    if interface == "api":
+        return [r for r in seen if r.get("poppy-approval")]
+    return [r for r in seen if r["path"] == "/mcp" or r["path"].endswith("/messages")]
 
 
-@pytest.mark.parametrize("interface", ["api", "mcp"])
+@pytest.mark.parametrize("interface", ["api", "mcp", "conversation"])
 async def test_an_approval_refused_with_a_token_renewed_meanwhile_goes_again_with_the_new_one(
     make_agent, birch, interface
 ):
@@ -75,10 +81,10 @@ async def test_an_approval_refused_with_a_token_renewed_meanwhile_goes_again_wit
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in agent.store.attempts(op.id)] == ["sign_in_required", "performed"]
     assert birch.state.performed["ord_birch_1"] == 1
-    assert _approvals(birch)[-1]["authorization"] == "Bearer tok_alice_2"
+    assert _approvals(birch, interface)[-1]["authorization"] == "Bearer tok_alice_2"
 
 
-@pytest.mark.parametrize("interface", ["api", "mcp"])
+@pytest.mark.parametrize("interface", ["api", "mcp", "conversation"])
 async def test_an_approval_refused_with_the_token_still_held_waits_for_sign_in(make_agent, birch, interface):
     """The neighbour: nothing renewed the token while the request was out. The approval waits
     for a new sign-in, and is not resent with the token the Company refused."""

@@ -86,7 +86,7 @@ class AccountState:
     offers: dict[str, str] = field(default_factory=dict)
     # Report a performed approval message with an `authorization` event beside the word it is done.
     sign_in_event_when_done: bool = False
-    # Holds the next request carrying an approval (API header or MCP _meta) before its tokens are
+    # Holds the next request carrying an approval (API header, MCP _meta, conversation message) before its tokens are
     # checked, until the test releases it (tests/companies/hold.py).
     hold_next_approval: Hold | None = None
 
@@ -303,6 +303,11 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         return JSONResponse({"conversation_id": conversation_id}, status_code=201)
 
     async def post_message(request: Request) -> Response:
+        sent = json.loads(await request.body() or b"{}")
+        said = sent.get("message") if isinstance(sent, dict) else None
+        operations = ((said.get("extensions") or {}).get("operations") or {}) if isinstance(said, dict) else {}
+        if isinstance(operations, dict) and "approval" in operations:
+            await state.hold_if_asked()
         try:
             sid, user = await check(request)
         except Refused as refused:
