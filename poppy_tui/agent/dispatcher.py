@@ -489,15 +489,21 @@ class Dispatcher:
                 # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
                 # Keep the approval and send it again after sign-in, while it is still valid.
                 # The token the request carried, not the one held now: a refresh between the send
-                # and this answer gave a token the Company never saw, and it must not be dropped
-                # for the old one's refusal. Waiting on the sent token, the approval goes again
-                # at the next pass when a newer one is held already (_resume_signed_in).
+                # and this answer gave a token the Company never saw (RFC 6750 3.1 refuses the
+                # token presented), and it must not be dropped for the old one's refusal.
                 refused = exchange.token_fingerprint
                 if refused is not None and challenge.error == INVALID_TOKEN and self.token_refused is not None:
                     # The Company no longer takes this token (revoked, or expired early): drop it,
                     # if it is still the one held (SignIns.token_refused).
                     await self.token_refused(op.company, refused)
-                self._challenged_with[op.id] = refused
+                # A token newer than the refused one held already (renewed just now, or refreshed
+                # while the request was out): no sign-in to wait for, and none to ask for.
+                held = await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                signed_in_since = held is not None and held != refused
+                if signed_in_since:
+                    self._challenged_with.pop(op.id, None)
+                else:
+                    self._challenged_with[op.id] = refused
                 # A conversation answers a message sent again with the same ID with its first
                 # answer (spec 8.3), this very sign-in request: after sign-in the approval goes in a
                 # new message. It was not taken (the Company asked for sign-in instead), and a new
@@ -505,11 +511,11 @@ class Dispatcher:
                 new_key = new_id("msg_") if sending.interface == "conversation" else None
                 self.store.wait_for_sign_in(
                     (finished[0], SIGN_IN_ASKED, *finished[2:]), op.id, self.owner,
-                    approved.expires_at + timedelta(seconds=1), f"waiting for sign-in: {exchange.detail}", new_key,
+                    approved.expires_at + timedelta(seconds=1),
+                    f"{'sending again, signed in since' if signed_in_since else 'waiting for sign-in'}: {exchange.detail}",
+                    new_key, signed_in_since,
                 )
-                if self.sign_in_state is not None and await self._resume_at(op.company, [op.id]):
-                    # A token newer than the refused one is held already (renewed just now, or
-                    # refreshed while the request was out): no sign-in to wait for, send again.
+                if signed_in_since:
                     self.wake()
                 return
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)

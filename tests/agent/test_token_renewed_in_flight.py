@@ -75,8 +75,9 @@ async def test_an_approval_refused_with_a_token_renewed_meanwhile_goes_again_wit
     await sending
     first = agent.store.attempts(op.id)
     assert [a.outcome for a in first] == ["sign_in_required"]
-    # Not waiting for a sign-in that already happened: due again at once.
+    # Not waiting for a sign-in that already happened, never shown waiting: due again at once.
     assert agent.store.get_operation(op.id).waiting_sign_in is None
+    assert "waiting_sign_in" not in [e.kind for e in agent.store.events(op.id)]
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in agent.store.attempts(op.id)] == ["sign_in_required", "performed"]

@@ -79,6 +79,7 @@ async def test_a_token_renewed_while_the_approval_was_out_survives_and_the_appro
     assert _refreshes(setup) == refreshes
     # No sign-in to wait for: the approval is due again at once, and goes with the renewed token.
     assert setup.agent.store.get_operation(row).waiting_sign_in is None
+    assert "waiting_sign_in" not in [e.kind for e in setup.agent.store.events(row)]  # never shown waiting
     done = await setup.agent.wait_for_outcome(row, timeout=20)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in setup.agent.store.attempts(row)] == ["sign_in_required", "performed"]
