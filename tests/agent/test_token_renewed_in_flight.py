@@ -111,3 +111,26 @@ async def test_an_approval_refused_with_the_token_still_held_waits_for_sign_in(m
     tokens.token = "tok_alice_2"  # signed in again
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and birch.state.performed["ord_birch_1"] == 1
+
+
+async def test_send_without_watch_delivers_an_approval_refused_with_a_token_renewed_meanwhile(make_agent, birch):
+    """`poppy-tui send` (headless.send_approved) stops at approvals waiting for sign-in; one whose
+    refused token was already renewed is not one of them: it is delivered in the same run."""
+    from poppy_tui.agent.headless import send_approved, waiting_for_sign_in
+
+    agent = make_agent()
+    tokens = Tokens("tok_alice")
+    agent.access_token_source = tokens
+    company = await agent.add_company(birch.base_url)
+    op = agent.store.get_operation(await _an_order(agent, company, "api"))
+    hold = birch.state.hold_next_approval = Hold()
+    agent.approve(op.id, op.current.id)
+    sending = asyncio.create_task(send_approved(agent))
+    await hold.arrived()
+    birch.state.tokens["tok_alice_2"] = ("alice", ORDERS)
+    del birch.state.tokens["tok_alice"]
+    tokens.token = "tok_alice_2"
+    hold.release.set()
+    settled = await asyncio.wait_for(sending, 30)
+    assert [(r.id, r.status) for r in settled] == [(op.id, Status.PERFORMED)]
+    assert waiting_for_sign_in(agent.store) == [] and birch.state.performed["ord_birch_1"] == 1
