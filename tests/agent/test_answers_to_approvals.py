@@ -6,7 +6,6 @@ a new approval while its outcome is unknown."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 
@@ -14,17 +13,6 @@ from poppy_tui.agent.store import Status
 from tests.companies.strict_company import RawAnswer, StrictCompany
 
 HTML = b"<!DOCTYPE html><html><body><h1>Internal Server Error</h1></body></html>"
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
-
-
-def approvals_received(strict: StrictCompany) -> list[str]:
-    return [h.get("poppy-approval") for _, _, h, _ in strict.state.received if h.get("poppy-approval")]
 
 
 def tool_approvals(strict: StrictCompany) -> list[tuple[str, str]]:
@@ -76,7 +64,7 @@ async def test_a_failure_after_performing_is_resent_with_the_same_approval_and_s
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in agent.store.attempts(op.id)] == ["unknown", "performed"]
     assert done.outcome["body"]["status"] == "cancelled"  # the Company's replay of its first answer
-    sent = approvals_received(strict)
+    sent = strict.state.approvals_received()
     assert len(sent) == 2 and len(set(sent)) == 1
     assert len({a.idempotency_key for a in agent.store.attempts(op.id)}) == 1
     assert strict.state.perform_count["cxl_bk_1"] == 1

@@ -5,7 +5,6 @@ The hold is read afresh: it lifts once the earlier outcome is known."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 
@@ -17,11 +16,10 @@ HTML = b"<html><body>Internal Server Error</body></html>"
 
 
 @pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    company.state.mint_operation_ids = True
-    yield company
-    company.stop()
+def strict(strict: StrictCompany) -> StrictCompany:
+    """tests/conftest.py's strict Company, minting a new operation_id for every request."""
+    strict.state.mint_operation_ids = True
+    return strict
 
 
 async def ask(agent, company, interface: str, booking: str = "bk_1"):

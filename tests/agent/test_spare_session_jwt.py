@@ -9,7 +9,6 @@ import base64
 import dataclasses
 import json
 import time
-from typing import Iterator
 
 import pytest
 
@@ -19,13 +18,6 @@ from poppy_tui.agent.store import Status
 from tests.companies.strict_company import StrictCompany
 
 from .test_api_approvals import ask
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def claims_of(token: str) -> dict:

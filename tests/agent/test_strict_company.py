@@ -4,24 +4,11 @@ text-only conversation outcomes, finding out another way (Ops §3, §6, §7)."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 
 from poppy_tui.agent.store import StateError, Status
 from tests.clock_waits import until_past
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
-
-
-def approvals_received(strict: StrictCompany) -> list[str]:
-    return [h.get("poppy-approval") for _, _, h, _ in strict.state.received if h.get("poppy-approval")]
 
 
 async def api_then_conversation(agent, strict):
@@ -47,7 +34,7 @@ async def test_revision_from_a_conversation_is_approved_in_that_conversation(mak
     assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
     assert "words only" in done.outcome_detail and "now cancelled" in done.outcome_detail
     assert strict.state.bookings["bk_1"]["status"] == "cancelled"
-    assert approvals_received(strict) == []  # nothing went to the API
+    assert strict.state.approvals_received() == []  # nothing went to the API
     assert strict.state.perform_count["cxl_bk_1"] == 1
 
 
@@ -63,7 +50,7 @@ async def test_revision_from_the_api_after_a_conversation_is_approved_over_the_a
     agent.approve(op.id, op.current.id)
     done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
-    assert approvals_received(strict) == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
+    assert strict.state.approvals_received() == [f'operation_id="cxl_bk_1", revision="{op.current.revision}"']
 
 
 async def test_a_request_names_the_revision_it_returned_and_an_older_one_is_not_approved(make_agent, strict):
@@ -96,7 +83,7 @@ async def test_5xx_after_performing_is_resent_and_settles_performed(make_agent, 
     done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in agent.store.attempts(op.id)] == ["unknown", "unknown", "performed"]
-    assert len(set(approvals_received(strict))) == 1 and len(approvals_received(strict)) == 3
+    assert len(set(strict.state.approvals_received())) == 1 and len(strict.state.approvals_received()) == 3
     assert strict.state.perform_count["cxl_bk_1"] == 1
 
 
@@ -174,15 +161,21 @@ async def probe_when_due(agent, row):
     return agent.store.get_operation(row)
 
 
-async def test_unknown_outcome_is_found_out_by_resending_the_same_approval(make_agent, strict):
+async def _unknown_after_perform(make_agent, strict):
+    """The bk_1 cancel approved while the Company answers 500 to every approval after performing
+    it: its outcome unknown once the 0.5 s retry window is over."""
     strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
     agent = make_agent(retry_window_seconds=0.5)
     company = await agent.add_company(strict.base_url)
     first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
     op = agent.store.get_operation(first.operation_row)
     agent.approve(op.id, op.current.id)
-    unknown = await agent.wait_for_outcome(op.id, timeout=30)
-    assert unknown.status == Status.OUTCOME_UNKNOWN
+    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    return agent, op
+
+
+async def test_unknown_outcome_is_found_out_by_resending_the_same_approval(make_agent, strict):
+    agent, op = await _unknown_after_perform(make_agent, strict)
     sent = len(agent.store.attempts(op.id))
     # Still failing: the resend says nothing, so the booking is read where the OpenAPI offers it.
     looked = await probe_when_due(agent, op.id)
@@ -232,13 +225,7 @@ async def test_words_only_reply_is_explained_and_later_messages_are_found(make_a
 
 
 async def test_the_persons_resolution_stays_the_last_resort(make_agent, strict):
-    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
-    agent = make_agent(retry_window_seconds=0.5)
-    company = await agent.add_company(strict.base_url)
-    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
-    op = agent.store.get_operation(first.operation_row)
-    agent.approve(op.id, op.current.id)
-    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+    agent, op = await _unknown_after_perform(make_agent, strict)
     resolved = agent.resolve_unknown(op.id, performed=True)
     assert resolved.status == Status.PERFORMED and resolved.next_attempt_at is None
     sent = len(agent.store.attempts(op.id))
@@ -264,19 +251,8 @@ async def test_an_approval_that_expired_before_its_send_is_recorded_expired_and_
     await until_past(op.current.expires_at)  # the terms have expired (second precision: at most 2 s)
     assert await agent.dispatch_once() == 0
     assert agent.store.get_operation(op.id).status == Status.EXPIRED
-    assert approvals_received(strict) == []
+    assert strict.state.approvals_received() == []
     assert strict.state.bookings["bk_2"]["status"] == "confirmed"
-
-
-async def _unknown_after_perform(make_agent, strict):
-    strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
-    agent = make_agent(retry_window_seconds=0.5)
-    company = await agent.add_company(strict.base_url)
-    first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
-    op = agent.store.get_operation(first.operation_row)
-    agent.approve(op.id, op.current.id)
-    assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
-    return agent, op
 
 
 async def test_the_probe_reads_the_resource_never_a_collection(make_agent, strict):

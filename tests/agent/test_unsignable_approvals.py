@@ -5,7 +5,6 @@ the strict Company on loopback."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import keyring
 import keyring.backends.fail
@@ -14,14 +13,6 @@ import pytest
 from poppy_tui.agent.agent import ApprovalUnsignable
 from poppy_tui.agent.keys import KEY_STORAGE_ENV
 from poppy_tui.agent.store import Status
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 async def pending_cancel(agent, strict) -> int:

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import pytest
 
 import poppy_tui
+from poppy_tui.cli.exit_codes import Exit
 
 # The package the tests import, so a subprocess runs the same code (a checkout or an install).
 PACKAGE_ROOT = str(Path(poppy_tui.__file__).resolve().parent.parent)
@@ -70,6 +71,13 @@ def run_process(*argv: str, home: Path | None, timeout: float = 60, **extra_env:
         stdin=subprocess.DEVNULL,
     )
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def add_as_a_program(home: Path, company) -> None:
+    """`poppy-tui companies add` the running `company` (anything with a base_url) to `home`, as a
+    separate program."""
+    done = run_process("companies", "add", company.base_url, home=home)
+    assert done.code == Exit.OK, done.err
 
 
 def start_process(*argv: str, home: Path | None, **extra_env: str) -> subprocess.Popen:

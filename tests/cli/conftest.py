@@ -1,4 +1,6 @@
-"""Fixtures: a private home, and running main(argv) in this process."""
+"""Fixtures: a private home, running main(argv) in this process, and Companies on loopback (the
+demo Company, started by tests/conftest.py's `start`, or a test Company written from the spec)
+added to that home."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import functools
 import pytest
 
 from cli_support import make_home, run_main
+from poppy_tui.cli.exit_codes import Exit
 
 
 @pytest.fixture
@@ -20,6 +23,13 @@ def cli(capsys):
     return functools.partial(run_main, capsys)
 
 
+def add_to_home(cli, company):
+    """`companies add` the running `company` (anything with a base_url) to the test home."""
+    run = cli("companies", "add", company.base_url)
+    assert run.code == Exit.OK, run.err
+    return company
+
+
 @pytest.fixture
 def company_added(cli, home):
     """Start a test Company (a class with base_url and stop()), add it to the home, stop it after."""
@@ -28,10 +38,15 @@ def company_added(cli, home):
     def add(company_class):
         company = company_class()
         started.append(company)
-        run = cli("companies", "add", company.base_url)
-        assert run.code == 0, run.err
-        return company
+        return add_to_home(cli, company)
 
     yield add
     for company in started:
         company.stop()
+
+
+@pytest.fixture
+def shop(cli, home, company):
+    """The demo Company (tests/conftest.py's `company`), added to the test home. Tests name it by
+    its domain."""
+    return add_to_home(cli, company)

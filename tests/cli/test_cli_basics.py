@@ -54,6 +54,16 @@ def test_version(cli):
     assert (run.code, run.out.strip()) == (0, f"poppy-tui {__version__}")
 
 
+def probe_result(probe: str, home):
+    """Run `probe` (Python that prints JSON as its last line on stderr) in a fresh interpreter with
+    `home`'s environment; the JSON it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=subprocess_env(home), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
 def test_help_and_version_import_nothing_heavy():
     """--help and --version must stay instant: no Textual, mcp, httpx, or the store's users."""
     probe = (
@@ -68,11 +78,7 @@ def test_help_and_version_import_nothing_heavy():
         "    loaded[argv[0] + argv[-1]] = sorted(sys.modules)\n"
         "print(json.dumps(loaded), file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], env=subprocess_env(None), capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    for argv, modules in json.loads(done.stderr.strip().splitlines()[-1]).items():
+    for argv, modules in probe_result(probe, None).items():
         heavy = [m for m in modules if m.split(".")[0] in HEAVY or m.startswith("poppy_tui.ui")]
         assert heavy == [], f"{argv} imported {heavy}"
 
@@ -85,11 +91,7 @@ def test_read_commands_do_not_load_the_tui(home):
         "codes = [main(['pending', '--json']), main(['history']), main(['companies', 'list', '--json'])]\n"
         "print(json.dumps([codes, sorted(sys.modules)]), file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], env=subprocess_env(home), capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    codes, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    codes, modules = probe_result(probe, home)
     assert codes == [0, 0, 0]
     heavy = [m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "uvicorn", "starlette")]
     heavy += [m for m in modules if m.startswith("poppy_tui.ui")]

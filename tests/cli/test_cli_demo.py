@@ -15,14 +15,6 @@ from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.demo import demo_config, demo_paths, seed
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.demo.server import start_company
-
-
-@pytest.fixture
-def company():
-    running = start_company()
-    yield running
-    running.stop()
 
 
 async def test_demo_requests_leave_one_operation_waiting_per_interface(home, company, capsys):
@@ -179,7 +171,7 @@ def test_plain_poppy_tui_opens_the_inbox_and_adds_listed_companies(home, company
     assert [c["base_url"] for c in listed] == [company.base_url]
 
 
-async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home):
+async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home, start):
     """--demo --accounts: the Company verifies the demo agent's client assertion with the key
     from the CIMD the agent serves on loopback, and the banner gives the demo user's credentials."""
     import httpx
@@ -188,7 +180,7 @@ async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home):
     from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
     from poppy_tui.protocol import conventions as c
 
-    company = start_company(accounts=demo_accounts())
+    company = start(accounts=demo_accounts())
     agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
     try:
         assertion = agent.identity.client_assertion(company.issuer)
@@ -199,12 +191,11 @@ async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home):
         assert started.json()["user_code"]
     finally:
         await agent.aclose()
-        company.stop()
     banner = "\n".join(accounts_banner())
     assert DEMO_USERNAME in banner and DEMO_PASSWORD in banner
 
 
-async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home, capsys, monkeypatch):
+async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home, capsys, monkeypatch, start):
     """--demo --accounts: Device Sign-In in the terminal (the person allows on the demo's
     page), then the three requests, signed in, each leave an account operation waiting."""
     import asyncio
@@ -222,7 +213,7 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
     keyring.set_keyring(MemoryKeyring())
     from dataclasses import replace
 
-    shop = start_company(accounts=replace(demo_accounts(), device_interval=1))
+    shop = start(accounts=replace(demo_accounts(), device_interval=1))
     agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
 
     async def the_person() -> None:
@@ -243,7 +234,6 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
         reads = [agent.store.resource_read(row.id) for row in rows]
     finally:
         await agent.aclose()
-        shop.stop()
         keyring.set_keyring(previous)
     assert len(waiting) == 3
     assert owned == [True, True, True]
@@ -318,19 +308,17 @@ def test_the_demo_sign_in_prompt_keeps_credentials_link_and_code_on_screen(home,
 
 
 @pytest.mark.parametrize("faults", [None, "expired"])
-async def test_what_the_demo_says_before_the_tui_fits_80_columns(home, capsys, faults):
+async def test_what_the_demo_says_before_the_tui_fits_80_columns(home, capsys, start, faults):
     """Every line the demo prints before the TUI fits 80 columns, with and without a fault; an
     operation that arrives already expired is said to be in History, not to wait."""
     from poppy_tui.cli.demo import waiting_line
-    from poppy_tui.demo.faults import Faults
 
-    shop = start_company(Faults.parse(faults) if faults else None)
+    shop = start(faults)
     agent = Agent.open(demo_paths(resolve_paths(home)), demo_config(Config()))
     try:
         waiting = await seed(agent, shop.base_url)
     finally:
         await agent.aclose()
-        shop.stop()
     err = capsys.readouterr().err + waiting_line(len(waiting)) + "\n"
     too_long = [line for line in err.splitlines() if len(line) > 80]
     assert not too_long, too_long

@@ -8,12 +8,10 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.demo.server import start_company
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,16 +28,6 @@ def docs_mcp_example() -> list[str]:
     found = re.search(r"`(poppy-tui tool \"Manzanita Outfitters\" [^`]*--wait)`", text)
     assert found, "docs/demo-company.md no longer has the MCP example"
     return shlex.split(found.group(1))[1:]
-
-
-@pytest.fixture
-def shop(cli, home):
-    company = start_company()
-    try:
-        assert cli("companies", "add", company.base_url).code == Exit.OK
-        yield company
-    finally:
-        company.stop()
 
 
 def approve_and_send(cli, home) -> None:

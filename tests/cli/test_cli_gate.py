@@ -15,20 +15,9 @@ from cli_support import run_process, start_process
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.demo.server import start_company
 
 EXCHANGE = ("POST", "/api/orders/ord_7Hk2/exchanges")
 EXCHANGE_BODY = json.dumps({"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
-
-
-@pytest.fixture
-def shop(cli, home):
-    company = start_company()
-    try:
-        assert cli("companies", "add", company.base_url).code == Exit.OK
-        yield company
-    finally:
-        company.stop()
 
 
 def queue_exchange(cli, shop) -> int:
@@ -259,20 +248,16 @@ def test_only_the_old_call_body_spelling_is_rewritten(argv, expected, noted):
     assert bool(notes) == noted
 
 
-def test_companies_add_refresh_and_remove_answer_in_json(cli, home):
-    company = start_company()
-    try:
-        added = json.loads(cli("companies", "add", company.base_url, "--json").out)["company"]
-        assert added["name"] == "Manzanita Outfitters" and added["domain"] == company.domain
-        refreshed = cli("companies", "refresh", "--json")
-        assert refreshed.code == Exit.OK
-        (entry,) = json.loads(refreshed.out)["companies"]
-        assert entry["id"] == added["id"] and entry["refresh"] in ("unchanged", "updated")
-        removed = json.loads(cli("companies", "remove", "manzanita", "--json").out)["removed"]
-        assert removed["id"] == added["id"]
-        assert json.loads(cli("companies", "list", "--json").out)["companies"] == []
-    finally:
-        company.stop()
+def test_companies_add_refresh_and_remove_answer_in_json(cli, home, company):
+    added = json.loads(cli("companies", "add", company.base_url, "--json").out)["company"]
+    assert added["name"] == "Manzanita Outfitters" and added["domain"] == company.domain
+    refreshed = cli("companies", "refresh", "--json")
+    assert refreshed.code == Exit.OK
+    (entry,) = json.loads(refreshed.out)["companies"]
+    assert entry["id"] == added["id"] and entry["refresh"] in ("unchanged", "updated")
+    removed = json.loads(cli("companies", "remove", "manzanita", "--json").out)["removed"]
+    assert removed["id"] == added["id"]
+    assert json.loads(cli("companies", "list", "--json").out)["companies"] == []
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

@@ -92,7 +92,7 @@ def test_a_rejected_identity_is_one_line_naming_the_cimd(home, cli):
         birch.stop()
 
 
-def test_a_cli_process_and_a_running_agent_sharing_a_home_are_one_agent(tmp_path):
+def test_a_cli_process_and_a_running_agent_sharing_a_home_are_one_agent(tmp_path, company):
     """The --demo TUI and a CLI in another terminal: one identity.json, one key, one client_id;
     the CLI finds the development identity already served (by this process) and uses it."""
     import asyncio
@@ -100,7 +100,6 @@ def test_a_cli_process_and_a_running_agent_sharing_a_home_are_one_agent(tmp_path
     from poppy_tui.agent.agent import Agent
     from poppy_tui.agent.config import Config
     from poppy_tui.agent.paths import Paths
-    from poppy_tui.demo.testing import company
     from tests.cli.cli_support import run_process
 
     root = tmp_path / "shared"
@@ -110,13 +109,12 @@ def test_a_cli_process_and_a_running_agent_sharing_a_home_are_one_agent(tmp_path
     running = Agent.open(paths, Config(key_storage="file"))
     try:
         identity = running.identity  # served from this process from now on
-        with company() as shop:
-            asyncio.run(running.add_company(shop.base_url))
-            done = run_process("call", "Manzanita", "GET", "/api/orders", home=root)
-            assert done.code == Exit.OK, done.err
-            shown = json.loads(run_process("identity", "show", "--json", home=root).out)
-            assert (shown["client_id"], shown["kid"]) == (identity.client_id, identity.kid)
-            # The Company fetched this one agent's CIMD: the CLI's requests were signed as it.
-            assert shop.context.agents.fetches.count(identity.client_id) == 1
+        asyncio.run(running.add_company(company.base_url))
+        done = run_process("call", "Manzanita", "GET", "/api/orders", home=root)
+        assert done.code == Exit.OK, done.err
+        shown = json.loads(run_process("identity", "show", "--json", home=root).out)
+        assert (shown["client_id"], shown["kid"]) == (identity.client_id, identity.kid)
+        # The Company fetched this one agent's CIMD: the CLI's requests were signed as it.
+        assert company.context.agents.fetches.count(identity.client_id) == 1
     finally:
         running.store.close()

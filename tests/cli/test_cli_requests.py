@@ -15,40 +15,11 @@ from cli_support import run_process, start_process
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.demo.faults import Faults
-from poppy_tui.demo.server import start_company
 
 EXCHANGE = ("POST", "/api/orders/ord_7Hk2/exchanges")
 EXCHANGE_BODY = json.dumps({"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
 CANCEL_ARGS = json.dumps({"subscription_id": "sub_6Tc1"})
 MOVE_FITTING = "Could you move my fitting appointment to tomorrow at 2pm?"
-
-
-@pytest.fixture
-def start():
-    running = []
-
-    def _start(faults: str | None = None, **kwargs):
-        company = start_company(Faults.parse(faults) if faults else None, **kwargs)
-        running.append(company)
-        return company
-
-    yield _start
-    for company in running:
-        company.stop()
-
-
-@pytest.fixture
-def company(start):
-    return start()
-
-
-@pytest.fixture
-def shop(cli, home, company):
-    """The demo Company, registered in the test home. Tests name it by its domain."""
-    run = cli("companies", "add", company.base_url)
-    assert run.code == Exit.OK, run.err
-    return company
 
 
 def database(home: Path) -> Path:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from poppy_tui.cli.exit_codes import Exit
-from tests.cli.cli_support import Terminal, make_home, run_process
+from tests.cli.cli_support import Terminal, add_as_a_program, run_process
 from tests.companies.signin_company import (
     EMAIL_FIELD,
     LOOKALIKE,
@@ -30,16 +30,6 @@ def hostile():
         yield start
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    return make_home(tmp_path, monkeypatch)
-
-
-def _added(home, company) -> None:
-    done = run_process("companies", "add", company.base_url, home=home)
-    assert done.code == Exit.OK, done.err
-
-
 def _terminal(home, *argv: str) -> Terminal:
     return Terminal(*argv, home=home, columns=80, lines=24)
 
@@ -51,7 +41,7 @@ def _clean(text: str) -> None:
 
 def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_the_first_prompt(home, hostile):
     company = hostile(lookalike_shop())
-    _added(home, company)
+    add_as_a_program(home, company)
     terminal = _terminal(home, "signin", "Shop", "--mediated")
     try:
         terminal.read_until(r"Email: ")
@@ -71,7 +61,7 @@ def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_the_first_promp
 
 def test_a_password_declared_not_secret_is_read_without_echo_and_never_printed(home, hostile):
     company = hostile(careless_secrets(fields=[{"name": "password", "label": "Password", "secret": False}, EMAIL_FIELD]))
-    _added(home, company)
+    add_as_a_program(home, company)
     terminal = _terminal(home, "signin", "Shop", "--mediated")
     try:
         terminal.read_until(r"Password \(not shown\): ")
@@ -92,7 +82,7 @@ def test_credentials_and_codes_quoted_back_are_not_printed(home, hostile):
     script = careless_secrets()
     script.needs_code = True
     company = hostile(script)
-    _added(home, company)
+    add_as_a_program(home, company)
     terminal = _terminal(home, "signin", "Shop", "--mediated")
     try:
         terminal.read_until(r"Email: ")
@@ -117,7 +107,7 @@ def test_credentials_and_codes_quoted_back_are_not_printed(home, hostile):
 @pytest.mark.parametrize("trick", ["backslash", "userinfo", "tab and newline", "percent-encoded host"])
 def test_a_device_link_a_browser_opens_elsewhere_is_not_printed(home, hostile, trick):
     company = hostile(parser_trickster("device", TRICK_LINKS[trick]))
-    _added(home, company)
+    add_as_a_program(home, company)
     done = run_process("signin", "Shop", "--device", home=home)
     assert done.code == Exit.ERROR and "refused" in done.err  # the Company's token endpoint says no
     assert "outside its own domain" in done.err and "WDJB-MJHT" in done.err
@@ -127,7 +117,7 @@ def test_a_device_link_a_browser_opens_elsewhere_is_not_printed(home, hostile, t
 
 def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor_printed(home, hostile):
     company = hostile(suffix_claimer("direct", "https://login.evil.test/authorize"))
-    _added(home, company)
+    add_as_a_program(home, company)
     done = run_process("signin", "Shop", "--direct", "--no-browser", home=home)
     assert done.code == Exit.ERROR
     assert "login.evil.test, outside its own domains" in done.err and "/authorize" not in done.err
@@ -135,7 +125,7 @@ def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor_print
 
 def test_credentials_for_another_site_are_not_asked_for(home, hostile):
     company = hostile(parser_trickster("mediated", TRICK_LINKS["trailing dot"]))
-    _added(home, company)
+    add_as_a_program(home, company)
     terminal = _terminal(home, "signin", "Shop", "--mediated")
     try:
         terminal.read_until(r"won't ask for your credentials")
@@ -166,7 +156,7 @@ def test_a_program_squatting_the_identity_port_with_another_key_is_left_for_anot
     })
     company = hostile(careless_secrets())
     try:
-        _added(home, company)
+        add_as_a_program(home, company)
         done = run_process("signin", "Shop", "--device", home=home)
     finally:
         squatter.stop()

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from cli_support import Terminal, run_process
+from cli_support import Terminal, add_as_a_program
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEMO_USERNAME
-from poppy_tui.demo.server import start_company
 
 INTERRUPTED = "poppy-tui: interrupted; anything queued stays in the queue"
 NAME = "Manzanita Outfitters"
@@ -19,16 +18,9 @@ PROMPT_GONE_SECONDS = 15
 
 
 @pytest.fixture
-def shop():
-    running = start_company(accounts=AccountsOptions())
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-def added(home, shop):
-    done = run_process("companies", "add", shop.base_url, home=home)
-    assert done.code == Exit.OK, done.err
+def added(home, start):
+    """The home, with the demo Company with accounts added to it by a real program."""
+    add_as_a_program(home, start(accounts=AccountsOptions()))
     return home
 
 

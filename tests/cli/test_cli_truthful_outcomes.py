@@ -17,14 +17,6 @@ from poppy_tui.agent.config import load_config
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.exit_codes import Exit
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict():
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def rebooked_bk_1(home, strict) -> int:

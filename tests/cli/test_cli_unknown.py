@@ -8,20 +8,11 @@ import asyncio
 import json
 from dataclasses import replace
 
-import pytest
 
 from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import load_config
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
-from tests.companies.strict_company import StrictCompany
-
-
-@pytest.fixture
-def strict():
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def unknown_then_looked_at(home, strict) -> int:

@@ -14,7 +14,6 @@ import sys
 import pytest
 
 from cli_support import subprocess_env
-from tests.companies.strict_company import StrictCompany
 
 # Runs poppy-tui's main() as the installed script does, then prints the loaded modules as JSON
 # on the last line of stderr (stdout is the command's own). The interpreter starts without
@@ -129,13 +128,6 @@ def test_pending_reads_a_checked_config_from_its_record(home, monkeypatch):
     code, modules, out = loaded_by(home, "pending", "--json")
     assert code == 2 and "is not valid TOML" in out and "tomllib" in modules
 
-
-
-@pytest.fixture
-def strict():
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict):

@@ -112,6 +112,10 @@ class StrictState:
     # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
     say: Any = None
 
+    def approvals_received(self) -> list[str]:
+        """The Poppy-Approval header of every HTTP request that carried one, in order."""
+        return [h["poppy-approval"] for _, _, h, _ in self.received if h.get("poppy-approval")]
+
     def next_number(self) -> int:
         return next(self._counter)
 

@@ -1,36 +1,16 @@
-"""Fixtures: a fresh demo Company on loopback per test, and a test agent's Session."""
+"""Fixtures: a test agent's Session with the fresh demo Company of each test (tests/conftest.py's
+`start` and `company`), and the demo Company with accounts."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Iterator
 
 import httpx
 import pytest
 
-from poppy_tui.demo.faults import Faults
-from poppy_tui.demo.server import RunningCompany, start_company
+from poppy_tui.demo.server import RunningCompany
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.testing import AgentSession, TestAgentIdentity
-
-
-@pytest.fixture
-def start() -> Iterator[Callable[..., RunningCompany]]:
-    """start(faults="busy=2", expiry_seconds=..., extension_version=...) -> RunningCompany, stopped after the test."""
-    running: list[RunningCompany] = []
-
-    def _start(faults: Faults | str | None = None, **kwargs) -> RunningCompany:
-        company = start_company(Faults.parse(faults) if isinstance(faults, str) else faults, **kwargs)
-        running.append(company)
-        return company
-
-    yield _start
-    for company in running:
-        company.stop()
-
-
-@pytest.fixture
-def company(start) -> RunningCompany:
-    return start()
 
 
 @pytest.fixture

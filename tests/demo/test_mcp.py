@@ -18,6 +18,12 @@ from .helpers import SPEC_SUMMARY, approval_of
 EXCHANGE = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
 
 
+async def exchange_asked(session) -> tuple[dict, dict]:
+    """Ask for the exchange over MCP: the operation it returned, and the _meta that approves it."""
+    operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
+    return operation, approval_to_mcp_meta(approval_of(operation))
+
+
 def wire(result) -> dict:
     return result.model_dump(by_alias=True, exclude_none=True)
 
@@ -117,8 +123,7 @@ async def test_while_performing_mcp_answers_http_503_with_retry_after(start):
     company = start("perform_seconds=1")
     agent = AgentSession.at(company)
     async with mcp_session(company, agent) as session:
-        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
-        meta = approval_to_mcp_meta(approval_of(operation))
+        operation, meta = await exchange_asked(session)
         first = asyncio.ensure_future(session.call_tool("exchange_item", EXCHANGE, meta=meta))
         for _ in range(1000):  # until the Company is performing the first (for 1 s)
             if company.desk.in_progress(operation["operation_id"]):
@@ -141,8 +146,7 @@ async def test_concurrent_mcp_approvals_perform_once(start):
     company = start("perform_seconds=0.3")
     agent = AgentSession.at(company)
     async with mcp_session(company, agent) as session:
-        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
-        meta = approval_to_mcp_meta(approval_of(operation))
+        operation, meta = await exchange_asked(session)
 
         async def call():
             try:
@@ -173,8 +177,7 @@ async def test_busy_over_mcp_then_success(start):
     company = start("busy=1")
     agent = AgentSession.at(company)
     async with mcp_session(company, agent) as session:
-        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
-        meta = approval_to_mcp_meta(approval_of(operation))
+        operation, meta = await exchange_asked(session)
         with pytest.raises(MCPError) as caught:
             await session.call_tool("exchange_item", EXCHANGE, meta=meta)
         assert session.poppy_auth.last_status == 503 and caught.value.error.data["error"] == "temporarily_unavailable"
@@ -187,8 +190,7 @@ async def test_drop_after_perform_over_mcp(start):
     company = start("drop_after_perform=1")
     agent = AgentSession.at(company)
     async with mcp_session(company, agent) as session:
-        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
-        meta = approval_to_mcp_meta(approval_of(operation))
+        operation, meta = await exchange_asked(session)
         with pytest.raises(MCPError):  # the SSE stream ends without a response
             await session.call_tool("exchange_item", EXCHANGE, meta=meta, read_timeout_seconds=5)
         assert company.state.performed("exc_5Rt2") == 1
@@ -212,8 +214,7 @@ async def test_check1_comes_before_check2_over_mcp(start):
     company = start("perform_seconds=5")
     owner = AgentSession.at(company)
     async with mcp_session(company, owner) as session:
-        operation = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
-        meta = approval_to_mcp_meta(approval_of(operation))
+        operation, meta = await exchange_asked(session)
         performing = asyncio.ensure_future(session.call_tool("exchange_item", EXCHANGE, meta=meta))
         await _until(lambda: company.context.desk.in_progress(operation["operation_id"]))
         other = AgentSession.at(company)

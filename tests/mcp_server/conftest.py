@@ -18,8 +18,7 @@ from poppy_tui.agent.config import load_config_file
 from poppy_tui.agent.paths import Paths, resolve_paths
 from poppy_tui.agent.store import Status
 from poppy_tui.cli.main import main
-from poppy_tui.demo.testing import company as demo_company
-from tests.cli.cli_support import subprocess_env
+from tests.cli.cli_support import make_home, subprocess_env
 from tests.mcp_server.spec_company import start_spec_company
 
 CONFIG = 'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
@@ -27,12 +26,8 @@ CONFIG = 'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nreques
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "home"
-    (root / "config").mkdir(parents=True)
-    (root / "config" / "config.toml").write_text(CONFIG)
-    monkeypatch.setenv("POPPY_TUI_HOME", str(root))
-    monkeypatch.delenv("POPPY_TUI_KEY_STORAGE", raising=False)
-    return root
+    """A private home (the CLI tests' make_home) with no grace period and no arming delay."""
+    return make_home(tmp_path, monkeypatch, CONFIG)
 
 
 def register(home: Path, base_url: str) -> None:
@@ -40,22 +35,43 @@ def register(home: Path, base_url: str) -> None:
 
 
 @pytest.fixture
-def shop(home):
-    """The demo Company (Manzanita Outfitters), registered in the test home."""
-    with demo_company() as running:
-        register(home, running.base_url)
-        yield running
+def shop(home, company):
+    """The demo Company (Manzanita Outfitters; tests/conftest.py's `company`), registered in the
+    test home."""
+    register(home, company.base_url)
+    return company
 
 
 @pytest.fixture
-def birchwood(home):
+def registered(home):
+    """registered(start) -> the Company start() returns (anything with base_url and stop()),
+    registered in the test home and stopped after the test."""
+    started = []
+
+    def start_and_register(start):
+        company = start()
+        started.append(company)
+        register(home, company.base_url)
+        return company
+
+    yield start_and_register
+    for company in started:
+        company.stop()
+
+
+@pytest.fixture
+def birchwood(registered):
     """A Company written from the spec alone, registered in the test home."""
-    running = start_spec_company()
-    try:
-        register(home, running.base_url)
-        yield running
-    finally:
-        running.stop()
+    return registered(start_spec_company)
+
+
+@pytest.fixture
+def bench(registered):
+    """The bulk Company (tests/companies/bulk_company.py: any number of operations, each performed
+    once on approval), registered in the test home."""
+    from tests.companies.bulk_company import BulkCompany
+
+    return registered(BulkCompany)
 
 
 @contextlib.asynccontextmanager

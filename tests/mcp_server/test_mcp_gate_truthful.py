@@ -14,13 +14,10 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def strict(home):
-    company = StrictCompany()
-    try:
-        register(home, company.base_url)
-        yield company
-    finally:
-        company.stop()
+def strict(home, strict: StrictCompany) -> StrictCompany:
+    """tests/conftest.py's strict Company, registered in the test home."""
+    register(home, strict.base_url)
+    return strict
 
 
 async def rebook_bk_1_performed(home, strict) -> int:

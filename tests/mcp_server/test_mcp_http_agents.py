@@ -16,8 +16,7 @@ import pytest
 from poppy_tui.agent.store import Status
 from poppy_tui.ui.app import PoppyApp
 from tests.cli.cli_support import subprocess_env
-from tests.companies.bulk_company import BulkCompany
-from tests.mcp_server.conftest import approve_in_tui, person_agent, register
+from tests.mcp_server.conftest import approve_in_tui, person_agent
 from tests.mcp_server.http_support import running_gate, token_of
 
 pytestmark = pytest.mark.slow
@@ -25,16 +24,6 @@ pytestmark = pytest.mark.slow
 AGENTS = 16
 AGENT_SCRIPT = Path(__file__).with_name("http_agent_process.py")
 CLI_ITEM = 99
-
-
-@pytest.fixture
-def bench(home):
-    company = BulkCompany()
-    try:
-        register(home, company.base_url)
-        yield company
-    finally:
-        company.stop()
 
 
 async def wait_until(predicate, pilot, what: str, timeout: float = 60.0):

@@ -361,19 +361,6 @@ async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_ap
     assert_no_token_in(gate, token)
 
 
-@pytest.fixture
-def bench(home):
-    from tests.companies.bulk_company import BulkCompany
-    from tests.mcp_server.conftest import register
-
-    company = BulkCompany()
-    try:
-        register(home, company.base_url)
-        yield company
-    finally:
-        company.stop()
-
-
 async def test_stopping_with_a_call_waiting_is_quick_and_clean_and_the_operation_stays_queued(home, bench, tmp_path):
     gate = start_gate(home, tmp_path)
     try:

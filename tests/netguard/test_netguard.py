@@ -5,7 +5,6 @@ import pytest
 
 from poppy_tui.agent.net.http import make_client, request
 from poppy_tui.agent.net.netguard import DestinationRefused, address_problem, check_destination
-from poppy_tui.demo.testing import company
 from poppy_tui.protocol.outcomes import NotSent
 
 
@@ -66,29 +65,27 @@ async def test_the_client_refuses_before_connecting_and_reports_not_sent():
     assert isinstance(answer, NotSent) and "refused to connect" in answer.detail
 
 
-async def test_loopback_is_reachable_only_when_allowed():
-    with company() as running:
-        async with make_client(5.0, allow_loopback=True) as client:
-            answer = await request(client, "GET", running.discovery_url)
-            assert answer.status == 200
-        async with make_client(5.0, allow_loopback=False) as client:
-            refused = await request(client, "GET", running.discovery_url)
-            assert isinstance(refused, NotSent) and "loopback" in refused.detail
-            with pytest.raises(httpx2.ConnectError):
-                await client.get(running.discovery_url)
+async def test_loopback_is_reachable_only_when_allowed(company):
+    async with make_client(5.0, allow_loopback=True) as client:
+        answer = await request(client, "GET", company.discovery_url)
+        assert answer.status == 200
+    async with make_client(5.0, allow_loopback=False) as client:
+        refused = await request(client, "GET", company.discovery_url)
+        assert isinstance(refused, NotSent) and "loopback" in refused.detail
+        with pytest.raises(httpx2.ConnectError):
+            await client.get(company.discovery_url)
 
 
-async def test_the_mcp_client_is_guarded_the_same_way():
+async def test_the_mcp_client_is_guarded_the_same_way(company):
     import httpx2
 
     from poppy_tui.agent.net.netguard import guarded_client_options
 
-    with company() as running:
-        async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
-            with pytest.raises(httpx2.ConnectError, match="loopback"):
-                await client.post(running.base_url + "/mcp", json={})
-        async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=True)) as client:
-            assert (await client.get(running.discovery_url)).status_code == 200
+    async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
+        with pytest.raises(httpx2.ConnectError, match="loopback"):
+            await client.post(company.base_url + "/mcp", json={})
+    async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=True)) as client:
+        assert (await client.get(company.discovery_url)).status_code == 200
 
 
 @pytest.mark.parametrize(

@@ -158,20 +158,32 @@ async def test_killed_after_the_attempt_is_committed_before_the_request_leaves(h
     assert company.approval_requests == 1
 
 
-async def test_killed_while_the_company_is_performing(home, slow_perform):
-    company = slow_perform
+def until(condition, failure: str, seconds: float = 10.0) -> None:
+    """Poll the Company's state (it changes on its own thread) until condition() holds; fail with
+    `failure` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.01)
+
+
+async def killed_while_performing(home: Path, company: RestartableCompany, **env: str) -> None:
+    """The agent killed while the (slow) Company performs its approval, then resumed: delivered
+    once, and the dead sender's attempt counted as interrupted."""
     write_config(home, grace_seconds=0)
-    with child("agent_step.py", str(home), company.base_url, "in-flight") as agent:
+    with child("agent_step.py", str(home), company.base_url, "in-flight", **env) as agent:
         row = row_of(agent.expect("sending"))
-        deadline = time.monotonic() + 10
-        while not company.in_progress():
-            assert time.monotonic() < deadline, "the Company never started performing"
-            time.sleep(0.01)
+        until(company.in_progress, "the Company never started performing")
         agent.kill9()
     assert company.performed() == 0 and company.in_progress()
     final, attempts, decisions = await resume(home, row)
     assert_delivered_once(company, final, attempts, decisions)
     assert attempts[0].outcome == "interrupted"
+
+
+async def test_killed_while_the_company_is_performing(home, slow_perform):
+    company = slow_perform
+    await killed_while_performing(home, company)
     # The resend met "being performed" (503) and/or the replay of the first outcome, never a second perform.
     assert company.approval_requests >= 2
 
@@ -271,19 +283,7 @@ async def test_other_interfaces_killed_before_the_request_leaves(home, company, 
 
 @pytest.mark.parametrize("interface", OTHER_INTERFACES)
 async def test_other_interfaces_killed_while_the_company_is_performing(home, slow_perform, interface):
-    company = slow_perform
-    write_config(home, grace_seconds=0)
-    with child("agent_step.py", str(home), company.base_url, "in-flight", POPPY_TEST_INTERFACE=interface) as agent:
-        row = row_of(agent.expect("sending"))
-        deadline = time.monotonic() + 10
-        while not company.in_progress():
-            assert time.monotonic() < deadline, "the Company never started performing"
-            time.sleep(0.01)
-        agent.kill9()
-    assert company.performed() == 0 and company.in_progress()
-    final, attempts, decisions = await resume(home, row)
-    assert_delivered_once(company, final, attempts, decisions)
-    assert attempts[0].outcome == "interrupted"
+    await killed_while_performing(home, slow_perform, POPPY_TEST_INTERFACE=interface)
 
 
 @pytest.mark.parametrize("interface", OTHER_INTERFACES)
@@ -291,10 +291,8 @@ async def test_other_interfaces_killed_after_the_company_performed(home, company
     write_config(home, grace_seconds=0)
     with child("agent_step.py", str(home), company.base_url, "answered", POPPY_TEST_INTERFACE=interface) as agent:
         row = row_of(agent.expect("answered"))
-        deadline = time.monotonic() + 10
-        while company.performed() == 0:  # a conversation's Company agent reports in a later message
-            assert time.monotonic() < deadline, "the Company never performed"
-            time.sleep(0.01)
+        # a conversation's Company agent reports in a later message
+        until(lambda: company.performed() > 0, "the Company never performed")
         agent.kill9()
     op, attempts, _ = snapshot(home, row)
     assert op.status == Status.SENDING and attempts[-1].finished_at is None, "the answer was recorded after all"

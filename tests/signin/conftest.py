@@ -1,23 +1,27 @@
 """Fixtures for sign-in: a real keyring backend in memory, the spec-written authorization server
-on loopback, and an Agent whose identity that server knows."""
+on loopback, an Agent whose identity that server knows, and for the command line a private home
+whose identity it knows and running main(argv) in this process."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Iterator
+from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
 from poppy_tui.agent.agent import Agent
-from poppy_tui.agent.config import Config
-from poppy_tui.agent.keys import generate_key
-from poppy_tui.agent.paths import Paths
+from poppy_tui.agent.config import Config, load_config_file
+from poppy_tui.agent.keys import generate_key, load_or_create_key
+from poppy_tui.agent.paths import Paths, resolve_paths
 from poppy_tui.agent.identity import AgentIdentity
-from poppy_tui.agent.identity.settings import make_settings
+from poppy_tui.agent.identity.settings import load_settings, make_settings
 from poppy_tui.agent.signin.service import SignIns
 from poppy_tui.agent.store import CompanyRecord
 
 from spec_auth_server import Served, SpecAuthCompany
+from tests.cli.cli_support import make_home, run_main
 from tests.keyring_support import MemoryKeyring, memory_keyring  # noqa: F401 (shared autouse fixture)
 
 TEST_CLIENT_ID = "https://agent.signin-tests.example/agent.json"
@@ -53,3 +57,23 @@ async def setup(tmp_path, served) -> Iterator[Setup]:
     company = await agent.add_company(served.base_url)
     yield Setup(agent, signins, company, served, identity)
     await agent.aclose()
+
+
+@pytest.fixture
+def registered_home(tmp_path, monkeypatch, served) -> Callable[[str], Path]:
+    """registered_home(config_toml) -> a private home (POPPY_TUI_HOME) with this config.toml whose
+    agent identity (its client_id and key) the authorization server has registered."""
+
+    def make(config_toml: str) -> Path:
+        root = make_home(tmp_path, monkeypatch, config_toml)
+        paths = resolve_paths(root).ensure()
+        key = load_or_create_key(paths, load_config_file(paths.config_file))
+        served.clients[load_settings(paths, allow_loopback=True).client_id] = key.public_key()
+        return root
+
+    return make
+
+
+@pytest.fixture
+def cli(capsys):
+    return functools.partial(run_main, capsys)

@@ -8,7 +8,6 @@ window (1 s) is shorter than the time the person takes to sign in."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import signal
 import threading
 import time
@@ -18,34 +17,21 @@ import httpx
 import pytest
 
 from poppy_tui.agent.agent import Agent
-from poppy_tui.agent.config import load_config_file
-from poppy_tui.agent.identity.settings import load_settings
-from poppy_tui.agent.keys import load_or_create_key
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.agent.store.connection import now_utc, parse_stamp
 from poppy_tui.agent.store.sign_ins import get_sign_in
 from poppy_tui.cli.exit_codes import Exit
-from tests.cli.cli_support import make_home, run_main, run_process, start_process
+from tests.cli.cli_support import run_process, start_process
 
 WINDOW_SECONDS = 1  # the smallest retry window config.toml takes
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch, served):
-    root = make_home(
-        tmp_path, monkeypatch,
-        f'key_storage = "file"\nrequest_timeout_seconds = 5\ngrace_seconds = 0\nretry_window_seconds = {WINDOW_SECONDS}\n',
+def home(registered_home):
+    return registered_home(
+        f'key_storage = "file"\nrequest_timeout_seconds = 5\ngrace_seconds = 0\nretry_window_seconds = {WINDOW_SECONDS}\n'
     )
-    paths = resolve_paths(root).ensure()
-    key = load_or_create_key(paths, load_config_file(paths.config_file))
-    served.clients[load_settings(paths, allow_loopback=True).client_id] = key.public_key()
-    return root
-
-
-@pytest.fixture
-def cli(capsys):
-    return functools.partial(run_main, capsys)
 
 
 def approve_device_when_asked(served) -> threading.Thread:

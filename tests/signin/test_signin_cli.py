@@ -3,7 +3,6 @@ against the spec-written authorization server."""
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 import time
@@ -13,29 +12,14 @@ import httpx
 import pytest
 
 from poppy_tui.agent.signin import flows
-from poppy_tui.agent.config import load_config_file
-from poppy_tui.agent.keys import load_or_create_key
-from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.cli.exit_codes import Exit
-from poppy_tui.agent.identity.settings import load_settings
 
 from spec_auth_server import USER
-from tests.cli.cli_support import make_home, run_main
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch, served):
-    root = make_home(tmp_path, monkeypatch, 'key_storage = "file"\nrequest_timeout_seconds = 5\n')
-    paths = resolve_paths(root).ensure()
-    key = load_or_create_key(paths, load_config_file(paths.config_file))
-    # The agent's identity (this home's client_id and key), registered with the Company.
-    served.clients[load_settings(paths, allow_loopback=True).client_id] = key.public_key()
-    return root
-
-
-@pytest.fixture
-def cli(capsys):
-    return functools.partial(run_main, capsys)
+def home(registered_home):
+    return registered_home('key_storage = "file"\nrequest_timeout_seconds = 5\n')
 
 
 def _in_background(work) -> threading.Thread:

@@ -14,16 +14,9 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.signin import SignInScreen, open_sign_in
 
 from spec_auth_server import USER
+from tests.ui.ui_sample import wait_for
 
 SIZES = [(80, 24), (160, 48)]
-
-
-async def _until(pilot, condition, what: str, tries: int = 400) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never happened: {what}")
 
 
 def _text(widget) -> str:
@@ -49,7 +42,8 @@ def _footer_keys(app) -> set[str]:
 
 async def _dialog(pilot, app, company_id: int, kind: str | None = None, ready: str = "#sign-in-status"):
     open_sign_in(app, company_id, kind=kind)
-    await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query(ready), ready)
+    await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query(ready),
+                   describe=lambda: ready)
     await pilot.pause()
     return app.screen
 
@@ -59,8 +53,8 @@ async def test_device_step_keeps_code_link_status_and_cancel_on_screen(setup, si
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=size) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, "device", ready="#sign-in-code")
-        await _until(pilot, lambda: "Waiting for you to confirm" in _text(dialog.query_one("#sign-in-status")),
-                     "the waiting line")
+        await wait_for(pilot, lambda: "Waiting for you to confirm" in _text(dialog.query_one("#sign-in-status")),
+                       describe=lambda: "the waiting line")
         await pilot.pause()
         for selector in ("#sign-in-code", "#sign-in-link", "#sign-in-status", "#sign-in-help"):
             assert _on_screen(dialog, selector), (selector, dialog.query_one(selector).region)
@@ -76,16 +70,18 @@ async def test_device_step_keeps_code_link_status_and_cancel_on_screen(setup, si
         await pilot.press("c")
         assert app.clipboard == dialog.flow.link
         await pilot.press("escape")
-        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "cancel")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "cancel")
 
 
 async def test_a_resize_brings_the_qr_code_back_and_takes_it_away(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=(160, 48)) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, "device", ready="#sign-in-code")
-        await _until(pilot, lambda: dialog.query_one("#sign-in-qr").display, "the QR code at 160x48")
+        await wait_for(pilot, lambda: dialog.query_one("#sign-in-qr").display,
+                       describe=lambda: "the QR code at 160x48")
         await pilot.resize_terminal(80, 24)
-        await _until(pilot, lambda: not dialog.query_one("#sign-in-qr").display, "no QR code at 80x24")
+        await wait_for(pilot, lambda: not dialog.query_one("#sign-in-qr").display,
+                       describe=lambda: "no QR code at 80x24")
         await pilot.pause()
         for selector in ("#sign-in-code", "#sign-in-status", "#sign-in-help"):
             assert _on_screen(dialog, selector), selector
@@ -97,16 +93,17 @@ async def test_a_refused_password_shows_why_with_the_keys_and_typing_works_again
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=size) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, ready="#sign-in-help")
-        await _until(pilot, lambda: dialog.offered, "the kinds offered")
+        await wait_for(pilot, lambda: dialog.offered, describe=lambda: "the kinds offered")
         assert _footer_keys(app) == {"escape", "d", "b", "m"}  # not Companies' t + s o q
         await pilot.press("m")
-        await _until(pilot, lambda: dialog.query("#sign-in-field-1") and dialog.focused is not None, "the form")
+        await wait_for(pilot, lambda: dialog.query("#sign-in-field-1") and dialog.focused is not None,
+                       describe=lambda: "the form")
         assert dialog.query_one("#sign-in-dialog").region.right <= size[0]
         await pilot.press(*USER["email"], "enter", *"wrong-password", "enter")
         status = dialog.query_one("#sign-in-status", Static)
-        await _until(pilot, lambda: "wrong email or password" in _text(status), "the refusal")
-        await _until(pilot, lambda: isinstance(dialog.focused, Input) and dialog.focused.id == "sign-in-field-0",
-                     "the first field focused again")
+        await wait_for(pilot, lambda: "wrong email or password" in _text(status), describe=lambda: "the refusal")
+        await wait_for(pilot, lambda: isinstance(dialog.focused, Input) and dialog.focused.id == "sign-in-field-0",
+                       describe=lambda: "the first field focused again")
         await pilot.pause()
         assert status.has_class("-error")
         assert "wrong email or password; try again" in _text(status)
@@ -117,7 +114,7 @@ async def test_a_refused_password_shows_why_with_the_keys_and_typing_works_again
         assert _footer_keys(app) == {"escape"}
         # Typing reaches the fresh form: a second try signs in.
         await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
-        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "signed in")
     assert setup.signins.status(setup.company).kind == "mediated"
 
 
@@ -128,24 +125,25 @@ async def test_a_wrong_code_keeps_the_code_step_and_its_input(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, "mediated", ready="#sign-in-field-1")
-        await _until(pilot, lambda: dialog.focused is not None, "the form focused")
+        await wait_for(pilot, lambda: dialog.focused is not None, describe=lambda: "the form focused")
         await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
-        await _until(pilot, lambda: dialog.query("#sign-in-code-input") and dialog.focused is not None, "the code step")
+        await wait_for(pilot, lambda: dialog.query("#sign-in-code-input") and dialog.focused is not None,
+                       describe=lambda: "the code step")
         await pilot.press(*"000000", "enter")
         status = dialog.query_one("#sign-in-status", Static)
-        await _until(pilot, lambda: "did not take that code" in _text(status), "the wrong code")
+        await wait_for(pilot, lambda: "did not take that code" in _text(status), describe=lambda: "the wrong code")
         assert "wrong code; type the code again" in _text(status)
         assert dialog.focused is dialog.query_one("#sign-in-code-input", Input)
         assert _on_screen(dialog, "#sign-in-status") and _on_screen(dialog, "#sign-in-code-input")
         await pilot.press(*USER["code"], "enter")
-        await _until(pilot, lambda: "expired" in _text(status), "the ended sign-in")
+        await wait_for(pilot, lambda: "expired" in _text(status), describe=lambda: "the ended sign-in")
         await pilot.pause()
         # Ended: the field takes no more typing, and the letters are the keys the line names.
         assert "m: try mediated" in _text(dialog.query_one("#sign-in-help"))
         assert {"d", "b", "m", "escape"} <= _footer_keys(app)
         await pilot.press("m")
-        await _until(pilot, lambda: dialog.query("#sign-in-field-0") and not dialog.query_one(
-            "#sign-in-field-0", Input).disabled, "a fresh form")
+        await wait_for(pilot, lambda: dialog.query("#sign-in-field-0") and not dialog.query_one(
+            "#sign-in-field-0", Input).disabled, describe=lambda: "a fresh form")
         await pilot.press("escape")
 
 

@@ -13,16 +13,9 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.signin import SignInScreen, open_sign_in, sign_in
 
 from spec_auth_server import USER
+from tests.ui.ui_sample import wait_for
 
 SIZE = (120, 50)
-
-
-async def _until(pilot, condition, what: str, tries: int = 400) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never happened: {what}")
 
 
 def _text(screen) -> str:
@@ -38,14 +31,15 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
     setup.auth.mediated_needs_code = True
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies, "companies")
+        await wait_for(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies,
+                       describe=lambda: "companies")
         assert "no" in _companies_row(app)
         await pilot.press("s")
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen), "the dialog")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog")
         dialog = app.screen
         assert "Juniper Outfitters" in _text(dialog) and setup.auth.domain in _text(dialog)
         await pilot.press("m")
-        await _until(pilot, lambda: dialog.query("#sign-in-field-1"), "the fields")
+        await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: "the fields")
         assert f"Sent once to Juniper Outfitters at {setup.auth.domain}" in _text(dialog)
         email, password = dialog.query_one("#sign-in-field-0", Input), dialog.query_one("#sign-in-field-1", Input)
         assert not email.password and password.password  # the secret field is masked
@@ -54,21 +48,25 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
         await pilot.press(*USER["password"])
         assert USER["password"] not in _text(dialog)
         await pilot.press("enter")
-        await _until(pilot, lambda: dialog.query("#sign-in-code-input"), "the code step")
+        await wait_for(pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: "the code step")
         assert "Enter the code we sent" in _text(dialog)
         assert all(not w.value for w in dialog.query(".sign-in-field").results(Input))  # nothing kept
         await pilot.press(*USER["code"], "enter")
-        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "the dialog closing")
-        await _until(pilot, lambda: "yes" in _companies_row(app), "the Signed in column (yes below 160 columns)")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen),
+                       describe=lambda: "the dialog closing")
+        await wait_for(pilot, lambda: "yes" in _companies_row(app),
+                       describe=lambda: "the Signed in column (yes below 160 columns)")
 
 
 async def test_device_sign_in_shows_name_domain_link_code_and_qr(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     results: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies, "companies")
+        await wait_for(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies,
+                       describe=lambda: "companies")
         open_sign_in(app, setup.company.id, ["poppy:read"], results.append, kind="device")
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"), "code")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
+                       describe=lambda: "code")
         dialog = app.screen
         text = _text(dialog)
         link = str(dialog.query_one("#sign-in-link", Static).render())
@@ -79,7 +77,7 @@ async def test_device_sign_in_shows_name_domain_link_code_and_qr(setup):
         user_code = parse_qs(urlsplit(link).query)["user_code"][0]
         async with httpx.AsyncClient(trust_env=False) as browser:
             await browser.post(link.split("?")[0], data=setup.auth.approve_device_form(user_code))
-        await _until(pilot, lambda: results, "the sign-in to finish", tries=1000)
+        await wait_for(pilot, lambda: results, timeout=20, describe=lambda: "the sign-in to finish")
     assert results == [True]
     assert setup.signins.covers(setup.company, ["poppy:read"])
 
@@ -89,12 +87,13 @@ async def test_device_link_outside_the_company_is_not_shown(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, kind="device")
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"), "code")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
+                       describe=lambda: "code")
         assert not app.screen.query("#sign-in-link") and not app.screen.query("#sign-in-qr")
         assert "evil.example" not in _text(app.screen)
         assert "outside its own domain" in _text(app.screen)
         await pilot.press("escape")
-        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "cancel")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "cancel")
 
 
 async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setup, monkeypatch):
@@ -107,9 +106,9 @@ async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setu
             outcome.append(await sign_in(app, setup.company.id, ["orders"]))
 
         app.run_worker(caller())
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen), "the dialog")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog")
         await pilot.press("b")
-        await _until(pilot, lambda: opened and app.screen.query("#sign-in-paste"), "the browser")
+        await wait_for(pilot, lambda: opened and app.screen.query("#sign-in-paste"), describe=lambda: "the browser")
         url = opened[0]
         async with httpx.AsyncClient(trust_env=False) as browser:
             query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
@@ -119,7 +118,7 @@ async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setu
         paste.focus()
         paste.value = answer.headers["location"]
         await pilot.press("enter")
-        await _until(pilot, lambda: outcome, "the sign-in to finish")
+        await wait_for(pilot, lambda: outcome, describe=lambda: "the sign-in to finish")
     assert outcome == [True]
     assert setup.signins.status(setup.company).scopes == ("orders",)
 
@@ -130,11 +129,11 @@ async def test_issuer_binding_failure_is_shown_and_cancel_returns_false(setup):
     results: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, on_done=results.append)
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen), "the dialog")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog")
         await pilot.press("d")
-        await _until(pilot, lambda: "issuer binding" in _text(app.screen), "the error")
+        await wait_for(pilot, lambda: "issuer binding" in _text(app.screen), describe=lambda: "the error")
         await pilot.press("escape")
-        await _until(pilot, lambda: results, "cancel")
+        await wait_for(pilot, lambda: results, describe=lambda: "cancel")
     assert results == [False]
     assert not any(s.path == "/oauth/device" for s in setup.auth.received)
 
@@ -144,10 +143,11 @@ async def test_sign_out_key_revokes(setup):
     await flow.submit({"email": USER["email"], "password": USER["password"]})
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies, "companies")
+        await wait_for(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies,
+                       describe=lambda: "companies")
         await pilot.press("o")
-        await _until(pilot, lambda: setup.auth.revoked_tokens, "revocation")
-        await _until(pilot, lambda: "no" in _companies_row(app), "the column")
+        await wait_for(pilot, lambda: setup.auth.revoked_tokens, describe=lambda: "revocation")
+        await wait_for(pilot, lambda: "no" in _companies_row(app), describe=lambda: "the column")
     assert setup.signins.status(setup.company) is None
 
 
@@ -158,7 +158,8 @@ async def test_hostile_company_text_in_the_dialog_stays_text(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, kind="device")
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"), "code")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
+                       describe=lambda: "code")
         text = _text(app.screen)
         assert "[@click=app.quit]" in text and "\\x1b" in text and "\x1b" not in text
         assert "\\x1b]52" in str(app.screen.query_one("#sign-in-code", Static).render())
@@ -172,14 +173,15 @@ async def test_a_refused_mediated_sign_in_says_why_and_can_be_tried_again(setup)
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, kind="mediated")
-        await _until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-field-1"), "form")
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-field-1"),
+                       describe=lambda: "form")
         dialog = app.screen
         await pilot.press(*USER["email"], "enter", *"wrong-password", "enter")
-        await _until(pilot, lambda: "wrong email or password" in _text(dialog), "the refusal")
+        await wait_for(pilot, lambda: "wrong email or password" in _text(dialog), describe=lambda: "the refusal")
         assert dialog.query_one("#sign-in-status", Static).has_class("-error")
         # A fresh form comes with the reason, its first field focused: no key to press first.
-        await _until(pilot, lambda: dialog.query("#sign-in-field-0") and dialog.focused is dialog.query_one(
-            "#sign-in-field-0", Input), "a fresh form")
+        await wait_for(pilot, lambda: dialog.query("#sign-in-field-0") and dialog.focused is dialog.query_one(
+            "#sign-in-field-0", Input), describe=lambda: "a fresh form")
         await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
-        await _until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "signed in")
     assert setup.signins.status(setup.company).kind == "mediated"

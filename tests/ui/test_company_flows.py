@@ -12,7 +12,6 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
-from poppy_tui.demo.testing import company
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
@@ -26,9 +25,9 @@ EXCHANGE = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "st
 
 
 @pytest.fixture
-def shop():
-    with company() as running:
-        yield running
+def shop(company):
+    """The demo Company (tests/conftest.py's `company`)."""
+    return company
 
 
 @pytest.fixture
@@ -58,6 +57,21 @@ async def pick_action(pilot, screen: ComposerScreen, label: str) -> None:
     await wait_for(pilot, lambda: screen.action is not None and screen.action.label == label)
 
 
+async def compose_for(pilot, screen: ComposerScreen, company) -> None:
+    """Once the app has started, choose `company` in the composer's Company list."""
+    await started(pilot)
+    screen.query_one("#composer-company", Select).value = company.id
+
+
+async def talk_to(pilot, screen: ConversationScreen, company) -> None:
+    """Once the app has started, choose `company` in Talk's Company list and wait until Talk has
+    taken it up and the message box has the keys."""
+    await started(pilot)
+    screen.query_one("#talk-company", Select).value = company.id
+    await wait_for(pilot, lambda: screen.company is not None and screen.company.id == company.id)
+    await wait_for(pilot, lambda: isinstance(screen.app.focused, Input))
+
+
 def fill(screen: ComposerScreen, values: dict[str, str]) -> None:
     for widget_id, field in screen.field_ids.items():
         if field.name in values:
@@ -71,8 +85,7 @@ async def test_composer_sends_an_api_request_and_opens_the_operations_review(mak
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ComposerScreen)
-        await started(pilot)
-        screen.query_one("#composer-company", Select).value = manzanita.id
+        await compose_for(pilot, screen, manzanita)
         await pick_action(pilot, screen, "POST /api/orders/{order_id}/exchanges")
         assert {f.name for f in screen.field_ids.values()} == set(EXCHANGE)
         fill(screen, EXCHANGE)
@@ -93,8 +106,7 @@ async def test_composer_calls_an_mcp_tool_and_shows_a_plain_result(make_agent, s
     app = PoppyApp(agent, initial_screen="compose")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await started(pilot)
-        screen.query_one("#composer-company", Select).value = manzanita.id
+        await compose_for(pilot, screen, manzanita)
         await pick_action(pilot, screen, "tool get_order")
         fill(screen, {"order_id": "ord_7Hk2"})
         await pilot.press("ctrl+s")
@@ -117,8 +129,7 @@ async def test_composer_reports_a_missing_required_field_and_sends_nothing(make_
     notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.screen
-        await started(pilot)
-        screen.query_one("#composer-company", Select).value = manzanita.id
+        await compose_for(pilot, screen, manzanita)
         await pick_action(pilot, screen, "POST /api/orders/{order_id}/exchanges")
         fill(screen, {"order_id": "ord_7Hk2"})
         await pilot.press("ctrl+s")
@@ -159,10 +170,7 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
-        await started(pilot)
-        screen.query_one("#talk-company", Select).value = manzanita.id
-        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == manzanita.id)
-        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        await talk_to(pilot, screen, manzanita)
         await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         texts = [str(m.render()) for m in screen.query(MessageView)]
@@ -190,10 +198,7 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
     app = PoppyApp(agent, initial_screen="talk")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await started(pilot)
-        screen.query_one("#talk-company", Select).value = manzanita.id
-        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == manzanita.id)
-        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        await talk_to(pilot, screen, manzanita)
         await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         await pilot.press(*"size L instead", "enter")

@@ -5,7 +5,6 @@ loopback: the grace period is ended in the store (committed like the decision), 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Iterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -15,20 +14,12 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
-from tests.companies.strict_company import StrictCompany
 from tests.ui.ui_sample import (
     JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, started, ui_config, wait_for,
 )
 
 SIZE = (120, 36)
 GRACE = 3600.0  # far longer than any test runs: only "send now" can make it go
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tmp_path, strict):

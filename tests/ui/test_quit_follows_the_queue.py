@@ -8,7 +8,6 @@ Through the real Agent and its dispatcher, against a Company written from the sp
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -18,17 +17,9 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
-from tests.companies.strict_company import StrictCompany
 from tests.ui.ui_sample import ui_config, wait_for
 
 GRACE = 3600.0  # far longer than any test runs: only a send made elsewhere ends it
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 async def approved_cancellation(tmp_path, strict) -> tuple[Agent, int]:

@@ -5,7 +5,6 @@ earlier outcome is known; then both lift, read afresh. The real Agent against th
 
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -24,12 +23,12 @@ SIZE = (120, 40)
 
 
 @pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    company.state.mint_operation_ids = True
-    company.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
-    yield company
-    company.stop()
+def strict(strict: StrictCompany) -> StrictCompany:
+    """tests/conftest.py's strict Company, minting a new operation_id for every request and answering
+    approvals with an HTML 500."""
+    strict.state.mint_operation_ids = True
+    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
+    return strict
 
 
 def panel_text(screen: ReviewScreen) -> str:

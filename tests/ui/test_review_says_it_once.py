@@ -5,9 +5,7 @@ Agent and its dispatcher, against a Company written from the spec alone."""
 
 from __future__ import annotations
 
-from typing import Iterator
 
-import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.agent.agent import Agent
@@ -16,15 +14,7 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.companies.strict_company import StrictCompany
 from tests.ui.ui_sample import ui_config, wait_for
-
-
-@pytest.fixture
-def strict() -> Iterator[StrictCompany]:
-    company = StrictCompany()
-    yield company
-    company.stop()
 
 
 async def open_agent(tmp_path, strict, grace: float) -> tuple[Agent, int]:

@@ -4,6 +4,8 @@ sites are withheld; secrets stay secret whatever the Company declares."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from textual.widgets import Input, Static
 
@@ -58,19 +60,22 @@ def _raw_free(app) -> None:
     assert not any(ord(c) < 32 and c != "\n" for c in shown) and "\x7f" not in shown
 
 
-async def _dialog(pilot, app, agent, company, kind: str) -> SignInScreen:
-    record = await agent.add_company(company.base_url)
-    open_sign_in(app, record.id, kind=kind)
-    await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-status"))
-    return app.screen
+@contextlib.asynccontextmanager
+async def sign_in_dialog(agent, company, kind: str):
+    """The TUI at SIZE with `company` added and its sign-in dialog of `kind` open: (app, pilot,
+    dialog). What toasts say is kept in app.said_toasts, read without Textual's internals."""
+    app = PoppyApp(agent)
+    app.said_toasts = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        record = await agent.add_company(company.base_url)
+        open_sign_in(app, record.id, kind=kind)
+        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-status"))
+        yield app, pilot, app.screen
 
 
 async def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_anything_is_typed(agent, hostile):
     company = hostile(lookalike_shop())
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "mediated")
+    async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-0"), describe=lambda: _text(dialog))
         text = _text(dialog)
         assert f"Sent once to Shop Test at {LOOKALIKE_ASCII} ⚠ look-alike address" in text
@@ -82,10 +87,7 @@ async def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_anything_
 
 async def test_a_look_alike_device_link_is_shown_by_its_ascii_form_and_marked(agent, hostile):
     company = hostile(lookalike_shop())
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "device")
+    async with sign_in_dialog(agent, company, "device") as (app, pilot, dialog):
         await wait_for(pilot, lambda: dialog.query("#sign-in-link"), describe=lambda: _text(dialog))
         text = _text(dialog)
         assert f"https://{LOOKALIKE_ASCII}/verify" in text and "look-alike address" in text
@@ -95,10 +97,7 @@ async def test_a_look_alike_device_link_is_shown_by_its_ascii_form_and_marked(ag
 @pytest.mark.parametrize("trick", ["backslash", "userinfo", "tab and newline", "percent-encoded host"])
 async def test_a_device_link_a_browser_opens_elsewhere_is_withheld(agent, hostile, trick):
     company = hostile(parser_trickster("device", TRICK_LINKS[trick]))
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "device")
+    async with sign_in_dialog(agent, company, "device") as (app, pilot, dialog):
         await wait_for(pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog))
         text = _text(dialog)
         assert "outside its own domain, so it is not shown" in text and "WDJB-MJHT" in text
@@ -110,10 +109,7 @@ async def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor
     opened: list[str] = []
     monkeypatch.setattr(flows, "_open_in_browser", lambda url: opened.append(url) or True)
     company = hostile(suffix_claimer("direct", "https://login.evil.test/authorize"))
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "direct")
+    async with sign_in_dialog(agent, company, "direct") as (app, pilot, dialog):
         status = dialog.query_one("#sign-in-status", Static)
         await wait_for(pilot, lambda: "outside its own domains" in str(status.render()), describe=lambda: _text(dialog))
         assert "login.evil.test" in str(status.render())
@@ -122,10 +118,7 @@ async def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor
 
 async def test_credentials_for_another_site_are_not_asked_for(agent, hostile):
     company = hostile(suffix_claimer("mediated"))
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "mediated")
+    async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
         status = dialog.query_one("#sign-in-status", Static)
         await wait_for(pilot, lambda: "won't ask for your credentials" in str(status.render()),
                        describe=lambda: _text(dialog))
@@ -134,10 +127,7 @@ async def test_credentials_for_another_site_are_not_asked_for(agent, hostile):
 
 async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept(agent, hostile):
     company = hostile(careless_secrets(fields=[*DISGUISED_SECRETS[:4], EMAIL_FIELD]))
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "mediated")
+    async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-4"), describe=lambda: _text(dialog))
         inputs = list(dialog.query(".sign-in-field").results(Input))
         assert [i.password for i in inputs] == [True, True, True, True, False]
@@ -159,10 +149,7 @@ async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept
 
 async def test_credentials_quoted_back_are_not_shown(agent, hostile):
     company = hostile(careless_secrets(echo=True))
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "mediated")
+    async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog))
         await pilot.press(*"ada@shop.test", "enter", *PASSWORD, "enter")
         status = dialog.query_one("#sign-in-status", Static)
@@ -175,10 +162,7 @@ async def test_the_one_time_code_is_masked(agent, hostile):
     script = careless_secrets()
     script.needs_code = True
     company = hostile(script)
-    app = PoppyApp(agent)
-    app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(pilot, app, agent, company, "mediated")
+    async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
         await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog))
         await pilot.press(*"ada@shop.test", "enter", *PASSWORD, "enter")
         await wait_for(pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: _text(dialog))
@@ -206,10 +190,7 @@ async def test_a_program_squatting_the_identity_port_is_not_believed(tmp_path, h
     agent = Agent.open(paths, Config(grace_seconds=0.0, request_timeout_seconds=5.0))
     company = hostile(careless_secrets())
     try:
-        app = PoppyApp(agent)
-        app.said_toasts = record_notifications(app)  # what toasts said, read without Textual's internals
-        async with app.run_test(size=SIZE) as pilot:
-            dialog = await _dialog(pilot, app, agent, company, "device")
+        async with sign_in_dialog(agent, company, "device") as (app, pilot, dialog):
             await wait_for(pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog))
             assert "WDJB-MJHT" in _text(dialog)
     finally:

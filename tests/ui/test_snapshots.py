@@ -51,16 +51,23 @@ def test_review_of_a_hostile_summary(snap_compare, sample, size):
     assert snap_compare(make_app(store, f"review:{rows['hostile']}"), terminal_size=size, run_before=steady)
 
 
+def pressing(key: str, screen_class):
+    """A run_before: once the screen is steady, press `key`, wait for the `screen_class` it opens,
+    and let that settle too."""
+
+    async def run_before(pilot) -> None:
+        await steady(pilot)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen_class))
+        await steady(pilot)
+
+    return run_before
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_confirm_approve(snap_compare, sample, size):
     store, rows = sample
-
-    async def confirm(pilot) -> None:
-        await steady(pilot)
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmApproveScreen))
-        await steady(pilot)
-
+    confirm = pressing("a", ConfirmApproveScreen)
     assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=confirm)
 
 
@@ -85,11 +92,5 @@ def test_help(snap_compare, sample, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_confirm_decline(snap_compare, sample, size):
     store, rows = sample
-
-    async def decline(pilot) -> None:
-        await steady(pilot)
-        await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDeclineScreen))
-        await steady(pilot)
-
+    decline = pressing("d", ConfirmDeclineScreen)
     assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=decline)
