@@ -348,10 +348,9 @@ class Agent:
 
     async def _sign_in_state(self, company: CompanyRecord) -> str | None:
         """A fingerprint of the access token now (never the token itself), or None signed out."""
-        token = await self.sessions.access_token(company)
-        from poppy_tui.agent.signin.vault import token_fingerprint
+        from poppy_tui.agent.transports import carried
 
-        return None if token is None else token_fingerprint(token)
+        return carried(await self.sessions.access_token(company))  # as the transports name a sent token
 
     async def _token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
         """The Company answered the access token with this fingerprint with 401 invalid_token."""
@@ -369,8 +368,9 @@ class Agent:
         from poppy_tui.protocol.challenges import INVALID_TOKEN
 
         challenge = exchange.challenge
-        if challenge is not None and challenge.error == INVALID_TOKEN and exchange.signed_in:
-            await self._token_refused(company, await self._sign_in_state(company))
+        refused = exchange.token_fingerprint  # the token the request carried, not the one held now
+        if challenge is not None and challenge.error == INVALID_TOKEN and refused is not None:
+            await self._token_refused(company, refused)
 
     def signing_key(self) -> "ec.EllipticCurvePrivateKey":
         """Load (or create) the signing key now, so a missing keyring is reported up front."""

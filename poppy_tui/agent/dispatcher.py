@@ -221,8 +221,10 @@ class Dispatcher:
         self._inline = inline_retry_seconds
         # The agent's sign-in at a Company now, as a fingerprint of its access token (None: signed
         # out); the Agent wires it to its token source. An approval waiting for sign-in is sent
-        # again once the fingerprint is not None and differs from the one its challenge met, so a
-        # token the Company keeps refusing (too few scopes, revoked) is not resent in a loop.
+        # again once the fingerprint is not None and differs from the one its request carried
+        # (Exchange.token_fingerprint), so a token the Company keeps refusing (too few scopes,
+        # revoked) is not resent in a loop, and one refreshed while the refused request was out
+        # is used at once.
         self.sign_in_state: Callable[[CompanyRecord], Awaitable[str | None]] | None = None
         # Told when the Company refused the access token a send carried (401 invalid_token), with
         # that token's fingerprint: the Agent drops it, and the sign-in if it can't be renewed,
@@ -312,23 +314,30 @@ class Dispatcher:
             return
         for company_id, rows in self.store.waiting_for_sign_in().items():
             try:
-                company = self.store.get_company(company_id)
-                state = await self.sign_in_state(company)
-                if state is None:
-                    continue
-                # Unknown to this process (another one saw the challenge): try once. Not those
-                # that belong to another account than the one signed in now (Ops 3).
-                due = [r for r in rows if self._challenged_with.get(r, "") != state]
-                if due:
-                    held = self.store.for_other_account(due)  # one look for all of them
-                    due = [r for r in due if r not in held]
-                if due:
-                    resumed = self.store.resume_after_sign_in(company_id, due)
-                    for row in resumed:
-                        self._challenged_with.pop(row, None)
-                    log.info("signed in at company %s: sending approvals %s again", company_id, resumed)
+                await self._resume_at(self.store.get_company(company_id), rows)
             except StoreError as exc:
                 log.warning("dispatcher: %s", exc)
+
+    async def _resume_at(self, company: CompanyRecord, rows: list[int]) -> list[int]:
+        """Make due those of `rows` (approvals waiting for sign-in at `company`) whose refused
+        request carried another token than the one held now. Returns the rows made due."""
+        assert self.sign_in_state is not None
+        state = await self.sign_in_state(company)
+        if state is None:
+            return []
+        # Unknown to this process (another one saw the challenge): try once. Not those that
+        # belong to another account than the one signed in now (Ops 3).
+        due = [r for r in rows if self._challenged_with.get(r, "") != state]
+        if due:
+            held = self.store.for_other_account(due)  # one look for all of them
+            due = [r for r in due if r not in held]
+        if not due:
+            return []
+        resumed = self.store.resume_after_sign_in(company.id, due)
+        for row in resumed:
+            self._challenged_with.pop(row, None)
+        log.info("signed in at company %s: sending approvals %s again", company.id, resumed)
+        return resumed
 
     def next_due_in(self) -> float | None:
         """Seconds until something may be due (a grace period ends, a retry, a lease lapses)."""
@@ -490,11 +499,22 @@ class Dispatcher:
             if challenge is not None and challenge.needs_sign_in and not saw_success:
                 # Not a refusal of the operation: the Company wants the person signed in (Ops 3).
                 # Keep the approval and send it again after sign-in, while it is still valid.
-                refused = await self.sign_in_state(op.company) if self.sign_in_state is not None else None
-                if exchange.signed_in and challenge.error == INVALID_TOKEN and self.token_refused is not None:
-                    # The Company no longer takes this token (revoked, or expired early): drop it.
+                # The token the request carried, not the one held now: a refresh between the send
+                # and this answer gave a token the Company never saw (RFC 6750 3.1 refuses the
+                # token presented), and it must not be dropped for the old one's refusal.
+                refused = exchange.token_fingerprint
+                if refused is not None and challenge.error == INVALID_TOKEN and self.token_refused is not None:
+                    # The Company no longer takes this token (revoked, or expired early): drop it,
+                    # if it is still the one held (SignIns.token_refused).
                     await self.token_refused(op.company, refused)
-                self._challenged_with[op.id] = refused
+                # A token newer than the refused one held already (renewed just now, or refreshed
+                # while the request was out): no sign-in to wait for, and none to ask for.
+                held = await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                signed_in_since = held is not None and held != refused
+                if signed_in_since:
+                    self._challenged_with.pop(op.id, None)
+                else:
+                    self._challenged_with[op.id] = refused
                 # A conversation answers a message sent again with the same ID with its first
                 # answer (spec 8.3), this very sign-in request: after sign-in the approval goes in a
                 # new message. It was not taken (the Company asked for sign-in instead), and a new
@@ -502,8 +522,12 @@ class Dispatcher:
                 new_key = new_id("msg_") if sending.interface == "conversation" else None
                 self.store.wait_for_sign_in(
                     (finished[0], SIGN_IN_ASKED, *finished[2:]), op.id, self.owner,
-                    approved.expires_at + timedelta(seconds=1), f"waiting for sign-in: {exchange.detail}", new_key,
+                    approved.expires_at + timedelta(seconds=1),
+                    f"{'sending again, signed in since' if signed_in_since else 'waiting for sign-in'}: {exchange.detail}",
+                    new_key, signed_in_since,
                 )
+                if signed_in_since:
+                    self.wake()
                 return
             verdict = self._decide(sending, approved, exchange, in_doubt, retries, saw_success)
             if isinstance(verdict, _Settle):

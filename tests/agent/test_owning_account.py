@@ -166,13 +166,9 @@ async def test_signed_out_it_waits_and_a_sign_in_as_another_account_does_not_sen
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]  # a 401 before it was read
 
-
-async def test_an_mcp_approval_waits_for_its_account_too(make_agent, birch):
-    agent, company, signed = await setup(make_agent, birch)
-    result = await agent.call_tool(company, "place_order", {"kg": 2})
-    assert result.outcome == "operation"
-    op = agent.store.get_operation(result.operation_row)
-    assert op.account == ALICE
+async def _held_for_bob_then_sent_as_alice(agent, op, signed, birch) -> None:
+    """Approved, then signed in as Bob: the approval waits, unsent; signed in as Alice again, it
+    goes, carried by Alice's token only."""
     agent.approve(op.id, op.current.id)
     signed.as_("tok_bob", BOB)
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
@@ -181,6 +177,15 @@ async def test_an_mcp_approval_waits_for_its_account_too(make_agent, birch):
     signed.as_("tok_alice", ALICE)
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+
+
+async def test_an_mcp_approval_waits_for_its_account_too(make_agent, birch):
+    agent, company, signed = await setup(make_agent, birch)
+    result = await agent.call_tool(company, "place_order", {"kg": 2})
+    assert result.outcome == "operation"
+    op = agent.store.get_operation(result.operation_row)
+    assert op.account == ALICE
+    await _held_for_bob_then_sent_as_alice(agent, op, signed, birch)
 
 
 async def test_a_conversation_approval_waits_for_its_account_too(make_agent, birch):
@@ -189,14 +194,7 @@ async def test_a_conversation_approval_waits_for_its_account_too(make_agent, bir
     assert said.operation_rows
     op = agent.store.get_operation(said.operation_rows[0])
     assert op.account_owned and op.account == ALICE
-    agent.approve(op.id, op.current.id)
-    signed.as_("tok_bob", BOB)
-    waiting = await agent.wait_for_outcome(op.id, timeout=10)
-    assert waiting.waiting_sign_in and f"as “{ALICE}”" in waiting.waiting_sign_in
-    assert approvals_by(birch) == []
-    signed.as_("tok_alice", ALICE)
-    done = await agent.wait_for_outcome(op.id, timeout=20)
-    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+    await _held_for_bob_then_sent_as_alice(agent, op, signed, birch)
 
 
 async def test_a_sign_in_as_another_account_landing_as_the_token_is_read_does_not_carry_it(make_agent, birch):

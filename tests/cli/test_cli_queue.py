@@ -171,8 +171,11 @@ def test_show_json_shape(cli, queue):
         "id", "operation_id", "company", "interface", "status", "current", "approved_revision", "request",
         "revisions", "decisions", "attempts", "events", "outcome", "outcome_detail", "created_at", "updated_at",
         "unknown_reason", "found_out", "next_look_at", "held_by", "resource_now",
+        "account_owned", "account", "signed_in_as_other_account",
     }
     assert data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
+    # Returned signed out: nobody's account, and no other account holds it back.
+    assert data["account_owned"] is False and data["account"] is None and data["signed_in_as_other_account"] is None
     assert data["resource_now"] is None  # never read: this queue was written straight into the store
     assert data["status"] == "declined"
     assert data["request"] == {

@@ -21,7 +21,9 @@
   structuredContent) and performs it when `_meta` carries the approval (Ops 4, 6);
 - it can end Sessions (`ended_sessions`): any request in one gets 403 invalid_session, and the
   same action asked again in a new Session gets a new revision of the same operation_id, bound
-  to that new Session (Ops 3, "New terms").
+  to that new Session (Ops 3, "New terms");
+- it can hold the next request carrying an approval before it checks its tokens
+  (`hold_next_approval`), so a test can renew the agent's token while the answer is pending.
 
 Served by uvicorn on 127.0.0.1 in a background thread. Tokens are handed out by the test
 (`tokens`), as a real Company's authorization server would after a sign-in.
@@ -48,6 +50,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp_types import CallToolResult, TextContent
 
+from .hold import Hold
 from .serving import LoopbackServer
 
 NAME = "Birch Market"
@@ -86,6 +89,14 @@ class AccountState:
     offers: dict[str, str] = field(default_factory=dict)
     # Report a performed approval message with an `authorization` event beside the word it is done.
     sign_in_event_when_done: bool = False
+    # Holds the next request carrying an approval (API header, MCP _meta, conversation message) before its tokens are
+    # checked, until the test releases it (tests/companies/hold.py).
+    hold_next_approval: Hold | None = None
+
+    async def hold_if_asked(self) -> None:
+        hold, self.hold_next_approval = self.hold_next_approval, None
+        if hold is not None:
+            await hold()
 
 
 class Refused(Exception):
@@ -180,6 +191,8 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         return JSONResponse({"error": "approval_required", "operation": body}, status_code=403)
 
     async def action(request: Request, operation_id: str, what: str, account: bool) -> Response:
+        if request.headers.get("poppy-approval"):
+            await state.hold_if_asked()
         try:
             sid, user = await check(request)
             if account:
@@ -295,6 +308,11 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         return JSONResponse({"conversation_id": conversation_id}, status_code=201)
 
     async def post_message(request: Request) -> Response:
+        sent = json.loads(await request.body() or b"{}")
+        said = sent.get("message") if isinstance(sent, dict) else None
+        operations = ((said.get("extensions") or {}).get("operations") or {}) if isinstance(said, dict) else {}
+        if isinstance(operations, dict) and "approval" in operations:
+            await state.hold_if_asked()
         try:
             sid, user = await check(request)
         except Refused as refused:
@@ -386,11 +404,6 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         if scope["type"] != "http":
             await mcp_app(scope, receive, send)
             return
-        try:
-            sid, user = await check(Request(scope))
-        except Refused as refused:
-            await refused.response(scope, receive, send)
-            return
         body = b""
         while True:
             message = await receive()
@@ -401,6 +414,14 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             call = json.loads(body) if body else {}
         except ValueError:
             call = {}
+        meta = (call.get("params") or {}).get("_meta") if isinstance(call, dict) else None
+        if isinstance(meta, dict) and "personalagentprotocol.org/approval" in meta:
+            await state.hold_if_asked()
+        try:
+            sid, user = await check(Request(scope))
+        except Refused as refused:
+            await refused.response(scope, receive, send)
+            return
         called = (call.get("params") or {}).get("name") if isinstance(call, dict) else None
         if isinstance(call, dict) and call.get("method") == "tools/call" and called == "place_order" and user is None:
             error = {"code": -32001, "message": "Sign in to order",

@@ -11,7 +11,7 @@ Every client call is authenticated with a private_key_jwt assertion checked as t
 ES256 by the registered key, iss = sub = client_id, aud = the issuer exactly, short exp, single jti.
 
 It also has one action that needs both sign-in and the person's approval (Ops 3, 4, 6): POST
-/orders. Without an access token it answers 401 sign_in_required; with one it no longer accepts
+/orders (the next one held before its token is checked with `hold_next_order`). Without an access token it answers 401 sign_in_required; with one it no longer accepts
 (revoked, RFC 6750 3.1) 401 invalid_token; else 403 approval_required with an operation that
 belongs to the account, performed once when the approval of one of its revisions comes back
 with a valid token.
@@ -39,6 +39,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.companies.hold import Hold
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
@@ -102,6 +104,9 @@ class SpecAuthCompany:
     order_answers: list[str] = field(default_factory=list)  # "sign_in_required", "invalid_token", ...
     # The account whose access token carried each approval to /orders (None: a sign-in that named none).
     approval_accounts: list[str | None] = field(default_factory=list)
+    # Holds the next /orders request before its token is checked, until the test releases it
+    # (tests/companies/hold.py): what the agent does meanwhile races the answer.
+    hold_next_order: Hold | None = None
 
     def revoke_everything(self) -> None:
         """The Company ends every sign-in on its side (the person revoked the agent, say)."""
@@ -430,6 +435,9 @@ class SpecAuthCompany:
 
         async def place_order(request: Request) -> Response:
             await record(request)
+            hold, self.hold_next_order = self.hold_next_order, None
+            if hold is not None:
+                await hold()
             authorization = request.headers.get("authorization", "")
             if not authorization.startswith("Bearer "):
                 self.order_answers.append("sign_in_required")

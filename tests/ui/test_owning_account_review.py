@@ -73,15 +73,20 @@ def operation_line(screen) -> str:
     return str(screen.query_one("#operation-line", Static).render())
 
 
+async def _review(app, pilot, op_row: int) -> ReviewScreen:
+    """The review of operation `op_row`, once it has its record."""
+    app.open_review(op_row)
+    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+    return app.screen
+
+
 async def test_review_names_the_account_and_holds_approve_while_signed_in_as_another(agent, birch):
     op, signed = await ordered_as(agent, birch, "tok_alice", ALICE)
     signed.as_("tok_bob", BOB)
     app = PoppyApp(agent)
     notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        app.open_review(op.id)
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
-        review = app.screen
+        review = await _review(app, pilot, op.id)
         await wait_for(pilot, lambda: f"belongs to your account “{ALICE}”" in operation_line(review))
         await wait_for(pilot, lambda: review.arming_left() == 0)
         why = review.approve_blocker()
@@ -112,9 +117,7 @@ async def test_review_of_an_operation_whose_account_is_unknown_says_so_and_appro
     signed.as_("tok_bob", BOB)
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_review(op.id)
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
-        review = app.screen
+        review = await _review(app, pilot, op.id)
         await wait_for(pilot, lambda: "which account is not known" in operation_line(review))
         await wait_for(pilot, review.can_approve)
 
@@ -124,9 +127,7 @@ async def test_a_hostile_account_name_is_shown_neutralised(agent, birch):
     signed.as_("tok_bob", BOB)
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
-        app.open_review(op.id)
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
-        review = app.screen
+        review = await _review(app, pilot, op.id)
         await wait_for(pilot, lambda: "belongs to your account" in operation_line(review))
         shown = operation_line(review) + (review.approve_blocker() or "") + review.findings[0].message
         assert "\x1b" not in shown and "\u202e" not in shown

@@ -231,11 +231,12 @@ class SignIns:
         if record is None:
             return
         issuer = record.issuer
-        cached = self.vault.access(issuer)
-        if cached is not None and fingerprint is not None and token_fingerprint(cached.token) != fingerprint:
-            return  # replaced meanwhile (a refresh, a new sign-in): that one was not refused
+        if self._replaced(issuer, fingerprint):
+            return
         lock = self._locks.setdefault(issuer, asyncio.Lock())
         async with lock:
+            if self._replaced(issuer, fingerprint):
+                return  # renewed while we waited for the lock (access_token refreshes under it)
             self.vault.forget_access(issuer)
             if fingerprint is not None and self._renewed_after_refusal.get(issuer) == fingerprint:
                 self._end(company, issuer, "its renewed access token was refused too")
@@ -250,6 +251,12 @@ class SignIns:
                 can_renew = False
             if not can_renew:
                 self._end(company, issuer, "its access token was refused and there is nothing to renew it with")
+
+    def _replaced(self, issuer: str, refused: str | None) -> bool:
+        """The token held now is not the refused one (a refresh, a new sign-in since the request
+        left): the Company never saw it, so it is kept."""
+        cached = self.vault.access(issuer)
+        return cached is not None and refused is not None and token_fingerprint(cached.token) != refused
 
     def _end(self, company: CompanyRecord, issuer: str, why: str) -> None:
         try:

@@ -202,24 +202,31 @@ class DispatchStore(OperationStore, ExpiryStore):
 
     def wait_for_sign_in(
         self, attempt: tuple[int, str, int | None, Any, str | None], operation_row: int, owner: str,
-        until: datetime, detail: str, new_key: str | None = None,
+        until: datetime, detail: str, new_key: str | None = None, signed_in_since: bool = False,
     ) -> None:
         """The send was answered with a sign-in challenge: finish the attempt and keep the approval
         (status stays sending) until the person signs in (resume_after_sign_in) or `until` (the
         approved revision's expiry), when the dispatcher settles it. One commit. `new_key`: the
-        key (a conversation's message ID) the approval is sent with after sign-in."""
+        key (a conversation's message ID) the approval is sent with after sign-in.
+        `signed_in_since`: a sign-in newer than the refused request's token is held already (it
+        was renewed while the request was out): due again now, never shown waiting."""
         attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
+        now = stamp()
         with self._write(Durability.SOON) as db:
             self._finish_attempt(attempt_id, attempt_outcome, http_status, _dumps(response), attempt_detail)
             cursor = db.execute(
                 "UPDATE operations SET next_attempt_at=?, waiting_sign_in=?, outcome_detail=?, lease_owner=NULL,"
                 " lease_until=NULL, idempotency_key=COALESCE(?, idempotency_key), updated_at=?"
                 " WHERE id=? AND lease_owner=? AND status=?",
-                (stamp(until), detail, detail, new_key, stamp(), operation_row, owner, Status.SENDING),
+                (now if signed_in_since else stamp(until), None if signed_in_since else detail, detail, new_key, now,
+                 operation_row, owner, Status.SENDING),
             )
             if cursor.rowcount != 1:
                 raise StateError(self._why_not(operation_row, "kept waiting for sign-in"))
-            self._event(operation_row, "waiting_sign_in", detail)
+            if signed_in_since:
+                self._event(operation_row, "signed_in", "signed in with a newer token already: the approval will be sent again")
+            else:
+                self._event(operation_row, "waiting_sign_in", detail)
 
     def waiting_for_sign_in(self) -> dict[int, list[int]]:
         """company_id -> operation rows whose approval waits for sign-in."""

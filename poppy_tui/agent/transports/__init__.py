@@ -25,13 +25,33 @@ class Exchange:
     final: bool = False  # an Unknown that resending can't settle (a conversation reply we can't read)
     carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
     challenge: Challenge | None = None  # the Company asked for sign-in, more scopes, or refused our identity
-    signed_in: bool = False  # the (last) request carried an access token: an operation it returned is the account's
+    # Which access token the (last) request carried, as vault.token_fingerprint (never the token
+    # itself), None when it went signed out. A 401 invalid_token refuses this token, not whichever
+    # the agent holds when the answer arrives: a refresh may have replaced it meanwhile.
+    token_fingerprint: str | None = None
+
     # The account that token was for, where the sign-in named it (sign_ins.account), read as the
     # request was sent: an operation it returned belongs to that account (Ops 3). None: unknown.
     account: str | None = None
     # An approval not sent because the agent is signed in to the Company as another account than
     # the one the operation belongs to (that account's name): it waits for sign-in as the owner.
     other_account: str | None = None
+
+    @property
+    def signed_in(self) -> bool:
+        """The request carried an access token: an operation it returned is the account's."""
+        return self.token_fingerprint is not None
+
+
+def carried(token: str | None) -> str | None:
+    """The fingerprint of the access token a request is about to carry, or None signed out. Read
+    where the token is read for the send, so the answer names the token it actually met."""
+    if token is None:
+        return None
+    # Loaded when someone is signed in only: most requests go signed out.
+    from poppy_tui.agent.signin.vault import token_fingerprint
+
+    return token_fingerprint(token)
 
 
 def outcome_name(outcome: Outcome) -> str:
@@ -49,4 +69,4 @@ def outcome_name(outcome: Outcome) -> str:
     }[type(outcome)]
 
 
-__all__ = ["Exchange", "outcome_name"]
+__all__ = ["Exchange", "carried", "outcome_name"]

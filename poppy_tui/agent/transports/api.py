@@ -10,7 +10,7 @@ import httpx2
 from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
-from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports import Exchange, carried
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, encode_approval_header
 from poppy_tui.protocol.challenges import parse_challenge
@@ -85,7 +85,7 @@ class ApiTransport:
                     continue
                 outcome = NotPerformed(answer.status, "invalid_session", answer.body)
                 return Exchange(
-                    outcome, answer.status, answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None, account=account
+                    outcome, answer.status, answer.for_record(), session_id, verdict.detail, True, token_fingerprint=carried(token), account=account
                 )
             challenge = parse_challenge(answer.status, answer.headers, answer.body)
             if challenge is not None:
@@ -93,11 +93,11 @@ class ApiTransport:
                 detail = self._sessions.challenge_detail(company, challenge)
                 return Exchange(
                     outcome, answer.status, answer.for_record(), session_id, detail, challenge=challenge,
-                    signed_in=token is not None, account=account,
+                    token_fingerprint=carried(token), account=account,
                 )
             return Exchange(
                 self._classify(company, answer), answer.status, answer.for_record(), session_id,
-                "started a new Session (invalid_session)" if retried else "", signed_in=token is not None, account=account,
+                "started a new Session (invalid_session)" if retried else "", token_fingerprint=carried(token), account=account,
             )
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):

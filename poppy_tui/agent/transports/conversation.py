@@ -23,7 +23,7 @@ import httpx2
 from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
-from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports import Exchange, carried
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_to_message_extensions
 from poppy_tui.protocol.challenges import SIGN_IN_REQUIRED, Challenge, challenge_from_fields, parse_challenge
@@ -175,16 +175,16 @@ class ConversationTransport:
                     continue
                 return Exchange(
                     NotPerformed(answer.status, "invalid_session", answer.body), answer.status,
-                    answer.for_record(), session_id, verdict.detail, True, signed_in=token is not None, account=account,
+                    answer.for_record(), session_id, verdict.detail, True, token_fingerprint=carried(token), account=account,
                 )
             challenge = parse_challenge(answer.status, answer.headers, answer.body)
             if challenge is not None:
                 return Exchange(
                     NotPerformed(answer.status, challenge.error, answer.body), answer.status, answer.for_record(),
                     session_id, self._sessions.challenge_detail(company, challenge), challenge=challenge,
-                    signed_in=token is not None, account=account,
+                    token_fingerprint=carried(token), account=account,
                 )
-            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id, signed_in=token is not None, account=account)
+            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id, token_fingerprint=carried(token), account=account)
 
 
 def _classify(answer: http.HttpAnswer):
@@ -491,7 +491,7 @@ class Conversations:
             return Exchange(
                 NotPerformed(exchange.status, challenge.error, verdict.response if verdict is not None else None),
                 exchange.status, exchange.response, exchange.session_id,
-                self._transport.describe(company, challenge), challenge=challenge, signed_in=exchange.signed_in,
+                self._transport.describe(company, challenge), challenge=challenge, token_fingerprint=exchange.token_fingerprint,
             )
         if verdict is None:
             return Exchange(

@@ -25,7 +25,7 @@ from poppy_tui.agent.net.netguard import guarded_client_options
 from poppy_tui.agent.net.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
-from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports import Exchange, carried
 from poppy_tui.agent.transports.mcp_strict import StrictJsonTransport
 from poppy_tui.protocol.approval import Approval, approval_to_mcp_meta
 from poppy_tui.protocol.challenges import Challenge, challenge_from_fields, parse_challenge
@@ -286,7 +286,7 @@ class McpTransport:
                 return Exchange(
                     NotPerformed(error.status, "invalid_session", error.body), error.status,
                     {"status": error.status, "body": error.body}, session_id, verdict.detail, True,
-                    signed_in=token is not None, account=account,
+                    token_fingerprint=carried(token), account=account,
                 )
             challenge = self._challenge(result, auth, failure)
             if challenge is not None:
@@ -294,10 +294,10 @@ class McpTransport:
                 body = error.body if error is not None else {"error": challenge.error}
                 return Exchange(
                     NotPerformed(status, challenge.error, body), status, {"status": status, "body": body}, session_id,
-                    self._sessions.challenge_detail(company, challenge), challenge=challenge, signed_in=token is not None, account=account,
+                    self._sessions.challenge_detail(company, challenge), challenge=challenge, token_fingerprint=carried(token), account=account,
                 )
             return dataclasses.replace(
-                self._classify(company, result, auth, failure, session_id), signed_in=token is not None, account=account
+                self._classify(company, result, auth, failure, session_id), token_fingerprint=carried(token), account=account
             )
 
     @staticmethod
