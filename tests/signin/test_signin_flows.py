@@ -203,7 +203,8 @@ async def test_mediated_code_step_posts_only_the_code(setup):
     with pytest.raises(SignInError, match="already"):
         await flow.submit({"email": USER["email"], "password": USER["password"]})
     grant = await flow.submit_code(USER["code"])
-    assert grant.kind == "mediated"
+    # The account named with the credentials is the sign-in's, though the code step completed it.
+    assert grant.kind == "mediated" and grant.account == USER["email"]
     code_request = setup.auth.received[-1]
     assert code_request.path == f"/poppy/sign-in/{step.sign_in_id}"
     import json

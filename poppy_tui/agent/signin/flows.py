@@ -348,6 +348,9 @@ class MediatedSignIn(_Flow):
         self._check_endpoint()
         self._sent = False
         self._code_step: CodeRequired | None = None
+        # The account the person named with the credentials: kept for the code step's answer,
+        # which completes the same sign-in (the code itself names no account).
+        self._account: str | None = None
 
     def _check_endpoint(self) -> None:
         """The credentials go to the host the person is shown, and that host is the Company's: read
@@ -410,6 +413,7 @@ class MediatedSignIn(_Flow):
         }
         # Only the field that identifies the account is kept (shown as "signed in as"); never a secret.
         account = next((values[f.name] for f in self.fields if f.account and not f.secret), None)
+        self._account = account
         secrets = [values[f.name] for f in self.fields if f.secret]
         return await self._answer(await self._post(self.endpoint, body), account, secrets)
 
@@ -424,7 +428,7 @@ class MediatedSignIn(_Flow):
         self._code_step = None
         url = f"{self.endpoint.rstrip('/')}/{quote(step.sign_in_id, safe='')}"
         body = {"code": code.strip(), **self._client_authentication()}
-        return await self._answer(await self._post(url, body), None, [code.strip()], code_step=step)
+        return await self._answer(await self._post(url, body), self._account, [code.strip()], code_step=step)
 
     def _client_authentication(self) -> dict[str, str]:
         return {
