@@ -67,6 +67,9 @@ async def test_rows_that_do_not_fit_are_counted_below_until_the_cursor_reaches_t
         hint, footer = app.screen.query_one("#inbox-hint"), app.screen.query_one("PoppyFooter")
         await wait_for(pilot, lambda: 0 < hint.region.bottom <= footer.region.y,
                        describe=lambda: f"hint {hint.region}, footer {footer.region}")
-        for _ in range(7):
+        table = app.screen.query_one("#pending-table")
+        await wait_for(pilot, lambda: app.focused is table, describe=lambda: f"focus on {app.focused}")
+        for row in range(1, 7):  # one key at a time, each seen by the table before the next
             await pilot.press("down")
+            await wait_for(pilot, lambda row=row: table.cursor_row == row, describe=lambda: f"cursor on row {table.cursor_row}")
         await wait_for(pilot, lambda: not more.display, describe=lambda: str(more.render()))
