@@ -44,6 +44,13 @@ def _to_prompt(terminal: Terminal, prompt: str, after: str = "") -> None:
     terminal.read_until(r"One-time code \(not shown\):", after=after, flat=True)
 
 
+def _ended_by_ctrl_c(terminal, code, echo) -> None:
+    """The process said it was interrupted, exited with its code, gave echo back, no traceback."""
+    assert code == Exit.INTERRUPTED, terminal.text[-2000:]
+    assert INTERRUPTED in terminal.text and echo
+    assert "Traceback" not in terminal.text
+
+
 @pytest.mark.parametrize("prompt", ["email", "password", "code"])
 def test_ctrl_c_ends_each_signin_prompt_at_once(added, prompt):
     terminal = _mediated(added)
@@ -97,9 +104,7 @@ def test_ctrl_c_handled_on_another_thread_still_ends_the_prompt(added, prompt):
         echo = terminal.echo_on()
     finally:
         terminal.close()
-    assert code == Exit.INTERRUPTED, terminal.text[-2000:]
-    assert INTERRUPTED in terminal.text and echo
-    assert "Traceback" not in terminal.text
+    _ended_by_ctrl_c(terminal, code, echo)
 
 
 def test_a_wrong_code_asks_for_the_code_again_not_the_password(added):
@@ -152,9 +157,7 @@ def test_ctrl_c_ends_the_demos_terminal_sign_in_at_once(home, prompt):
         echo = terminal.echo_on()
     finally:
         terminal.close()
-    assert code == Exit.INTERRUPTED, terminal.text[-2000:]
-    assert INTERRUPTED in terminal.text and echo
-    assert "Traceback" not in terminal.text
+    _ended_by_ctrl_c(terminal, code, echo)
 
 
 @pytest.mark.slow
