@@ -1,4 +1,4 @@
-"""Issue #15 target 1: the TUI's first frame in a real pty, as a ratio to a minimal Textual app.
+"""The first-frame target (docs/benchmarks.md): the TUI's first frame in a real pty, as a ratio to a minimal Textual app.
 
 Each round spawns, in turn, the anchor (tests/benchmarks/anchor_app.py: one Static) and
 `python -m poppy_tui --home HOME` for each home (0, 500 and 50,000 pending operations), each on

@@ -1,4 +1,4 @@
-"""Issue #15 target 6: the history screen opening at 1,000,000 records against 100,000.
+"""The history-at-scale target (docs/benchmarks.md): the history screen opening at 1,000,000 records against 100,000.
 
 Each round spawns tests/benchmarks/tui_child.py (the TUI as `poppy-tui` starts it, first screen
 history) on a fresh 120x36 pty, once per store, interleaved; the clock stops when the first page

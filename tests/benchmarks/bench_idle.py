@@ -1,5 +1,6 @@
-"""Issue #15 target 4: idle CPU with 50,000 pending operations, and keystroke latency at 50,000
-pending against 10, both measured on the real `python -m poppy_tui` in a pty.
+"""The idle-CPU and keystroke targets (docs/benchmarks.md): idle CPU with 50,000 pending
+operations, and keystroke latency at 50,000 pending against 10, both measured on the real
+`python -m poppy_tui` in a pty.
 
 Idle: after the first frame and a settling period (the first start checks the rows it shows, once,
 and stores the results), the child's user+system CPU (/proc/PID/stat) over a wall-clock window.

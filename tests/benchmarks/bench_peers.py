@@ -1,4 +1,4 @@
-"""Issue #15: poppy-tui's first frame against two other Textual applications, Posting (an HTTP
+"""poppy-tui's first frame against two other Textual applications, Posting (an HTTP
 client) and Harlequin (an SQL IDE), measured in the same real pty and the same way as
 bench_firstframe.py, with the minimal Textual app (anchor_app.py) in every round.
 

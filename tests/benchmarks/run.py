@@ -5,7 +5,7 @@
 
 firstframe, idle and historyscale build stores of 50,000 pending operations and of 100,000 and
 1,000,000 records (the last takes minutes and ~2 GB); --stores DIR keeps them for later runs.
-commands (cost per command, issue #15 target 2) uses httpie's `http` as its anchor when installed
+commands (cost per command, docs/benchmarks.md) uses httpie's `http` as its anchor when installed
 (`pip install httpie`), else curl; sending (target 3) sends 1,000 approvals.
 peers compares the empty store's first frame with Posting's and Harlequin's (bench_peers.py): they
 are optional anchors, never poppy-tui dependencies, installed with pip into their own venvs under
@@ -37,11 +37,11 @@ sys.path.insert(1, str(HERE.parents[1]))
 from common import REPO, Figure, write_home  # noqa: E402
 
 SECTIONS = ("startup", "summary", "history", "memory", "roundtrip")
-# Issue #15 targets 1, 4 and 6, measured in a real pty (pty_harness.py).
+# The first-frame, idle/keystroke and history-at-scale targets, measured in a real pty (pty_harness.py).
 SECTIONS += ("firstframe", "idle", "historyscale")
-# Issue #15 targets 2 and 3 (bench_commands.py, bench_sending.py); 5 is roundtrip.
+# The per-command and sending targets (bench_commands.py, bench_sending.py); the round trip is roundtrip.
 SECTIONS += ("commands", "sending")
-# Issue #15: the first frame against Posting and Harlequin (bench_peers.py).
+# The first frame against Posting and Harlequin (bench_peers.py), for scale.
 SECTIONS += ("peers",)
 
 
