@@ -115,12 +115,15 @@ class InboxScreen(PoppyScreen):
             table = OperationTable(id="pending-table")
             table.display = False  # until refresh_data finds rows for it
             await body.mount(table, before=body.query_one("#pending-empty"))
+            self._follow_scrolling(table)
         if not self.query("#progress-table"):
             await body.mount_all(list(self._progress_section()), before=body.query_one("#inbox-hint"))
         self.refresh_data()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
+        for table in self.query("#pending-table").results(OperationTable):
+            self._follow_scrolling(table)
         # The first page is read now, synchronously (two indexed queries, the same cost at 50,000
         # pending as at 500), so the rows are in the first frame (the first-frame target,
         # docs/benchmarks.md).
@@ -284,6 +287,15 @@ class InboxScreen(PoppyScreen):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         # The cursor scrolls the table: what is hidden below changes with it.
+        self.call_after_refresh(self.fit_tables)
+
+    def _follow_scrolling(self, table: OperationTable) -> None:
+        """Count what is below again whenever the table scrolls: DataTable scrolls to the cursor
+        after a refresh when its rows were just updated, so that scroll can land after the count
+        made for the cursor's move (RowHighlighted), which then said rows were hidden that show."""
+        self.watch(table, "scroll_y", self._scrolled, init=False)
+
+    def _scrolled(self) -> None:
         self.call_after_refresh(self.fit_tables)
 
     # ---- the notice ----------------------------------------------------------------------------
