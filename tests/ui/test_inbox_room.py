@@ -68,8 +68,14 @@ async def test_rows_that_do_not_fit_are_counted_below_until_the_cursor_reaches_t
         await wait_for(pilot, lambda: 0 < hint.region.bottom <= footer.region.y,
                        describe=lambda: f"hint {hint.region}, footer {footer.region}")
         table = app.screen.query_one("#pending-table")
-        await wait_for(pilot, lambda: app.focused is table, describe=lambda: f"focus on {app.focused}")
+        # The whole list read and every row's checks in: rows shown again then may move the cursor.
+        inbox = app.screen
+        await wait_for(pilot, lambda: not inbox.partial and not inbox.checking and app.focused is table,
+                       describe=lambda: f"partial {inbox.partial}, checking {inbox.checking}, focus on {app.focused}")
         for row in range(1, 7):  # one key at a time, each seen by the table before the next
             await pilot.press("down")
             await wait_for(pilot, lambda row=row: table.cursor_row == row, describe=lambda: f"cursor on row {table.cursor_row}")
-        await wait_for(pilot, lambda: not more.display, describe=lambda: str(more.render()))
+        await wait_for(pilot, lambda: not more.display, describe=lambda: (
+            f"{more.render()}; cursor {table.cursor_row}, scroll {table.scroll_y}/{table.max_scroll_y}, "
+            f"size {table.size}, virtual {table.virtual_size}, max_height {table.styles.max_height}, "
+            f"rows {[r.height for r in table.ordered_rows]}"))
