@@ -232,6 +232,9 @@ class InboxScreen(PoppyScreen):
             if self._fitted.get(table.id, "unset") != cap:  # a new height lays the screen out again
                 self._fitted[table.id] = cap
                 table.styles.max_height = cap
+                # The table scrolled its cursor into view for the height it had: keep the cursor's
+                # row in view at the new one (once laid out), or it can sit hidden below.
+                self.call_after_refresh(self._keep_cursor_in_view, table)
         pending = next((t for t in tables if t.id == "pending-table"), None)
         self._say_more_below(pending, caps.get("pending-table") if pending is not None else None)
 
@@ -288,6 +291,11 @@ class InboxScreen(PoppyScreen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         # The cursor scrolls the table: what is hidden below changes with it.
         self.call_after_refresh(self.fit_tables)
+
+    @staticmethod
+    def _keep_cursor_in_view(table: OperationTable) -> None:
+        if table.is_mounted and table.row_count:
+            table.move_cursor(row=table.cursor_row)  # the same row: only scrolls it into view
 
     def _follow_scrolling(self, table: OperationTable) -> None:
         """Count what is below again whenever the table scrolls: DataTable scrolls to the cursor
