@@ -67,7 +67,7 @@ def test_a_commands_first_answer_to_ctrl_c_then_the_second_interrupts():
             print("asked to stop", flush=True)
             os.kill(os.getpid(), signal.SIGINT)
             try:
-                await asyncio.sleep(3600)
+                await asyncio.Event().wait()  # runs until cancelled
             finally:
                 print("cancelled", flush=True)
 
