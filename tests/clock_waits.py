@@ -17,7 +17,9 @@ def _left(moment: datetime) -> float:
 
 def _check(moment: datetime, limit: float) -> None:
     if _left(moment) > limit:
-        raise AssertionError(f"{moment.isoformat()} is more than {limit} s away: the test would wait too long")
+        raise AssertionError(
+            f"{moment.isoformat()} is more than {limit} s away: the test would wait too long"
+        )
 
 
 async def until_past(moment: datetime, limit: float = 30.0) -> None:

@@ -94,5 +94,8 @@ def _module_closes_what_it_opened() -> Iterator[None]:
     after = _open_descriptors()
     if len(after) - len(before) > MAX_LEFT_OPEN_PER_MODULE:
         left = [target for fd, target in after.items() if before.get(fd) != target]
-        pytest.fail(f"this module left {len(after) - len(before)} more descriptors open than it found "
-                    f"(at most {MAX_LEFT_OPEN_PER_MODULE}): {_kinds(left)}", pytrace=False)
+        pytest.fail(
+            f"this module left {len(after) - len(before)} more descriptors open than it found "
+            f"(at most {MAX_LEFT_OPEN_PER_MODULE}): {_kinds(left)}",
+            pytrace=False,
+        )

@@ -26,7 +26,9 @@ def defined_names(tree: ast.Module) -> set[str]:
 
 
 def test_every_import_between_benchmark_scripts_names_something_defined():
-    scripts = {path.stem: ast.parse(path.read_text(), str(path)) for path in BENCHMARKS.glob("*.py")}
+    scripts = {
+        path.stem: ast.parse(path.read_text(), str(path)) for path in BENCHMARKS.glob("*.py")
+    }
     assert {"run", "common", "bench_commands", "bench_roundtrip"} <= scripts.keys()
     defined = {name: defined_names(tree) for name, tree in scripts.items()}
     missing = [

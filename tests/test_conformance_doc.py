@@ -28,10 +28,14 @@ TEST_ID = re.compile(r"(?<![\w:/])(tests/[\w/]+\.py)((?:::\w+)*)(\[[^`]*?\])?(?=
 # A test on a branch not merged yet: `edges2:tests/agent/test_x.py::test_y`.
 PENDING_TEST_ID = re.compile(r"`[\w.-]+:(tests/[\w/]+\.py)((?:::\w+)*)`")
 # A cited piece of code, relative to poppy_tui/: `agent/dispatcher.py:Dispatcher._drive`.
-CODE_REF = re.compile(r"`((?:protocol|safety|agent|ui|cli|mcp_server|demo)/[\w/]+\.py)(?::([\w.]+))?`")
+CODE_REF = re.compile(
+    r"`((?:protocol|safety|agent|ui|cli|mcp_server|demo)/[\w/]+\.py)(?::([\w.]+))?`"
+)
 ROW = re.compile(r"^\| ([ACX]\d+) \|(.*)\|\s*$")
 EXPECTED_ROWS = (
-    [f"A{i}" for i in range(1, 47)] + [f"C{i}" for i in range(1, 36)] + [f"X{i}" for i in range(1, 13)]
+    [f"A{i}" for i in range(1, 47)]
+    + [f"C{i}" for i in range(1, 36)]
+    + [f"X{i}" for i in range(1, 13)]
 )
 VERDICTS = ("I+T", "I-U", "P", "M", "W", "n/a")
 
@@ -144,7 +148,11 @@ def test_cited_parameters_are_collected():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", *files],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     ).stdout.splitlines()
     assert sorted(wanted - set(collected)) == []
 
@@ -192,7 +200,12 @@ def test_the_checker_notices_a_test_or_code_that_is_gone():
         "tests/test_conformance_doc.py::test_that_was_renamed",
         "tests/no_such_file.py",
     ]
-    assert missing_code(text) == ["agent/dispatcher.py:Dispatcher._gone", "agent/no_such_module.py:thing"]
+    assert missing_code(text) == [
+        "agent/dispatcher.py:Dispatcher._gone",
+        "agent/no_such_module.py:thing",
+    ]
     assert merged_pending_tests(text) == []
     merged = "`edges2:tests/test_conformance_doc.py::test_every_cited_test_exists`"
-    assert merged_pending_tests(merged) == ["tests/test_conformance_doc.py::test_every_cited_test_exists"]
+    assert merged_pending_tests(merged) == [
+        "tests/test_conformance_doc.py::test_every_cited_test_exists"
+    ]

@@ -11,7 +11,9 @@ import pytest
 
 def modules_after(statement: str) -> set[str]:
     code = f"import sys\n{statement}\nprint('\\n'.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     return set(out.split())
 
 
@@ -19,7 +21,10 @@ def modules_after(statement: str) -> set[str]:
     "statement,absent",
     [
         ("import poppy_tui.agent.agent", {"mcp", "httpx2", "textual", "markdown_it"}),
-        ("import poppy_tui.protocol.operation, poppy_tui.protocol.approval", {"textual", "httpx", "mcp"}),
+        (
+            "import poppy_tui.protocol.operation, poppy_tui.protocol.approval",
+            {"textual", "httpx", "mcp"},
+        ),
         ("import poppy_tui.agent.store", {"textual", "httpx", "mcp"}),
         ("import poppy_tui.ui.app", {"mcp", "httpx2"}),
         ("import poppy_tui.demo", {"textual"}),

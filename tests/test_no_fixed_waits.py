@@ -21,14 +21,25 @@ WAIT_NAMES = {"pause", "sleep", "settle"}
 
 
 def _numbers(node: ast.AST) -> list[float]:
-    return [n.value for n in ast.walk(node)
-            if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)]
+    return [
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, (int, float))
+        and not isinstance(n.value, bool)
+    ]
 
 
 def _duration_args(call: ast.Call) -> list[ast.AST]:
     """The argument that is a duration: the first for pause/sleep, the second of settle(pilot, s)."""
     func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else None
+    )
     if name not in WAIT_NAMES:
         return []
     if name == "settle":
@@ -55,26 +66,54 @@ def fixed_waits(path: Path) -> list[tuple[int, str]]:
                     found.add(node.lineno)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # A helper whose parameter defaults to a long pause that it then waits for.
-            defaults = dict(zip([a.arg for a in node.args.args[len(node.args.args) - len(node.args.defaults):]],
-                                node.args.defaults, strict=True))
-            defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True) if d is not None})
-            long_defaults = {name for name, d in defaults.items() if any(n >= THRESHOLD for n in _numbers(d))}
+            defaults = dict(
+                zip(
+                    [
+                        a.arg
+                        for a in node.args.args[len(node.args.args) - len(node.args.defaults) :]
+                    ],
+                    node.args.defaults,
+                    strict=True,
+                )
+            )
+            defaults.update(
+                {
+                    a.arg: d
+                    for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)
+                    if d is not None
+                }
+            )
+            long_defaults = {
+                name for name, d in defaults.items() if any(n >= THRESHOLD for n in _numbers(d))
+            }
             for inner in ast.walk(node):
                 if isinstance(inner, ast.Call):
                     for arg in _duration_args(inner):
-                        if any(isinstance(n, ast.Name) and n.id in long_defaults for n in ast.walk(arg)):
+                        if any(
+                            isinstance(n, ast.Name) and n.id in long_defaults for n in ast.walk(arg)
+                        ):
                             found.add(inner.lineno)
     # A call that hands a long literal to such a helper's duration parameter (same file).
     sleepy: dict[str, dict[str, int]] = {}
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = [a.arg for a in node.args.args + node.args.kwonlyargs]
-            used = {n.id for inner in ast.walk(node) if isinstance(inner, ast.Call)
-                    for arg in _duration_args(inner) for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            used = {
+                n.id
+                for inner in ast.walk(node)
+                if isinstance(inner, ast.Call)
+                for arg in _duration_args(inner)
+                for n in ast.walk(arg)
+                if isinstance(n, ast.Name)
+            }
             positions = {name: i for i, name in enumerate(a.arg for a in node.args.args)}
             sleepy[node.name] = {name: positions.get(name, -1) for name in names if name in used}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and sleepy.get(node.func.id):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and sleepy.get(node.func.id)
+        ):
             params = sleepy[node.func.id]
             handed = [k.value for k in node.keywords if k.arg in params]
             handed += [arg for i, arg in enumerate(node.args) if i in params.values()]
@@ -88,12 +127,17 @@ def source_files() -> list[Path]:
 
 
 def all_fixed_waits() -> list[tuple[str, int, str]]:
-    return [(str(path.relative_to(TESTS.parent)), line, text)
-            for path in source_files() for line, text in fixed_waits(path)]
+    return [
+        (str(path.relative_to(TESTS.parent)), line, text)
+        for path in source_files()
+        for line, text in fixed_waits(path)
+    ]
 
 
 def test_no_unmarked_fixed_waits_in_tests():
-    unmarked = [f"{where}:{line}: {text}" for where, line, text in all_fixed_waits() if MARKER not in text]
+    unmarked = [
+        f"{where}:{line}: {text}" for where, line, text in all_fixed_waits() if MARKER not in text
+    ]
     assert not unmarked, (
         "fixed waits of 0.1 s or more: wait for the condition instead (tests/ui/ui_sample.wait_for, "
         "app.workers.wait_for_complete(), an asyncio.Event from the code under test), or, in a test about "
@@ -102,7 +146,9 @@ def test_no_unmarked_fixed_waits_in_tests():
 
 
 def test_at_most_a_few_fixed_waits_are_allowed():
-    allowed = [f"{where}:{line}: {text}" for where, line, text in all_fixed_waits() if MARKER in text]
+    allowed = [
+        f"{where}:{line}: {text}" for where, line, text in all_fixed_waits() if MARKER in text
+    ]
     assert len(allowed) <= MAX_ALLOWED, "\n".join(allowed)
 
 
@@ -111,31 +157,42 @@ def test_a_marker_says_why():
     for path in source_files():
         for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             at = text.find(MARKER)
-            if at >= 0 and path.name != Path(__file__).name and len(text[at + len(MARKER):].strip()) < 10:
+            if (
+                at >= 0
+                and path.name != Path(__file__).name
+                and len(text[at + len(MARKER) :].strip()) < 10
+            ):
                 bare.append(f"{path.relative_to(TESTS.parent)}:{number}: {text.strip()}")
-    assert not bare, "a fixed-wait marker says why the test is about time itself:\n" + "\n".join(bare)
+    assert not bare, "a fixed-wait marker says why the test is about time itself:\n" + "\n".join(
+        bare
+    )
 
 
 def test_the_counter_sees_the_forms_it_forbids(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text((
-        "import asyncio, time\n"
-        "async def settle(pilot, seconds: float = LONG):\n"
-        "    await pilot.pause(seconds)\n"                       # 3: a helper with a long default
-        "async def t(pilot, store):\n"
-        "    await pilot.pause(LONG)\n"                           # 5
-        "    await asyncio.sleep(SECOND)\n"                           # 6
-        "    time.sleep(LONG)  # fixed-wait: a grace period really elapsing\n"  # 7
-        "    await settle(pilot, LONG)\n"                         # 8
-        "    await pilot.pause(0.05)\n"                          # a short poll step: fine
-        "    await pilot.pause()\n"                              # zero: fine
-        "    store.settle(row, 'owner', status)\n"                      # the store's settle: not a wait
-        "    await asyncio.sleep(delay + 0.1)\n"                # 12
-        "async def passes(agent, count, pause=0.0):\n"
-        "    await asyncio.sleep(pause)\n"
-        "async def u(agent):\n"
-        "    await passes(agent, 2, pause=LONG)\n"               # 16: a long pause handed to a helper
-        "    await passes(agent, 2, LONG)\n"                     # 17
-        "    await passes(agent, LONG)\n"                        # a count, not the pause: fine
-    ).replace("LONG", "0.4").replace("SECOND", "1"), encoding="utf-8")
+    sample.write_text(
+        (
+            "import asyncio, time\n"
+            "async def settle(pilot, seconds: float = LONG):\n"
+            "    await pilot.pause(seconds)\n"  # 3: a helper with a long default
+            "async def t(pilot, store):\n"
+            "    await pilot.pause(LONG)\n"  # 5
+            "    await asyncio.sleep(SECOND)\n"  # 6
+            "    time.sleep(LONG)  # fixed-wait: a grace period really elapsing\n"  # 7
+            "    await settle(pilot, LONG)\n"  # 8
+            "    await pilot.pause(0.05)\n"  # a short poll step: fine
+            "    await pilot.pause()\n"  # zero: fine
+            "    store.settle(row, 'owner', status)\n"  # the store's settle: not a wait
+            "    await asyncio.sleep(delay + 0.1)\n"  # 12
+            "async def passes(agent, count, pause=0.0):\n"
+            "    await asyncio.sleep(pause)\n"
+            "async def u(agent):\n"
+            "    await passes(agent, 2, pause=LONG)\n"  # 16: a long pause handed to a helper
+            "    await passes(agent, 2, LONG)\n"  # 17
+            "    await passes(agent, LONG)\n"  # a count, not the pause: fine
+        )
+        .replace("LONG", "0.4")
+        .replace("SECOND", "1"),
+        encoding="utf-8",
+    )
     assert [line for line, _ in fixed_waits(sample)] == [3, 5, 6, 7, 8, 12, 16, 17]

@@ -64,8 +64,21 @@ def _plain_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # `python -P` keeps the working folder off sys.path, which is how the `pytest` script runs
     # (`python -m pytest` would put it there and hide the problem).
     return subprocess.run(
-        [sys.executable, "-P", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-P",
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

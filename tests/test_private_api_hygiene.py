@@ -116,10 +116,20 @@ class _Finder(ast.NodeVisitor):
             root = node.value
             if self._from_library(root) and not (isinstance(root, ast.Name) and root.id == "self"):
                 self.problem(node, f"uses their private {ast.unparse(node)}")
-            elif isinstance(root, ast.Name) and root.id == "self" and self.classes and node.attr in self.classes[-1]:
+            elif (
+                isinstance(root, ast.Name)
+                and root.id == "self"
+                and self.classes
+                and node.attr in self.classes[-1]
+            ):
                 self.problem(node, f"uses their private self.{node.attr}")
-            elif (isinstance(root, ast.Call) and isinstance(root.func, ast.Name) and root.func.id == "super"
-                  and self.classes and node.attr in self.classes[-1]):
+            elif (
+                isinstance(root, ast.Call)
+                and isinstance(root.func, ast.Name)
+                and root.func.id == "super"
+                and self.classes
+                and node.attr in self.classes[-1]
+            ):
                 self.problem(node, f"calls their private super().{node.attr}")
         if node.attr == "modules" and isinstance(node.value, ast.Name) and node.value.id == "sys":
             self.sys_modules(node)
@@ -129,7 +139,14 @@ class _Finder(ast.NodeVisitor):
         parent = getattr(node, "parent", None)
         if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, (ast.Store, ast.Del)):
             self.problem(node, "writes to sys.modules")
-        if isinstance(parent, ast.Attribute) and parent.attr in ("setdefault", "update", "pop", "__setitem__", "popitem", "clear"):
+        if isinstance(parent, ast.Attribute) and parent.attr in (
+            "setdefault",
+            "update",
+            "pop",
+            "__setitem__",
+            "popitem",
+            "clear",
+        ):
             self.problem(node, f"changes sys.modules ({parent.attr})")
 
 
@@ -144,20 +161,26 @@ def _problems(path: Path, root: Path = ROOT) -> list[str]:
         for child in ast.iter_child_nodes(parent):
             child.parent = parent  # type: ignore[attr-defined]
     # A __main__ runs the program when imported: its classes (none) are read from the source alone.
-    module = object() if path.name == "__main__.py" else importlib.import_module(_module_name(path, root))
+    module = (
+        object()
+        if path.name == "__main__.py"
+        else importlib.import_module(_module_name(path, root))
+    )
     finder = _Finder(path, module)
     finder.visit(tree)
     return finder.problems
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT / "poppy_tui")) for p in SOURCES])
+@pytest.mark.parametrize(
+    "path", SOURCES, ids=[str(p.relative_to(ROOT / "poppy_tui")) for p in SOURCES]
+)
 def test_no_private_part_of_httpx_httpcore_textual_or_mcp_is_used(path):
     assert _problems(path) == []
 
 
 def test_the_check_finds_each_kind_of_use(tmp_path, monkeypatch):
     # The shapes the rule forbids, as they appeared in poppy_tui/ before.
-    source = '''
+    source = """
 import sys
 import httpx
 from textual.css.stylesheet import Stylesheet
@@ -184,7 +207,7 @@ def make(httpx, httpcore):
             return self._pool  # theirs, for all this check can tell
 
     return httpx._config
-'''
+"""
     folder = tmp_path / "fake_pkg"
     folder.mkdir()
     (folder / "__init__.py").write_text("")
@@ -192,8 +215,15 @@ def make(httpx, httpcore):
     path.write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
     found = "\n".join(_problems(path, tmp_path))
-    for expected in ("private module httpx._transports.default", "changes sys.modules (setdefault)",
-                     "writes to sys.modules", "overrides their private method _parse_rules",
-                     "super()._parse_rules", "self._rules", "self._pool", "httpx._config"):
+    for expected in (
+        "private module httpx._transports.default",
+        "changes sys.modules (setdefault)",
+        "writes to sys.modules",
+        "overrides their private method _parse_rules",
+        "super()._parse_rules",
+        "self._rules",
+        "self._pool",
+        "httpx._config",
+    ):
         assert expected in found, (expected, found)
     assert "_own" not in found

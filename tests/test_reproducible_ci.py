@@ -31,7 +31,10 @@ def _pins() -> dict[str, list[str]]:
 
 def _declared() -> list[Requirement]:
     extras = PYPROJECT["project"]["optional-dependencies"]
-    return [Requirement(r) for r in PYPROJECT["project"]["dependencies"] + extras["test"] + extras["checks"]]
+    return [
+        Requirement(r)
+        for r in PYPROJECT["project"]["dependencies"] + extras["test"] + extras["checks"]
+    ]
 
 
 def test_constraints_pin_every_declared_requirement_within_its_range():
@@ -56,7 +59,12 @@ def test_constraints_say_how_they_were_made():
 def _setup_commands() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     setup = readme.split("\n## Set up\n", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
-    return [line for block in re.findall(r"```sh\n(.*?)```", setup, re.S) for line in block.splitlines() if line]
+    return [
+        line
+        for block in re.findall(r"```sh\n(.*?)```", setup, re.S)
+        for line in block.splitlines()
+        if line
+    ]
 
 
 def test_the_readme_has_two_setup_commands_and_ci_runs_the_test_one_verbatim():
@@ -74,4 +82,6 @@ def test_ci_runs_every_static_check_and_pins_their_versions():
         assert re.search(rf"^{re.escape(check)} \|\| checks_failed=1$", ci, re.M), check
     for requirement in map(Requirement, PYPROJECT["project"]["optional-dependencies"]["checks"]):
         if requirement.name != "types-regex":
-            assert any(s.operator == "<" for s in requirement.specifier), f"{requirement}: no upper bound"
+            assert any(s.operator == "<" for s in requirement.specifier), (
+                f"{requirement}: no upper bound"
+            )

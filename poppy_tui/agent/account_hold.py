@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 def held_for_account(op: "OperationRecord", session_id: str, elsewhere: str) -> Exchange:
     """Not sent: the one line says whose it is, who is signed in, and that it goes after sign-in."""
     detail = other_account_wait(op.company.name, op.account or "", elsewhere)
-    return Exchange(NotSent(detail), None, {"error": detail}, session_id, detail, other_account=elsewhere)
+    return Exchange(
+        NotSent(detail), None, {"error": detail}, session_id, detail, other_account=elsewhere
+    )
 
 
 async def send_for_its_account(

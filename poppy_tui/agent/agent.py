@@ -47,7 +47,13 @@ if TYPE_CHECKING:
 
 # Statuses wait_for_outcome returns on: the send is over, or the person said no.
 SETTLED = frozenset(
-    {Status.PERFORMED, Status.NOT_PERFORMED, Status.OUTCOME_UNKNOWN, Status.DECLINED, Status.EXPIRED}
+    {
+        Status.PERFORMED,
+        Status.NOT_PERFORMED,
+        Status.OUTCOME_UNKNOWN,
+        Status.DECLINED,
+        Status.EXPIRED,
+    }
 )
 # A first request (no approval yet) is resent on its own only when that is safe: it never
 # left (NotSent), or the Company asked us to wait briefly and the request is idempotent
@@ -61,7 +67,9 @@ class AgentError(RuntimeError):
 
     def __init__(self, message: str, challenge: Challenge | None = None) -> None:
         super().__init__(message)
-        self.challenge = challenge  # set when the Company asked for sign-in (or refused our identity)
+        self.challenge = (
+            challenge  # set when the Company asked for sign-in (or refused our identity)
+        )
 
 
 class ApprovalUnsignable(AgentError):
@@ -76,7 +84,9 @@ class RequestResult:
     operation_row: int | None  # the stored operation when outcome == "operation"
     detail: str = ""
     request_id: int | None = None
-    challenge: Challenge | None = None  # sign in (or more scopes) to go on, or the Company refused our identity
+    challenge: Challenge | None = (
+        None  # sign in (or more scopes) to go on, or the Company refused our identity
+    )
     # The stored revision the answer carried, when outcome == "operation": what an approval of
     # these terms names (Store.approve refuses it once a newer revision has arrived).
     revision_row: int | None = None
@@ -173,14 +183,18 @@ class Agent:
         return self._access_token_source
 
     @access_token_source.setter
-    def access_token_source(self, source: Callable[[CompanyRecord], Awaitable[str | None]] | None) -> None:
+    def access_token_source(
+        self, source: Callable[[CompanyRecord], Awaitable[str | None]] | None
+    ) -> None:
         self._access_token_source = source
 
     @cached_property
     def sessions(self) -> "Sessions":
         from poppy_tui.agent.sessions import Sessions
 
-        sessions = Sessions(self.store, lambda: self.identity, allow_loopback=self.config.allow_loopback)
+        sessions = Sessions(
+            self.store, lambda: self.identity, allow_loopback=self.config.allow_loopback
+        )
         # Read through self so that whatever is assigned to access_token_source later counts.
         sessions.token_source = self._access_token
         return sessions
@@ -199,7 +213,9 @@ class Agent:
         return Conversations(
             self.store,
             ConversationTransport(self._http, self.sessions),
-            reply_wait_seconds=wait if wait is not None else min(10.0, self.config.request_timeout_seconds),
+            reply_wait_seconds=wait
+            if wait is not None
+            else min(10.0, self.config.request_timeout_seconds),
         )
 
     @cached_property
@@ -209,8 +225,15 @@ class Agent:
 
         lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
         dispatcher = Dispatcher(
-            self.store, self._send_approval, self.config, self._owner, lease, self._backoff,
-            preflight=self.signing_problem, prober=self._find_out, probe_after=FIRST_PROBE_SECONDS,
+            self.store,
+            self._send_approval,
+            self.config,
+            self._owner,
+            lease,
+            self._backoff,
+            preflight=self.signing_problem,
+            prober=self._find_out,
+            probe_after=FIRST_PROBE_SECONDS,
             signable=self.signing_key_loaded,
         )
         dispatcher.sign_in_state = self._sign_in_state
@@ -222,7 +245,13 @@ class Agent:
         from poppy_tui.agent.signin.service import SignIns
         from poppy_tui.agent.signin.vault import TokenVault
 
-        return SignIns(self.store, self.config, self._client_identity, self._http, TokenVault(self.paths, self.config))
+        return SignIns(
+            self.store,
+            self.config,
+            self._client_identity,
+            self._http,
+            TokenVault(self.paths, self.config),
+        )
 
     @cached_property
     def outcome_probe(self) -> "OutcomeProbe":
@@ -238,13 +267,23 @@ class Agent:
         """Reads the resource an operation changes, before the decision (resource_read.py)."""
         from poppy_tui.agent.resource_read import ResourceReader
 
-        return ResourceReader(lambda: self.store, lambda: self.sessions, self._http, self.fetch_openapi, lambda: self.mcp)
+        return ResourceReader(
+            lambda: self.store,
+            lambda: self.sessions,
+            self._http,
+            self.fetch_openapi,
+            lambda: self.mcp,
+        )
 
-    async def read_resource(self, operation_row: int, deadline: float | None = None) -> "ResourceRead | None":
+    async def read_resource(
+        self, operation_row: int, deadline: float | None = None
+    ) -> "ResourceRead | None":
         """Read the operation's resource from the Company now and keep it (None: past its decision)."""
         from poppy_tui.agent.resource_read import READ_DEADLINE_SECONDS
 
-        return await self.resource_reader.read(operation_row, READ_DEADLINE_SECONDS if deadline is None else deadline)
+        return await self.resource_reader.read(
+            operation_row, READ_DEADLINE_SECONDS if deadline is None else deadline
+        )
 
     def _read_resource_soon(self, operation_row: int) -> None:
         """A task, so the answer to the request that returned the operation never waits for it."""
@@ -282,7 +321,9 @@ class Agent:
         from poppy_tui.agent.net.http import make_client  # noqa: F401  (httpx2, imported here)
 
     @classmethod
-    def open(cls, paths: Paths, config: Config | None = None, *, lazy_store: bool = False, **options: Any) -> "Agent":
+    def open(
+        cls, paths: Paths, config: Config | None = None, *, lazy_store: bool = False, **options: Any
+    ) -> "Agent":
         """lazy_store: open only the InboxReader now and the whole store on first use (the TUI)."""
         paths.ensure()
         config = config or load_config(paths)
@@ -316,7 +357,9 @@ class Agent:
         if self._mcp is None:
             from poppy_tui.agent.transports.mcp import McpTransport
 
-            self._mcp = McpTransport(self.sessions, self.config.request_timeout_seconds, self.config.allow_loopback)
+            self._mcp = McpTransport(
+                self.sessions, self.config.request_timeout_seconds, self.config.allow_loopback
+            )
         return self._mcp
 
     async def _http(self) -> "httpx2.AsyncClient":
@@ -326,7 +369,9 @@ class Agent:
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             self._client = make_client(
-                self.config.request_timeout_seconds, self.config.allow_loopback, self._while_request_waits
+                self.config.request_timeout_seconds,
+                self.config.allow_loopback,
+                self._while_request_waits,
             )
             self._client_loop = loop
         return self._client
@@ -350,13 +395,16 @@ class Agent:
         """A fingerprint of the access token now (never the token itself), or None signed out."""
         from poppy_tui.agent.transports import carried
 
-        return carried(await self.sessions.access_token(company))  # as the transports name a sent token
+        return carried(
+            await self.sessions.access_token(company)
+        )  # as the transports name a sent token
 
     async def _token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
         """The Company answered the access token with this fingerprint with 401 invalid_token."""
         source = self._access_token_source
         ours = source is Agent._UNSET or (
-            "signins" in self.__dict__ and getattr(source, "__self__", None) is self.__dict__["signins"]
+            "signins" in self.__dict__
+            and getattr(source, "__self__", None) is self.__dict__["signins"]
         )
         if not ours:
             return  # a token source of the caller's own (a test, an embedding program): theirs to renew
@@ -424,14 +472,22 @@ class Agent:
     async def add_company(self, domain_or_url: str) -> CompanyRecord:
         from poppy_tui.agent import companies as discovery
 
-        return await discovery.discover(await self._http(), self.store, domain_or_url, self.config.allow_loopback)
+        return await discovery.discover(
+            await self._http(), self.store, domain_or_url, self.config.allow_loopback
+        )
 
-    async def refresh_company(self, company: CompanyRecord, force: bool = False) -> "discovery.Refreshed":
+    async def refresh_company(
+        self, company: CompanyRecord, force: bool = False
+    ) -> "discovery.Refreshed":
         """poppy.json brought up to date as its HTTP caching allows (`force`: ask now, conditionally)."""
         from poppy_tui.agent import companies as discovery
 
         return await discovery.refresh(
-            await self._http(), self.store, self.store.get_company(company.id), self.config.allow_loopback, force
+            await self._http(),
+            self.store,
+            self.store.get_company(company.id),
+            self.config.allow_loopback,
+            force,
         )
 
     async def _fresh(self, company: CompanyRecord) -> CompanyRecord:
@@ -477,7 +533,12 @@ class Agent:
     # ---- requests --------------------------------------------------------------------------------
 
     async def call_api(
-        self, company: CompanyRecord, method: str, path_or_url: str, body: Any = None, origin: str = "cli"
+        self,
+        company: CompanyRecord,
+        method: str,
+        path_or_url: str,
+        body: Any = None,
+        origin: str = "cli",
     ) -> RequestResult:
         from poppy_tui.agent import companies as discovery
 
@@ -499,7 +560,9 @@ class Agent:
         idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
         declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
-            lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key), company, idempotent
+            lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key),
+            company,
+            idempotent,
         )
         await self._notice_refused_token(company, exchange)
         company = await self._recheck_after(exchange, company)
@@ -520,7 +583,9 @@ class Agent:
         request_id = self.store.add_request(company.id, request, origin)
         declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
-            lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id), company, False
+            lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id),
+            company,
+            False,
         )
         await self._notice_refused_token(company, exchange)
         company = await self._recheck_after(exchange, company)
@@ -530,6 +595,7 @@ class Agent:
         """After `extension_required`, read poppy.json again now (conditionally): the copy that
         decided what to declare may be out of date, and the explanation should say so."""
         from poppy_tui.protocol.outcomes import NotPerformed
+
         outcome = exchange.outcome
         if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
             return (await self.refresh_company(company, force=True)).company
@@ -537,40 +603,67 @@ class Agent:
 
     async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
         from poppy_tui.protocol.outcomes import NotSent, RetryLater
+
         exchange: Exchange | None = None
         for number in range(1, FIRST_REQUEST_SENDS + 1):
             # Read again before a resend: another process may have started a new Session meanwhile.
             exchange = await send(company if number == 1 else self.store.get_company(company.id))
             outcome = exchange.outcome
             again = isinstance(outcome, NotSent) or (
-                idempotent and isinstance(outcome, RetryLater)
+                idempotent
+                and isinstance(outcome, RetryLater)
                 and (outcome.retry_after or 0) <= FIRST_REQUEST_MAX_WAIT
             )
             if not again or number == FIRST_REQUEST_SENDS:
                 return exchange
             retry_after = outcome.retry_after if isinstance(outcome, RetryLater) else None
-            await asyncio.sleep(min(self.dispatcher._backoff.delay(number, retry_after), FIRST_REQUEST_MAX_WAIT))
+            await asyncio.sleep(
+                min(self.dispatcher._backoff.delay(number, retry_after), FIRST_REQUEST_MAX_WAIT)
+            )
         assert exchange is not None
         return exchange
 
     def _result(
-        self, company: CompanyRecord, request_id: int, exchange: Exchange, interface: str, declared: bool | None = None
+        self,
+        company: CompanyRecord,
+        request_id: int,
+        exchange: Exchange,
+        interface: str,
+        declared: bool | None = None,
     ) -> RequestResult:
         from poppy_tui.protocol.outcomes import (
-            ApprovalRequired, BadResponse, NotPerformed, NotSent, Performed, RetryLater, Unknown,
+            ApprovalRequired,
+            BadResponse,
+            NotPerformed,
+            NotSent,
+            Performed,
+            RetryLater,
+            Unknown,
         )
         from poppy_tui.agent import companies as discovery
 
         outcome = exchange.outcome
         if not isinstance(outcome, ApprovalRequired):  # else kept with the operation, in one commit
             self.store.set_first_response(request_id, exchange.status, exchange.response)
-        body = exchange.response.get("body") if interface == "api" and isinstance(exchange.response, dict) else exchange.response
+        body = (
+            exchange.response.get("body")
+            if interface == "api" and isinstance(exchange.response, dict)
+            else exchange.response
+        )
         if isinstance(outcome, Performed):
-            return RequestResult("performed", exchange.status, body, None, exchange.detail, request_id)
+            return RequestResult(
+                "performed", exchange.status, body, None, exchange.detail, request_id
+            )
         if isinstance(outcome, ApprovalRequired):
             recorded = self.store.record_operation(
-                company.id, request_id, exchange.session_id, outcome.operation, exchange.carrier_text, interface,
-                first_response=(exchange.status, exchange.response), account_owned=exchange.signed_in,
+                company.id,
+                request_id,
+                exchange.session_id,
+                outcome.operation,
+                exchange.carrier_text,
+                interface,
+                first_response=(exchange.status, exchange.response),
+                account_owned=exchange.signed_in,
                 account=exchange.account if exchange.signed_in else None,
             )
             detail = "the Company needs the person's approval before it does this"
@@ -584,22 +677,39 @@ class Agent:
                 elif current.status not in (Status.PENDING, Status.WITHDRAWN):
                     detail = f"this operation is already {current.status.value}"
             return RequestResult(
-                "operation", exchange.status, body, recorded.operation_row, detail, request_id,
+                "operation",
+                exchange.status,
+                body,
+                recorded.operation_row,
+                detail,
+                request_id,
                 revision_row=recorded.revision_id,
             )
         if isinstance(outcome, RetryLater):
-            wait = f", retry after {outcome.retry_after:g}s" if outcome.retry_after is not None else ""
+            wait = (
+                f", retry after {outcome.retry_after:g}s" if outcome.retry_after is not None else ""
+            )
             return RequestResult(
-                "unknown", exchange.status, body, None,
-                f"the Company is busy or still working on it ({outcome.detail}{wait})", request_id,
+                "unknown",
+                exchange.status,
+                body,
+                None,
+                f"the Company is busy or still working on it ({outcome.detail}{wait})",
+                request_id,
             )
         if isinstance(outcome, Unknown):
             return RequestResult(
-                "unknown", exchange.status, body, None,
-                f"no complete answer ({outcome.detail}); the Company may have acted on it", request_id,
+                "unknown",
+                exchange.status,
+                body,
+                None,
+                f"no complete answer ({outcome.detail}); the Company may have acted on it",
+                request_id,
             )
         if isinstance(outcome, NotSent):
-            return RequestResult("not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id)
+            return RequestResult(
+                "not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id
+            )
         if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
             if declared is None:
                 declared = self.sessions.declares_operations(company)
@@ -607,24 +717,38 @@ class Agent:
             return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
         if isinstance(outcome, NotPerformed):
             detail = exchange.detail or f"the Company refused it ({outcome.error})"
-            return RequestResult("not_performed", exchange.status, body, None, detail, request_id, exchange.challenge)
+            return RequestResult(
+                "not_performed", exchange.status, body, None, detail, request_id, exchange.challenge
+            )
         assert isinstance(outcome, BadResponse)
         if outcome.success:
             # A success status with an operation in it: not "performed" (Ops 5), not an operation
             # to approve either (Ops 4 carries one only in a refusal); whether it was done is unclear.
             return RequestResult(
-                "unknown", exchange.status, body, None,
-                f"{outcome.error}; check with the Company whether it was done before asking again", request_id,
+                "unknown",
+                exchange.status,
+                body,
+                None,
+                f"{outcome.error}; check with the Company whether it was done before asking again",
+                request_id,
             )
         return RequestResult(
-            "not_performed", exchange.status, body, None,
-            f"the Company's answer can't be used: {outcome.error}", request_id,
+            "not_performed",
+            exchange.status,
+            body,
+            None,
+            f"the Company's answer can't be used: {outcome.error}",
+            request_id,
         )
 
     # ---- conversations ---------------------------------------------------------------------------
 
     async def say(
-        self, company: CompanyRecord, text: str, conversation_row: int | None = None, origin: str = "cli"
+        self,
+        company: CompanyRecord,
+        text: str,
+        conversation_row: int | None = None,
+        origin: str = "cli",
     ) -> ConversationResult:
         from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.agent import companies as discovery
@@ -648,14 +772,23 @@ class Agent:
             company = await self._recheck_after(said.exchange, company)
             why = discovery.explain_extension_required(company, outcome.body, declared)
         if said.conversation_row is None:
-            raise AgentError(f"{company.name} did not start the conversation: {why}", said.exchange.challenge)
+            raise AgentError(
+                f"{company.name} did not start the conversation: {why}", said.exchange.challenge
+            )
         detail = "" if said.delivered else f"the message was not delivered: {why}"
         for row in said.ingested.operation_rows:
             self._read_resource_soon(row)
         challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
         return ConversationResult(
-            said.conversation_row, said.conversation_id or "", said.ingested.messages, said.ingested.operation_rows,
-            said.delivered, detail, said.ingested.problems, challenge, said.request_id,
+            said.conversation_row,
+            said.conversation_id or "",
+            said.ingested.messages,
+            said.ingested.operation_rows,
+            said.delivered,
+            detail,
+            said.ingested.problems,
+            challenge,
+            said.request_id,
         )
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:
@@ -663,8 +796,14 @@ class Agent:
         company = self.store.get_company(company_id)
         got = await self.conversations.read(company, conversation_row)
         return ConversationResult(
-            conversation_row, conversation_id, got.messages, got.operation_rows, True,
-            "; ".join(got.problems), got.problems, next(iter(got.challenges), None),
+            conversation_row,
+            conversation_id,
+            got.messages,
+            got.operation_rows,
+            True,
+            "; ".join(got.problems),
+            got.problems,
+            next(iter(got.challenges), None),
         )
 
     # ---- decisions (only the person at the TUI makes these) ------------------------------------
@@ -674,9 +813,13 @@ class Agent:
         if problem:
             # Refused before anything is recorded: an approval nothing can send would only sit
             # there looking sent (docs/reliability.md, "The signing key"; conformance row A40).
-            raise ApprovalUnsignable(f"approvals can't be signed on this machine, so nothing was approved. {problem}")
+            raise ApprovalUnsignable(
+                f"approvals can't be signed on this machine, so nothing was approved. {problem}"
+            )
         approved = self.store.approve(operation_row, revision_id, self.config.grace_seconds)
-        if "dispatcher" in self.__dict__:  # a running dispatcher looks again now, not after its wait
+        if (
+            "dispatcher" in self.__dict__
+        ):  # a running dispatcher looks again now, not after its wait
             self.dispatcher.wake()
         return approved
 
@@ -697,31 +840,53 @@ class Agent:
         # An operation returned signed out can be approved only in its own Session; one returned
         # signed in is the account's, approved from the agent's current Session (Ops 3), and only
         # with a token of that account (account_hold.py).
-        session_id = self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
-        return await send_for_its_account(self.store, op, session_id, lambda: self._send_over(op, approval, session_id))
+        session_id = (
+            self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
+        )
+        return await send_for_its_account(
+            self.store, op, session_id, lambda: self._send_over(op, approval, session_id)
+        )
 
-    async def _send_over(self, op: OperationRecord, approval: Approval, session_id: str) -> Exchange:
+    async def _send_over(
+        self, op: OperationRecord, approval: Approval, session_id: str
+    ) -> Exchange:
         from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
+
         # `op.request` is the request that returned the approved revision (the dispatcher sees
         # to it); its type says which interface the approval goes through (Ops 6).
         request = op.request
         if isinstance(request, ApiRequest):
             return await self.api.send(
-                op.company, request, session_id=session_id, approval=approval, idempotency_key=op.idempotency_key,
+                op.company,
+                request,
+                session_id=session_id,
+                approval=approval,
+                idempotency_key=op.idempotency_key,
                 account_owned=op.account_owned,
             )
         if isinstance(request, McpRequest):
             return await self.mcp.call(
-                op.company, request.server_url, request.tool, request.arguments, session_id=session_id,
-                approval=approval, account_owned=op.account_owned,
+                op.company,
+                request.server_url,
+                request.tool,
+                request.arguments,
+                session_id=session_id,
+                approval=approval,
+                account_owned=op.account_owned,
             )
         if isinstance(request, ConversationRequest):
             return await self.conversations.send_approval(op, approval)
         from poppy_tui.agent.transports import Exchange
 
         detail = f"poppy-tui can't send an approval over {request.interface!r}"
-        return Exchange(NotPerformed(None, "unsupported_interface", None), None, {"error": detail}, op.session_id, detail)
+        return Exchange(
+            NotPerformed(None, "unsupported_interface", None),
+            None,
+            {"error": detail},
+            op.session_id,
+            detail,
+        )
 
     async def _find_out(self) -> int:
         return await self.outcome_probe.probe_once()
@@ -750,7 +915,10 @@ class Agent:
         for them it is not performed, and the other request's answer is not theirs to print."""
         if op.approved_revision_id is None or op.status not in SETTLED:
             return op
-        requests = {rev_id: (q_id, request) for rev_id, _, q_id, request in self.store.revision_requests(op.id)}
+        requests = {
+            rev_id: (q_id, request)
+            for rev_id, _, q_id, request in self.store.revision_requests(op.id)
+        }
         approved = requests.get(op.approved_revision_id)
         if approved is None or approved[0] == request_id:
             return op
@@ -782,7 +950,10 @@ class Agent:
             op = self.store.get_operation(operation_row)
             if op.status in SETTLED:
                 return op
-            if op.status == Status.PENDING and len(self.store.attempts(operation_row)) > attempts_seen:
+            if (
+                op.status == Status.PENDING
+                and len(self.store.attempts(operation_row)) > attempts_seen
+            ):
                 return op  # a send answered with new terms: the person has to decide again
             if op.waiting_sign_in and len(self.store.attempts(operation_row)) > attempts_seen:
                 return op  # a send met a sign-in challenge: the person has to sign in first

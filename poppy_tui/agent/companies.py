@@ -26,7 +26,13 @@ from poppy_tui.protocol.conventions import (
     MAX_DISCOVERY_BYTES,
     MAX_RESPONSE_BYTES,
 )
-from poppy_tui.protocol.discovery import check_url, discovery_url, freshness_seconds, is_loopback_host, parse_poppy_json
+from poppy_tui.protocol.discovery import (
+    check_url,
+    discovery_url,
+    freshness_seconds,
+    is_loopback_host,
+    parse_poppy_json,
+)
 from poppy_tui.protocol.header_values import entity_tag
 from poppy_tui.protocol.timestamps import utcnow as now_utc
 from poppy_tui.protocol.errors import InvalidDiscovery
@@ -56,7 +62,11 @@ def origin_of(url: str) -> str:
 
 
 async def fetch_json(
-    client: httpx2.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
+    client: httpx2.AsyncClient,
+    url: str,
+    allow_loopback: bool,
+    limit: int,
+    what: str,
     headers: dict[str, str] | None = None,
 ) -> tuple[str, Any]:
     """GET a JSON document, following up to MAX_REDIRECTS https redirects. Returns (final URL, JSON).
@@ -82,7 +92,11 @@ def json_of(answer: HttpAnswer, what: str, url: str) -> Any:
 
 
 async def fetch_document(
-    client: httpx2.AsyncClient, url: str, allow_loopback: bool, limit: int, what: str,
+    client: httpx2.AsyncClient,
+    url: str,
+    allow_loopback: bool,
+    limit: int,
+    what: str,
     headers: dict[str, str] | None = None,
 ) -> tuple[str, HttpAnswer]:
     """GET `url`, following redirects by hand (each hop https and checked). Returns the final URL
@@ -97,7 +111,13 @@ async def fetch_document(
         except InvalidDiscovery as exc:
             raise DiscoveryError(str(exc)) from None
         visited.append(current)
-        answer = await request(client, "GET", current, headers={"Accept": "application/json", **(headers or {})}, limit=limit)
+        answer = await request(
+            client,
+            "GET",
+            current,
+            headers={"Accept": "application/json", **(headers or {})},
+            limit=limit,
+        )
         if isinstance(answer, (NotSent, Unknown)):
             raise DiscoveryError(f"could not fetch {current}: {answer.detail}")
         assert isinstance(answer, HttpAnswer)
@@ -109,7 +129,9 @@ async def fetch_document(
                 raise DiscoveryError(f"{current} redirected without a Location")
             current = urljoin(current, location)
             if current in visited:
-                raise DiscoveryError(f"{url} redirects in a loop ({current} again after {len(visited)} hops)")
+                raise DiscoveryError(
+                    f"{url} redirects in a loop ({current} again after {len(visited)} hops)"
+                )
             continue
         return current, answer
     raise DiscoveryError(f"{url} redirected more than {MAX_REDIRECTS} times")
@@ -123,11 +145,15 @@ async def discover(
     except InvalidDiscovery as exc:
         raise DiscoveryError(f"{domain_or_url!r} can't be used: {exc}") from None
     try:
-        final_url, answer = await fetch_document(client, url, allow_loopback, MAX_DISCOVERY_BYTES, "poppy.json")
+        final_url, answer = await fetch_document(
+            client, url, allow_loopback, MAX_DISCOVERY_BYTES, "poppy.json"
+        )
     except DiscoveryError as exc:
         raise DiscoveryError(_plain_http_hint(domain_or_url, str(exc))) from None
     if answer.status != 200:
-        raise DiscoveryError(f"{final_url} answered HTTP {answer.status}; expected 200 with poppy.json")
+        raise DiscoveryError(
+            f"{final_url} answered HTTP {answer.status}; expected 200 with poppy.json"
+        )
     return _keep(store, final_url, answer, allow_loopback)
 
 
@@ -172,7 +198,11 @@ class Refreshed:
 
 
 async def refresh(
-    client: httpx2.AsyncClient, store: Store, company: CompanyRecord, allow_loopback: bool, force: bool = False
+    client: httpx2.AsyncClient,
+    store: Store,
+    company: CompanyRecord,
+    allow_loopback: bool,
+    force: bool = False,
 ) -> Refreshed:
     """Bring the Company's poppy.json up to date: nothing when the stored copy is still fresh
     (unless `force`), else a conditional GET (If-None-Match) at its well-known URL. When the
@@ -189,16 +219,27 @@ async def refresh(
         except InvalidDiscovery as exc:  # e.g. a loopback Company once allow_loopback is off
             raise DiscoveryError(f"{company.base_url} can't be used now: {exc}") from None
         final_url, answer = await fetch_document(
-            client, url, allow_loopback, MAX_DISCOVERY_BYTES, "poppy.json", {"If-None-Match": etag} if etag else None
+            client,
+            url,
+            allow_loopback,
+            MAX_DISCOVERY_BYTES,
+            "poppy.json",
+            {"If-None-Match": etag} if etag else None,
         )
         if answer.status == 304 and etag:
             fresh_until = now_utc() + timedelta(seconds=freshness_seconds(answer.headers))
-            store.keep_document_fresh(company.id, entity_tag(answer.headers.get("etag")) or etag, fresh_until)
+            store.keep_document_fresh(
+                company.id, entity_tag(answer.headers.get("etag")) or etag, fresh_until
+            )
             return Refreshed(store.get_company(company.id), True, False)
         if answer.status != 200:
-            raise DiscoveryError(f"{final_url} answered HTTP {answer.status}; expected 200 with poppy.json")
+            raise DiscoveryError(
+                f"{final_url} answered HTTP {answer.status}; expected 200 with poppy.json"
+            )
         if origin_of(final_url) != origin_of(company.base_url):
-            raise DiscoveryError(f"{url} now leads to {origin_of(final_url)}, another origin; add that one if you trust it")
+            raise DiscoveryError(
+                f"{url} now leads to {origin_of(final_url)}, another origin; add that one if you trust it"
+            )
         kept = _keep(store, final_url, answer, allow_loopback)
         return Refreshed(kept, True, kept.document != company.document)
     except DiscoveryError as exc:
@@ -229,7 +270,11 @@ def api_origins(company: CompanyRecord) -> set[str]:
     poppy.json lists (not its MCP server's or conversation endpoint's)."""
     origins = {origin_of(company.base_url)}
     for api in company.apis:
-        if isinstance(api, dict) and api.get("type") == "openapi" and isinstance(api.get("url"), str):
+        if (
+            isinstance(api, dict)
+            and api.get("type") == "openapi"
+            and isinstance(api.get("url"), str)
+        ):
             origins.add(origin_of(api["url"]))
     return origins
 
@@ -270,11 +315,15 @@ def resolve_api_url(company: CompanyRecord, path_or_url: str, allow_loopback: bo
 
 
 def openapi_url(company: CompanyRecord) -> str | None:
-    return next((a["url"] for a in company.apis if isinstance(a, dict) and a.get("type") == "openapi"), None)
+    return next(
+        (a["url"] for a in company.apis if isinstance(a, dict) and a.get("type") == "openapi"), None
+    )
 
 
 def mcp_url(company: CompanyRecord) -> str | None:
-    return next((a["url"] for a in company.apis if isinstance(a, dict) and a.get("type") == "mcp"), None)
+    return next(
+        (a["url"] for a in company.apis if isinstance(a, dict) and a.get("type") == "mcp"), None
+    )
 
 
 def conversation_endpoint(company: CompanyRecord) -> str | None:
@@ -282,18 +331,27 @@ def conversation_endpoint(company: CompanyRecord) -> str | None:
     if not isinstance(agent, dict):
         return None
     for proto in agent.get("protocols") or []:
-        if isinstance(proto, dict) and proto.get("type") == CONVERSATION_PROTOCOL_TYPE and isinstance(proto.get("endpoint"), str):
+        if (
+            isinstance(proto, dict)
+            and proto.get("type") == CONVERSATION_PROTOCOL_TYPE
+            and isinstance(proto.get("endpoint"), str)
+        ):
             return proto["endpoint"]
     return None
 
 
 async def fetch_openapi(
-    client: httpx2.AsyncClient, company: CompanyRecord, allow_loopback: bool, headers: dict[str, str] | None = None
+    client: httpx2.AsyncClient,
+    company: CompanyRecord,
+    allow_loopback: bool,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     url = openapi_url(company)
     if url is None:
         raise DiscoveryError(f"{company.name} lists no OpenAPI document in its poppy.json")
-    _, document = await fetch_json(client, url, allow_loopback, MAX_RESPONSE_BYTES, "the OpenAPI document", headers)
+    _, document = await fetch_json(
+        client, url, allow_loopback, MAX_RESPONSE_BYTES, "the OpenAPI document", headers
+    )
     if not isinstance(document, dict):
         raise DiscoveryError(f"the OpenAPI document at {url} is not a JSON object")
     return document
@@ -305,7 +363,9 @@ def listed_operations_versions(company: CompanyRecord) -> list[str]:
     entries = extensions.get(EXTENSION_NAME) if isinstance(extensions, dict) else None
     if not isinstance(entries, list):
         return []
-    return [e["version"] for e in entries if isinstance(e, dict) and isinstance(e.get("version"), str)][:10]
+    return [
+        e["version"] for e in entries if isinstance(e, dict) and isinstance(e.get("version"), str)
+    ][:10]
 
 
 def explain_extension_required(company: CompanyRecord, body: Any, declared: bool) -> str:
@@ -313,7 +373,11 @@ def explain_extension_required(company: CompanyRecord, body: Any, declared: bool
     done, and why the Company wanted what poppy-tui did not send."""
     name = company.name
     described = body.get("error_description") if isinstance(body, dict) else None
-    said = f' (it says: "{described[:200]}")' if isinstance(described, str) and described.strip() else ""
+    said = (
+        f' (it says: "{described[:200]}")'
+        if isinstance(described, str) and described.strip()
+        else ""
+    )
     extension = body.get("extension") if isinstance(body, dict) else None
     if isinstance(extension, str) and extension != EXTENSION_NAME:
         return (

@@ -33,8 +33,17 @@ KEY_STORAGE_CHOICES = ("keyring", "file")
 DESKTOP_CHOICES = ("auto", "osc9", "osc777", "osc99", "off")
 # The names of Config's and NotificationSettings' fields (tests/agent/test_config.py checks they agree).
 SETTING_NAMES = (
-    "grace_seconds", "arm_delay_seconds", "min_read_seconds", "theme", "keybindings", "companies", "key_storage",
-    "request_timeout_seconds", "retry_window_seconds", "allow_loopback", "notifications",
+    "grace_seconds",
+    "arm_delay_seconds",
+    "min_read_seconds",
+    "theme",
+    "keybindings",
+    "companies",
+    "key_storage",
+    "request_timeout_seconds",
+    "retry_window_seconds",
+    "allow_loopback",
+    "notifications",
 )
 NOTIFICATION_NAMES = ("toast", "bell", "desktop")
 CHECKED_FILE = "config-checked.json"
@@ -57,13 +66,17 @@ def check_settings(data: Mapping[str, Any], source: str = "config") -> dict[str,
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in known:
-            raise ConfigError(f"{source}: unknown setting {key!r}; known settings: {', '.join(sorted(known))}")
+            raise ConfigError(
+                f"{source}: unknown setting {key!r}; known settings: {', '.join(sorted(known))}"
+            )
         if key in _NUMBER_BOUNDS:
             low, high = _NUMBER_BOUNDS[key]
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"{source}: {key} must be a number of seconds, got {value!r}")
             if not low <= value <= high:
-                raise ConfigError(f"{source}: {key} must be between {low:g} and {high:g}, got {value!r}")
+                raise ConfigError(
+                    f"{source}: {key} must be between {low:g} and {high:g}, got {value!r}"
+                )
             values[key] = float(value)
         elif key == "theme":
             if not isinstance(value, str) or not value:
@@ -73,7 +86,9 @@ def check_settings(data: Mapping[str, Any], source: str = "config") -> dict[str,
             if not isinstance(value, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) and v for k, v in value.items()
             ):
-                raise ConfigError(f"{source}: [keybindings] must map binding ids to key names (strings)")
+                raise ConfigError(
+                    f"{source}: [keybindings] must map binding ids to key names (strings)"
+                )
             values[key] = dict(value)
         elif key == "companies":
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
@@ -81,7 +96,9 @@ def check_settings(data: Mapping[str, Any], source: str = "config") -> dict[str,
             values[key] = tuple(value)
         elif key == "key_storage":
             if value not in KEY_STORAGE_CHOICES:
-                raise ConfigError(f"{source}: key_storage must be one of {', '.join(KEY_STORAGE_CHOICES)}, got {value!r}")
+                raise ConfigError(
+                    f"{source}: key_storage must be one of {', '.join(KEY_STORAGE_CHOICES)}, got {value!r}"
+                )
             values[key] = value
         elif key == "notifications":
             values[key] = _check_notifications(value, source)
@@ -97,11 +114,15 @@ def _check_notifications(value: Any, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: [notifications] must be a table (toast, bell, desktop)")
     for key, item in value.items():
         if key not in NOTIFICATION_NAMES:
-            raise ConfigError(f"{source}: unknown setting notifications.{key}; known: {', '.join(sorted(NOTIFICATION_NAMES))}")
+            raise ConfigError(
+                f"{source}: unknown setting notifications.{key}; known: {', '.join(sorted(NOTIFICATION_NAMES))}"
+            )
         if key in ("toast", "bell") and not isinstance(item, bool):
             raise ConfigError(f"{source}: notifications.{key} must be true or false")
         if key == "desktop" and item not in DESKTOP_CHOICES:
-            raise ConfigError(f"{source}: notifications.desktop must be one of {', '.join(DESKTOP_CHOICES)}, got {item!r}")
+            raise ConfigError(
+                f"{source}: notifications.desktop must be one of {', '.join(DESKTOP_CHOICES)}, got {item!r}"
+            )
     return dict(value)
 
 
@@ -135,7 +156,11 @@ def read_settings(path: Path, checked_dir: Path | None = None) -> dict[str, Any]
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: is not valid TOML ({exc})") from None
     settings = check_settings(data, str(path))
-    if remembered is not None and after == stamp and time.time_ns() - max(stamp[3], stamp[4]) > _SETTLED_NS:
+    if (
+        remembered is not None
+        and after == stamp
+        and time.time_ns() - max(stamp[3], stamp[4]) > _SETTLED_NS
+    ):
         _remember(remembered, path, stamp, settings)
     return settings
 
@@ -147,7 +172,11 @@ def _stamp(status: os.stat_result) -> list[int]:
 def _recall(remembered: Path, path: Path, stamp: list[int]) -> dict[str, Any] | None:
     try:
         entry = json.loads(remembered.read_bytes())
-        if entry["version"] != _CHECKED_VERSION or entry["file"] != str(path) or entry["stamp"] != stamp:
+        if (
+            entry["version"] != _CHECKED_VERSION
+            or entry["file"] != str(path)
+            or entry["stamp"] != stamp
+        ):
             return None
         # Checked again (it is cheap): the file in the data folder is ours, but not proof.
         return check_settings(entry["settings"], str(path))

@@ -254,7 +254,9 @@ class Dispatcher:
                     if not running and chores is None and self._can_send():
                         # The pass's first claim: if it finds one approval alone, never sent,
                         # its attempt is recorded in the claim's own transaction (one commit less).
-                        batch, started = self.store.claim_due_starting_alone(self.owner, self.lease_seconds, wanted)
+                        batch, started = self.store.claim_due_starting_alone(
+                            self.owner, self.lease_seconds, wanted
+                        )
                     else:
                         batch = self.store.claim_due_many(self.owner, self.lease_seconds, wanted)
                     if len(batch) < wanted:
@@ -274,7 +276,11 @@ class Dispatcher:
                     assert started is None  # started only for an operation claimed alone
                     for op in batch:
                         slot = slots.setdefault(op.company.id, _Turns(self._per_company))
-                        running.add(asyncio.create_task(self._handle(op, slot), name=f"send-operation-{op.id}"))
+                        running.add(
+                            asyncio.create_task(
+                                self._handle(op, slot), name=f"send-operation-{op.id}"
+                            )
+                        )
                         count += 1
                 if chores is None:
                     if not running:
@@ -431,7 +437,9 @@ class Dispatcher:
 
         lease.renewal = loop.call_later(interval, renew)
 
-    async def _drive(self, op: OperationRecord, lease: "_Lease", started: AttemptRecord | None = None) -> None:
+    async def _drive(
+        self, op: OperationRecord, lease: "_Lease", started: AttemptRecord | None = None
+    ) -> None:
         attempts = self._mark_interrupted(op.id, op.attempt_count)
         if op.approved_revision_id is None:
             raise StateError("nothing is approved")
@@ -449,7 +457,10 @@ class Dispatcher:
             approved = self.store.get_revision(op.approved_revision_id)
             request, _, _ = self.store.get_request(approved.request_id)
             sending = dataclasses.replace(
-                op, request=request, request_id=approved.request_id, interface=request.interface,
+                op,
+                request=request,
+                request_id=approved.request_id,
+                interface=request.interface,
                 session_id=approved.session_id or op.session_id,
             )
         approval = Approval(op.operation_id, approved.revision)
@@ -466,7 +477,9 @@ class Dispatcher:
                 attempt, started = started, None
                 self.store.sync_through(self.store.take_awaited())
             else:
-                stop = self._should_stop(op, approved, attempts, in_doubt, _saw_success(sending, attempts))
+                stop = self._should_stop(
+                    op, approved, attempts, in_doubt, _saw_success(sending, attempts)
+                )
                 if stop is not None:
                     self._settle(op.id, stop)
                     return
@@ -476,23 +489,37 @@ class Dispatcher:
                 if problem:
                     # Nothing can leave the machine: that is no attempt, and certainly no unknown
                     # outcome. Keep the approval and try again later (the key may be fixed by then).
-                    self.store.postpone(op.id, self.owner, self._unsignable_retry, f"not sent: {problem}")
+                    self.store.postpone(
+                        op.id, self.owner, self._unsignable_retry, f"not sent: {problem}"
+                    )
                     return
                 attempt = await self._begin_attempt(op.id)
             exchange = await self._send_guarded(sending, approval, lease)
-            if exchange is None:  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
+            if (
+                exchange is None
+            ):  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
                 return
             exchange = dataclasses.replace(exchange, outcome=as_approval_answer(exchange.outcome))
             finished = (
-                attempt.id, outcome_name(exchange.outcome), exchange.status, exchange.response,
+                attempt.id,
+                outcome_name(exchange.outcome),
+                exchange.status,
+                exchange.response,
                 exchange.detail or _describe(exchange),
             )
             if exchange.other_account is not None:
                 # Not sent: signed in there as another account than the operation's, whose token
                 # must not carry it (Ops 3). Kept, as for sign-in, until signed in as its own.
-                self._challenged_with[op.id] = await self.sign_in_state(op.company) if self.sign_in_state else None
-                self.store.wait_for_sign_in(finished, op.id, self.owner, approved.expires_at + timedelta(seconds=1),
-                                            exchange.detail)
+                self._challenged_with[op.id] = (
+                    await self.sign_in_state(op.company) if self.sign_in_state else None
+                )
+                self.store.wait_for_sign_in(
+                    finished,
+                    op.id,
+                    self.owner,
+                    approved.expires_at + timedelta(seconds=1),
+                    exchange.detail,
+                )
                 return
             saw_success = _saw_success(sending, attempts) or _cut_off_success(sending, finished)
             challenge = exchange.challenge
@@ -503,13 +530,19 @@ class Dispatcher:
                 # and this answer gave a token the Company never saw (RFC 6750 3.1 refuses the
                 # token presented), and it must not be dropped for the old one's refusal.
                 refused = exchange.token_fingerprint
-                if refused is not None and challenge.error == INVALID_TOKEN and self.token_refused is not None:
+                if (
+                    refused is not None
+                    and challenge.error == INVALID_TOKEN
+                    and self.token_refused is not None
+                ):
                     # The Company no longer takes this token (revoked, or expired early): drop it,
                     # if it is still the one held (SignIns.token_refused).
                     await self.token_refused(op.company, refused)
                 # A token newer than the refused one held already (renewed just now, or refreshed
                 # while the request was out): no sign-in to wait for, and none to ask for.
-                held = await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                held = (
+                    await self.sign_in_state(op.company) if self.sign_in_state is not None else None
+                )
                 signed_in_since = held is not None and held != refused
                 if signed_in_since:
                     self._challenged_with.pop(op.id, None)
@@ -521,10 +554,13 @@ class Dispatcher:
                 # message with the same approval can't perform it twice (Ops 7).
                 new_key = new_id("msg_") if sending.interface == "conversation" else None
                 self.store.wait_for_sign_in(
-                    (finished[0], SIGN_IN_ASKED, *finished[2:]), op.id, self.owner,
+                    (finished[0], SIGN_IN_ASKED, *finished[2:]),
+                    op.id,
+                    self.owner,
                     approved.expires_at + timedelta(seconds=1),
                     f"{'sending again, signed in since' if signed_in_since else 'waiting for sign-in'}: {exchange.detail}",
-                    new_key, signed_in_since,
+                    new_key,
+                    signed_in_since,
                 )
                 if signed_in_since:
                     self.wake()
@@ -538,7 +574,9 @@ class Dispatcher:
             attempts = self.store.attempts(op.id)  # now with this one: the first starts the window
             window_end = self._window_end(attempts)
             # Never wait past the approval's expiry or the retry window; _should_stop ends it there.
-            limit = (approved.expires_at if window_end is None else min(approved.expires_at, window_end)) - now_utc()
+            limit = (
+                approved.expires_at if window_end is None else min(approved.expires_at, window_end)
+            ) - now_utc()
             delay = max(0.0, min(verdict.delay, limit.total_seconds()))
             if delay > self._inline:
                 self.store.schedule_retry(op.id, self.owner, delay, verdict.detail)
@@ -589,7 +627,9 @@ class Dispatcher:
             # without an fsync; the fsync runs in a worker thread (_release_when_durable) while
             # the loop goes on reading answers and committing the next group: a pipeline. No
             # request of this group leaves before its fsync returned (docs/reliability.md).
-            results = self.store.start_attempts([row for row, _ in waiting], self.owner, Durability.AWAITED)
+            results = self.store.start_attempts(
+                [row for row, _ in waiting], self.owner, Durability.AWAITED
+            )
             commit = self.store.take_awaited()
         except Exception as exc:  # noqa: BLE001 - e.g. StoreError: none of them was committed
             for _, future in waiting:
@@ -622,7 +662,9 @@ class Dispatcher:
 
     @staticmethod
     def _release(
-        waiting: list[tuple[int, asyncio.Future[AttemptRecord]]], results: list, failure: Exception | None = None
+        waiting: list[tuple[int, asyncio.Future[AttemptRecord]]],
+        results: list,
+        failure: Exception | None = None,
     ) -> None:
         """Let the sends of a group go, once its fsync returned; or fail them all when it failed:
         the attempts are committed but maybe not durable, so their operations keep an unfinished
@@ -640,7 +682,9 @@ class Dispatcher:
             else:
                 future.set_result(result)
 
-    async def _send_guarded(self, op: OperationRecord, approval: Approval, lease: "_Lease") -> Exchange | None:
+    async def _send_guarded(
+        self, op: OperationRecord, approval: Approval, lease: "_Lease"
+    ) -> Exchange | None:
         """The send, or None when the lease was lost (the lease renewal then stops the send itself)."""
         if lease.lost.is_set():
             return None
@@ -686,7 +730,10 @@ class Dispatcher:
         orphans = [a for a in attempts if a.finished_at is None and a.owner != self.owner]
         for attempt in orphans:
             self.store.finish_attempt(
-                attempt.id, "interrupted", None, None,
+                attempt.id,
+                "interrupted",
+                None,
+                None,
                 f"the sender ({attempt.owner}) stopped before an answer arrived; it may have been performed",
             )
         return self.store.attempts(op_row) if orphans else attempts
@@ -701,7 +748,11 @@ class Dispatcher:
         return parse_stamp(start.started_at) + timedelta(seconds=self._config.retry_window_seconds)
 
     def _should_stop(
-        self, op: OperationRecord, approved: RevisionRecord, attempts: list[AttemptRecord], in_doubt: bool,
+        self,
+        op: OperationRecord,
+        approved: RevisionRecord,
+        attempts: list[AttemptRecord],
+        in_doubt: bool,
         saw_success: bool,
     ) -> _Settle | None:
         if not attempts:
@@ -714,7 +765,10 @@ class Dispatcher:
         window_end = self._window_end(attempts)
         window_over = window_end is not None and window_end <= now
         if saw_success and (approved.expires_at <= now or window_over):
-            return _Settle(Status.PERFORMED, "the Company answered with a success status, though its answer was cut off")
+            return _Settle(
+                Status.PERFORMED,
+                "the Company answered with a success status, though its answer was cut off",
+            )
         if approved.expires_at <= now:
             # After expires_at the Company may forget the operation (Ops 7), so a resend could
             # no longer tell us anything; stop and say what we know.
@@ -724,7 +778,10 @@ class Dispatcher:
                     "the approved terms expired before the Company gave a definite answer; check with the "
                     "Company (for example the order) whether it was done",
                 )
-            return _Settle(Status.NOT_PERFORMED, "the approved terms expired before the approval could be delivered")
+            return _Settle(
+                Status.NOT_PERFORMED,
+                "the approved terms expired before the approval could be delivered",
+            )
         if window_over:
             if in_doubt:
                 return _Settle(
@@ -739,7 +796,12 @@ class Dispatcher:
         return None
 
     def _decide(
-        self, op: OperationRecord, approved: RevisionRecord, exchange: Exchange, in_doubt: bool, retries: int,
+        self,
+        op: OperationRecord,
+        approved: RevisionRecord,
+        exchange: Exchange,
+        in_doubt: bool,
+        retries: int,
         saw_success: bool = False,
     ) -> _Settle | _Retry:
         outcome = exchange.outcome
@@ -776,7 +838,12 @@ class Dispatcher:
                 )
             # Kept with the Session the answer came in: its approval goes there (Ops 3).
             self.store.record_operation(
-                op.company.id, op.request_id, exchange.session_id, answered, exchange.carrier_text, op.interface
+                op.company.id,
+                op.request_id,
+                exchange.session_id,
+                answered,
+                exchange.carrier_text,
+                op.interface,
             )
             if saw_success:
                 return refused(f"new terms (revision {answered.revision})")
@@ -794,13 +861,23 @@ class Dispatcher:
                 exchange.response,
             )
         if isinstance(outcome, RetryLater):
-            return _Retry(self._backoff.delay(retries + 1, outcome.retry_after), f"the Company asked us to wait ({outcome.detail})")
+            return _Retry(
+                self._backoff.delay(retries + 1, outcome.retry_after),
+                f"the Company asked us to wait ({outcome.detail})",
+            )
         if isinstance(outcome, Unknown):
             if exchange.final:
-                return _Settle(Status.OUTCOME_UNKNOWN, exchange.detail or outcome.detail, exchange.response)
-            return _Retry(self._backoff.delay(retries + 1), f"no definite answer ({outcome.detail}); resending")
+                return _Settle(
+                    Status.OUTCOME_UNKNOWN, exchange.detail or outcome.detail, exchange.response
+                )
+            return _Retry(
+                self._backoff.delay(retries + 1),
+                f"no definite answer ({outcome.detail}); resending",
+            )
         if isinstance(outcome, NotSent):
-            return _Retry(self._backoff.delay(retries + 1), f"not delivered ({outcome.detail}); resending")
+            return _Retry(
+                self._backoff.delay(retries + 1), f"not delivered ({outcome.detail}); resending"
+            )
         if isinstance(outcome, NotPerformed):
             if exchange.session_error:
                 return refused(exchange.detail)
@@ -816,9 +893,13 @@ class Dispatcher:
         Until then the operation keeps its lease, so no one else sends it; lost to a crash, its
         attempt stays unfinished and the same approval is resent (docs/reliability.md)."""
         probe = self._probe_after if verdict.status == Status.OUTCOME_UNKNOWN else None
-        self._settling.append((finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe))
+        self._settling.append(
+            (finished, op_row, self.owner, verdict.status, verdict.outcome, verdict.detail, probe)
+        )
         if self._settle_timer is None:
-            self._settle_timer = asyncio.get_running_loop().call_later(SETTLE_GATHER_SECONDS, self._commit_settles)
+            self._settle_timer = asyncio.get_running_loop().call_later(
+                SETTLE_GATHER_SECONDS, self._commit_settles
+            )
 
     def collect_settled(self) -> None:
         """From now on keep the operations this dispatcher settles, for take_settled()."""
@@ -842,15 +923,24 @@ class Dispatcher:
         except Exception as exc:  # noqa: BLE001 - called from timers and other commits: never raise
             # None of them was committed: their attempts stay unfinished (in doubt) and their
             # leases lapse, so the same approvals are resent, as after a crash.
-            log.warning("dispatcher: %d outcomes could not be recorded: %s", len(group), exc,
-                        exc_info=not isinstance(exc, StoreError))
+            log.warning(
+                "dispatcher: %d outcomes could not be recorded: %s",
+                len(group),
+                exc,
+                exc_info=not isinstance(exc, StoreError),
+            )
             return
         for settle, problem in zip(group, results, strict=True):
             if problem is None:
                 if self._settled_rows is not None:
                     self._settled_rows.append(settle[1])
             else:
-                log.warning("operation %s could not be settled as %s: %s", settle[1], settle[3].value, problem)
+                log.warning(
+                    "operation %s could not be settled as %s: %s",
+                    settle[1],
+                    settle[3].value,
+                    problem,
+                )
 
 
 def _window_start(attempts: list[AttemptRecord]) -> AttemptRecord | None:
@@ -875,7 +965,12 @@ def _saw_success(op: OperationRecord, attempts: list[AttemptRecord]) -> bool:
 def _cut_off_success(op: OperationRecord, attempt: tuple) -> bool:
     """(id, outcome, http_status, ...) of an API attempt whose 2xx status arrived but not its body."""
     _, outcome, status = attempt[:3]
-    return op.interface == "api" and outcome == "unknown" and status is not None and 200 <= status < 300
+    return (
+        op.interface == "api"
+        and outcome == "unknown"
+        and status is not None
+        and 200 <= status < 300
+    )
 
 
 def _describe(exchange: Exchange) -> str:

@@ -26,11 +26,20 @@ def in_flight(store: Store) -> list[int]:
 def waiting_for_sign_in(store: Store) -> list[int]:
     """Approvals kept until the person signs in (the Company answered them with a sign-in
     challenge): nothing is sent for them until then, however long a sender runs."""
-    return [row.id for row in store.list_operations(IN_FLIGHT, limit=10_000, newest_first=False) if row.waiting_sign_in]
+    return [
+        row.id
+        for row in store.list_operations(IN_FLIGHT, limit=10_000, newest_first=False)
+        if row.waiting_sign_in
+    ]
 
 
-async def send_approved(agent, *, watch: bool = False, stop: asyncio.Event | None = None,
-                        on_settled: Settled | None = None) -> list[OperationRecord]:
+async def send_approved(
+    agent,
+    *,
+    watch: bool = False,
+    stop: asyncio.Event | None = None,
+    on_settled: Settled | None = None,
+) -> list[OperationRecord]:
     """Dispatch until nothing approved is left but approvals waiting for sign-in (or, with
     `watch`, until `stop` is set). Returns every operation that left approved/sending meanwhile,
     in the order they did; those still waiting for sign-in are the caller's to report

@@ -33,7 +33,7 @@ class KeyStorageError(RuntimeError):
 
 _HOW_TO_FIX = (
     "Install a keyring backend (for example gnome-keyring or KWallet with a running D-Bus "
-    "session, or the macOS Keychain), or opt in to a private key file: set key_storage = \"file\" "
+    'session, or the macOS Keychain), or opt in to a private key file: set key_storage = "file" '
     f"in config.toml, or {KEY_STORAGE_ENV}=file in the environment."
 )
 
@@ -97,7 +97,9 @@ def key_from_pem(text: str | bytes, where: str) -> ec.EllipticCurvePrivateKey:
             "restore it, or remove it to create a new key (every Session then starts over)."
         ) from None
     if not isinstance(key, ec.EllipticCurvePrivateKey) or not isinstance(key.curve, ec.SECP256R1):
-        raise KeyStorageError(f"the signing key in {where} is not a P-256 key; poppy-tui signs with ES256.")
+        raise KeyStorageError(
+            f"the signing key in {where} is not a P-256 key; poppy-tui signs with ES256."
+        )
     return key
 
 
@@ -120,7 +122,9 @@ def _load_or_create_keyring_key() -> ec.EllipticCurvePrivateKey:
     backend = keyring.get_keyring()
     problem = keyring_problem(backend)
     if problem:
-        raise KeyStorageError(f"No usable keyring for the agent's signing key: {problem}. {_HOW_TO_FIX}")
+        raise KeyStorageError(
+            f"No usable keyring for the agent's signing key: {problem}. {_HOW_TO_FIX}"
+        )
     where = f"the keyring ({KEYRING_SERVICE} / {KEYRING_USERNAME})"
     try:
         stored = backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
@@ -131,11 +135,17 @@ def _load_or_create_keyring_key() -> ec.EllipticCurvePrivateKey:
         # the same moment, and whichever the keyring kept is the key every process must use.
         stored = backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
     except keyring.errors.NoKeyringError as exc:
-        raise KeyStorageError(f"No usable keyring for the agent's signing key ({exc}). {_HOW_TO_FIX}") from None
+        raise KeyStorageError(
+            f"No usable keyring for the agent's signing key ({exc}). {_HOW_TO_FIX}"
+        ) from None
     except keyring.errors.KeyringError as exc:
-        raise KeyStorageError(f"The keyring refused the agent's signing key ({exc}). {_HOW_TO_FIX}") from None
+        raise KeyStorageError(
+            f"The keyring refused the agent's signing key ({exc}). {_HOW_TO_FIX}"
+        ) from None
     if stored is None:
-        raise KeyStorageError(f"The keyring accepted the signing key but does not return it. {_HOW_TO_FIX}")
+        raise KeyStorageError(
+            f"The keyring accepted the signing key but does not return it. {_HOW_TO_FIX}"
+        )
     return key_from_pem(stored, where)
 
 
@@ -152,9 +162,13 @@ def _private_dir(folder: Path) -> None:
 def _check_private_file(fd: int, path: Path) -> None:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
-        raise KeyStorageError(f"{path} is not a regular file; refusing to use it as the signing key.")
+        raise KeyStorageError(
+            f"{path} is not a regular file; refusing to use it as the signing key."
+        )
     if info.st_uid != os.getuid():
-        raise KeyStorageError(f"{path} belongs to another user; refusing to use it as the signing key.")
+        raise KeyStorageError(
+            f"{path} belongs to another user; refusing to use it as the signing key."
+        )
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o077:
         raise KeyStorageError(
@@ -188,9 +202,13 @@ def _load_or_create_file_key(path: Path) -> ec.EllipticCurvePrivateKey:
     # not at all, and if another process won the race we use its key instead of ours.
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = os.open(
+            temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
     except OSError as exc:
-        raise KeyStorageError(f"can't create the signing key {path}: {exc.strerror or exc}") from None
+        raise KeyStorageError(
+            f"can't create the signing key {path}: {exc.strerror or exc}"
+        ) from None
     try:
         try:
             os.write(fd, key_to_pem(generate_key()).encode("ascii"))
@@ -202,7 +220,9 @@ def _load_or_create_file_key(path: Path) -> ec.EllipticCurvePrivateKey:
         except FileExistsError:
             pass
         except OSError as exc:
-            raise KeyStorageError(f"can't create the signing key {path}: {exc.strerror or exc}") from None
+            raise KeyStorageError(
+                f"can't create the signing key {path}: {exc.strerror or exc}"
+            ) from None
     finally:
         try:
             os.unlink(temp)

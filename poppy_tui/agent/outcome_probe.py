@@ -108,7 +108,9 @@ class OutcomeProbe:
         self.owner = owner
         # A probe sends and reads without renewing its lease: its lease covers the longest it can take.
         timeout = agent.config.request_timeout_seconds
-        self.lease_seconds = max(lease_seconds, 4 * timeout + agent.conversations.reply_wait_seconds)
+        self.lease_seconds = max(
+            lease_seconds, 4 * timeout + agent.conversations.reply_wait_seconds
+        )
         self.interval = interval_seconds
         self.max_interval = max_interval_seconds
 
@@ -134,7 +136,10 @@ class OutcomeProbe:
                 # Look again later, not on the very next pass: a failure must not become a loop.
                 try:
                     self.store.finish_probe(
-                        op.id, self.owner, detail=op.outcome_detail or "", observations=[],
+                        op.id,
+                        self.owner,
+                        detail=op.outcome_detail or "",
+                        observations=[],
                         next_probe_at=now_utc() + timedelta(seconds=self.interval),
                     )
                 except StoreError as exc:  # the lease lapses on its own; nothing is lost
@@ -144,14 +149,22 @@ class OutcomeProbe:
 
     async def _probe(self, op: OperationRecord) -> None:
         if op.approved_revision_id is None:
-            self.store.finish_probe(op.id, self.owner, detail=op.outcome_detail or "", observations=[],
-                                    next_probe_at=None)
+            self.store.finish_probe(
+                op.id,
+                self.owner,
+                detail=op.outcome_detail or "",
+                observations=[],
+                next_probe_at=None,
+            )
             return
         approved = self.store.get_revision(op.approved_revision_id)
         request, _, _ = self.store.get_request(approved.request_id)
         # The approved revision's request and Session: the same approval, sent where it was (Ops 3, 6).
         sending = dataclasses.replace(
-            op, request=request, request_id=approved.request_id, interface=request.interface,
+            op,
+            request=request,
+            request_id=approved.request_id,
+            interface=request.interface,
             session_id=approved.session_id or op.session_id,
         )
         now = now_utc()
@@ -160,10 +173,17 @@ class OutcomeProbe:
         problem = self._agent.signing_problem()
         if problem:
             # Nothing can be signed, so nothing can be sent or read: no attempt, look again later.
-            reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
+            reason = (
+                self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
+            )
             next_at = self._next_probe(op.id, now, approved.expires_at)
-            self.store.finish_probe(op.id, self.owner, detail=_detail(reason, [f"can't look now: {problem}"], next_at),
-                                    observations=[], next_probe_at=next_at)
+            self.store.finish_probe(
+                op.id,
+                self.owner,
+                detail=_detail(reason, [f"can't look now: {problem}"], next_at),
+                observations=[],
+                next_probe_at=next_at,
+            )
             return
         if isinstance(request, ConversationRequest):
             replied = await self._read_conversation(sending, found)
@@ -177,19 +197,31 @@ class OutcomeProbe:
         reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
         if found.settle is not None:
             self.store.finish_probe(
-                op.id, self.owner, detail=found.settle_detail, observations=found.observations,
-                next_probe_at=None, settle=found.settle, outcome=found.outcome,
+                op.id,
+                self.owner,
+                detail=found.settle_detail,
+                observations=found.observations,
+                next_probe_at=None,
+                settle=found.settle,
+                outcome=found.outcome,
             )
             return
         next_at = self._next_probe(op.id, now, approved.expires_at)
         self.store.finish_probe(
-            op.id, self.owner, detail=_detail(reason, found.notes, next_at), observations=found.observations,
+            op.id,
+            self.owner,
+            detail=_detail(reason, found.notes, next_at),
+            observations=found.observations,
             next_probe_at=next_at,
         )
 
-    def _next_probe(self, operation_row: int, now: datetime, expires_at: datetime) -> datetime | None:
+    def _next_probe(
+        self, operation_row: int, now: datetime, expires_at: datetime
+    ) -> datetime | None:
         """Spaced out, and only while the Company must remember the operation."""
-        since = [e.at for e in self.store.events(operation_row) if e.kind == Status.OUTCOME_UNKNOWN.value]
+        since = [
+            e.at for e in self.store.events(operation_row) if e.kind == Status.OUTCOME_UNKNOWN.value
+        ]
         unknown_since = parse_rfc3339(since[-1]) if since else now
         return next_probe_at(unknown_since, now, expires_at, self.interval, self.max_interval)
 
@@ -198,7 +230,10 @@ class OutcomeProbe:
             if orphan.finished_at is None and orphan.owner != self.owner:
                 # A probe's resend whose process died: it may have reached the Company.
                 self.store.finish_attempt(
-                    orphan.id, "interrupted", None, None,
+                    orphan.id,
+                    "interrupted",
+                    None,
+                    None,
                     f"the sender ({orphan.owner}) stopped before an answer arrived; it may have been performed",
                 )
         finished = [a for a in self.store.attempts(op.id) if a.finished_at is not None]
@@ -209,9 +244,14 @@ class OutcomeProbe:
         exchange = await self._send(sending, Approval(sending.operation_id, revision))
         outcome = as_approval_answer(exchange.outcome)
         detail = exchange.detail or _describe(outcome)
-        self.store.finish_attempt(attempt.id, outcome_name(outcome), exchange.status, exchange.response, detail)
-        observation = {"source": "the same approval, sent again", "outcome": outcome_name(outcome),
-                       "http_status": exchange.status}
+        self.store.finish_attempt(
+            attempt.id, outcome_name(outcome), exchange.status, exchange.response, detail
+        )
+        observation = {
+            "source": "the same approval, sent again",
+            "outcome": outcome_name(outcome),
+            "http_status": exchange.status,
+        }
         found.observations.append(observation)
         if isinstance(outcome, Performed):
             found.settle, found.outcome = Status.PERFORMED, exchange.response
@@ -222,7 +262,11 @@ class OutcomeProbe:
             if answered.operation_id == sending.operation_id and answered.revision != revision:
                 # Recorded for the person; it stays undecidable until the outcome is known (Ops 7).
                 self.store.record_operation(
-                    sending.company.id, sending.request_id, exchange.session_id, answered, exchange.carrier_text,
+                    sending.company.id,
+                    sending.request_id,
+                    exchange.session_id,
+                    answered,
+                    exchange.carrier_text,
                     sending.interface,
                 )
             found.notes.append(
@@ -230,7 +274,9 @@ class OutcomeProbe:
                 "(the Company may have forgotten the operation)"
             )
             return
-        found.notes.append(f"the same approval, sent again, got no definite answer ({_short(detail)})")
+        found.notes.append(
+            f"the same approval, sent again, got no definite answer ({_short(detail)})"
+        )
 
     async def _send(self, sending: OperationRecord, approval: Approval) -> Exchange:
         try:
@@ -247,7 +293,9 @@ class OutcomeProbe:
 
     # ---- reading the state ------------------------------------------------------------------
 
-    async def _read_resource(self, sending: OperationRecord, request: ApiRequest, found: _Found) -> None:
+    async def _read_resource(
+        self, sending: OperationRecord, request: ApiRequest, found: _Found
+    ) -> None:
         company = self.store.get_company(sending.company.id)
         try:
             document = await self._agent.fetch_openapi(company)
@@ -259,16 +307,26 @@ class OutcomeProbe:
             return
         if origin_of(url) not in api_origins(company):
             # Only the Company's own API is read (spec 3): never another host, whatever the request said.
-            found.notes.append(f"{origin_of(url)} is not {possessive(company.name)} API, so nothing was read there")
+            found.notes.append(
+                f"{origin_of(url)} is not {possessive(company.name)} API, so nothing was read there"
+            )
             return
-        exchange = await self._agent.api.send(company, ApiRequest("GET", url), session_id=company.session_id)
+        exchange = await self._agent.api.send(
+            company, ApiRequest("GET", url), session_id=company.session_id
+        )
         body = exchange.response.get("body") if isinstance(exchange.response, dict) else None
-        observation = {"source": f"GET {url}", "http_status": exchange.status, "body": _capped(body)}
+        observation = {
+            "source": f"GET {url}",
+            "http_status": exchange.status,
+            "body": _capped(body),
+        }
         found.observations.append(observation)
         if isinstance(exchange.outcome, Performed):
             found.notes.append(f"GET {url} says: {_short(json.dumps(body, ensure_ascii=False))}")
         else:
-            found.notes.append(f"GET {url} could not be read ({_short(exchange.detail or _describe(exchange.outcome))})")
+            found.notes.append(
+                f"GET {url} could not be read ({_short(exchange.detail or _describe(exchange.outcome))})"
+            )
 
     async def _read_conversation(self, sending: OperationRecord, found: _Found) -> bool:
         """Read the conversation; say whether the Company has written since the approval."""
@@ -280,10 +338,16 @@ class OutcomeProbe:
         if row is None:
             return replied
         got = await self._agent.conversations.read(company, row)
-        position = self.store.message_position(row, sending.idempotency_key or "") if sending.idempotency_key else None
+        position = (
+            self.store.message_position(row, sending.idempotency_key or "")
+            if sending.idempotency_key
+            else None
+        )
         if position is None:
             if got.problems:
-                found.notes.append(f"the conversation could not be read ({_short('; '.join(got.problems))})")
+                found.notes.append(
+                    f"the conversation could not be read ({_short('; '.join(got.problems))})"
+                )
             return replied
         later = self.store.messages_after(row, position, "company")
         replied = bool(later)
@@ -301,11 +365,15 @@ class OutcomeProbe:
             if text:
                 texts.append((message_id, text))
         if texts:
-            found.observations.append({
-                "source": "the conversation's later messages",
-                "messages": [{"id": mid, "text": _short(t, 2000)} for mid, t in texts[-10:]],
-            })
-            found.notes.append("the Company said since: " + " / ".join(repr(_short(t, 300)) for _, t in texts[-3:]))
+            found.observations.append(
+                {
+                    "source": "the conversation's later messages",
+                    "messages": [{"id": mid, "text": _short(t, 2000)} for mid, t in texts[-10:]],
+                }
+            )
+            found.notes.append(
+                "the Company said since: " + " / ".join(repr(_short(t, 300)) for _, t in texts[-3:])
+            )
         if got.problems:
             found.notes.append(f"reading the conversation: {_short('; '.join(got.problems))}")
         return replied
@@ -343,7 +411,8 @@ def _detail(reason: str, notes: list[str], next_at: datetime | None) -> str:
         text += ". Found out so far: " + "; ".join(notes)
     text += (
         ". poppy-tui looks again by itself until the approved terms expire; resolve it once you know"
-        if next_at is not None else ". poppy-tui has stopped looking (the approved terms expired); resolve it once you know"
+        if next_at is not None
+        else ". poppy-tui has stopped looking (the approved terms expired); resolve it once you know"
     )
     return text
 

@@ -56,7 +56,9 @@ CONFIRM_DEADLINE_SECONDS = 4.0
 # Statuses before the decision is carried out: waiting, withdrawn, or approved within the grace period.
 READABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 # Tool names that read one thing by convention: get_order, read_booking, show_subscription.
-_READ_NAME = re.compile(r"^(?:get|read|show|fetch|view|describe|lookup|retrieve)[_\-]?(.+)$", re.IGNORECASE)
+_READ_NAME = re.compile(
+    r"^(?:get|read|show|fetch|view|describe|lookup|retrieve)[_\-]?(.+)$", re.IGNORECASE
+)
 
 
 def mcp_read_call(
@@ -90,13 +92,21 @@ def mcp_read_call(
         given = described.get("inputSchema")
         schema: dict[str, Any] = given if isinstance(given, dict) else {}
         required = schema.get("required")
-        if not isinstance(required, list) or not required or not all(isinstance(r, str) for r in required):
+        if (
+            not isinstance(required, list)
+            or not required
+            or not all(isinstance(r, str) for r in required)
+        ):
             continue
         if not all(r in arguments and _is_id_key(r) and _plain(arguments[r]) for r in required):
             continue
         if read_only is not True:
             match = _READ_NAME.match(name)
-            if match is None or len(required) != 1 or _norm_key(required[0]) != _norm_key(match.group(1)) + "id":
+            if (
+                match is None
+                or len(required) != 1
+                or _norm_key(required[0]) != _norm_key(match.group(1)) + "id"
+            ):
                 continue
         rank = (min(order.index(r) for r in required), 0 if read_only is True else 1, name)
         if best is None or rank < best[0]:
@@ -140,7 +150,9 @@ class ResourceReader:
         self._fetch_openapi = fetch_openapi
         self._mcp = mcp
 
-    async def read(self, operation_row: int, deadline: float = READ_DEADLINE_SECONDS) -> ResourceRead | None:
+    async def read(
+        self, operation_row: int, deadline: float = READ_DEADLINE_SECONDS
+    ) -> ResourceRead | None:
         """Read and keep the operation's resource now; None when the operation is past its
         decision (nothing is read for it). Never raises for anything a Company does."""
         store = self._store()
@@ -156,11 +168,21 @@ class ResourceReader:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a bug of ours must not take the review down
-            log.exception("reading the resource of operation %s failed inside poppy-tui", operation_row)
+            log.exception(
+                "reading the resource of operation %s failed inside poppy-tui", operation_row
+            )
             problem = f"poppy-tui failed while reading it ({type(exc).__name__})"
         if not source and problem is None:
             problem = "nowhere to read it"
-        read = ResourceRead(op.id, op.current.id, source, now_utc(), body is not None and problem is None, body, problem)
+        read = ResourceRead(
+            op.id,
+            op.current.id,
+            source,
+            now_utc(),
+            body is not None and problem is None,
+            body,
+            problem,
+        )
         store.save_resource_read(read)
         return read
 
@@ -171,7 +193,9 @@ class ResourceReader:
         # An operation returned signed out is the Session's (that its current revision came in);
         # one returned signed in is the account's, read from the current Session with the
         # access token (Ops 3).
-        session_id = company.session_id if op.account_owned else (op.current.session_id or op.session_id)
+        session_id = (
+            company.session_id if op.account_owned else (op.current.session_id or op.session_id)
+        )
         token = await self._sessions().access_token(company) if op.account_owned else None
         if isinstance(request, ApiRequest):
             return await self._read_api(company, request.url, session_id, token)
@@ -190,13 +214,21 @@ class ResourceReader:
         from poppy_tui.agent.net import http
 
         if origin_of(request_url) not in api_origins(company):
-            return "", None, "the request went elsewhere than the Company's API, so nothing is read there"
+            return (
+                "",
+                None,
+                "the request went elsewhere than the Company's API, so nothing is read there",
+            )
         try:
             document = await self._fetch_openapi(company)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - no OpenAPI is only no way to look
-            return "", None, f"no OpenAPI document to find a read in ({sanitize_line(str(exc), 200).text})"
+            return (
+                "",
+                None,
+                f"no OpenAPI document to find a read in ({sanitize_line(str(exc), 200).text})",
+            )
         url = resource_url(request_url, document)
         if url is None:
             return "", None, "the Company's OpenAPI offers no GET for this resource"
@@ -205,11 +237,17 @@ class ResourceReader:
             return source, None, "the read is not on the Company's API, so it was not sent"
         headers = await self._sessions().signed_in_headers(company, session_id, token)
         headers["Accept"] = "application/json"
-        answer = await http.request(await self._client(), "GET", url, headers=headers, limit=MAX_RESOURCE_BYTES)
+        answer = await http.request(
+            await self._client(), "GET", url, headers=headers, limit=MAX_RESOURCE_BYTES
+        )
         if isinstance(answer, (NotSent, Unknown)):
             return source, None, sanitize_line(answer.detail or "no answer", 300).text
         if 300 <= answer.status < 400:
-            return source, None, f"the Company answered HTTP {answer.status}, a redirect, which poppy-tui does not follow"
+            return (
+                source,
+                None,
+                f"the Company answered HTTP {answer.status}, a redirect, which poppy-tui does not follow",
+            )
         if answer.error:
             return source, None, sanitize_line(answer.error, 300).text
         if not 200 <= answer.status < 300:
@@ -227,10 +265,20 @@ class ResourceReader:
             return mcp_read_call(request.tool, request.arguments, tools)
 
         call, body, problem = await self._mcp().read_with_tool(
-            company, request.server_url, choose, session_id=session_id, token=token, limit=MAX_RESOURCE_BYTES,
+            company,
+            request.server_url,
+            choose,
+            session_id=session_id,
+            token=token,
+            limit=MAX_RESOURCE_BYTES,
         )
         if call is None:
-            return "", None, problem or f"the MCP server offers no read tool for {sanitize_line(request.tool, 60).text}"
+            return (
+                "",
+                None,
+                problem
+                or f"the MCP server offers no read tool for {sanitize_line(request.tool, 60).text}",
+            )
         name, args = call
         shown = ", ".join(f"{k}={v}" for k, v in args.items())
         return f"MCP {name}({shown})", body, problem

@@ -40,7 +40,9 @@ class Checked:
     amount: str | None = None
 
 
-def check_record(store: Store, record: OperationRecord, now: datetime, min_read_seconds: float) -> Checked:
+def check_record(
+    store: Store, record: OperationRecord, now: datetime, min_read_seconds: float
+) -> Checked:
     previous = store.previous_seen_revision(record.id, record.current.id)
     try:
         operation = record.current.as_operation()
@@ -51,11 +53,19 @@ def check_record(store: Store, record: OperationRecord, now: datetime, min_read_
     except Exception:
         previous_operation = None
     findings = check_operation(
-        operation, record.request, previous=previous_operation, now=now, min_read_seconds=min_read_seconds,
+        operation,
+        record.request,
+        previous=previous_operation,
+        now=now,
+        min_read_seconds=min_read_seconds,
         previous_seen=previous is None or previous.seen_at is not None,
     )
     # An operation_id the Company also gave to a different request (danger, so it goes first).
-    earlier = [request for rev_id, _, _, request in store.revision_requests(record.id) if rev_id != record.current.id]
+    earlier = [
+        request
+        for rev_id, _, _, request in store.revision_requests(record.id)
+        if rev_id != record.current.id
+    ]
     findings = reuse_findings(record.operation_id, record.request, earlier) + list(findings)
     return Checked(operation, previous, previous_operation, tuple(findings), key_amount(operation))
 
@@ -74,20 +84,26 @@ def check_missing(
     Blocking (SQLite and CPU): run it in a thread. It opens its own connection, as SQLite
     connections belong to one thread."""
     with Store.open(database) as store:
-        missing = [row for row in operation_rows if row not in store.current_checks(operation_rows, CHECKER_VERSION)]
+        missing = [
+            row
+            for row in operation_rows
+            if row not in store.current_checks(operation_rows, CHECKER_VERSION)
+        ]
         for start in range(0, len(missing), BATCH):
             if cancelled():
                 return
             done: dict[int, StoredChecks] = {}
             saved: list[tuple[int, str | None, Sequence[Any]]] = []
-            for row in missing[start:start + BATCH]:
+            for row in missing[start : start + BATCH]:
                 try:
                     record = store.get_operation(row)
                 except Exception:
                     continue  # gone or unreadable: the list shows what it can, the review says why
                 checked = check_record(store, record, now(), min_read_seconds)
                 saved.append((record.current.id, checked.amount, checked.findings))
-                findings = tuple(StoredFinding(f.severity, f.code, f.message, f.field) for f in checked.findings)
+                findings = tuple(
+                    StoredFinding(f.severity, f.code, f.message, f.field) for f in checked.findings
+                )
                 done[row] = StoredChecks(record.current.id, checked.amount, findings)
             store.save_checks(saved, CHECKER_VERSION)
             on_batch(done)

@@ -51,6 +51,7 @@ class OtherAccountSignedIn(Exception):
         super().__init__(account)
         self.account = account
 
+
 # How long a spare Session JWT may wait for the request that uses it. Well inside the JWT's own
 # lifetime (exp is iat + SESSION_JWT_LIFETIME_SECONDS), so a Company never sees one near its end.
 SPARE_JWT_MAX_AGE_SECONDS = 5.0
@@ -68,7 +69,9 @@ async def _signed_out(company: CompanyRecord) -> str | None:
 
 def describe_challenge(company_name: str, challenge: Challenge, client_id: str) -> str:
     """One line for the TUI, the CLI and the history; the Company's own words are sanitised."""
-    from poppy_tui.safety.sanitize import sanitize_line  # here: a request without a challenge never loads it
+    from poppy_tui.safety.sanitize import (
+        sanitize_line,
+    )  # here: a request without a challenge never loads it
 
     name = sanitize_line(company_name, 80).text
     said = sanitize_line(challenge.description, 200).text if challenge.description else ""
@@ -82,7 +85,9 @@ def describe_challenge(company_name: str, challenge: Challenge, client_id: str) 
         return line
     scopes = " ".join(sanitize_line(s, 60).text for s in challenge.scopes)
     if challenge.kind == "scope":
-        return f"Sign in to {name} to continue (it needs more access: scopes {scopes or 'not named'})"
+        return (
+            f"Sign in to {name} to continue (it needs more access: scopes {scopes or 'not named'})"
+        )
     return f"Sign in to {name} to continue" + (f" (scopes {scopes})" if scopes else "")
 
 
@@ -158,7 +163,9 @@ class Sessions:
 
     def identity(self, company: CompanyRecord, session_id: str | None = None) -> SessionIdentity:
         return SessionIdentity(
-            client_id=self.agent_identity.client_id, user_id=company.user_id, session_id=session_id or company.session_id
+            client_id=self.agent_identity.client_id,
+            user_id=company.user_id,
+            session_id=session_id or company.session_id,
         )
 
     def session_jwt(self, company: CompanyRecord, session_id: str | None = None) -> str:
@@ -215,7 +222,9 @@ class Sessions:
         try:
             token = await self.token_source(company)
         except Exception:  # noqa: BLE001 - sign-in trouble must not turn into "not sent"
-            log.warning("the access token for company %s could not be read", company.id, exc_info=True)
+            log.warning(
+                "the access token for company %s could not be read", company.id, exc_info=True
+            )
             return None
         token = token if isinstance(token, str) and token else None
         owner = approval_for_account.get()
@@ -253,7 +262,11 @@ class Sessions:
         return self._store.get_company(company.id)
 
     def on_invalid_session(
-        self, company: CompanyRecord, session_id_used: str, carries_approval: bool, already_retried: bool,
+        self,
+        company: CompanyRecord,
+        session_id_used: str,
+        carries_approval: bool,
+        already_retried: bool,
         account_owned: bool = False,
     ) -> SessionVerdict:
         """`account_owned`: the approval is for an operation returned signed in, which any
@@ -262,7 +275,11 @@ class Sessions:
         if latest.session_id == session_id_used:
             latest = self._store.new_session(company.id)
         if carries_approval and account_owned and not already_retried:
-            return SessionVerdict(True, latest, "the Session had ended; the account's operation was approved in a new one")
+            return SessionVerdict(
+                True,
+                latest,
+                "the Session had ended; the account's operation was approved in a new one",
+            )
         if carries_approval and not account_owned:
             return SessionVerdict(
                 False,
@@ -272,5 +289,9 @@ class Sessions:
                 "new one. Ask the Company again to get a new operation.",
             )
         if already_retried:
-            return SessionVerdict(False, latest, "the Company rejected a new Session too (invalid_session)")
-        return SessionVerdict(True, latest, "the Session had ended; started a new one and tried again")
+            return SessionVerdict(
+                False, latest, "the Company rejected a new Session too (invalid_session)"
+            )
+        return SessionVerdict(
+            True, latest, "the Session had ended; started a new one and tried again"
+        )

@@ -16,7 +16,9 @@ class SignInAsk:
     conversation_row: int
     company: CompanyRecord
     challenge: Challenge
-    text: str | None  # what the person said that the Company answered with it (said again after sign-in)
+    text: (
+        str | None
+    )  # what the person said that the Company answered with it (said again after sign-in)
     kept_id: str  # the kept event's message id in the conversation
 
 
@@ -29,7 +31,11 @@ def open_sign_in_asks(agent: Any, conversation_row: int | None = None) -> list[S
             continue
         company = agent.store.get_company(company_id)
         record = agent.signins.status(company)
-        if record is not None and record.signed_in_at > kept_at and set(challenge.scopes) <= set(record.scopes):
+        if (
+            record is not None
+            and record.signed_in_at > kept_at
+            and set(challenge.scopes) <= set(record.scopes)
+        ):
             continue
         asks.append(SignInAsk(row, company, challenge, text, str(event.get("id", ""))))
     return asks

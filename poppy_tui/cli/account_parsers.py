@@ -23,16 +23,37 @@ def add_signin_commands(command: Command) -> None:
     )
     add_company_argument(signin, "company")
     kind = signin.add_mutually_exclusive_group()
-    kind.add_argument("--device", dest="kind", action="store_const", const="device", help="Device Sign-In (RFC 8628)")
-    kind.add_argument("--direct", dest="kind", action="store_const", const="direct", help="Direct Sign-In in your browser")
     kind.add_argument(
-        "--mediated", dest="kind", action="store_const", const="mediated", help="type the Company's sign-in fields here"
+        "--device",
+        dest="kind",
+        action="store_const",
+        const="device",
+        help="Device Sign-In (RFC 8628)",
+    )
+    kind.add_argument(
+        "--direct",
+        dest="kind",
+        action="store_const",
+        const="direct",
+        help="Direct Sign-In in your browser",
+    )
+    kind.add_argument(
+        "--mediated",
+        dest="kind",
+        action="store_const",
+        const="mediated",
+        help="type the Company's sign-in fields here",
     )
     signin.add_argument(
-        "--scope", action="append", metavar="S", help="ask for this scope (repeatable; default: all the kind offers)"
+        "--scope",
+        action="append",
+        metavar="S",
+        help="ask for this scope (repeatable; default: all the kind offers)",
     )
     signin.add_argument(
-        "--no-browser", action="store_true", help="with --direct: don't open a browser, print the link only"
+        "--no-browser",
+        action="store_true",
+        help="with --direct: don't open a browser, print the link only",
     )
     signout = command(
         "signout",
@@ -53,16 +74,39 @@ def add_identity_commands(command: Command) -> None:
     )
     sub = identity.add_subparsers(dest="identity_command", metavar="SUBCOMMAND", required=True)
     init = sub.add_parser(
-        "init", help="choose the client_id and write the documents to publish", allow_abbrev=False,
+        "init",
+        help="choose the client_id and write the documents to publish",
+        allow_abbrev=False,
         description="Choose the client_id (the https URL where you will serve agent.json), create the agent's "
         "signing key if needed, and write agent.json and jwks.json to publish.",
     )
-    init.add_argument("--client-id", required=True, metavar="URL",
-                      help="https URL where the Client ID Metadata Document will be served, e.g. https://me.example/agent.json")
-    init.add_argument("--client-name", default=None, metavar="NAME", help="the name Companies show (default: poppy-tui)")
-    init.add_argument("--jwks-uri", default=None, metavar="URL",
-                      help="where jwks.json will be served (default: beside the client_id)")
-    init.add_argument("--redirect-uri", action="append", default=None, metavar="URL", dest="redirect_uris",
-                      help="a redirect URI for Direct Sign-In; repeat for several (default: one on the client_id's host)")
-    show = sub.add_parser("show", help="print the identity, the documents and where to serve them", allow_abbrev=False)
+    init.add_argument(
+        "--client-id",
+        required=True,
+        metavar="URL",
+        help="https URL where the Client ID Metadata Document will be served, e.g. https://me.example/agent.json",
+    )
+    init.add_argument(
+        "--client-name",
+        default=None,
+        metavar="NAME",
+        help="the name Companies show (default: poppy-tui)",
+    )
+    init.add_argument(
+        "--jwks-uri",
+        default=None,
+        metavar="URL",
+        help="where jwks.json will be served (default: beside the client_id)",
+    )
+    init.add_argument(
+        "--redirect-uri",
+        action="append",
+        default=None,
+        metavar="URL",
+        dest="redirect_uris",
+        help="a redirect URI for Direct Sign-In; repeat for several (default: one on the client_id's host)",
+    )
+    show = sub.add_parser(
+        "show", help="print the identity, the documents and where to serve them", allow_abbrev=False
+    )
     show.add_argument("--json", action="store_true", help="machine-readable output")

@@ -100,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
 def _signin(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.cli import signin_commands
 
-    return (signin_commands.cmd_signin if args.command == "signin" else signin_commands.cmd_signout)(ctx, args)
+    return (
+        signin_commands.cmd_signin if args.command == "signin" else signin_commands.cmd_signout
+    )(ctx, args)
 
 
 def _identity(ctx: Context, args: argparse.Namespace) -> int:
@@ -144,7 +146,8 @@ def parse_json_argument(text: str, option: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CliError(
-            f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", Exit.USAGE
+            f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            Exit.USAGE,
         ) from None
 
 
@@ -193,8 +196,10 @@ def announce(record: "OperationRecord", stream: Any) -> None:
 def report_final(record: "OperationRecord", as_json: bool = False) -> int:
     if record.waiting_sign_in:
         # Approved, kept, and sent again once signed in (before it expires): say what to do.
-        note(f"operation {record.id}: {safe_line(record.waiting_sign_in, 400)}; run: poppy-tui signin "
-             f"{safe_line(record.company.name, 80)!r}")
+        note(
+            f"operation {record.id}: {safe_line(record.waiting_sign_in, 400)}; run: poppy-tui signin "
+            f"{safe_line(record.company.name, 80)!r}"
+        )
         return Exit.SIGN_IN_REQUIRED
     if not as_json:
         print_final(record)
@@ -208,7 +213,10 @@ def report_final(record: "OperationRecord", as_json: bool = False) -> int:
 
 
 async def wait_for(
-    agent: "Agent", record: "OperationRecord", deadline: float | None = None, request_id: int | None = None
+    agent: "Agent",
+    record: "OperationRecord",
+    deadline: float | None = None,
+    request_id: int | None = None,
 ) -> "OperationRecord":
     """Until the operation settles, or (with a deadline, loop time) until the deadline: then it may still be open."""
     import asyncio
@@ -221,18 +229,29 @@ async def wait_for(
         # With our request's ID: the outcome of our request only, never another's, even when the
         # Company gave one operation_id to two requests (Ops §3 forbids it; Agent.outcome_for_request).
         record = await agent.wait_for_outcome(record.id, timeout=left, request_id=request_id)
-        if record.status in SETTLED or record.waiting_sign_in or (deadline is not None and loop.time() >= deadline):
+        if (
+            record.status in SETTLED
+            or record.waiting_sign_in
+            or (deadline is not None and loop.time() >= deadline)
+        ):
             return record
         if not record.status.is_open:
             continue
         # A resend was answered with new terms: nothing was done, and the person decides again.
-        note(f"operation {record.id}: the Company answered with new terms; they need your approval too")
+        note(
+            f"operation {record.id}: the Company answered with new terms; they need your approval too"
+        )
         announce(record, sys.stderr)
 
 
 async def settle(
-    agent: "Agent", rows: list[int], wait: bool, as_json: bool = False, timeout: float | None = None,
-    answer: dict[str, Any] | None = None, request_id: int | None = None,
+    agent: "Agent",
+    rows: list[int],
+    wait: bool,
+    as_json: bool = False,
+    timeout: float | None = None,
+    answer: dict[str, Any] | None = None,
+    request_id: int | None = None,
 ) -> int:
     import asyncio
 
@@ -241,7 +260,9 @@ async def settle(
     stored = [agent.store.get_operation(row) for row in rows]
     # As our request's caller must read it: an outcome the Company reached for another request
     # under the same operation_id is not ours to report (Ops 3, Ops 5).
-    records = stored if request_id is None else [agent.outcome_for_request(r, request_id) for r in stored]
+    records = (
+        stored if request_id is None else [agent.outcome_for_request(r, request_id) for r in stored]
+    )
     stream = sys.stderr if wait or as_json else sys.stdout
     for record, before in zip(records, stored, strict=True):
         announce(record, stream)
@@ -251,7 +272,9 @@ async def settle(
         if held:
             from poppy_tui.safety.request_reuse import in_doubt_reason
 
-            note(f"operation {record.id} can't be approved yet: {safe_line(in_doubt_reason(held), 1000)}")
+            note(
+                f"operation {record.id} can't be approved yet: {safe_line(in_doubt_reason(held), 1000)}"
+            )
     if not wait:
         if as_json:
             emit_request_json(agent, answer, records)
@@ -278,7 +301,10 @@ async def settle(
 
 
 def emit_request_json(
-    agent: "Agent", answer: dict[str, Any] | None, records: list["OperationRecord"], timed_out: bool = False
+    agent: "Agent",
+    answer: dict[str, Any] | None,
+    records: list["OperationRecord"],
+    timed_out: bool = False,
 ) -> None:
     """One JSON object on stdout for `call/tool/say --json` (docs/cli.md)."""
     data = dict(answer or {})
@@ -289,12 +315,23 @@ def emit_request_json(
 
 
 async def finish_request(
-    agent: "Agent", result: Any, wait: bool, http: bool, as_json: bool = False, timeout: float | None = None
+    agent: "Agent",
+    result: Any,
+    wait: bool,
+    http: bool,
+    as_json: bool = False,
+    timeout: float | None = None,
 ) -> int:
-    answer = {"outcome": result.outcome, "http_status": result.status, "response": result.body,
-              "detail": result.detail}
+    answer = {
+        "outcome": result.outcome,
+        "http_status": result.status,
+        "response": result.body,
+        "detail": result.detail,
+    }
     if result.outcome == "operation" and result.operation_row is not None:
-        return await settle(agent, [result.operation_row], wait, as_json, timeout, answer, result.request_id)
+        return await settle(
+            agent, [result.operation_row], wait, as_json, timeout, answer, result.request_id
+        )
     if as_json:
         emit_request_json(agent, answer, [])
     else:
@@ -305,7 +342,9 @@ async def finish_request(
     detail = f": {safe_line(result.detail, 400)}" if result.detail else ""
     challenge = getattr(result, "challenge", None)
     if challenge is not None and challenge.needs_sign_in:
-        note(f"not performed{status}{detail}; sign in with 'poppy-tui signin COMPANY', then ask again")
+        note(
+            f"not performed{status}{detail}; sign in with 'poppy-tui signin COMPANY', then ask again"
+        )
         return Exit.SIGN_IN_REQUIRED
     if result.outcome == "not_performed":
         note(f"not performed{status}{detail}")
@@ -324,7 +363,9 @@ def check_timeout(args: argparse.Namespace) -> None:
 
 def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
     if not re.fullmatch(_METHOD, args.method):
-        raise CliError(f"METHOD must be an HTTP method such as GET or POST, got {args.method!r}", Exit.USAGE)
+        raise CliError(
+            f"METHOD must be an HTTP method such as GET or POST, got {args.method!r}", Exit.USAGE
+        )
     method = args.method.upper()
     check_timeout(args)
     option = "--json" if args.old_body_spelling else "--body"
@@ -341,7 +382,9 @@ def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
 def cmd_tool(ctx: Context, args: argparse.Namespace) -> int:
     arguments = parse_json_argument(args.arguments, "--args") if args.arguments is not None else {}
     if not isinstance(arguments, dict):
-        raise CliError("--args must be a JSON object, e.g. '{\"subscription_id\": \"sub_1\"}'", Exit.USAGE)
+        raise CliError(
+            '--args must be a JSON object, e.g. \'{"subscription_id": "sub_1"}\'', Exit.USAGE
+        )
     check_timeout(args)
 
     async def work(agent: "Agent") -> int:
@@ -361,8 +404,13 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
         company = need_company(agent, args.company)
         latest = None if args.new else agent.store.latest_conversation(company.id)
         result = await agent.say(company, args.text, latest[0] if latest else None)
-        answer = {"conversation": result.conversation_row, "conversation_id": result.conversation_id,
-                  "delivered": result.delivered, "messages": result.messages, "detail": result.detail}
+        answer = {
+            "conversation": result.conversation_row,
+            "conversation_id": result.conversation_id,
+            "delivered": result.delivered,
+            "messages": result.messages,
+            "detail": result.detail,
+        }
         if not args.json:
             print_messages(company.name, result.messages)
         for problem in result.problems:
@@ -377,7 +425,13 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
             )
         if result.operation_rows:
             return await settle(
-                agent, list(result.operation_rows), args.wait, args.json, args.timeout, answer, result.request_id
+                agent,
+                list(result.operation_rows),
+                args.wait,
+                args.json,
+                args.timeout,
+                answer,
+                result.request_id,
             )
         if args.json:
             emit_request_json(agent, answer, [])
@@ -442,7 +496,10 @@ def cmd_history(ctx: Context, args: argparse.Namespace) -> int:
     form = args.format or ("json" if args.json else "text")
     if args.json and form != "json":
         raise CliError(f"--json and --format {form} disagree; use one of them", Exit.USAGE)
-    since, until = export.parse_when(args.since, "--since"), export.parse_when(args.until, "--until")
+    since, until = (
+        export.parse_when(args.since, "--since"),
+        export.parse_when(args.until, "--until"),
+    )
     limit = args.limit or (None if form in ("ndjson", "csv") else 50)
     with open_store(ctx) as store:
         company_id = None
@@ -470,8 +527,14 @@ def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
         store.expire_due()
         record = store.find_operation(args.operation)
         if record is None:
-            raise CliError(f"no operation {safe_line(args.operation, 100)!r}; see 'poppy-tui history'")
-        emit(to_json({"operation": record_json(store, record)}) if args.json else show_text(store, record))
+            raise CliError(
+                f"no operation {safe_line(args.operation, 100)!r}; see 'poppy-tui history'"
+            )
+        emit(
+            to_json({"operation": record_json(store, record)})
+            if args.json
+            else show_text(store, record)
+        )
     return Exit.OK
 
 
@@ -484,4 +547,3 @@ def cmd_locate(args: argparse.Namespace) -> int:
     }[args.what]
     emit(to_json({args.what: str(where)}) if getattr(args, "json", False) else str(where))
     return Exit.OK
-

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from poppy_tui.cli.context import Context
 
 
-
 def company_label(name: Any, domain: Any, max_chars: int) -> Any:
     # Imported here: cli/main.py imports this module to build the parser, and `--help` must not
     # load the sanitiser (and its regex engine) just to print the usage.
@@ -63,7 +62,9 @@ def company_choices(companies: list["CompanyRecord"]) -> str:
     return ", ".join(company_label(c.name, c.domain, 60).text for c in companies)
 
 
-def no_such_company(key: str, matches: list["CompanyRecord"], known: list["CompanyRecord"]) -> CliError:
+def no_such_company(
+    key: str, matches: list["CompanyRecord"], known: list["CompanyRecord"]
+) -> CliError:
     """The error for a Company name that names none, or more than one."""
     shown = safe_line(key, 100)
     if len(matches) > 1:
@@ -76,7 +77,9 @@ def no_such_company(key: str, matches: list["CompanyRecord"], known: list["Compa
     if closest is not None:
         label = company_label(closest.name, closest.domain, 60).text
         return CliError(f"unknown company {shown!r}; did you mean {label}?")
-    return CliError(f"unknown company {shown!r} (known: {company_choices(known) or 'none yet'}); {ADD_HINT}")
+    return CliError(
+        f"unknown company {shown!r} (known: {company_choices(known) or 'none yet'}); {ADD_HINT}"
+    )
 
 
 def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | None":
@@ -112,13 +115,23 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
         discovery_url(args.target, allow_loopback_http=ctx.config.allow_loopback)
     except InvalidDiscovery as exc:
         about_scheme = "scheme" in exc.reason
-        only = " (plain http only for loopback addresses)" if ctx.config.allow_loopback and about_scheme else ""
-        raise CliError(f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE) from None
+        only = (
+            " (plain http only for loopback addresses)"
+            if ctx.config.allow_loopback and about_scheme
+            else ""
+        )
+        raise CliError(
+            f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE
+        ) from None
 
     async def work(agent: "Agent") -> int:
         company = await agent.add_company(args.target)
         as_json = getattr(args, "json", False)  # --json: poppy_tui/cli/gate_parser.py
-        emit(to_json({"company": company_json(company)}) if as_json else f"{company.id}  {company_line(company)}")
+        emit(
+            to_json({"company": company_json(company)})
+            if as_json
+            else f"{company.id}  {company_line(company)}"
+        )
         if not company.supports_operations:
             note(
                 "note: this Company doesn't offer the operations extension v2; "
@@ -139,11 +152,20 @@ def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
         sign_ins = list_sign_ins(store)  # who is signed in where (sign-in, spec 5.4)
     if getattr(args, "domains", False):
         # Completion words: a domain is host[:port], so anything else is left out, not escaped.
-        emit("\n".join(c.domain for c in companies if re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", c.domain)))
+        emit(
+            "\n".join(c.domain for c in companies if re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", c.domain))
+        )
     elif args.json:
-        emit(to_json({"companies": [
-            company_json(c) | {"signed_in": sign_in_json(sign_ins.get(c.id))} for c in companies
-        ]}))
+        emit(
+            to_json(
+                {
+                    "companies": [
+                        company_json(c) | {"signed_in": sign_in_json(sign_ins.get(c.id))}
+                        for c in companies
+                    ]
+                }
+            )
+        )
     elif not companies:
         note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
     else:
@@ -168,17 +190,23 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
             now = refreshed.company
             if refreshed.problem:
                 failed = True
-                note(f"{company_label(now.name, now.domain, 60).text}: kept the stored poppy.json: "
-                     f"{safe_line(refreshed.problem, 400)}")
-                listed.append({**company_json(now), "refresh": "failed", "problem": refreshed.problem})
+                note(
+                    f"{company_label(now.name, now.domain, 60).text}: kept the stored poppy.json: "
+                    f"{safe_line(refreshed.problem, 400)}"
+                )
+                listed.append(
+                    {**company_json(now), "refresh": "failed", "problem": refreshed.problem}
+                )
                 continue
             state = "updated" if refreshed.changed else "unchanged"
             listed.append({**company_json(now), "refresh": state})
             if not args.json:
                 emit(f"{now.id}  {state}  {company_line(now)}")
             if before != now.supports_operations:
-                note(f"note: {company_label(now.name, now.domain, 60).text} "
-                     f"{'now offers' if now.supports_operations else 'no longer offers'} the operations extension v2")
+                note(
+                    f"note: {company_label(now.name, now.domain, 60).text} "
+                    f"{'now offers' if now.supports_operations else 'no longer offers'} the operations extension v2"
+                )
         if args.json:
             emit(to_json({"companies": listed}))
         return Exit.ERROR if failed else Exit.OK
@@ -195,8 +223,10 @@ def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
         if args.json:
             emit(to_json({"removed": company_json(company)}))
             return Exit.OK
-        emit(f"removed {company.id}  {company_label(company.name, company.domain, 80).text}; "
-             "its history stays")
+        emit(
+            f"removed {company.id}  {company_label(company.name, company.domain, 80).text}; "
+            "its history stays"
+        )
         return Exit.OK
 
     return with_agent(ctx, work)

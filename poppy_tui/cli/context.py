@@ -32,8 +32,12 @@ class Context:
     __slots__ = ("paths", "config_file", "_settings", "_config")
 
     def __init__(
-        self, paths: Paths, config: Config | None = None, config_file: Path | None = None,
-        *, settings: dict[str, Any] | None = None,
+        self,
+        paths: Paths,
+        config: Config | None = None,
+        config_file: Path | None = None,
+        *,
+        settings: dict[str, Any] | None = None,
     ) -> None:
         self.paths = paths
         self.config_file = config_file
@@ -74,12 +78,17 @@ def require_terminal() -> None:
 
 
 def run_tui(
-    agent: "Agent", initial_screen: str = "inbox", config_file: Path | None = None, demo: bool = False,
+    agent: "Agent",
+    initial_screen: str = "inbox",
+    config_file: Path | None = None,
+    demo: bool = False,
     notice: Any = None,
 ) -> None:
     from poppy_tui.ui.app import PoppyApp
 
-    PoppyApp(agent, initial_screen=initial_screen, config_file=config_file, demo=demo, notice=notice).run()
+    PoppyApp(
+        agent, initial_screen=initial_screen, config_file=config_file, demo=demo, notice=notice
+    ).run()
 
 
 def open_agent(ctx: Context, *, lazy_store: bool = False) -> "Agent":
@@ -112,7 +121,9 @@ async def discover_listed(agent: "Agent") -> None:
         try:
             company = await asyncio.wait_for(agent.add_company(entry), DISCOVERY_ON_START_SECONDS)
         except asyncio.TimeoutError:
-            note(f"warning: {safe_line(entry, 200)} did not answer in {DISCOVERY_ON_START_SECONDS:g}s; skipped")
+            note(
+                f"warning: {safe_line(entry, 200)} did not answer in {DISCOVERY_ON_START_SECONDS:g}s; skipped"
+            )
         except expected_errors() as exc:
             note(f"warning: could not add {safe_line(entry, 200)}: {safe_line(str(exc), 300)}")
         else:

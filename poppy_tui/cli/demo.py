@@ -56,7 +56,7 @@ DEMO_REQUESTS = (
         ),
     ),
     DemoRequest(
-        "Conversation: \"Could you move my fitting appointment to tomorrow at 2pm?\"",
+        'Conversation: "Could you move my fitting appointment to tomorrow at 2pm?"',
         lambda agent, company: agent.say(
             company, "Could you move my fitting appointment to tomorrow at 2pm?", origin="demo"
         ),
@@ -110,7 +110,9 @@ def _why_none(result: Any) -> str:
     bookings scope, so the fitting move answers with a sign-in challenge."""
     problems = getattr(result, "problems", None) or []
     detail = problems[0] if problems else getattr(result, "detail", "")
-    return f"no operation came back ({safe_line(detail, 300)})" if detail else "no operation came back"
+    return (
+        f"no operation came back ({safe_line(detail, 300)})" if detail else "no operation came back"
+    )
 
 
 @dataclass
@@ -118,11 +120,15 @@ class SeedReport:
     """What the TUI must say about the start that its empty inbox can't (demo_notice)."""
 
     company_id: int | None = None
-    sign_in_failed: str | None = None  # why the demo's sign-in failed (its requests went signed out)
+    sign_in_failed: str | None = (
+        None  # why the demo's sign-in failed (its requests went signed out)
+    )
     expired: list[int] = field(default_factory=list)  # operations that arrived already expired
 
 
-async def seed(agent: "Agent", base_url: str, sign_in: bool = False, report: SeedReport | None = None) -> list[int]:
+async def seed(
+    agent: "Agent", base_url: str, sign_in: bool = False, report: SeedReport | None = None
+) -> list[int]:
     """Register the demo Company (signing in first with `sign_in`) and make the demo
     requests; returns the waiting operations (and fills in `report`)."""
     report = report if report is not None else SeedReport()
@@ -147,7 +153,11 @@ async def seed(agent: "Agent", base_url: str, sign_in: bool = False, report: See
         report.expired.extend(expired)
         rows = [row for row in rows if row not in expired]
         waiting.extend(rows)
-        outcome = f"operation {', '.join(map(str, rows))} waits for your approval" if rows else _why_none(result)
+        outcome = (
+            f"operation {', '.join(map(str, rows))} waits for your approval"
+            if rows
+            else _why_none(result)
+        )
         if expired:  # e.g. --faults expired: the TUI shows these in History, not the inbox
             outcome = f"operation {', '.join(map(str, expired))} arrived already expired (it is in History)"
         note(f"  {request.label}")
@@ -159,7 +169,9 @@ def _already_expired(agent: "Agent", row: int) -> bool:
     from datetime import datetime, timezone
 
     record = agent.store.get_operation(row)
-    return record.status.value == "expired" or record.current.expires_at <= datetime.now(timezone.utc)
+    return record.status.value == "expired" or record.current.expires_at <= datetime.now(
+        timezone.utc
+    )
 
 
 def demo_notice(report: SeedReport, waiting: int) -> Any:
@@ -172,14 +184,18 @@ def demo_notice(report: SeedReport, waiting: int) -> Any:
     sign_in_company = None
     if report.sign_in_failed is not None and report.company_id is not None:
         sign_in_company = report.company_id
-        parts.append(followed_by(
-            f"The demo's sign-in failed: {report.sign_in_failed}",
-            "its requests went out signed out, so they met sign-in challenges"
-            + ("" if waiting else " and nothing waits here"),
-        ))
+        parts.append(
+            followed_by(
+                f"The demo's sign-in failed: {report.sign_in_failed}",
+                "its requests went out signed out, so they met sign-in challenges"
+                + ("" if waiting else " and nothing waits here"),
+            )
+        )
     if report.expired:
-        parts.append(f"{count(len(report.expired), 'demo operation')} arrived already expired (the "
-                     "'expired' fault), so nothing of them waits here: they are in History (h).")
+        parts.append(
+            f"{count(len(report.expired), 'demo operation')} arrived already expired (the "
+            "'expired' fault), so nothing of them waits here: they are in History (h)."
+        )
     if not parts:
         return None
     return StartNotice(" ".join(parts), sign_in_company)
@@ -248,8 +264,13 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
         note_wrapped(waiting_line(len(waiting)), indent="")
         agent = open_agent(demo)
         try:
-            run_tui(agent, "inbox", config_file=demo.config_file, demo=True,
-                    notice=demo_notice(report, len(waiting)))
+            run_tui(
+                agent,
+                "inbox",
+                config_file=demo.config_file,
+                demo=True,
+                notice=demo_notice(report, len(waiting)),
+            )
         finally:
             close_agent(agent)
     finally:

@@ -36,18 +36,29 @@ async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> str | None:
         grant = await _in_browser_or_terminal(agent, company)
     except SignInError as exc:
         why = safe_line(str(exc), 300)
-        note_wrapped(followed_by(f"sign-in failed: {why}", "the demo goes on signed out: its requests get "
-                                 "sign-in challenges (the inbox says how to sign in)"))
+        note_wrapped(
+            followed_by(
+                f"sign-in failed: {why}",
+                "the demo goes on signed out: its requests get "
+                "sign-in challenges (the inbox says how to sign in)",
+            )
+        )
         return why
     if grant is None:
         note("  not signed in; the requests go signed out")
         return "not signed in"
     note(f"  signed in ({grant.kind}), scopes {' '.join(grant.scopes)}")
-    missing = [scope for scope in agent.signins.offer(company).scopes_for("device") if scope not in grant.scopes]
+    missing = [
+        scope
+        for scope in agent.signins.offer(company).scopes_for("device")
+        if scope not in grant.scopes
+    ]
     if missing:
         # Mediated Sign-In grants the demo less (no bookings): say so before a request meets it.
-        note_wrapped(f"{grant.kind} sign-in doesn't grant {safe_line(' '.join(missing), 200)}; "
-                     "a request that needs it asks you to sign in again (the inbox says so)")
+        note_wrapped(
+            f"{grant.kind} sign-in doesn't grant {safe_line(' '.join(missing), 200)}; "
+            "a request that needs it asks you to sign in again (the inbox says so)"
+        )
     return None
 
 

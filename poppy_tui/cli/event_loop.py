@@ -40,7 +40,9 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
         self._jobs_lock = threading.Lock()
         self._shut_down = False
 
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[T]:
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
         def work() -> None:

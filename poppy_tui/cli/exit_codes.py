@@ -7,14 +7,20 @@ from enum import IntEnum
 
 class Exit(IntEnum):
     OK = 0  # done; a request was performed
-    ERROR = 1  # couldn't do it: Company unreachable or misbehaving, unknown company/operation, database
+    ERROR = (
+        1  # couldn't do it: Company unreachable or misbehaving, unknown company/operation, database
+    )
     USAGE = 2  # bad command line, bad argument value (JSON, URL, faults), bad config file
-    PENDING = 3  # an operation waits in the queue: for a person's decision, or approved and being sent
+    PENDING = (
+        3  # an operation waits in the queue: for a person's decision, or approved and being sent
+    )
     DECLINED = 4  # the person declined; nothing was sent
     NOT_PERFORMED = 5  # the Company answered and did not perform it
     UNKNOWN = 6  # sent, but whether it took effect is unknown
     EXPIRED = 7  # the operation expired before it was approved and sent
-    SIGN_IN_REQUIRED = 8  # the Company wants you signed in (or with more scopes): poppy-tui signin COMPANY
+    SIGN_IN_REQUIRED = (
+        8  # the Company wants you signed in (or with more scopes): poppy-tui signin COMPANY
+    )
     TIMED_OUT = 9  # --wait --timeout ran out; the operation stays queued
     INTERRUPTED = 130  # Ctrl-C; anything queued stays queued
 

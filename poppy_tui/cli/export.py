@@ -23,19 +23,51 @@ if TYPE_CHECKING:
 
 PAGE = 500
 CSV_COLUMNS = (
-    "id", "operation_id", "company", "company_domain", "interface", "status", "summary", "terms", "revision",
-    "revision_count", "approved_revision", "expires_at", "created_at", "updated_at", "decided_at", "outcome_detail",
-    "outcome", "decisions", "attempts",
+    "id",
+    "operation_id",
+    "company",
+    "company_domain",
+    "interface",
+    "status",
+    "summary",
+    "terms",
+    "revision",
+    "revision_count",
+    "approved_revision",
+    "expires_at",
+    "created_at",
+    "updated_at",
+    "decided_at",
+    "outcome_detail",
+    "outcome",
+    "decisions",
+    "attempts",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 _UNIT_SECONDS = {
-    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
-    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
-    "d": 86400, "day": 86400, "days": 86400,
-    "w": 604800, "week": 604800, "weeks": 604800,
+    "s": 1,
+    "sec": 1,
+    "secs": 1,
+    "second": 1,
+    "seconds": 1,
+    "m": 60,
+    "min": 60,
+    "mins": 60,
+    "minute": 60,
+    "minutes": 60,
+    "h": 3600,
+    "hr": 3600,
+    "hrs": 3600,
+    "hour": 3600,
+    "hours": 3600,
+    "d": 86400,
+    "day": 86400,
+    "days": 86400,
+    "w": 604800,
+    "week": 604800,
+    "weeks": 604800,
 }
 
 
@@ -56,7 +88,9 @@ def parse_when(text: str | None, option: str, now: datetime | None = None) -> st
             ) from None
     if value.tzinfo is None:
         value = value.astimezone()  # local time, as a person typing a date means it
-    return value.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    return (
+        value.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    )
 
 
 def _relative_time(text: str, now: datetime) -> datetime | None:
@@ -80,7 +114,12 @@ def _relative_time(text: str, now: datetime) -> datetime | None:
 
 
 def rows_between(
-    store: "Store", statuses: Any, company_id: int | None, since: str | None, until: str | None, limit: int | None
+    store: "Store",
+    statuses: Any,
+    company_id: int | None,
+    since: str | None,
+    until: str | None,
+    limit: int | None,
 ) -> Iterator["OperationRow"]:
     """Newest change first, last changed in [since, until), at most `limit`."""
     offset = 0

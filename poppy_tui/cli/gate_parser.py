@@ -26,6 +26,8 @@ def add_company_argument(
     action = parser.add_argument(dest, metavar=metavar, help=COMPANY_HELP, **kwargs)
     if COMPANY_COMPLETION is not None:
         action.complete = COMPANY_COMPLETION  # type: ignore[attr-defined]  # read by shtab
+
+
 HISTORY_FORMATS = ("text", "json", "ndjson", "csv")
 
 
@@ -35,13 +37,18 @@ def _seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
     if not 0 < value <= 7 * 86400 or value != value:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 604800 seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most 604800 seconds, got {text!r}"
+        )
     return value
 
 
 def add_script_options(
-    call: argparse.ArgumentParser, tool: argparse.ArgumentParser, say: argparse.ArgumentParser,
-    companies_add: argparse.ArgumentParser, wait_help: str,
+    call: argparse.ArgumentParser,
+    tool: argparse.ArgumentParser,
+    say: argparse.ArgumentParser,
+    companies_add: argparse.ArgumentParser,
+    wait_help: str,
 ) -> None:
     """--json (JSON output) on the request commands, --timeout for --wait."""
     for parser in (call, tool, say):
@@ -63,8 +70,12 @@ def add_history_options(history: argparse.ArgumentParser) -> None:
         help="text (default), json (as --json), ndjson (one full record per line) or csv (one row per operation); "
         "ndjson and csv export every match unless --limit is given",
     )
-    history.add_argument("--since", metavar="WHEN", help="only operations last changed at or after WHEN "
-                         "(2026-12-01 or 2026-12-01T09:00:00Z; local time if no zone)")
+    history.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="only operations last changed at or after WHEN "
+        "(2026-12-01 or 2026-12-01T09:00:00Z; local time if no zone)",
+    )
     history.add_argument("--until", metavar="WHEN", help="only operations last changed before WHEN")
 
 
@@ -78,19 +89,39 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
         "and conversations, and wait for the person's decision on operations. No tool approves or declines: only "
         "the person, in the TUI.",
     )
-    mcp.add_argument("--http", action="store_true",
-                     help="serve MCP over streamable HTTP instead of stdin/stdout (see docs/mcp.md)")
-    mcp.add_argument("--listen", metavar="HOST:PORT",
-                     help="with --http: where to listen (default 127.0.0.1:8765; port 0 picks a free port; "
-                     "[::1]:PORT for IPv6). Only loopback unless --allow-remote")
-    mcp.add_argument("--allow-remote", action="store_true",
-                     help="with --http: allow --listen on an address other machines can reach (plaintext "
-                     "unless --tls-cert and --tls-key are given)")
-    mcp.add_argument("--allow-host", action="append", metavar="NAME", default=None,
-                     help="with --http: also answer requests whose Host header is NAME (repeatable), e.g. "
-                     "host.docker.internal; others get 421")
-    mcp.add_argument("--tls-cert", metavar="FILE", help="with --http: serve https with this PEM certificate (chain)")
-    mcp.add_argument("--tls-key", metavar="FILE", help="with --http: the PEM private key for --tls-cert")
+    mcp.add_argument(
+        "--http",
+        action="store_true",
+        help="serve MCP over streamable HTTP instead of stdin/stdout (see docs/mcp.md)",
+    )
+    mcp.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="with --http: where to listen (default 127.0.0.1:8765; port 0 picks a free port; "
+        "[::1]:PORT for IPv6). Only loopback unless --allow-remote",
+    )
+    mcp.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --http: allow --listen on an address other machines can reach (plaintext "
+        "unless --tls-cert and --tls-key are given)",
+    )
+    mcp.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        default=None,
+        help="with --http: also answer requests whose Host header is NAME (repeatable), e.g. "
+        "host.docker.internal; others get 421",
+    )
+    mcp.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="with --http: serve https with this PEM certificate (chain)",
+    )
+    mcp.add_argument(
+        "--tls-key", metavar="FILE", help="with --http: the PEM private key for --tls-cert"
+    )
     actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION")
     token = actions.add_parser(
         "token",
@@ -102,7 +133,9 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
     )
     if global_options is not None:
         global_options(token, suppress=True)
-    token.add_argument("--rotate", action="store_true", help="make a new token; the old one stops working at once")
+    token.add_argument(
+        "--rotate", action="store_true", help="make a new token; the old one stops working at once"
+    )
     send = command(
         "send",
         "send approved operations without the TUI, then exit (or keep watching)",
@@ -111,7 +144,9 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
         "see docs/cli.md for a systemd user unit and a launchd agent). It never approves anything.",
     )
     send.add_argument(
-        "--watch", action="store_true", help="keep running and send approvals as they are made (until stopped)"
+        "--watch",
+        action="store_true",
+        help="keep running and send approvals as they are made (until stopped)",
     )
     send.add_argument("--json", action="store_true", help=JSON_HELP)
     completion = command(
@@ -120,7 +155,9 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
         "Print a completion script for SHELL, generated from poppy-tui's own parser. Install: see docs/cli.md "
         "(e.g. 'poppy-tui completion bash > ~/.local/share/bash-completion/completions/poppy-tui').",
     )
-    completion.add_argument("shell", metavar="SHELL", choices=("bash", "zsh", "fish"), help="bash, zsh or fish")
+    completion.add_argument(
+        "shell", metavar="SHELL", choices=("bash", "zsh", "fish"), help="bash, zsh or fish"
+    )
 
 
 # `call --json BODY` became `call --body BODY`, so that --json means JSON output everywhere.
@@ -134,7 +171,7 @@ _OPTIONS_WITH_VALUES = {"--home", "--config", "--faults", "--body", "--timeout"}
 def _looks_like_body(token: str) -> bool:
     import json
 
-    if token == "" or token[:1] in "{[\"":
+    if token == "" or token[:1] in '{["':
         return True
     if token.startswith("-") and not token[1:2].isdigit():
         return False
@@ -164,11 +201,16 @@ def rewrite_deprecated(argv: list[str], note: Callable[[str], None] | None = Non
             index += 2
             continue
         elif command == "call" and token.startswith("--json="):
-            out.append("--body=" + token[len("--json="):])
+            out.append("--body=" + token[len("--json=") :])
             rewritten = True
             index += 1
             continue
-        elif command == "call" and token == "--json" and index + 1 < len(argv) and _looks_like_body(argv[index + 1]):
+        elif (
+            command == "call"
+            and token == "--json"
+            and index + 1 < len(argv)
+            and _looks_like_body(argv[index + 1])
+        ):
             out += ["--body", argv[index + 1]]
             rewritten = True
             index += 2

@@ -35,7 +35,9 @@ def require_existing_home(
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
     if stdin.isatty() and stderr.isatty():
-        answer = (ask or input)(f"--home {path} doesn't exist. Create a new, empty poppy-tui home there? [y/N] ")
+        answer = (ask or input)(
+            f"--home {path} doesn't exist. Create a new, empty poppy-tui home there? [y/N] "
+        )
         if answer.strip().lower() in ("y", "yes"):
             return
         raise CliError(f"--home {path} doesn't exist; nothing was created", Exit.USAGE)

@@ -50,9 +50,13 @@ def _init(ctx: Any, args: argparse.Namespace) -> int:
     _write_documents(folder, identity)
     note(f"identity: client_id {settings.client_id}")
     if settings.is_loopback:
-        note("This is a loopback client_id: poppy-tui serves it itself, and only Companies on this computer accept it.")
+        note(
+            "This is a loopback client_id: poppy-tui serves it itself, and only Companies on this computer accept it."
+        )
     else:
-        note("Publish the two files below (HTTPS, Content-Type application/json); Companies fetch them to verify this agent.")
+        note(
+            "Publish the two files below (HTTPS, Content-Type application/json); Companies fetch them to verify this agent."
+        )
     emit(f"{folder / 'agent.json'} -> serve at {settings.client_id}")
     emit(f"{folder / 'jwks.json'} -> serve at {settings.jwks_uri}")
     return Exit.OK
@@ -60,7 +64,10 @@ def _init(ctx: Any, args: argparse.Namespace) -> int:
 
 def _write_documents(folder: Any, identity: Any) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    for name, document in (("agent.json", identity.metadata()), ("jwks.json", identity.public_jwks())):
+    for name, document in (
+        ("agent.json", identity.metadata()),
+        ("jwks.json", identity.public_jwks()),
+    ):
         (folder / name).write_text(json.dumps(document, indent=2) + "\n", "utf-8")
 
 
@@ -80,17 +87,33 @@ def _show(ctx: Any, args: argparse.Namespace) -> int:
     folder = publish_folder(ctx.paths)
     _write_documents(folder, identity)  # keep the files to publish in step with the key
     if args.json:
-        emit(json.dumps({
-            "client_id": settings.client_id,
-            "kid": identity.kid,
-            "development": settings.is_loopback,
-            "documents": [
-                {"file": str(folder / "agent.json"), "serve_at": settings.client_id, "content": metadata},
-                {"file": str(folder / "jwks.json"), "serve_at": settings.jwks_uri, "content": jwks},
-            ],
-        }, indent=2))
+        emit(
+            json.dumps(
+                {
+                    "client_id": settings.client_id,
+                    "kid": identity.kid,
+                    "development": settings.is_loopback,
+                    "documents": [
+                        {
+                            "file": str(folder / "agent.json"),
+                            "serve_at": settings.client_id,
+                            "content": metadata,
+                        },
+                        {
+                            "file": str(folder / "jwks.json"),
+                            "serve_at": settings.jwks_uri,
+                            "content": jwks,
+                        },
+                    ],
+                },
+                indent=2,
+            )
+        )
         return Exit.OK
-    emit(f"client_id: {settings.client_id}" + ("  (development: served by poppy-tui on loopback)" if settings.is_loopback else ""))
+    emit(
+        f"client_id: {settings.client_id}"
+        + ("  (development: served by poppy-tui on loopback)" if settings.is_loopback else "")
+    )
     emit(f"key id (kid): {identity.kid}")
     emit("")
     emit(f"Client ID Metadata Document ({folder / 'agent.json'}), serve at {settings.client_id}:")

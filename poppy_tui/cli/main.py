@@ -49,8 +49,14 @@ def bare_start(argv: "Sequence[str]") -> "Any":
         index += 1
     from types import SimpleNamespace
 
-    return SimpleNamespace(home=values["home"], config=values["config"], demo=False, faults=None, accounts=None,
-                           command=None)
+    return SimpleNamespace(
+        home=values["home"],
+        config=values["config"],
+        demo=False,
+        faults=None,
+        accounts=None,
+        command=None,
+    )
 
 
 def _report(exc: BaseException) -> int:
@@ -64,7 +70,9 @@ def _report(exc: BaseException) -> int:
     if code is None:
         code = Exit.USAGE if isinstance(exc, ConfigError) else Exit.ERROR
     message = str(exc) or type(exc).__name__
-    if isinstance(exc, OSError) and exc.strerror:  # "[Errno 2] ...: '/proc/config'" reads as a crash
+    if (
+        isinstance(exc, OSError) and exc.strerror
+    ):  # "[Errno 2] ...: '/proc/config'" reads as a crash
         where = exc.filename if exc.filename is not None else ""
         message = f"can't use {where}: {exc.strerror}" if where else exc.strerror
     # Error text can quote a Company (a name, a reason): it gets the same treatment as any Company text.

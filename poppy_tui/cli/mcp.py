@@ -27,7 +27,10 @@ def _given_http_options(args: argparse.Namespace) -> list[str]:
 def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
     if getattr(args, "mcp_command", None) == "token":
         if getattr(args, "http", False) or _given_http_options(args):
-            raise CliError("'mcp token' takes only --rotate; the --http options go with 'mcp --http'", Exit.USAGE)
+            raise CliError(
+                "'mcp token' takes only --rotate; the --http options go with 'mcp --http'",
+                Exit.USAGE,
+            )
         return cmd_mcp_token(ctx, args)
     if getattr(args, "http", False):
         return cmd_mcp_http(ctx, args)
@@ -46,7 +49,9 @@ def cmd_mcp_stdio(ctx: "Context") -> int:
     from poppy_tui.mcp_server.server import serve_stdio
 
     if sys.stdin.isatty():
-        note("poppy-tui mcp speaks MCP on stdin/stdout: add it to an MCP client (see docs/mcp.md); Ctrl-C stops it")
+        note(
+            "poppy-tui mcp speaks MCP on stdin/stdout: add it to an MCP client (see docs/mcp.md); Ctrl-C stops it"
+        )
     agent = open_agent(ctx)
 
     async def session() -> None:
@@ -73,10 +78,14 @@ def cmd_mcp_token(ctx: "Context", args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(token, flush=True)
     if args.rotate:
-        note(f"poppy-tui: a new token is in {path}; the old one is refused from now on, also by a running "
-             "'poppy-tui mcp --http'. Give the new one to your agents.")
+        note(
+            f"poppy-tui: a new token is in {path}; the old one is refused from now on, also by a running "
+            "'poppy-tui mcp --http'. Give the new one to your agents."
+        )
     else:
-        note(f"poppy-tui: kept in {path} (only you can read it); 'poppy-tui mcp token --rotate' replaces it")
+        note(
+            f"poppy-tui: kept in {path} (only you can read it); 'poppy-tui mcp token --rotate' replaces it"
+        )
     return Exit.OK
 
 
@@ -85,15 +94,23 @@ def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
 
     from poppy_tui.cli.event_loop import run
     from poppy_tui.cli.output import note
-    from poppy_tui.mcp_server.http_gate import DEFAULT_LISTEN, ListenError, parse_listen, served_names, tls_context
+    from poppy_tui.mcp_server.http_gate import (
+        DEFAULT_LISTEN,
+        ListenError,
+        parse_listen,
+        served_names,
+        tls_context,
+    )
     from poppy_tui.mcp_server.http_token import TokenError, TokenFile, token_path
 
     allowed_hosts = list(args.allow_host or [])
     try:
         listen = parse_listen(args.listen or DEFAULT_LISTEN)
         served_names(listen, allowed_hosts)  # checks each --allow-host now, before anything starts
-        tls = tls_context(Path(args.tls_cert).expanduser() if args.tls_cert else None,
-                          Path(args.tls_key).expanduser() if args.tls_key else None)
+        tls = tls_context(
+            Path(args.tls_cert).expanduser() if args.tls_cert else None,
+            Path(args.tls_key).expanduser() if args.tls_key else None,
+        )
     except ListenError as exc:
         raise CliError(str(exc), Exit.USAGE) from None
     if not listen.loopback and not args.allow_remote:
@@ -116,26 +133,37 @@ def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
     agent = open_agent(ctx)
 
     def started(url: str) -> None:
-        print(f"poppy-tui mcp: serving MCP (streamable HTTP) at {url} ; it requires 'Authorization: Bearer "
-              f"<token>': 'poppy-tui mcp token' prints the token (kept in {path})", flush=True)
+        print(
+            f"poppy-tui mcp: serving MCP (streamable HTTP) at {url} ; it requires 'Authorization: Bearer "
+            f"<token>': 'poppy-tui mcp token' prints the token (kept in {path})",
+            flush=True,
+        )
         if listen.every_address:
             hosts = ", ".join(sorted(served_names(listen, allowed_hosts)))
-            note(f"poppy-tui mcp: listening on every address; requests must name one of these hosts: {hosts} "
-                 "(add the name or address agents use with --allow-host)")
+            note(
+                f"poppy-tui mcp: listening on every address; requests must name one of these hosts: {hosts} "
+                "(add the name or address agents use with --allow-host)"
+            )
         if not listen.loopback:
             if tls is None:
-                note(f"poppy-tui mcp: warning: listening on {listen.address}, which other machines may reach, in "
-                     "PLAINTEXT: anyone on the path can read the token and every request. Give --tls-cert and "
-                     "--tls-key to serve https, or keep the gate on loopback and use 'ssh -R' (docs/mcp.md)")
+                note(
+                    f"poppy-tui mcp: warning: listening on {listen.address}, which other machines may reach, in "
+                    "PLAINTEXT: anyone on the path can read the token and every request. Give --tls-cert and "
+                    "--tls-key to serve https, or keep the gate on loopback and use 'ssh -R' (docs/mcp.md)"
+                )
             else:
-                note(f"poppy-tui mcp: listening on {listen.address}, which other machines may reach, over TLS")
+                note(
+                    f"poppy-tui mcp: listening on {listen.address}, which other machines may reach, over TLS"
+                )
         note("poppy-tui mcp: Ctrl-C stops it; waiting operations stay in the queue")
 
     async def session() -> None:
         try:
             if ctx.config.companies:
                 await discover_listed(agent)
-            await serve_http(agent, listen, tokens, allowed_hosts=allowed_hosts, tls=tls, started=started)
+            await serve_http(
+                agent, listen, tokens, allowed_hosts=allowed_hosts, tls=tls, started=started
+            )
         finally:
             await agent.aclose()
 

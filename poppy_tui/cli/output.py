@@ -46,14 +46,18 @@ STATUS_TEXT = {
 }
 # An approval held back because the Company asked for sign-in (status sending, waiting_sign_in set):
 # not on its way, so never "being sent".
-WAITING_SIGN_IN_TEXT = "approved; waiting for you to sign in to the Company, then it is sent (until the terms expire)"
+WAITING_SIGN_IN_TEXT = (
+    "approved; waiting for you to sign in to the Company, then it is sent (until the terms expire)"
+)
 # Attempt outcomes as `show` lists them, where the stored word would mislead.
 ATTEMPT_TEXT = {"sign_in_required": "the Company asked for sign-in first; nothing was performed"}
 
 
 def status_name(record: Any) -> str:
     """The state as people read it: `waiting for sign-in` rather than `sending` while it waits."""
-    return "waiting for sign-in" if getattr(record, "waiting_sign_in", None) else record.status.value
+    return (
+        "waiting for sign-in" if getattr(record, "waiting_sign_in", None) else record.status.value
+    )
 
 
 def status_text(record: Any) -> str:
@@ -89,11 +93,15 @@ def safe_block(text: object) -> tuple[str, list[str]]:
     from poppy_tui.safety.sanitize import sanitize
 
     result = sanitize("" if text is None else str(text))
-    return result.text, [FLAG_TEXT.get(flag, flag) for flag in sorted(result.flags) if flag != "truncated"]
+    return result.text, [
+        FLAG_TEXT.get(flag, flag) for flag in sorted(result.flags) if flag != "truncated"
+    ]
 
 
 def indented(text: str, prefix: str = COMPANY_INDENT) -> str:
-    return "\n".join(prefix + line if line else prefix.rstrip() for line in text.splitlines() or [""])
+    return "\n".join(
+        prefix + line if line else prefix.rstrip() for line in text.splitlines() or [""]
+    )
 
 
 def to_json(value: Any) -> str:
@@ -133,8 +141,14 @@ def note_wrapped(text: str, indent: str = "  ") -> None:
     (a line that wraps in the terminal breaks mid-word)."""
     import textwrap
 
-    for line in textwrap.wrap(text, 79, initial_indent=indent, subsequent_indent=indent + "  ",
-                              break_long_words=True, break_on_hyphens=False):
+    for line in textwrap.wrap(
+        text,
+        79,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=True,
+        break_on_hyphens=False,
+    ):
         note(line)
 
 
@@ -204,7 +218,11 @@ def company_interfaces(company: "CompanyRecord") -> dict[str, str | None]:
     """Where each interface is: the very look-ups the agent uses to send requests."""
     from poppy_tui.agent.companies import conversation_endpoint, mcp_url, openapi_url
 
-    return {"api": openapi_url(company), "mcp": mcp_url(company), "conversation": conversation_endpoint(company)}
+    return {
+        "api": openapi_url(company),
+        "mcp": mcp_url(company),
+        "conversation": conversation_endpoint(company),
+    }
 
 
 def company_json(company: "CompanyRecord") -> dict[str, Any]:
@@ -276,7 +294,9 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "interface": record.interface,
         "status": record.status.value,
         "current": revision_json(record.current),
-        "approved_revision": names.get(record.approved_revision_id) if record.approved_revision_id else None,
+        "approved_revision": names.get(record.approved_revision_id)
+        if record.approved_revision_id
+        else None,
         "request": _request_json(record),
         "revisions": [revision_json(r) for r in revisions],
         "decisions": [_decision_json(d, names) for d in store.decisions(record.id)],
@@ -284,17 +304,23 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
         "events": [_event_json(e) for e in store.events(record.id)],
         "outcome": record.outcome,
         "outcome_detail": record.outcome_detail,
-        "unknown_reason": store.unknown_reason(record.id) if record.status.value == "outcome_unknown" else None,
+        "unknown_reason": store.unknown_reason(record.id)
+        if record.status.value == "outcome_unknown"
+        else None,
         "found_out": store.observations(record.id),
         "resource_now": _resource_json(store, record),
-        "next_look_at": record.next_attempt_at if record.status.value == "outcome_unknown" else None,
+        "next_look_at": record.next_attempt_at
+        if record.status.value == "outcome_unknown"
+        else None,
         # Returned signed in, it belongs to the account (Ops 3): which one, where known (else null),
         # and the other account signed in there now, if any (then it can't be approved or sent).
         "account_owned": record.account_owned,
         "account": record.account,
         "signed_in_as_other_account": _other_account(store, record),
         # Earlier operations for the same action whose outcome is not known: this one can't be approved yet.
-        "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)] if record.status.is_open else [],
+        "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)]
+        if record.status.is_open
+        else [],
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
@@ -315,7 +341,9 @@ def _account_lines(store: "Store", record: "OperationRecord") -> list[str]:
     lines = [f"Belongs to: {owner_line(record.account)}"]
     other = _other_account(store, record)
     if other is not None and record.account is not None and record.status.is_open:
-        lines.append(f"Can't be approved now: {other_account_reason(record.company.name, record.account, other)}")
+        lines.append(
+            f"Can't be approved now: {other_account_reason(record.company.name, record.account, other)}"
+        )
     return lines
 
 
@@ -409,7 +437,9 @@ def _unknown_lines(store: "Store", record: "OperationRecord") -> list[str]:
     """Why an outcome is unknown, and what poppy-tui found out since (Ops 7), sanitised."""
     lines: list[str] = []
     if record.status.value == "outcome_unknown":
-        lines.append(f"Why the outcome is unknown: {safe_line(store.unknown_reason(record.id) or '', 1000)}")
+        lines.append(
+            f"Why the outcome is unknown: {safe_line(store.unknown_reason(record.id) or '', 1000)}"
+        )
         if record.next_attempt_at:
             lines.append(f"poppy-tui looks again by itself at {stamp_text(record.next_attempt_at)}")
     found = store.observations(record.id)
@@ -432,7 +462,9 @@ def _revision_change(revisions: list[Any]) -> str:
         kind = diff_revisions(revisions[-2].as_operation(), revisions[-1].as_operation()).kind.label
     except Exception:  # a stored revision that no longer parses: say only that it is new
         return "a new revision"
-    return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(kind, "a new revision")
+    return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(
+        kind, "a new revision"
+    )
 
 
 # Statuses whose resource is still compared with the terms: the decision is not carried out yet.
@@ -456,10 +488,13 @@ def _resource_json(store: "Store", record: "OperationRecord") -> dict[str, Any] 
     found = {**read.to_json(), "revision": None, "findings": [], "terms_name": []}
     found.pop("revision_row", None)
     if read.revision_id is not None:
-        found["revision"] = next((r.revision for r in store.revisions(record.id) if r.id == read.revision_id), None)
+        found["revision"] = next(
+            (r.revision for r in store.revisions(record.id) if r.id == read.revision_id), None
+        )
     if comparison is not None:
         found["findings"] = [
-            {"severity": f.severity, "code": f.code, "message": f.message, "field": f.field} for f in comparison.findings
+            {"severity": f.severity, "code": f.code, "message": f.message, "field": f.field}
+            for f in comparison.findings
         ]
         found["terms_name"] = sorted(comparison.named)
     return found
@@ -473,10 +508,14 @@ def _resource_lines(store: "Store", record: "OperationRecord") -> list[str]:
     from poppy_tui.safety.resource_checks import resource_rows, source_label
 
     if not read.source:
-        return [f"Now: nothing to read it from ({safe_line(read.problem or 'no read offered', 300)})"]
+        return [
+            f"Now: nothing to read it from ({safe_line(read.problem or 'no read offered', 300)})"
+        ]
     lines = [f"Now (read from {source_label(read.source)} at {stamp_text(read.read_at)}):"]
     if not read.ok:
-        lines.append(f"{COMPANY_INDENT}couldn't read it: {safe_line(read.problem or 'no answer', 300)}")
+        lines.append(
+            f"{COMPANY_INDENT}couldn't read it: {safe_line(read.problem or 'no answer', 300)}"
+        )
         return lines
     named = comparison.named if comparison is not None else frozenset()
     for key, value in resource_rows(read.body):
@@ -528,13 +567,22 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
         lines.append("The Company's message with it:")
         lines.append(indented(safe_block(current.carrier_text)[0]))
     settled = settled_expiry_text(record.status, current.expires_at)
-    lines.append(f"Expires: {expiry_text(current.expires_at)}" if settled.startswith("expires ")
-                 else f"Expiry: {settled.removeprefix('expiry ')}")
-    changed = f" ({_revision_change(revisions)}: this is revision {len(revisions)})" if len(revisions) > 1 else ""
+    lines.append(
+        f"Expires: {expiry_text(current.expires_at)}"
+        if settled.startswith("expires ")
+        else f"Expiry: {settled.removeprefix('expiry ')}"
+    )
+    changed = (
+        f" ({_revision_change(revisions)}: this is revision {len(revisions)})"
+        if len(revisions) > 1
+        else ""
+    )
     lines.append(f"Revision: {safe_line(current.revision, 100)}{changed}")
     if record.approved_revision_id is not None:
         lines.append(f"Approved revision: {safe_line(names.get(record.approved_revision_id), 100)}")
-    lines.append(f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}")
+    lines.append(
+        f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}"
+    )
     lines.extend(_account_lines(store, record))
     held = store.earlier_in_doubt(record.id) if record.status.is_open else []
     if held:
@@ -555,9 +603,13 @@ def show_text(store: "Store", record: "OperationRecord") -> str:
         lines.append("Send attempts:")
         for a in attempts:
             status = f", HTTP {a.http_status}" if a.http_status is not None else ""
-            result = ATTEMPT_TEXT.get(a.outcome or "", a.outcome or "no answer recorded (interrupted while sending)")
+            result = ATTEMPT_TEXT.get(
+                a.outcome or "", a.outcome or "no answer recorded (interrupted while sending)"
+            )
             detail = f"; {safe_line(a.detail)}" if a.detail else ""
-            lines.append(f"{COMPANY_INDENT}{a.number}: started {stamp_text(a.started_at)}: {result}{status}{detail}")
+            lines.append(
+                f"{COMPANY_INDENT}{a.number}: started {stamp_text(a.started_at)}: {result}{status}{detail}"
+            )
     events = store.events(record.id)
     if events:
         lines.append("History:")
@@ -584,5 +636,10 @@ def sign_in_text(record: Any) -> str:
 def sign_in_json(record: Any) -> dict[str, Any] | None:
     if record is None:
         return None
-    return {"kind": record.kind, "account": record.account, "scopes": list(record.scopes),
-            "issuer": record.issuer, "signed_in_at": record.signed_in_at}
+    return {
+        "kind": record.kind,
+        "account": record.account,
+        "scopes": list(record.scopes),
+        "issuer": record.issuer,
+        "signed_in_at": record.signed_in_at,
+    }

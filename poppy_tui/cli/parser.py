@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 
 PROG = "poppy-tui"
 
-_NO_APPROVE_HINT = (
-    "poppy-tui has no approve command and no --yes: only a person approves, in the TUI (run poppy-tui)"
-)
+_NO_APPROVE_HINT = "poppy-tui has no approve command and no --yes: only a person approves, in the TUI (run poppy-tui)"
 
 
 def _terminal_columns() -> int:
@@ -48,8 +46,19 @@ def _terminal_columns() -> int:
 
 
 class _Formatter(argparse.HelpFormatter):
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ):
+        super().__init__(
+            prog,
+            indent_increment,
+            max_help_position,
+            _terminal_columns() - 2 if width is None else width,
+        )
 
 
 class _RawFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
@@ -125,7 +134,9 @@ class _Unbuilt:
     required = False
 
     def parse_known_args(self, *args: object, **kwargs: object) -> NoReturn:
-        raise RuntimeError("this command's parser was not built: build_parser(argv) was given other arguments")
+        raise RuntimeError(
+            "this command's parser was not built: build_parser(argv) was given other arguments"
+        )
 
     def add_argument(self, *args: object, **kwargs: object) -> None:
         return None
@@ -146,7 +157,9 @@ class _Unbuilt:
         return None
 
 
-def _command_parser(*, unbuilt: bool = False, **kwargs: object) -> "argparse.ArgumentParser | _Unbuilt":
+def _command_parser(
+    *, unbuilt: bool = False, **kwargs: object
+) -> "argparse.ArgumentParser | _Unbuilt":
     """The subparsers' parser_class: a real parser, or for `unbuilt=True` only a stand-in."""
     return _Unbuilt() if unbuilt else _Parser(**kwargs)
 
@@ -217,9 +230,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     value_options = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
     wanted = None if argv is None else command_word(argv, value_options)
     # argparse only calls parser_class; typeshed wants a class, this is a function.
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_command_parser)  # type: ignore[call-overload]
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_command_parser
+    )  # type: ignore[call-overload]
 
-    def command(name: str, help_text: str, description: str | None = None) -> argparse.ArgumentParser:
+    def command(
+        name: str, help_text: str, description: str | None = None
+    ) -> argparse.ArgumentParser:
         if wanted is not None and name != wanted:
             return commands.add_parser(name, help=help_text, unbuilt=True)
         sub = commands.add_parser(
@@ -236,7 +253,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         return sub
 
     companies = command("companies", "add, list, refresh or remove Companies")
-    company_commands = companies.add_subparsers(dest="companies_command", metavar="ACTION", parser_class=_Parser)
+    company_commands = companies.add_subparsers(
+        dest="companies_command", metavar="ACTION", parser_class=_Parser
+    )
     company_commands.required = True
     add = company_commands.add_parser(
         "add",
@@ -246,8 +265,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     _global_options(add, suppress=True)
-    add.add_argument("target", metavar="DOMAIN_OR_URL", help="e.g. shop.example or https://shop.example")
-    listing = company_commands.add_parser("list", help="list the Companies poppy-tui knows", allow_abbrev=False)
+    add.add_argument(
+        "target", metavar="DOMAIN_OR_URL", help="e.g. shop.example or https://shop.example"
+    )
+    listing = company_commands.add_parser(
+        "list", help="list the Companies poppy-tui knows", allow_abbrev=False
+    )
     _global_options(listing, suppress=True)
     listing.add_argument("--json", action="store_true", help=JSON_HELP)
     # For shell completion (`poppy-tui completion`): the known domains, one a line.
@@ -269,8 +292,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     add_company_argument(call, "company")
     call.add_argument("method", metavar="METHOD", help="HTTP method, e.g. GET or POST")
-    call.add_argument("path", metavar="PATH", help="path on the Company's API (e.g. /api/orders) or a full URL there")
-    call.add_argument("--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)")
+    call.add_argument(
+        "path",
+        metavar="PATH",
+        help="path on the Company's API (e.g. /api/orders) or a full URL there",
+    )
+    call.add_argument(
+        "--body", dest="body", metavar="BODY", help="JSON request body (formerly --json BODY)"
+    )
     call.add_argument("--wait", action="store_true", help=wait_help)
 
     tool = command(
@@ -280,7 +309,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     add_company_argument(tool, "company")
     tool.add_argument("tool", metavar="TOOL", help="tool name, e.g. cancel_subscription")
-    tool.add_argument("--args", dest="arguments", metavar="JSON", help="tool arguments as a JSON object")
+    tool.add_argument(
+        "--args", dest="arguments", metavar="JSON", help="tool arguments as a JSON object"
+    )
     tool.add_argument("--wait", action="store_true", help=wait_help)
 
     say = command(
@@ -292,7 +323,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     add_company_argument(say, "company")
     say.add_argument("text", metavar="TEXT", help="the message")
-    say.add_argument("--new", action="store_true", help="start a new conversation instead of continuing the latest")
+    say.add_argument(
+        "--new",
+        action="store_true",
+        help="start a new conversation instead of continuing the latest",
+    )
     say.add_argument("--wait", action="store_true", help=wait_help)
 
     pending = command(
@@ -313,8 +348,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "performed, not_performed, outcome_unknown, declined, expired",
     )
     history.add_argument("--company", metavar="C", help="only this Company (name, domain or URL)")
-    history.add_argument("--limit", type=_positive_int, default=None, metavar="N",
-                         help="at most N (default 50; ndjson and csv: all)")
+    history.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="at most N (default 50; ndjson and csv: all)",
+    )
     add_history_options(history)
 
     show = command(
@@ -323,7 +363,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "Show everything recorded about one operation, as labelled plain text (no tables; suits screen "
         "readers). OPERATION is its number, or the Company's operation_id.",
     )
-    show.add_argument("operation", metavar="OPERATION", help="operation number (from pending) or operation_id")
+    show.add_argument(
+        "operation", metavar="OPERATION", help="operation number (from pending) or operation_id"
+    )
     show.add_argument("--json", action="store_true", help=JSON_HELP)
 
     add_script_options(call, tool, say, add, wait_help)

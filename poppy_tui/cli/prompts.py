@@ -109,6 +109,7 @@ def read_line_in_background() -> "asyncio.Future[str]":
             line = sys.stdin.readline()
         except (OSError, ValueError):
             line = ""
+
         def give() -> None:
             if not future.done():
                 future.set_result(line.rstrip("\r\n"))

@@ -53,13 +53,21 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
         try:
             waiting = in_flight(agent.store)
             if waiting:
-                note(f"sending {len(waiting)} approved operation(s): {', '.join(map(str, waiting))}")
+                note(
+                    f"sending {len(waiting)} approved operation(s): {', '.join(map(str, waiting))}"
+                )
             elif not args.watch:
                 note("nothing approved is waiting to be sent")
             if args.watch:
-                note("watching for approvals to send; stop with Ctrl-C or SIGTERM (anything queued stays queued)")
+                note(
+                    "watching for approvals to send; stop with Ctrl-C or SIGTERM (anything queued stays queued)"
+                )
             settled = await send_approved(agent, watch=args.watch, stop=stop, on_settled=_said)
-            kept = [] if args.watch else [agent.store.get_operation(row) for row in waiting_for_sign_in(agent.store)]
+            kept = (
+                []
+                if args.watch
+                else [agent.store.get_operation(row) for row in waiting_for_sign_in(agent.store)]
+            )
             for record in kept:
                 # Not sent, not failed: kept until the person signs in (then the TUI, `send` or
                 # `send --watch` sends it), as long as its terms are valid.
@@ -70,14 +78,24 @@ def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
                 )
             if args.json:
                 # What this run settled, as `show --json` records (read again: the latest state).
-                emit(to_json({"operations": [record_json(agent.store, agent.store.get_operation(r.id))
-                                             for r in settled]}))
+                emit(
+                    to_json(
+                        {
+                            "operations": [
+                                record_json(agent.store, agent.store.get_operation(r.id))
+                                for r in settled
+                            ]
+                        }
+                    )
+                )
         finally:
             await agent.aclose()
         if args.watch:
             return Exit.OK
         codes: list[int] = [STATUS_EXIT[r.status.value] for r in settled]
-        codes += [Exit.SIGN_IN_REQUIRED] * len(kept)  # kept for after sign-in: the person has to act
+        codes += [Exit.SIGN_IN_REQUIRED] * len(
+            kept
+        )  # kept for after sign-in: the person has to act
         return first_failure(codes)
 
     return int(run(session()))

@@ -19,10 +19,11 @@ from poppy_tui.cli.output import emit, note, note_wrapped, safe_line
 from poppy_tui.safety.wording import followed_by, possessive
 
 if TYPE_CHECKING:
-
     from poppy_tui.agent.agent import Agent
 
-SIGNIN_EXIT_DOC = "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
+SIGNIN_EXIT_DOC = (
+    "0 signed in (or already signed in with those scopes), 1 sign-in failed or refused, 2 usage"
+)
 
 
 def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
@@ -42,8 +43,12 @@ def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
                 emit(f"already signed in to {safe_line(company.name, 200)} with {' '.join(asked)}")
                 return Exit.OK
             if kind == "mediated" and not sys.stdin.isatty():
-                raise CliError("mediated sign-in asks for your credentials: run it in a terminal", Exit.USAGE)
-            options = {"open_browser": (lambda url: None)} if kind == "direct" and args.no_browser else {}
+                raise CliError(
+                    "mediated sign-in asks for your credentials: run it in a terminal", Exit.USAGE
+                )
+            options = (
+                {"open_browser": (lambda url: None)} if kind == "direct" and args.no_browser else {}
+            )
             flow = await agent.signins.begin(company, kind, scopes or None, **options)
             try:
                 grant = await _drive(flow, args)
@@ -53,7 +58,9 @@ def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
             raise CliError(str(exc), _code_of(str(exc))) from None
         scopes_text = " ".join(grant.scopes) or "no scopes"
         who = f" as {safe_line(grant.account, 100)}" if grant.account else ""
-        emit(f"signed in to {safe_line(company.name, 200)}{who} ({grant.kind}), scopes {scopes_text}")
+        emit(
+            f"signed in to {safe_line(company.name, 200)}{who} ({grant.kind}), scopes {scopes_text}"
+        )
         return Exit.OK
 
     return with_agent(ctx, work)
@@ -147,7 +154,9 @@ async def _direct(flow: Any, args: argparse.Namespace) -> Any:
     if not sys.stdin.isatty():
         note("Waiting for the browser to come back to poppy-tui (Ctrl-C to stop)...")
         return await flow.wait()
-    note("Waiting for the browser to come back to poppy-tui. If it can't (another machine), paste the")
+    note(
+        "Waiting for the browser to come back to poppy-tui. If it can't (another machine), paste the"
+    )
     note("address the browser ended on, then Enter:")
     pasted = read_line_in_background()
     received = asyncio.ensure_future(flow.wait())
@@ -177,7 +186,8 @@ async def ask_mediated(flow: Any) -> Any:
     # Each line fits 80 columns: a line the terminal wraps breaks mid-word.
     note_wrapped(
         f"Your answers go once to {safe_line(flow.company_name, 200)} at {safe_line(endpoint.line, 120)} "
-        "and nowhere else; secrets are not shown or kept.", indent=""
+        "and nowhere else; secrets are not shown or kept.",
+        indent="",
     )
     if endpoint.warning:
         note_wrapped(safe_line(endpoint.warning, 300), indent="")
@@ -197,7 +207,10 @@ async def ask_mediated(flow: Any) -> Any:
     said = None
     while isinstance(result, CodeRequired):
         if result.message and result is not said:
-            note_wrapped(f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}", indent="")
+            note_wrapped(
+                f"{safe_line(flow.company_name, 200)} says: {safe_line(result.message, 300)}",
+                indent="",
+            )
         said = result
         code = await ask("One-time code (not shown): ", secret=True)
         try:

@@ -90,12 +90,18 @@ class AgentRegistry:
             return key
         async with self._lock(client_id):
             known = self._known[client_id]
-            if kid not in known.keys and self._clock() - known.keys_fetched_at >= self.refetch_seconds:
+            if (
+                kid not in known.keys
+                and self._clock() - known.keys_fetched_at >= self.refetch_seconds
+            ):
                 known.keys = await self._fetch_keys(client_id, known.metadata.jwks_uri)
                 known.keys_fetched_at = self._clock()
             key = known.keys.get(kid)
         if key is None:
-            raise AgentRejected(client_id, f"the key {kid[:64]!r} is not in the agent's JWKS at {known.metadata.jwks_uri}")
+            raise AgentRejected(
+                client_id,
+                f"the key {kid[:64]!r} is not in the agent's JWKS at {known.metadata.jwks_uri}",
+            )
         return key
 
     async def _get(self, client_id: str) -> _Known:
@@ -108,22 +114,31 @@ class AgentRegistry:
                 try:
                     check_client_id(client_id, self.loopback_client_ids)
                 except IdentityError as exc:
-                    raise AgentRejected(client_id, f"the agent's client_id is not acceptable: {exc}") from None
+                    raise AgentRejected(
+                        client_id, f"the agent's client_id is not acceptable: {exc}"
+                    ) from None
                 document = await self._fetch(client_id, client_id, "Client ID Metadata Document")
                 try:
                     metadata = parse_client_metadata(document, client_id, self.loopback_client_ids)
                 except IdentityError as exc:
-                    raise AgentRejected(client_id, f"the agent's Client ID Metadata Document at {client_id} is not acceptable: {exc}") from None
+                    raise AgentRejected(
+                        client_id,
+                        f"the agent's Client ID Metadata Document at {client_id} is not acceptable: {exc}",
+                    ) from None
                 keys = await self._fetch_keys(client_id, metadata.jwks_uri)
                 known = self._known[client_id] = _Known(metadata, keys, self._clock())
         return known
 
-    async def _fetch_keys(self, client_id: str, jwks_uri: str) -> dict[str, ec.EllipticCurvePublicKey]:
+    async def _fetch_keys(
+        self, client_id: str, jwks_uri: str
+    ) -> dict[str, ec.EllipticCurvePublicKey]:
         document = await self._fetch(client_id, jwks_uri, "JWKS")
         try:
             return parse_jwks(document)
         except IdentityError as exc:
-            raise AgentRejected(client_id, f"the agent's JWKS at {jwks_uri} is not acceptable: {exc}") from None
+            raise AgentRejected(
+                client_id, f"the agent's JWKS at {jwks_uri} is not acceptable: {exc}"
+            ) from None
 
     async def _fetch(self, client_id: str, url: str, what: str) -> Any:
         self.fetches.append(url)
@@ -131,16 +146,25 @@ class AgentRegistry:
             async with httpx2.AsyncClient(
                 timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
             ) as client:
-                async with client.stream("GET", url, headers={"Accept": "application/json"}) as response:
+                async with client.stream(
+                    "GET", url, headers={"Accept": "application/json"}
+                ) as response:
                     if response.status_code != 200:
-                        raise AgentRejected(client_id, f"the agent's {what} at {url} answered HTTP {response.status_code}")
+                        raise AgentRejected(
+                            client_id,
+                            f"the agent's {what} at {url} answered HTTP {response.status_code}",
+                        )
                     raw = b""
                     async for chunk in response.aiter_bytes():
                         raw += chunk
                         if len(raw) > MAX_DOCUMENT_BYTES:
-                            raise AgentRejected(client_id, f"the agent's {what} at {url} is too large")
+                            raise AgentRejected(
+                                client_id, f"the agent's {what} at {url} is too large"
+                            )
         except httpx2.HTTPError as exc:
-            raise AgentRejected(client_id, f"the agent's {what} at {url} can't be fetched ({type(exc).__name__})") from None
+            raise AgentRejected(
+                client_id, f"the agent's {what} at {url} can't be fetched ({type(exc).__name__})"
+            ) from None
         try:
             import json
 

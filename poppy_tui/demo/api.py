@@ -33,8 +33,14 @@ ACTION_WHAT = {
 }
 
 
-def error(status: int, code: str, description: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "error_description": description, **extra}, status_code=status, headers=headers)
+def error(
+    status: int, code: str, description: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": code, "error_description": description, **extra},
+        status_code=status,
+        headers=headers,
+    )
 
 
 def refusal_response(refusal: Refusal) -> JSONResponse:
@@ -72,24 +78,40 @@ def caller_of(request: Request) -> Caller:
 async def json_body(request: Request, allow_empty: bool = False) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
-        raise Refusal(413, {"error": "invalid_request", "error_description": "The body is too large."})
+        raise Refusal(
+            413, {"error": "invalid_request", "error_description": "The body is too large."}
+        )
     if not raw.strip():
         if allow_empty:
             return {}
-        raise Refusal(400, {"error": "invalid_request", "error_description": "A JSON object body is required."})
+        raise Refusal(
+            400,
+            {"error": "invalid_request", "error_description": "A JSON object body is required."},
+        )
     try:
         body = json.loads(raw)
     except (ValueError, RecursionError):
-        raise Refusal(400, {"error": "invalid_request", "error_description": "The body is not valid JSON."}) from None
+        raise Refusal(
+            400, {"error": "invalid_request", "error_description": "The body is not valid JSON."}
+        ) from None
     if not isinstance(body, dict):
-        raise Refusal(400, {"error": "invalid_request", "error_description": "The body must be a JSON object."})
+        raise Refusal(
+            400,
+            {"error": "invalid_request", "error_description": "The body must be a JSON object."},
+        )
     return body
 
 
 def string_field(body: dict[str, Any], name: str) -> str:
     value = body.get(name)
     if not isinstance(value, str) or not value or len(value) > 256:
-        raise Refusal(400, {"error": "invalid_request", "error_description": f"{name} is required and must be a string."})
+        raise Refusal(
+            400,
+            {
+                "error": "invalid_request",
+                "error_description": f"{name} is required and must be a string.",
+            },
+        )
     return value
 
 
@@ -110,11 +132,19 @@ def check_idempotency_key(request: Request) -> str | None:
         return None
     match = _IDEMPOTENCY_KEY_RE.match(raw.strip())
     if match is None:
-        raise Refusal(400, {"error": "invalid_request", "error_description": "Idempotency-Key must be 1 to 255 visible characters."})
+        raise Refusal(
+            400,
+            {
+                "error": "invalid_request",
+                "error_description": "Idempotency-Key must be 1 to 255 visible characters.",
+            },
+        )
     return match.group(1)
 
 
-async def check_key_reuse(ctx: CompanyContext, request: Request, key: str | None, owner: str) -> None:
+async def check_key_reuse(
+    ctx: CompanyContext, request: Request, key: str | None, owner: str
+) -> None:
     """The draft's 422 for a key reused with another payload (section 2.7). At most once is keyed
     by the operation id (Ops 7), so a key used again for the same request changes nothing."""
     if key is None:
@@ -122,14 +152,19 @@ async def check_key_reuse(ctx: CompanyContext, request: Request, key: str | None
     payload = await request.body()
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     if not ctx.idempotency_keys.same_request(owner, key, request.method, target, payload):
-        raise Refusal(422, {
-            "error": "idempotency_key_reused",
-            "error_description": "This Idempotency-Key was already used for a different request; "
-            "send a new key with a new request.",
-        })
+        raise Refusal(
+            422,
+            {
+                "error": "idempotency_key_reused",
+                "error_description": "This Idempotency-Key was already used for a different request; "
+                "send a new key with a new request.",
+            },
+        )
 
 
-async def approval_needed(ctx: CompanyContext, request: Request, session: VerifiedSession, action: Action) -> Response:
+async def approval_needed(
+    ctx: CompanyContext, request: Request, session: VerifiedSession, action: Action
+) -> Response:
     """One request for an action that needs approval, through the API (spec 4, 6, 7)."""
     key = check_idempotency_key(request)
     caller = caller_of(request)
@@ -141,11 +176,18 @@ async def approval_needed(ctx: CompanyContext, request: Request, session: Verifi
         return JSONResponse(body, status_code=status)
     approval = read_approval(request)
     if approval is not None and ctx.counters.take_busy():
-        return error(503, "temporarily_unavailable", "Busy; try again shortly.", {"Retry-After": str(RETRY_AFTER_SECONDS)})
+        return error(
+            503,
+            "temporarily_unavailable",
+            "Busy; try again shortly.",
+            {"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     channel = f"api:{request.method} {request.url.path}"
     answer = await ctx.desk.answer(action, approval, caller.owner, channel)
     if answer.kind == "approval_required":
-        return JSONResponse({"error": "approval_required", "operation": answer.operation}, status_code=403)
+        return JSONResponse(
+            {"error": "approval_required", "operation": answer.operation}, status_code=403
+        )
     if answer.kind == "in_progress":
         return error(
             503,
@@ -178,7 +220,9 @@ def routes(ctx: CompanyContext) -> list[Route]:
 
     async def list_subscriptions(request: Request, session: VerifiedSession) -> Response:
         with shop.lock:
-            return JSONResponse({"subscriptions": [s.to_json() for s in shop.subscriptions.values()]})
+            return JSONResponse(
+                {"subscriptions": [s.to_json() for s in shop.subscriptions.values()]}
+            )
 
     async def get_subscription(request: Request, session: VerifiedSession) -> Response:
         with shop.lock:
@@ -204,18 +248,26 @@ def routes(ctx: CompanyContext) -> list[Route]:
 
     async def cancel_subscription(request: Request, session: VerifiedSession) -> Response:
         await json_body(request, allow_empty=True)
-        action = Action.of("cancel_subscription", subscription_id=request.path_params["subscription_id"])
+        action = Action.of(
+            "cancel_subscription", subscription_id=request.path_params["subscription_id"]
+        )
         return await approval_needed(ctx, request, session, action)
 
     async def change_booking(request: Request, session: VerifiedSession) -> Response:
         body = await json_body(request)
-        action = Action.of("change_booking", booking_id=request.path_params["booking_id"], starts_at=string_field(body, "starts_at"))
+        action = Action.of(
+            "change_booking",
+            booking_id=request.path_params["booking_id"],
+            starts_at=string_field(body, "starts_at"),
+        )
         return await approval_needed(ctx, request, session, action)
 
     async def openapi(request: Request) -> Response:
         document = openapi_document(ctx.base_url)
         if ctx.accounts is not None:
-            add_account_security(document, ctx.accounts.url("/authorize"), ctx.accounts.url("/token"))
+            add_account_security(
+                document, ctx.accounts.url("/authorize"), ctx.accounts.url("/token")
+            )
         return JSONResponse(document, headers={"Cache-Control": "max-age=60"})
 
     def r(path: str, handler: Handler, method: str, needs: tuple[str, ...] = ()) -> Route:

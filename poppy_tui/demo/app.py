@@ -29,10 +29,22 @@ def poppy_document(ctx: CompanyContext) -> dict[str, Any]:
         "protocol_version": c.POPPY_VERSION,
         "organization": {"name": ORGANIZATION_NAME, "domain": ctx.domain},
         "auth": ctx.accounts.auth_block() if ctx.accounts is not None else {"issuer": ctx.issuer},
-        "agent": {"protocols": [{"type": c.CONVERSATION_PROTOCOL_TYPE, "endpoint": base + CONVERSATIONS_PATH}]},
+        "agent": {
+            "protocols": [
+                {"type": c.CONVERSATION_PROTOCOL_TYPE, "endpoint": base + CONVERSATIONS_PATH}
+            ]
+        },
         "apis": [
-            {"type": "openapi", "url": base + "/openapi.json", "description": "Orders, exchanges, the coffee subscription and fitting bookings"},
-            {"type": "mcp", "url": base + "/mcp", "description": "Product search, orders, exchanges, subscription and bookings"},
+            {
+                "type": "openapi",
+                "url": base + "/openapi.json",
+                "description": "Orders, exchanges, the coffee subscription and fitting bookings",
+            },
+            {
+                "type": "mcp",
+                "url": base + "/mcp",
+                "description": "Product search, orders, exchanges, subscription and bookings",
+            },
         ],
     }
     if ctx.supports_operations_v2:
@@ -78,7 +90,9 @@ class FaultWrapper:
 async def _json_http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     code = {404: "not_found", 405: "method_not_allowed"}.get(status, "server_error")
-    return JSONResponse({"error": code, "error_description": getattr(exc, "detail", "")}, status_code=status)
+    return JSONResponse(
+        {"error": code, "error_description": getattr(exc, "detail", "")}, status_code=status
+    )
 
 
 def build_app(ctx: CompanyContext) -> FaultWrapper:

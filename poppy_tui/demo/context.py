@@ -72,7 +72,10 @@ class CompanyContext:
 
     @property
     def supports_operations_v2(self) -> bool:
-        return self.extension_version is not None and major_of(self.extension_version) == c.EXTENSION_MAJOR
+        return (
+            self.extension_version is not None
+            and major_of(self.extension_version) == c.EXTENSION_MAJOR
+        )
 
     def operations_in_use(self, headers: Mapping[str, str] | None) -> bool:
         """Spec 2: only when this Company lists version 2 and the request declares it."""

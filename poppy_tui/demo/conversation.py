@@ -28,7 +28,15 @@ from poppy_tui.demo.api import error, guarded, json_body
 from poppy_tui.demo.context import RETRY_AFTER_SECONDS, CompanyContext, request_flags
 from poppy_tui.demo.operations import AsIfNoApproval, InProgress, Perform, Renew, Replay
 from poppy_tui.demo.sessions import Refusal
-from poppy_tui.demo.shop import STORE_TZ, Action, Item, Proposal, ShopError, local_rfc3339, local_text
+from poppy_tui.demo.shop import (
+    STORE_TZ,
+    Action,
+    Item,
+    Proposal,
+    ShopError,
+    local_rfc3339,
+    local_text,
+)
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_from_message
 from poppy_tui.protocol.errors import InvalidApproval
@@ -48,7 +56,9 @@ class Conversation:
     conversation_id: str
     owner: tuple[str, str]  # (client_id, user_id): whose conversation it is
     events: list[dict[str, Any]] = field(default_factory=list)
-    pending: dict[str, Action] = field(default_factory=dict)  # operation_id -> what was last proposed
+    pending: dict[str, Action] = field(
+        default_factory=dict
+    )  # operation_id -> what was last proposed
     latest: dict[str, str] = field(default_factory=dict)  # operation_id -> revision last sent
     exchange_op: str | None = None  # the exchange under discussion, for "size L instead"
     account: str | None = None  # the account it used, once a signed-in message came (accounts only)
@@ -95,7 +105,13 @@ def parse_cursor(value: str | None, conversation: Conversation) -> int:
         return 0
     match = _CURSOR_RE.match(value)
     if not match or int(match.group(1)) > len(conversation.events):
-        raise Refusal(400, {"error": "invalid_cursor", "error_description": "The cursor is not one this conversation returned."})
+        raise Refusal(
+            400,
+            {
+                "error": "invalid_cursor",
+                "error_description": "The cursor is not one this conversation returned.",
+            },
+        )
     return int(match.group(1))
 
 
@@ -129,8 +145,12 @@ class Conversations:
     def routes(self, base_path: str = "/poppy/conversations") -> list[Route]:
         ctx = self.ctx
         return [
-            Route(base_path + c.CONVERSATION_CREATE_PATH, guarded(ctx, self.create), methods=["POST"]),
-            Route(base_path + c.CONVERSATION_MESSAGES_PATH, guarded(ctx, self.send), methods=["POST"]),
+            Route(
+                base_path + c.CONVERSATION_CREATE_PATH, guarded(ctx, self.create), methods=["POST"]
+            ),
+            Route(
+                base_path + c.CONVERSATION_MESSAGES_PATH, guarded(ctx, self.send), methods=["POST"]
+            ),
             Route(base_path + c.CONVERSATION_EVENTS_PATH, guarded(ctx, self.read), methods=["GET"]),
         ]
 
@@ -138,14 +158,30 @@ class Conversations:
         conversation = self._conversations.get(request.path_params["conversation_id"])
         # Someone else's conversation looks exactly like a missing one.
         if conversation is None or conversation.owner != (session.client_id, session.user_id):
-            raise Refusal(404, {"error": "conversation_not_found", "error_description": "There is no such conversation."})
+            raise Refusal(
+                404,
+                {
+                    "error": "conversation_not_found",
+                    "error_description": "There is no such conversation.",
+                },
+            )
         if conversation.account is not None:
             caller: Caller = request_flags(request.scope)["caller"]
             if caller.token is None:
                 # 0.2: a conversation that used the account needs sign-in, to read it too.
-                raise Challenge(c.SIGN_IN_REQUIRED, READ_NEEDS, "Sign in to Manzanita Outfitters to continue this conversation.")
+                raise Challenge(
+                    c.SIGN_IN_REQUIRED,
+                    READ_NEEDS,
+                    "Sign in to Manzanita Outfitters to continue this conversation.",
+                )
             if caller.token.account_id != conversation.account:
-                raise Refusal(404, {"error": "conversation_not_found", "error_description": "There is no such conversation."})
+                raise Refusal(
+                    404,
+                    {
+                        "error": "conversation_not_found",
+                        "error_description": "There is no such conversation.",
+                    },
+                )
         return conversation
 
     async def create(self, request: Request, session: VerifiedSession) -> Response:
@@ -166,7 +202,10 @@ class Conversations:
         if wait > 0 and len(conversation.events) <= start:
             async with conversation.changed:
                 try:
-                    await asyncio.wait_for(conversation.changed.wait_for(lambda: len(conversation.events) > start), wait)
+                    await asyncio.wait_for(
+                        conversation.changed.wait_for(lambda: len(conversation.events) > start),
+                        wait,
+                    )
                 except asyncio.TimeoutError:
                     pass
         return JSONResponse(self._page(conversation, start))
@@ -183,7 +222,13 @@ class Conversations:
             "responder": "agent",
         }
 
-    async def _handle(self, request: Request, session: VerifiedSession, conversation: Conversation | None, message: dict[str, Any]) -> Response:
+    async def _handle(
+        self,
+        request: Request,
+        session: VerifiedSession,
+        conversation: Conversation | None,
+        message: dict[str, Any],
+    ) -> Response:
         ctx = self.ctx
         uses_ext = ctx.operations_in_use(request.headers)
         approval: Approval | None = None
@@ -198,12 +243,24 @@ class Conversations:
         stored = self._messages.get(key)
         if stored is not None:
             if stored.content != content:
-                return error(409, "message_id_conflict", "A different message was already sent with this id.")
+                return error(
+                    409, "message_id_conflict", "A different message was already sent with this id."
+                )
             if stored.status is None:
-                return error(503, "message_in_progress", "This message is still being handled.", {"Retry-After": str(RETRY_AFTER_SECONDS)})
+                return error(
+                    503,
+                    "message_in_progress",
+                    "This message is still being handled.",
+                    {"Retry-After": str(RETRY_AFTER_SECONDS)},
+                )
             return JSONResponse(stored.body, status_code=stored.status)
         if approval is not None and ctx.counters.take_busy():
-            return error(503, "temporarily_unavailable", "Busy; try again shortly.", {"Retry-After": str(RETRY_AFTER_SECONDS)})
+            return error(
+                503,
+                "temporarily_unavailable",
+                "Busy; try again shortly.",
+                {"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
         stored = self._messages[key] = _Stored(content)
         try:
             if conversation is None:
@@ -215,7 +272,9 @@ class Conversations:
                 caller = request_flags(request.scope)["caller"]
                 if caller.token is not None and conversation.account is None:
                     conversation.account = caller.token.account_id
-                replies, performed = await self.agent.respond(conversation, message, approval, caller, uses_ext)
+                replies, performed = await self.agent.respond(
+                    conversation, message, approval, caller, uses_ext
+                )
                 for reply in replies:
                     if reply.challenge is not None:
                         await self._append(conversation, _authorization_event(reply.challenge))
@@ -248,9 +307,15 @@ def _wait_seconds(value: str | None) -> float:
     try:
         seconds = float(value)
     except ValueError:
-        raise Refusal(400, {"error": "invalid_request", "error_description": "wait must be a number of seconds."}) from None
+        raise Refusal(
+            400,
+            {"error": "invalid_request", "error_description": "wait must be a number of seconds."},
+        ) from None
     if not seconds >= 0:
-        raise Refusal(400, {"error": "invalid_request", "error_description": "wait must be 0 or more seconds."})
+        raise Refusal(
+            400,
+            {"error": "invalid_request", "error_description": "wait must be 0 or more seconds."},
+        )
     return min(seconds, MAX_WAIT_SECONDS)
 
 
@@ -259,7 +324,11 @@ def _now_text() -> str:
 
 
 def _user_event(message: dict[str, Any]) -> dict[str, Any]:
-    echoed: dict[str, Any] = {"id": message["id"], "role": "user", "author": message.get("author") or {"type": "agent"}}
+    echoed: dict[str, Any] = {
+        "id": message["id"],
+        "role": "user",
+        "author": message.get("author") or {"type": "agent"},
+    }
     for name in ("text", "data", "extensions"):
         if name in message:
             echoed[name] = message[name]
@@ -285,11 +354,19 @@ def _authorization_event(challenge: Challenge) -> dict[str, Any]:
 
 
 def _challenge_reply(challenge: Challenge) -> Reply:
-    return Reply(f"{challenge.description} Your agent can start the sign-in; then ask me again.", challenge=challenge)
+    return Reply(
+        f"{challenge.description} Your agent can start the sign-in; then ask me again.",
+        challenge=challenge,
+    )
 
 
 def _company_event(reply: Reply) -> dict[str, Any]:
-    message: dict[str, Any] = {"id": new_id("msg_"), "role": "company", "author": {"type": "agent"}, "text": reply.text}
+    message: dict[str, Any] = {
+        "id": new_id("msg_"),
+        "role": "company",
+        "author": {"type": "agent"},
+        "text": reply.text,
+    }
     if reply.data is not None:
         message["data"] = reply.data
     if reply.operation is not None:
@@ -299,7 +376,9 @@ def _company_event(reply: Reply) -> dict[str, Any]:
 
 # ----- the scripted Company Agent ------------------------------------------------
 
-_APPROVAL_WORDS = re.compile(r"\b(approve[ds]?|approval|yes|yep|yeah|do it|go ahead|confirm(?:ed|s)?|ok(?:ay)?|sure|agreed?|accept(?:ed)?)\b")
+_APPROVAL_WORDS = re.compile(
+    r"\b(approve[ds]?|approval|yes|yep|yeah|do it|go ahead|confirm(?:ed|s)?|ok(?:ay)?|sure|agreed?|accept(?:ed)?)\b"
+)
 _SIZE_RE = re.compile(r"\bsize\s*\(?(s|m|l|xl)\)?(?![a-z])|\((s|m|l|xl)\)|\b(small|medium|large)\b")
 _SIZE_WORDS = {"small": "s", "medium": "m", "large": "l"}
 _EXCHANGE_RE = re.compile(r"\b(exchange|swap|switch|trade|replace)\b|\binsulated\b")
@@ -313,7 +392,11 @@ _DAY_RE = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sund
 _TIME_RE = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\bat\s+(\d{1,2}):(\d{2})\b")
 _STATUS_RE = re.compile(r"\b(orders?|status|where|track|delivered|shipped)\b")
 
-_WHAT = {"exchange": "exchange your jacket", "cancel_subscription": "cancel your subscription", "change_booking": "move your fitting"}
+_WHAT = {
+    "exchange": "exchange your jacket",
+    "cancel_subscription": "cancel your subscription",
+    "change_booking": "move your fitting",
+}
 
 HELP = (
     "I'm the Manzanita Outfitters assistant. I can exchange your Stormline jacket (for example for the insulated one, "
@@ -335,7 +418,12 @@ class CompanyAgent:
         self.ctx = ctx
 
     async def respond(
-        self, conv: Conversation, message: dict[str, Any], approval: Approval | None, caller: Caller, uses_ext: bool
+        self,
+        conv: Conversation,
+        message: dict[str, Any],
+        approval: Approval | None,
+        caller: Caller,
+        uses_ext: bool,
     ) -> tuple[list[Reply], bool]:
         """The Company Agent's replies to one message, and whether it performed an operation."""
         if approval is not None:
@@ -349,7 +437,9 @@ class CompanyAgent:
 
     # -- approvals --
 
-    async def _approval(self, conv: Conversation, approval: Approval, caller: Caller) -> tuple[list[Reply], bool] | None:
+    async def _approval(
+        self, conv: Conversation, approval: Approval, caller: Caller
+    ) -> tuple[list[Reply], bool] | None:
         desk = self.ctx.desk
         op_id = approval.operation_id
         known = conv.pending.get(op_id)
@@ -368,23 +458,48 @@ class CompanyAgent:
             action = conv.pending.get(op_id)
             if action is None:
                 issued = desk.issued(approval.revision)
-                action = issued.action if issued is not None and issued.operation_id == op_id else None
+                action = (
+                    issued.action if issued is not None and issued.operation_id == op_id else None
+                )
             if action is None:
-                raise ShopError(404, "operation_not_found", f"I don't have an operation {op_id} for you.")
+                raise ShopError(
+                    404, "operation_not_found", f"I don't have an operation {op_id} for you."
+                )
             return self.ctx.shop.propose(action)
 
         try:
-            decision = desk.evaluate(approval, caller.owner, conv.channel, compute, current_revision=conv.latest.get(op_id))
+            decision = desk.evaluate(
+                approval,
+                caller.owner,
+                conv.channel,
+                compute,
+                current_revision=conv.latest.get(op_id),
+            )
         except ShopError as exc:
-            return [Reply(f"I haven't done anything: {exc.description}", data={"operation_id": op_id, "status": "not_performed", "error": exc.code})], False
+            return [
+                Reply(
+                    f"I haven't done anything: {exc.description}",
+                    data={"operation_id": op_id, "status": "not_performed", "error": exc.code},
+                )
+            ], False
         if isinstance(decision, AsIfNoApproval):
             return None
         if isinstance(decision, Replay):
             outcome = decision.record.outcome
             assert outcome is not None
-            return [Reply(f"That's already done. {outcome.text}", data=_performed_data(op_id, outcome.result))], False
+            return [
+                Reply(
+                    f"That's already done. {outcome.text}",
+                    data=_performed_data(op_id, outcome.result),
+                )
+            ], False
         if isinstance(decision, InProgress):
-            return [Reply("I'm already on it; I'll tell you here when it's done.", data={"operation_id": op_id, "status": "performing"})], False
+            return [
+                Reply(
+                    "I'm already on it; I'll tell you here when it's done.",
+                    data={"operation_id": op_id, "status": "performing"},
+                )
+            ], False
         if isinstance(decision, Renew):
             operation = self._propose(conv, decision.proposal, caller, avoid=approval.revision)
             text = (
@@ -396,12 +511,19 @@ class CompanyAgent:
         try:
             outcome = await desk.perform(decision)
         except ShopError as exc:
-            return [Reply(f"I couldn't do it: {exc.description}", data={"operation_id": op_id, "status": "failed", "error": exc.code})], False
+            return [
+                Reply(
+                    f"I couldn't do it: {exc.description}",
+                    data={"operation_id": op_id, "status": "failed", "error": exc.code},
+                )
+            ], False
         conv.pending.pop(op_id, None)
         conv.latest.pop(op_id, None)
         return [Reply(outcome.text, data=_performed_data(op_id, outcome.result))], True
 
-    def _propose(self, conv: Conversation, proposal: Proposal, caller: Caller, avoid: str | None = None) -> dict[str, Any]:
+    def _propose(
+        self, conv: Conversation, proposal: Proposal, caller: Caller, avoid: str | None = None
+    ) -> dict[str, Any]:
         operation = self.ctx.desk.issue(proposal, caller.owner, conv.channel, avoid=avoid)
         conv.pending[proposal.operation_id] = proposal.action
         conv.latest[proposal.operation_id] = operation["revision"]
@@ -424,17 +546,29 @@ class CompanyAgent:
                 ]
             return [Reply("There's nothing waiting for your approval right now. " + HELP)]
         if _CANCEL_RE.search(text) and _SUB_RE.search(text):
-            return self._offer(conv, Action.of("cancel_subscription", subscription_id="sub_6Tc1"), session, uses_ext, "")
+            return self._offer(
+                conv,
+                Action.of("cancel_subscription", subscription_id="sub_6Tc1"),
+                session,
+                uses_ext,
+                "",
+            )
         if _MOVE_RE.search(text) and _BOOKING_RE.search(text) or (day and _BOOKING_RE.search(text)):
             return self._booking(conv, text, session, uses_ext)
-        if _EXCHANGE_RE.search(text) and (_JACKET_RE.search(text) or size) or (size and conv.exchange_op):
+        if (
+            _EXCHANGE_RE.search(text)
+            and (_JACKET_RE.search(text) or size)
+            or (size and conv.exchange_op)
+        ):
             return self._exchange(conv, text, size, session, uses_ext)
         if _STATUS_RE.search(text):
             self.ctx.require(session, READ_NEEDS, "see your orders")
             return [self._orders_reply()]
         return [Reply(HELP)]
 
-    def _offer(self, conv: Conversation, action: Action, session: Caller, uses_ext: bool, lead: str) -> list[Reply]:
+    def _offer(
+        self, conv: Conversation, action: Action, session: Caller, uses_ext: bool, lead: str
+    ) -> list[Reply]:
         self.ctx.require(session, ACTION_NEEDS[action.kind], _WHAT[action.kind])
         shop = self.ctx.shop
         try:
@@ -452,19 +586,32 @@ class CompanyAgent:
             ]
         revised = proposal.operation_id in conv.pending
         operation = self._propose(conv, proposal, session)
-        then = "I'll do it once you approve this new version." if revised else "I'll do it once you approve."
+        then = (
+            "I'll do it once you approve this new version."
+            if revised
+            else "I'll do it once you approve."
+        )
         return [Reply(f"{lead}I can {proposal.short}. {then}", operation=operation)]
 
-    def _exchange(self, conv: Conversation, text: str, size: str | None, session: Caller, uses_ext: bool) -> list[Reply]:
+    def _exchange(
+        self, conv: Conversation, text: str, size: str | None, session: Caller, uses_ext: bool
+    ) -> list[Reply]:
         shop = self.ctx.shop
         with shop.lock:
             found = self._jacket()
             if found is None:
-                return [Reply("Your Stormline jacket was already exchanged, so there's nothing left to exchange. " + self._orders_reply().text)]
+                return [
+                    Reply(
+                        "Your Stormline jacket was already exchanged, so there's nothing left to exchange. "
+                        + self._orders_reply().text
+                    )
+                ]
             order_id, item = found
             previous = conv.pending.get(conv.exchange_op) if conv.exchange_op else None
             previous_sku = previous.args["replacement_sku"] if previous else None
-        insulated = "insulated" in text or (previous_sku is not None and "insulated" in previous_sku and "not insulated" not in text)
+        insulated = "insulated" in text or (
+            previous_sku is not None and "insulated" in previous_sku and "not insulated" not in text
+        )
         current_size = item.sku.rsplit("-", 1)[1]
         if size in ("s", "xl"):
             return [Reply("The Stormline comes in M and L only. Which would you like?")]
@@ -478,17 +625,31 @@ class CompanyAgent:
                 )
             ]
         sku = f"stormline-insulated-{size}" if insulated else f"stormline-{size}"
-        lead = f"Sure, size {size.upper()} instead. " if previous_sku and sku != previous_sku else ""
-        return self._offer(conv, Action.of("exchange", order_id=order_id, item_id=item.item_id, replacement_sku=sku), session, uses_ext, lead)
+        lead = (
+            f"Sure, size {size.upper()} instead. " if previous_sku and sku != previous_sku else ""
+        )
+        return self._offer(
+            conv,
+            Action.of("exchange", order_id=order_id, item_id=item.item_id, replacement_sku=sku),
+            session,
+            uses_ext,
+            lead,
+        )
 
     def _jacket(self) -> tuple[str, Item] | None:
         for order in self.ctx.shop.orders.values():
             for item in order.items:
-                if item.category == "jackets" and item.status == "delivered" and item.replaces is None:
+                if (
+                    item.category == "jackets"
+                    and item.status == "delivered"
+                    and item.replaces is None
+                ):
                     return order.order_id, item
         return None
 
-    def _booking(self, conv: Conversation, text: str, session: Caller, uses_ext: bool) -> list[Reply]:
+    def _booking(
+        self, conv: Conversation, text: str, session: Caller, uses_ext: bool
+    ) -> list[Reply]:
         shop = self.ctx.shop
         with shop.lock:
             booking = shop.bookings["bkg_2Fm8"]
@@ -497,7 +658,11 @@ class CompanyAgent:
         day = _DAY_RE.search(text)
         hour_minute = _time_in(text)
         if day is None and hour_minute is None:
-            return [Reply(f"Your fitting is on {local_text(current)}. Which day and time would you like instead?")]
+            return [
+                Reply(
+                    f"Your fitting is on {local_text(current)}. Which day and time would you like instead?"
+                )
+            ]
         if day is None:
             date = current.date()
         elif day.group(1) == "tomorrow":
@@ -507,7 +672,9 @@ class CompanyAgent:
             date = today + timedelta(days=ahead)
         hour, minute = hour_minute or (current.hour, current.minute)
         when = datetime.combine(date, time(hour, minute), tzinfo=STORE_TZ)
-        action = Action.of("change_booking", booking_id=booking.booking_id, starts_at=local_rfc3339(when))
+        action = Action.of(
+            "change_booking", booking_id=booking.booking_id, starts_at=local_rfc3339(when)
+        )
         return self._offer(conv, action, session, uses_ext, "")
 
     def _orders_reply(self) -> Reply:

@@ -53,14 +53,25 @@ class Faults:
             name = name.strip().lower().replace("-", "_")
             value = value.strip()
             if name in _FLAG_NAMES:
-                if sep and value.lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+                if sep and value.lower() not in (
+                    "1",
+                    "true",
+                    "yes",
+                    "on",
+                    "0",
+                    "false",
+                    "no",
+                    "off",
+                ):
                     raise ValueError(f"fault {name!r} takes no value or a boolean, got {value!r}")
                 values[name] = not sep or value.lower() in ("1", "true", "yes", "on")
             elif name in _INT_NAMES:
                 try:
                     number = int(value) if sep else 1
                 except ValueError:
-                    raise ValueError(f"fault {name!r} needs a whole number, got {value!r}") from None
+                    raise ValueError(
+                        f"fault {name!r} needs a whole number, got {value!r}"
+                    ) from None
                 if number < 0:
                     raise ValueError(f"fault {name!r} must be 0 or more, got {number}")
                 values[name] = number
@@ -70,9 +81,13 @@ class Faults:
                 try:
                     seconds = float(value)
                 except ValueError:
-                    raise ValueError(f"fault {name!r} needs a number of seconds, got {value!r}") from None
+                    raise ValueError(
+                        f"fault {name!r} needs a number of seconds, got {value!r}"
+                    ) from None
                 if not 0 <= seconds < 86400:
-                    raise ValueError(f"fault {name!r} must be 0 or more seconds (less than a day), got {value}")
+                    raise ValueError(
+                        f"fault {name!r} must be 0 or more seconds (less than a day), got {value}"
+                    )
                 values[name] = seconds
             else:
                 known = ", ".join(f.name for f in fields(cls))
@@ -86,7 +101,13 @@ class Faults:
             value = getattr(self, f.name)
             if value in (False, None, 0, 0.0):
                 continue
-            parts.append(f.name if value is True else f"{f.name}={value:g}" if isinstance(value, float) else f"{f.name}={value}")
+            parts.append(
+                f.name
+                if value is True
+                else f"{f.name}={value:g}"
+                if isinstance(value, float)
+                else f"{f.name}={value}"
+            )
         return ",".join(parts)
 
 

@@ -18,7 +18,9 @@ KEY_LIFETIME_SECONDS = 24 * 3600.0
 
 
 class IdempotencyKeys:
-    def __init__(self, lifetime_seconds: float = KEY_LIFETIME_SECONDS, max_keys: int = MAX_KEYS) -> None:
+    def __init__(
+        self, lifetime_seconds: float = KEY_LIFETIME_SECONDS, max_keys: int = MAX_KEYS
+    ) -> None:
         self.lifetime_seconds = lifetime_seconds
         self.max_keys = max_keys
         self._seen: OrderedDict[tuple[str, str], tuple[str, float]] = OrderedDict()
@@ -27,7 +29,9 @@ class IdempotencyKeys:
     def same_request(self, owner: str, key: str, method: str, target: str, payload: bytes) -> bool:
         """Whether `key` is new for `owner` or was used for this very request (then True, and it
         is remembered); False when it was used for a different one."""
-        fingerprint = hashlib.sha256(b"\0".join((method.encode(), target.encode(), payload))).hexdigest()
+        fingerprint = hashlib.sha256(
+            b"\0".join((method.encode(), target.encode(), payload))
+        ).hexdigest()
         now = time.monotonic()
         with self._lock:
             while self._seen:

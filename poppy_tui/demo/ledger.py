@@ -55,18 +55,44 @@ class PerformedLedger:
         loaded = []
         for op_id, revision, owner, channel, started, status, result, text, action in rows:
             kind, params = json.loads(action)
-            loaded.append((op_id, revision, owner, channel, datetime.fromisoformat(started),
-                           Outcome(status, json.loads(result), text), Action.of(kind, **params)))
+            loaded.append(
+                (
+                    op_id,
+                    revision,
+                    owner,
+                    channel,
+                    datetime.fromisoformat(started),
+                    Outcome(status, json.loads(result), text),
+                    Action.of(kind, **params),
+                )
+            )
         return loaded
 
-    def record(self, operation_id: str, revision: str, owner: str, channel: str, started_at: datetime, outcome: Outcome,
-               action: Action) -> None:
+    def record(
+        self,
+        operation_id: str,
+        revision: str,
+        owner: str,
+        channel: str,
+        started_at: datetime,
+        outcome: Outcome,
+        action: Action,
+    ) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR IGNORE INTO performed VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
                 " (SELECT COALESCE(MAX(seq), 0) + 1 FROM performed))",
-                (operation_id, revision, owner, channel, started_at.isoformat(), outcome.status_code,
-                 json.dumps(outcome.result, sort_keys=True), outcome.text, json.dumps([action.kind, action.args])),
+                (
+                    operation_id,
+                    revision,
+                    owner,
+                    channel,
+                    started_at.isoformat(),
+                    outcome.status_code,
+                    json.dumps(outcome.result, sort_keys=True),
+                    outcome.text,
+                    json.dumps([action.kind, action.args]),
+                ),
             )
 
     def close(self) -> None:

@@ -60,7 +60,9 @@ def _text(text: str) -> list[ContentBlock]:
 
 
 def _data_result(data: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=_text(json.dumps(data, indent=2, ensure_ascii=False)), structured_content=data)
+    return CallToolResult(
+        content=_text(json.dumps(data, indent=2, ensure_ascii=False)), structured_content=data
+    )
 
 
 def _tool_error(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
@@ -97,7 +99,10 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         try:
             approval = approval_from_mcp_meta(context.request_context.meta)
         except InvalidApproval as exc:
-            return _tool_error(f"The approval in _meta is not valid: {exc}", {"error": "invalid_approval", "error_description": str(exc)})
+            return _tool_error(
+                f"The approval in _meta is not valid: {exc}",
+                {"error": "invalid_approval", "error_description": str(exc)},
+            )
         try:
             answer = await ctx.desk.answer(action, approval, caller.owner, f"mcp:{tool}")
         except ShopError as exc:
@@ -119,10 +124,18 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         assert answer.outcome is not None
         if answer.kind == "performed" and ctx.counters.take_drop():
             request_flags(_http_scope(context))["drop"] = True
-        return CallToolResult(content=_text(answer.outcome.text), structured_content=answer.outcome.result)
+        return CallToolResult(
+            content=_text(answer.outcome.text), structured_content=answer.outcome.result
+        )
 
-    @mcp.tool(description="Search the Manzanita Outfitters catalog by words in the name, SKU or category.")
-    def search_products(query: Annotated[str, Field(description="Words to look for, e.g. 'insulated jacket'.", max_length=200)] = "") -> CallToolResult:
+    @mcp.tool(
+        description="Search the Manzanita Outfitters catalog by words in the name, SKU or category."
+    )
+    def search_products(
+        query: Annotated[
+            str, Field(description="Words to look for, e.g. 'insulated jacket'.", max_length=200)
+        ] = "",
+    ) -> CallToolResult:
         with shop.lock:
             return _data_result({"products": [p.to_json() for p in shop.search(query)]})
 
@@ -132,7 +145,9 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
             return _data_result({"orders": [o.to_json() for o in shop.orders.values()]})
 
     @mcp.tool(description="Get one order with its items, exchanges and charges.")
-    def get_order(order_id: Annotated[str, Field(description="The order, e.g. ord_7Hk2.", max_length=256)]) -> CallToolResult:
+    def get_order(
+        order_id: Annotated[str, Field(description="The order, e.g. ord_7Hk2.", max_length=256)],
+    ) -> CallToolResult:
         try:
             with shop.lock:
                 return _data_result(shop.order(order_id).to_json())
@@ -140,7 +155,9 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
             return _shop_error(exc)
 
     @mcp.tool(description="Get a subscription, e.g. the Trailhead Coffee Club (sub_6Tc1).")
-    def get_subscription(subscription_id: Annotated[str, Field(description="e.g. sub_6Tc1", max_length=256)]) -> CallToolResult:
+    def get_subscription(
+        subscription_id: Annotated[str, Field(description="e.g. sub_6Tc1", max_length=256)],
+    ) -> CallToolResult:
         try:
             with shop.lock:
                 return _data_result(shop.subscription(subscription_id).to_json())
@@ -148,33 +165,58 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
             return _shop_error(exc)
 
     @mcp.tool(description="Get a booking, e.g. the jacket fitting (bkg_2Fm8).")
-    def get_booking(booking_id: Annotated[str, Field(description="e.g. bkg_2Fm8", max_length=256)]) -> CallToolResult:
+    def get_booking(
+        booking_id: Annotated[str, Field(description="e.g. bkg_2Fm8", max_length=256)],
+    ) -> CallToolResult:
         try:
             with shop.lock:
                 return _data_result(shop.booking(booking_id).to_json())
         except ShopError as exc:
             return _shop_error(exc)
 
-    @mcp.tool(description="Exchange an item on an order for another product of the same kind. Needs the user's approval.")
+    @mcp.tool(
+        description="Exchange an item on an order for another product of the same kind. Needs the user's approval."
+    )
     async def exchange_item(
         order_id: Annotated[str, Field(description="The order, e.g. ord_7Hk2.", max_length=256)],
-        item_id: Annotated[str, Field(description="The item on the order, e.g. itm_4Qa.", max_length=256)],
-        replacement_sku: Annotated[str, Field(description="The SKU to get instead, e.g. stormline-insulated-m.", max_length=256)],
+        item_id: Annotated[
+            str, Field(description="The item on the order, e.g. itm_4Qa.", max_length=256)
+        ],
+        replacement_sku: Annotated[
+            str,
+            Field(
+                description="The SKU to get instead, e.g. stormline-insulated-m.", max_length=256
+            ),
+        ],
         ctx_: Context,
     ) -> CallToolResult:
-        action = Action.of("exchange", order_id=order_id, item_id=item_id, replacement_sku=replacement_sku)
+        action = Action.of(
+            "exchange", order_id=order_id, item_id=item_id, replacement_sku=replacement_sku
+        )
         return await needs_approval("exchange_item", action, ctx_)
 
-    @mcp.tool(description="Cancel a subscription at the end of its current period. Needs the user's approval.")
+    @mcp.tool(
+        description="Cancel a subscription at the end of its current period. Needs the user's approval."
+    )
     async def cancel_subscription(
-        subscription_id: Annotated[str, Field(description="The subscription, e.g. sub_6Tc1.", max_length=256)],
+        subscription_id: Annotated[
+            str, Field(description="The subscription, e.g. sub_6Tc1.", max_length=256)
+        ],
         ctx_: Context,
     ) -> CallToolResult:
-        return await needs_approval("cancel_subscription", Action.of("cancel_subscription", subscription_id=subscription_id), ctx_)
+        return await needs_approval(
+            "cancel_subscription",
+            Action.of("cancel_subscription", subscription_id=subscription_id),
+            ctx_,
+        )
 
-    @mcp.tool(description="Move a fitting booking to a new start time (a change fee applies). Needs the user's approval.")
+    @mcp.tool(
+        description="Move a fitting booking to a new start time (a change fee applies). Needs the user's approval."
+    )
     async def change_booking(
-        booking_id: Annotated[str, Field(description="The booking, e.g. bkg_2Fm8.", max_length=256)],
+        booking_id: Annotated[
+            str, Field(description="The booking, e.g. bkg_2Fm8.", max_length=256)
+        ],
         starts_at: Annotated[
             str,
             Field(
@@ -185,7 +227,11 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         ],
         ctx_: Context,
     ) -> CallToolResult:
-        return await needs_approval("change_booking", Action.of("change_booking", booking_id=booking_id, starts_at=starts_at), ctx_)
+        return await needs_approval(
+            "change_booking",
+            Action.of("change_booking", booking_id=booking_id, starts_at=starts_at),
+            ctx_,
+        )
 
     mcp.streamable_http_app(streamable_http_path="/mcp")
     return mcp, mcp.session_manager
@@ -220,7 +266,11 @@ class McpGate:
             return
         body, more = await _read_body(receive)
         if more:
-            await _send_json(send, 413, {"error": "invalid_request", "error_description": "The request body is too large."})
+            await _send_json(
+                send,
+                413,
+                {"error": "invalid_request", "error_description": "The request body is too large."},
+            )
             return
         tool, rpc_id = _tool_called(body)
         if tool in TOOL_NEEDS:
@@ -230,9 +280,15 @@ class McpGate:
             except Challenge as challenge:
                 # The MCP authorization model: the HTTP request is refused with a
                 # WWW-Authenticate challenge; the JSON-RPC error body gives the SDK the reason.
-                error = {"code": c.MCP_CHALLENGE_CODE, "message": challenge.description, "data": challenge.body()}
+                error = {
+                    "code": c.MCP_CHALLENGE_CODE,
+                    "message": challenge.description,
+                    "data": challenge.body(),
+                }
                 challenge_headers = challenge.headers()
-                if self.ctx.accounts is not None:  # MCP authorization: where to learn about sign-in (RFC 9728 5.1)
+                if (
+                    self.ctx.accounts is not None
+                ):  # MCP authorization: where to learn about sign-in (RFC 9728 5.1)
                     metadata_url = self.ctx.base_url + self.ctx.accounts.mcp_resource_metadata_path
                     challenge_headers["WWW-Authenticate"] += f', resource_metadata="{metadata_url}"'
                 answer = {"jsonrpc": "2.0", "id": rpc_id, "error": error}
@@ -260,7 +316,11 @@ class McpGate:
         else:
             return None
         data["retry_after"] = RETRY_AFTER_SECONDS
-        return {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": OPERATION_IN_PROGRESS_CODE, "message": reason, "data": data}}
+        return {
+            "jsonrpc": "2.0",
+            "id": rpc_id,
+            "error": {"code": OPERATION_IN_PROGRESS_CODE, "message": reason, "data": data},
+        }
 
 
 def _tool_called(body: bytes) -> tuple[str | None, Any]:
@@ -320,10 +380,17 @@ def _replay(body: bytes, receive):
     return replayed
 
 
-async def _send_json(send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+async def _send_json(
+    send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> None:
     data = json.dumps(body).encode()
-    raw_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-    raw_headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
+    raw_headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+    ]
+    raw_headers += [
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()
+    ]
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
     await send({"type": "http.response.body", "body": data, "more_body": False})
 

@@ -27,7 +27,9 @@ def _errors(*statuses: int) -> dict[str, Any]:
         409: "Conflict with the current state (already_exchanged, already_cancelled, no_change, ...)",
         422: "Not possible (slot_unavailable, not_exchangeable_for, ...)",
     }
-    return {str(s): {"$ref": f"#/components/responses/E{s}"} if s in texts else {} for s in statuses}
+    return {
+        str(s): {"$ref": f"#/components/responses/E{s}"} if s in texts else {} for s in statuses
+    }
 
 
 def _approval_responses(success: dict[str, Any], success_status: str) -> dict[str, Any]:
@@ -58,14 +60,21 @@ def openapi_document(base_url: str) -> dict[str, Any]:
     money = {
         "type": "object",
         "required": ["amount", "currency"],
-        "properties": {"amount": {"type": "string", "pattern": "^-?[0-9]+\\.[0-9]{2}$"}, "currency": {"type": "string", "const": "USD"}},
+        "properties": {
+            "amount": {"type": "string", "pattern": "^-?[0-9]+\\.[0-9]{2}$"},
+            "currency": {"type": "string", "const": "USD"},
+        },
     }
     schemas: dict[str, Any] = {
         "Money": money,
         "Error": {
             "type": "object",
             "required": ["error"],
-            "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}, "extension": {"type": "string"}},
+            "properties": {
+                "error": {"type": "string"},
+                "error_description": {"type": "string"},
+                "extension": {"type": "string"},
+            },
             "additionalProperties": True,
         },
         "Operation": {
@@ -83,7 +92,10 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "ApprovalRequired": {
             "type": "object",
             "required": ["error", "operation"],
-            "properties": {"error": {"type": "string", "const": "approval_required"}, "operation": _ref("Operation")},
+            "properties": {
+                "error": {"type": "string", "const": "approval_required"},
+                "operation": _ref("Operation"),
+            },
         },
         "Item": {
             "type": "object",
@@ -94,9 +106,18 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "name": {"type": "string"},
                 "price": _ref("Money"),
                 "quantity": {"type": "integer"},
-                "status": {"type": "string", "enum": ["delivered", "shipped", "preparing", "exchanged"]},
-                "replaces": {"type": "string", "description": "The item this one replaces in an exchange."},
-                "exchange": {"type": "object", "description": "Set once the item was exchanged, with the operation_id that did it."},
+                "status": {
+                    "type": "string",
+                    "enum": ["delivered", "shipped", "preparing", "exchanged"],
+                },
+                "replaces": {
+                    "type": "string",
+                    "description": "The item this one replaces in an exchange.",
+                },
+                "exchange": {
+                    "type": "object",
+                    "description": "Set once the item was exchanged, with the operation_id that did it.",
+                },
             },
         },
         "Order": {
@@ -156,7 +177,12 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "title": "Exchange an item",
             "required": ["item_id", "replacement_sku"],
             "properties": {
-                "item_id": {"type": "string", "title": "Item", "description": "The item on the order to exchange, e.g. itm_4Qa.", "examples": ["itm_4Qa"]},
+                "item_id": {
+                    "type": "string",
+                    "title": "Item",
+                    "description": "The item on the order to exchange, e.g. itm_4Qa.",
+                    "examples": ["itm_4Qa"],
+                },
                 "replacement_sku": {
                     "type": "string",
                     "title": "Replacement",
@@ -181,7 +207,12 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "return_by": {"type": "string", "format": "date"},
             },
         },
-        "CancelRequest": {"type": "object", "title": "Cancel the subscription", "properties": {}, "additionalProperties": False},
+        "CancelRequest": {
+            "type": "object",
+            "title": "Cancel the subscription",
+            "properties": {},
+            "additionalProperties": False,
+        },
         "BookingChangeRequest": {
             "type": "object",
             "title": "Change the booking",
@@ -206,7 +237,10 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "description": "Needs the User's approval (operations extension v2): the first request returns 403 approval_required "
         "with an operation; send the same request again with Poppy-Approval.",
     }
-    path_param = lambda name, example: {"name": name, "in": "path", "required": True, "schema": _ID, "example": example}  # noqa: E731
+
+    def path_param(name: str, example: str) -> dict:
+        return {"name": name, "in": "path", "required": True, "schema": _ID, "example": example}
+
     return {
         "openapi": "3.1.0",
         "info": {
@@ -219,14 +253,30 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "security": [{"PoppySession": []}],
         "paths": {
             "/api/orders": {
-                "get": {"operationId": "listOrders", "summary": "List your orders", "responses": {"200": _json({"type": "object", "properties": {"orders": {"type": "array", "items": _ref("Order")}}}, "Your orders"), **_errors(400, 403)}}
+                "get": {
+                    "operationId": "listOrders",
+                    "summary": "List your orders",
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {"orders": {"type": "array", "items": _ref("Order")}},
+                            },
+                            "Your orders",
+                        ),
+                        **_errors(400, 403),
+                    },
+                }
             },
             "/api/orders/{order_id}": {
                 "get": {
                     "operationId": "getOrder",
                     "summary": "Get one order, with its items, exchanges and charges",
                     "parameters": [path_param("order_id", "ord_7Hk2")],
-                    "responses": {"200": _json(_ref("Order"), "The order"), **_errors(400, 403, 404)},
+                    "responses": {
+                        "200": _json(_ref("Order"), "The order"),
+                        **_errors(400, 403, 404),
+                    },
                 }
             },
             "/api/orders/{order_id}/exchanges": {
@@ -235,27 +285,72 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                     "summary": "Exchange an item on an order for another product",
                     **needs_approval,
                     "parameters": [path_param("order_id", "ord_7Hk2"), *_APPROVAL_PARAMS],
-                    "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("ExchangeRequest")}}},
-                    "responses": _approval_responses(_json(_ref("Exchange"), "The exchange was performed"), "201"),
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("ExchangeRequest")}},
+                    },
+                    "responses": _approval_responses(
+                        _json(_ref("Exchange"), "The exchange was performed"), "201"
+                    ),
                 }
             },
             "/api/products": {
                 "get": {
                     "operationId": "searchProducts",
                     "summary": "Search the catalog",
-                    "parameters": [{"name": "q", "in": "query", "required": False, "schema": {"type": "string"}, "description": "Words to look for"}],
-                    "responses": {"200": _json({"type": "object", "properties": {"products": {"type": "array", "items": _ref("Product")}}}, "Matching products"), **_errors(400, 403)},
+                    "parameters": [
+                        {
+                            "name": "q",
+                            "in": "query",
+                            "required": False,
+                            "schema": {"type": "string"},
+                            "description": "Words to look for",
+                        }
+                    ],
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "products": {"type": "array", "items": _ref("Product")}
+                                },
+                            },
+                            "Matching products",
+                        ),
+                        **_errors(400, 403),
+                    },
                 }
             },
             "/api/subscriptions": {
-                "get": {"operationId": "listSubscriptions", "summary": "List your subscriptions", "responses": {"200": _json({"type": "object", "properties": {"subscriptions": {"type": "array", "items": _ref("Subscription")}}}, "Your subscriptions"), **_errors(400, 403)}}
+                "get": {
+                    "operationId": "listSubscriptions",
+                    "summary": "List your subscriptions",
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "subscriptions": {
+                                        "type": "array",
+                                        "items": _ref("Subscription"),
+                                    }
+                                },
+                            },
+                            "Your subscriptions",
+                        ),
+                        **_errors(400, 403),
+                    },
+                }
             },
             "/api/subscriptions/{subscription_id}": {
                 "get": {
                     "operationId": "getSubscription",
                     "summary": "Get a subscription",
                     "parameters": [path_param("subscription_id", "sub_6Tc1")],
-                    "responses": {"200": _json(_ref("Subscription"), "The subscription"), **_errors(400, 403, 404)},
+                    "responses": {
+                        "200": _json(_ref("Subscription"), "The subscription"),
+                        **_errors(400, 403, 404),
+                    },
                 }
             },
             "/api/subscriptions/{subscription_id}/cancel": {
@@ -264,19 +359,42 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                     "summary": "Cancel a subscription at the end of the current period",
                     **needs_approval,
                     "parameters": [path_param("subscription_id", "sub_6Tc1"), *_APPROVAL_PARAMS],
-                    "requestBody": {"required": False, "content": {"application/json": {"schema": _ref("CancelRequest")}}},
-                    "responses": _approval_responses(_json(_ref("Subscription"), "The subscription, cancelled"), "200"),
+                    "requestBody": {
+                        "required": False,
+                        "content": {"application/json": {"schema": _ref("CancelRequest")}},
+                    },
+                    "responses": _approval_responses(
+                        _json(_ref("Subscription"), "The subscription, cancelled"), "200"
+                    ),
                 }
             },
             "/api/bookings": {
-                "get": {"operationId": "listBookings", "summary": "List your bookings", "responses": {"200": _json({"type": "object", "properties": {"bookings": {"type": "array", "items": _ref("Booking")}}}, "Your bookings"), **_errors(400, 403)}}
+                "get": {
+                    "operationId": "listBookings",
+                    "summary": "List your bookings",
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "bookings": {"type": "array", "items": _ref("Booking")}
+                                },
+                            },
+                            "Your bookings",
+                        ),
+                        **_errors(400, 403),
+                    },
+                }
             },
             "/api/bookings/{booking_id}": {
                 "get": {
                     "operationId": "getBooking",
                     "summary": "Get a booking",
                     "parameters": [path_param("booking_id", "bkg_2Fm8")],
-                    "responses": {"200": _json(_ref("Booking"), "The booking"), **_errors(400, 403, 404)},
+                    "responses": {
+                        "200": _json(_ref("Booking"), "The booking"),
+                        **_errors(400, 403, 404),
+                    },
                 }
             },
             "/api/bookings/{booking_id}/change": {
@@ -285,15 +403,25 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                     "summary": "Move a fitting appointment to another time (change fee applies)",
                     **needs_approval,
                     "parameters": [path_param("booking_id", "bkg_2Fm8"), *_APPROVAL_PARAMS],
-                    "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("BookingChangeRequest")}}},
-                    "responses": _approval_responses(_json(_ref("Booking"), "The booking, changed"), "200"),
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("BookingChangeRequest")}},
+                    },
+                    "responses": _approval_responses(
+                        _json(_ref("Booking"), "The booking, changed"), "200"
+                    ),
                 }
             },
         },
         "components": {
             "schemas": schemas,
             "securitySchemes": {
-                "PoppySession": {"type": "apiKey", "in": "header", "name": c.HEADER_SESSION, "description": "A Session JWT, signed for each request."}
+                "PoppySession": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": c.HEADER_SESSION,
+                    "description": "A Session JWT, signed for each request.",
+                }
             },
             "parameters": {
                 "PoppyApproval": {
@@ -312,11 +440,17 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 },
             },
             "responses": {
-                "E400": error_response("Bad request (invalid_request, invalid_approval, unsupported_version)"),
+                "E400": error_response(
+                    "Bad request (invalid_request, invalid_approval, unsupported_version)"
+                ),
                 "E403": error_response("invalid_session"),
                 "E404": error_response("Not found"),
-                "E409": error_response("Conflict with the current state (already_exchanged, already_cancelled, no_change, ...)"),
-                "E422": error_response("Not possible (slot_unavailable, not_exchangeable_for, same_product, ...)"),
+                "E409": error_response(
+                    "Conflict with the current state (already_exchanged, already_cancelled, no_change, ...)"
+                ),
+                "E422": error_response(
+                    "Not possible (slot_unavailable, not_exchangeable_for, same_product, ...)"
+                ),
             },
         },
     }
@@ -346,10 +480,17 @@ def add_account_security(document: dict[str, Any], authorize_url: str, token_url
         "type": "oauth2",
         "description": "Sign in to the account (Poppy Direct, Device or Mediated Sign-In; see poppy.json auth). "
         "Send the access token as Authorization: Bearer beside Poppy-Session.",
-        "flows": {"authorizationCode": {"authorizationUrl": authorize_url, "tokenUrl": token_url, "scopes": dict(SCOPE_DESCRIPTIONS)}},
+        "flows": {
+            "authorizationCode": {
+                "authorizationUrl": authorize_url,
+                "tokenUrl": token_url,
+                "scopes": dict(SCOPE_DESCRIPTIONS),
+            }
+        },
     }
     components["responses"]["E401"] = _json(
-        _ref("Error"), "sign_in_required or invalid_token, also in WWW-Authenticate (Bearer error=..., scope=...)"
+        _ref("Error"),
+        "sign_in_required or invalid_token, also in WWW-Authenticate (Bearer error=..., scope=...)",
     )
     for path in document["paths"].values():
         for operation in path.values():
@@ -358,5 +499,9 @@ def add_account_security(document: dict[str, Any], authorize_url: str, token_url
                 continue
             operation["security"] = [{"PoppySession": [], "Account": list(needs)}]
             operation["responses"]["401"] = {"$ref": "#/components/responses/E401"}
-            operation["description"] = (operation.get("description", "") + " Needs sign-in: " + " ".join(needs)
-                                        + "; without a scope the answer is 403 insufficient_scope.").strip()
+            operation["description"] = (
+                operation.get("description", "")
+                + " Needs sign-in: "
+                + " ".join(needs)
+                + "; without a scope the answer is 403 insufficient_scope."
+            ).strip()

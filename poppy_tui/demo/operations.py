@@ -115,7 +115,13 @@ class OperationDesk:
     signed-out request, the account (for that agent and User) for a signed-in one
     (`accounts.guard.Caller.owner`)."""
 
-    def __init__(self, shop: Shop, faults: Faults, expiry_seconds: float, ledger: PerformedLedger | None = None) -> None:
+    def __init__(
+        self,
+        shop: Shop,
+        faults: Faults,
+        expiry_seconds: float,
+        ledger: PerformedLedger | None = None,
+    ) -> None:
         self.shop = shop
         self.faults = faults
         self.expiry_seconds = faults.expiry if faults.expiry is not None else expiry_seconds
@@ -127,7 +133,9 @@ class OperationDesk:
         if ledger is not None:  # what was performed before a restart stays performed
             with self.lock:
                 for op_id, revision, owner, channel, started_at, outcome, action in ledger.load():
-                    self._performed[op_id] = PerformedRecord(op_id, revision, owner, channel, started_at, outcome)
+                    self._performed[op_id] = PerformedRecord(
+                        op_id, revision, owner, channel, started_at, outcome
+                    )
                     shop.reapply(action, op_id)
 
     @property
@@ -136,7 +144,9 @@ class OperationDesk:
 
     # ----- returning operations ----------------------------------------------
 
-    def issue(self, proposal: Proposal, session_id: str, channel: str, avoid: str | None = None) -> dict[str, Any]:
+    def issue(
+        self, proposal: Proposal, session_id: str, channel: str, avoid: str | None = None
+    ) -> dict[str, Any]:
         """The operation object for this proposal, returned in `session_id` through `channel`."""
         now = utcnow()
         if self.faults.expired:
@@ -152,10 +162,22 @@ class OperationDesk:
         with self.lock:
             salt = 0
             while True:
-                revision = self._revision(proposal.operation_id, session_id, channel, content, expires_text, expires_at, salt)
+                revision = self._revision(
+                    proposal.operation_id,
+                    session_id,
+                    channel,
+                    content,
+                    expires_text,
+                    expires_at,
+                    salt,
+                )
                 known = self._issued.get(revision)
                 # Never two term sets under one revision, and never the revision an approval named.
-                if revision != avoid and (known is None or (known.content, known.session_id, known.channel) == (content, session_id, channel)):
+                if revision != avoid and (
+                    known is None
+                    or (known.content, known.session_id, known.channel)
+                    == (content, session_id, channel)
+                ):
                     break
                 salt += 1
             operation = {
@@ -167,15 +189,33 @@ class OperationDesk:
             }
             self._prune(now)
             self._issued[revision] = IssuedRevision(
-                proposal.operation_id, revision, session_id, channel, content, expires_at, proposal.action, operation
+                proposal.operation_id,
+                revision,
+                session_id,
+                channel,
+                content,
+                expires_at,
+                proposal.action,
+                operation,
             )
             self._sessions.setdefault(proposal.operation_id, set()).add(session_id)
         return operation
 
-    def _revision(self, op_id: str, session_id: str, channel: str, content: str, expires_text: str, expires_at: datetime, salt: int) -> str:
+    def _revision(
+        self,
+        op_id: str,
+        session_id: str,
+        channel: str,
+        content: str,
+        expires_text: str,
+        expires_at: datetime,
+        salt: int,
+    ) -> str:
         # Same shape as the spec's "1791487200-k3Jd9Qx2mW8v": expiry, then a MAC of
         # everything the revision stands for, so different terms get different revisions.
-        material = canonical_json([op_id, session_id, channel, content, expires_text, salt]).encode()
+        material = canonical_json(
+            [op_id, session_id, channel, content, expires_text, salt]
+        ).encode()
         mac = hmac.new(self._secret, material, hashlib.sha256).digest()
         return f"{int(expires_at.timestamp())}-{base64.urlsafe_b64encode(mac).decode()[:12]}"
 
@@ -215,7 +255,9 @@ class OperationDesk:
                 return Replay(record) if record.finished else InProgress(record)
             proposal = compute()
             issued = self._issued.get(approval.revision)
-            reason = self._check3(issued, approval, proposal, session_id, channel, now, current_revision)
+            reason = self._check3(
+                issued, approval, proposal, session_id, channel, now, current_revision
+            )
             if reason:
                 return Renew(proposal, reason)
             assert issued is not None
@@ -245,7 +287,15 @@ class OperationDesk:
             return "the request is for another operation"
         if current_revision is not None and current_revision != approval.revision:
             return "a newer revision replaced this one"
-        if canonical_json({"summary": apply_summary_faults(proposal.summary, self.faults), "terms": proposal.terms}) != issued.content:
+        if (
+            canonical_json(
+                {
+                    "summary": apply_summary_faults(proposal.summary, self.faults),
+                    "terms": proposal.terms,
+                }
+            )
+            != issued.content
+        ):
             return "the request asks for something other than the revision describes"
         return None
 
@@ -256,7 +306,9 @@ class OperationDesk:
     def _returned_to(self, operation_id: str, session_id: str) -> bool:
         """Check 1 (Ops 6): the operation was returned to this owner, so it may approve it."""
         record = self._performed.get(operation_id)
-        return session_id in self._sessions.get(operation_id, ()) or (record is not None and record.session_id == session_id)
+        return session_id in self._sessions.get(operation_id, ()) or (
+            record is not None and record.session_id == session_id
+        )
 
     def in_progress(self, operation_id: str, session_id: str | None = None) -> bool:
         """Whether the operation is being performed; with `session_id`, only for an owner that
@@ -271,25 +323,42 @@ class OperationDesk:
         with self.lock:
             return self._performed.get(operation_id)
 
-    async def answer(self, action: Action, approval: Approval | None, session_id: str, channel: str) -> Answer:
+    async def answer(
+        self, action: Action, approval: Approval | None, session_id: str, channel: str
+    ) -> Answer:
         """The whole flow for a request whose action needs approval. May raise ShopError."""
         if approval is not None:
-            decision = self.evaluate(approval, session_id, channel, lambda: self.shop.propose(action))
+            decision = self.evaluate(
+                approval, session_id, channel, lambda: self.shop.propose(action)
+            )
             if isinstance(decision, Replay):
-                return Answer("replayed", decision.record.operation_id, outcome=decision.record.outcome)
+                return Answer(
+                    "replayed", decision.record.operation_id, outcome=decision.record.outcome
+                )
             if isinstance(decision, InProgress):
                 return Answer("in_progress", decision.record.operation_id, record=decision.record)
             if isinstance(decision, Renew):
-                operation = self.issue(decision.proposal, session_id, channel, avoid=approval.revision)
-                return Answer("approval_required", decision.proposal.operation_id, operation=operation, short=decision.proposal.short)
+                operation = self.issue(
+                    decision.proposal, session_id, channel, avoid=approval.revision
+                )
+                return Answer(
+                    "approval_required",
+                    decision.proposal.operation_id,
+                    operation=operation,
+                    short=decision.proposal.short,
+                )
             if isinstance(decision, Perform):
                 outcome = await self.perform(decision)
                 return Answer("performed", decision.proposal.operation_id, outcome=outcome)
             # AsIfNoApproval: carry on as a request without one.
         with self.lock:
             proposal = self.shop.propose(action)
-        operation = self.issue(proposal, session_id, channel, avoid=approval.revision if approval else None)
-        return Answer("approval_required", proposal.operation_id, operation=operation, short=proposal.short)
+        operation = self.issue(
+            proposal, session_id, channel, avoid=approval.revision if approval else None
+        )
+        return Answer(
+            "approval_required", proposal.operation_id, operation=operation, short=proposal.short
+        )
 
     # ----- performing --------------------------------------------------------
 
@@ -300,7 +369,9 @@ class OperationDesk:
         when the client gives up, so a retry meets "being performed" or the replay.
         """
         task = asyncio.ensure_future(self._perform(decision))
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # no "never retrieved" noise
+        task.add_done_callback(
+            lambda t: t.cancelled() or t.exception()
+        )  # no "never retrieved" noise
         return await asyncio.shield(task)
 
     async def _perform(self, decision: Perform) -> Outcome:
@@ -312,8 +383,15 @@ class OperationDesk:
                 outcome = self.shop.perform(decision.proposal)
                 if self.ledger is not None:
                     # Durable before anyone is told it was performed.
-                    self.ledger.record(record.operation_id, record.revision, record.session_id, record.channel,
-                                       record.started_at, outcome, decision.proposal.action)
+                    self.ledger.record(
+                        record.operation_id,
+                        record.revision,
+                        record.session_id,
+                        record.channel,
+                        record.started_at,
+                        outcome,
+                        decision.proposal.action,
+                    )
                 record.outcome = outcome
         except BaseException:
             # Not performed (the shop refused, or the server is stopping before the
@@ -324,7 +402,9 @@ class OperationDesk:
             raise
         return outcome
 
-    async def wait_finished(self, record: PerformedRecord, poll_seconds: float = 0.05) -> Outcome | None:
+    async def wait_finished(
+        self, record: PerformedRecord, poll_seconds: float = 0.05
+    ) -> Outcome | None:
         """The outcome once performing ends, or None if it ended without performing.
 
         Polls rather than awaiting an asyncio.Event: the ledger outlives any one event

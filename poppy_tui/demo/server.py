@@ -52,7 +52,9 @@ class _Server(uvicorn.Server):
 class RunningCompany:
     """A demo Company being served. Use as a context manager, or call stop()."""
 
-    def __init__(self, ctx: CompanyContext, server: uvicorn.Server, thread: threading.Thread | None = None) -> None:
+    def __init__(
+        self, ctx: CompanyContext, server: uvicorn.Server, thread: threading.Thread | None = None
+    ) -> None:
         self.context = ctx
         self._server = server
         self._thread = thread
@@ -102,7 +104,11 @@ class RunningCompany:
         self._server.should_exit = True
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
-        if self.context.desk.ledger is not None and self._thread is not None and not self._thread.is_alive():
+        if (
+            self.context.desk.ledger is not None
+            and self._thread is not None
+            and not self._thread.is_alive()
+        ):
             self.context.desk.ledger.close()
 
     def __enter__(self) -> "RunningCompany":
@@ -172,7 +178,9 @@ def start_company(
     `ledger_path`: an SQLite file recording performed operations, so a Company started
     again on the same file (and port) still performs each operation at most once.
     """
-    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version, wrap, accounts, ledger_path)
+    sock, ctx, server = _prepare(
+        faults, port, expiry_seconds, extension_version, wrap, accounts, ledger_path
+    )
     failure: list[BaseException] = []
 
     def run() -> None:
@@ -188,7 +196,9 @@ def start_company(
     deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
     while not server.started:
         if failure or not thread.is_alive():
-            raise RuntimeError(f"the demo Company failed to start: {failure[0] if failure else 'server exited'}")
+            raise RuntimeError(
+                f"the demo Company failed to start: {failure[0] if failure else 'server exited'}"
+            )
         if time.monotonic() > deadline:
             server.should_exit = True
             raise RuntimeError("the demo Company did not start in time")
@@ -207,7 +217,9 @@ async def serve_company(
 ) -> AsyncIterator[RunningCompany]:
     """Like start_company, but served by the running event loop:
     `async with serve_company() as company: ...`."""
-    sock, ctx, server = _prepare(faults, port, expiry_seconds, extension_version, None, accounts, ledger_path)
+    sock, ctx, server = _prepare(
+        faults, port, expiry_seconds, extension_version, None, accounts, ledger_path
+    )
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS

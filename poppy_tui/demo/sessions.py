@@ -9,13 +9,20 @@ from typing import Any, Mapping
 
 from poppy_tui.demo.agent_registry import AgentRegistry, AgentRejected
 from poppy_tui.protocol import conventions as c
-from poppy_tui.protocol.session_jwt import InvalidSession, VerifiedSession, session_key_id, verify_session_jwt
+from poppy_tui.protocol.session_jwt import (
+    InvalidSession,
+    VerifiedSession,
+    session_key_id,
+    verify_session_jwt,
+)
 
 
 class Refusal(Exception):
     """A request refused before it reaches the shop: HTTP status plus a JSON error body."""
 
-    def __init__(self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(body.get("error_description") or body.get("error"))
         self.status = status
         self.body = body
@@ -63,7 +70,11 @@ class SessionVerifier:
         except AgentRejected as exc:
             raise Refusal(
                 401,
-                {"error": exc.error, "error_description": exc.description, "client_id": exc.client_id},
+                {
+                    "error": exc.error,
+                    "error_description": exc.description,
+                    "client_id": exc.client_id,
+                },
                 {"WWW-Authenticate": f'Bearer error="{exc.error}"'},
             ) from None
         except InvalidSession as exc:
@@ -73,7 +84,9 @@ class SessionVerifier:
         with self._lock:
             self._forget_expired()
             if session.jti in self._seen_jti:
-                raise _invalid("the Session JWT was already used (jti replay); sign a new one for each request")
+                raise _invalid(
+                    "the Session JWT was already used (jti replay); sign a new one for each request"
+                )
             binding = self._bindings.get(session.session_id)
             expected = _Binding(session.key_id, session.client_id, session.user_id)
             if binding is None:

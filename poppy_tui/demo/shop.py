@@ -240,7 +240,9 @@ class Shop:
     def __init__(self, now: datetime | None = None) -> None:
         self.lock = threading.RLock()
         self.perform_counts: Counter[str] = Counter()
-        self._operation_ids: dict[tuple[str, ...], str] = {SPEC_EXCHANGE: SPEC_EXCHANGE_OPERATION_ID}
+        self._operation_ids: dict[tuple[str, ...], str] = {
+            SPEC_EXCHANGE: SPEC_EXCHANGE_OPERATION_ID
+        }
         now = now or utcnow()
         self.products = {p.sku: p for p in _catalog()}
         self.orders = {o.order_id: o for o in self._orders(now)}
@@ -259,23 +261,46 @@ class Shop:
                 "ord_7Hk2",
                 now - timedelta(days=9),
                 "delivered",
-                [self._item("itm_4Qa", "stormline-m", "delivered"), self._item("itm_8Wn", "merino-trail-socks-m", "delivered")],
+                [
+                    self._item("itm_4Qa", "stormline-m", "delivered"),
+                    self._item("itm_8Wn", "merino-trail-socks-m", "delivered"),
+                ],
             ),
-            Order("ord_3Pz9", now - timedelta(days=2), "shipped", [self._item("itm_2Lc", "ridgeline-daypack-28", "shipped")]),
-            Order("ord_5Mx3", now - timedelta(days=40), "delivered", [self._item("itm_6Rb", "cascade-rain-pants-m", "delivered")]),
+            Order(
+                "ord_3Pz9",
+                now - timedelta(days=2),
+                "shipped",
+                [self._item("itm_2Lc", "ridgeline-daypack-28", "shipped")],
+            ),
+            Order(
+                "ord_5Mx3",
+                now - timedelta(days=40),
+                "delivered",
+                [self._item("itm_6Rb", "cascade-rain-pants-m", "delivered")],
+            ),
         ]
 
     def _subscription(self, now: datetime) -> Subscription:
         local = now.astimezone(STORE_TZ)
-        first_next = (local.replace(day=28) + timedelta(days=4)).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        first_next = (local.replace(day=28) + timedelta(days=4)).replace(
+            day=1, hour=0, minute=0, second=0, microsecond=0
+        )
         period_end = first_next - timedelta(seconds=1)
         return Subscription(
-            "sub_6Tc1", "Trailhead Coffee Club", Decimal("18.00"), "month", "active", now - timedelta(days=130), period_end
+            "sub_6Tc1",
+            "Trailhead Coffee Club",
+            Decimal("18.00"),
+            "month",
+            "active",
+            now - timedelta(days=130),
+            period_end,
         )
 
     def _booking(self, now: datetime) -> Booking:
         day = (now.astimezone(STORE_TZ) + timedelta(days=3)).date()
-        if day.weekday() == 4:  # never on a Friday, so "move my fitting to Friday" always means a change
+        if (
+            day.weekday() == 4
+        ):  # never on a Friday, so "move my fitting to Friday" always means a change
             day += timedelta(days=1)
         starts = datetime.combine(day, time(10, 0), tzinfo=STORE_TZ)
         return Booking("bkg_2Fm8", "Jacket fitting", FITTING_LOCATION, starts, 30, "confirmed")
@@ -291,7 +316,9 @@ class Shop:
     def subscription(self, subscription_id: str) -> Subscription:
         sub = self.subscriptions.get(subscription_id)
         if sub is None:
-            raise ShopError(404, "subscription_not_found", f"There is no subscription {subscription_id}.")
+            raise ShopError(
+                404, "subscription_not_found", f"There is no subscription {subscription_id}."
+            )
         return sub
 
     def booking(self, booking_id: str) -> Booking:
@@ -328,7 +355,9 @@ class Shop:
         now = now or utcnow()
         args = action.args
         if action.kind == "exchange":
-            return self._propose_exchange(action, args["order_id"], args["item_id"], args["replacement_sku"])
+            return self._propose_exchange(
+                action, args["order_id"], args["item_id"], args["replacement_sku"]
+            )
         if action.kind == "cancel_subscription":
             return self._propose_cancel(action, args["subscription_id"])
         if action.kind == "change_booking":
@@ -342,11 +371,16 @@ class Shop:
             raise ShopError(404, "item_not_found", f"Order {order_id} has no item {item_id}.")
         if item.status == "exchanged":
             raise ShopError(
-                409, "already_exchanged", f"The {item.name} on order {order_id} was already exchanged.", exchange=item.exchange
+                409,
+                "already_exchanged",
+                f"The {item.name} on order {order_id} was already exchanged.",
+                exchange=item.exchange,
             )
         if item.status != "delivered":
             raise ShopError(
-                409, "item_not_exchangeable", f"The {item.name} is {item.status}; it can be exchanged once it is delivered."
+                409,
+                "item_not_exchangeable",
+                f"The {item.name} is {item.status}; it can be exchanged once it is delivered.",
             )
         replacement = self.products.get(sku)
         if replacement is None:
@@ -354,12 +388,22 @@ class Shop:
         if replacement.sku == item.sku:
             raise ShopError(422, "same_product", f"The {item.name} can't be exchanged for itself.")
         if replacement.category != item.category:
-            raise ShopError(422, "not_exchangeable_for", f"The {item.name} can be exchanged only for other {item.category}.")
+            raise ShopError(
+                422,
+                "not_exchangeable_for",
+                f"The {item.name} can be exchanged only for other {item.category}.",
+            )
         difference = replacement.price - item.price
         if difference > 0:
-            cost, short_cost = f", for {usd(difference)} more, charged to the card used for the order", f", for {usd(difference)} more"
+            cost, short_cost = (
+                f", for {usd(difference)} more, charged to the card used for the order",
+                f", for {usd(difference)} more",
+            )
         elif difference < 0:
-            cost, short_cost = f", for {usd(difference)} less, refunded to the card used for the order", f", for {usd(difference)} less"
+            cost, short_cost = (
+                f", for {usd(difference)} less, refunded to the card used for the order",
+                f", for {usd(difference)} less",
+            )
         else:
             cost = short_cost = ", at no extra cost"
         op_id = self.operation_id_for(("exchange", order_id, item_id), "exc_")
@@ -379,7 +423,12 @@ class Shop:
     def _propose_cancel(self, action: Action, subscription_id: str) -> Proposal:
         sub = self.subscription(subscription_id)
         if sub.status == "cancelled":
-            raise ShopError(409, "already_cancelled", f"The {sub.plan} subscription is already cancelled.", subscription=sub.to_json())
+            raise ShopError(
+                409,
+                "already_cancelled",
+                f"The {sub.plan} subscription is already cancelled.",
+                subscription=sub.to_json(),
+            )
         end = sub.current_period_end
         end_day = f"{end.astimezone(STORE_TZ).strftime('%a, %b')} {end.astimezone(STORE_TZ).day}"
         op_id = self.operation_id_for(("cancel_subscription", subscription_id), "cnl_")
@@ -402,7 +451,9 @@ class Shop:
             short=f"cancel the {sub.plan} subscription; it ends on {end_day}, with no refund for this month",
         )
 
-    def _propose_booking(self, action: Action, booking_id: str, starts_at: str, now: datetime) -> Proposal:
+    def _propose_booking(
+        self, action: Action, booking_id: str, starts_at: str, now: datetime
+    ) -> Proposal:
         booking = self.booking(booking_id)
         if booking.status != "confirmed":
             raise ShopError(409, "booking_not_changeable", f"The booking is {booking.status}.")
@@ -412,7 +463,12 @@ class Shop:
             raise ShopError(400, "invalid_request", f"starts_at {exc}.") from None
         local = when.astimezone(STORE_TZ)
         if when == booking.starts_at:
-            raise ShopError(409, "no_change", f"Your fitting is already on {local_text(when)}.", booking=booking.to_json())
+            raise ShopError(
+                409,
+                "no_change",
+                f"Your fitting is already on {local_text(when)}.",
+                booking=booking.to_json(),
+            )
         if when < now + timedelta(hours=1):
             raise ShopError(422, "slot_unavailable", "Fittings can be booked from one hour ahead.")
         if when > now + timedelta(days=60):
@@ -463,7 +519,11 @@ class Shop:
             if value == proposal.operation_id:
                 self._operation_ids[key] = operation_id
         try:
-            self.perform(Proposal(operation_id, proposal.action, proposal.terms, proposal.summary, proposal.short))
+            self.perform(
+                Proposal(
+                    operation_id, proposal.action, proposal.terms, proposal.summary, proposal.short
+                )
+            )
         except ShopError:
             return
         self.perform_counts[operation_id] -= 1
@@ -489,7 +549,15 @@ class Shop:
         assert item is not None
         replacement = self.products[terms["replacement_sku"]]
         difference = Decimal(terms["price_difference"]["amount"])
-        new_item = Item(new_id("itm_", 4), replacement.sku, replacement.name, replacement.price, replacement.category, "preparing", replaces=item.item_id)
+        new_item = Item(
+            new_id("itm_", 4),
+            replacement.sku,
+            replacement.name,
+            replacement.price,
+            replacement.category,
+            "preparing",
+            replaces=item.item_id,
+        )
         return_by = (now.astimezone(STORE_TZ) + timedelta(days=RETURN_DAYS)).date()
         exchange_id = new_id("exg_", 6)
         item.status = "exchanged"
@@ -555,7 +623,12 @@ class Shop:
         booking.starts_at = parse_rfc3339(terms["starts_at"])
         booking.version += 1
         booking.history.append(
-            {"from": local_rfc3339(previous), "to": local_rfc3339(booking.starts_at), "operation_id": op_id, "changed_at": format_rfc3339(now.replace(microsecond=0))}
+            {
+                "from": local_rfc3339(previous),
+                "to": local_rfc3339(booking.starts_at),
+                "operation_id": op_id,
+                "changed_at": format_rfc3339(now.replace(microsecond=0)),
+            }
         )
         booking.charges.append(
             {
@@ -582,12 +655,60 @@ def _catalog() -> list[Product]:
     return [
         p("stormline-m", "Stormline Jacket (M)", "129.00", "jackets", shell),
         p("stormline-l", "Stormline Jacket (L)", "129.00", "jackets", shell),
-        p("stormline-insulated-m", "Stormline Insulated Jacket (M)", "199.00", "jackets", insulated),
-        p("stormline-insulated-l", "Stormline Insulated Jacket (L)", "209.00", "jackets", insulated),
-        p("cascade-rain-pants-m", "Cascade Rain Pants (M)", "79.00", "pants", "Full-zip waterproof pants."),
-        p("cascade-rain-pants-l", "Cascade Rain Pants (L)", "79.00", "pants", "Full-zip waterproof pants."),
-        p("merino-trail-socks-m", "Merino Trail Socks (M)", "24.00", "socks", "Cushioned merino wool hiking socks."),
-        p("merino-trail-socks-l", "Merino Trail Socks (L)", "24.00", "socks", "Cushioned merino wool hiking socks."),
-        p("ridgeline-daypack-28", "Ridgeline Daypack 28L", "89.00", "packs", "A 28-litre daypack with a rain cover."),
-        p("trailhead-coffee-club", "Trailhead Coffee Club", "18.00", "subscriptions", "A bag of small-roaster coffee every month; members get 10% off."),
+        p(
+            "stormline-insulated-m",
+            "Stormline Insulated Jacket (M)",
+            "199.00",
+            "jackets",
+            insulated,
+        ),
+        p(
+            "stormline-insulated-l",
+            "Stormline Insulated Jacket (L)",
+            "209.00",
+            "jackets",
+            insulated,
+        ),
+        p(
+            "cascade-rain-pants-m",
+            "Cascade Rain Pants (M)",
+            "79.00",
+            "pants",
+            "Full-zip waterproof pants.",
+        ),
+        p(
+            "cascade-rain-pants-l",
+            "Cascade Rain Pants (L)",
+            "79.00",
+            "pants",
+            "Full-zip waterproof pants.",
+        ),
+        p(
+            "merino-trail-socks-m",
+            "Merino Trail Socks (M)",
+            "24.00",
+            "socks",
+            "Cushioned merino wool hiking socks.",
+        ),
+        p(
+            "merino-trail-socks-l",
+            "Merino Trail Socks (L)",
+            "24.00",
+            "socks",
+            "Cushioned merino wool hiking socks.",
+        ),
+        p(
+            "ridgeline-daypack-28",
+            "Ridgeline Daypack 28L",
+            "89.00",
+            "packs",
+            "A 28-litre daypack with a rain cover.",
+        ),
+        p(
+            "trailhead-coffee-club",
+            "Trailhead Coffee Club",
+            "18.00",
+            "subscriptions",
+            "A bag of small-roaster coffee every month; members get 10% off.",
+        ),
     ]

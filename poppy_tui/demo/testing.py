@@ -50,7 +50,13 @@ def publish_test_agent(
         "redirect_uris": [f"{origin}{folder}{path}" for path in redirect_paths],
         "token_endpoint_auth_method": c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD,
     }
-    serve(_test_agents_port, {f"{folder}/agent.json": metadata, f"{folder}/jwks.json": jwks_document([key.public_key()])})
+    serve(
+        _test_agents_port,
+        {
+            f"{folder}/agent.json": metadata,
+            f"{folder}/jwks.json": jwks_document([key.public_key()]),
+        },
+    )
     return client_id
 
 
@@ -82,7 +88,9 @@ class AgentSession:
         self.audience = audience
         self.key = key or ec.generate_private_key(ec.SECP256R1())
         client_id = client_id or publish_test_agent(self.key)
-        self.identity = SessionIdentity(client_id, user_id or new_id("usr_"), session_id or new_id("ses_"))
+        self.identity = SessionIdentity(
+            client_id, user_id or new_id("usr_"), session_id or new_id("ses_")
+        )
         self.access_token: str | None = None  # set to send Authorization: Bearer (signed in)
 
     @classmethod
@@ -97,7 +105,11 @@ class AgentSession:
         return sign_session_jwt(self.key, self.identity, self.audience)
 
     def headers(
-        self, *, extensions: bool | str = True, approval: Approval | None = None, version: str | None = c.POPPY_VERSION
+        self,
+        *,
+        extensions: bool | str = True,
+        approval: Approval | None = None,
+        version: str | None = c.POPPY_VERSION,
     ) -> dict[str, str]:
         """Poppy headers for one request (a new JWT each call)."""
         headers = {c.HEADER_SESSION: self.token()}
@@ -135,7 +147,9 @@ class _SigningAuth2(httpx2.Auth):
 
 
 @contextlib.asynccontextmanager
-async def mcp_session(company: RunningCompany, agent: AgentSession, extensions: bool | str = True) -> AsyncIterator[Any]:
+async def mcp_session(
+    company: RunningCompany, agent: AgentSession, extensions: bool | str = True
+) -> AsyncIterator[Any]:
     """An initialized MCP ClientSession to the Company's /mcp, signing each HTTP request."""
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -143,7 +157,10 @@ async def mcp_session(company: RunningCompany, agent: AgentSession, extensions: 
 
     auth = agent.httpx2_auth(extensions)
     async with create_mcp_http_client(auth=auth) as http_client:
-        async with streamable_http_client(company.base_url + "/mcp", http_client=http_client) as (read, write):
+        async with streamable_http_client(company.base_url + "/mcp", http_client=http_client) as (
+            read,
+            write,
+        ):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 session.poppy_auth = auth  # type: ignore[attr-defined]
@@ -167,25 +184,49 @@ class TestAgentIdentity:
         self.key = key or ec.generate_private_key(ec.SECP256R1())
         self.kid = key_id(self.key.public_key())
         self.client_name = client_name
-        self.client_id = publish_test_agent(self.key, name or new_id("agent_", 8), client_name=client_name,
-                                            redirect_paths=("/callback", "/signed-in"))
+        self.client_id = publish_test_agent(
+            self.key,
+            name or new_id("agent_", 8),
+            client_name=client_name,
+            redirect_paths=("/callback", "/signed-in"),
+        )
         folder = self.client_id.rsplit("/", 1)[0]
         self.redirect_uris = [f"{folder}/callback", f"{folder}/signed-in"]
 
-    def client_assertion(self, audience: str | list[str], *, jti: str | None = None, lifetime: int = 60, kid: str | None = None,
-                         key: ec.EllipticCurvePrivateKey | None = None, **claims: Any) -> str:
+    def client_assertion(
+        self,
+        audience: str | list[str],
+        *,
+        jti: str | None = None,
+        lifetime: int = 60,
+        kid: str | None = None,
+        key: ec.EllipticCurvePrivateKey | None = None,
+        **claims: Any,
+    ) -> str:
         """A private_key_jwt client assertion (RFC 7523): iss = sub = client_id."""
         import time
 
         import jwt
 
         now = int(time.time())
-        body = {"iss": self.client_id, "sub": self.client_id, "aud": audience, "iat": now, "exp": now + lifetime,
-                "jti": jti or new_id("jti_"), **claims}
-        return jwt.encode(body, key or self.key, algorithm="ES256", headers={"kid": kid or self.kid})
+        body = {
+            "iss": self.client_id,
+            "sub": self.client_id,
+            "aud": audience,
+            "iat": now,
+            "exp": now + lifetime,
+            "jti": jti or new_id("jti_"),
+            **claims,
+        }
+        return jwt.encode(
+            body, key or self.key, algorithm="ES256", headers={"kid": kid or self.kid}
+        )
 
     def assertion_fields(self, audience: str, **kwargs: Any) -> dict[str, str]:
-        return {"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": self.client_assertion(audience, **kwargs)}
+        return {
+            "client_assertion_type": c.CLIENT_ASSERTION_TYPE,
+            "client_assertion": self.client_assertion(audience, **kwargs),
+        }
 
     def session(self, company: RunningCompany, **kwargs: Any) -> AgentSession:
         """A Session of this agent at `company` (signed out until its access_token is set)."""

@@ -72,8 +72,10 @@ def parse_listen(text: str) -> Listen:
         if not colon or ":" in host:
             port_text = None
     if not host or port_text is None or not port_text.isdigit() or int(port_text) > 65535:
-        raise ListenError(f"--listen wants HOST:PORT (e.g. 127.0.0.1:8765, [::1]:8765; port 0 picks a free one), "
-                          f"got {text[:100]!r}")
+        raise ListenError(
+            f"--listen wants HOST:PORT (e.g. 127.0.0.1:8765, [::1]:8765; port 0 picks a free one), "
+            f"got {text[:100]!r}"
+        )
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
@@ -99,7 +101,9 @@ def served_names(listen: Listen, allowed_hosts: list[str]) -> frozenset[str]:
     for name in allowed_hosts:
         key = host_key(name)
         if not key or any(ch in key for ch in "/@ ?#[]") or (":" in key and not _is_ip(key)):
-            raise ListenError(f"--allow-host wants a host name or address without a port, got {name[:100]!r}")
+            raise ListenError(
+                f"--allow-host wants a host name or address without a port, got {name[:100]!r}"
+            )
         names.add(key)
     names.discard("0.0.0.0")
     names.discard("::")
@@ -139,7 +143,9 @@ def bind(listen: Listen) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise ListenError(f"can't listen on {listen.address}:{listen.port}: {exc.strerror or exc}") from None
+        raise ListenError(
+            f"can't listen on {listen.address}:{listen.port}: {exc.strerror or exc}"
+        ) from None
     sock.setblocking(False)
     return sock
 
@@ -152,8 +158,13 @@ def endpoint_url(listen: Listen, port: int, tls: bool) -> str:
 
 
 def build_app(
-    agent: Any, tokens: TokenFile, served: Served, *, max_sessions: int = MAX_SESSIONS,
-    session_idle_seconds: float = SESSION_IDLE_SECONDS, max_body_bytes: int = MAX_BODY_BYTES,
+    agent: Any,
+    tokens: TokenFile,
+    served: Served,
+    *,
+    max_sessions: int = MAX_SESSIONS,
+    session_idle_seconds: float = SESSION_IDLE_SECONDS,
+    max_body_bytes: int = MAX_BODY_BYTES,
 ) -> HttpGuard:
     """The ASGI app: HttpGuard in front of the SDK's streamable-HTTP app for the stdio server's tools."""
     from mcp.server.transport_security import TransportSecuritySettings
@@ -217,8 +228,15 @@ def quiet_server_logs() -> None:
 
 
 async def serve_http(
-    agent: Any, listen: Listen, tokens: TokenFile, *, allowed_hosts: list[str], tls: ssl.SSLContext | None,
-    started: Callable[[str], None], stopping: asyncio.Event | None = None, **limits: Any,
+    agent: Any,
+    listen: Listen,
+    tokens: TokenFile,
+    *,
+    allowed_hosts: list[str],
+    tls: ssl.SSLContext | None,
+    started: Callable[[str], None],
+    stopping: asyncio.Event | None = None,
+    **limits: Any,
 ) -> None:
     """Serve until SIGINT/SIGTERM (or `stopping` is set); `started(url)` once it accepts requests."""
     import uvicorn
@@ -228,9 +246,17 @@ async def serve_http(
     served = Served("https" if tls else "http", port, served_names(listen, allowed_hosts))
     app = build_app(agent, tokens, served, **limits)
     config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="on", http="h11", ws="none", loop="asyncio",
-        limit_concurrency=MAX_CONNECTIONS, timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-        timeout_keep_alive=30, server_header=False,
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        http="h11",
+        ws="none",
+        loop="asyncio",
+        limit_concurrency=MAX_CONNECTIONS,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        timeout_keep_alive=30,
+        server_header=False,
         # uvicorn serves with the context tls_context() built and checked, as given.
         ssl_context_factory=None if tls is None else (lambda _config, _default: tls),
     )

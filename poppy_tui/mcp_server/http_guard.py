@@ -63,7 +63,7 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         end = value.find("]")
         if end < 0:
             return None
-        name, rest = value[1:end], value[end + 1:]
+        name, rest = value[1:end], value[end + 1 :]
         if rest and not rest.startswith(":"):
             return None
         port_text = rest[1:] if rest else None
@@ -95,17 +95,25 @@ class Served:
         return 443 if self.scheme == "https" else 80
 
     def is_own_origin(self, scheme: str, name: str, port: int | None) -> bool:
-        return (scheme == self.scheme and name in self.names
-                and (port if port is not None else self.default_port) == self.port)
+        return (
+            scheme == self.scheme
+            and name in self.names
+            and (port if port is not None else self.default_port) == self.port
+        )
 
     def shown_names(self) -> list[str]:
         return [f"[{name}]" if ":" in name else name for name in sorted(self.names)]
 
 
 def _json_error(status: int, message: str, code: int) -> tuple[bytes, list[tuple[bytes, bytes]]]:
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}).encode()
-    return body, [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                  (b"cache-control", b"no-store")]
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    ).encode()
+    return body, [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+    ]
 
 
 class HttpGuard:
@@ -126,8 +134,12 @@ class HttpGuard:
         if refusal is not None:
             status, message, extra = refusal
             self._log(status, scope, message)
-            body, headers = _json_error(status, message, UNAUTHORIZED_CODE if status == 401 else -32600)
-            await send({"type": "http.response.start", "status": status, "headers": headers + extra})
+            body, headers = _json_error(
+                status, message, UNAUTHORIZED_CODE if status == 401 else -32600
+            )
+            await send(
+                {"type": "http.response.start", "status": status, "headers": headers + extra}
+            )
             await send({"type": "http.response.body", "body": body})
             return
 
@@ -135,33 +147,59 @@ class HttpGuard:
             if message["type"] == "http.response.start" and message["status"] == 503:
                 headers = list(message.get("headers", []))
                 if not any(name.lower() == b"retry-after" for name, _ in headers):
-                    message = {**message, "headers": headers + [(b"retry-after", RETRY_AFTER_SECONDS.encode())]}
-                self._log(503, scope, "too many open sessions; a new one was refused (Retry-After sent)")
+                    message = {
+                        **message,
+                        "headers": headers + [(b"retry-after", RETRY_AFTER_SECONDS.encode())],
+                    }
+                self._log(
+                    503, scope, "too many open sessions; a new one was refused (Retry-After sent)"
+                )
             await send(message)
 
         await self.app(scope, receive, send_with_retry_after)
 
     def _refusal(self, scope: Scope) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
-        hosts, origins, authorizations = _headers(scope["headers"], (b"host", b"origin", b"authorization"))
+        hosts, origins, authorizations = _headers(
+            scope["headers"], (b"host", b"origin", b"authorization")
+        )
         parsed = split_host(hosts[0]) if len(hosts) == 1 else None
         if parsed is None or parsed[0] not in self.served.names:
-            return 421, (
-                "poppy-tui: this MCP server does not answer for that Host; it answers for "
-                + ", ".join(self.served.shown_names()) + " (the person can add a name with --allow-host NAME)"
-            ), []
+            return (
+                421,
+                (
+                    "poppy-tui: this MCP server does not answer for that Host; it answers for "
+                    + ", ".join(self.served.shown_names())
+                    + " (the person can add a name with --allow-host NAME)"
+                ),
+                [],
+            )
         if origins and not all(self._own_origin(origin) for origin in origins):
-            return 403, "poppy-tui: refused a request from a web page of another site (its Origin header)", []
+            return (
+                403,
+                "poppy-tui: refused a request from a web page of another site (its Origin header)",
+                [],
+            )
         if len(authorizations) != 1:
-            return 401, (
-                "poppy-tui: this MCP server needs the header 'Authorization: Bearer <token>'; "
-                "the person prints the token with 'poppy-tui mcp token'"
-            ), [(b"www-authenticate", b'Bearer realm="poppy-tui"')]
+            return (
+                401,
+                (
+                    "poppy-tui: this MCP server needs the header 'Authorization: Bearer <token>'; "
+                    "the person prints the token with 'poppy-tui mcp token'"
+                ),
+                [(b"www-authenticate", b'Bearer realm="poppy-tui"')],
+            )
         scheme, _, presented = authorizations[0].strip().partition(" ")
-        if scheme.lower() != "bearer" or not self.tokens.accepts(presented.strip().encode("latin-1")):
-            return 401, (
-                "poppy-tui: that bearer token is not the current one (it may have been rotated); "
-                "the person prints the current one with 'poppy-tui mcp token'"
-            ), [(b"www-authenticate", b'Bearer realm="poppy-tui", error="invalid_token"')]
+        if scheme.lower() != "bearer" or not self.tokens.accepts(
+            presented.strip().encode("latin-1")
+        ):
+            return (
+                401,
+                (
+                    "poppy-tui: that bearer token is not the current one (it may have been rotated); "
+                    "the person prints the current one with 'poppy-tui mcp token'"
+                ),
+                [(b"www-authenticate", b'Bearer realm="poppy-tui", error="invalid_token"')],
+            )
         return None
 
     def _own_origin(self, origin: str) -> bool:
@@ -184,8 +222,13 @@ class HttpGuard:
         self._logged[kind] = now
         client = scope.get("client") or ("?", 0)
         # The message is ours (never a header's value, never the token).
-        log.warning("refused a request from %s with %d: %s%s", client[0], status, message.removeprefix("poppy-tui: "),
-                    f" ({more} more like it since the last note)" if more else "")
+        log.warning(
+            "refused a request from %s with %d: %s%s",
+            client[0],
+            status,
+            message.removeprefix("poppy-tui: "),
+            f" ({more} more like it since the last note)" if more else "",
+        )
 
 
 def _headers(raw: Iterable[tuple[bytes, bytes]], wanted: tuple[bytes, ...]) -> list[list[str]]:

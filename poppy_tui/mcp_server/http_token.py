@@ -58,7 +58,9 @@ def _read(path: Path) -> str:
     with open(path, encoding="ascii", errors="replace") as handle:
         token = handle.read(4096).strip()
     if len(token) < 32 or not all(ch.isalnum() or ch in "-_" for ch in token):
-        raise TokenError(f"{path} does not hold a usable token; replace it with 'poppy-tui mcp token --rotate'")
+        raise TokenError(
+            f"{path} does not hold a usable token; replace it with 'poppy-tui mcp token --rotate'"
+        )
     return token
 
 
@@ -118,11 +120,20 @@ class TokenFile:
             self._seen, self._token = _GONE, None
             return None
         # ctime and mode too: a chmod changes neither the inode nor mtime.
-        seen = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_ctime_ns, status.st_size, status.st_mode)
+        seen = (
+            status.st_dev,
+            status.st_ino,
+            status.st_mtime_ns,
+            status.st_ctime_ns,
+            status.st_size,
+            status.st_mode,
+        )
         if seen != self._seen:
             token = None
             if status.st_mode & 0o077:
-                self._refuse_all(f"{self.path} can be read by others (mode {status.st_mode & 0o777:04o})")
+                self._refuse_all(
+                    f"{self.path} can be read by others (mode {status.st_mode & 0o777:04o})"
+                )
             else:
                 try:
                     token = _read(self.path)
@@ -135,7 +146,9 @@ class TokenFile:
         import logging
 
         logging.getLogger(__name__).warning(
-            "%s: every request is refused until 'poppy-tui mcp token --rotate' makes a new token", why)
+            "%s: every request is refused until 'poppy-tui mcp token --rotate' makes a new token",
+            why,
+        )
 
     def accepts(self, presented: bytes) -> bool:
         """Whether `presented` is the current token, compared in constant time."""

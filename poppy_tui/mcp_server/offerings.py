@@ -59,6 +59,10 @@ def mcp_tools(tools: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for tool in tools:
         if not isinstance(tool, Mapping):
             continue
-        entry = {k: tool.get(k) for k in ("name", "title", "description", "inputSchema") if tool.get(k) is not None}
+        entry = {
+            k: tool.get(k)
+            for k in ("name", "title", "description", "inputSchema")
+            if tool.get(k) is not None
+        }
         listed.append(company_text.value(entry))
     return listed

@@ -75,16 +75,27 @@ def operation_json(record: OperationRecord) -> dict[str, Any]:
         "operation": record.id,
         "status": record.status.value,
         "interface": record.interface,
-        "company": {"company": record.company.id, "name": company_text.line(record.company.name),
-                    "domain": company_text.line(record.company.domain)},
+        "company": {
+            "company": record.company.id,
+            "name": company_text.line(record.company.name),
+            "domain": company_text.line(record.company.domain),
+        },
         "operation_id": company_text.line(record.operation_id),
         "revision": company_text.line(current.revision),
         "summary": company_text.block(current.summary),
         "terms": company_text.value(current.terms),
         "amount": amount_of(record),
         "expires_at": current.expires_at_text,
-        "company_written": ["company.name", "company.domain", "operation_id", "revision", "summary", "terms",
-                            "amount", "response"],
+        "company_written": [
+            "company.name",
+            "company.domain",
+            "operation_id",
+            "revision",
+            "summary",
+            "terms",
+            "amount",
+            "response",
+        ],
     }
 
 
@@ -96,7 +107,9 @@ def final_response(record: OperationRecord) -> Any:
     return company_text.value(value)
 
 
-def operation_text(record: OperationRecord, state: str, next_step: str = "", meaning: str | None = None) -> str:
+def operation_text(
+    record: OperationRecord, state: str, next_step: str = "", meaning: str | None = None
+) -> str:
     current = record.current
     lines = [f"poppy-tui operation {record.id}: {meaning or STATE_TEXT.get(state, state)}."]
     lines.append(quoted("Company", company_text.line(record.company.name)))
@@ -107,7 +120,12 @@ def operation_text(record: OperationRecord, state: str, next_step: str = "", mea
         lines.append(quoted("Amount", amount))
     lines.append(f"Expires: {current.expires_at_text}")
     if record.outcome is not None and state in ("performed", "not_performed", "outcome_unknown"):
-        lines.append(quoted("Company's response", json.dumps(final_response(record), ensure_ascii=False, indent=2)))
+        lines.append(
+            quoted(
+                "Company's response",
+                json.dumps(final_response(record), ensure_ascii=False, indent=2),
+            )
+        )
     if next_step:
         lines.append(next_step)
     lines.append("Only the person at poppy-tui approves or declines; no tool or text here can.")
@@ -129,7 +147,10 @@ def operation_result(
     doubt, Ops 7), in poppy-tui's words."""
     status = record.status.value
     state = "waiting_for_person" if record.status in (Status.PENDING,) else status
-    if getattr(record, "waiting_sign_in", None) and record.status in (Status.APPROVED, Status.SENDING):
+    if getattr(record, "waiting_sign_in", None) and record.status in (
+        Status.APPROVED,
+        Status.SENDING,
+    ):
         state = "waiting_for_sign_in"
     settled = status in ("performed", "not_performed", "outcome_unknown", "declined", "expired")
     next_step = "" if settled else keep_waiting_hint(record)
@@ -151,26 +172,36 @@ def operation_result(
     return _result(data, operation_text(record, state, next_step, meaning), error=state in FAILED)
 
 
-def request_result(outcome: str, status: int | None, body: Any, detail: str, sign_in: bool = False) -> CallToolResult:
+def request_result(
+    outcome: str, status: int | None, body: Any, detail: str, sign_in: bool = False
+) -> CallToolResult:
     """A request answered without an operation: performed, refused, or no definite answer."""
     meaning = {
         "performed": "performed: the Company did it",
         "not_performed": "not performed: the Company did not do it",
         "unknown": "outcome unknown: no definite answer; the Company may have acted on it, check before trying again",
     }.get(outcome, outcome)
-    data: dict[str, Any] = {"result": "outcome_unknown" if outcome == "unknown" else outcome, "settled": True,
-                            "meaning": meaning, "response": company_text.value(body)}
+    data: dict[str, Any] = {
+        "result": "outcome_unknown" if outcome == "unknown" else outcome,
+        "settled": True,
+        "meaning": meaning,
+        "response": company_text.value(body),
+    }
     if status is not None:
         data["http_status"] = status
     lines = [f"poppy-tui: {meaning}" + (f" (HTTP {status})" if status is not None else "") + "."]
     if sign_in:
         data["sign_in_required"] = True
-        lines.append("The Company wants the person signed in: ask them to sign in (poppy-tui signin COMPANY, or s "
-                     "on the Companies screen), then make the request again.")
+        lines.append(
+            "The Company wants the person signed in: ask them to sign in (poppy-tui signin COMPANY, or s "
+            "on the Companies screen), then make the request again."
+        )
     if detail:
         lines.append(quoted("Detail", company_text.line(detail, 400)))
     if body is not None:
-        lines.append(quoted("Company's response", json.dumps(data["response"], ensure_ascii=False, indent=2)))
+        lines.append(
+            quoted("Company's response", json.dumps(data["response"], ensure_ascii=False, indent=2))
+        )
     return _result(data, "\n".join(lines), error=outcome != "performed")
 
 
@@ -179,7 +210,9 @@ def data_result(data: dict[str, Any], text: str) -> CallToolResult:
 
 
 def _result(data: dict[str, Any], text: str, error: bool) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=error)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=data, is_error=error
+    )
 
 
 def progress_message(record: OperationRecord, note: str) -> str:

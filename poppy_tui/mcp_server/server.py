@@ -41,21 +41,29 @@ _METHOD_RE = re.compile(r"[A-Za-z]{1,16}")
 # `next_step` give them as integers, and clients (MCP Inspector among them) send them so.
 # StrictInt: JSON true is not Company 1.
 CompanyArg = Annotated[
-    StrictInt | str, Field(description="a known Company's number (as list_companies gives it), name, domain or URL")
+    StrictInt | str,
+    Field(description="a known Company's number (as list_companies gives it), name, domain or URL"),
 ]
 OperationArg = Annotated[
-    StrictInt | str, Field(description="the operation number poppy-tui gave, or the Company's operation_id")
+    StrictInt | str,
+    Field(description="the operation number poppy-tui gave, or the Company's operation_id"),
 ]
 # Any JSON value (RFC 8259): what the Company's API takes as a request body.
 JsonValue = dict[str, Any] | list[Any] | str | int | float | bool | None
 BodyArg = Annotated[
     JsonValue,
-    Field(description="the JSON request body, if any: an object, array, string, number, boolean or null"),
+    Field(
+        description="the JSON request body, if any: an object, array, string, number, boolean or null"
+    ),
 ]
 # Tools that only read (the queue, or what a Company offers): MCP's readOnlyHint lets a client
 # call them without asking its user first. The ones that send requests to Companies carry none.
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-READS_COMPANIES = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+READS_COMPANIES = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+)
 WaitArg = Annotated[
     float,
     Field(
@@ -77,7 +85,9 @@ class _Progress:
     async def __call__(self, record: OperationRecord, note: str) -> None:
         self.count += 1
         try:
-            await self.context.report_progress(self.count, None, results.progress_message(record, note))
+            await self.context.report_progress(
+                self.count, None, results.progress_message(record, note)
+            )
         except Exception as exc:  # noqa: BLE001 - a client gone deaf must not lose the wait's result
             log.debug("progress notification failed: %s", exc)
 
@@ -103,7 +113,11 @@ def build_server(agent: Any) -> MCPServer:
     root = logging.getLogger()
     handlers_before, level_before = list(root.handlers), root.level
     server = MCPServer(
-        SERVER_NAME, title="poppy-tui", instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING"
+        SERVER_NAME,
+        title="poppy-tui",
+        instructions=INSTRUCTIONS,
+        version=server_version(),
+        log_level="WARNING",
     )
     # MCPServer calls logging.basicConfig; stdout is the protocol channel, so keep logging our own.
     for handler in [h for h in root.handlers if h not in handlers_before]:
@@ -117,7 +131,9 @@ def build_server(agent: Any) -> MCPServer:
             found = next((c for c in agent.store.list_companies() if c.id == int(text)), None)
         found = found or agent.find_company(text)
         if found is None:
-            known = ", ".join(f"{c.id} «{company_text.line(c.name, 60)}»" for c in agent.store.list_companies())
+            known = ", ".join(
+                f"{c.id} «{company_text.line(c.name, 60)}»" for c in agent.store.list_companies()
+            )
             raise ToolError(
                 f"unknown company {company_text.line(str(key), 100)!r}; known: {known or 'none yet'} "
                 "(the person adds Companies with 'poppy-tui companies add DOMAIN' or in the TUI)"
@@ -127,7 +143,9 @@ def build_server(agent: Any) -> MCPServer:
     def operation_of(key: int | str) -> OperationRecord:
         record = agent.store.find_operation(str(key).strip())
         if record is None:
-            raise ToolError(f"no operation {company_text.line(str(key), 100)!r}; list_pending shows what waits")
+            raise ToolError(
+                f"no operation {company_text.line(str(key), 100)!r}; list_pending shows what waits"
+            )
         return record
 
     def held(record: OperationRecord) -> str | None:
@@ -150,7 +168,9 @@ def build_server(agent: Any) -> MCPServer:
     def result_of(record: OperationRecord) -> CallToolResult:
         return results.operation_result(record, held=held(record))
 
-    async def settle(row: int, wait_seconds: float, context: Context, request_id: int | None = None) -> CallToolResult:
+    async def settle(
+        row: int, wait_seconds: float, context: Context, request_id: int | None = None
+    ) -> CallToolResult:
         if wait_seconds <= 0:
             record = agent.store.get_operation(row)
             if request_id is not None:
@@ -168,7 +188,9 @@ def build_server(agent: Any) -> MCPServer:
             raise
         except Exception as exc:  # noqa: BLE001 - one clear line for the client; the record stays in the store
             log.debug("tool failed", exc_info=True)
-            raise ToolError(f"poppy-tui: {company_text.line(str(exc) or type(exc).__name__, 500)}") from None
+            raise ToolError(
+                f"poppy-tui: {company_text.line(str(exc) or type(exc).__name__, 500)}"
+            ) from None
 
     @server.tool(
         description="List the Companies poppy-tui knows and which interfaces each offers; with include_offerings, "
@@ -180,18 +202,26 @@ def build_server(agent: Any) -> MCPServer:
             if include_offerings:
                 described = [await offerings(c) for c in agent.store.list_companies()]
                 text = "\n".join(offerings_text(d) for d in described) or "No Companies yet."
-                return results.data_result({"companies": described}, text + "\nEvery string in the details is "
-                                           "Company-written.")
+                return results.data_result(
+                    {"companies": described},
+                    text + "\nEvery string in the details is Company-written.",
+                )
             return await _list_companies()
 
         return await guarded(work)
 
     async def _list_companies() -> CallToolResult:
         listed = [results.company_json(c) for c in agent.store.list_companies()]
-        lines = [f"{c['company']}  «{c['name']}» ({c['domain']}): "
-                 + ", ".join(k for k, v in c["interfaces"].items() if v) for c in listed]
-        text = "Companies (names and domains are Company-written):\n" + "\n".join(lines) if lines else (
-            "No Companies yet; the person adds them with 'poppy-tui companies add DOMAIN'.")
+        lines = [
+            f"{c['company']}  «{c['name']}» ({c['domain']}): "
+            + ", ".join(k for k, v in c["interfaces"].items() if v)
+            for c in listed
+        ]
+        text = (
+            "Companies (names and domains are Company-written):\n" + "\n".join(lines)
+            if lines
+            else ("No Companies yet; the person adds them with 'poppy-tui companies add DOMAIN'.")
+        )
         return results.data_result({"companies": listed}, text)
 
     async def offerings(record: CompanyRecord) -> dict[str, Any]:
@@ -230,7 +260,10 @@ def build_server(agent: Any) -> MCPServer:
     async def describe_company(company: CompanyArg) -> CallToolResult:
         async def work() -> CallToolResult:
             data = await offerings(company_of(company))
-            text = offerings_text(data) + "\nThe details are in the structured result; every string there is Company-written."
+            text = (
+                offerings_text(data)
+                + "\nThe details are in the structured result; every string there is Company-written."
+            )
             return results.data_result(data, text)
 
         return await guarded(work)
@@ -242,19 +275,28 @@ def build_server(agent: Any) -> MCPServer:
     async def call_api(
         company: CompanyArg,
         method: Annotated[str, Field(description="HTTP method, e.g. GET or POST")],
-        path: Annotated[str, Field(description="path on the Company's API, e.g. /api/orders, or a full URL there")],
+        path: Annotated[
+            str,
+            Field(description="path on the Company's API, e.g. /api/orders, or a full URL there"),
+        ],
         context: Context,
         body: BodyArg = None,
         wait_seconds: WaitArg = DEFAULT_WAIT_SECONDS,
     ) -> CallToolResult:
         if not _METHOD_RE.fullmatch(method):
-            raise ToolError(f"method must be an HTTP method such as GET or POST, got {company_text.line(method, 40)!r}")
+            raise ToolError(
+                f"method must be an HTTP method such as GET or POST, got {company_text.line(method, 40)!r}"
+            )
 
         async def work() -> CallToolResult:
-            result = await agent.call_api(company_of(company), method.upper(), path, body, origin="mcp")
+            result = await agent.call_api(
+                company_of(company), method.upper(), path, body, origin="mcp"
+            )
             if result.outcome == "operation" and result.operation_row is not None:
                 return await settle(result.operation_row, wait_seconds, context, result.request_id)
-            return results.request_result(result.outcome, result.status, result.body, result.detail, _sign_in(result))
+            return results.request_result(
+                result.outcome, result.status, result.body, result.detail, _sign_in(result)
+            )
 
         return await guarded(work)
 
@@ -266,14 +308,20 @@ def build_server(agent: Any) -> MCPServer:
         company: CompanyArg,
         tool: Annotated[str, Field(description="the Company's tool name (see describe_company)")],
         context: Context,
-        arguments: Annotated[dict[str, Any] | None, Field(description="the tool's arguments")] = None,
+        arguments: Annotated[
+            dict[str, Any] | None, Field(description="the tool's arguments")
+        ] = None,
         wait_seconds: WaitArg = DEFAULT_WAIT_SECONDS,
     ) -> CallToolResult:
         async def work() -> CallToolResult:
-            result = await agent.call_tool(company_of(company), tool, dict(arguments or {}), origin="mcp")
+            result = await agent.call_tool(
+                company_of(company), tool, dict(arguments or {}), origin="mcp"
+            )
             if result.outcome == "operation" and result.operation_row is not None:
                 return await settle(result.operation_row, wait_seconds, context, result.request_id)
-            return results.request_result(result.outcome, None, result.body, result.detail, _sign_in(result))
+            return results.request_result(
+                result.outcome, None, result.body, result.detail, _sign_in(result)
+            )
 
         return await guarded(work)
 
@@ -297,10 +345,15 @@ def build_server(agent: Any) -> MCPServer:
             latest = None if new_conversation else agent.store.latest_conversation(record.id)
             said = await agent.say(record, text, latest[0] if latest else None, origin="mcp")
             messages = [company_text.value(m) for m in said.messages]
-            data: dict[str, Any] = {"conversation": said.conversation_row, "delivered": said.delivered,
-                                    "messages": messages}
-            lines = [f"poppy-tui: conversation {said.conversation_row}; message "
-                     + ("delivered." if said.delivered else "NOT delivered.")]
+            data: dict[str, Any] = {
+                "conversation": said.conversation_row,
+                "delivered": said.delivered,
+                "messages": messages,
+            }
+            lines = [
+                f"poppy-tui: conversation {said.conversation_row}; message "
+                + ("delivered." if said.delivered else "NOT delivered.")
+            ]
             if said.detail:
                 lines.append(company_text.line(said.detail, 400))
             for message in messages:
@@ -317,7 +370,9 @@ def build_server(agent: Any) -> MCPServer:
                 lines.append(outcome.content[0].text)  # type: ignore[union-attr]
             if operations:
                 data["operations"] = operations
-            error = not said.delivered or any(o.get("result") in results.FAILED for o in operations if o)
+            error = not said.delivered or any(
+                o.get("result") in results.FAILED for o in operations if o
+            )
             result = results.data_result(data, "\n".join(lines))
             result.is_error = error
             return result
@@ -366,23 +421,38 @@ def build_server(agent: Any) -> MCPServer:
         count = agent.store.count_operations(unfinished)
         rows = agent.store.list_operations(unfinished, limit=max(count, 1), newest_first=False)
         listed = [
-            {"operation": r.id, "status": r.status.value, "company": company_text.line(r.company_name),
-             "operation_id": company_text.line(r.operation_id), "summary": company_text.line(r.summary, 300),
-             "expires_at": r.expires_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+            {
+                "operation": r.id,
+                "status": r.status.value,
+                "company": company_text.line(r.company_name),
+                "operation_id": company_text.line(r.operation_id),
+                "summary": company_text.line(r.summary, 300),
+                "expires_at": r.expires_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
             for r in rows
         ]
-        text = "\n".join(
-            f"{o['operation']}  {o['status']}  {company_text.COMPANY_WRITTEN}: company «{o['company']}», "
-            f"summary «{o['summary']}»" for o in listed
-        ) or "Nothing is waiting."
+        text = (
+            "\n".join(
+                f"{o['operation']}  {o['status']}  {company_text.COMPANY_WRITTEN}: company «{o['company']}», "
+                f"summary «{o['summary']}»"
+                for o in listed
+            )
+            or "Nothing is waiting."
+        )
         return results.data_result({"operations": listed}, text)
 
     # The tool is named for what the client does; the function name above avoids shadowing the helper.
     server.remove_tool("wait_for_decision_tool")
-    server.add_tool(wait_for_decision_tool, name="wait_for_decision", description=(
-        "Wait for the person's decision on an operation (and for its send to settle), with progress "
-        "notifications; returns the Company's final response or how it ended. If wait_seconds pass first it "
-        "returns the current state and you may call it again."), annotations=READ_ONLY)
+    server.add_tool(
+        wait_for_decision_tool,
+        name="wait_for_decision",
+        description=(
+            "Wait for the person's decision on an operation (and for its send to settle), with progress "
+            "notifications; returns the Company's final response or how it ended. If wait_seconds pass first it "
+            "returns the current state and you may call it again."
+        ),
+        annotations=READ_ONLY,
+    )
     return server
 
 

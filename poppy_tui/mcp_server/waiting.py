@@ -16,7 +16,13 @@ from poppy_tui.agent.store import OperationRecord, Status
 PROGRESS_SECONDS = 5.0
 STEP_SECONDS = 0.25
 SETTLED = frozenset(
-    {Status.PERFORMED, Status.NOT_PERFORMED, Status.OUTCOME_UNKNOWN, Status.DECLINED, Status.EXPIRED}
+    {
+        Status.PERFORMED,
+        Status.NOT_PERFORMED,
+        Status.OUTCOME_UNKNOWN,
+        Status.DECLINED,
+        Status.EXPIRED,
+    }
 )
 
 Report = Callable[[OperationRecord, str], Awaitable[None]]
@@ -44,7 +50,9 @@ async def wait_for_decision(
     deadline = loop.time() + max(0.0, wait_seconds)
     record = agent.store.get_operation(row)
     if request_id is not None:
-        record = agent.outcome_for_request(record, request_id)  # settled already, perhaps by another request
+        record = agent.outcome_for_request(
+            record, request_id
+        )  # settled already, perhaps by another request
     seen = (record.status, record.current.id, getattr(record, "waiting_sign_in", None))
     await report(record, _note(record))
     last_report = loop.time()
@@ -60,7 +68,9 @@ async def wait_for_decision(
         if left <= 0:
             return record
         # Short steps, so a quick approve-then-withdraw is still seen as an approval taken back.
-        record = await agent.wait_for_outcome(row, timeout=min(left, STEP_SECONDS), request_id=request_id)
+        record = await agent.wait_for_outcome(
+            row, timeout=min(left, STEP_SECONDS), request_id=request_id
+        )
         now = (record.status, record.current.id, getattr(record, "waiting_sign_in", None))
         if now != seen:
             note = _note(record)

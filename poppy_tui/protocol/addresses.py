@@ -90,7 +90,11 @@ def address_problem(host: str, addresses: Iterable[str], allow_loopback: bool) -
             return f"{host} resolved to {text!r}, which is not an IP address"
         reason = address_refusal(ip, loopback_ok)
         if reason:
-            return f"{host} resolves to {ip}, {reason}" if parse_address(host) is None else f"{ip} is {reason}"
+            return (
+                f"{host} resolves to {ip}, {reason}"
+                if parse_address(host) is None
+                else f"{ip} is {reason}"
+            )
     return None
 
 

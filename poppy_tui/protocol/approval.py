@@ -42,7 +42,9 @@ def _sf_string(value: str) -> str:
     """An RFC 9651 sf-string (3.3.3): printable ASCII only, with DQUOTE and backslash escaped."""
     if not value.isascii() or not value.isprintable():
         # IDs are validated already (ids.id_problem); this guards a later change to that check.
-        raise InvalidApproval("Poppy-Approval", f"a string member holds a character RFC 9651 strings can't: {value!r}")
+        raise InvalidApproval(
+            "Poppy-Approval", f"a string member holds a character RFC 9651 strings can't: {value!r}"
+        )
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -58,7 +60,9 @@ def parse_approval_header(value: str | bytes) -> Approval:
     try:
         d.parse(raw)
     except ValueError as exc:
-        raise InvalidApproval("Poppy-Approval", f"is not a structured-field Dictionary ({exc})") from None
+        raise InvalidApproval(
+            "Poppy-Approval", f"is not a structured-field Dictionary ({exc})"
+        ) from None
     values: dict[str, str] = {}
     for name in ("operation_id", "revision"):
         if name not in d:

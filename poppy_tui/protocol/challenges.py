@@ -36,7 +36,9 @@ _KINDS: dict[str, Literal["sign_in", "scope", "identity"]] = {
     **{code: "identity" for code in c.IDENTITY_REJECTED_ERRORS},
 }
 # auth-param = token BWS "=" BWS ( token / quoted-string )  (RFC 9110 11.2)
-_PARAM = re.compile(r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)\s*(?:,|$)')
+_PARAM = re.compile(
+    r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)\s*(?:,|$)'
+)
 _SCHEME = re.compile(r"\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s+|$)")
 
 
@@ -117,7 +119,9 @@ def challenge_from_fields(fields: Mapping[str, Any]) -> Challenge | None:
     )
 
 
-def parse_challenge(status: int | None, headers: Mapping[str, str] | None, body: Any) -> Challenge | None:
+def parse_challenge(
+    status: int | None, headers: Mapping[str, str] | None, body: Any
+) -> Challenge | None:
     """The challenge in an HTTP answer, header first (it is the normative place for a Bearer
     resource), then the JSON body. Only 400/401/403 answers can carry one."""
     if status not in (400, 401, 403):
@@ -130,8 +134,13 @@ def parse_challenge(status: int | None, headers: Mapping[str, str] | None, body:
         found = challenge_from_fields(params)
         if found is not None:
             if not found.scopes and isinstance(body, dict):
-                found = Challenge(found.kind, found.error, _scopes(body.get("scope")), found.description
-                                  or _text(body.get("error_description")), found.client_id)
+                found = Challenge(
+                    found.kind,
+                    found.error,
+                    _scopes(body.get("scope")),
+                    found.description or _text(body.get("error_description")),
+                    found.client_id,
+                )
             return found
     if isinstance(body, dict):
         return challenge_from_fields(body)

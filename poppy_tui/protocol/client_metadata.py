@@ -91,7 +91,9 @@ class ClientMetadata:
     token_endpoint_auth_method: str
 
 
-def parse_client_metadata(document: Any, fetched_from: str, allow_loopback: bool = False) -> ClientMetadata:
+def parse_client_metadata(
+    document: Any, fetched_from: str, allow_loopback: bool = False
+) -> ClientMetadata:
     check_client_id(fetched_from, allow_loopback)
     if not isinstance(document, dict):
         raise IdentityError("the Client ID Metadata Document is not a JSON object")
@@ -108,12 +110,18 @@ def parse_client_metadata(document: Any, fetched_from: str, allow_loopback: bool
         raise IdentityError("redirect_uris must be a list of URLs")
     for uri in redirect_uris:
         if not redirect_uri_allowed(uri, client_id, allow_loopback):
-            raise IdentityError(f"redirect_uri {uri[:200]!r} is not an https:// URL on the client_id's domain")
+            raise IdentityError(
+                f"redirect_uri {uri[:200]!r} is not an https:// URL on the client_id's domain"
+            )
     if "jwks" in document:
-        raise IdentityError("keys must be published at jwks_uri, not embedded in the document (jwks)")
+        raise IdentityError(
+            "keys must be published at jwks_uri, not embedded in the document (jwks)"
+        )
     method = document.get("token_endpoint_auth_method", c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD)
     if method != c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD:
-        raise IdentityError(f"token_endpoint_auth_method must be {c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD!r}")
+        raise IdentityError(
+            f"token_endpoint_auth_method must be {c.AGENT_TOKEN_ENDPOINT_AUTH_METHOD!r}"
+        )
     name = document.get("client_name", "")
     if not isinstance(name, str):
         raise IdentityError("client_name must be a string")
@@ -133,7 +141,9 @@ def jwk_thumbprint(jwk: dict[str, Any]) -> str:
     import hashlib
 
     members = {k: jwk[k] for k in ("crv", "kty", "x", "y")}
-    digest = hashlib.sha256(json.dumps(members, sort_keys=True, separators=(",", ":")).encode()).digest()
+    digest = hashlib.sha256(
+        json.dumps(members, sort_keys=True, separators=(",", ":")).encode()
+    ).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
@@ -168,7 +178,11 @@ def parse_jwks(document: Any) -> dict[str, ec.EllipticCurvePublicKey]:
         kid = entry.get("kid")
         if not isinstance(kid, str) or not kid:
             raise IdentityError("every key in the JWKS needs a kid")
-        if entry.get("kty") != "EC" or entry.get("crv") != "P-256" or entry.get("alg", c.SESSION_JWT_ALG) != c.SESSION_JWT_ALG:
+        if (
+            entry.get("kty") != "EC"
+            or entry.get("crv") != "P-256"
+            or entry.get("alg", c.SESSION_JWT_ALG) != c.SESSION_JWT_ALG
+        ):
             continue
         if entry.get("use", "sig") != "sig":
             continue
@@ -177,9 +191,13 @@ def parse_jwks(document: Any) -> dict[str, ec.EllipticCurvePublicKey]:
         import jwt
 
         try:
-            key = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps({k: entry[k] for k in ("kty", "crv", "x", "y")}))
+            key = jwt.algorithms.ECAlgorithm.from_jwk(
+                json.dumps({k: entry[k] for k in ("kty", "crv", "x", "y")})
+            )
         except Exception as exc:  # from_jwk raises TypeError/ValueError/binascii.Error/KeyError
-            raise IdentityError(f"key {kid[:64]!r} in the JWKS can't be read ({type(exc).__name__})") from None
+            raise IdentityError(
+                f"key {kid[:64]!r} in the JWKS can't be read ({type(exc).__name__})"
+            ) from None
         if not isinstance(key, ec.EllipticCurvePublicKey):
             raise IdentityError(f"key {kid[:64]!r} in the JWKS is not a public key")
         keys[kid] = key

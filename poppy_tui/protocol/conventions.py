@@ -128,7 +128,9 @@ DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code"
 # authorization server must accept any port on it (RFC 8252 7.3), as the agent picks a free one.
 DIRECT_SIGNIN_LOOPBACK_HOST = "127.0.0.1"
 DIRECT_SIGNIN_CALLBACK_PATH = "/callback"
-DIRECT_SIGNIN_LOOPBACK_REDIRECT = f"http://{DIRECT_SIGNIN_LOOPBACK_HOST}{DIRECT_SIGNIN_CALLBACK_PATH}"
+DIRECT_SIGNIN_LOOPBACK_REDIRECT = (
+    f"http://{DIRECT_SIGNIN_LOOPBACK_HOST}{DIRECT_SIGNIN_CALLBACK_PATH}"
+)
 # RFC 8628 3.5: `slow_down` adds 5 seconds to the polling interval; 5 s when none is given.
 DEVICE_DEFAULT_INTERVAL_SECONDS = 5
 DEVICE_SLOW_DOWN_SECONDS = 5
@@ -156,10 +158,20 @@ CONVERSATION_IN_PROGRESS_STATUSES = frozenset({"performing", "in_progress"})
 #   and token checks that come before the operation's checks (Ops 6: invalid_session, sign-in
 #   challenges, an identity the Company can't verify), and `extension_required` (spec 3.3);
 #   in a conversation, the structured "not performed" of CONVERSATION_NOT_PERFORMED_STATUSES;
-APPROVAL_REFUSAL_CODES = frozenset({
-    "approval_required", "invalid_session", SIGN_IN_REQUIRED, INVALID_TOKEN, INSUFFICIENT_SCOPE,
-    *IDENTITY_REJECTED_ERRORS, "extension_required",
-}) | CONVERSATION_NOT_PERFORMED_STATUSES
+APPROVAL_REFUSAL_CODES = (
+    frozenset(
+        {
+            "approval_required",
+            "invalid_session",
+            SIGN_IN_REQUIRED,
+            INVALID_TOKEN,
+            INSUFFICIENT_SCOPE,
+            *IDENTITY_REJECTED_ERRORS,
+            "extension_required",
+        }
+    )
+    | CONVERSATION_NOT_PERFORMED_STATUSES
+)
 # - a JSON-RPC error saying the server did not run the tool at all (method not found, invalid
 #   params: the call never reached the tool);
 MCP_REFUSAL_ERROR_CODES = frozenset({-32601, -32602})

@@ -78,7 +78,8 @@ def host_problem(hostname: str) -> str | None:
         return None
     labels = hostname.removesuffix(".").split(".")
     if any(
-        len(label) > 63 or not _LABEL.fullmatch(label) or not label.isprintable() for label in labels
+        len(label) > 63 or not _LABEL.fullmatch(label) or not label.isprintable()
+        for label in labels
     ):
         return f"{hostname!r} is not a host name"
     return None
@@ -120,7 +121,9 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
         raise InvalidDiscovery(where, f"can't be used: {refused}")
     if parts.scheme == "https":
         if is_loopback_host(hostname) and not allow_loopback_http:
-            raise InvalidDiscovery(where, "points at a loopback address, allowed only for local Companies")
+            raise InvalidDiscovery(
+                where, "points at a loopback address, allowed only for local Companies"
+            )
         return url
     if parts.scheme == "http" and allow_loopback_http and is_loopback_host(hostname):
         return url
@@ -134,7 +137,7 @@ def discovery_url(domain_or_url: str, allow_loopback_http: bool = False) -> str:
         raise InvalidDiscovery("company", "is not a domain or URL (it is empty or has spaces)")
     missing_colon = re.match(r"(?i)(https?)//", text)
     if missing_colon:  # "http//host": read as a host named "http", which the resolver would look up
-        fixed = f"{missing_colon.group(1).lower()}://{text[missing_colon.end():]}"
+        fixed = f"{missing_colon.group(1).lower()}://{text[missing_colon.end() :]}"
         raise InvalidDiscovery("company", f"is not a domain or URL (did you mean {fixed}?)")
     if "://" not in text:
         text = "https://" + text
@@ -146,7 +149,9 @@ def discovery_url(domain_or_url: str, allow_loopback_http: bool = False) -> str:
     return f"{parts.scheme}://{parts.netloc}{WELL_KNOWN_PATH}"
 
 
-def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = False) -> CompanyDocument:
+def parse_poppy_json(
+    doc: object, served_host: str, allow_loopback_http: bool = False
+) -> CompanyDocument:
     """Validate a poppy.json document served by `served_host` (host[:port]).
 
     Loopback URLs are accepted only in a document that was itself served from loopback:
@@ -160,7 +165,9 @@ def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = 
         raise InvalidDiscovery("protocol_version", "is required and must be a string")
     if version not in SUPPORTED_DOCUMENT_VERSIONS:
         supported = ", ".join(sorted(SUPPORTED_DOCUMENT_VERSIONS))
-        raise InvalidDiscovery("protocol_version", f"is {version!r}; poppy-tui supports {supported}")
+        raise InvalidDiscovery(
+            "protocol_version", f"is {version!r}; poppy-tui supports {supported}"
+        )
     org = doc.get("organization")
     if not isinstance(org, dict):
         raise InvalidDiscovery("organization", "is required and must be an object")
@@ -203,7 +210,11 @@ def parse_poppy_json(doc: object, served_host: str, allow_loopback_http: bool = 
             raise InvalidDiscovery("agent.protocols", "must be an array")
         for i, proto in enumerate(agent.get("protocols", [])):
             if isinstance(proto, dict) and proto.get("type") == CONVERSATION_PROTOCOL_TYPE:
-                endpoints.append(check_url(proto.get("endpoint"), f"agent.protocols[{i}].endpoint", allow_loopback_http))
+                endpoints.append(
+                    check_url(
+                        proto.get("endpoint"), f"agent.protocols[{i}].endpoint", allow_loopback_http
+                    )
+                )
     if not apis and not endpoints and "web" not in doc:
         raise InvalidDiscovery("poppy.json", "offers no interface (agent, apis or web)")
     return CompanyDocument(

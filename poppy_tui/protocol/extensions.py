@@ -37,7 +37,9 @@ def parse_extensions_header(value: str | bytes | None) -> dict[str, str]:
     try:
         members.parse(raw)
     except ValueError as exc:
-        raise InvalidExtensions("Poppy-Extensions", f"is not a structured-field List ({exc})") from None
+        raise InvalidExtensions(
+            "Poppy-Extensions", f"is not a structured-field List ({exc})"
+        ) from None
     declared: dict[str, str] = {}
     for member in members:
         name = getattr(member, "value", None)

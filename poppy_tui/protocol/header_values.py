@@ -34,12 +34,20 @@ def entity_tag(value: object) -> str | None:
 
 def is_bearer_token(value: object) -> bool:
     """RFC 6750 b64token, within MAX_TOKEN_LENGTH: safe to put after `Authorization: Bearer `."""
-    return isinstance(value, str) and len(value) <= MAX_TOKEN_LENGTH and _B64TOKEN.fullmatch(value) is not None
+    return (
+        isinstance(value, str)
+        and len(value) <= MAX_TOKEN_LENGTH
+        and _B64TOKEN.fullmatch(value) is not None
+    )
 
 
 def is_refresh_token(value: object) -> bool:
     """RFC 6749 A.17 (1*VSCHAR), within MAX_TOKEN_LENGTH."""
-    return isinstance(value, str) and len(value) <= MAX_TOKEN_LENGTH and _VSCHAR.fullmatch(value) is not None
+    return (
+        isinstance(value, str)
+        and len(value) <= MAX_TOKEN_LENGTH
+        and _VSCHAR.fullmatch(value) is not None
+    )
 
 
 def token_problem(value: str) -> str:

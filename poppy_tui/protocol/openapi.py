@@ -15,7 +15,9 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def operations(document: Mapping[str, Any], methods: tuple[str, ...]) -> Iterator[tuple[str, str, Mapping[str, Any], list[Any]]]:
+def operations(
+    document: Mapping[str, Any], methods: tuple[str, ...]
+) -> Iterator[tuple[str, str, Mapping[str, Any], list[Any]]]:
     """(path, method, operation object, parameters) for every operation under `paths` whose
     method (lower case) is in `methods`, in the document's order of paths and `methods`' order
     within a path. Parameters are the path item's shared ones, then the operation's own, as
@@ -56,7 +58,7 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
         if not _names_one_resource(pattern):
             continue
         for base in range(0, len(segments) - len(pattern) + 1):
-            window = segments[base:base + len(pattern)]
+            window = segments[base : base + len(pattern)]
             if all(_matches(p, s) for p, s in zip(pattern, window, strict=True)):
                 end = base + len(pattern)
                 if best is None or end > best[0] or (end == best[0] and base < best[1]):
@@ -64,7 +66,7 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
                 break
     if best is None:
         return None
-    path = "/" + "/".join(segments[:best[0]])
+    path = "/" + "/".join(segments[: best[0]])
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
@@ -78,5 +80,10 @@ def _names_one_resource(pattern: list[str]) -> bool:
 
 def _matches(pattern_part: str, segment: str) -> bool:
     if _TEMPLATE_PART.match(pattern_part):
-        return segment not in (".", "..") and segment.lower() not in ("%2e", "%2e%2e", ".%2e", "%2e.")
+        return segment not in (".", "..") and segment.lower() not in (
+            "%2e",
+            "%2e%2e",
+            ".%2e",
+            "%2e.",
+        )
     return pattern_part == segment

@@ -59,7 +59,9 @@ def parse_operation(obj: object, where: str = "operation") -> Operation:
         raise InvalidOperation(f"{where}.summary", f"must be a string, got {_json_type(summary)}")
     if not summary.strip():
         raise InvalidOperation(f"{where}.summary", "must not be empty")
-    size = len(summary.encode("utf-8", "surrogatepass"))  # counted before the lone-surrogate check below
+    size = len(
+        summary.encode("utf-8", "surrogatepass")
+    )  # counted before the lone-surrogate check below
     if size > MAX_SUMMARY_BYTES:
         raise InvalidOperation(
             f"{where}.summary", f"is {size} bytes, more than the {MAX_SUMMARY_BYTES} allowed"
@@ -73,7 +75,9 @@ def parse_operation(obj: object, where: str = "operation") -> Operation:
         raise InvalidOperation(f"{where}.terms", "must be a JSON object when present, got null")
     if terms is not None:
         if not isinstance(terms, dict):
-            raise InvalidOperation(f"{where}.terms", f"must be a JSON object, got {_json_type(terms)}")
+            raise InvalidOperation(
+                f"{where}.terms", f"must be a JSON object, got {_json_type(terms)}"
+            )
         if json_depth(terms, MAX_TERMS_DEPTH) > MAX_TERMS_DEPTH:
             raise InvalidOperation(f"{where}.terms", f"nests deeper than {MAX_TERMS_DEPTH} levels")
         terms_size = len(canonical_json(terms).encode("utf-8", "surrogatepass"))
@@ -84,7 +88,9 @@ def parse_operation(obj: object, where: str = "operation") -> Operation:
     bad = lone_surrogate(obj)
     if bad is not None:
         path, code_point = bad
-        raise InvalidOperation(f"{where}{path}", f"holds a lone surrogate ({code_point}), which is not a character")
+        raise InvalidOperation(
+            f"{where}{path}", f"holds a lone surrogate ({code_point}), which is not a character"
+        )
     return Operation(
         operation_id=obj["operation_id"],
         revision=obj["revision"],
@@ -101,7 +107,9 @@ def operation_from_api_body(status: int, body: object) -> Operation | None:
     if status != 403 or not isinstance(body, dict) or body.get("error") != "approval_required":
         return None
     if "operation" not in body:
-        raise InvalidOperation("operation", "is required in an approval_required response but missing")
+        raise InvalidOperation(
+            "operation", "is required in an approval_required response but missing"
+        )
     return parse_operation(body["operation"])
 
 

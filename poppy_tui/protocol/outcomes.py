@@ -73,12 +73,16 @@ class BadResponse:
     success: bool = False
 
 
-Outcome = Union[Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse]
+Outcome = Union[
+    Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse
+]
 
 RETRYABLE = (RetryLater, Unknown, NotSent)
 
 
-def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: float | None) -> Outcome:
+def classify_http(
+    status: int, headers: dict[str, str], body: Any, retry_after: float | None
+) -> Outcome:
     """Classify an API response. `body` is parsed JSON or None; `headers` lower-cased."""
     from poppy_tui.protocol.operation import operation_from_api_body
 
@@ -99,8 +103,11 @@ def classify_http(status: int, headers: dict[str, str], body: Any, retry_after: 
         return Unknown(f"HTTP {status}: the Company failed without saying whether it acted")
     if 200 <= status < 300:
         if carries_an_operation(body):
-            return BadResponse(operation_in_success(f"HTTP {status}", "a 403 approval_required refusal"), status,
-                               success=True)
+            return BadResponse(
+                operation_in_success(f"HTTP {status}", "a 403 approval_required refusal"),
+                status,
+                success=True,
+            )
         return Performed(status, body)
     return NotPerformed(status, _error_code(body) or f"http_{status}", body)
 
@@ -148,7 +155,9 @@ def as_approval_answer(outcome: Outcome) -> Outcome:
             return outcome
         if outcome.status in (425,):
             return RetryLater(None, f"HTTP {outcome.status}")
-        return Unknown(f"{_what_failed(outcome.status, outcome.error)} to the approval; it may have been performed")
+        return Unknown(
+            f"{_what_failed(outcome.status, outcome.error)} to the approval; it may have been performed"
+        )
     if isinstance(outcome, BadResponse):
         if outcome.refusal or (_is_refusal_status(outcome.status) and not outcome.success):
             return outcome

@@ -76,9 +76,19 @@ def action_key(request: RequestDescription) -> str | None:
 
 def request_to_json(request: RequestDescription) -> str:
     if isinstance(request, ApiRequest):
-        data = {"interface": "api", "method": request.method, "url": request.url, "body": request.body}
+        data = {
+            "interface": "api",
+            "method": request.method,
+            "url": request.url,
+            "body": request.body,
+        }
     elif isinstance(request, McpRequest):
-        data = {"interface": "mcp", "server_url": request.server_url, "tool": request.tool, "arguments": request.arguments}
+        data = {
+            "interface": "mcp",
+            "server_url": request.server_url,
+            "tool": request.tool,
+            "arguments": request.arguments,
+        }
     else:
         data = {
             "interface": "conversation",
@@ -96,7 +106,9 @@ def request_from_json(text: str) -> RequestDescription:
     if kind == "api":
         return ApiRequest(method=data["method"], url=data["url"], body=data.get("body"))
     if kind == "mcp":
-        return McpRequest(server_url=data["server_url"], tool=data["tool"], arguments=data.get("arguments") or {})
+        return McpRequest(
+            server_url=data["server_url"], tool=data["tool"], arguments=data.get("arguments") or {}
+        )
     if kind == "conversation":
         return ConversationRequest(
             endpoint=data["endpoint"],

@@ -41,7 +41,9 @@ class BackoffPolicy:
     max_retry_after_seconds: float = 300.0
     jitter_low: float = 0.5
 
-    def delay(self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
+    def delay(
+        self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None
+    ) -> float:
         """Delay before retry number `attempt` (1 = first retry)."""
         uniform = rng.uniform if rng is not None else random.uniform
         raw = min(self.base_seconds * self.factor ** max(0, attempt - 1), self.cap_seconds)

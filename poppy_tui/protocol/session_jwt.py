@@ -31,7 +31,9 @@ class SessionIdentity:
     session_id: str
 
 
-def session_claims(identity: SessionIdentity, audience: str, now: float | None = None) -> dict[str, Any]:
+def session_claims(
+    identity: SessionIdentity, audience: str, now: float | None = None
+) -> dict[str, Any]:
     now = time.time() if now is None else now
     return {
         "iss": identity.client_id,
@@ -56,11 +58,16 @@ def sign_with_kid(key: ec.EllipticCurvePrivateKey, claims: dict[str, Any], typ: 
     TUI's first frame never need it."""
     import jwt
 
-    return jwt.encode(claims, key, algorithm=c.SESSION_JWT_ALG, headers={"typ": typ, "kid": _key_id(key)})
+    return jwt.encode(
+        claims, key, algorithm=c.SESSION_JWT_ALG, headers={"typ": typ, "kid": _key_id(key)}
+    )
 
 
 def sign_session_jwt(
-    key: ec.EllipticCurvePrivateKey, identity: SessionIdentity, audience: str, now: float | None = None
+    key: ec.EllipticCurvePrivateKey,
+    identity: SessionIdentity,
+    audience: str,
+    now: float | None = None,
 ) -> str:
     """A Session JWT signed directly with a published key (conventions.SESSION_JWT_KEY_MODE)."""
     return sign_with_kid(key, session_claims(identity, audience, now), c.SESSION_JWT_TYP)
@@ -122,7 +129,11 @@ def verify_session_jwt(
             algorithms=[c.SESSION_JWT_ALG],
             audience=audience,
             # exp is checked below against `now`, so a caller's clock governs both ends.
-            options={"require": ["iss", "sub", "aud", "sid", "iat", "exp", "jti"], "verify_iat": False, "verify_exp": False},
+            options={
+                "require": ["iss", "sub", "aud", "sid", "iat", "exp", "jti"],
+                "verify_iat": False,
+                "verify_exp": False,
+            },
             leeway=c.SESSION_JWT_MAX_CLOCK_SKEW_SECONDS,
         )
     except (jwt.PyJWTError, TypeError, ValueError, binascii.Error) as exc:

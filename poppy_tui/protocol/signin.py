@@ -35,7 +35,9 @@ class MediatedField:
     name: str
     label: str
     secret: bool  # as declared; safety/secret_fields.py decides what poppy-tui treats as secret
-    type: str | None = None  # an optional input type ("password", "email", ...), where a Company gives one
+    type: str | None = (
+        None  # an optional input type ("password", "email", ...), where a Company gives one
+    )
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,9 @@ def _scopes(value: object, where: str) -> tuple[str, ...]:
     scopes: list[str] = []
     for item in value:
         if not is_scope_token(item):
-            raise InvalidSignIn(where, "holds a scope that is not a plain scope name (RFC 6749 3.3)")
+            raise InvalidSignIn(
+                where, "holds a scope that is not a plain scope name (RFC 6749 3.3)"
+            )
         if item not in scopes:
             scopes.append(item)
     return tuple(scopes)
@@ -142,13 +146,19 @@ def parse_auth_offer(document: dict[str, Any], allow_loopback: bool) -> AuthOffe
         endpoint = _url(block.get("endpoint"), "auth.mediated.endpoint", allow_loopback)
         raw_fields = block.get("fields")
         if not isinstance(raw_fields, list) or not raw_fields or len(raw_fields) > MAX_FIELDS:
-            raise InvalidSignIn("auth.mediated.fields", f"must be an array of 1 to {MAX_FIELDS} fields")
+            raise InvalidSignIn(
+                "auth.mediated.fields", f"must be an array of 1 to {MAX_FIELDS} fields"
+            )
         fields: list[MediatedField] = []
         for i, item in enumerate(raw_fields):
             where = f"auth.mediated.fields[{i}]"
             if not isinstance(item, dict):
                 raise InvalidSignIn(where, "must be an object")
-            name, label, secret = item.get("name"), item.get("label", item.get("name")), item.get("secret", False)
+            name, label, secret = (
+                item.get("name"),
+                item.get("label", item.get("name")),
+                item.get("secret", False),
+            )
             if not isinstance(name, str) or not name or len(name) > 100 or not name.isprintable():
                 raise InvalidSignIn(f"{where}.name", "must be a short printable string")
             if any(f.name == name for f in fields):
@@ -158,13 +168,19 @@ def parse_auth_offer(document: dict[str, Any], allow_loopback: bool) -> AuthOffe
             if not isinstance(secret, bool):
                 raise InvalidSignIn(f"{where}.secret", "must be true or false")
             input_type = item.get("type")
-            if input_type is not None and (not isinstance(input_type, str) or len(input_type) > 100):
+            if input_type is not None and (
+                not isinstance(input_type, str) or len(input_type) > 100
+            ):
                 raise InvalidSignIn(f"{where}.type", "must be a short string")
             fields.append(MediatedField(name, label or name, secret, input_type))
-        mediated = MediatedOffer(endpoint, tuple(fields), _scopes(block.get("scopes", []), "auth.mediated.scopes"))
+        mediated = MediatedOffer(
+            endpoint, tuple(fields), _scopes(block.get("scopes", []), "auth.mediated.scopes")
+        )
     custom = auth.get("custom_scopes", {})
     custom_scopes = (
-        {k: v for k, v in custom.items() if is_scope_token(k) and isinstance(v, str)} if isinstance(custom, dict) else {}
+        {k: v for k, v in custom.items() if is_scope_token(k) and isinstance(v, str)}
+        if isinstance(custom, dict)
+        else {}
     )
     return AuthOffer(issuer, kinds["direct"], kinds["device"], mediated, custom_scopes)
 
@@ -176,7 +192,9 @@ def metadata_url(issuer: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{AS_METADATA_WELL_KNOWN}{path}"
 
 
-def parse_auth_server(metadata: object, issuer: str, domain: str, allow_loopback: bool) -> AuthServer:
+def parse_auth_server(
+    metadata: object, issuer: str, domain: str, allow_loopback: bool
+) -> AuthServer:
     """Issuer binding (0.2 3.2): `issuer` equals auth.issuer character for character, and
     `poppy_domains` holds organization.domain. Every endpoint must be https (or loopback)."""
     if not isinstance(metadata, dict):
@@ -185,13 +203,16 @@ def parse_auth_server(metadata: object, issuer: str, domain: str, allow_loopback
         got = metadata.get("issuer")
         shown = repr(got)[:120] if isinstance(got, str) else "missing"
         raise InvalidSignIn(
-            "issuer", f"the authorization server says it is {shown}, not {issuer!r} as poppy.json's auth.issuer says"
+            "issuer",
+            f"the authorization server says it is {shown}, not {issuer!r} as poppy.json's auth.issuer says",
         )
     domains = metadata.get("poppy_domains")
     if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
         raise InvalidSignIn("poppy_domains", "is missing from the authorization server metadata")
     if domain.lower() not in (d.lower() for d in domains):
-        raise InvalidSignIn("poppy_domains", f"does not list {domain!r}: this issuer does not speak for the Company")
+        raise InvalidSignIn(
+            "poppy_domains", f"does not list {domain!r}: this issuer does not speak for the Company"
+        )
 
     def endpoint(name: str, required: bool = False) -> str | None:
         value = metadata.get(name)
@@ -238,6 +259,7 @@ def parse_device_authorization(body: object, default_interval: int) -> DeviceAut
     """RFC 8628 3.2."""
     if not isinstance(body, dict):
         raise InvalidSignIn("device authorization response", "must be a JSON object")
+
     def text(name: str, required: bool = True, limit: int = 2048) -> str | None:
         value = body.get(name)
         if value is None and not required:
@@ -245,11 +267,13 @@ def parse_device_authorization(body: object, default_interval: int) -> DeviceAut
         if not isinstance(value, str) or not value or len(value) > limit:
             raise InvalidSignIn(name, "is missing or not a short string")
         return value
+
     def number(name: str, default: int | None) -> int:
         value = body.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 86400:
             raise InvalidSignIn(name, "must be a whole number of seconds (1 to 86400)")
         return value
+
     return DeviceAuthorization(
         device_code=text("device_code") or "",
         user_code=text("user_code", limit=64) or "",
@@ -272,19 +296,25 @@ def parse_callback(url: str, expected_state: str, issuer: str) -> Callback:
         query = parse_qs(urlsplit(url.strip()).query, keep_blank_values=True)
     except ValueError:
         raise InvalidSignIn("redirect", "is not a URL") from None
+
     def one(name: str) -> str | None:
         values = query.get(name)
         return values[0] if values and len(values) == 1 else None
+
     if one("state") != expected_state:
         raise InvalidSignIn("state", "does not match the sign-in poppy-tui started; refused")
     iss = one("iss")
     if iss != issuer:
         shown = "missing" if iss is None else repr(iss[:120])
-        raise InvalidSignIn("iss", f"is {shown}, not the Company's issuer {issuer!r}; refused (RFC 9207)")
+        raise InvalidSignIn(
+            "iss", f"is {shown}, not the Company's issuer {issuer!r}; refused (RFC 9207)"
+        )
     error = one("error")
     if error is not None:
         description = one("error_description") or ""
-        raise InvalidSignIn("sign-in", f"the Company answered {error[:60]!r} {description[:200]}".rstrip())
+        raise InvalidSignIn(
+            "sign-in", f"the Company answered {error[:60]!r} {description[:200]}".rstrip()
+        )
     code = one("code")
     if not code:
         raise InvalidSignIn("code", "is missing from the redirect")
@@ -310,8 +340,11 @@ def parse_mediated_answer(body: object) -> MediatedAnswer:
     sign_in_id = None
     if status == "code_required":
         sign_in_id = body.get("sign_in_id")
-        if not isinstance(sign_in_id, str) or not sign_in_id or len(sign_in_id) > 256 or not all(
-            c.isalnum() or c in "-_" for c in sign_in_id
+        if (
+            not isinstance(sign_in_id, str)
+            or not sign_in_id
+            or len(sign_in_id) > 256
+            or not all(c.isalnum() or c in "-_" for c in sign_in_id)
         ):
             raise InvalidSignIn("sign_in_id", "must be 1 to 256 letters, digits, '-' or '_'")
     return MediatedAnswer(status, body, sign_in_id, message[:500])
@@ -340,10 +373,14 @@ def parse_token_response(body: object, asked: tuple[str, ...]) -> TokenResponse:
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
         raise InvalidSignIn("token_type", "must be Bearer")
     expires_in = body.get("expires_in")
-    if expires_in is not None and (isinstance(expires_in, bool) or not isinstance(expires_in, int) or expires_in < 0):
+    if expires_in is not None and (
+        isinstance(expires_in, bool) or not isinstance(expires_in, int) or expires_in < 0
+    ):
         raise InvalidSignIn("expires_in", "must be a whole number of seconds")
     if expires_in is not None:
-        expires_in = min(expires_in, MAX_EXPIRES_IN_SECONDS)  # a 400-digit lifetime is "very long", not a crash
+        expires_in = min(
+            expires_in, MAX_EXPIRES_IN_SECONDS
+        )  # a 400-digit lifetime is "very long", not a crash
     refresh = body.get("refresh_token")
     if refresh is not None and (not isinstance(refresh, str) or not refresh):
         raise InvalidSignIn("refresh_token", "must be a string")

@@ -29,7 +29,9 @@ def parse_rfc3339(text: object) -> datetime:
     frac = (match["frac"] or "")[:7].ljust(7, "0") if match["frac"] else ""
     offset = match["off"]
     offset = "+00:00" if offset in ("Z", "z") else offset
-    iso = f"{match['date']}T{match['h']}:{match['m']}:{59 if leap else seconds:02d}{frac[:7]}{offset}"
+    iso = (
+        f"{match['date']}T{match['h']}:{match['m']}:{59 if leap else seconds:02d}{frac[:7]}{offset}"
+    )
     try:
         value = datetime.fromisoformat(iso)
     except ValueError as exc:

@@ -58,7 +58,10 @@ def read_like_a_browser(url: object) -> BrowserUrl | None:
         return None
     port = int(parsed.port) if parsed.port else (443 if scheme == "https" else 80)
     return BrowserUrl(
-        href=parsed.href, scheme=scheme, host=_without_final_dot(host), port=port,
+        href=parsed.href,
+        scheme=scheme,
+        host=_without_final_dot(host),
+        port=port,
         has_userinfo=bool(parsed.username or parsed.password),
     )
 
@@ -66,7 +69,11 @@ def read_like_a_browser(url: object) -> BrowserUrl | None:
 def ascii_host(host: str) -> str | None:
     """A host (or host:port) as a browser writes it: lowercase, international labels as A-labels
     (UTS #46, as the URL Standard does), no trailing dot. None when it is not a valid host."""
-    read = read_like_a_browser(f"https://{host}/") if host and "/" not in host and "\\" not in host else None
+    read = (
+        read_like_a_browser(f"https://{host}/")
+        if host and "/" not in host and "\\" not in host
+        else None
+    )
     return read.host if read is not None else None
 
 
@@ -89,7 +96,9 @@ def is_ip_literal(host: str) -> bool:
 def _suffix_list() -> Any:
     from publicsuffixlist import PublicSuffixList
 
-    return PublicSuffixList()  # the list shipped in the package (private section included); no network
+    return (
+        PublicSuffixList()
+    )  # the list shipped in the package (private section included); no network
 
 
 def is_public_suffix(domain: str) -> bool:

@@ -61,7 +61,9 @@ def owner_line(owner: str | None) -> str:
     return f"your account {account_text(owner)} (returned signed in as it; only a sign-in as it may approve it)"
 
 
-def other_account_findings(company_name: str, owner: str | None, current: str | None) -> list[Finding]:
+def other_account_findings(
+    company_name: str, owner: str | None, current: str | None
+) -> list[Finding]:
     """The DANGER finding the review shows while signed in as another account; none otherwise."""
     if owner is None or current is None:
         return []

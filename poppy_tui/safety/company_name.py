@@ -52,7 +52,7 @@ class CompanyLabel:
 
     @property
     def possessive(self) -> str:
-        """"Manzanita Outfitters' (manzanita.example)": the domain stays beside the name."""
+        """ "Manzanita Outfitters' (manzanita.example)": the domain stays beside the name."""
         return f"{possessive(self.marked_name)} ({self.domain})"
 
     @property

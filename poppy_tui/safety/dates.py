@@ -13,7 +13,9 @@ from poppy_tui.safety.findings import _Findings
 from poppy_tui.safety.terms_values import _field, _flatten, _quote, format_path
 
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-_ISO_DATETIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|z|[+-]\d{2}:\d{2})?")
+_ISO_DATETIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|z|[+-]\d{2}:\d{2})?"
+)
 
 
 def _dates_of(value: str) -> set[date]:
@@ -36,12 +38,16 @@ def _dates_of(value: str) -> set[date]:
 
 def _date_matches(mention: DateMention, dates: set[date]) -> bool:
     return any(
-        d.month == mention.month and d.day == mention.day and (mention.year is None or mention.year == d.year)
+        d.month == mention.month
+        and d.day == mention.day
+        and (mention.year is None or mention.year == d.year)
         for d in dates
     )
 
 
-def _check_dates(findings: _Findings, terms: Mapping[str, Any], text: str, operation: Operation) -> None:
+def _check_dates(
+    findings: _Findings, terms: Mapping[str, Any], text: str, operation: Operation
+) -> None:
     terms_dates = [
         (path, value, dates)
         for path, value in _flatten(terms)
@@ -54,7 +60,9 @@ def _check_dates(findings: _Findings, terms: Mapping[str, Any], text: str, opera
     expires = _aware(operation.expires_at)
     allowed |= {expires.date(), expires.astimezone(timezone.utc).date()}
     unexplained = [m for m in mentions if not _date_matches(m, allowed)]
-    missing = [(p, v) for p, v, dates in terms_dates if not any(_date_matches(m, dates) for m in mentions)]
+    missing = [
+        (p, v) for p, v, dates in terms_dates if not any(_date_matches(m, dates) for m in mentions)
+    ]
     for path, value in missing:
         if unexplained:
             said = ", ".join(_quote(m.text) for m in unexplained[:3])

@@ -112,7 +112,9 @@ def check_operation(
             ),
         ]
     if previous is not None:
-        stages.append(("revision", lambda: _check_revision(findings, operation, previous, previous_seen)))
+        stages.append(
+            ("revision", lambda: _check_revision(findings, operation, previous, previous_seen))
+        )
     for name, stage in stages:
         try:
             stage()

@@ -15,13 +15,21 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
 
 
-def _check_expiry(findings: _Findings, operation: Operation, now: datetime | None, min_read_seconds: float) -> None:
+def _check_expiry(
+    findings: _Findings, operation: Operation, now: datetime | None, min_read_seconds: float
+) -> None:
     now = _aware(now) if now is not None else datetime.now(timezone.utc)
     expires = _aware(operation.expires_at)
     remaining = (expires - now).total_seconds()
-    when = sanitize_line(getattr(operation, "expires_at_text", "") or expires.isoformat(), _QUOTE_CHARS).text
+    when = sanitize_line(
+        getattr(operation, "expires_at_text", "") or expires.isoformat(), _QUOTE_CHARS
+    ).text
     if remaining <= 0:
-        findings.add("expired", f"This operation expired at {when}; an approval would be refused.", "expires_at")
+        findings.add(
+            "expired",
+            f"This operation expired at {when}; an approval would be refused.",
+            "expires_at",
+        )
     elif remaining < min_read_seconds:
         findings.add(
             "expires_soon",

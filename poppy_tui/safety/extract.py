@@ -86,9 +86,17 @@ _MONTHS = {
     name: number
     for number, names in enumerate(
         [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
             ("december", "dec"),
         ],
         start=1,
@@ -205,7 +213,9 @@ def find_money_spans(text: str, limit: int = 1000) -> list[tuple[MoneyMention, i
             continue
         marker = match.group("pre") or match.group("post")
         currencies = symbol_currencies(marker) if marker else None
-        spans.append((MoneyMention(amount, currencies, match.group().strip()), match.start(), match.end()))
+        spans.append(
+            (MoneyMention(amount, currencies, match.group().strip()), match.start(), match.end())
+        )
     return spans
 
 

@@ -72,14 +72,18 @@ class _Findings:
         self._seen: set[tuple[str, str | None, str]] = set()
         self._per_code: dict[str, int] = {}
 
-    def add(self, code: str, message: str, field: str | None = None, severity: Severity | None = None) -> None:
+    def add(
+        self, code: str, message: str, field: str | None = None, severity: Severity | None = None
+    ) -> None:
         key = (code, field, message)
         if key in self._seen:
             return
         self._seen.add(key)
         self.items.append(Finding(severity or CODES[code], code, message, field))
 
-    def add_capped(self, code: str, message: str, field: str | None, severity: Severity | None = None) -> None:
+    def add_capped(
+        self, code: str, message: str, field: str | None, severity: Severity | None = None
+    ) -> None:
         count = self._per_code.get(code, 0)
         self._per_code[code] = count + 1
         if count < _MAX_PER_CODE:
@@ -88,4 +92,8 @@ class _Findings:
     def close_caps(self) -> None:
         for code, count in self._per_code.items():
             if count > _MAX_PER_CODE:
-                self.add(code, f"…and {counted(count - _MAX_PER_CODE, 'more field')} with the same problem.", None)
+                self.add(
+                    code,
+                    f"…and {counted(count - _MAX_PER_CODE, 'more field')} with the same problem.",
+                    None,
+                )

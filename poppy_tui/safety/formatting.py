@@ -152,7 +152,11 @@ def _render_tokens(tokens: list[Any]) -> _Builder:
             current = lists[-1]
             if out.pos:
                 following = tokens[index + 1] if index + 1 < len(tokens) else None
-                loose = following is not None and following.type == "paragraph_open" and not following.hidden
+                loose = (
+                    following is not None
+                    and following.type == "paragraph_open"
+                    and not following.hidden
+                )
                 blank = (current.first and current.top) or (loose and not current.first)
                 out.emit("\n\n" if blank else "\n")
             marker = f"{current.number}. " if current.ordered else BULLET
@@ -237,4 +241,6 @@ def format_summary(summary: str) -> FormattedText:
         try:
             return _plain(summary, True)
         except Exception:  # noqa: BLE001
-            return FormattedText("(this summary could not be shown)", (), frozenset({"unformatted"}), False)
+            return FormattedText(
+                "(this summary could not be shown)", (), frozenset({"unformatted"}), False
+            )

@@ -9,7 +9,15 @@ from poppy_tui.safety.dates import _dates_of
 from poppy_tui.safety.extract import normalize_for_compare
 from poppy_tui.safety.findings import _Findings
 from poppy_tui.safety.money import _CURRENCY_KEYS
-from poppy_tui.safety.terms_values import Path, _decimal, _field, _flatten, _norm_key, _quote, format_path
+from poppy_tui.safety.terms_values import (
+    Path,
+    _decimal,
+    _field,
+    _flatten,
+    _norm_key,
+    _quote,
+    format_path,
+)
 
 _ID_KEY_WORDS = frozenset({"id", "sku", "number", "num", "no", "ref", "reference", "code"})
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -28,6 +36,8 @@ def _is_id_key(key: str | None) -> bool:
         return False
     words = _KEY_WORDS.findall(key)
     return bool(words) and words[-1].lower() in _ID_KEY_WORDS
+
+
 _ID_VALUE = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
 _ID_PREFIX = re.compile(r"([A-Za-z]+)[_-]")
 
@@ -35,26 +45,43 @@ _ID_PREFIX = re.compile(r"([A-Za-z]+)[_-]")
 def _is_id_like(key: str | None, value: str) -> bool:
     if not (2 <= len(value) <= 200) or any(ch.isspace() for ch in value):
         return False
-    if (key and _norm_key(key) in _CURRENCY_KEYS) or _decimal(value) is not None or _dates_of(value):
+    if (
+        (key and _norm_key(key) in _CURRENCY_KEYS)
+        or _decimal(value) is not None
+        or _dates_of(value)
+    ):
         return False
     if _is_id_key(key):
         return True
-    return bool(_ID_VALUE.fullmatch(value)) and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    return (
+        bool(_ID_VALUE.fullmatch(value))
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+    )
 
 
 def _mentions_id(text: str, value: str) -> bool:
     needle = normalize_for_compare(value)
-    pattern = re.compile(r"(?<![A-Za-z0-9_])" + re.escape(needle) + r"(?![A-Za-z0-9_])", re.IGNORECASE)
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9_])" + re.escape(needle) + r"(?![A-Za-z0-9_])", re.IGNORECASE
+    )
     if pattern.search(text):
         return True
     parts = re.split(r"[-_]", needle)
     if len(parts) > 1 and not any(c.isdigit() for c in needle) and all(parts):
-        return all(re.search(r"(?<![A-Za-z0-9])" + re.escape(p) + r"(?![A-Za-z0-9])", text, re.IGNORECASE) for p in parts)
+        return all(
+            re.search(r"(?<![A-Za-z0-9])" + re.escape(p) + r"(?![A-Za-z0-9])", text, re.IGNORECASE)
+            for p in parts
+        )
     return False
 
 
 def _check_ids(
-    findings: _Findings, terms: Mapping[str, Any], text: str, confirmed: set[str], free_text: bool = False
+    findings: _Findings,
+    terms: Mapping[str, Any],
+    text: str,
+    confirmed: set[str],
+    free_text: bool = False,
 ) -> None:
     """Terms IDs against the summary. `free_text`: the operation answers a conversation
     message, which names no IDs, so an ID the summary leaves out can't be checked either
@@ -68,7 +95,9 @@ def _check_ids(
         prefix = _ID_PREFIX.match(value)
         if prefix:
             others = re.findall(
-                r"(?<![A-Za-z0-9_-])" + re.escape(prefix.group(1)) + r"[_-][A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*",
+                r"(?<![A-Za-z0-9_-])"
+                + re.escape(prefix.group(1))
+                + r"[_-][A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*",
                 text,
             )
             if others:

@@ -49,10 +49,28 @@ class _Money:
 
 
 _CURRENCY_KEYS = frozenset({"currency", "currencycode", "ccy", "curr"})
-_MINOR_KEYS = frozenset({"amountminor", "minorunits", "amountcents", "cents", "amountinminorunits", "minoramount"})
+_MINOR_KEYS = frozenset(
+    {"amountminor", "minorunits", "amountcents", "cents", "amountinminorunits", "minoramount"}
+)
 _MONEY_KEYS = (
-    "total", "totalamount", "grandtotal", "amountdue", "charge", "pricedifference", "difference",
-    "amount", "price", "cost", "fee", "refund", "subtotal", "tax", "deposit", "balance", "fare", "credit",
+    "total",
+    "totalamount",
+    "grandtotal",
+    "amountdue",
+    "charge",
+    "pricedifference",
+    "difference",
+    "amount",
+    "price",
+    "cost",
+    "fee",
+    "refund",
+    "subtotal",
+    "tax",
+    "deposit",
+    "balance",
+    "fare",
+    "credit",
 )
 
 _ZERO_DECIMAL = frozenset({"JPY", "KRW", "VND", "CLP", "ISK"})
@@ -86,16 +104,26 @@ def _terms_money(terms: Any) -> list[_Money]:
             amount = _decimal(_as_read(value))
             if amount is None:
                 if isinstance(value, str) and _is_money_key(norm):
-                    mentions = [m for m in find_money(normalize_for_compare(reading_text(value))) if m.currencies]
+                    mentions = [
+                        m
+                        for m in find_money(normalize_for_compare(reading_text(value)))
+                        if m.currencies
+                    ]
                     if len(mentions) == 1:
                         only = mentions[0]
                         code = next(iter(only.currencies)) if len(only.currencies) == 1 else None  # type: ignore[arg-type]
                         found.append(_Money((*path, str(key)), only.amount, code, only.text))
                 continue
-            if not (_is_money_key(norm) or norm in _MINOR_KEYS or (currency is not None and norm == "value")):
+            if not (
+                _is_money_key(norm)
+                or norm in _MINOR_KEYS
+                or (currency is not None and norm == "value")
+            ):
                 continue
             if norm in _MINOR_KEYS:
-                exponent = 0 if currency in _ZERO_DECIMAL else 3 if currency in _THREE_DECIMAL else 2
+                exponent = (
+                    0 if currency in _ZERO_DECIMAL else 3 if currency in _THREE_DECIMAL else 2
+                )
                 amount = amount.scaleb(-exponent)
                 text = f"{amount:.{exponent}f}"
             else:
@@ -152,11 +180,15 @@ def key_amount(operation: Operation) -> str | None:
             paid, refunds, rates = [], [], []
             for money in moneys:
                 name = _money_name(money)
-                direction = terms_direction(name, money.amount) if money.amount else zero_direction(name)
+                direction = (
+                    terms_direction(name, money.amount) if money.amount else zero_direction(name)
+                )
                 if direction == "receives":
                     refunds.append(money)
                     continue
-                spans = mentions_of(text, money.amount, partial(_compatible, currency=money.currency))
+                spans = mentions_of(
+                    text, money.amount, partial(_compatible, currency=money.currency)
+                )
                 if is_rate(text, spans):
                     rates.append((money, rate_label(text, spans)))
                 else:
@@ -168,7 +200,9 @@ def key_amount(operation: Operation) -> str | None:
                 refund = min(given_back, key=_rank)
                 # Paying -24.00 is getting 24.00 back; short enough for the inbox's Amount column.
                 unsigned = refund.text.strip().lstrip("-−+")
-                return _money_label(_Money(refund.path, -abs(refund.amount), refund.currency, "-" + unsigned))
+                return _money_label(
+                    _Money(refund.path, -abs(refund.amount), refund.currency, "-" + unsigned)
+                )
             if rates and not refunds:
                 money, period = min(rates, key=lambda pair: _rank(pair[0]))
                 return f"{_money_label(money)} {sanitize_line(period, 20).text}".rstrip()
@@ -204,10 +238,15 @@ def _check_money(findings: _Findings, terms: Mapping[str, Any], text: str) -> No
         elif isinstance(value, str):
             for inner in find_money(normalize_for_compare(reading_text(value))):
                 codes = inner.currencies
-                explaining.append((abs(inner.amount), next(iter(codes)) if codes and len(codes) == 1 else None))
+                explaining.append(
+                    (abs(inner.amount), next(iter(codes)) if codes and len(codes) == 1 else None)
+                )
 
     def explained(mention: MoneyMention) -> bool:
-        return any(abs(mention.amount) == amount and _compatible(mention, code) for amount, code in explaining)
+        return any(
+            abs(mention.amount) == amount and _compatible(mention, code)
+            for amount, code in explaining
+        )
 
     unexplained = [m for m in marked if not explained(m)]
     used: set[int] = set()

@@ -20,13 +20,23 @@ Direction = Literal["pays", "receives"]  # from the person's side
 
 # Keys for money that comes to the person (norm keys: lower case, no separators).
 _RECEIVING_KEYS = frozenset(
-    {"refund", "refundamount", "refunded", "credit", "creditamount", "reimbursement", "cashback", "payout"}
+    {
+        "refund",
+        "refundamount",
+        "refunded",
+        "credit",
+        "creditamount",
+        "reimbursement",
+        "cashback",
+        "payout",
+    }
 )
 # Keys that say nothing about direction on their own.
 _UNDIRECTED_KEYS = frozenset({"balance", "value"})
 
 _NEGATION = re.compile(
-    r"(?:\bnot|\bno|\bnever|\bnothing|\bwithout|n['’]t|\bcannot|\bnor)\s+(?:\w+\s+){0,2}$", re.IGNORECASE
+    r"(?:\bnot|\bno|\bnever|\bnothing|\bwithout|n['’]t|\bcannot|\bnor)\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
 )
 _PAYS_WORDS = re.compile(
     r"\b(?:charg(?:e|ed|es|ing)|pay|pays|paying|costs?|more|fees?|bill(?:ed|s)?|debit(?:ed|s)?|extra|owe)\b",
@@ -71,7 +81,9 @@ def terms_direction(name: str, amount: Decimal) -> Direction | None:
         return None
     if name in _RECEIVING_KEYS or name.startswith("refund"):
         return "receives"  # a refund comes back whichever sign the Company's ledger gives it
-    return "pays" if amount > 0 else "receives"  # a negative charge or price difference is money back
+    return (
+        "pays" if amount > 0 else "receives"
+    )  # a negative charge or price difference is money back
 
 
 def zero_direction(name: str) -> Direction | None:
@@ -134,7 +146,11 @@ def mentions_of(
     text: str, amount: Decimal, compatible: Callable[[MoneyMention], bool]
 ) -> list[tuple[MoneyMention, int, int]]:
     """Where the summary names `amount` (sign ignored), with a compatible currency."""
-    return [(m, s, e) for m, s, e in find_money_spans(text) if abs(m.amount) == abs(amount) and compatible(m)]
+    return [
+        (m, s, e)
+        for m, s, e in find_money_spans(text)
+        if abs(m.amount) == abs(amount) and compatible(m)
+    ]
 
 
 def is_rate(text: str, spans: list[tuple[MoneyMention, int, int]]) -> bool:

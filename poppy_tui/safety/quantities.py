@@ -10,7 +10,19 @@ from poppy_tui.safety.findings import _Findings
 from poppy_tui.safety.terms_values import _decimal, _field, _flatten, _leaf_key, format_path
 
 _QUANTITY_KEYS = frozenset(
-    {"quantity", "qty", "count", "nights", "seats", "tickets", "guests", "passengers", "units", "pieces", "rooms"}
+    {
+        "quantity",
+        "qty",
+        "count",
+        "nights",
+        "seats",
+        "tickets",
+        "guests",
+        "passengers",
+        "units",
+        "pieces",
+        "rooms",
+    }
 )
 
 
@@ -19,8 +31,21 @@ def _is_quantity_key(key: str | None) -> bool:
 
 
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1, "single": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a": 1,
+    "an": 1,
+    "single": 1,
 }
 _QTY_PATTERNS = (
     re.compile(r"(?<![A-Za-z])(?:qty|quantity)\s*[:=]?\s*(\d+)", re.IGNORECASE),
@@ -48,7 +73,10 @@ def _check_quantities(findings: _Findings, terms: Mapping[str, Any], text: str) 
         wanted = int(number)
         said = list(stated)
         if key and key in _QUANTITY_KEYS - {"quantity", "qty", "count"}:
-            noun = re.compile(_WORD_NUMBER + r"\s+" + re.escape(key.rstrip("s")) + r"s?(?![A-Za-z])", re.IGNORECASE)
+            noun = re.compile(
+                _WORD_NUMBER + r"\s+" + re.escape(key.rstrip("s")) + r"s?(?![A-Za-z])",
+                re.IGNORECASE,
+            )
             for word in noun.findall(text):
                 said.append(int(word) if word.isdigit() else _NUMBER_WORDS[word.lower()])
         if said and wanted not in said:
@@ -60,7 +88,10 @@ def _check_quantities(findings: _Findings, terms: Mapping[str, Any], text: str) 
             continue
         if said or wanted in numbers or wanted == 1:
             continue
-        if any(n == wanted and re.search(rf"(?<![A-Za-z]){w}(?![A-Za-z])", lowered) for w, n in _NUMBER_WORDS.items()):
+        if any(
+            n == wanted and re.search(rf"(?<![A-Za-z]){w}(?![A-Za-z])", lowered)
+            for w, n in _NUMBER_WORDS.items()
+        ):
             continue
         findings.add(
             "quantity_not_in_summary",

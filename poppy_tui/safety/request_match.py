@@ -22,7 +22,21 @@ from poppy_tui.safety.terms_values import (
 )
 
 _GENERIC_LEAVES = frozenset(
-    {"id", "type", "name", "value", "amount", "currency", "code", "key", "kind", "status", "description", "note", "notes"}
+    {
+        "id",
+        "type",
+        "name",
+        "value",
+        "amount",
+        "currency",
+        "code",
+        "key",
+        "kind",
+        "status",
+        "description",
+        "note",
+        "notes",
+    }
 )
 _ID_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.~:-]*")
 _VERSION_SEGMENT = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
@@ -143,7 +157,11 @@ _WORD_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]")
 def _request_values(request: Any) -> set[str]:
     """Every value we sent; for a conversation, the tokens of the person's own message
     (an ID they typed themselves is one they know)."""
-    values = {str(v) for _, _, v in _request_leaves(request) if isinstance(v, (str, int)) and not isinstance(v, bool)}
+    values = {
+        str(v)
+        for _, _, v in _request_leaves(request)
+        if isinstance(v, (str, int)) and not isinstance(v, bool)
+    }
     if isinstance(request, ConversationRequest) and isinstance(request.text, str):
         values.update(_WORD_TOKEN.findall(request.text[:10_000]))
     values.update(segment for _, segment in _path_ids(request))

@@ -37,9 +37,17 @@ def different_requests(a: Any, b: Any) -> bool:
     interface can be compared; across interfaces (or between conversation messages) the
     Company decides what is the same action (Ops 3, "New terms")."""
     if isinstance(a, ApiRequest) and isinstance(b, ApiRequest):
-        return (a.method.upper(), a.url, _canonical(a.body)) != (b.method.upper(), b.url, _canonical(b.body))
+        return (a.method.upper(), a.url, _canonical(a.body)) != (
+            b.method.upper(),
+            b.url,
+            _canonical(b.body),
+        )
     if isinstance(a, McpRequest) and isinstance(b, McpRequest):
-        return (a.server_url, a.tool, _canonical(a.arguments)) != (b.server_url, b.tool, _canonical(b.arguments))
+        return (a.server_url, a.tool, _canonical(a.arguments)) != (
+            b.server_url,
+            b.tool,
+            _canonical(b.arguments),
+        )
     return False
 
 
@@ -60,7 +68,9 @@ def reuse_findings(operation_id: str, current: Any, earlier: Iterable[Any]) -> l
     findings: list[Finding] = []
     seen: list[Any] = []
     for other in earlier:
-        if not different_requests(current, other) or any(not different_requests(other, s) for s in seen):
+        if not different_requests(current, other) or any(
+            not different_requests(other, s) for s in seen
+        ):
             continue
         seen.append(other)
         findings.append(
@@ -87,7 +97,9 @@ def in_doubt_reason(earlier: Iterable[Any]) -> str:
     status, request), at least one."""
     parts = []
     for item in earlier:
-        state = _NOT_KNOWN_YET.get(getattr(item.status, "value", str(item.status)), "has an unknown outcome")
+        state = _NOT_KNOWN_YET.get(
+            getattr(item.status, "value", str(item.status)), "has an unknown outcome"
+        )
         parts.append(
             f"operation {item.operation_row} ({sanitize_line(item.operation_id, 80).text}) {state}"
         )
@@ -104,7 +116,11 @@ def in_doubt_findings(earlier: list[Any]) -> list[Finding]:
     """The DANGER finding an operation held by in_doubt_reason shows; none when nothing holds it."""
     if not earlier:
         return []
-    return [Finding("danger", IN_DOUBT_CODE, f"Can't be approved yet: {in_doubt_reason(earlier)}.", None)]
+    return [
+        Finding(
+            "danger", IN_DOUBT_CODE, f"Can't be approved yet: {in_doubt_reason(earlier)}.", None
+        )
+    ]
 
 
 def performed_findings(earlier: list[Any]) -> list[Finding]:
@@ -113,10 +129,15 @@ def performed_findings(earlier: list[Any]) -> list[Finding]:
     approving it would do the action again."""
     if not earlier:
         return []
-    named = ", ".join(f"operation {e.operation_row} ({sanitize_line(e.operation_id, 80).text})" for e in earlier)
-    return [Finding(
-        "warning", PERFORMED_CODE,
-        f"The same request ({describe_request(earlier[0].request)}) was performed before: {named}. "
-        "Approving this one does it again; approve only if you want it done twice.",
-        None,
-    )]
+    named = ", ".join(
+        f"operation {e.operation_row} ({sanitize_line(e.operation_id, 80).text})" for e in earlier
+    )
+    return [
+        Finding(
+            "warning",
+            PERFORMED_CODE,
+            f"The same request ({describe_request(earlier[0].request)}) was performed before: {named}. "
+            "Approving this one does it again; approve only if you want it done twice.",
+            None,
+        )
+    ]

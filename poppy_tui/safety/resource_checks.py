@@ -44,17 +44,39 @@ from poppy_tui.safety.terms_values import (
     format_path,
 )
 
-__all__ = ["ResourceComparison", "check_resource", "compare_resource", "resource_rows", "source_label"]
+__all__ = [
+    "ResourceComparison",
+    "check_resource",
+    "compare_resource",
+    "resource_rows",
+    "source_label",
+]
 
 # States after which an action on the thing is moot or impossible (normalised: letters only).
-MOOT_STATES = frozenset({
-    "cancelled", "canceled", "closed", "deleted", "refunded", "exchanged", "returned", "expired",
-    "ended", "voided", "void", "terminated", "revoked", "removed",
-})
+MOOT_STATES = frozenset(
+    {
+        "cancelled",
+        "canceled",
+        "closed",
+        "deleted",
+        "refunded",
+        "exchanged",
+        "returned",
+        "expired",
+        "ended",
+        "voided",
+        "void",
+        "terminated",
+        "revoked",
+        "removed",
+    }
+)
 _STATE_KEYS = frozenset({"status", "state"})
 _PRICE_KEYS = frozenset({"price", "unitprice", "itemprice"})
 # Terms words that say a value describes the thing as it is, not as it will be.
-_PRESENT_PREFIX = re.compile(r"^(?i:previous|current|old|from|existing|original)(?:[_\-]|(?=[A-Z]))(.+)$")
+_PRESENT_PREFIX = re.compile(
+    r"^(?i:previous|current|old|from|existing|original)(?:[_\-]|(?=[A-Z]))(.+)$"
+)
 _MAX_LISTED = 5
 
 
@@ -74,7 +96,9 @@ def source_label(source: str) -> str:
     Company's, shown beside its name), `MCP get_subscription(subscription_id=sub_6Tc1)`; sanitised."""
     if source.startswith("GET "):
         parts = urlsplit(source[4:])
-        return sanitize_line("GET " + (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), 200).text
+        return sanitize_line(
+            "GET " + (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), 200
+        ).text
     return sanitize_line(source, 200).text
 
 
@@ -147,8 +171,11 @@ def _own_id_key(norm_key: str, source: str) -> bool:
 
 
 def _named_objects(
-    terms: Mapping[str, Any], resource: Mapping[str, Any], by_key: dict[str, list[tuple[Path, Any]]],
-    source: str, named: set[str],
+    terms: Mapping[str, Any],
+    resource: Mapping[str, Any],
+    by_key: dict[str, list[tuple[Path, Any]]],
+    source: str,
+    named: set[str],
 ) -> list[tuple[Path, Mapping[str, Any]]]:
     """The resource itself and each object in it that holds an ID the terms give (the item an
     exchange names), deepest last."""
@@ -168,12 +195,26 @@ def _named_objects(
 
 
 def _check_ids(
-    findings: _Findings, terms: Mapping[str, Any], resource: Mapping[str, Any],
-    by_key: dict[str, list[tuple[Path, Any]]], source: str, where: str, named: set[str],
+    findings: _Findings,
+    terms: Mapping[str, Any],
+    resource: Mapping[str, Any],
+    by_key: dict[str, list[tuple[Path, Any]]],
+    source: str,
+    where: str,
+    named: set[str],
 ) -> None:
     for path, key, value in _term_ids(terms):
-        held = [(p, v) for p, v in by_key.get(key, []) if isinstance(v, (str, int)) and not isinstance(v, bool)]
-        if not held and "id" in resource and _own_id_key(key, source) and isinstance(resource["id"], (str, int)):
+        held = [
+            (p, v)
+            for p, v in by_key.get(key, [])
+            if isinstance(v, (str, int)) and not isinstance(v, bool)
+        ]
+        if (
+            not held
+            and "id" in resource
+            and _own_id_key(key, source)
+            and isinstance(resource["id"], (str, int))
+        ):
             held = [(("id",), resource["id"])]
         if not held:
             continue  # the resource doesn't say: nothing to compare
@@ -195,7 +236,11 @@ def _check_ids(
 
 
 def _check_present_values(
-    findings: _Findings, terms: Mapping[str, Any], resource: Mapping[str, Any], where: str, named: set[str]
+    findings: _Findings,
+    terms: Mapping[str, Any],
+    resource: Mapping[str, Any],
+    where: str,
+    named: set[str],
 ) -> None:
     """`previous_starts_at` in the terms is the resource's `starts_at` as it is now."""
     top = {_norm_key(k): (k, v) for k, v in resource.items() if isinstance(k, str)}
@@ -224,7 +269,11 @@ def _check_states(
 ) -> None:
     for path, obj in objects:
         for key, value in obj.items():
-            if not isinstance(key, str) or _norm_key(key) not in _STATE_KEYS or not isinstance(value, str):
+            if (
+                not isinstance(key, str)
+                or _norm_key(key) not in _STATE_KEYS
+                or not isinstance(value, str)
+            ):
                 continue
             state = "".join(ch for ch in value.casefold() if ch.isalpha())
             if state not in MOOT_STATES:
@@ -241,8 +290,11 @@ def _check_states(
 
 
 def _check_prices(
-    findings: _Findings, terms: Mapping[str, Any], objects: list[tuple[Path, Mapping[str, Any]]],
-    where: str, named: set[str],
+    findings: _Findings,
+    terms: Mapping[str, Any],
+    objects: list[tuple[Path, Mapping[str, Any]]],
+    where: str,
+    named: set[str],
 ) -> None:
     """A `price` in the terms against the price of the most specific object the terms name."""
     for key, value in terms.items():
@@ -252,7 +304,9 @@ def _check_prices(
         if ours is None:
             continue
         for path, obj in reversed(objects):
-            match = next((k for k in obj if isinstance(k, str) and _norm_key(k) == _norm_key(key)), None)
+            match = next(
+                (k for k in obj if isinstance(k, str) and _norm_key(k) == _norm_key(key)), None
+            )
             if match is None:
                 continue
             theirs = _money(obj[match])

@@ -125,15 +125,21 @@ def diff_revisions(previous: Operation, current: Operation) -> RevisionDiff:
     if not summary_changed:
         summary_diff: tuple[str, ...] = ()
     elif len(before) + len(after) > 20000:
-        summary_diff = (f"@@ the summary changed ({len(before)} lines -> {len(after)} lines); too long to compare line by line @@",)
+        summary_diff = (
+            f"@@ the summary changed ({len(before)} lines -> {len(after)} lines); too long to compare line by line @@",
+        )
     else:
-        summary_diff = tuple(difflib.unified_diff(before, after, "previous", "current", lineterm="", n=2))
+        summary_diff = tuple(
+            difflib.unified_diff(before, after, "previous", "current", lineterm="", n=2)
+        )
     old_leaves, new_leaves = _leaf_map(previous.terms), _leaf_map(current.terms)
     changes: list[TermsChange] = []
     for path, value in old_leaves.items():
         if path not in new_leaves:
             changes.append(TermsChange(path, "removed", _shown(value), None))
-        elif _canonical(value) != _canonical(new_leaves[path]) or type(value) is not type(new_leaves[path]):
+        elif _canonical(value) != _canonical(new_leaves[path]) or type(value) is not type(
+            new_leaves[path]
+        ):
             old_text, new_text = _change_values(value, new_leaves[path])
             changes.append(TermsChange(path, "changed", old_text, new_text))
     for path, value in new_leaves.items():
@@ -159,10 +165,15 @@ def _describe_change(change: TermsChange) -> str:
     return f"{change.path} {old} → {new}"
 
 
-def _check_revision(findings: _Findings, operation: Operation, previous: Operation, previous_seen: bool = True) -> None:
+def _check_revision(
+    findings: _Findings, operation: Operation, previous: Operation, previous_seen: bool = True
+) -> None:
     since = "since you last saw this" if previous_seen else "since the revision before"
     if previous.operation_id != operation.operation_id:
-        findings.add("different_operation", "This is a different operation from the one compared with, so no changes are shown.")
+        findings.add(
+            "different_operation",
+            "This is a different operation from the one compared with, so no changes are shown.",
+        )
         return
     diff = diff_revisions(previous, operation)
     if previous.revision == operation.revision:
@@ -192,4 +203,8 @@ def _check_revision(findings: _Findings, operation: Operation, previous: Operati
         if diff.expires_changed:
             findings.add("expiry_changed", f"Only the expiry time changed {since}.", "expires_at")
         else:
-            findings.add("new_revision", "This is a new revision with the same summary, terms and expiry.", "revision")
+            findings.add(
+                "new_revision",
+                "This is a new revision with the same summary, terms and expiry.",
+                "revision",
+            )

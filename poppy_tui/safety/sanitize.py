@@ -41,9 +41,7 @@ FLAGS = frozenset({"control", "escape", "bidi", "invisible", "markup", "truncate
 NEWLINE_TOKEN = "⏎"
 TAB_TOKEN = "⇥"
 
-_BIDI = frozenset(
-    [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-)
+_BIDI = frozenset([0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 
 # Not caught by category (Mn/Lo/So) but shown as nothing, or as a blank that
 # passes for a space: default-ignorables, variation selectors, Hangul fillers,
@@ -51,8 +49,12 @@ _BIDI = frozenset(
 _EXTRA_INVISIBLE = frozenset(
     [
         0x034F,  # combining grapheme joiner
-        0x115F, 0x1160, 0x3164, 0xFFA0,  # Hangul fillers
-        0x17B4, 0x17B5,  # Khmer inherent vowels
+        0x115F,
+        0x1160,
+        0x3164,
+        0xFFA0,  # Hangul fillers
+        0x17B4,
+        0x17B5,  # Khmer inherent vowels
         *range(0x180B, 0x1810),  # Mongolian free variation selectors
         *range(0xFE00, 0xFE10),  # variation selectors 1-16
         0x2800,  # braille pattern blank
@@ -416,7 +418,9 @@ def _is_mixed(sets: list[frozenset[str]]) -> bool:
         return True  # "Ｐaypal": CJK text uses one width or the other, not both in one name
     if _resolve(sets):
         return False
-    rest = [scripts for scripts in sets if "Latn" not in scripts and _LATIN_LOOKALIKE not in scripts]
+    rest = [
+        scripts for scripts in sets if "Latn" not in scripts and _LATIN_LOOKALIKE not in scripts
+    ]
     return not (rest and _resolve(rest) & _CJK_WRITINGS)  # Latin beside one CJK writing is fine
 
 

@@ -20,22 +20,82 @@ from poppy_tui.protocol.signin import MediatedField
 from poppy_tui.safety.sanitize import sanitize_line
 
 # Words and phrases that make a field secret, matched as whole words after normalising (below).
-SECRET_WORDS = frozenset({
-    "password", "passwd", "pwd", "pass", "passcode", "passphrase", "pin", "otp", "totp", "hotp",
-    "2fa", "mfa", "secret", "token", "cvv", "cvv2", "cvc", "cvc2", "csc", "cid", "ssn", "apikey",
-    "code",  # a one-time code by any other name ("code", "sms code"); postal codes are let through below
-})
+SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "passcode",
+        "passphrase",
+        "pin",
+        "otp",
+        "totp",
+        "hotp",
+        "2fa",
+        "mfa",
+        "secret",
+        "token",
+        "cvv",
+        "cvv2",
+        "cvc",
+        "cvc2",
+        "csc",
+        "cid",
+        "ssn",
+        "apikey",
+        "code",  # a one-time code by any other name ("code", "sms code"); postal codes are let through below
+    }
+)
 SECRET_PHRASES = (
-    "one time", "onetime", "verification code", "security code", "auth code", "authentication code",
-    "access code", "confirmation code", "api key", "private key", "security answer", "card number",
+    "one time",
+    "onetime",
+    "verification code",
+    "security code",
+    "auth code",
+    "authentication code",
+    "access code",
+    "confirmation code",
+    "api key",
+    "private key",
+    "security answer",
+    "card number",
 )
 # Squashed spellings ("userpassword", "otpcode", "accesstoken") caught inside longer names.
-SECRET_INSIDE = ("password", "passwd", "passcode", "passphrase", "secret", "token", "onetime", "otpcode")
-NOT_SECRET_CODES = frozenset({"postal", "zip", "post", "country", "area", "promo", "discount", "coupon", "referral"})
-ACCOUNT_WORDS = frozenset({
-    "email", "e mail", "mail", "email address", "username", "user name", "user", "login", "login name",
-    "user id", "userid", "account", "account name", "phone", "phone number", "mobile", "mobile number",
-})
+SECRET_INSIDE = (
+    "password",
+    "passwd",
+    "passcode",
+    "passphrase",
+    "secret",
+    "token",
+    "onetime",
+    "otpcode",
+)
+NOT_SECRET_CODES = frozenset(
+    {"postal", "zip", "post", "country", "area", "promo", "discount", "coupon", "referral"}
+)
+ACCOUNT_WORDS = frozenset(
+    {
+        "email",
+        "e mail",
+        "mail",
+        "email address",
+        "username",
+        "user name",
+        "user",
+        "login",
+        "login name",
+        "user id",
+        "userid",
+        "account",
+        "account name",
+        "phone",
+        "phone number",
+        "mobile",
+        "mobile number",
+    }
+)
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
@@ -109,7 +169,9 @@ def guard_fields(fields: tuple[MediatedField, ...]) -> tuple[GuardedField, ...]:
     for field in fields:
         account = not account_taken and identifies_account(field)
         account_taken = account_taken or account
-        guarded.append(GuardedField(field.name, field.label, looks_secret(field), account, field.secret))
+        guarded.append(
+            GuardedField(field.name, field.label, looks_secret(field), account, field.secret)
+        )
     return tuple(guarded)
 
 

@@ -16,7 +16,13 @@ from poppy_tui.safety.company_name import NAME_MARK, company_label
 from poppy_tui.safety.formatting import PLACEHOLDER_STYLE, FormattedText, format_summary
 from poppy_tui.safety.sanitize import Sanitized, sanitize, sanitize_line
 
-__all__ = ["RenderedSummary", "company_content", "render_summary", "safe_content", "safe_line_content"]
+__all__ = [
+    "RenderedSummary",
+    "company_content",
+    "render_summary",
+    "safe_content",
+    "safe_line_content",
+]
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,9 @@ def render_summary(summary: str) -> RenderedSummary:
     try:
         formatted: FormattedText = format_summary(summary)
     except Exception:  # noqa: BLE001 - format_summary already falls back; belt and braces
-        formatted = FormattedText("(this summary could not be shown)", (), frozenset({"unformatted"}), False)
+        formatted = FormattedText(
+            "(this summary could not be shown)", (), frozenset({"unformatted"}), False
+        )
     spans = [Span(start, end, style) for start, end, style in formatted.spans]
     return RenderedSummary(
         content=_content(formatted.text, spans),
@@ -61,7 +69,9 @@ def safe_line_content(text: str, max_chars: int) -> Content:
     return _from_sanitized(sanitize_line(text, max_chars))
 
 
-def company_content(name: object, domain: object, max_chars: int = 60, *, with_domain: bool = True) -> Content:
+def company_content(
+    name: object, domain: object, max_chars: int = 60, *, with_domain: bool = True
+) -> Content:
     """A Company's name as Content, the Textual twin of `company_label`: bold, with
     "⚠" in front when it mixes scripts or hides characters, and the verified domain
     beside it (dim) unless the caller shows the domain right next to it already."""
@@ -71,5 +81,10 @@ def company_content(name: object, domain: object, max_chars: int = 60, *, with_d
         parts.append((NAME_MARK + " ", "bold"))
     parts.append(safe_line_content("" if name is None else str(name), max_chars).stylize("bold"))
     if with_domain:
-        parts += ["  ", safe_line_content("" if domain is None else str(domain), max(20, max_chars)).stylize("dim")]
+        parts += [
+            "  ",
+            safe_line_content("" if domain is None else str(domain), max(20, max_chars)).stylize(
+                "dim"
+            ),
+        ]
     return Content.assemble(*parts)

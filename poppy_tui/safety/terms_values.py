@@ -141,7 +141,9 @@ def _canonical(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except RecursionError:
-        return "(nested too deeply to show)"  # the protocol caps terms at 32 levels; this is not one
+        return (
+            "(nested too deeply to show)"  # the protocol caps terms at 32 levels; this is not one
+        )
     except (TypeError, ValueError):
         return repr(value)
 

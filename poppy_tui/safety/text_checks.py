@@ -10,15 +10,38 @@ from poppy_tui.safety.sanitize import has_mixed_script_word, sanitize, sanitize_
 from poppy_tui.safety.terms_values import _UNBOUNDED, _dicts, _field, _flatten, format_path
 
 _FLAG_FINDINGS: tuple[tuple[str, str, str], ...] = (
-    ("bidi", "bidi_control", "holds bidirectional control characters, which can reorder what you see; they are shown as ⟨U+…⟩"),
-    ("escape", "escape_sequence", "holds terminal escape sequences; they are shown as \\x1b… and do nothing"),
+    (
+        "bidi",
+        "bidi_control",
+        "holds bidirectional control characters, which can reorder what you see; they are shown as ⟨U+…⟩",
+    ),
+    (
+        "escape",
+        "escape_sequence",
+        "holds terminal escape sequences; they are shown as \\x1b… and do nothing",
+    ),
     ("control", "control_character", "holds control characters; they are shown as \\xNN"),
-    ("invisible", "invisible_character", "holds invisible characters, which can hide or change text; they are shown as ⟨U+…⟩"),
-    ("markup", "markup_tag", "holds text that looks like an action or link tag; it is shown as plain text and does nothing"),
+    (
+        "invisible",
+        "invisible_character",
+        "holds invisible characters, which can hide or change text; they are shown as ⟨U+…⟩",
+    ),
+    (
+        "markup",
+        "markup_tag",
+        "holds text that looks like an action or link tag; it is shown as plain text and does nothing",
+    ),
 )
 
 
-def _text_safety(findings: _Findings, flags: frozenset[str], where: str, field: str, capped: bool, mixed_words: bool) -> None:
+def _text_safety(
+    findings: _Findings,
+    flags: frozenset[str],
+    where: str,
+    field: str,
+    capped: bool,
+    mixed_words: bool,
+) -> None:
     add = findings.add_capped if capped else findings.add
     for flag, code, text in _FLAG_FINDINGS:
         if flag not in flags:
@@ -28,9 +51,19 @@ def _text_safety(findings: _Findings, flags: frozenset[str], where: str, field: 
         add(code, f"{where} {text}.", field)
     if "mixed_script" in flags:
         if mixed_words:
-            add("mixed_script", f"{where} mixes alphabets within a word (look-alike letters, as in a fake \"pаypal\").", field, "danger")
+            add(
+                "mixed_script",
+                f'{where} mixes alphabets within a word (look-alike letters, as in a fake "pаypal").',
+                field,
+                "danger",
+            )
         else:
-            add("mixed_script", f"{where} mixes letters from different alphabets; check names and amounts closely.", field, "warning")
+            add(
+                "mixed_script",
+                f"{where} mixes letters from different alphabets; check names and amounts closely.",
+                field,
+                "warning",
+            )
 
 
 def _check_text(findings: _Findings, operation: Operation) -> None:
@@ -44,10 +77,19 @@ def _check_text(findings: _Findings, operation: Operation) -> None:
             flags = sanitize_line(str(key), _UNBOUNDED).flags
             if flags:
                 where = f"A key in the terms ({format_path((*path, str(key)))})"
-                _text_safety(findings, flags, where, _field((*path, str(key))), True, has_mixed_script_word(str(key)))
+                _text_safety(
+                    findings,
+                    flags,
+                    where,
+                    _field((*path, str(key))),
+                    True,
+                    has_mixed_script_word(str(key)),
+                )
     for path, value in _flatten(terms):
         if isinstance(value, str) and path:
             flags = sanitize_line(value, _UNBOUNDED).flags
             if flags:
                 where = f"The terms value {format_path(path)}"
-                _text_safety(findings, flags, where, _field(path), True, has_mixed_script_word(value))
+                _text_safety(
+                    findings, flags, where, _field(path), True, has_mixed_script_word(value)
+                )

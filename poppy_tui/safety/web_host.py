@@ -19,7 +19,9 @@ LOOKALIKE_MARK = "⚠"
 
 @dataclass(frozen=True)
 class ShownHost:
-    text: str  # what to show: the ASCII host (and :port), or the sanitised input when it isn't a host
+    text: (
+        str  # what to show: the ASCII host (and :port), or the sanitised input when it isn't a host
+    )
     lookalike: bool  # a label mixes alphabets
     international: str | None  # the name in its own letters (sanitised), when not a look-alike
 
@@ -47,7 +49,11 @@ def show_host(netloc: str, max_chars: int = 100) -> ShownHost:
     mixes alphabets."""
     from poppy_tui.protocol.web_address import read_like_a_browser
 
-    read = read_like_a_browser(f"https://{netloc}/") if netloc and not any(c in netloc for c in "/\\@?#") else None
+    read = (
+        read_like_a_browser(f"https://{netloc}/")
+        if netloc and not any(c in netloc for c in "/\\@?#")
+        else None
+    )
     if read is None:
         shown = sanitize_line(netloc or "", max_chars)
         return ShownHost(shown.text or "(no host)", "mixed_script" in shown.flags, None)

@@ -12,7 +12,13 @@ from typing import Iterable
 
 __all__ = ["count", "findings_tally", "followed_by", "plural", "possessive"]
 
-_IRREGULAR = {"danger": "dangers", "warning": "warnings", "finding": "findings", "is": "are", "was": "were"}
+_IRREGULAR = {
+    "danger": "dangers",
+    "warning": "warnings",
+    "finding": "findings",
+    "is": "are",
+    "was": "were",
+}
 
 
 def plural(word: str, number: int, plural_form: str | None = None) -> str:
@@ -36,7 +42,7 @@ def count(number: int, word: str, plural_form: str | None = None) -> str:
 
 
 def possessive(name: str) -> str:
-    """"Manzanita Outfitters'" for a name ending in s, "Acme's" otherwise.
+    """ "Manzanita Outfitters'" for a name ending in s, "Acme's" otherwise.
 
     Give it text that is already safe to show (a sanitised name)."""
     stripped = name.rstrip()
@@ -57,7 +63,7 @@ def followed_by(text: str, more: str) -> str:
 
 
 def findings_tally(findings: Iterable[object]) -> str:
-    """"1 danger, 2 warnings", "2 warnings", "no findings": zero counts left out.
+    """ "1 danger, 2 warnings", "2 warnings", "no findings": zero counts left out.
 
     Takes anything with a `severity` ("danger", "warning" or "info"); info
     findings are notes, not counted here.

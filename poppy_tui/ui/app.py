@@ -26,7 +26,6 @@ POLL_SECONDS = 0.5
 DISPATCHER_RESTART_SECONDS = 5.0
 
 
-
 def _inbox() -> Screen:
     from poppy_tui.ui.screens.inbox import InboxScreen
 
@@ -87,7 +86,9 @@ class PoppyApp(App[None]):
         (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in)."""
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
-            raise ValueError(f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help")
+            raise ValueError(
+                f"unknown initial screen {initial_screen!r}; one of {', '.join(self.MODES)}, review:N, help"
+            )
         # App.__init__ reads DEFAULT_MODE, so the first screen built is the one asked for.
         # (On the instance on purpose: type checkers know these as class variables only.)
         self.DEFAULT_MODE = first = mode if mode in self.MODES else "inbox"  # type: ignore[misc]
@@ -179,8 +180,12 @@ class PoppyApp(App[None]):
         try:
             save_theme(self.config_file, theme)
         except (OSError, ValueError) as exc:
-            self.notify(f"Theme {plain_line(theme, 80)} is used until you quit, but could not be saved: "
-                        f"{plain_line(exc)}", severity="warning", markup=False)
+            self.notify(
+                f"Theme {plain_line(theme, 80)} is used until you quit, but could not be saved: "
+                f"{plain_line(exc)}",
+                severity="warning",
+                markup=False,
+            )
 
     def on_ready(self) -> None:
         # Ready comes after the first layout and frame: the inbox read its first page when it
@@ -188,7 +193,9 @@ class PoppyApp(App[None]):
         # times).
         self.startup_ms = _start_time.elapsed_ms()
         age = _start_time.process_age_ms()
-        message = f"started in {self.startup_ms:.0f} ms" + (f" ({age:.0f} ms since process start)" if age else "")
+        message = f"started in {self.startup_ms:.0f} ms" + (
+            f" ({age:.0f} ms since process start)" if age else ""
+        )
         self.log.info(message)
         log.info(message)
         self.painted = True
@@ -221,7 +228,9 @@ class PoppyApp(App[None]):
                 shown()
         self._start_notifications()
         self._announce_outcomes()  # the first look only takes note of what is on its way
-        self.run_worker(self._prepare_network, name="network", group="network", thread=True, exit_on_error=False)
+        self.run_worker(
+            self._prepare_network, name="network", group="network", thread=True, exit_on_error=False
+        )
 
     def _prepare_network(self) -> None:
         """In a thread: imports and builds what sending needs, and judges whether approvals can
@@ -250,7 +259,9 @@ class PoppyApp(App[None]):
             self.notify(
                 "Approvals can't be signed on this machine: you can browse, not approve. "
                 "An operation's review says why and how to fix it.",
-                severity="warning", markup=False, timeout=15,
+                severity="warning",
+                markup=False,
+                timeout=15,
             )
             for screen in self.screen_stack:
                 screen.post_message(StoreChanged())  # an open review's banner says it now
@@ -261,8 +272,12 @@ class PoppyApp(App[None]):
             return
         self._dispatcher_stop = asyncio.Event()
         # The callable, not a coroutine: an app that exits before the worker starts leaves nothing unawaited.
-        self.run_worker(partial(run, self._dispatcher_stop), name="dispatcher", group="dispatcher",
-                        exit_on_error=False)
+        self.run_worker(
+            partial(run, self._dispatcher_stop),
+            name="dispatcher",
+            group="dispatcher",
+            exit_on_error=False,
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "network" and event.state == WorkerState.ERROR:
@@ -304,7 +319,9 @@ class PoppyApp(App[None]):
             from poppy_tui.ui.terminal_watch import terminal_hung_up
 
             if terminal_hung_up(self._terminal_fd):
-                log.warning("the terminal hung up; poppy-tui ends (what is recorded stays recorded)")
+                log.warning(
+                    "the terminal hung up; poppy-tui ends (what is recorded stays recorded)"
+                )
                 self._terminal_fd = None
                 self.exit()
                 return
@@ -327,7 +344,9 @@ class PoppyApp(App[None]):
         self.watcher = OperationWatcher(self.agent.store, self._started_at)
         self.notifier = Notifier(
             getattr(self.agent.config, "notifications", None) or NotificationSettings(),
-            toast=lambda text, severity: self.notify(text, severity=severity, markup=False, timeout=8),
+            toast=lambda text, severity: self.notify(
+                text, severity=severity, markup=False, timeout=8
+            ),
             bell=self.bell,
             write=self.write_to_terminal,
         )
@@ -339,12 +358,16 @@ class PoppyApp(App[None]):
             return
         try:
             events = watcher.changes()
-        except Exception as exc:  # a locked database must not kill the UI; the next poll looks again
+        except (
+            Exception
+        ) as exc:  # a locked database must not kill the UI; the next poll looks again
             self.log.warning(f"notifications: {exc}")
             return
         # A review: its banner says how a send ended. The stack is empty while the app shuts down.
         shown = getattr(self.screen_stack[-1], "operation_row", None) if self.screen_stack else None
-        self.notifier.announce(events, frozenset({shown}) if isinstance(shown, int) else frozenset())
+        self.notifier.announce(
+            events, frozenset({shown}) if isinstance(shown, int) else frozenset()
+        )
 
     def get_driver_class(self) -> Any:
         """Textual's driver for this platform, made to hand the app the driver it runs with
@@ -403,7 +426,9 @@ class PoppyApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters typed in a dialog must not switch screens behind it, and on a screen where
         # the person types (New request, Talk) a letter is text, never a screen switch: Esc first.
-        if action in NAVIGATION and (isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)):
+        if action in NAVIGATION and (
+            isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)
+        ):
             return False
         if action == "quit" and getattr(self.screen, "TYPING", False):
             return False  # a "q" in a message or a field is a letter; Esc, then q

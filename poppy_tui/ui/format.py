@@ -49,7 +49,10 @@ STATUS_TEXT: dict[Status, tuple[str, str]] = {
         "Company performed the action. Nothing more is sent. Check with the Company (for example your "
         "order page or e-mail), then tell poppy what you found.",
     ),
-    Status.DECLINED: ("declined", "You declined. Nothing was sent and the action was not performed."),
+    Status.DECLINED: (
+        "declined",
+        "You declined. Nothing was sent and the action was not performed.",
+    ),
     Status.EXPIRED: (
         "expired",
         "This revision expired before an approval was sent. The action was not performed.",
@@ -79,11 +82,19 @@ WAITING_SIGN_IN_MEANING = (
 
 def record_status_label(record: Any) -> str:
     """status_label for an operation (or a list row), saying "waiting for sign-in" while it waits."""
-    return WAITING_SIGN_IN_LABEL if getattr(record, "waiting_sign_in", None) else status_label(record.status)
+    return (
+        WAITING_SIGN_IN_LABEL
+        if getattr(record, "waiting_sign_in", None)
+        else status_label(record.status)
+    )
 
 
 def record_status_meaning(record: Any) -> str:
-    return WAITING_SIGN_IN_MEANING if getattr(record, "waiting_sign_in", None) else status_meaning(record.status)
+    return (
+        WAITING_SIGN_IN_MEANING
+        if getattr(record, "waiting_sign_in", None)
+        else status_meaning(record.status)
+    )
 
 
 def interface_label(interface: str) -> str:
@@ -154,7 +165,7 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 
 
 def possessive(name: str) -> str:
-    """"Larkspur Air's", "Manzanita Outfitters'"."""
+    """ "Larkspur Air's", "Manzanita Outfitters'"."""
     return wording.possessive(name)
 
 
@@ -171,5 +182,9 @@ def company_interfaces(company: CompanyRecord) -> list[str]:
     by the same look-ups the agent sends requests with."""
     from poppy_tui.agent.companies import conversation_endpoint, mcp_url, openapi_url
 
-    found = (("API", openapi_url(company)), ("MCP", mcp_url(company)), ("conversation", conversation_endpoint(company)))
+    found = (
+        ("API", openapi_url(company)),
+        ("MCP", mcp_url(company)),
+        ("conversation", conversation_endpoint(company)),
+    )
     return [label for label, url in found if url]

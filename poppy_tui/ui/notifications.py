@@ -97,8 +97,15 @@ class OperationWatcher:
             kind = self._kind(row, self._seen.get(row.id))
             self._seen[row.id] = (row.status, row.revision, row.revision_count)
             if kind is not None:
-                events.append(Event(kind, row.id, sanitize_line(row.company_name, NAME_CHARS).text,
-                                    _amount(self.store, row.id), row.status))
+                events.append(
+                    Event(
+                        kind,
+                        row.id,
+                        sanitize_line(row.company_name, NAME_CHARS).text,
+                        _amount(self.store, row.id),
+                        row.status,
+                    )
+                )
         return events
 
     def _kind(self, row: OperationRow, before: tuple[Status, str, int] | None) -> Kind | None:
@@ -141,7 +148,14 @@ def _payload(text: str) -> str:
     shown = sanitize_line(text, PAYLOAD_CHARS).text
     kept = []
     for ch in shown:
-        if ch in ";\x1b\x07\x9c\x9d" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co"):
+        if ch in ";\x1b\x07\x9c\x9d" or unicodedata.category(ch) in (
+            "Cc",
+            "Cf",
+            "Zl",
+            "Zp",
+            "Cs",
+            "Co",
+        ):
             kept.append("," if ch == ";" else "?")
         else:
             kept.append(ch)

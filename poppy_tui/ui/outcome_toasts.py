@@ -33,7 +33,9 @@ def outcome_toast(record: Any) -> Toast | None:
     company = plain_line(record.company.name, 60)
     summary = plain_line(record.current.summary, 90)
     if record.status == Status.PERFORMED:
-        return Toast(record.id, f"Performed: {company} confirmed it did this. {summary}", "information")
+        return Toast(
+            record.id, f"Performed: {company} confirmed it did this. {summary}", "information"
+        )
     if record.status == Status.NOT_PERFORMED:
         return Toast(record.id, f"Not performed: {company} did not do this. {summary}", "warning")
     if record.status == Status.OUTCOME_UNKNOWN:
@@ -55,7 +57,9 @@ def waiting_toast(row: Any) -> Toast:
     if line.startswith(OTHER_ACCOUNT_WAIT_PREFIX):
         # Held by poppy-tui, not asked by the Company: signed in there as another account (Ops 3).
         return Toast(
-            row.id, f"Not sent, {plain_line(line, 400)}. Open it and press s to sign in. {summary}", "warning"
+            row.id,
+            f"Not sent, {plain_line(line, 400)}. Open it and press s to sign in. {summary}",
+            "warning",
         )
     return Toast(
         row.id,
@@ -67,13 +71,17 @@ def waiting_toast(row: Any) -> Toast:
 
 class OutcomeWatcher:
     def __init__(self) -> None:
-        self._on_the_way: set[int] | None = None  # None until the first look: old outcomes aren't news
+        self._on_the_way: set[int] | None = (
+            None  # None until the first look: old outcomes aren't news
+        )
         self._waiting: set[int] = set()
 
     def check(self, store: Any) -> list[Toast]:
         rows = store.list_operations(IN_PROGRESS_STATUSES, limit=WATCH_LIMIT)
         now_on_the_way = {r.id for r in rows if r.status in ON_THE_WAY}
-        waiting = {r.id: r for r in rows if r.status in ON_THE_WAY and getattr(r, "waiting_sign_in", None)}
+        waiting = {
+            r.id: r for r in rows if r.status in ON_THE_WAY and getattr(r, "waiting_sign_in", None)
+        }
         before, self._on_the_way = self._on_the_way, now_on_the_way
         waited, self._waiting = self._waiting, set(waiting)
         if before is None:

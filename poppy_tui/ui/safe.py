@@ -18,8 +18,18 @@ from poppy_tui.safety.company_name import company_label
 from poppy_tui.safety.sanitize import sanitize_line
 
 if TYPE_CHECKING:
-    from poppy_tui.safety.discrepancies import check_operation, diff_revisions, key_amount, terms_rows
-    from poppy_tui.safety.summary import company_content, render_summary, safe_content, safe_line_content
+    from poppy_tui.safety.discrepancies import (
+        check_operation,
+        diff_revisions,
+        key_amount,
+        terms_rows,
+    )
+    from poppy_tui.safety.summary import (
+        company_content,
+        render_summary,
+        safe_content,
+        safe_line_content,
+    )
 
 # Imported on first use (PEP 562): the checks and the summary renderer cost ~40 ms to import,
 # and the inbox's first frame (cells of plain Text) needs neither (the first-frame target,
@@ -45,6 +55,7 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
 
 __all__ = [
     "cell",
@@ -93,7 +104,11 @@ def fit_line(text: str, width: int) -> str:
     too_long = len(shown) > width  # the marker alone doesn't fit this narrow a column
     # A marker that would crowd out the text itself says less than the text: then a bare "…".
     crowding = found is not None and found.start() < len(found.group(0))
-    if found is not None and (too_long or crowding or int(found.group(1)) < len(found.group(0))) and width > 0:
+    if (
+        found is not None
+        and (too_long or crowding or int(found.group(1)) < len(found.group(0)))
+        and width > 0
+    ):
         # Cut one character short (whole tokens only) and end with a bare ellipsis.
         short = sanitize_line(text, width - 1)
         body = short.text[: short.marks[-1][0]] if short.marks else short.text[: width - 1]
@@ -144,7 +159,9 @@ def first_lines_apart(summaries: list[str], count: int | None = None) -> list[st
     if 2 * len(wanted) >= len(heads):  # most of them: each neighbouring pair compared once
         between = [shared_length(heads[at], heads[at + 1]) for at in range(len(heads) - 1)]
         start_of = {
-            head: _start_after(head, max(between[at - 1] if at > 0 else 0, between[at] if at < len(between) else 0))
+            head: _start_after(
+                head, max(between[at - 1] if at > 0 else 0, between[at] if at < len(between) else 0)
+            )
             for at, head in enumerate(heads)
         }
     else:  # a few: each compared with the heads before and after it
@@ -152,8 +169,13 @@ def first_lines_apart(summaries: list[str], count: int | None = None) -> list[st
         for line in wanted:
             head = line[:400]
             at = bisect_left(heads, head)
-            start_of[head] = _start_after(head, max(shared_length(head, heads[at - 1]) if at > 0 else 0,
-                                                    shared_length(head, heads[at + 1]) if at + 1 < len(heads) else 0))
+            start_of[head] = _start_after(
+                head,
+                max(
+                    shared_length(head, heads[at - 1]) if at > 0 else 0,
+                    shared_length(head, heads[at + 1]) if at + 1 < len(heads) else 0,
+                ),
+            )
     out = []
     for line in wanted:
         start = start_of[line[:400]]
@@ -179,8 +201,13 @@ def wrapped_first_line(text: str, width: int, lines: int, indent: int = 0) -> st
             return elided
     for _ in range(6):
         shown = fit_line(line, max(1, budget))
-        wrapped = textwrap.wrap(" " * indent + shown, width, break_long_words=True, break_on_hyphens=False,
-                                drop_whitespace=True) or [""]
+        wrapped = textwrap.wrap(
+            " " * indent + shown,
+            width,
+            break_long_words=True,
+            break_on_hyphens=False,
+            drop_whitespace=True,
+        ) or [""]
         if len(wrapped) <= lines:
             return "\n".join(wrapped)[indent:] if indent else "\n".join(wrapped)
         budget -= max(1, len(wrapped[-1]) + (len(wrapped) - lines - 1) * width)
@@ -198,7 +225,9 @@ def _wrap_fitting(line: str, width: int, lines: int, indent: int) -> str | None:
     shown = sanitize_line(line, width * lines)
     if "truncated" in shown.flags:
         return None
-    wrapped = textwrap.wrap(" " * indent + shown.text, width, break_long_words=True, break_on_hyphens=False)
+    wrapped = textwrap.wrap(
+        " " * indent + shown.text, width, break_long_words=True, break_on_hyphens=False
+    )
     if len(wrapped) > lines:
         return None
     return "\n".join(wrapped)[indent:] if indent else "\n".join(wrapped)
@@ -221,16 +250,26 @@ def _wrap_ends(line: str, width: int, lines: int, indent: int) -> str | None:
     head = sanitize_line(line[: head_room * 2], head_room * 4).text[:head_room]
     if " " in head:
         head = head.rsplit(" ", 1)[0]  # whole words only
-    destination = line[move.end() - 3:]
+    destination = line[move.end() - 3 :]
     tail = sanitize_line(destination[: tail_room * 2], tail_room * 4).text
     whole_tail = len(destination) <= tail_room * 2 and tail
     for _ in range(4 * (head_lines + tail_lines) + 8):
-        head_wrapped = textwrap.wrap(" " * indent + head, width, break_long_words=True, break_on_hyphens=False)
+        head_wrapped = textwrap.wrap(
+            " " * indent + head, width, break_long_words=True, break_on_hyphens=False
+        )
         if len(head_wrapped) > head_lines:  # shorten the beginning by its last word
-            head = head.rsplit(" ", 1)[0] if " " in head.strip() else head[: max(1, len(head) - width)]
+            head = (
+                head.rsplit(" ", 1)[0] if " " in head.strip() else head[: max(1, len(head) - width)]
+            )
             continue
-        shown_tail = tail if tail == whole_tail and len(tail) <= tail_room else tail[: tail_room - 1].rstrip() + "…"
-        tail_wrapped = textwrap.wrap("… " + shown_tail, width, break_long_words=True, break_on_hyphens=False)
+        shown_tail = (
+            tail
+            if tail == whole_tail and len(tail) <= tail_room
+            else tail[: tail_room - 1].rstrip() + "…"
+        )
+        tail_wrapped = textwrap.wrap(
+            "… " + shown_tail, width, break_long_words=True, break_on_hyphens=False
+        )
         if len(tail_wrapped) > tail_lines:  # shorten the destination from its end
             tail = tail[: max(1, len(tail) - 4)].rsplit(" ", 1)[0]
             continue

@@ -26,7 +26,9 @@ class FormError(ValueError):
 class FormField:
     name: str
     location: Literal["path", "query", "body", "argument"]
-    type: str  # string, integer, number, boolean, object, array (or "" when the schema says nothing)
+    type: (
+        str  # string, integer, number, boolean, object, array (or "" when the schema says nothing)
+    )
     required: bool = False
     title: str = ""
     description: str = ""
@@ -89,7 +91,9 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def fields_from_schema(document: Mapping[str, Any], schema: Any, location: str) -> tuple[list[FormField], bool]:
+def fields_from_schema(
+    document: Mapping[str, Any], schema: Any, location: str
+) -> tuple[list[FormField], bool]:
     """(fields, raw): one field per top-level property; raw when there are none to build."""
     schema = _resolve(document, schema)
     properties = schema.get("properties")
@@ -114,7 +118,9 @@ def fields_from_schema(document: Mapping[str, Any], schema: Any, location: str) 
                 description=_text(sub.get("description")),
                 enum=tuple(enum),
                 default=sub.get("default"),
-                example=examples[0] if isinstance(examples, list) and examples else sub.get("example"),
+                example=examples[0]
+                if isinstance(examples, list) and examples
+                else sub.get("example"),
             )
         )
     return out, False
@@ -173,7 +179,9 @@ def tool_actions(tools: list[Mapping[str, Any]]) -> list[Action]:
         if not isinstance(name, str):
             continue
         schema = tool.get("inputSchema") or tool.get("input_schema") or {}
-        fields, raw = fields_from_schema(schema if isinstance(schema, Mapping) else {}, schema, "argument")
+        fields, raw = fields_from_schema(
+            schema if isinstance(schema, Mapping) else {}, schema, "argument"
+        )
         description = _text(tool.get("description"))
         actions.append(
             Action(
@@ -230,7 +238,9 @@ class BuiltRequest:
 _PATH_PARAM = re.compile(r"\{([^{}]+)\}")
 
 
-def build_request(action: Action, values: Mapping[str, str | bool], raw_json: str = "") -> BuiltRequest:
+def build_request(
+    action: Action, values: Mapping[str, str | bool], raw_json: str = ""
+) -> BuiltRequest:
     """values: field.key -> what was typed ('' means left empty)."""
     typed: dict[str, dict[str, Any]] = {"path": {}, "query": {}, "body": {}, "argument": {}}
     for f in action.fields:
@@ -242,6 +252,7 @@ def build_request(action: Action, values: Mapping[str, str | bool], raw_json: st
         typed[f.location][f.name] = convert(f, value)
     result = BuiltRequest()
     if action.kind == "api":
+
         def fill(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in typed["path"]:
@@ -250,7 +261,9 @@ def build_request(action: Action, values: Mapping[str, str | bool], raw_json: st
 
         path = _PATH_PARAM.sub(fill, action.path)
         if typed["query"]:
-            path += "?" + urlencode({k: v if isinstance(v, str) else json.dumps(v) for k, v in typed["query"].items()})
+            path += "?" + urlencode(
+                {k: v if isinstance(v, str) else json.dumps(v) for k, v in typed["query"].items()}
+            )
         result.path = path
         if action.raw_body:
             result.body = _raw(raw_json)

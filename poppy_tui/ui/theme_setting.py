@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 # A top-level `theme = ...` line (tables come after the top-level keys in TOML).
-_THEME_LINE = re.compile(r'^[ \t]*theme[ \t]*=.*$', re.MULTILINE)
-_TABLE_HEADER = re.compile(r'^[ \t]*\[', re.MULTILINE)
+_THEME_LINE = re.compile(r"^[ \t]*theme[ \t]*=.*$", re.MULTILINE)
+_TABLE_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,80}$")
 
 
@@ -21,11 +21,13 @@ def with_theme(text: str, theme: str) -> str:
     """`text` (a config.toml) with its top-level theme set to `theme`."""
     line = f'theme = "{theme}"'
     table = _TABLE_HEADER.search(text)
-    top, rest = (text[: table.start()], text[table.start():]) if table else (text, "")
+    top, rest = (text[: table.start()], text[table.start() :]) if table else (text, "")
     if _THEME_LINE.search(top):
         top = _THEME_LINE.sub(line, top, count=1)
     else:
-        top = (top.rstrip("\n") + "\n" if top.strip() else "") + line + "\n" + ("\n" if rest else "")
+        top = (
+            (top.rstrip("\n") + "\n" if top.strip() else "") + line + "\n" + ("\n" if rest else "")
+        )
     return top + rest
 
 

@@ -1,10 +1,10 @@
 """A Personal Agent process for the crash and concurrency tests (run as a script).
 
-    child_agent.py ask-approve-send CONFIG_DIR DATA_DIR BASE_URL
-        discover, ask for the exchange, approve it, and send it (the parent kills us mid-send)
-    child_agent.py dispatch CONFIG_DIR DATA_DIR GO_FILE
-        open the store, say so (GO_FILE.ready.PID), wait for GO_FILE, then dispatch until nothing is
-        approved or sending
+child_agent.py ask-approve-send CONFIG_DIR DATA_DIR BASE_URL
+    discover, ask for the exchange, approve it, and send it (the parent kills us mid-send)
+child_agent.py dispatch CONFIG_DIR DATA_DIR GO_FILE
+    open the store, say so (GO_FILE.ready.PID), wait for GO_FILE, then dispatch until nothing is
+    approved or sending
 """
 
 from __future__ import annotations
@@ -21,20 +21,30 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
 from poppy_tui.protocol.retry import BackoffPolicy
 
-CONFIG = Config(grace_seconds=0.0, request_timeout_seconds=10.0, retry_window_seconds=60.0, key_storage="file")
+CONFIG = Config(
+    grace_seconds=0.0, request_timeout_seconds=10.0, retry_window_seconds=60.0, key_storage="file"
+)
 LEASE_SECONDS = 2.0
 BACKOFF = BackoffPolicy(base_seconds=0.05, cap_seconds=0.4)
 
 
 def open_agent(config_dir: str, data_dir: str) -> Agent:
-    return Agent.open(Paths(Path(config_dir), Path(data_dir)), CONFIG, lease_seconds=LEASE_SECONDS, backoff=BACKOFF)
+    return Agent.open(
+        Paths(Path(config_dir), Path(data_dir)),
+        CONFIG,
+        lease_seconds=LEASE_SECONDS,
+        backoff=BACKOFF,
+    )
 
 
 async def ask_approve_send(config_dir: str, data_dir: str, base_url: str) -> None:
     agent = open_agent(config_dir, data_dir)
     company = await agent.add_company(base_url)
     result = await agent.call_api(
-        company, "POST", "/api/orders/ord_7Hk2/exchanges", {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+        company,
+        "POST",
+        "/api/orders/ord_7Hk2/exchanges",
+        {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
     )
     op = agent.store.get_operation(result.operation_row)
     agent.approve(op.id, op.current.id)
@@ -45,7 +55,9 @@ async def ask_approve_send(config_dir: str, data_dir: str, base_url: str) -> Non
 
 async def dispatch(config_dir: str, data_dir: str, go_file: str) -> None:
     agent = open_agent(config_dir, data_dir)
-    Path(f"{go_file}.ready.{os.getpid()}").touch()  # the parent starts both at once when both are here
+    Path(
+        f"{go_file}.ready.{os.getpid()}"
+    ).touch()  # the parent starts both at once when both are here
     while not os.path.exists(go_file):
         time.sleep(0.005)
     handled = 0

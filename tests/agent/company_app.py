@@ -56,7 +56,9 @@ class Received:
 
     @property
     def message(self) -> dict[str, Any] | None:
-        data = self.json() if self.method == "POST" and "/poppy/conversations" in self.path else None
+        data = (
+            self.json() if self.method == "POST" and "/poppy/conversations" in self.path else None
+        )
         return data.get("message") if isinstance(data, dict) else None
 
 
@@ -96,7 +98,9 @@ def approval_message(r: Received) -> bool:
     return isinstance(message.get("extensions"), dict) and "operations" in message["extensions"]
 
 
-def operation_for(approval_header: str, revision: str, summary: str = "Exchange the jacket.", **extra: Any) -> dict:
+def operation_for(
+    approval_header: str, revision: str, summary: str = "Exchange the jacket.", **extra: Any
+) -> dict:
     approval = parse_approval_header(approval_header)
     return {
         "operation_id": approval.operation_id,
@@ -160,7 +164,10 @@ class Recorder:
         if rule is not None and rule.answer is not None:
             answer = rule.answer(received)
             payload = json.dumps(answer.body).encode()
-            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ]
             headers += [(k.lower().encode(), v.encode()) for k, v in answer.headers.items()]
             await send({"type": "http.response.start", "status": answer.status, "headers": headers})
             await send({"type": "http.response.body", "body": payload})
@@ -211,7 +218,9 @@ class LiveCompany:
 
 
 def start_live_company(
-    faults: Faults | str | None = None, expiry_seconds: float = 900, extension_version: str | None = c.EXTENSION_VERSION
+    faults: Faults | str | None = None,
+    expiry_seconds: float = 900,
+    extension_version: str | None = c.EXTENSION_VERSION,
 ) -> LiveCompany:
     if isinstance(faults, str):
         faults = Faults.parse(faults)
@@ -221,7 +230,9 @@ def start_live_company(
         recorders.append(Recorder(app))
         return recorders[0]
 
-    running = start_company(faults, expiry_seconds=expiry_seconds, extension_version=extension_version, wrap=wrap)
+    running = start_company(
+        faults, expiry_seconds=expiry_seconds, extension_version=extension_version, wrap=wrap
+    )
     return LiveCompany(running, recorders[0])
 
 
@@ -232,6 +243,3 @@ def running_company(faults: Faults | str | None = None, **kwargs: Any) -> Iterat
         yield company
     finally:
         company.stop()
-
-
-

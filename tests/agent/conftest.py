@@ -24,7 +24,9 @@ def paths(tmp_path) -> Paths:
 
 
 # Quick retries so tests don't sleep for real backoffs; a Company's Retry-After still counts.
-FAST_BACKOFF = BackoffPolicy(base_seconds=0.05, factor=2.0, cap_seconds=0.4, max_retry_after_seconds=5.0)
+FAST_BACKOFF = BackoffPolicy(
+    base_seconds=0.05, factor=2.0, cap_seconds=0.4, max_retry_after_seconds=5.0
+)
 TEST_CONFIG = Config(grace_seconds=0.0, request_timeout_seconds=5.0, retry_window_seconds=30.0)
 
 
@@ -33,10 +35,18 @@ def make_agent(paths: Paths) -> Iterator[Callable[..., Agent]]:
     """make_agent(**config overrides, lease_seconds=..., paths=...) -> Agent, closed after the test."""
     made: list[Agent] = []
 
-    def _make(*, lease_seconds: float = 5.0, agent_paths: Paths | None = None, backoff: BackoffPolicy = FAST_BACKOFF,
-              **overrides: Any) -> Agent:
+    def _make(
+        *,
+        lease_seconds: float = 5.0,
+        agent_paths: Paths | None = None,
+        backoff: BackoffPolicy = FAST_BACKOFF,
+        **overrides: Any,
+    ) -> Agent:
         agent = Agent.open(
-            agent_paths or paths, replace(TEST_CONFIG, **overrides), lease_seconds=lease_seconds, backoff=backoff,
+            agent_paths or paths,
+            replace(TEST_CONFIG, **overrides),
+            lease_seconds=lease_seconds,
+            backoff=backoff,
             reply_wait_seconds=3.0,
         )
         made.append(agent)

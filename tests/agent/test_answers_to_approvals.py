@@ -46,7 +46,9 @@ IN_DOUBT = {
     "502 HTML": RawAnswer(502, "text/html", HTML),
     "500 empty body": RawAnswer(500, "application/json", b""),
     "504 empty body, no type": RawAnswer(504, "", b""),
-    "500 duplicate members": RawAnswer(500, "application/json", b'{"error":"internal_error","error":"oops"}'),
+    "500 duplicate members": RawAnswer(
+        500, "application/json", b'{"error":"internal_error","error":"oops"}'
+    ),
     "500 cut off": RawAnswer(500, "application/json", b'{"error":"internal', cut_off=True),
     "302 redirect": RawAnswer(302, "text/html", b"", {"location": "/bookings/bk_1"}),
     "408 request timeout": RawAnswer(408, "application/json", b'{"error":"timeout"}'),
@@ -74,12 +76,25 @@ async def test_a_failure_after_performing_is_resent_with_the_same_approval_and_s
     "answer",
     [
         RawAnswer(503, "application/json", b"{oops", {"retry-after": "1"}),
-        RawAnswer(503, "application/json", b'{"error":"operation_in_progress","error":"x"}', {"retry-after": "1"}),
-        RawAnswer(503, "application/json", b'{"error":"operation_in_progress"}', {"retry-after": "1"}, cut_off=True),
+        RawAnswer(
+            503,
+            "application/json",
+            b'{"error":"operation_in_progress","error":"x"}',
+            {"retry-after": "1"},
+        ),
+        RawAnswer(
+            503,
+            "application/json",
+            b'{"error":"operation_in_progress"}',
+            {"retry-after": "1"},
+            cut_off=True,
+        ),
     ],
     ids=["malformed JSON", "duplicate members", "cut off"],
 )
-async def test_503_being_performed_with_a_broken_body_waits_its_retry_after_and_resends(make_agent, strict, answer):
+async def test_503_being_performed_with_a_broken_body_waits_its_retry_after_and_resends(
+    make_agent, strict, answer
+):
     from poppy_tui.agent.store.store import parse_stamp
 
     strict.state.approval_answers = [answer]
@@ -103,7 +118,9 @@ async def test_broken_5xx_until_the_window_ends_is_unknown_and_the_same_request_
     done = await agent.wait_for_outcome(op.id, timeout=30)
     assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
     assert len(agent.store.attempts(op.id)) >= 2  # resent, never settled on the first answer
-    assert strict.state.bookings["bk_1"]["status"] == "cancelled"  # it was performed: "not performed" would lie
+    assert (
+        strict.state.bookings["bk_1"]["status"] == "cancelled"
+    )  # it was performed: "not performed" would lie
     # The same request again: the Company answers with new terms of the same operation; the
     # person is not asked to approve the action again while the first outcome is unknown.
     again = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
@@ -114,16 +131,24 @@ async def test_broken_5xx_until_the_window_ends_is_unknown_and_the_same_request_
 
 # ---- what does settle not_performed: a refusal ------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "answer, code",
     [
         (RawAnswer(404, "application/json", b'{"error":"not_found"}', perform=False), "not_found"),
         (RawAnswer(409, "text/html", HTML, perform=False), "http_409"),
-        (RawAnswer(400, "application/json", b'{"error":"invalid_approval","error":"x"}', perform=False), None),
+        (
+            RawAnswer(
+                400, "application/json", b'{"error":"invalid_approval","error":"x"}', perform=False
+            ),
+            None,
+        ),
     ],
     ids=["404 JSON error", "409 HTML", "400 duplicate members"],
 )
-async def test_a_4xx_is_the_companys_refusal_and_settles_not_performed_at_once(make_agent, strict, answer, code):
+async def test_a_4xx_is_the_companys_refusal_and_settles_not_performed_at_once(
+    make_agent, strict, answer, code
+):
     strict.state.approval_answers = [answer]
     agent = make_agent()
     _, op = await approve_api(agent, strict)
@@ -136,8 +161,13 @@ async def test_a_4xx_is_the_companys_refusal_and_settles_not_performed_at_once(m
 
 # ---- MCP: a tool error after an approval is in doubt -------------------------------------------
 
-@pytest.mark.parametrize("kind", ["plain", "json"], ids=["isError plain text", "isError with its own JSON error"])
-async def test_an_mcp_tool_error_after_performing_is_resent_and_settles_performed(make_agent, strict, kind):
+
+@pytest.mark.parametrize(
+    "kind", ["plain", "json"], ids=["isError plain text", "isError with its own JSON error"]
+)
+async def test_an_mcp_tool_error_after_performing_is_resent_and_settles_performed(
+    make_agent, strict, kind
+):
     strict.state.mcp_errors_after_perform = [kind]
     agent = make_agent()
     _, op = await approve_tool(agent, strict)
@@ -166,12 +196,18 @@ async def test_mcp_tool_errors_until_the_window_ends_are_unknown_and_the_same_ca
 
 # ---- a conversation: an approval message whose answer can't be read -----------------------------
 
+
 @pytest.mark.parametrize(
     "answer",
-    [RawAnswer(202, "application/json", b'{"accepted": tru'), RawAnswer(500, "application/json", HTML)],
+    [
+        RawAnswer(202, "application/json", b'{"accepted": tru'),
+        RawAnswer(500, "application/json", HTML),
+    ],
     ids=["202 broken JSON", "500 declared JSON, HTML"],
 )
-async def test_an_approval_message_whose_answer_cant_be_read_is_resent_not_settled(make_agent, strict, answer):
+async def test_an_approval_message_whose_answer_cant_be_read_is_resent_not_settled(
+    make_agent, strict, answer
+):
     strict.state.conversation_post_answers = [answer]
     agent = make_agent()
     company = await agent.add_company(strict.base_url)
@@ -184,6 +220,8 @@ async def test_an_approval_message_whose_answer_cant_be_read_is_resent_not_settl
     assert done.status == Status.OUTCOME_UNKNOWN, done.outcome_detail
     assert "words only" in done.outcome_detail
     first, *rest = agent.store.attempts(op.id)
-    assert first.outcome == "unknown" and rest  # resent: the same message, which the Company doesn't repeat
+    assert (
+        first.outcome == "unknown" and rest
+    )  # resent: the same message, which the Company doesn't repeat
     assert len({a.idempotency_key for a in agent.store.attempts(op.id)}) == 1
     assert strict.state.perform_count["cxl_bk_1"] == 1

@@ -44,17 +44,35 @@ async def test_spec_example_byte_for_byte(make_agent, shop):
         "summary": SPEC_SUMMARY,
         "expires_at": "2099-10-08T12:20:00-07:00",  # the spec's date has passed; only this differs
     }
-    shop.add(Rule(is_api_first_request, lambda r: Answer(403, {"error": "approval_required", "operation": spec_operation})))
-    shop.add(Rule(is_api_approval, lambda r: Answer(201, {"exchange_id": "exg_1", "status": "confirmed"})))
+    shop.add(
+        Rule(
+            is_api_first_request,
+            lambda r: Answer(403, {"error": "approval_required", "operation": spec_operation}),
+        )
+    )
+    shop.add(
+        Rule(
+            is_api_approval, lambda r: Answer(201, {"exchange_id": "exg_1", "status": "confirmed"})
+        )
+    )
     agent = make_agent()
     company, op = await ask(agent, shop)
-    assert (op.operation_id, op.current.revision, op.current.summary) == ("exc_5Rt2", "1791487200-k3Jd9Qx2mW8v", SPEC_SUMMARY)
+    assert (op.operation_id, op.current.revision, op.current.summary) == (
+        "exc_5Rt2",
+        "1791487200-k3Jd9Qx2mW8v",
+        SPEC_SUMMARY,
+    )
 
     done = await approve_and_wait(agent, op)
     assert done.status == Status.PERFORMED
     first, resent = shop.requests(lambda r: r.path == EXCHANGE)
     assert resent.approval == 'operation_id="exc_5Rt2", revision="1791487200-k3Jd9Qx2mW8v"'
-    assert (resent.method, resent.path, resent.query, resent.body) == (first.method, first.path, first.query, first.body)
+    assert (resent.method, resent.path, resent.query, resent.body) == (
+        first.method,
+        first.path,
+        first.query,
+        first.body,
+    )
     assert json.loads(first.body) == BODY
     assert first.approval is None
     key_first, key_resent = first.headers["idempotency-key"], resent.headers["idempotency-key"]
@@ -65,14 +83,20 @@ async def test_spec_example_byte_for_byte(make_agent, shop):
         assert sent.headers["poppy-version"] == "0.4"
         assert sent.headers["poppy-extensions"] == '"operations";v="2"'
         assert sent.headers["content-type"] == "application/json"
-    assert first.headers["poppy-session"] != resent.headers["poppy-session"]  # a fresh JWT per request
+    assert (
+        first.headers["poppy-session"] != resent.headers["poppy-session"]
+    )  # a fresh JWT per request
 
     # Everything is on record: the request, its first response, the revision, the decision, the attempt.
     request, status, response = agent.store.get_request(op.request_id)
     assert status == 403 and response["body"]["operation"]["revision"] == "1791487200-k3Jd9Qx2mW8v"
     assert [d.decision for d in agent.store.decisions(op.id)] == ["approved"]
     [attempt] = agent.store.attempts(op.id)
-    assert (attempt.outcome, attempt.http_status, attempt.idempotency_key) == ("performed", 201, key_resent)
+    assert (attempt.outcome, attempt.http_status, attempt.idempotency_key) == (
+        "performed",
+        201,
+        key_resent,
+    )
     assert done.outcome["body"] == {"exchange_id": "exg_1", "status": "confirmed"}
 
 
@@ -167,7 +191,10 @@ async def test_503_retry_after_seconds_then_performed(make_agent, start):
     assert [a.outcome for a in attempts] == ["retry_later", "retry_later", "performed"]
     assert len({a.idempotency_key for a in attempts}) == 1
     sent = shop.requests(is_api_approval)
-    assert len({r.approval for r in sent}) == 1 and len({r.headers["idempotency-key"] for r in sent}) == 1
+    assert (
+        len({r.approval for r in sent}) == 1
+        and len({r.headers["idempotency-key"] for r in sent}) == 1
+    )
     gaps = [b.at - a.at for a, b in zip(sent, sent[1:], strict=False)]
     assert all(gap >= 0.9 for gap in gaps), gaps  # Retry-After: 1 was honoured
 
@@ -176,7 +203,11 @@ async def test_503_retry_after_seconds_then_performed(make_agent, start):
 async def test_retry_after_http_date(make_agent, shop, status):
     def busy(_):
         when = datetime.now(timezone.utc) + timedelta(seconds=3)
-        return Answer(status, {"error": "temporarily_unavailable"}, {"Retry-After": format_datetime(when, usegmt=True)})
+        return Answer(
+            status,
+            {"error": "temporarily_unavailable"},
+            {"Retry-After": format_datetime(when, usegmt=True)},
+        )
 
     shop.add(Rule(is_api_approval, busy))
     agent = make_agent()
@@ -213,11 +244,19 @@ async def test_dropped_connection_after_performing_gets_the_replay(make_agent, s
 
 
 async def test_same_revision_is_a_protocol_violation_not_a_loop(make_agent, shop):
-    shop.add(Rule(
-        is_api_approval,
-        lambda r: Answer(403, {"error": "approval_required", "operation": operation_for(r.approval, _revision(r))}),
-        times=100,
-    ))
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(
+                403,
+                {
+                    "error": "approval_required",
+                    "operation": operation_for(r.approval, _revision(r)),
+                },
+            ),
+            times=100,
+        )
+    )
     agent = make_agent()
     _, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
@@ -227,11 +266,24 @@ async def test_same_revision_is_a_protocol_violation_not_a_loop(make_agent, shop
 
 
 async def test_same_revision_after_an_attempt_in_doubt_is_outcome_unknown(make_agent, shop):
-    shop.add(Rule(is_api_approval, lambda r: Answer(503, {"error": "operation_in_progress"}, {"Retry-After": "0"})))
-    shop.add(Rule(
-        is_api_approval,
-        lambda r: Answer(403, {"error": "approval_required", "operation": operation_for(r.approval, _revision(r))}),
-    ))
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(503, {"error": "operation_in_progress"}, {"Retry-After": "0"}),
+        )
+    )
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(
+                403,
+                {
+                    "error": "approval_required",
+                    "operation": operation_for(r.approval, _revision(r)),
+                },
+            ),
+        )
+    )
     agent = make_agent()
     _, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
@@ -240,26 +292,49 @@ async def test_same_revision_after_an_attempt_in_doubt_is_outcome_unknown(make_a
 
 
 async def test_new_revision_in_answer_needs_a_new_approval(make_agent, shop):
-    shop.add(Rule(
-        is_api_approval,
-        lambda r: Answer(403, {"error": "approval_required", "operation": operation_for(r.approval, "rev_new_terms", summary="Exchange for size L.")}),
-    ))
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(
+                403,
+                {
+                    "error": "approval_required",
+                    "operation": operation_for(
+                        r.approval, "rev_new_terms", summary="Exchange for size L."
+                    ),
+                },
+            ),
+        )
+    )
     agent = make_agent()
     _, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
     assert done.status == Status.PENDING
-    assert done.current.revision == "rev_new_terms" and done.current.summary == "Exchange for size L."
-    assert [r.revision for r in agent.store.revisions(op.id)] == [op.current.revision, "rev_new_terms"]
+    assert (
+        done.current.revision == "rev_new_terms" and done.current.summary == "Exchange for size L."
+    )
+    assert [r.revision for r in agent.store.revisions(op.id)] == [
+        op.current.revision,
+        "rev_new_terms",
+    ]
     assert await agent.dispatch_once() == 0  # nothing is sent for terms nobody approved
     assert len(shop.requests(is_api_approval)) == 1
 
 
 async def test_new_revision_while_in_doubt_never_asks_for_approval(make_agent, shop):
     shop.add(Rule(is_api_approval, lambda r: Answer(503, {"error": "busy"}, {"Retry-After": "0"})))
-    shop.add(Rule(
-        is_api_approval,
-        lambda r: Answer(403, {"error": "approval_required", "operation": operation_for(r.approval, "rev_after_doubt")}),
-    ))
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(
+                403,
+                {
+                    "error": "approval_required",
+                    "operation": operation_for(r.approval, "rev_after_doubt"),
+                },
+            ),
+        )
+    )
     agent = make_agent()
     _, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
@@ -335,7 +410,12 @@ async def test_timeouts_until_the_window_ends_are_outcome_unknown(make_agent, sh
 
 
 async def test_invalid_session_on_approval_is_reported_not_moved(make_agent, shop):
-    shop.add(Rule(is_api_approval, lambda r: Answer(403, {"error": "invalid_session", "error_description": "ended"})))
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(403, {"error": "invalid_session", "error_description": "ended"}),
+        )
+    )
     agent = make_agent()
     company, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
@@ -347,7 +427,12 @@ async def test_invalid_session_on_approval_is_reported_not_moved(make_agent, sho
 
 
 async def test_refusal_is_not_performed(make_agent, shop):
-    shop.add(Rule(is_api_approval, lambda r: Answer(409, {"error": "already_exchanged", "error_description": "no"})))
+    shop.add(
+        Rule(
+            is_api_approval,
+            lambda r: Answer(409, {"error": "already_exchanged", "error_description": "no"}),
+        )
+    )
     agent = make_agent()
     _, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
@@ -357,14 +442,28 @@ async def test_refusal_is_not_performed(make_agent, shop):
 @pytest.mark.parametrize(
     ("operation", "said", "kept"),
     [
-        ({"operation_id": "exc_1", "revision": "r1", "expires_at": "2099-01-01T00:00:00Z"}, "summary", None),
+        (
+            {"operation_id": "exc_1", "revision": "r1", "expires_at": "2099-01-01T00:00:00Z"},
+            "summary",
+            None,
+        ),
         # JSON can spell "\ud800", which is no character: refused by name, kept as U+FFFD.
-        ({"operation_id": "exc_1", "revision": "r1", "summary": "Exchange \ud800", "expires_at": "2099-01-01T00:00:00Z"},
-         "lone surrogate", "Exchange \ufffd"),
+        (
+            {
+                "operation_id": "exc_1",
+                "revision": "r1",
+                "summary": "Exchange \ud800",
+                "expires_at": "2099-01-01T00:00:00Z",
+            },
+            "lone surrogate",
+            "Exchange \ufffd",
+        ),
     ],
     ids=["no-summary", "lone-surrogate"],
 )
-async def test_malformed_operation_is_a_clear_error_and_kept(make_agent, shop, operation, said, kept):
+async def test_malformed_operation_is_a_clear_error_and_kept(
+    make_agent, shop, operation, said, kept
+):
     broken = {"error": "approval_required", "operation": operation}
     shop.add(Rule(is_api_first_request, lambda r: Answer(403, broken)))
     agent = make_agent()
@@ -382,8 +481,18 @@ async def test_malformed_operation_is_a_clear_error_and_kept(make_agent, shop, o
 
 async def test_operation_without_negotiation_is_refused(make_agent, start):
     shop = start(extension_version=None)
-    op = {"operation_id": "exc_1", "revision": "r1", "summary": "s", "expires_at": "2099-01-01T00:00:00Z"}
-    shop.add(Rule(is_api_first_request, lambda r: Answer(403, {"error": "approval_required", "operation": op})))
+    op = {
+        "operation_id": "exc_1",
+        "revision": "r1",
+        "summary": "s",
+        "expires_at": "2099-01-01T00:00:00Z",
+    }
+    shop.add(
+        Rule(
+            is_api_first_request,
+            lambda r: Answer(403, {"error": "approval_required", "operation": op}),
+        )
+    )
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
     assert not company.supports_operations
@@ -393,7 +502,9 @@ async def test_operation_without_negotiation_is_refused(make_agent, start):
 
 
 @pytest.mark.parametrize("version", [None, "3"])
-async def test_extension_not_advertised_means_no_header_and_no_operations(make_agent, start, version):
+async def test_extension_not_advertised_means_no_header_and_no_operations(
+    make_agent, start, version
+):
     shop = start(extension_version=version)
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
@@ -411,7 +522,9 @@ def _revision(received) -> str:
     return received.approval.split('revision="', 1)[1].rstrip('"')
 
 
-async def test_a_resend_carries_the_approved_revisions_request_not_a_newer_one(make_agent, paths, shop):
+async def test_a_resend_carries_the_approved_revisions_request_not_a_newer_one(
+    make_agent, paths, shop
+):
     """Ops 6: the approval goes with "the same request again". While the first send waits to be
     retried, the same action is asked for again with other terms (another request, a new
     revision of the same operation); the retry must still carry the approved request's body."""
@@ -425,20 +538,26 @@ async def test_a_resend_carries_the_approved_revisions_request_not_a_newer_one(m
     other = make_agent()  # a script asking again, through its own Agent on the same store
     larger = {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-l"}
     again = await other.call_api(company, "POST", EXCHANGE, larger)
-    assert again.operation_row == op.id and other.store.get_operation(op.id).current.revision != op.current.revision
+    assert (
+        again.operation_row == op.id
+        and other.store.get_operation(op.id).current.revision != op.current.revision
+    )
     await sending
     first, retry = shop.requests(is_api_approval)[:2]
     assert retry.body == first.body and retry.json() == BODY
     assert retry.approval == first.approval
 
 
-async def test_an_outcome_holding_a_lone_surrogate_is_kept_with_a_replacement_character(make_agent, shop):
+async def test_an_outcome_holding_a_lone_surrogate_is_kept_with_a_replacement_character(
+    make_agent, shop
+):
     """JSON can spell "\\ud800"; Python reads it as a lone surrogate, which has no UTF-8 form.
     The outcome is still recorded (performed), with U+FFFD in its place, never a crash mid-send."""
-    shop.add(Rule(is_api_approval, lambda r: Answer(201, {"status": "exchanged", "note": "done \ud800"})))
+    shop.add(
+        Rule(is_api_approval, lambda r: Answer(201, {"status": "exchanged", "note": "done \ud800"}))
+    )
     agent = make_agent()
     _, op = await ask(agent, shop)
     done = await approve_and_wait(agent, op)
     assert done.status == Status.PERFORMED
     assert done.outcome["body"] == {"status": "exchanged", "note": "done \ufffd"}
-

@@ -12,7 +12,12 @@ import pytest
 
 from poppy_tui.agent import config_file
 from poppy_tui.agent.config import Config, ConfigError, NotificationSettings, load_config_file
-from poppy_tui.agent.config_file import CHECKED_FILE, NOTIFICATION_NAMES, SETTING_NAMES, read_settings
+from poppy_tui.agent.config_file import (
+    CHECKED_FILE,
+    NOTIFICATION_NAMES,
+    SETTING_NAMES,
+    read_settings,
+)
 
 
 def test_setting_names_are_configs_fields():
@@ -23,7 +28,7 @@ def test_setting_names_are_configs_fields():
 @pytest.fixture
 def settled(monkeypatch):
     """Files count as settled at once (instead of two seconds after their last change)."""
-    monkeypatch.setattr(config_file, "_SETTLED_NS", -10**18)
+    monkeypatch.setattr(config_file, "_SETTLED_NS", -(10**18))
 
 
 def write(path, text):
@@ -32,10 +37,17 @@ def write(path, text):
 
 
 def test_a_checked_file_is_read_from_the_record_until_it_changes(tmp_path, settled, monkeypatch):
-    config = write(tmp_path / "config.toml", 'grace_seconds = 2\ncompanies = ["a.example"]\n[notifications]\nbell = false\n')
+    config = write(
+        tmp_path / "config.toml",
+        'grace_seconds = 2\ncompanies = ["a.example"]\n[notifications]\nbell = false\n',
+    )
     first = load_config_file(config, tmp_path)
     assert (tmp_path / CHECKED_FILE).is_file()
-    assert first.grace_seconds == 2.0 and first.companies == ("a.example",) and first.notifications.bell is False
+    assert (
+        first.grace_seconds == 2.0
+        and first.companies == ("a.example",)
+        and first.notifications.bell is False
+    )
 
     import tomllib
 
@@ -61,7 +73,9 @@ def test_a_broken_edit_is_refused_after_a_good_one_was_remembered(tmp_path, sett
 def test_a_file_changed_just_now_is_not_remembered(tmp_path):
     config = write(tmp_path / "config.toml", "grace_seconds = 2\n")
     assert read_settings(config, tmp_path) == {"grace_seconds": 2.0}
-    assert not (tmp_path / CHECKED_FILE).exists()  # two edits within one clock tick could share a stamp
+    assert not (
+        tmp_path / CHECKED_FILE
+    ).exists()  # two edits within one clock tick could share a stamp
 
 
 def test_an_old_file_is_remembered(tmp_path):

@@ -32,7 +32,11 @@ def child_env() -> dict[str, str]:
 
 def spawn(*args: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, str(CHILD), *args], env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(CHILD), *args],
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -54,11 +58,18 @@ def wait_until(predicate, timeout: float, what: str) -> None:
 
 
 @pytest.mark.slow
-async def test_kill_9_mid_send_then_resume_performs_exactly_once(make_agent, start, paths, monkeypatch):
+async def test_kill_9_mid_send_then_resume_performs_exactly_once(
+    make_agent, start, paths, monkeypatch
+):
     shop = start("perform_seconds=2.5")
     child = spawn("ask-approve-send", str(paths.config_dir), str(paths.data_dir), shop.base_url)
     try:
-        await asyncio.to_thread(wait_until, lambda: shop.requests(is_api_approval), 30, "the approval to reach the Company")
+        await asyncio.to_thread(
+            wait_until,
+            lambda: shop.requests(is_api_approval),
+            30,
+            "the approval to reach the Company",
+        )
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.wait(10)
@@ -69,7 +80,9 @@ async def test_kill_9_mid_send_then_resume_performs_exactly_once(make_agent, sta
     agent = make_agent(lease_seconds=2.0)
     [row] = agent.store.list_operations()
     op = agent.store.get_operation(row.id)
-    assert op.status == Status.SENDING  # the decision and the attempt were committed before the send
+    assert (
+        op.status == Status.SENDING
+    )  # the decision and the attempt were committed before the send
     [attempt] = agent.store.attempts(op.id)
     assert attempt.finished_at is None
 
@@ -80,12 +93,16 @@ async def test_kill_9_mid_send_then_resume_performs_exactly_once(make_agent, sta
     assert attempts[0].outcome == "interrupted" and attempts[-1].outcome == "performed"
     sent = shop.requests(is_api_approval)
     assert len({r.approval for r in sent}) == 1
-    assert len({r.headers["idempotency-key"] for r in sent}) == 1  # the approval's own key, every time
+    assert (
+        len({r.headers["idempotency-key"] for r in sent}) == 1
+    )  # the approval's own key, every time
     assert len({r.body for r in sent}) == 1
 
 
 @pytest.mark.slow
-async def test_two_dispatcher_processes_send_each_operation_once(make_agent, shop, paths, monkeypatch, tmp_path):
+async def test_two_dispatcher_processes_send_each_operation_once(
+    make_agent, shop, paths, monkeypatch, tmp_path
+):
     monkeypatch.setenv(KEY_STORAGE_ENV, "file")
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
@@ -96,10 +113,16 @@ async def test_two_dispatcher_processes_send_each_operation_once(make_agent, sho
         agent.store.approve(op.id, op.current.id, grace_seconds=0)
         rows.append(op)
     go = tmp_path / "go"
-    children = [spawn("dispatch", str(paths.config_dir), str(paths.data_dir), str(go)) for _ in range(2)]
+    children = [
+        spawn("dispatch", str(paths.config_dir), str(paths.data_dir), str(go)) for _ in range(2)
+    ]
     # Both have opened the store and wait for the go file: then they start at once.
-    await asyncio.to_thread(wait_until, lambda: len(list(tmp_path.glob("go.ready.*"))) == 2, 60,
-                            "both dispatchers to be ready")
+    await asyncio.to_thread(
+        wait_until,
+        lambda: len(list(tmp_path.glob("go.ready.*"))) == 2,
+        60,
+        "both dispatchers to be ready",
+    )
     go.touch()
     outputs = []
     for child in children:
@@ -123,7 +146,9 @@ async def test_approved_before_a_restart_is_sent_by_the_next_agent(make_agent, s
     op = first.store.get_operation(result.operation_row)
     first.approve(op.id, op.current.id)
     declined = await first.call_api(company, "POST", "/api/subscriptions/sub_6Tc1/cancel", {})
-    first.decline(declined.operation_row, first.store.get_operation(declined.operation_row).current.id)
+    first.decline(
+        declined.operation_row, first.store.get_operation(declined.operation_row).current.id
+    )
     await first.aclose()  # the process stops before the grace period ends: nothing was sent
 
     assert shop.requests(is_api_approval) == []
@@ -180,13 +205,17 @@ async def test_losing_the_lease_stops_the_send_under_way(make_agent, start):
     with one.store._transaction() as db:  # what a claim by another dispatcher leaves behind
         db.execute("UPDATE operations SET lease_owner='someone-else' WHERE id=?", (op.id,))
     assert await asyncio.wait_for(sending, 5) == 1
-    assert time.monotonic() - started < 1.5  # stopped by the next heartbeat, not after the 3 s perform
+    assert (
+        time.monotonic() - started < 1.5
+    )  # stopped by the next heartbeat, not after the 3 s perform
     (attempt,) = one.store.attempts(op.id)
     assert attempt.finished_at is None  # the next holder marks it interrupted and resends
     assert one.store.get_operation(op.id).status == Status.SENDING
 
 
-async def test_stopping_the_pass_mid_send_stops_it_and_leaves_the_attempt_in_doubt(make_agent, start):
+async def test_stopping_the_pass_mid_send_stops_it_and_leaves_the_attempt_in_doubt(
+    make_agent, start
+):
     """The caller cancels dispatch_once while the only due operation's request is out (it is
     sent from the pass's own task): the cancellation reaches the caller, as it must (quitting,
     ^C), and is not mistaken for a lost lease; the attempt stays unfinished, in doubt."""
@@ -204,7 +233,9 @@ async def test_stopping_the_pass_mid_send_stops_it_and_leaves_the_attempt_in_dou
     assert one.store.get_operation(op.id).status == Status.SENDING
 
 
-async def test_an_approval_that_expired_unsent_is_recorded_expired_and_never_sent(make_agent, shop, monkeypatch):
+async def test_an_approval_that_expired_unsent_is_recorded_expired_and_never_sent(
+    make_agent, shop, monkeypatch
+):
     """Its terms expired after the approval and before any send: the pass claims nothing,
     records it as expired, and nothing reaches the Company."""
     from datetime import timedelta

@@ -36,11 +36,15 @@ def test_sign_and_client_assertion_use_the_published_key(make_agent):
     header = jwt.get_unverified_header(token)
     assert header == {"alg": "ES256", "typ": "example+jwt", "kid": identity.kid}
     assertion = identity.client_assertion("https://auth.shop.example")
-    claims = jwt.decode(assertion, public, algorithms=["ES256"], audience="https://auth.shop.example")
+    claims = jwt.decode(
+        assertion, public, algorithms=["ES256"], audience="https://auth.shop.example"
+    )
     assert claims["iss"] == claims["sub"] == identity.client_id
     assert claims["aud"] == "https://auth.shop.example"  # one string, not a list
     assert claims["exp"] - claims["iat"] == 60 and abs(claims["iat"] - time.time()) < 5
-    assert identity.client_assertion("https://auth.shop.example") != assertion  # a new jti each time
+    assert (
+        identity.client_assertion("https://auth.shop.example") != assertion
+    )  # a new jti each time
     assert jwt.get_unverified_header(assertion)["kid"] == identity.kid
 
 
@@ -57,8 +61,12 @@ async def test_without_an_identity_an_approval_is_not_sent_and_says_what_to_do(m
 
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
-    result = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges",
-                                  {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
+    result = await agent.call_api(
+        company,
+        "POST",
+        "/api/orders/ord_7Hk2/exchanges",
+        {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+    )
     op = agent.store.get_operation(result.operation_row)
     agent.store.close()
     from poppy_tui.agent.identity.settings import settings_file
@@ -70,6 +78,9 @@ async def test_without_an_identity_an_approval_is_not_sent_and_says_what_to_do(m
 
     with pytest.raises(ApprovalUnsignable, match="identity init --client-id"):
         strict.approve(op.id, op.current.id)
-    assert strict.store.get_operation(op.id).status == Status.PENDING and strict.store.decisions(op.id) == []
+    assert (
+        strict.store.get_operation(op.id).status == Status.PENDING
+        and strict.store.decisions(op.id) == []
+    )
     await strict.dispatch_once()
     assert shop.performed("exc_5Rt2") == 0 and strict.store.attempts(op.id) == []

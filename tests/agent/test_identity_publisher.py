@@ -11,7 +11,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.agent.identity import load_identity
 from poppy_tui.agent.identity import publisher
-from poppy_tui.agent.identity.settings import development_settings, free_loopback_port, read_settings, write_settings
+from poppy_tui.agent.identity.settings import (
+    development_settings,
+    free_loopback_port,
+    read_settings,
+    write_settings,
+)
 from poppy_tui.agent.paths import Paths
 from poppy_tui.protocol.client_metadata import jwks_document
 from tests.companies.port_squatter import PortSquatter as Hostile
@@ -49,7 +54,9 @@ def fresh_port():
 def test_many_idle_connections_do_not_keep_a_company_out(fresh_port):
     server = publisher.serve(fresh_port, DOCUMENTS, idle_timeout_seconds=30.0, max_connections=8)
     idle = [_idle_connection(fresh_port) for _ in range(40)]
-    idle += [_idle_connection(fresh_port, b"GET /jwks.json HTTP/1.1\r\nHost: x\r\n") for _ in range(10)]
+    idle += [
+        _idle_connection(fresh_port, b"GET /jwks.json HTTP/1.1\r\nHost: x\r\n") for _ in range(10)
+    ]
     try:
         answer = _fetch(fresh_port)  # long before any idle one times out
         assert answer.status_code == 200 and answer.json() == {"keys": []}
@@ -96,16 +103,27 @@ def _ours(home: Paths, port: int, key: ec.EllipticCurvePrivateKey):
 
 @pytest.mark.parametrize("case", ["another key", "a redirect to our documents", "not our CIMD"])
 def test_a_port_held_by_another_program_is_left_and_the_move_recorded(home, case):
-    key, other_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    key, other_key = (
+        ec.generate_private_key(ec.SECP256R1()),
+        ec.generate_private_key(ec.SECP256R1()),
+    )
     port = free_loopback_port()
     settings, metadata, jwks = _ours(home, port, key)
     cimd_path, jwks_path = "/poppy-tui/agent.json", "/poppy-tui/jwks.json"
     assert settings.client_id.endswith(cimd_path) and settings.jwks_uri.endswith(jwks_path)
     genuine = None
     if case == "another key":  # our very CIMD copied, but its own key in the JWKS
-        hostile = Hostile(port, {cimd_path: metadata, jwks_path: jwks_document([other_key.public_key()])})
+        hostile = Hostile(
+            port, {cimd_path: metadata, jwks_path: jwks_document([other_key.public_key()])}
+        )
     elif case == "not our CIMD":  # our public key (it is public) beside a CIMD of its own making
-        hostile = Hostile(port, {cimd_path: {**metadata, "redirect_uris": ["http://127.0.0.1:1/steal"]}, jwks_path: jwks})
+        hostile = Hostile(
+            port,
+            {
+                cimd_path: {**metadata, "redirect_uris": ["http://127.0.0.1:1/steal"]},
+                jwks_path: jwks,
+            },
+        )
     else:  # points at a genuine copy elsewhere: a redirect is not followed
         genuine_port = free_loopback_port()
         genuine = publisher.serve(genuine_port, {cimd_path: metadata, jwks_path: jwks})
@@ -116,7 +134,10 @@ def test_a_port_held_by_another_program_is_left_and_the_move_recorded(home, case
         moved = identity.settings.loopback_port
         assert moved != port
         assert read_settings(home) == identity.settings  # recorded for the next start
-        assert _fetch(moved, jwks_path).json() == jwks and _fetch(moved, cimd_path).json() == identity.metadata()
+        assert (
+            _fetch(moved, jwks_path).json() == jwks
+            and _fetch(moved, cimd_path).json() == identity.metadata()
+        )
     finally:
         hostile.stop()
         if genuine is not None:
@@ -160,7 +181,9 @@ def test_started_again_right_after_closing_a_connection_it_keeps_its_port(home):
     try:
         first = load_identity(home, True, lambda: key)
         assert first.settings == settings
-        with httpx.Client(trust_env=False, timeout=5) as client:  # a Company's keep-alive connection
+        with httpx.Client(
+            trust_env=False, timeout=5
+        ) as client:  # a Company's keep-alive connection
             assert client.get(f"http://127.0.0.1:{port}/poppy-tui/jwks.json").json() == jwks
             publisher.stop(port)  # the process ends: the server closes the connection first
         again = load_identity(home, True, lambda: key)

@@ -41,7 +41,11 @@ def test_fail_backend_is_a_clear_error_not_a_fallback(paths):
     with pytest.raises(KeyStorageError) as caught:
         load_or_create_key(paths, Config())
     message = str(caught.value)
-    assert "keyring backend" in message and 'key_storage = "file"' in message and f"{KEY_STORAGE_ENV}=file" in message
+    assert (
+        "keyring backend" in message
+        and 'key_storage = "file"' in message
+        and f"{KEY_STORAGE_ENV}=file" in message
+    )
     assert not paths.key_file.exists()
 
 

@@ -17,7 +17,9 @@ from tests.ui.ui_sample import add_company, add_operation
 def test_lists_come_through_the_reader_and_the_whole_store_opens_once_on_first_use(paths):
     paths.ensure()
     with Store.open(paths.database) as store:
-        row = add_operation(store, add_company(store, "Juniper Telecom", 8402), "op_1", "Cancel the plan")
+        row = add_operation(
+            store, add_company(store, "Juniper Telecom", 8402), "op_1", "Cancel the plan"
+        )
     agent = Agent.open(paths, Config(grace_seconds=0.0), lazy_store=True)
     try:
         reader = agent.reader

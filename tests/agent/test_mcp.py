@@ -12,7 +12,9 @@ ARGS = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "storml
 
 
 def tool_calls(shop):
-    return [r for r in shop.requests(lambda r: r.path == "/mcp") if r.jsonrpc_method == "tools/call"]
+    return [
+        r for r in shop.requests(lambda r: r.path == "/mcp") if r.jsonrpc_method == "tools/call"
+    ]
 
 
 async def ask(agent, shop, tool="exchange_item", arguments=ARGS):
@@ -27,7 +29,11 @@ async def test_list_tools_for_the_composer(make_agent, shop):
     company = await agent.add_company(shop.base_url)
     tools = {t["name"]: t for t in await agent.list_tools(company)}
     assert {"exchange_item", "search_products"} <= set(tools)
-    assert tools["exchange_item"]["inputSchema"]["required"] == ["order_id", "item_id", "replacement_sku"]
+    assert tools["exchange_item"]["inputSchema"]["required"] == [
+        "order_id",
+        "item_id",
+        "replacement_sku",
+    ]
 
 
 async def test_approval_in_meta_with_the_same_tool_and_arguments(make_agent, shop):
@@ -48,8 +54,14 @@ async def test_approval_in_meta_with_the_same_tool_and_arguments(make_agent, sho
     tokens = [r.headers["poppy-session"] for r in shop.requests(lambda r: r.path == "/mcp")]
     assert len(tokens) == len(set(tokens)) >= 4
     for token in tokens:
-        assert verify_session_jwt(token, shop.issuer, agent.identity.key.public_key()).session_id == op.session_id
-    assert all(r.headers.get("poppy-extensions") == '"operations";v="2"' for r in shop.requests(lambda r: r.path == "/mcp"))
+        assert (
+            verify_session_jwt(token, shop.issuer, agent.identity.key.public_key()).session_id
+            == op.session_id
+        )
+    assert all(
+        r.headers.get("poppy-extensions") == '"operations";v="2"'
+        for r in shop.requests(lambda r: r.path == "/mcp")
+    )
 
 
 async def test_mcp_503_retry_after(make_agent, start):
@@ -119,7 +131,9 @@ async def test_mcp_without_the_extension(make_agent, start):
     company = await agent.add_company(shop.base_url)
     result = await agent.call_tool(company, "exchange_item", ARGS)
     assert result.outcome == "not_performed" and agent.store.list_operations() == []
-    assert all("poppy-extensions" not in r.headers for r in shop.requests(lambda r: r.path == "/mcp"))
+    assert all(
+        "poppy-extensions" not in r.headers for r in shop.requests(lambda r: r.path == "/mcp")
+    )
     assert c.HEADER_SESSION.lower() in tool_calls(shop)[0].headers
 
 

@@ -24,54 +24,81 @@ OPENAPI = {
 }
 
 
-@pytest.mark.parametrize("url,expected", [
-    ("https://shop.example/api/orders/ord_7Hk2/exchanges", "https://shop.example/api/orders/ord_7Hk2"),
-    ("https://shop.example/api/orders/ord_7Hk2", "https://shop.example/api/orders/ord_7Hk2"),
-    ("https://shop.example/v2/bookings/bk_1/cancel?x=1", "https://shop.example/v2/bookings/bk_1"),
-    ("https://shop.example/api/subscriptions/sub_1/cancel", None),  # no GET offered for it
-])
+@pytest.mark.parametrize(
+    "url,expected",
+    [
+        (
+            "https://shop.example/api/orders/ord_7Hk2/exchanges",
+            "https://shop.example/api/orders/ord_7Hk2",
+        ),
+        ("https://shop.example/api/orders/ord_7Hk2", "https://shop.example/api/orders/ord_7Hk2"),
+        (
+            "https://shop.example/v2/bookings/bk_1/cancel?x=1",
+            "https://shop.example/v2/bookings/bk_1",
+        ),
+        ("https://shop.example/api/subscriptions/sub_1/cancel", None),  # no GET offered for it
+    ],
+)
 def test_resource_url_is_the_longest_get_on_the_requests_path(url, expected):
     assert resource_url(url, OPENAPI) == expected
 
 
-@pytest.mark.parametrize("document", [None, {}, {"paths": []}, {"paths": {"/x/{id}": "not an object"}}, "text"])
+@pytest.mark.parametrize(
+    "document", [None, {}, {"paths": []}, {"paths": {"/x/{id}": "not an object"}}, "text"]
+)
 def test_resource_url_of_an_unusable_openapi_is_none(document):
     assert resource_url("https://shop.example/x/1", document) is None
 
 
-@pytest.mark.parametrize("message,expected", [
-    ({"text": "Done!"}, "words"),
-    ({"text": "ok", "data": {"status": "performed"}}, "performed"),
-    ({"data": {"status": "performed", "operation_id": "op_1"}}, "performed"),
-    ({"data": {"status": "performed", "operation_id": "op_2"}}, "unrelated"),
-    ({"data": {"status": "not_performed"}}, "not_performed"),
-    ({"data": {"status": "in_progress"}}, "in_progress"),
-    ({"data": {"status": "Performed"}}, "words"),
-    ({"data": "performed"}, "words"),
-    ("not a message", "words"),
-])
+@pytest.mark.parametrize(
+    "message,expected",
+    [
+        ({"text": "Done!"}, "words"),
+        ({"text": "ok", "data": {"status": "performed"}}, "performed"),
+        ({"data": {"status": "performed", "operation_id": "op_1"}}, "performed"),
+        ({"data": {"status": "performed", "operation_id": "op_2"}}, "unrelated"),
+        ({"data": {"status": "not_performed"}}, "not_performed"),
+        ({"data": {"status": "in_progress"}}, "in_progress"),
+        ({"data": {"status": "Performed"}}, "words"),
+        ({"data": "performed"}, "words"),
+        ("not a message", "words"),
+    ],
+)
 def test_conversation_reply_reads_only_the_structured_convention(message, expected):
     assert conversation_reply(message, "op_1") == expected
 
 
-@pytest.mark.parametrize("paths,url,expected", [
-    # A one-segment template would take the base path (or the collection's name) for an ID.
-    ({"/{id}": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
-    ({"/{id}": {"get": {}}}, "https://shop.example/ord_1", None),
-    ({"/{tenant}/{id}": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
-    # A collection or a fixed path is never "the resource".
-    ({"/api": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
-    ({"/api/orders": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
-    ({"/api/orders/{order_id}/items": {"get": {}}}, "https://shop.example/api/orders/ord_1/items/it_1/return", None),
-    # A dot-segment is not an ID.
-    ({"/orders/{order_id}": {"get": {}}}, "https://shop.example/orders/../admin/x", None),
-    ({"/orders/{order_id}": {"get": {}}}, "https://shop.example/orders/%2e%2e/x", None),
-    # The resource itself, under a base path, with the query dropped, on the request's own origin.
-    ({"/orders/{order_id}": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges?x=1",
-     "https://shop.example/api/orders/ord_1"),
-    ({"/orders/{order_id}": {"get": {}}, "/{id}": {"get": {}}}, "https://shop.example:8443/orders/ord_1/cancel",
-     "https://shop.example:8443/orders/ord_1"),
-])
+@pytest.mark.parametrize(
+    "paths,url,expected",
+    [
+        # A one-segment template would take the base path (or the collection's name) for an ID.
+        ({"/{id}": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
+        ({"/{id}": {"get": {}}}, "https://shop.example/ord_1", None),
+        ({"/{tenant}/{id}": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
+        # A collection or a fixed path is never "the resource".
+        ({"/api": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
+        ({"/api/orders": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
+        (
+            {"/api/orders/{order_id}/items": {"get": {}}},
+            "https://shop.example/api/orders/ord_1/items/it_1/return",
+            None,
+        ),
+        # A dot-segment is not an ID.
+        ({"/orders/{order_id}": {"get": {}}}, "https://shop.example/orders/../admin/x", None),
+        ({"/orders/{order_id}": {"get": {}}}, "https://shop.example/orders/%2e%2e/x", None),
+        # The resource itself, under a base path, with the query dropped, on the request's own origin.
+        (
+            {"/orders/{order_id}": {"get": {}}},
+            "https://shop.example/api/orders/ord_1/exchanges?x=1",
+            "https://shop.example/api/orders/ord_1",
+        ),
+        (
+            {"/orders/{order_id}": {"get": {}}, "/{id}": {"get": {}}},
+            "https://shop.example:8443/orders/ord_1/cancel",
+            "https://shop.example:8443/orders/ord_1",
+        ),
+    ],
+)
 def test_resource_url_reads_one_resource_never_a_collection(paths, url, expected):
     assert resource_url(url, {"paths": paths}) == expected
 
@@ -119,7 +146,6 @@ def test_a_late_or_early_look_keeps_the_schedule():
     assert T0 + timedelta(days=3650) < far <= T0 + timedelta(days=3650, seconds=600)
 
 
-
 def test_the_api_origins_are_the_company_and_its_openapi_never_its_other_interfaces():
     from poppy_tui.agent.companies import api_origins
     from poppy_tui.agent.store.records import CompanyRecord
@@ -132,5 +158,7 @@ def test_the_api_origins_are_the_company_and_its_openapi_never_its_other_interfa
         ],
         "agent": {"protocols": [{"type": "poppy", "endpoint": "https://chat.shop.example/c"}]},
     }
-    company = CompanyRecord(1, "https://shop.example", "shop.example", "Shop", document, True, "u", "s", "", "")
+    company = CompanyRecord(
+        1, "https://shop.example", "shop.example", "Shop", document, True, "u", "s", "", ""
+    )
     assert api_origins(company) == {"https://shop.example", "https://api.shop.example"}

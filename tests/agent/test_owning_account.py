@@ -44,7 +44,14 @@ class SignedIn:
         if token is None:
             delete_sign_in(self.agent.store, self.company.id)
         else:
-            save_sign_in(self.agent.store, self.company.id, self.company.base_url, "mediated", ("orders",), account)
+            save_sign_in(
+                self.agent.store,
+                self.company.id,
+                self.company.base_url,
+                "mediated",
+                ("orders",),
+                account,
+            )
 
 
 async def setup(make_agent, birch, token: str | None = "tok_alice", account: str | None = ALICE):
@@ -94,7 +101,10 @@ async def test_approve_is_refused_while_signed_in_as_another_account(make_agent,
     line = str(refused.value)
     assert "\n" not in line
     assert f"belongs to your account “{ALICE}” at {NAME}" in line
-    assert f"signed in there as “{BOB}”" in line and f"sign in to {NAME} as “{ALICE}” to approve it" in line
+    assert (
+        f"signed in there as “{BOB}”" in line
+        and f"sign in to {NAME} as “{ALICE}” to approve it" in line
+    )
     assert agent.store.get_operation(op.id).status == Status.PENDING  # nothing recorded
     signed.as_("tok_alice", ALICE)  # back as the owning account: approvable, and it goes
     agent.approve(op.id, op.current.id)
@@ -116,17 +126,23 @@ async def test_the_same_account_spelt_in_another_case_may_approve(make_agent, bi
     [(None, BOB), (ALICE, None)],
     ids=["operation-account-unknown", "signed-in-account-unknown"],
 )
-async def test_an_unknown_account_on_either_side_approves_as_before(make_agent, birch, recorded, now):
+async def test_an_unknown_account_on_either_side_approves_as_before(
+    make_agent, birch, recorded, now
+):
     agent, company, signed = await setup(make_agent, birch, account=recorded)
     op = await order(agent, company)
     signed.as_("tok_bob", now)
-    approved = agent.approve(op.id, op.current.id)  # not refused: poppy-tui can't tell the accounts apart
+    approved = agent.approve(
+        op.id, op.current.id
+    )  # not refused: poppy-tui can't tell the accounts apart
     assert approved.status == Status.APPROVED
     await agent.wait_for_outcome(op.id, timeout=20)
     assert approvals_by(birch) == ["bob"]  # sent as today; the Company's own check answers it
 
 
-async def test_an_approval_waits_while_signed_in_as_another_account_and_goes_as_its_own(make_agent, birch):
+async def test_an_approval_waits_while_signed_in_as_another_account_and_goes_as_its_own(
+    make_agent, birch
+):
     agent, company, signed = await setup(make_agent, birch)
     op = await order(agent, company)
     agent.approve(op.id, op.current.id)  # signed in as its account: allowed
@@ -144,18 +160,27 @@ async def test_an_approval_waits_while_signed_in_as_another_account_and_goes_as_
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and done.waiting_sign_in is None
     assert approvals_by(birch) == ["alice"] and birch.state.performed["ord_birch_1"] == 1
-    assert not any(r.get("authorization") == "Bearer tok_bob" for r in birch.state.received if "poppy-approval" in r)
+    assert not any(
+        r.get("authorization") == "Bearer tok_bob"
+        for r in birch.state.received
+        if "poppy-approval" in r
+    )
     outcomes = [a.outcome for a in agent.store.attempts(op.id)]
     assert outcomes == ["not_sent", "performed"]
 
 
-async def test_signed_out_it_waits_and_a_sign_in_as_another_account_does_not_send_it(make_agent, birch):
+async def test_signed_out_it_waits_and_a_sign_in_as_another_account_does_not_send_it(
+    make_agent, birch
+):
     agent, company, signed = await setup(make_agent, birch)
     op = await order(agent, company)
     signed.as_(None, None)  # signed out: as today, the request goes, meets a challenge, and waits
     agent.approve(op.id, op.current.id)
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
-    assert waiting.waiting_sign_in == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    assert (
+        waiting.waiting_sign_in
+        == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    )
     signed.as_("tok_bob", BOB)
     for _ in range(3):
         await agent.dispatch_once()
@@ -164,7 +189,10 @@ async def test_signed_out_it_waits_and_a_sign_in_as_another_account_does_not_sen
     assert "bob" not in approvals_by(birch)
     signed.as_("tok_alice", ALICE)
     done = await agent.wait_for_outcome(op.id, timeout=20)
-    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]  # a 401 before it was read
+    assert done.status == Status.PERFORMED and approvals_by(birch) == [
+        "alice"
+    ]  # a 401 before it was read
+
 
 async def _held_for_bob_then_sent_as_alice(agent, op, signed, birch) -> None:
     """Approved, then signed in as Bob: the approval waits, unsent; signed in as Alice again, it
@@ -197,7 +225,9 @@ async def test_a_conversation_approval_waits_for_its_account_too(make_agent, bir
     await _held_for_bob_then_sent_as_alice(agent, op, signed, birch)
 
 
-async def test_a_sign_in_as_another_account_landing_as_the_token_is_read_does_not_carry_it(make_agent, birch):
+async def test_a_sign_in_as_another_account_landing_as_the_token_is_read_does_not_carry_it(
+    make_agent, birch
+):
     """The check as the send starts passes (signed in as Alice); then, while the token is fetched,
     a sign-in as Bob lands (another poppy-tui process, say) and the token handed out is Bob's."""
     agent, company, signed = await setup(make_agent, birch)
@@ -216,7 +246,9 @@ async def test_a_sign_in_as_another_account_landing_as_the_token_is_read_does_no
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
     assert switched and waiting.status == Status.SENDING
     assert waiting.waiting_sign_in and f"as “{ALICE}”" in waiting.waiting_sign_in
-    assert approvals_by(birch) == [] and not any("poppy-approval" in r for r in birch.state.received)
+    assert approvals_by(birch) == [] and not any(
+        "poppy-approval" in r for r in birch.state.received
+    )
     agent.access_token_source = signed
     signed.as_("tok_alice", ALICE)
     done = await agent.wait_for_outcome(op.id, timeout=20)

@@ -23,7 +23,9 @@ def juniper() -> Iterator[ResourceCompany]:
 
 async def operation_for(agent, juniper, order_id: str) -> int:
     company = await agent.add_company(juniper.base_url)
-    result = await agent.call_api(company, "POST", f"/orders/{order_id}/exchanges", {"item_id": "it_1"})
+    result = await agent.call_api(
+        company, "POST", f"/orders/{order_id}/exchanges", {"item_id": "it_1"}
+    )
     assert result.outcome == "operation", result
     return result.operation_row
 
@@ -34,7 +36,10 @@ async def test_an_arriving_operation_gets_its_resource_read_and_kept(make_agent,
     await agent.settle_resource_reads(10)  # the read started on arrival
     read = agent.store.resource_read(row)
     assert read is not None and read.ok, read
-    assert read.source == f"GET {juniper.base_url}/orders/ord_true" and source_label(read.source) == "GET /orders/ord_true"
+    assert (
+        read.source == f"GET {juniper.base_url}/orders/ord_true"
+        and source_label(read.source) == "GET /orders/ord_true"
+    )
     assert read.body["items"][0]["item_id"] == "it_1"
     assert read.revision_id == agent.store.get_operation(row).current.id
     # Only GETs of the one order, with the operation's Session and no Bearer (returned signed out).
@@ -42,7 +47,12 @@ async def test_an_arriving_operation_gets_its_resource_read_and_kept(make_agent,
     for _, headers in juniper.state.reads:
         assert "poppy-session" in headers and "authorization" not in headers
     assert juniper.state.writes == ["/orders/ord_true/exchanges"]  # nothing written by the read
-    assert compare_resource(agent.store.get_operation(row).current.terms, read.body, read.source).findings == ()
+    assert (
+        compare_resource(
+            agent.store.get_operation(row).current.terms, read.body, read.source
+        ).findings
+        == ()
+    )
 
 
 async def test_a_resource_that_disagrees_with_the_terms(make_agent, juniper):
@@ -50,7 +60,12 @@ async def test_a_resource_that_disagrees_with_the_terms(make_agent, juniper):
     row = await operation_for(agent, juniper, "ord_other")
     read = await agent.read_resource(row)
     assert read is not None and read.ok
-    codes = {f.code for f in compare_resource(agent.store.get_operation(row).current.terms, read.body, read.source).findings}
+    codes = {
+        f.code
+        for f in compare_resource(
+            agent.store.get_operation(row).current.terms, read.body, read.source
+        ).findings
+    }
     assert codes == {"resource_mismatch"}
 
 
@@ -78,7 +93,9 @@ async def test_a_redirect_is_not_followed(make_agent, juniper):
     read = await agent.read_resource(row)
     assert read is not None and not read.ok
     assert "HTTP 302" in read.problem and "not follow" in read.problem
-    assert {path for path, _ in juniper.state.reads} == {"/orders/ord_moved"}  # /orders/ord_true never asked
+    assert {path for path, _ in juniper.state.reads} == {
+        "/orders/ord_moved"
+    }  # /orders/ord_true never asked
 
 
 async def test_escapes_in_the_resource_are_kept_as_data_and_quoted_sanitised(make_agent, juniper):
@@ -86,7 +103,9 @@ async def test_escapes_in_the_resource_are_kept_as_data_and_quoted_sanitised(mak
     row = await operation_for(agent, juniper, "ord_evil")
     read = await agent.read_resource(row)
     assert read is not None and read.ok
-    assert EVIL_NOTE in read.body.values()  # kept as received; every display sanitises it (tests/ui, tests/cli)
+    assert (
+        EVIL_NOTE in read.body.values()
+    )  # kept as received; every display sanitises it (tests/ui, tests/cli)
 
 
 async def test_nothing_is_read_once_the_operation_is_decided(make_agent, juniper):
@@ -117,7 +136,11 @@ async def test_mcp_reads_the_subscription_with_the_demos_read_tool(make_agent, s
 TOOLS = [
     {"name": "cancel_subscription", "inputSchema": {"required": ["subscription_id"]}},
     {"name": "list_subscriptions", "inputSchema": {}, "annotations": {"readOnlyHint": True}},
-    {"name": "search", "inputSchema": {"required": ["query"]}, "annotations": {"readOnlyHint": True}},
+    {
+        "name": "search",
+        "inputSchema": {"required": ["query"]},
+        "annotations": {"readOnlyHint": True},
+    },
     {"name": "get_subscription", "inputSchema": {"required": ["subscription_id"]}},
 ]
 
@@ -126,39 +149,79 @@ def test_the_mcp_read_rule():
     args = {"subscription_id": "sub_6Tc1"}
     assert mcp_read_call("cancel_subscription", args, TOOLS) == ("get_subscription", args)
     # a marked read wins over a guess by name, whatever its name
-    marked = [*TOOLS, {"name": "subscription_details", "inputSchema": {"required": ["subscription_id"]},
-                       "annotations": {"readOnlyHint": True}}]
+    marked = [
+        *TOOLS,
+        {
+            "name": "subscription_details",
+            "inputSchema": {"required": ["subscription_id"]},
+            "annotations": {"readOnlyHint": True},
+        },
+    ]
     assert mcp_read_call("cancel_subscription", args, marked) == ("subscription_details", args)
     # a name alone that the Company contradicts, or a name that doesn't match the ID, is no read
-    assert mcp_read_call("cancel_subscription", args, [
-        {"name": "get_subscription", "inputSchema": {"required": ["subscription_id"]},
-         "annotations": {"readOnlyHint": False}},
-        {"name": "get_plan", "inputSchema": {"required": ["subscription_id"]}},
-        {"name": "renew_subscription", "inputSchema": {"required": ["subscription_id"]}},
-        {"name": "purge", "inputSchema": {"required": ["subscription_id"]},
-         "annotations": {"readOnlyHint": True, "destructiveHint": True}},
-    ]) is None
+    assert (
+        mcp_read_call(
+            "cancel_subscription",
+            args,
+            [
+                {
+                    "name": "get_subscription",
+                    "inputSchema": {"required": ["subscription_id"]},
+                    "annotations": {"readOnlyHint": False},
+                },
+                {"name": "get_plan", "inputSchema": {"required": ["subscription_id"]}},
+                {"name": "renew_subscription", "inputSchema": {"required": ["subscription_id"]}},
+                {
+                    "name": "purge",
+                    "inputSchema": {"required": ["subscription_id"]},
+                    "annotations": {"readOnlyHint": True, "destructiveHint": True},
+                },
+            ],
+        )
+        is None
+    )
     # never the call's own tool, never one needing an argument the call didn't pass
     assert mcp_read_call("get_subscription", args, TOOLS) is None
     assert mcp_read_call("cancel_subscription", {}, TOOLS) is None
     # the ID that comes first in the call (the order, not the item); only required IDs are passed
     exchange = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "x-m"}
-    tools = [{"name": "get_item", "inputSchema": {"required": ["item_id"]}},
-             {"name": "get_order", "inputSchema": {"required": ["order_id"], "properties": {"verbose": {}}}}]
-    assert mcp_read_call("exchange_item", exchange, tools) == ("get_order", {"order_id": "ord_7Hk2"})
+    tools = [
+        {"name": "get_item", "inputSchema": {"required": ["item_id"]}},
+        {
+            "name": "get_order",
+            "inputSchema": {"required": ["order_id"], "properties": {"verbose": {}}},
+        },
+    ]
+    assert mcp_read_call("exchange_item", exchange, tools) == (
+        "get_order",
+        {"order_id": "ord_7Hk2"},
+    )
 
 
 def test_a_conversation_reads_only_an_api_resource_its_terms_name():
     from poppy_tui.agent.store.records import CompanyRecord
 
     company = CompanyRecord(
-        id=1, base_url="https://shop.test", domain="shop.test", name="Shop",
+        id=1,
+        base_url="https://shop.test",
+        domain="shop.test",
+        name="Shop",
         document={"apis": [{"type": "openapi", "url": "https://api.shop.test/openapi.json"}]},
-        supports_operations=True, user_id="u", session_id="s", discovered_at="", updated_at="",
+        supports_operations=True,
+        user_id="u",
+        session_id="s",
+        discovered_at="",
+        updated_at="",
     )
     assert named_api_url({"order_id": "ord_7Hk2", "item_id": "itm_4Qa"}, company) is None
-    assert named_api_url({"order": "/api/orders/ord_7Hk2"}, company) == "https://shop.test/api/orders/ord_7Hk2"
-    assert named_api_url({"order": {"href": "https://api.shop.test/orders/1"}}, company) == "https://api.shop.test/orders/1"
+    assert (
+        named_api_url({"order": "/api/orders/ord_7Hk2"}, company)
+        == "https://shop.test/api/orders/ord_7Hk2"
+    )
+    assert (
+        named_api_url({"order": {"href": "https://api.shop.test/orders/1"}}, company)
+        == "https://api.shop.test/orders/1"
+    )
     assert named_api_url({"order": "https://evil.test/orders/1"}, company) is None
     assert named_api_url({"order": "//evil.test/orders/1"}, company) is None
 
@@ -176,12 +239,17 @@ async def test_mcp_calls_the_read_the_company_marks_and_never_one_it_says_writes
         read = agent.store.resource_read(result.operation_row)
         assert read is not None and read.ok, read
         assert read.source == "MCP subscription_details(subscription_id=sub_9)"
-        assert [name for name, _ in birch.state.calls] == ["cancel_subscription", "subscription_details"]
+        assert [name for name, _ in birch.state.calls] == [
+            "cancel_subscription",
+            "subscription_details",
+        ]
         # the price changed since the terms were written: the check says so
         birch.state.price = "21.00"
         read = await agent.read_resource(result.operation_row)
         terms = agent.store.get_operation(result.operation_row).current.terms
-        assert [f.code for f in compare_resource(terms, read.body, read.source).findings] == ["resource_price_mismatch"]
+        assert [f.code for f in compare_resource(terms, read.body, read.source).findings] == [
+            "resource_price_mismatch"
+        ]
         assert "get_subscription" not in [name for name, _ in birch.state.calls]
     finally:
         birch.stop()

@@ -37,7 +37,9 @@ async def ask(agent, company, interface: str, booking: str = "bk_1"):
 
 def in_doubt_after_approval(strict, interface: str) -> None:
     if interface == "api":
-        strict.state.approval_answers = [RawAnswer(500, "application/json", HTML) for _ in range(200)]
+        strict.state.approval_answers = [
+            RawAnswer(500, "application/json", HTML) for _ in range(200)
+        ]
     elif interface == "mcp":
         strict.state.mcp_errors_after_perform = ["plain"] * 200
     # A conversation: the strict Company says how it went in words only, so the outcome is unknown.
@@ -58,12 +60,16 @@ async def test_the_same_request_under_a_new_operation_id_cant_be_approved_until_
 
     second = await ask(agent, company, interface)
     again = agent.store.get_operation(second)
-    assert second != first and again.operation_id != op.operation_id and again.status == Status.PENDING
+    assert (
+        second != first and again.operation_id != op.operation_id and again.status == Status.PENDING
+    )
     [held] = agent.store.earlier_in_doubt(second)
     assert held.operation_row == first and held.status == Status.OUTCOME_UNKNOWN
     [finding] = in_doubt_findings([held])
     assert finding.severity == "danger" and finding.code == IN_DOUBT_CODE
-    assert f"operation {first} ({op.operation_id})" in finding.message and "unknown" in finding.message
+    assert (
+        f"operation {first} ({op.operation_id})" in finding.message and "unknown" in finding.message
+    )
     with pytest.raises(StateError, match=f"operation {first}"):
         agent.approve(second, again.current.id)
     assert agent.store.get_operation(second).status == Status.PENDING
@@ -88,7 +94,10 @@ async def test_an_approval_waiting_to_be_sent_holds_the_same_action_too(make_age
     with pytest.raises(StateError, match="approved and waits to be sent"):
         agent.approve(second, agent.store.get_operation(second).current.id)
     agent.withdraw(first)  # taken back before anything was sent: nothing is in doubt
-    assert agent.approve(second, agent.store.get_operation(second).current.id).status == Status.APPROVED
+    assert (
+        agent.approve(second, agent.store.get_operation(second).current.id).status
+        == Status.APPROVED
+    )
 
 
 async def test_found_out_by_the_probe_lifts_the_hold(make_agent, strict):
@@ -102,7 +111,10 @@ async def test_found_out_by_the_probe_lifts_the_hold(make_agent, strict):
     assert agent.store.earlier_in_doubt(second)
     strict.state.approval_answers = []  # the Company recovers: a resend gets its first answer
     with agent.store._write() as db:  # the probe's next look, due now rather than in 30 s
-        db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", first))
+        db.execute(
+            "UPDATE operations SET next_attempt_at=? WHERE id=?",
+            ("2000-01-01T00:00:00.000000Z", first),
+        )
     await agent.dispatch_once()
     assert agent.store.get_operation(first).status == Status.PERFORMED
     assert agent.store.earlier_in_doubt(second) == []
@@ -113,7 +125,9 @@ async def test_an_approval_being_sent_holds_the_same_action(make_agent, strict):
     (its resend scheduled), and the same request's new operation can't be approved meanwhile."""
     from poppy_tui.protocol.retry import BackoffPolicy
 
-    strict.state.approval_answers = [RawAnswer(503, "application/json", b"{}", {"retry-after": "120"}, perform=False)]
+    strict.state.approval_answers = [
+        RawAnswer(503, "application/json", b"{}", {"retry-after": "120"}, perform=False)
+    ]
     agent = make_agent(backoff=BackoffPolicy(base_seconds=0.05, max_retry_after_seconds=600))
     company = await agent.add_company(strict.base_url)
     first = await ask(agent, company, "api")

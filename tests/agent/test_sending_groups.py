@@ -100,7 +100,8 @@ def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves
         key = headers["idempotency-key"]
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
             found = db.execute(
-                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL", (key,)
+                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL",
+                (key,),
             ).fetchone()[0]
         if found != 1:
             with lock:
@@ -121,7 +122,9 @@ def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves
     assert unrecorded == []
     assert 1 < bulk.state.most_at_once <= per_company
     assert sum(groups) == len(rows) and max(groups) > 1 and len(groups) < len(rows)
-    assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)
+    assert all(count == 1 for count in bulk.state.perform_count.values()) and len(
+        bulk.state.perform_count
+    ) == len(rows)
     agent = open_agent(tmp_path)
     try:
         assert {agent.store.get_operation(r).status for r in rows} == {Status.PERFORMED}
@@ -129,7 +132,9 @@ def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves
         asyncio.run(agent.aclose())
 
 
-def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_others_are(tmp_path, bulk):
+def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_others_are(
+    tmp_path, bulk
+):
     agent = open_agent(tmp_path)
 
     async def work() -> tuple[list[int], int]:
@@ -142,7 +147,9 @@ def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_
                 # The person declines one of them between its claim and its attempt: that one
                 # gets a StateError and nothing is recorded for it; the group goes on.
                 agent.store.start_attempts = real
-                agent.store._db.execute("UPDATE operations SET status=? WHERE id=?", (Status.DECLINED, declined))
+                agent.store._db.execute(
+                    "UPDATE operations SET status=? WHERE id=?", (Status.DECLINED, declined)
+                )
                 return real(ops, owner, *durability)
 
             agent.store.start_attempts = decline_first
@@ -156,12 +163,18 @@ def test_an_operation_that_changed_before_its_group_commits_is_not_sent_and_the_
     agent = open_agent(tmp_path)
     try:
         assert agent.store.attempts(declined) == []
-        assert [agent.store.get_operation(r).status for r in rows] == [Status.PERFORMED, Status.DECLINED, Status.PERFORMED]
+        assert [agent.store.get_operation(r).status for r in rows] == [
+            Status.PERFORMED,
+            Status.DECLINED,
+            Status.PERFORMED,
+        ]
     finally:
         asyncio.run(agent.aclose())
 
 
-def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_goes_on(tmp_path, bulk):
+def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_goes_on(
+    tmp_path, bulk
+):
     """The attempts are committed without an fsync of their own and fsynced in a worker thread
     (a pipeline: the loop reads answers meanwhile). A request that reached the Company before the
     fsync covering its attempt returned would be an attempt a power cut could lose."""
@@ -192,7 +205,11 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
         with lock:
             durable[0] = max(durable[0], commit)
 
-    store.start_attempts, store.take_awaited, store.sync_through = start_attempts, take_awaited, sync_through
+    store.start_attempts, store.take_awaited, store.sync_through = (
+        start_attempts,
+        take_awaited,
+        sync_through,
+    )
 
     def check_durable(headers: dict[str, str]) -> None:
         key = headers["idempotency-key"].strip('"')
@@ -206,10 +223,14 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
     assert len(commit_of_key) == len(rows)
     assert early == []
-    assert all(count == 1 for count in bulk.state.perform_count.values()) and len(bulk.state.perform_count) == len(rows)
+    assert all(count == 1 for count in bulk.state.perform_count.values()) and len(
+        bulk.state.perform_count
+    ) == len(rows)
 
 
-def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_its_attempt(tmp_path, bulk):
+def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_its_attempt(
+    tmp_path, bulk
+):
     agent = open_agent(tmp_path)
     per_company = agent.dispatcher._per_company
     bulk.state.approval_delay = 0.05  # sends overlap, so their answers arrive together
@@ -231,7 +252,9 @@ def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_i
             (attempt,) = again.attempts(row)
             assert attempt.outcome == "performed" and attempt.finished_at is not None
             assert [e.kind for e in again.events(row)][-1] == "performed"
-        leased = again._db.execute("SELECT count(*) FROM operations WHERE lease_owner IS NOT NULL").fetchone()[0]
+        leased = again._db.execute(
+            "SELECT count(*) FROM operations WHERE lease_owner IS NOT NULL"
+        ).fetchone()[0]
         assert leased == 0
 
 
@@ -287,12 +310,17 @@ def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(t
             agent.approve(op.id, op.current.id)
 
             async def settled() -> Status:
-                while (status := agent.store.get_operation(op.id).status) in (Status.APPROVED, Status.SENDING):
+                while (status := agent.store.get_operation(op.id).status) in (
+                    Status.APPROVED,
+                    Status.SENDING,
+                ):
                     await asyncio.sleep(0.02)
                 return status
 
             try:
-                return await asyncio.wait_for(settled(), 60)  # a guard against hanging, not a speed test
+                return await asyncio.wait_for(
+                    settled(), 60
+                )  # a guard against hanging, not a speed test
             finally:
                 stop.set()
                 await runner
@@ -314,7 +342,8 @@ def test_outcomes_that_could_not_be_recorded_are_resent_with_the_same_approval(t
     keys: list[str] = []
     bulk.state.on_approval = lambda headers: keys.append(headers["idempotency-key"].strip('"'))
     agent.store.settle_many = failing_once(
-        agent.store.settle_many, StoreError("could not save to the database (disk I/O error); nothing was changed")
+        agent.store.settle_many,
+        StoreError("could not save to the database (disk I/O error); nothing was changed"),
     )
 
     # Between the two passes the leases of the unrecorded ones lapse.
@@ -346,7 +375,9 @@ def test_headless_sending_reports_an_approval_made_between_its_read_and_the_clai
 
             async def approved_in_the_gap() -> int:
                 if agent.store.get_operation(op.id).status == Status.PENDING:
-                    agent.approve(op.id, op.current.id)  # after send_approved's read, before the claim
+                    agent.approve(
+                        op.id, op.current.id
+                    )  # after send_approved's read, before the claim
                 return await real_dispatch()
 
             agent.dispatch_once = approved_in_the_gap
@@ -357,7 +388,9 @@ def test_headless_sending_reports_an_approval_made_between_its_read_and_the_clai
                 reported.append(record)
                 stop.set()
 
-            watching = asyncio.create_task(send_approved(agent, watch=True, stop=stop, on_settled=said))
+            watching = asyncio.create_task(
+                send_approved(agent, watch=True, stop=stop, on_settled=said)
+            )
             await asyncio.wait_for(stop.wait(), 20)
             settled = await watching
             return settled, op.id
@@ -383,14 +416,18 @@ def write_transactions(statements: list[str]) -> int:
     return count
 
 
-def test_an_approval_due_alone_has_its_attempt_committed_with_its_claim_and_fsynced_before_it_leaves(tmp_path, bulk):
+def test_an_approval_due_alone_has_its_attempt_committed_with_its_claim_and_fsynced_before_it_leaves(
+    tmp_path, bulk
+):
     """The only approval due in a pass: its first attempt is written in the claim's own
     transaction (no start_attempts of its own), and that commit is fsynced before the request
     reaches the Company, which sees the attempt from another connection."""
     agent = open_agent(tmp_path)
     store = agent.store
     database = store.path
-    seen: list[tuple[int, bool]] = []  # at each approval's arrival: committed attempts, and fsynced?
+    seen: list[
+        tuple[int, bool]
+    ] = []  # at each approval's arrival: committed attempts, and fsynced?
     durable = [0]
     awaited = [0]
     real_take, real_sync, real_start = store.take_awaited, store.sync_through, store.start_attempts
@@ -408,13 +445,18 @@ def test_an_approval_due_alone_has_its_attempt_committed_with_its_claim_and_fsyn
         grouped.append(list(rows))
         return real_start(rows, owner, *durability)
 
-    store.take_awaited, store.sync_through, store.start_attempts = take_awaited, sync_through, start_attempts
+    store.take_awaited, store.sync_through, store.start_attempts = (
+        take_awaited,
+        sync_through,
+        start_attempts,
+    )
 
     def check(headers: dict[str, str]) -> None:
         key = headers["idempotency-key"].strip('"')
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
             found = db.execute(
-                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL", (key,)
+                "SELECT count(*) FROM attempts WHERE idempotency_key=? AND finished_at IS NULL",
+                (key,),
             ).fetchone()[0]
         seen.append((found, 0 < awaited[0] <= durable[0]))
 
@@ -461,20 +503,26 @@ def test_a_pass_with_nothing_due_never_loads_the_signing_key(tmp_path):
     assert agent._identity is None
 
 
-def test_sends_made_together_sign_their_own_session_jwts_and_a_lone_one_leaves_a_spare(tmp_path, bulk, monkeypatch):
+def test_sends_made_together_sign_their_own_session_jwts_and_a_lone_one_leaves_a_spare(
+    tmp_path, bulk, monkeypatch
+):
     """Spares (sessions.py) are for a request the agent makes alone: between the sends of a group
     the loop is never idle, so there each send signs its own JWT and none is signed ahead."""
     from poppy_tui.agent import sessions as sessions_module
 
     signed = []
     real = sessions_module.session_claims
-    monkeypatch.setattr(sessions_module, "session_claims", lambda *a, **k: signed.append(1) or real(*a, **k))
+    monkeypatch.setattr(
+        sessions_module, "session_claims", lambda *a, **k: signed.append(1) or real(*a, **k)
+    )
     agent = open_agent(tmp_path)
 
     async def work() -> tuple[int, int, bool]:
         try:
             await approved_operations(agent, bulk.base_url, 6)
-            await agent.settle_resource_reads(10)  # the reads of the arriving operations sign their own
+            await agent.settle_resource_reads(
+                10
+            )  # the reads of the arriving operations sign their own
             agent.sessions._spares.clear()  # the first requests' spare, made while the last one waited
             before = len(signed)
             sent = await agent.dispatch_once()

@@ -23,10 +23,20 @@ def is_orders(r) -> bool:
 async def test_discovery_keeps_the_company_with_a_pairwise_identity(make_agent, shop):
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
-    assert company.name == "Manzanita Outfitters" and company.domain == shop.base_url.split("://")[1]
-    assert company.supports_operations and company.user_id.startswith("usr_") and company.session_id.startswith("ses_")
+    assert (
+        company.name == "Manzanita Outfitters" and company.domain == shop.base_url.split("://")[1]
+    )
+    assert (
+        company.supports_operations
+        and company.user_id.startswith("usr_")
+        and company.session_id.startswith("ses_")
+    )
     again = await agent.add_company(shop.base_url + "/")
-    assert (again.id, again.user_id, again.session_id) == (company.id, company.user_id, company.session_id)
+    assert (again.id, again.user_id, again.session_id) == (
+        company.id,
+        company.user_id,
+        company.session_id,
+    )
     assert agent.find_company("Manzanita Outfitters").id == company.id
     assert agent.find_company(shop.base_url + "/api/orders").id == company.id
     other = make_agent(agent_paths=None)
@@ -62,7 +72,9 @@ async def test_invalid_session_starts_a_new_session_and_retries_once(make_agent,
     first, second = shop.requests(is_orders)
     sid = lambda r: read_session_claims(r.headers["poppy-session"])["sid"]  # noqa: E731
     renewed = agent.store.get_company(company.id)
-    assert sid(first) == company.session_id and sid(second) == renewed.session_id != company.session_id
+    assert (
+        sid(first) == company.session_id and sid(second) == renewed.session_id != company.session_id
+    )
 
 
 async def test_invalid_session_twice_is_not_retried_again(make_agent, shop):
@@ -74,7 +86,9 @@ async def test_invalid_session_twice_is_not_retried_again(make_agent, shop):
     assert len(shop.requests(is_orders)) == 2
 
 
-async def test_a_new_key_for_an_old_session_is_renewed_with_the_real_company(make_agent, shop, paths):
+async def test_a_new_key_for_an_old_session_is_renewed_with_the_real_company(
+    make_agent, shop, paths
+):
     """The demo binds a Session to the first key that used it; a new key gets invalid_session."""
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
@@ -86,7 +100,10 @@ async def test_a_new_key_for_an_old_session_is_renewed_with_the_real_company(mak
     result = await second.call_api(company, "GET", "/api/orders")
     assert result.outcome == "performed"
     assert second.store.get_company(company.id).session_id != company.session_id
-    assert second.identity.client_id == agent.identity.client_id and second.identity.kid != agent.identity.kid
+    assert (
+        second.identity.client_id == agent.identity.client_id
+        and second.identity.kid != agent.identity.kid
+    )
 
 
 async def test_a_new_key_within_the_refetch_window_names_the_cimd(make_agent, shop):
@@ -121,8 +138,12 @@ async def test_discovery_refuses_loopback_unless_allowed(make_agent, shop):
 
 
 async def test_discovery_refuses_a_redirect_to_plain_http(make_agent, shop):
-    shop.add(Rule(lambda r: r.path == c.WELL_KNOWN_PATH,
-                  lambda r: Answer(302, {}, {"Location": shop.base_url + "/elsewhere.json"})))
+    shop.add(
+        Rule(
+            lambda r: r.path == c.WELL_KNOWN_PATH,
+            lambda r: Answer(302, {}, {"Location": shop.base_url + "/elsewhere.json"}),
+        )
+    )
     agent = make_agent()
     with pytest.raises(DiscoveryError, match="not https"):
         await agent.add_company(shop.base_url)
@@ -137,11 +158,15 @@ async def test_discovery_bounds_the_document(make_agent, shop):
 
 
 async def test_discovery_checks_the_domain(make_agent, shop):
-    document = json.loads(json.dumps({
-        "protocol_version": "0.4",
-        "organization": {"name": "Someone Else", "domain": "example.com"},
-        "apis": [{"type": "openapi", "url": shop.base_url + "/openapi.json"}],
-    }))
+    document = json.loads(
+        json.dumps(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": "Someone Else", "domain": "example.com"},
+                "apis": [{"type": "openapi", "url": shop.base_url + "/openapi.json"}],
+            }
+        )
+    )
     shop.add(Rule(lambda r: r.path == c.WELL_KNOWN_PATH, lambda r: Answer(200, document)))
     agent = make_agent()
     with pytest.raises(DiscoveryError, match="organization.domain"):

@@ -61,7 +61,9 @@ def sid_of(token: str) -> str:
 
 
 async def test_a_sign_in_after_the_retry_window_still_sends_the_approval(make_agent, birch):
-    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    agent, company, tokens = await setup(
+        make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW
+    )
     result = await agent.call_api(company, "POST", "/orders", {"oats": 2})
     op = agent.store.get_operation(result.operation_row)
     tokens.token = None  # the person signed out
@@ -70,7 +72,9 @@ async def test_a_sign_in_after_the_retry_window_still_sends_the_approval(make_ag
     assert waiting.status == Status.SENDING and waiting.waiting_sign_in
     await wait_past_the_window(agent, op.id, TINY_WINDOW)
     still = agent.store.get_operation(op.id)
-    assert still.status == Status.SENDING and still.waiting_sign_in  # kept: the terms are still valid
+    assert (
+        still.status == Status.SENDING and still.waiting_sign_in
+    )  # kept: the terms are still valid
     tokens.token = "tok_alice"  # signed in again, long after the window
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED, done.outcome_detail
@@ -81,7 +85,9 @@ async def test_a_sign_in_after_the_retry_window_still_sends_the_approval(make_ag
 async def test_after_sign_in_the_window_counts_again_from_the_next_send(make_agent, birch):
     """The neighbour: once signed in, a Company that can't be reached still ends the resending
     after the window, with the true reason, counted from the send after sign-in."""
-    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    agent, company, tokens = await setup(
+        make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW
+    )
     result = await agent.call_api(company, "POST", "/orders", {"oats": 2})
     op = agent.store.get_operation(result.operation_row)
     tokens.token = None
@@ -94,12 +100,16 @@ async def test_after_sign_in_the_window_counts_again_from_the_next_send(make_age
     assert done.status == Status.NOT_PERFORMED
     assert "could not be reached" in done.outcome_detail
     attempts = agent.store.attempts(op.id)
-    assert attempts[0].outcome == "sign_in_required" and {a.outcome for a in attempts[1:]} == {"not_sent"}
+    assert attempts[0].outcome == "sign_in_required" and {a.outcome for a in attempts[1:]} == {
+        "not_sent"
+    }
     assert len(attempts) >= 2  # sent again after sign-in, not cut off by the wait before it
 
 
 async def test_a_sign_in_request_answering_an_approval_message_waits_for_sign_in(make_agent, birch):
-    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    agent, company, tokens = await setup(
+        make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW
+    )
     said = await agent.say(company, "Please order 2 kg of oats")
     (op_row,) = said.operation_rows
     op = agent.store.get_operation(op_row)
@@ -109,7 +119,10 @@ async def test_a_sign_in_request_answering_an_approval_message_waits_for_sign_in
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
     # Not "outcome unknown": the Company asked for sign-in (an `authorization` event) and said so in words.
     assert waiting.status == Status.SENDING, waiting.outcome_detail
-    assert waiting.waiting_sign_in == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    assert (
+        waiting.waiting_sign_in
+        == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    )
     assert "ord_birch_1" not in birch.state.performed
     await wait_past_the_window(agent, op.id, TINY_WINDOW)
     tokens.token = "tok_alice"
@@ -121,7 +134,11 @@ async def test_a_sign_in_request_answering_an_approval_message_waits_for_sign_in
     # A message sent again with the same ID gets its first answer, this sign-in request (spec
     # 8.3): after sign-in the approval went in a new message.
     assert attempts[0].idempotency_key != attempts[1].idempotency_key
-    approvals = [key for key in birch.state.answered_messages if key[1] in {a.idempotency_key for a in attempts}]
+    approvals = [
+        key
+        for key in birch.state.answered_messages
+        if key[1] in {a.idempotency_key for a in attempts}
+    ]
     assert len(approvals) == 2
 
 
@@ -143,7 +160,9 @@ async def test_a_structured_answer_wins_over_a_sign_in_event_in_the_same_reply(m
 # ---- the right Session (A33, A43) ---------------------------------------------------------------------
 
 
-async def test_the_approval_of_a_revision_from_a_later_session_goes_in_that_session(make_agent, birch):
+async def test_the_approval_of_a_revision_from_a_later_session_goes_in_that_session(
+    make_agent, birch
+):
     """Probe P15: rev 1 in S1; the Company ends S1; the same request in S2 gets rev 2 of the same
     operation; its approval carries S2's sid (the Company would not take it in S1)."""
     agent, company, _ = await setup(make_agent, birch, None)
@@ -166,7 +185,9 @@ async def test_the_approval_of_a_revision_from_a_later_session_goes_in_that_sess
     assert birch.state.performed["wsh_birch_1"] == 1
 
 
-async def test_over_mcp_the_approval_of_a_revision_from_a_later_session_goes_in_that_session(make_agent, birch):
+async def test_over_mcp_the_approval_of_a_revision_from_a_later_session_goes_in_that_session(
+    make_agent, birch
+):
     """P15 over MCP: rev 1 from the tool in S1; the Company ends S1; the same call in S2 gets rev 2."""
     agent, company, _ = await setup(make_agent, birch, None)
     first = await agent.call_tool(company, "share_wishlist", {})
@@ -184,14 +205,18 @@ async def test_over_mcp_the_approval_of_a_revision_from_a_later_session_goes_in_
     assert birch.state.approval_sessions == [s2]
 
 
-async def test_a_revision_from_a_newer_session_without_invalid_session_goes_in_that_session(make_agent, birch):
+async def test_a_revision_from_a_newer_session_without_invalid_session_goes_in_that_session(
+    make_agent, birch
+):
     """The neighbour: the agent itself started S2 (no invalid_session; S1 still valid) and rev 2
     came there: rev 2's approval goes in S2, the Session it was returned in, not the first one."""
     agent, company, _ = await setup(make_agent, birch, None)
     first = await agent.call_api(company, "POST", "/wishlist/share", {})
     op = agent.store.get_operation(first.operation_row)
     rev1 = op.current
-    agent.store.new_session(company.id)  # a later Session of this agent (S1 stays valid at the Company)
+    agent.store.new_session(
+        company.id
+    )  # a later Session of this agent (S1 stays valid at the Company)
     await agent.call_api(company, "POST", "/wishlist/share", {})
     op = agent.store.get_operation(op.id)
     assert op.current.id != rev1.id and op.current.session_id != rev1.session_id
@@ -201,7 +226,9 @@ async def test_a_revision_from_a_newer_session_without_invalid_session_goes_in_t
     assert birch.state.approval_sessions == [op.current.session_id]
 
 
-async def test_a_conversation_operation_is_kept_with_the_session_of_the_read_that_delivered_it(make_agent, birch):
+async def test_a_conversation_operation_is_kept_with_the_session_of_the_read_that_delivered_it(
+    make_agent, birch
+):
     """A43: the Company ends S1; the read that delivers the operation starts S2 within itself;
     the operation is S2's, and its approval message goes in S2."""
     agent, company, _ = await setup(make_agent, birch, None)
@@ -239,7 +266,9 @@ async def test_a_conversation_read_that_renews_the_session_records_the_new_one(m
 
 
 async def test_an_mcp_approval_waits_for_sign_in_past_the_retry_window(make_agent, birch):
-    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    agent, company, tokens = await setup(
+        make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW
+    )
     result = await agent.call_tool(company, "place_order", {"kg": 2})
     assert result.outcome == "operation", result.detail
     op = agent.store.get_operation(result.operation_row)
@@ -248,7 +277,10 @@ async def test_an_mcp_approval_waits_for_sign_in_past_the_retry_window(make_agen
     agent.approve(op.id, op.current.id)
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
     assert waiting.status == Status.SENDING, waiting.outcome_detail
-    assert waiting.waiting_sign_in == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    assert (
+        waiting.waiting_sign_in
+        == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    )
     await wait_past_the_window(agent, op.id, TINY_WINDOW)
     tokens.token = "tok_alice"
     done = await agent.wait_for_outcome(op.id, timeout=20)
@@ -259,7 +291,9 @@ async def test_an_mcp_approval_waits_for_sign_in_past_the_retry_window(make_agen
 
 async def test_an_mcp_approval_with_a_refused_token_waits_for_a_new_one(make_agent, birch):
     """The neighbour: signed in, but with a token the Company no longer takes (401 invalid_token)."""
-    agent, company, tokens = await setup(make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW)
+    agent, company, tokens = await setup(
+        make_agent, birch, "tok_alice", retry_window_seconds=TINY_WINDOW
+    )
     result = await agent.call_tool(company, "place_order", {"kg": 2})
     op = agent.store.get_operation(result.operation_row)
     tokens.token = "tok_revoked"

@@ -79,7 +79,9 @@ async def test_account_operation_is_approved_from_another_signed_in_session(make
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and birch.state.performed["ord_birch_1"] == 1
     approval = [r for r in birch.state.received if "poppy-approval" in r][-1]
-    assert sid_of(approval) == renewed.session_id and approval["authorization"] == "Bearer tok_alice"
+    assert (
+        sid_of(approval) == renewed.session_id and approval["authorization"] == "Bearer tok_alice"
+    )
 
 
 async def test_signed_out_operation_stays_in_its_session(make_agent, birch):
@@ -103,7 +105,10 @@ async def test_after_sign_out_an_approval_waits_for_sign_in_then_is_sent_once(ma
     agent.approve(op.id, op.current.id)
     waiting = await agent.wait_for_outcome(op.id, timeout=3)
     assert waiting.status == Status.SENDING
-    assert waiting.waiting_sign_in == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    assert (
+        waiting.waiting_sign_in
+        == f"waiting for sign-in: Sign in to {NAME} to continue (scopes orders)"
+    )
     assert "ord_birch_1" not in birch.state.performed
     assert await agent.dispatch_once() == 0  # nothing is resent while signed out
     tokens.token = "tok_alice"  # signed in again
@@ -111,7 +116,10 @@ async def test_after_sign_out_an_approval_waits_for_sign_in_then_is_sent_once(ma
     assert done.status == Status.PERFORMED and done.waiting_sign_in is None
     assert birch.state.performed["ord_birch_1"] == 1
     outcomes = [a.outcome for a in agent.store.attempts(op.id)]
-    assert outcomes == ["sign_in_required", "performed"]  # the 401 was a request to sign in, not a refusal
+    assert outcomes == [
+        "sign_in_required",
+        "performed",
+    ]  # the 401 was a request to sign in, not a refusal
 
 
 async def test_a_waiting_approval_is_not_sent_after_it_expires(make_agent, birch):
@@ -127,8 +135,12 @@ async def test_a_waiting_approval_is_not_sent_after_it_expires(make_agent, birch
     await agent.wait_for_outcome(op.id, timeout=3)
     # Time passes beyond the approved terms' expiry while the person is signed out.
     past = op.current.expires_at - timedelta(days=1)
-    agent.store._db.execute("UPDATE revisions SET expires_at=? WHERE id=?", (stamp(past), op.current.id))
-    agent.store._db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", (stamp(past), op.id))
+    agent.store._db.execute(
+        "UPDATE revisions SET expires_at=? WHERE id=?", (stamp(past), op.current.id)
+    )
+    agent.store._db.execute(
+        "UPDATE operations SET next_attempt_at=? WHERE id=?", (stamp(past), op.id)
+    )
     tokens.token = "tok_alice"  # signing in now is too late
     done = await agent.wait_for_outcome(op.id, timeout=10)
     assert done.status == Status.NOT_PERFORMED
@@ -163,7 +175,11 @@ async def test_mcp_and_conversation_requests_carry_the_bearer_too(make_agent, sh
     agent = make_agent()
     agent.access_token_source = Tokens("tok_demo")
     company = await agent.add_company(shop.base_url)
-    args = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+    args = {
+        "order_id": "ord_7Hk2",
+        "item_id": "itm_4Qa",
+        "replacement_sku": "stormline-insulated-m",
+    }
     result = await agent.call_tool(company, "exchange_item", args)
     assert result.outcome == "operation"
     assert agent.store.get_operation(result.operation_row).account_owned
@@ -178,7 +194,9 @@ async def test_signed_out_requests_carry_no_authorization(make_agent, shop):
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
     result = await agent.call_tool(
-        company, "exchange_item", {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+        company,
+        "exchange_item",
+        {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
     )
     assert not agent.store.get_operation(result.operation_row).account_owned
     assert not any("authorization" in r.headers for r in shop.requests())
@@ -228,11 +246,18 @@ MCP_CHALLENGE = {"WWW-Authenticate": 'Bearer error="sign_in_required", scope="or
 async def test_an_mcp_challenge_at_the_http_layer_asks_for_sign_in(make_agent, shop):
     from .company_app import Answer, Rule
 
-    shop.add(Rule(_mcp_tool_call, lambda r: Answer(401, {"error": "sign_in_required", "scope": "orders"}, MCP_CHALLENGE)))
+    shop.add(
+        Rule(
+            _mcp_tool_call,
+            lambda r: Answer(401, {"error": "sign_in_required", "scope": "orders"}, MCP_CHALLENGE),
+        )
+    )
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
     result = await agent.call_tool(
-        company, "exchange_item", {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+        company,
+        "exchange_item",
+        {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
     )
     assert result.outcome == "not_performed" and result.challenge is not None
     assert result.challenge.kind == "sign_in" and result.challenge.scopes == ("orders",)
@@ -247,11 +272,21 @@ async def test_an_mcp_approval_meeting_a_challenge_waits_for_sign_in(make_agent,
     agent.access_token_source = tokens
     company = await agent.add_company(shop.base_url)
     result = await agent.call_tool(
-        company, "exchange_item", {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+        company,
+        "exchange_item",
+        {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
     )
     op = agent.store.get_operation(result.operation_row)
-    shop.add(Rule(lambda r: _mcp_tool_call(r) and r.mcp_approval is not None,
-                  lambda r: Answer(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})))
+    shop.add(
+        Rule(
+            lambda r: _mcp_tool_call(r) and r.mcp_approval is not None,
+            lambda r: Answer(
+                401,
+                {"error": "invalid_token"},
+                {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            ),
+        )
+    )
     agent.approve(op.id, op.current.id)
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
     assert waiting.status == Status.SENDING and waiting.waiting_sign_in

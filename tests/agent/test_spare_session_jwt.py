@@ -60,7 +60,9 @@ def signed_at(monkeypatch) -> dict[str, float]:
     return made
 
 
-async def test_a_request_after_another_carries_a_jwt_signed_while_that_one_waited(make_agent, strict, signed_at):
+async def test_a_request_after_another_carries_a_jwt_signed_while_that_one_waited(
+    make_agent, strict, signed_at
+):
     agent = make_agent()
     company = await agent.add_company(strict.base_url)
     await cancel(agent, company)
@@ -74,7 +76,9 @@ async def test_a_request_after_another_carries_a_jwt_signed_while_that_one_waite
         assert signed_at[jti] < started  # signed before its request was asked for: a spare
 
 
-async def test_a_company_that_refuses_replays_accepts_the_spare_an_approval_carries(make_agent, shop, signed_at):
+async def test_a_company_that_refuses_replays_accepts_the_spare_an_approval_carries(
+    make_agent, shop, signed_at
+):
     agent = make_agent(grace_seconds=0)
     _, op = await ask(agent, shop)
     used: list[str] = []
@@ -140,7 +144,9 @@ async def test_a_spare_that_cannot_be_signed_leaves_requests_alone(make_agent, s
     await cancel(agent, company)
 
 
-async def test_the_requests_of_an_mcp_call_carry_spares_the_company_accepts(make_agent, shop, signed_at):
+async def test_the_requests_of_an_mcp_call_carry_spares_the_company_accepts(
+    make_agent, shop, signed_at
+):
     agent = make_agent()
     company = await agent.add_company(shop.base_url)
     asked: list[tuple[str, float]] = []  # (jti, when the request asked for its JWT)

@@ -86,7 +86,9 @@ async def test_an_approval_refused_with_a_token_renewed_meanwhile_goes_again_wit
 
 
 @pytest.mark.parametrize("interface", ["api", "mcp", "conversation"])
-async def test_an_approval_refused_with_the_token_still_held_waits_for_sign_in(make_agent, birch, interface):
+async def test_an_approval_refused_with_the_token_still_held_waits_for_sign_in(
+    make_agent, birch, interface
+):
     """The neighbour: nothing renewed the token while the request was out. The approval waits
     for a new sign-in, and is not resent with the token the Company refused."""
     agent = make_agent()
@@ -113,7 +115,9 @@ async def test_an_approval_refused_with_the_token_still_held_waits_for_sign_in(m
     assert done.status == Status.PERFORMED and birch.state.performed["ord_birch_1"] == 1
 
 
-async def test_send_without_watch_delivers_an_approval_refused_with_a_token_renewed_meanwhile(make_agent, birch):
+async def test_send_without_watch_delivers_an_approval_refused_with_a_token_renewed_meanwhile(
+    make_agent, birch
+):
     """`poppy-tui send` (headless.send_approved) stops at approvals waiting for sign-in; one whose
     refused token was already renewed is not one of them: it is delivered in the same run."""
     from poppy_tui.agent.headless import send_approved, waiting_for_sign_in

@@ -22,7 +22,9 @@ async def pending_cancel(agent, strict) -> int:
     return first.operation_row
 
 
-async def test_approve_is_refused_with_the_fix_when_nothing_can_sign(make_agent, strict, memory_keyring):
+async def test_approve_is_refused_with_the_fix_when_nothing_can_sign(
+    make_agent, strict, memory_keyring
+):
     agent = make_agent()
     row = await pending_cancel(agent, strict)
     op = agent.store.get_operation(row)
@@ -39,7 +41,9 @@ async def test_approve_is_refused_with_the_fix_when_nothing_can_sign(make_agent,
     assert fresh.startup_signing_problem() is None
 
 
-async def test_an_approval_that_cannot_be_signed_is_not_sent_and_not_unknown(make_agent, strict, memory_keyring):
+async def test_an_approval_that_cannot_be_signed_is_not_sent_and_not_unknown(
+    make_agent, strict, memory_keyring
+):
     agent = make_agent()
     row = await pending_cancel(agent, strict)
     op = agent.store.get_operation(row)
@@ -57,13 +61,17 @@ async def test_an_approval_that_cannot_be_signed_is_not_sent_and_not_unknown(mak
     keyring.set_keyring(memory_keyring)
     retry = make_agent()
     with retry.store._write() as db:  # make it due now rather than waiting 30 s
-        db.execute("UPDATE operations SET send_after=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", row))
+        db.execute(
+            "UPDATE operations SET send_after=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", row)
+        )
     done = await retry.wait_for_outcome(row, timeout=30)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in retry.store.attempts(row)] == ["performed"]
 
 
-async def test_finding_out_without_a_key_sends_nothing_and_says_why(make_agent, strict, memory_keyring):
+async def test_finding_out_without_a_key_sends_nothing_and_says_why(
+    make_agent, strict, memory_keyring
+):
     strict.state.error_after_perform, strict.state.error_after_perform_times = 500, 10_000
     agent = make_agent(retry_window_seconds=0.3)
     row = await pending_cancel(agent, strict)
@@ -74,7 +82,10 @@ async def test_finding_out_without_a_key_sends_nothing_and_says_why(make_agent, 
     keyring.set_keyring(keyring.backends.fail.Keyring())
     prober = make_agent()
     with prober.store._write() as db:
-        db.execute("UPDATE operations SET next_attempt_at=? WHERE id=?", ("2000-01-01T00:00:00.000000Z", row))
+        db.execute(
+            "UPDATE operations SET next_attempt_at=? WHERE id=?",
+            ("2000-01-01T00:00:00.000000Z", row),
+        )
     await prober.dispatch_once()
     after = prober.store.get_operation(row)
     assert after.status == Status.OUTCOME_UNKNOWN and len(prober.store.attempts(row)) == sent

@@ -71,7 +71,9 @@ def _pending_home(root: Path) -> tuple[Path, int]:
     database = resolve_paths(home).database
     fill.build(database, PENDING, pending=True)
     with sqlite3.connect(database) as db:
-        (row,) = db.execute("SELECT id FROM operations ORDER BY id LIMIT 1 OFFSET ?", (PENDING // 2,)).fetchone()
+        (row,) = db.execute(
+            "SELECT id FROM operations ORDER BY id LIMIT 1 OFFSET ?", (PENDING // 2,)
+        ).fetchone()
     return home, int(row)
 
 
@@ -84,10 +86,19 @@ def _quartiles(values: list[float]) -> str:
 
 def _time(argv: list[str], env: dict[str, str], expect_ok: bool = True) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    done = subprocess.run(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=120,
+    )
     elapsed = (time.perf_counter() - started) * 1000
     if expect_ok and done.returncode != 0:
-        raise RuntimeError(f"{argv[0]} {' '.join(argv[1:3])} failed ({done.returncode}): {done.stderr[-2000:]!r}")
+        raise RuntimeError(
+            f"{argv[0]} {' '.join(argv[1:3])} failed ({done.returncode}): {done.stderr[-2000:]!r}"
+        )
     return elapsed
 
 
@@ -101,13 +112,25 @@ def run(rounds: int) -> list[Figure]:
     poppy = str(here / "poppy-tui")
     httpie = shutil.which("http", path=str(here)) or shutil.which("http")
     curl = shutil.which("curl")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "poppy_tui")], check=True, stdout=subprocess.DEVNULL)
-    company = CompanyProcess(Path(__file__).with_name("company_process.py"), "the benchmark Company")
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "poppy_tui")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    company = CompanyProcess(
+        Path(__file__).with_name("company_process.py"), "the benchmark Company"
+    )
     try:
         with tempfile.TemporaryDirectory(prefix="poppy-cmd-") as scratch:
             home = write_home(Path(scratch) / "home")
             env = child_env(POPPY_TUI_HOME=str(home))
-            done = subprocess.run([poppy, "companies", "add", company.base_url], env=env, capture_output=True, text=True, timeout=60)
+            done = subprocess.run(
+                [poppy, "companies", "add", company.base_url],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             if done.returncode != 0:
                 raise RuntimeError(f"companies add failed: {done.stderr[-2000:]}")
             session = AgentSession(company.base_url)
@@ -127,10 +150,20 @@ def run(rounds: int) -> list[Figure]:
             commands: dict[str, object] = {
                 "python -c pass": lambda: [sys.executable, "-c", "pass"],
                 "poppy-tui --help": lambda: [poppy, "--help"],
-                "floor: argparse printing an empty parser's help": lambda: [sys.executable, "-c", _HELP_FLOOR],
-                f"poppy-tui pending --json ({PENDING:,} pending)": lambda: [poppy, "pending", "--json"],
+                "floor: argparse printing an empty parser's help": lambda: [
+                    sys.executable,
+                    "-c",
+                    _HELP_FLOOR,
+                ],
+                f"poppy-tui pending --json ({PENDING:,} pending)": lambda: [
+                    poppy,
+                    "pending",
+                    "--json",
+                ],
                 "poppy-tui pending --json (none pending)": lambda: [poppy, "pending", "--json"],
-                f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)": lambda: floor,
+                f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)": lambda: (
+                    floor
+                ),
                 f"poppy-tui show ({PENDING:,} pending)": lambda: [poppy, "show", str(middle_row)],
                 "poppy-tui call": lambda: [poppy, "call", company.base_url, "GET", PATH],
             }
@@ -139,11 +172,13 @@ def run(rounds: int) -> list[Figure]:
             if curl:
                 commands["curl"] = anchor_curl
             # The commands that read the 10,000 pending operations run in their home.
-            envs = {name: pending_env if f"({PENDING:,} pending)" in name else env for name in commands}
+            envs = {
+                name: pending_env if f"({PENDING:,} pending)" in name else env for name in commands
+            }
             names = list(commands)
             times: dict[str, list[float]] = {n: [] for n in names}
             for n in range(rounds + 1):  # round 0 warms the page cache and is not counted
-                order = names[n % len(names):] + names[: n % len(names)]
+                order = names[n % len(names) :] + names[: n % len(names)]
                 for name in order:
                     elapsed = _time(commands[name](), envs.get(name, env))  # type: ignore[operator]
                     if n:
@@ -155,41 +190,107 @@ def run(rounds: int) -> list[Figure]:
 
     def ratio(a: str, b: str) -> tuple[float, str]:
         per_round = [x / y for x, y in zip(times[a], times[b], strict=True)]
-        return med[a] / med[b], f"{med[a]:.0f} ms vs {med[b]:.0f} ms (medians); per-round {_quartiles(per_round)}; n={len(per_round)}"
+        return (
+            med[a] / med[b],
+            f"{med[a]:.0f} ms vs {med[b]:.0f} ms (medians); per-round {_quartiles(per_round)}; n={len(per_round)}",
+        )
 
     figures: list[Figure] = []
     section = "Cost per command"
     for name in names:
-        figures.append(Figure(section, f"{name} (median)", med[name], "ms",
-                              f"best {min(times[name]):.0f} ms, worst {max(times[name]):.0f} ms, n={len(times[name])}"))
+        figures.append(
+            Figure(
+                section,
+                f"{name} (median)",
+                med[name],
+                "ms",
+                f"best {min(times[name]):.0f} ms, worst {max(times[name]):.0f} ms, n={len(times[name])}",
+            )
+        )
     anchor = "http (httpie)" if httpie else "curl"
     value, detail = ratio("poppy-tui call", anchor)
-    note = "" if httpie else " (httpie is not installed here: curl is the anchor, a far stricter one)"
+    note = (
+        "" if httpie else " (httpie is not installed here: curl is the anchor, a far stricter one)"
+    )
     if not curl:
         note += "; curl is not installed here: no curl row"
     elif httpie:
-        note += f"; curl {med['curl']:.0f} ms ({med['poppy-tui call'] / med['curl']:.2f}x, next row)"
-    figures.append(Figure(section, f"call (one GET) / {anchor.split()[0]}", value, "x", detail + note, 1.0, "<= 1.0x"))
+        note += (
+            f"; curl {med['curl']:.0f} ms ({med['poppy-tui call'] / med['curl']:.2f}x, next row)"
+        )
+    figures.append(
+        Figure(
+            section,
+            f"call (one GET) / {anchor.split()[0]}",
+            value,
+            "x",
+            detail + note,
+            1.0,
+            "<= 1.0x",
+        )
+    )
     if curl and httpie:
         value, detail = ratio("poppy-tui call", "curl")
-        figures.append(Figure(section, "call (one GET) / curl", value, "x", detail + "; for information"))
+        figures.append(
+            Figure(section, "call (one GET) / curl", value, "x", detail + "; for information")
+        )
     value, detail = ratio(f"poppy-tui pending --json ({PENDING:,} pending)", "python -c pass")
-    figures.append(Figure(section, f"pending --json, {PENDING:,} pending / python -c pass", value, "x", detail,
-                          PENDING_TARGET, f"<= {PENDING_TARGET:g}x"))
+    figures.append(
+        Figure(
+            section,
+            f"pending --json, {PENDING:,} pending / python -c pass",
+            value,
+            "x",
+            detail,
+            PENDING_TARGET,
+            f"<= {PENDING_TARGET:g}x",
+        )
+    )
     value, detail = ratio("poppy-tui pending --json (none pending)", "python -c pass")
-    figures.append(Figure(section, "pending --json, none pending / python -c pass", value, "x",
-                          detail + "; what the command costs before any operation is printed"))
-    value, detail = ratio(f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)", "python -c pass")
-    figures.append(Figure(section, f"floor: a bare sqlite3 script, {PENDING:,} pending / python -c pass", value, "x",
-                          detail + "; no CLI, no JSON: the same fields of the same 10,000 operations, read in the same "
-                          "order and printed tab-separated by a six-line script (_FLOOR_SCRIPT). Below this no "
-                          "Python program that prints them can go"))
+    figures.append(
+        Figure(
+            section,
+            "pending --json, none pending / python -c pass",
+            value,
+            "x",
+            detail + "; what the command costs before any operation is printed",
+        )
+    )
+    value, detail = ratio(
+        f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)", "python -c pass"
+    )
+    figures.append(
+        Figure(
+            section,
+            f"floor: a bare sqlite3 script, {PENDING:,} pending / python -c pass",
+            value,
+            "x",
+            detail
+            + "; no CLI, no JSON: the same fields of the same 10,000 operations, read in the same "
+            "order and printed tab-separated by a six-line script (_FLOOR_SCRIPT). Below this no "
+            "Python program that prints them can go",
+        )
+    )
     value, detail = ratio(f"poppy-tui show ({PENDING:,} pending)", "python -c pass")
-    figures.append(Figure(section, f"show one operation, {PENDING:,} pending / python -c pass", value, "x",
-                          detail + "; for information"))
+    figures.append(
+        Figure(
+            section,
+            f"show one operation, {PENDING:,} pending / python -c pass",
+            value,
+            "x",
+            detail + "; for information",
+        )
+    )
     value, detail = ratio("poppy-tui --help", "python -c pass")
     figures.append(Figure(section, "--help / python -c pass", value, "x", detail, 1.5, "<= 1.5x"))
     value, detail = ratio("floor: argparse printing an empty parser's help", "python -c pass")
-    figures.append(Figure(section, "floor: argparse printing an empty parser's help / python -c pass", value, "x",
-                          detail + "; what any argparse program pays to print its help (_HELP_FLOOR)"))
+    figures.append(
+        Figure(
+            section,
+            "floor: argparse printing an empty parser's help / python -c pass",
+            value,
+            "x",
+            detail + "; what any argparse program pays to print its help (_HELP_FLOOR)",
+        )
+    )
     return figures

@@ -27,13 +27,17 @@ def expected_for(pending: int) -> list[str]:
 
 
 def poppy_frame(home: Path, pending: int) -> float:
-    running = pty_harness.start([PYTHON, "-m", "poppy_tui", "--home", str(home)], expected_for(pending))
+    running = pty_harness.start(
+        [PYTHON, "-m", "poppy_tui", "--home", str(home)], expected_for(pending)
+    )
     running.stop()
     return running.first_frame_ms
 
 
 def anchor_frame() -> float:
-    running = pty_harness.start([PYTHON, str(BENCH_DIR / "anchor_app.py")], ["minimal textual app ready"])
+    running = pty_harness.start(
+        [PYTHON, str(BENCH_DIR / "anchor_app.py")], ["minimal textual app ready"]
+    )
     running.stop()
     return running.first_frame_ms
 
@@ -52,15 +56,25 @@ def run(homes: dict[int, Path], rounds: int) -> list[Figure]:
             ms = poppy_frame(home, pending)
             times[pending].values.append(ms)
             ratios[pending].append(ms / a)
-    figures = [Figure(SECTION, "anchor: minimal Textual app (one Static)", anchor.median, "ms", anchor.text())]
+    figures = [
+        Figure(
+            SECTION, "anchor: minimal Textual app (one Static)", anchor.median, "ms", anchor.text()
+        )
+    ]
     for pending in homes:
         r = ratios[pending]
-        figures.append(Figure(
-            SECTION, f"first frame, {pending:,} pending / anchor", statistics.median(r), "x",
-            f"poppy {times[pending].text()}; anchor {anchor.text()}; per-round ratios {min(r):.2f}x–{max(r):.2f}x "
-            f"over {len(r)} interleaved rounds; clock stops when the inbox's text reaches the pty",
-            TARGET, f"<= {TARGET}x",
-        ))
+        figures.append(
+            Figure(
+                SECTION,
+                f"first frame, {pending:,} pending / anchor",
+                statistics.median(r),
+                "x",
+                f"poppy {times[pending].text()}; anchor {anchor.text()}; per-round ratios {min(r):.2f}x–{max(r):.2f}x "
+                f"over {len(r)} interleaved rounds; clock stops when the inbox's text reaches the pty",
+                TARGET,
+                f"<= {TARGET}x",
+            )
+        )
     return figures
 
 

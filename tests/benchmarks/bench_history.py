@@ -24,27 +24,87 @@ def store_figures(database: Path, count: int, repeat: int) -> list[Figure]:
         store.close()
     store = Store.open(database)
     try:
-        first_page, rows = timed(lambda: (store.count_operations(), store.list_operations(limit=50)), repeat)
+        first_page, rows = timed(
+            lambda: (store.count_operations(), store.list_operations(limit=50)), repeat
+        )
         total, page = rows  # type: ignore[misc]
         assert total == count and len(page) == 50, (total, len(page))
         open_and_page = opened.median + first_page.median
-        figures.append(Figure("History, 100k", "Store.open (schema version check)", opened.median, "ms", opened.text()))
-        figures.append(Figure("History, 100k", "count + first page of 50", first_page.median, "ms", first_page.text()))
-        figures.append(Figure("History, 100k", "history open: Store.open + count + first page", open_and_page, "ms",
-                              "what opening history costs from nothing", TARGET_MS, "< 1 s"))
-        searched, found = timed(lambda: (store.count_operations(text="Coffee"), store.list_operations(text="Coffee", limit=50)), repeat)
-        figures.append(Figure("History, 100k", "text search ('Coffee') count + page", searched.median, "ms",
-                              f"{searched.text()}; {found[0]:,} matches"))  # type: ignore[index]
-        waiting, found = timed(
-            lambda: (store.count_operations([Status.PENDING, Status.WITHDRAWN]), store.list_operations([Status.PENDING, Status.WITHDRAWN], limit=50)),
+        figures.append(
+            Figure(
+                "History, 100k",
+                "Store.open (schema version check)",
+                opened.median,
+                "ms",
+                opened.text(),
+            )
+        )
+        figures.append(
+            Figure(
+                "History, 100k",
+                "count + first page of 50",
+                first_page.median,
+                "ms",
+                first_page.text(),
+            )
+        )
+        figures.append(
+            Figure(
+                "History, 100k",
+                "history open: Store.open + count + first page",
+                open_and_page,
+                "ms",
+                "what opening history costs from nothing",
+                TARGET_MS,
+                "< 1 s",
+            )
+        )
+        searched, found = timed(
+            lambda: (
+                store.count_operations(text="Coffee"),
+                store.list_operations(text="Coffee", limit=50),
+            ),
             repeat,
         )
-        figures.append(Figure("History, 100k", "status filter (inbox: pending) count + page", waiting.median, "ms",
-                              f"{waiting.text()}; {found[0]:,} matches"))  # type: ignore[index]
+        figures.append(
+            Figure(
+                "History, 100k",
+                "text search ('Coffee') count + page",
+                searched.median,
+                "ms",
+                f"{searched.text()}; {found[0]:,} matches",
+            )
+        )  # type: ignore[index]
+        waiting, found = timed(
+            lambda: (
+                store.count_operations([Status.PENDING, Status.WITHDRAWN]),
+                store.list_operations([Status.PENDING, Status.WITHDRAWN], limit=50),
+            ),
+            repeat,
+        )
+        figures.append(
+            Figure(
+                "History, 100k",
+                "status filter (inbox: pending) count + page",
+                waiting.median,
+                "ms",
+                f"{waiting.text()}; {found[0]:,} matches",
+            )
+        )  # type: ignore[index]
         deep, _ = timed(lambda: store.list_operations(limit=50, offset=count - 50), repeat)
-        figures.append(Figure("History, 100k", "last page (OFFSET 99,950)", deep.median, "ms", deep.text()))
+        figures.append(
+            Figure("History, 100k", "last page (OFFSET 99,950)", deep.median, "ms", deep.text())
+        )
         detail, _ = timed(lambda: store.get_operation(page[0].id), repeat)
-        figures.append(Figure("History, 100k", "one record in full (get_operation)", detail.median, "ms", detail.text()))
+        figures.append(
+            Figure(
+                "History, 100k",
+                "one record in full (get_operation)",
+                detail.median,
+                "ms",
+                detail.text(),
+            )
+        )
     finally:
         store.close()
     return figures
@@ -104,7 +164,10 @@ async def _tui(home: Path, count: int) -> dict[str, float]:
 
             await loaded()
             figures["mount"] = (time.perf_counter() - started) * 1000
-            assert screen.total == count and table.row_count == PAGE_SIZE, (screen.total, table.row_count)
+            assert screen.total == count and table.row_count == PAGE_SIZE, (
+                screen.total,
+                table.row_count,
+            )
             table.focus()
             await pilot.pause()
             moves = PAGE_SIZE - 1
@@ -135,13 +198,36 @@ async def _tui(home: Path, count: int) -> dict[str, float]:
 def tui_figures(home: Path, count: int) -> list[Figure]:
     got = asyncio.run(_tui(home, count))
     return [
-        Figure("History, 100k", "TUI: Agent.open + history screen mounted, first page shown", got["mount"], "ms",
-               "PoppyApp(initial_screen='history') under Pilot, 120x36, imports already warm", TARGET_MS, "< 1 s"),
-        Figure("History, 100k", "TUI: cursor down, per key", got["cursor"], "ms",
-               f"49 presses through one page; Pilot's own floor per key (bare 50-row DataTable) is {got['floor']:.1f} ms, "
-               f"so the history screen adds {got['cursor'] - got['floor']:.1f} ms"),
-        Figure("History, 100k", "TUI: next page ( ] ), per page (median)", got["page"], "ms",
-               f"20 page turns, best {got['page_best']:.1f} ms, including the {got['floor']:.0f} ms Pilot floor; "
-               "each is count + page in a worker thread, then 50 rows drawn"),
-        Figure("History, 100k", "TUI: jump to the last page", got["last_page"], "ms", "page 2,000 of 2,000"),
+        Figure(
+            "History, 100k",
+            "TUI: Agent.open + history screen mounted, first page shown",
+            got["mount"],
+            "ms",
+            "PoppyApp(initial_screen='history') under Pilot, 120x36, imports already warm",
+            TARGET_MS,
+            "< 1 s",
+        ),
+        Figure(
+            "History, 100k",
+            "TUI: cursor down, per key",
+            got["cursor"],
+            "ms",
+            f"49 presses through one page; Pilot's own floor per key (bare 50-row DataTable) is {got['floor']:.1f} ms, "
+            f"so the history screen adds {got['cursor'] - got['floor']:.1f} ms",
+        ),
+        Figure(
+            "History, 100k",
+            "TUI: next page ( ] ), per page (median)",
+            got["page"],
+            "ms",
+            f"20 page turns, best {got['page_best']:.1f} ms, including the {got['floor']:.0f} ms Pilot floor; "
+            "each is count + page in a worker thread, then 50 rows drawn",
+        ),
+        Figure(
+            "History, 100k",
+            "TUI: jump to the last page",
+            got["last_page"],
+            "ms",
+            "page 2,000 of 2,000",
+        ),
     ]

@@ -22,17 +22,26 @@ TARGET = 1.5
 
 
 def _memory_mb(pid: int) -> tuple[float, float]:
-    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    fields = dict(
+        line.split(":", 1)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if ":" in line
+    )
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
 def open_history(home: Path, count: int) -> tuple[float, float, float]:
     """(ms to the first page on the pty, RSS MB, peak RSS MB once the count is shown)."""
-    running = pty_harness.start([PYTHON, str(BENCH_DIR / "tui_child.py"), str(home), "history"], ["1–50 of"])
+    running = pty_harness.start(
+        [PYTHON, str(BENCH_DIR / "tui_child.py"), str(home), "history"], ["1–50 of"]
+    )
     try:
         deadline = time.perf_counter() + 120
         counted = re.compile(rf"of {count}\b")
-        while not counted.search(pty_harness.visible_text(bytes(running.output))) and time.perf_counter() < deadline:
+        while (
+            not counted.search(pty_harness.visible_text(bytes(running.output)))
+            and time.perf_counter() < deadline
+        ):
             running.drain(0.2)
         rss, peak = _memory_mb(running.proc.pid)
         return running.first_frame_ms, rss, peak
@@ -56,16 +65,29 @@ def run(homes: dict[int, Path], rounds: int) -> list[Figure]:
             got[n] = ms
         ratios.append(got[big] / got[small])
     figures = [
-        Figure(SECTION, f"history opens, {big:,} / {small:,} records", statistics.median(ratios), "x",
-               f"first page on the pty: {times[big].text()} at {big:,}, {times[small].text()} at {small:,}; "
-               f"per-round ratios {min(ratios):.2f}x–{max(ratios):.2f}x over {rounds} interleaved rounds",
-               TARGET, f"<= {TARGET}x"),
+        Figure(
+            SECTION,
+            f"history opens, {big:,} / {small:,} records",
+            statistics.median(ratios),
+            "x",
+            f"first page on the pty: {times[big].text()} at {big:,}, {times[small].text()} at {small:,}; "
+            f"per-round ratios {min(ratios):.2f}x–{max(ratios):.2f}x over {rounds} interleaved rounds",
+            TARGET,
+            f"<= {TARGET}x",
+        ),
     ]
     for n in (small, big):
         rss = statistics.median(m[0] for m in memory[n])
         peak = statistics.median(m[1] for m in memory[n])
-        figures.append(Figure(SECTION, f"memory with history open, {n:,} records (RSS)", rss, "MB",
-                              f"peak RSS {peak:,.1f} MB; the count shown; one page of 50 rows held"))
+        figures.append(
+            Figure(
+                SECTION,
+                f"memory with history open, {n:,} records (RSS)",
+                rss,
+                "MB",
+                f"peak RSS {peak:,.1f} MB; the count shown; one page of 50 rows held",
+            )
+        )
     return figures
 
 

@@ -28,7 +28,9 @@ KEYS = (b"\x1b[B", b"\x1b[A")  # Down, Up
 
 
 def _spawn(home: Path, pending: int) -> pty_harness.Running:
-    return pty_harness.start([PYTHON, "-m", "poppy_tui", "--home", str(home)], expected_for(pending))
+    return pty_harness.start(
+        [PYTHON, "-m", "poppy_tui", "--home", str(home)], expected_for(pending)
+    )
 
 
 def idle_cpu(home: Path, pending: int, settle: float, window: float) -> tuple[float, float]:
@@ -46,7 +48,9 @@ def idle_cpu(home: Path, pending: int, settle: float, window: float) -> tuple[fl
 
 def _key_latency(running: pty_harness.Running, key: bytes) -> float | None:
     running.drain(0.0)
-    while select.select([running.master], [], [], 0)[0]:  # anything still arriving belongs to before
+    while select.select([running.master], [], [], 0)[
+        0
+    ]:  # anything still arriving belongs to before
         running.output += os.read(running.master, 65536)
     started = time.perf_counter()
     running.write(key)
@@ -63,12 +67,24 @@ def p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1]
 
 
-def run(homes: dict[int, Path], big: int, small: int, presses: int, settle: float, window: float) -> list[Figure]:
+def run(
+    homes: dict[int, Path], big: int, small: int, presses: int, settle: float, window: float
+) -> list[Figure]:
     percent, _ = idle_cpu(homes[big], big, settle, window)
-    figures = [Figure(SECTION, f"idle CPU, {big:,} pending", percent, "%",
-                      f"one core's share over {window:g} s after {settle:g} s settling; the child's /proc user+system time",
-                      CPU_TARGET, f"< {CPU_TARGET:g}%")]
-    anchor_idle = pty_harness.start([PYTHON, str(Path(__file__).with_name("anchor_app.py"))], ["minimal textual app ready"])
+    figures = [
+        Figure(
+            SECTION,
+            f"idle CPU, {big:,} pending",
+            percent,
+            "%",
+            f"one core's share over {window:g} s after {settle:g} s settling; the child's /proc user+system time",
+            CPU_TARGET,
+            f"< {CPU_TARGET:g}%",
+        )
+    ]
+    anchor_idle = pty_harness.start(
+        [PYTHON, str(Path(__file__).with_name("anchor_app.py"))], ["minimal textual app ready"]
+    )
     try:
         anchor_idle.drain(settle)
         cpu, wall = anchor_idle.cpu_seconds(), time.perf_counter()
@@ -76,7 +92,9 @@ def run(homes: dict[int, Path], big: int, small: int, presses: int, settle: floa
         anchor_percent = (anchor_idle.cpu_seconds() - cpu) / (time.perf_counter() - wall) * 100
     finally:
         anchor_idle.stop()
-    figures.append(Figure(SECTION, "idle CPU, minimal Textual app (for scale)", anchor_percent, "%", ""))
+    figures.append(
+        Figure(SECTION, "idle CPU, minimal Textual app (for scale)", anchor_percent, "%", "")
+    )
 
     tuis = {size: _spawn(homes[size], size) for size in (big, small)}
     latencies: dict[int, list[float]] = {big: [], small: []}
@@ -95,10 +113,21 @@ def run(homes: dict[int, Path], big: int, small: int, presses: int, settle: floa
         for running in tuis.values():
             running.stop()
     slow_big, slow_small = p90(latencies[big]), p90(latencies[small])
-    detail = (f"90th percentile of {len(latencies[big])} and {len(latencies[small])} Down/Up presses, interleaved: "
-              f"{slow_big:.1f} ms at {big:,} pending vs {slow_small:.1f} ms at {small}; medians "
-              f"{statistics.median(latencies[big]):.1f} vs {statistics.median(latencies[small]):.1f} ms; "
-              f"key to first byte of the redraw in the pty; presses with no redraw in 5 s: {lost[big]} and {lost[small]}")
-    figures.append(Figure(SECTION, f"slowest 10% of keys, {big:,} / {small} pending", slow_big / slow_small, "x",
-                          detail, KEY_TARGET, f"<= {KEY_TARGET}x"))
+    detail = (
+        f"90th percentile of {len(latencies[big])} and {len(latencies[small])} Down/Up presses, interleaved: "
+        f"{slow_big:.1f} ms at {big:,} pending vs {slow_small:.1f} ms at {small}; medians "
+        f"{statistics.median(latencies[big]):.1f} vs {statistics.median(latencies[small]):.1f} ms; "
+        f"key to first byte of the redraw in the pty; presses with no redraw in 5 s: {lost[big]} and {lost[small]}"
+    )
+    figures.append(
+        Figure(
+            SECTION,
+            f"slowest 10% of keys, {big:,} / {small} pending",
+            slow_big / slow_small,
+            "x",
+            detail,
+            KEY_TARGET,
+            f"<= {KEY_TARGET}x",
+        )
+    )
     return figures

@@ -99,11 +99,25 @@ def ensure_installed(root: Path, peer: Peer) -> tuple[Path | None, str]:
     root.mkdir(parents=True, exist_ok=True)
     print(f"  installing {peer.name} into {venv} (pip, from PyPI; once) ...", flush=True)
     try:
-        subprocess.run([PYTHON, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            [PYTHON, "-m", "venv", "--clear", str(venv)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
         done = subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             *peer.requirements],
-            capture_output=True, text=True, timeout=INSTALL_SECONDS,
+            [
+                str(venv / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                *peer.requirements,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_SECONDS,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{peer.name} could not be installed ({type(exc).__name__}: {exc})"
@@ -111,8 +125,14 @@ def ensure_installed(root: Path, peer: Peer) -> tuple[Path | None, str]:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return None, f"{peer.name} could not be installed with pip (no network?): {last[:200]}"
     shown = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", f"import importlib.metadata as m; print(m.version({peer.name!r}))"],
-        capture_output=True, text=True, timeout=60,
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            f"import importlib.metadata as m; print(m.version({peer.name!r}))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     ).stdout.strip()
     (venv / "installed").write_text(shown + "\n")
     return executable, shown or "?"
@@ -120,10 +140,18 @@ def ensure_installed(root: Path, peer: Peer) -> tuple[Path | None, str]:
 
 def isolated_environment(scratch: Path, venv: Path) -> dict[str, str]:
     """HOME and the XDG directories in `scratch`, the peer's own venv, no PYTHONPATH."""
-    environment = {"HOME": str(scratch), "PYTHONPATH": "", "VIRTUAL_ENV": str(venv),
-                   "PATH": os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"])}
-    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"),
-                             ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state")):
+    environment = {
+        "HOME": str(scratch),
+        "PYTHONPATH": "",
+        "VIRTUAL_ENV": str(venv),
+        "PATH": os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"]),
+    }
+    for variable, folder in (
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_STATE_HOME", "state"),
+    ):
         (scratch / folder).mkdir(parents=True, exist_ok=True)
         environment[variable] = str(scratch / folder)
     return environment
@@ -132,11 +160,16 @@ def isolated_environment(scratch: Path, venv: Path) -> dict[str, str]:
 def peer_frame(peer: Peer, executable: Path, scratch: Path) -> tuple[float, float]:
     """(its first paint, its first complete screen) in ms; the same when it paints no skeleton."""
     running = pty_harness.start(
-        [str(executable), *peer.arguments], list(peer.first_paint or peer.expected), timeout=60.0, cwd=scratch,
+        [str(executable), *peer.arguments],
+        list(peer.first_paint or peer.expected),
+        timeout=60.0,
+        cwd=scratch,
         **isolated_environment(scratch, executable.parent.parent),
     )
     try:
-        complete = running.wait_for(list(peer.expected)) if peer.first_paint else running.first_frame_ms
+        complete = (
+            running.wait_for(list(peer.expected)) if peer.first_paint else running.first_frame_ms
+        )
     finally:
         running.stop()
     return running.first_frame_ms, complete
@@ -201,28 +234,60 @@ def run(stores: Path, rounds: int, venvs: Path | None = None) -> list[Figure]:
                 peer_over_anchor[name].append(ms / a)
 
     measured = [
-        Figure(SECTION, "anchor: minimal Textual app (one Static)", anchor.median, "ms", anchor.text()),
+        Figure(
+            SECTION, "anchor: minimal Textual app (one Static)", anchor.median, "ms", anchor.text()
+        ),
         Figure(SECTION, "poppy-tui, empty store", poppy.median, "ms", poppy.text()),
-        Figure(SECTION, "poppy, empty store / anchor", statistics.median(poppy_over_anchor), "x",
-               f"{_spread(poppy_over_anchor)}; the firstframe section's figure, measured again in this run"),
+        Figure(
+            SECTION,
+            "poppy, empty store / anchor",
+            statistics.median(poppy_over_anchor),
+            "x",
+            f"{_spread(poppy_over_anchor)}; the firstframe section's figure, measured again in this run",
+        ),
     ]
     for name, (peer, _, version) in ready.items():
         measured += [
-            Figure(SECTION, f"{name} {version}", peer_times[name].median, "ms",
-                   f"{peer_times[name].text()}; clock stops when {', '.join(repr(t) for t in peer.expected)} "
-                   "have reached the pty"),
-            Figure(SECTION, f"{name} / anchor", statistics.median(peer_over_anchor[name]), "x",
-                   _spread(peer_over_anchor[name])),
-            Figure(SECTION, f"poppy / {name}", statistics.median(poppy_over_peer[name]), "x",
-                   f"below 1 means poppy-tui's first frame comes sooner; {_spread(poppy_over_peer[name])}"),
+            Figure(
+                SECTION,
+                f"{name} {version}",
+                peer_times[name].median,
+                "ms",
+                f"{peer_times[name].text()}; clock stops when {', '.join(repr(t) for t in peer.expected)} "
+                "have reached the pty",
+            ),
+            Figure(
+                SECTION,
+                f"{name} / anchor",
+                statistics.median(peer_over_anchor[name]),
+                "x",
+                _spread(peer_over_anchor[name]),
+            ),
+            Figure(
+                SECTION,
+                f"poppy / {name}",
+                statistics.median(poppy_over_peer[name]),
+                "x",
+                f"below 1 means poppy-tui's first frame comes sooner; {_spread(poppy_over_peer[name])}",
+            ),
         ]
         if name in paint_times and poppy_over_paint[name]:
             measured += [
-                Figure(SECTION, f"{name}, first paint (loading skeleton)", paint_times[name].median, "ms",
-                       f"{paint_times[name].text()}; clock stops when {', '.join(repr(t) for t in peer.first_paint)} "
-                       "have reached the pty, before its content has loaded"),
-                Figure(SECTION, f"poppy / {name}'s first paint", statistics.median(poppy_over_paint[name]), "x",
-                       f"for information: poppy's figure is its content, this peer's a skeleton; "
-                       f"{_spread(poppy_over_paint[name])}"),
+                Figure(
+                    SECTION,
+                    f"{name}, first paint (loading skeleton)",
+                    paint_times[name].median,
+                    "ms",
+                    f"{paint_times[name].text()}; clock stops when {', '.join(repr(t) for t in peer.first_paint)} "
+                    "have reached the pty, before its content has loaded",
+                ),
+                Figure(
+                    SECTION,
+                    f"poppy / {name}'s first paint",
+                    statistics.median(poppy_over_paint[name]),
+                    "x",
+                    f"for information: poppy's figure is its content, this peer's a skeleton; "
+                    f"{_spread(poppy_over_paint[name])}",
+                ),
             ]
     return measured + figures

@@ -44,7 +44,9 @@ def _slots() -> tuple[str, str, str]:
     return tuple(format_rfc3339(a + timedelta(minutes=30 * n)) for n in range(3))  # type: ignore[return-value]
 
 
-async def _bare_round(client, session, url: str, target: str, before_approval=None) -> tuple[float, float]:
+async def _bare_round(
+    client, session, url: str, target: str, before_approval=None
+) -> tuple[float, float]:
     """The two requests as a bare httpx2 client makes them: (first, with approval) in ms.
     `before_approval`, if given, runs between them (the floor client's fsync)."""
     from poppy_tui.protocol.approval import Approval
@@ -62,7 +64,11 @@ async def _bare_round(client, session, url: str, target: str, before_approval=No
     done = await client.post(url, json={"starts_at": target}, headers=headers)
     outcome = done.json()
     t5 = time.perf_counter()
-    assert first.status_code == 403 and done.status_code == 200, (first.status_code, done.status_code, done.text)
+    assert first.status_code == 403 and done.status_code == 200, (
+        first.status_code,
+        done.status_code,
+        done.text,
+    )
     assert outcome["starts_at"] == target, outcome
     return (t4 - t3) * 1000, (t5 - t4) * 1000
 
@@ -78,7 +84,9 @@ class _OneFsync:
         self._writes = 0
 
     def __call__(self) -> None:
-        os.pwrite(self._fd, self._page, (self._writes % 64) * len(self._page))  # rewritten, not grown, like the log
+        os.pwrite(
+            self._fd, self._page, (self._writes % 64) * len(self._page)
+        )  # rewritten, not grown, like the log
         self._writes += 1
         os.fsync(self._fd)
 
@@ -95,12 +103,22 @@ async def _measure(data_root: Path, rounds: int) -> dict[str, list[float]]:
     from poppy_tui.agent.store import Status
     from poppy_tui.demo.testing import AgentSession
 
-    company = CompanyProcess(Path(__file__).with_name("company_process.py"), "the benchmark Company")
+    company = CompanyProcess(
+        Path(__file__).with_name("company_process.py"), "the benchmark Company"
+    )
     paths = Paths(config_dir=data_root / "config", data_dir=data_root / "data")
     agent = Agent.open(paths, Config(key_storage="file", grace_seconds=0))
     session = AgentSession(company.base_url)
     url = company.base_url + BOOKING
-    names = ("agent", "agent_first", "agent_approval", "bare", "bare_first", "bare_approval", "floor")
+    names = (
+        "agent",
+        "agent_first",
+        "agent_approval",
+        "bare",
+        "bare_first",
+        "bare_approval",
+        "floor",
+    )
     times: dict[str, list[float]] = {name: [] for name in names}
     fsync_once = _OneFsync(data_root)
     a, b, c = _slots()
@@ -156,29 +174,72 @@ def run(rounds: int, repeats: int = REPEATS) -> list[Figure]:
         return {k: statistics.median([v for got in runs[name] for v in got[k]]) for k in keys}
 
     def each(name: str) -> str:
-        ratios = [statistics.median(got["agent"]) / statistics.median(got["bare"]) for got in runs[name]]
+        ratios = [
+            statistics.median(got["agent"]) / statistics.median(got["bare"]) for got in runs[name]
+        ]
         return ", ".join(f"{r:.2f}x" for r in ratios)
 
     m = pooled("disk")
-    figures.append(Figure("Approval round trip", "agent: request + approve + deliver (median)", m["agent"], "ms",
-                          f"first request {m['agent_first']:.1f} ms, approve + dispatch {m['agent_approval']:.1f} ms; "
-                          f"{repeats} runs of {rounds} rounds; store on the temp disk (each attempt fsynced before it "
-                          "leaves, other commits fsynced in the background)"))
-    figures.append(Figure("Approval round trip", "bare httpx2, like for like: the same two requests (median)", m["bare"], "ms",
-                          f"first {m['bare_first']:.1f} ms, with approval {m['bare_approval']:.1f} ms"))
-    figures.append(Figure("Approval round trip", "overhead: agent / bare", m["agent"] / m["bare"], "x",
-                          f"the Company in a process of its own, on loopback; each run: {each('disk')}",
-                          TARGET_RATIO, f"<= {TARGET_RATIO}x"))
-    figures.append(Figure("Approval round trip", "approval leg only: approve + dispatch / bare POST with approval",
-                          m["agent_approval"] / m["bare_approval"], "x",
-                          f"{m['agent_approval']:.1f} ms vs {m['bare_approval']:.1f} ms"))
-    figures.append(Figure("Approval round trip", "floor: bare httpx2 + one fsync before the approval / bare",
-                          m["floor"] / m["bare"], "x",
-                          f"{m['floor']:.1f} ms: the bare client plus the one fsync the agent must make before an "
-                          "approval leaves (8 KiB written and fsynced on the store's disk); agent / floor "
-                          f"{m['agent'] / m['floor']:.2f}x is the agent's own work beyond it"))
+    figures.append(
+        Figure(
+            "Approval round trip",
+            "agent: request + approve + deliver (median)",
+            m["agent"],
+            "ms",
+            f"first request {m['agent_first']:.1f} ms, approve + dispatch {m['agent_approval']:.1f} ms; "
+            f"{repeats} runs of {rounds} rounds; store on the temp disk (each attempt fsynced before it "
+            "leaves, other commits fsynced in the background)",
+        )
+    )
+    figures.append(
+        Figure(
+            "Approval round trip",
+            "bare httpx2, like for like: the same two requests (median)",
+            m["bare"],
+            "ms",
+            f"first {m['bare_first']:.1f} ms, with approval {m['bare_approval']:.1f} ms",
+        )
+    )
+    figures.append(
+        Figure(
+            "Approval round trip",
+            "overhead: agent / bare",
+            m["agent"] / m["bare"],
+            "x",
+            f"the Company in a process of its own, on loopback; each run: {each('disk')}",
+            TARGET_RATIO,
+            f"<= {TARGET_RATIO}x",
+        )
+    )
+    figures.append(
+        Figure(
+            "Approval round trip",
+            "approval leg only: approve + dispatch / bare POST with approval",
+            m["agent_approval"] / m["bare_approval"],
+            "x",
+            f"{m['agent_approval']:.1f} ms vs {m['bare_approval']:.1f} ms",
+        )
+    )
+    figures.append(
+        Figure(
+            "Approval round trip",
+            "floor: bare httpx2 + one fsync before the approval / bare",
+            m["floor"] / m["bare"],
+            "x",
+            f"{m['floor']:.1f} ms: the bare client plus the one fsync the agent must make before an "
+            "approval leaves (8 KiB written and fsynced on the store's disk); agent / floor "
+            f"{m['agent'] / m['floor']:.2f}x is the agent's own work beyond it",
+        )
+    )
     if runs["tmpfs"]:
         t = pooled("tmpfs")
-        figures.append(Figure("Approval round trip", "overhead with the store on tmpfs (fsync ~free)", t["agent"] / t["bare"], "x",
-                              f"agent {t['agent']:.1f} ms vs bare {t['bare']:.1f} ms; each run: {each('tmpfs')}"))
+        figures.append(
+            Figure(
+                "Approval round trip",
+                "overhead with the store on tmpfs (fsync ~free)",
+                t["agent"] / t["bare"],
+                "x",
+                f"agent {t['agent']:.1f} ms vs bare {t['bare']:.1f} ms; each run: {each('tmpfs')}",
+            )
+        )
     return figures

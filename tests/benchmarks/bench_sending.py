@@ -70,16 +70,22 @@ async def _bare_run(base_url: str, first_item: int, count: int, concurrency: int
     async with httpx2.AsyncClient(timeout=30) as client:
         operations = []
         for item in range(first_item, first_item + count):
-            first = await client.post(f"{base_url}/items/{item}/cancel", json={}, headers=session.headers())
+            first = await client.post(
+                f"{base_url}/items/{item}/cancel", json={}, headers=session.headers()
+            )
             assert first.status_code == 403, first.text
             operations.append((item, first.json()["operation"]))
         slots = asyncio.Semaphore(concurrency)
 
         async def send(item: int, operation: dict) -> None:
             async with slots:
-                headers = session.headers(approval=Approval(operation["operation_id"], operation["revision"]))
+                headers = session.headers(
+                    approval=Approval(operation["operation_id"], operation["revision"])
+                )
                 headers[HEADER_IDEMPOTENCY_KEY] = os.urandom(16).hex()
-                done = await client.post(f"{base_url}/items/{item}/cancel", json={}, headers=headers)
+                done = await client.post(
+                    f"{base_url}/items/{item}/cancel", json={}, headers=headers
+                )
                 assert done.status_code == 200 and done.json()["status"] == "cancelled", done.text
 
         started = time.perf_counter()
@@ -100,16 +106,24 @@ def run(count: int, repeats: int = 5) -> list[Figure]:
     agent_rates: list[float] = []
     like_rates: list[float] = []
     sequential_rates: list[float] = []
-    company = CompanyProcess(Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py", "the sending Company")
+    company = CompanyProcess(
+        Path(__file__).resolve().parents[1] / "companies" / "bulk_company.py", "the sending Company"
+    )
     try:
         item = 0
         for _ in range(repeats):
             with tempfile.TemporaryDirectory(prefix="poppy-send-") as disk:
-                agent_rates.append(count / asyncio.run(_agent_run(company.base_url, Path(disk), item, count)))
+                agent_rates.append(
+                    count / asyncio.run(_agent_run(company.base_url, Path(disk), item, count))
+                )
             item += count
-            like_rates.append(count / asyncio.run(_bare_run(company.base_url, item, count, DEFAULT_PER_COMPANY)))
+            like_rates.append(
+                count / asyncio.run(_bare_run(company.base_url, item, count, DEFAULT_PER_COMPANY))
+            )
             item += count
-            sequential_rates.append(count / asyncio.run(_bare_run(company.base_url, item, count, 1)))
+            sequential_rates.append(
+                count / asyncio.run(_bare_run(company.base_url, item, count, 1))
+            )
             item += count
     finally:
         company.stop()
@@ -125,19 +139,50 @@ def run(count: int, repeats: int = 5) -> list[Figure]:
 
     section = "Sending"
     return [
-        Figure(section, f"agent: {count:,} approvals delivered, {DEFAULT_PER_COMPANY} in flight (median rate)",
-               round(agent), "per s", f"each run: {each(agent_rates)}; store on the temp disk"),
-        Figure(section, f"bare httpx2, {DEFAULT_PER_COMPANY} in flight, like for like (median rate)", round(like),
-               "per s", f"each run: {each(like_rates)}"),
-        Figure(section, "bare httpx2 sequential loop (median rate; the earlier anchor)", round(sequential), "per s",
-               f"each run: {each(sequential_rates)}"),
+        Figure(
+            section,
+            f"agent: {count:,} approvals delivered, {DEFAULT_PER_COMPANY} in flight (median rate)",
+            round(agent),
+            "per s",
+            f"each run: {each(agent_rates)}; store on the temp disk",
+        ),
+        Figure(
+            section,
+            f"bare httpx2, {DEFAULT_PER_COMPANY} in flight, like for like (median rate)",
+            round(like),
+            "per s",
+            f"each run: {each(like_rates)}",
+        ),
+        Figure(
+            section,
+            "bare httpx2 sequential loop (median rate; the earlier anchor)",
+            round(sequential),
+            "per s",
+            f"each run: {each(sequential_rates)}",
+        ),
         # Figure's verdict passes values below the target, so the ratio is reported inverted
         # there (bare / agent <= 1/0.6 is agent / bare >= 0.6); the name says which.
-        Figure(section, "rate ratio agent / like-for-like bare (higher is better)", agent / like, "x",
-               f"each run: {ratios(like_rates)}; the target is >= {TARGET_RATIO}x"),
-        Figure(section, "time ratio agent / like-for-like bare for the same approvals", like / agent, "x",
-               f"the inverse of the rate ratio; at most {1 / TARGET_RATIO:.2f}x meets >= {TARGET_RATIO}x",
-               1 / TARGET_RATIO, f"<= {1 / TARGET_RATIO:.2f}x"),
-        Figure(section, "rate ratio agent / sequential bare loop (higher is better)", agent / sequential, "x",
-               f"each run: {ratios(sequential_rates)}"),
+        Figure(
+            section,
+            "rate ratio agent / like-for-like bare (higher is better)",
+            agent / like,
+            "x",
+            f"each run: {ratios(like_rates)}; the target is >= {TARGET_RATIO}x",
+        ),
+        Figure(
+            section,
+            "time ratio agent / like-for-like bare for the same approvals",
+            like / agent,
+            "x",
+            f"the inverse of the rate ratio; at most {1 / TARGET_RATIO:.2f}x meets >= {TARGET_RATIO}x",
+            1 / TARGET_RATIO,
+            f"<= {1 / TARGET_RATIO:.2f}x",
+        ),
+        Figure(
+            section,
+            "rate ratio agent / sequential bare loop (higher is better)",
+            agent / sequential,
+            "x",
+            f"each run: {ratios(sequential_rates)}",
+        ),
     ]

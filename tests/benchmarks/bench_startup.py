@@ -18,7 +18,11 @@ def one_start(home: Path) -> tuple[float, dict]:
     started = time.perf_counter()
     proc = subprocess.Popen(
         [PYTHON, str(BENCH_DIR / "startup_child.py"), str(home)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=child_env(), cwd=str(REPO),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=child_env(),
+        cwd=str(REPO),
     )
     assert proc.stdout is not None
     line = b""
@@ -29,7 +33,9 @@ def one_start(home: Path) -> tuple[float, dict]:
             raise RuntimeError("the TUI never painted")
         chunk = proc.stdout.read1(4096) if hasattr(proc.stdout, "read1") else proc.stdout.read(1)
         if not chunk:
-            raise RuntimeError(f"startup child exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+            raise RuntimeError(
+                f"startup child exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
+            )
         line += chunk
     wall = (time.perf_counter() - started) * 1000
     proc.wait(60)
@@ -39,7 +45,9 @@ def one_start(home: Path) -> tuple[float, dict]:
 def run(homes: dict[str, Path], repeat: int) -> list[Figure]:
     figures: list[Figure] = []
     for label, home in homes.items():
-        one_start(home)  # warm the OS file cache and .pyc files: "cold" means a new process, not a cold disk
+        one_start(
+            home
+        )  # warm the OS file cache and .pyc files: "cold" means a new process, not a cold disk
         wall, inner, app_ms = Samples(), Samples(), Samples()
         for _ in range(repeat):
             ms, report = one_start(home)
@@ -52,8 +60,26 @@ def run(homes: dict[str, Path], repeat: int) -> list[Figure]:
             f"{inner.text()}; PoppyApp.startup_ms median {app_ms.median:,.0f} ms"
         )
         target = TARGET_MS if label == "empty store" else None
-        figures.append(Figure("TUI cold start", f"first paint, {label} (median)", wall.median, "ms", detail,
-                              target, "< 500 ms" if target else ""))
-        figures.append(Figure("TUI cold start", f"first paint, {label} (best)", wall.best, "ms", "", target,
-                              "< 500 ms" if target else ""))
+        figures.append(
+            Figure(
+                "TUI cold start",
+                f"first paint, {label} (median)",
+                wall.median,
+                "ms",
+                detail,
+                target,
+                "< 500 ms" if target else "",
+            )
+        )
+        figures.append(
+            Figure(
+                "TUI cold start",
+                f"first paint, {label} (best)",
+                wall.best,
+                "ms",
+                "",
+                target,
+                "< 500 ms" if target else "",
+            )
+        )
     return figures

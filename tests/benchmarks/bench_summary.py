@@ -59,7 +59,8 @@ def run(quick: bool = False) -> list[Figure]:
         return render_summary(summary)
 
     request = ApiRequest(
-        "POST", "http://127.0.0.1:8401/api/orders/ord_7Hk2/exchanges",
+        "POST",
+        "http://127.0.0.1:8401/api/orders/ord_7Hk2/exchanges",
         {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
     )
     figures: list[Figure] = []
@@ -73,12 +74,37 @@ def run(quick: bool = False) -> list[Figure]:
         cached, _ = timed(lambda: render_summary(summary), repeat)  # noqa: B023
         checked, findings = timed(lambda: check_operation(operation, request), repeat)  # noqa: B023
         both = rendered.median + checked.median
-        figures.append(Figure("Summary", f"render_summary, {label}", rendered.median, "ms",
-                              f"{rendered.text()}; again from its cache: median {cached.median:.3f} ms"))
-        figures.append(Figure("Summary", f"check_operation, {label}", checked.median, "ms",
-                              f"{checked.text()}; {len(findings)} findings"))  # type: ignore[arg-type]
-        figures.append(Figure("Summary", f"render + check, {label} (median)", both, "ms",
-                              f"{len(summary.encode()):,} bytes; "
-                              + ("Markdown subset rendered" if result.formatted else "shown as plain text (past the Markdown limit)")  # type: ignore[union-attr]
-                              + f"; sanitiser flags {', '.join(sorted(result.flags))}"))  # type: ignore[union-attr]
+        figures.append(
+            Figure(
+                "Summary",
+                f"render_summary, {label}",
+                rendered.median,
+                "ms",
+                f"{rendered.text()}; again from its cache: median {cached.median:.3f} ms",
+            )
+        )
+        figures.append(
+            Figure(
+                "Summary",
+                f"check_operation, {label}",
+                checked.median,
+                "ms",
+                f"{checked.text()}; {len(findings)} findings",
+            )
+        )  # type: ignore[arg-type]
+        figures.append(
+            Figure(
+                "Summary",
+                f"render + check, {label} (median)",
+                both,
+                "ms",
+                f"{len(summary.encode()):,} bytes; "
+                + (
+                    "Markdown subset rendered"
+                    if result.formatted
+                    else "shown as plain text (past the Markdown limit)"
+                )  # type: ignore[union-attr]
+                + f"; sanitiser flags {', '.join(sorted(result.flags))}",
+            )
+        )  # type: ignore[union-attr]
     return figures

@@ -57,7 +57,9 @@ class Samples:
         return statistics.median(self.values)
 
     def text(self, unit: str = "ms") -> str:
-        return f"best {self.best:,.1f} {unit}, median {self.median:,.1f} {unit}, n={len(self.values)}"
+        return (
+            f"best {self.best:,.1f} {unit}, median {self.median:,.1f} {unit}, n={len(self.values)}"
+        )
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[Samples, object]:
@@ -76,16 +78,25 @@ def child_env(**extra: str) -> dict[str, str]:
     # warm-up rounds couldn't write them and every run compiled poppy_tui's edited sources again
     # (~150 ms of a first frame), which a person's install never pays.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(REPO) + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     env.update(extra)
     return env
 
 
-def run_child(script: str, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess[str]:
+def run_child(
+    script: str, *args: str, timeout: float = 300, **env: str
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [PYTHON, str(BENCH_DIR / script), *args],
-        capture_output=True, text=True, timeout=timeout, env=child_env(**env), cwd=str(REPO), stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=child_env(**env),
+        cwd=str(REPO),
+        stdin=subprocess.DEVNULL,
     )
     if done.returncode != 0:
         raise RuntimeError(f"{script} failed ({done.returncode}): {done.stderr[-3000:]}")
@@ -99,7 +110,9 @@ def write_home(home: Path, **settings: object) -> Path:
     settings = {"key_storage": "file", "grace_seconds": 0, **settings}
     (home / "config").mkdir(parents=True, exist_ok=True)
     (home / "data").mkdir(parents=True, exist_ok=True)
-    (home / "config" / "config.toml").write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()))
+    (home / "config" / "config.toml").write_text(
+        "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items())
+    )
     return home
 
 
@@ -108,8 +121,9 @@ class CompanyProcess:
     it prints its base URL on its first line and stops when its stdin closes."""
 
     def __init__(self, script: Path, what: str) -> None:
-        self._process = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True)
+        self._process = subprocess.Popen(
+            [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         assert self._process.stdout is not None
         self.base_url = self._process.stdout.readline().strip()
         if not self.base_url.startswith("http://127.0.0.1:"):

@@ -59,7 +59,11 @@ def _operation(op_id: str, revision: str, n: int, expires: str):
             "operation_id": op_id,
             "revision": revision,
             "summary": SUMMARIES[n % len(SUMMARIES)].format(n=n),
-            "terms": {"order_id": f"ord_{n}", "item_id": "itm_4Qa", "price_difference": {"amount": "70.00", "currency": "USD"}},
+            "terms": {
+                "order_id": f"ord_{n}",
+                "item_id": "itm_4Qa",
+                "price_difference": {"amount": "70.00", "currency": "USD"},
+            },
             "expires_at": expires,
         }
     )
@@ -72,19 +76,37 @@ def seed(path: Path, count: int = SEED, pending_only: bool = False) -> None:
     from poppy_tui.protocol.requests import ApiRequest
 
     with Store.open(path) as store:
-        companies = [store.upsert_company(f"http://127.0.0.1:{port}", _document(name, port)) for name, port in COMPANIES]
+        companies = [
+            store.upsert_company(f"http://127.0.0.1:{port}", _document(name, port))
+            for name, port in COMPANIES
+        ]
         for n in range(count):
             company = companies[n % len(companies)]
             request_id = store.add_request(
-                company.id, ApiRequest("POST", f"{company.base_url}/api/orders/ord_{n}/exchanges", {"item_id": "itm_4Qa"}), "tui"
+                company.id,
+                ApiRequest(
+                    "POST",
+                    f"{company.base_url}/api/orders/ord_{n}/exchanges",
+                    {"item_id": "itm_4Qa"},
+                ),
+                "tui",
             )
-            store.set_first_response(request_id, 403, {"status": 403, "body": {"error": "approval_required"}})
+            store.set_first_response(
+                request_id, 403, {"status": 403, "body": {"error": "approval_required"}}
+            )
             kind = 0 if pending_only else n % 20
             expires = "2020-06-01T00:00:00Z" if kind == 19 else "2099-01-01T00:00:00Z"
-            result = store.record_operation(company.id, request_id, company.session_id, _operation(f"op_{n}", "r1", n, expires))
+            result = store.record_operation(
+                company.id, request_id, company.session_id, _operation(f"op_{n}", "r1", n, expires)
+            )
             row, revision = result.operation_row, result.revision_id
             if kind in (3, 11):  # terms changed before deciding
-                revision = store.record_operation(company.id, request_id, company.session_id, _operation(f"op_{n}", "r2", n + 1, expires)).revision_id
+                revision = store.record_operation(
+                    company.id,
+                    request_id,
+                    company.session_id,
+                    _operation(f"op_{n}", "r2", n + 1, expires),
+                ).revision_id
             if kind in (0, 1):
                 continue  # pending: waiting for the person
             if kind in (2, 9):
@@ -102,13 +124,29 @@ def seed(path: Path, count: int = SEED, pending_only: bool = False) -> None:
             attempt = store.start_attempt(row, owner)
             if kind == 5:
                 store.finish_attempt(attempt.id, "unknown", None, None, "ReadTimeout")
-                store.settle(row, owner, Status.OUTCOME_UNKNOWN, None, "no definite answer; check with the Company")
+                store.settle(
+                    row,
+                    owner,
+                    Status.OUTCOME_UNKNOWN,
+                    None,
+                    "no definite answer; check with the Company",
+                )
             elif kind == 6:
-                store.finish_attempt(attempt.id, "not_performed", 409, {"error": "already_exchanged"})
-                store.settle(row, owner, Status.NOT_PERFORMED, None, "the Company refused it (already_exchanged, HTTP 409)")
+                store.finish_attempt(
+                    attempt.id, "not_performed", 409, {"error": "already_exchanged"}
+                )
+                store.settle(
+                    row,
+                    owner,
+                    Status.NOT_PERFORMED,
+                    None,
+                    "the Company refused it (already_exchanged, HTTP 409)",
+                )
             else:
                 if kind == 7:
-                    store.finish_attempt(attempt.id, "retry_later", 503, {"error": "temporarily_unavailable"})
+                    store.finish_attempt(
+                        attempt.id, "retry_later", 503, {"error": "temporarily_unavailable"}
+                    )
                     attempt = store.start_attempt(row, owner)
                 body = {"status": 201, "body": {"exchange_id": f"exg_{n}", "status": "completed"}}
                 store.finish_attempt(attempt.id, "performed", 201, body)
@@ -118,7 +156,11 @@ def seed(path: Path, count: int = SEED, pending_only: bool = False) -> None:
 
 _ID_COLUMNS = {  # table -> {column: table whose ids it holds}
     "requests": {"id": "requests"},
-    "operations": {"id": "operations", "current_revision_id": "revisions", "approved_revision_id": "revisions"},
+    "operations": {
+        "id": "operations",
+        "current_revision_id": "revisions",
+        "approved_revision_id": "revisions",
+    },
     "revisions": {"id": "revisions", "operation_row": "operations", "request_id": "requests"},
     "decisions": {"id": "decisions", "operation_row": "operations", "revision_id": "revisions"},
     "attempts": {"id": "attempts", "operation_row": "operations", "revision_id": "revisions"},
@@ -204,7 +246,9 @@ def build(path: Path, count: int, pending: bool = False) -> Path:
     """A store at `path` holding `count` operations; see the module docstring. `pending`: every
     one of them waiting for the person's decision (the inbox at scale)."""
     path = Path(path)
-    scratch_root = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    scratch_root = (
+        "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    )
     scratch = Path(tempfile.mkdtemp(prefix="poppy-seed-", dir=scratch_root))
     try:
         seed_path = scratch / "seed.db"

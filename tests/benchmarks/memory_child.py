@@ -39,7 +39,9 @@ async def main(home: str) -> dict[str, float]:
         screen = app.screen
         table = screen.query_one("#history-table", DataTable)
         deadline = time.monotonic() + 60
-        while screen.fetching or not str(screen.query_one("#history-pager").render()):  # the pager text = page shown
+        while screen.fetching or not str(
+            screen.query_one("#history-pager").render()
+        ):  # the pager text = page shown
             assert time.monotonic() < deadline, "the history page never arrived"
             await asyncio.sleep(0.01)
         for _ in range(5):

@@ -24,7 +24,9 @@ from pathlib import Path
 from common import REPO, child_env
 
 COLUMNS, LINES = 120, 36
-_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
+_ESCAPES = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]"
+)
 
 
 def visible_text(stream: bytes) -> str:
@@ -55,8 +57,10 @@ class Running:
                 except OSError:
                     chunk = b""
             if not chunk:
-                raise RuntimeError(f"the expected text {expected} never reached the terminal; "
-                                   f"last seen: {visible_text(bytes(self.output))[-400:]!r}")
+                raise RuntimeError(
+                    f"the expected text {expected} never reached the terminal; "
+                    f"last seen: {visible_text(bytes(self.output))[-400:]!r}"
+                )
             self.output += chunk
         return (time.perf_counter() - self.started) * 1000
 
@@ -90,15 +94,29 @@ class Running:
         os.close(self.master)
 
 
-def start(argv: list[str], expected: list[str], timeout: float = 120.0, cwd: Path | None = None, **env: str) -> Running:
+def start(
+    argv: list[str],
+    expected: list[str],
+    timeout: float = 120.0,
+    cwd: Path | None = None,
+    **env: str,
+) -> Running:
     """Spawn `argv` on a 120x36 pty (in `cwd`, default the repository) and return once every string
     in `expected` has reached it."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     environment = child_env(TERM="xterm-256color", COLUMNS=str(COLUMNS), LINES=str(LINES), **env)
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=environment, cwd=str(cwd or REPO),
-                            start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=environment,
+        cwd=str(cwd or REPO),
+        start_new_session=True,
+        close_fds=True,
+    )
     os.close(slave)
     output = bytearray()
     while True:
@@ -107,8 +125,10 @@ def start(argv: list[str], expected: list[str], timeout: float = 120.0, cwd: Pat
         if not ready:
             proc.kill()
             os.close(master)
-            raise RuntimeError(f"{argv[-1]}: the expected text {expected} never reached the terminal; "
-                               f"last seen: {visible_text(bytes(output))[-400:]!r}")
+            raise RuntimeError(
+                f"{argv[-1]}: the expected text {expected} never reached the terminal; "
+                f"last seen: {visible_text(bytes(output))[-400:]!r}"
+            )
         try:
             chunk = os.read(master, 65536)
         except OSError:
@@ -116,8 +136,10 @@ def start(argv: list[str], expected: list[str], timeout: float = 120.0, cwd: Pat
         if not chunk:
             proc.wait(5)
             os.close(master)
-            raise RuntimeError(f"{argv} exited ({proc.returncode}) before its first frame: "
-                               f"{visible_text(bytes(output))[-1500:]!r}")
+            raise RuntimeError(
+                f"{argv} exited ({proc.returncode}) before its first frame: "
+                f"{visible_text(bytes(output))[-1500:]!r}"
+            )
         output += chunk
         text = visible_text(bytes(output))
         if all(piece in text for piece in expected):

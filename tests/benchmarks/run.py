@@ -57,7 +57,9 @@ def _machine() -> str:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+        ).stdout.strip()
     except OSError:
         commit = "?"
     return (
@@ -71,12 +73,16 @@ def _table(figures: list[Figure]) -> list[str]:
     rows = [("Section", "Figure", "Value", "Target", "")]
     rows += [(f.section, f.name, f.shown(), f.target_text, f.verdict) for f in figures]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
 
 
-def _markdown(figures: list[Figure], errors: list[str], machine: str, args: argparse.Namespace, seconds: float) -> str:
+def _markdown(
+    figures: list[Figure], errors: list[str], machine: str, args: argparse.Namespace, seconds: float
+) -> str:
     out = [
         "# Benchmark results",
         "",
@@ -119,7 +125,14 @@ def _pty_section(section: str, args: argparse.Namespace, stores: Path) -> list[F
         import bench_idle
 
         homes = bench_firstframe.make_homes(stores, (10, 50_000))
-        return bench_idle.run(homes, 50_000, 10, 20 if args.quick else 60, settle=8.0, window=5.0 if args.quick else 15.0)
+        return bench_idle.run(
+            homes,
+            50_000,
+            10,
+            20 if args.quick else 60,
+            settle=8.0,
+            window=5.0 if args.quick else 15.0,
+        )
     import bench_history_scale
 
     homes = {n: bench_history_scale.make_home(stores, n) for n in (100_000, args.history_scale)}
@@ -127,18 +140,34 @@ def _pty_section(section: str, args: argparse.Namespace, stores: Path) -> list[F
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
-    parser.add_argument("--records", type=int, default=100_000, help="history size (default 100,000)")
+    parser.add_argument(
+        "--records", type=int, default=100_000, help="history size (default 100,000)"
+    )
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
     parser.add_argument("--output", type=Path, default=HERE / "results.md")
-    parser.add_argument("--stores", type=Path, default=None,
-                        help="keep the pty sections' stores here and reuse them (default: a temporary directory)")
-    parser.add_argument("--history-scale", type=int, default=1_000_000,
-                        help="the large history compared with 100,000 records (default 1,000,000)")
-    parser.add_argument("--peers-venvs", type=Path, default=None,
-                        help="the peers section's venvs of Posting and Harlequin (default: STORES/peers; "
-                             "without --stores they are installed afresh in every run)")
+    parser.add_argument(
+        "--stores",
+        type=Path,
+        default=None,
+        help="keep the pty sections' stores here and reuse them (default: a temporary directory)",
+    )
+    parser.add_argument(
+        "--history-scale",
+        type=int,
+        default=1_000_000,
+        help="the large history compared with 100,000 records (default 1,000,000)",
+    )
+    parser.add_argument(
+        "--peers-venvs",
+        type=Path,
+        default=None,
+        help="the peers section's venvs of Posting and Harlequin (default: STORES/peers; "
+        "without --stores they are installed afresh in every run)",
+    )
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(wanted) - set(SECTIONS)
@@ -162,15 +191,20 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             database = fill.build(resolve_paths(big).database, args.records)
             size_mb = database.stat().st_size / 2**20
-            print(f"filled a store with {args.records:,} operations in {time.perf_counter() - started:.1f} s "
-                  f"({size_mb:.0f} MB)\n")
+            print(
+                f"filled a store with {args.records:,} operations in {time.perf_counter() - started:.1f} s "
+                f"({size_mb:.0f} MB)\n"
+            )
         for section in wanted:
             print(f"[{section}] ...", flush=True)
             try:
                 if section == "startup":
                     import bench_startup
 
-                    got = bench_startup.run({"empty store": empty, f"{args.records // 1000}k records": big}, 3 if args.quick else 9)
+                    got = bench_startup.run(
+                        {"empty store": empty, f"{args.records // 1000}k records": big},
+                        3 if args.quick else 9,
+                    )
                 elif section == "summary":
                     import bench_summary
 
@@ -179,12 +213,16 @@ def main(argv: list[str] | None = None) -> int:
                     import bench_history
                     from poppy_tui.agent.paths import resolve_paths
 
-                    got = bench_history.store_figures(resolve_paths(big).database, args.records, 3 if args.quick else 7)
+                    got = bench_history.store_figures(
+                        resolve_paths(big).database, args.records, 3 if args.quick else 7
+                    )
                     got += bench_history.tui_figures(big, args.records)
                 elif section == "memory":
                     import bench_memory
 
-                    got = bench_memory.run({f"{args.records // 1000}k records": big, "empty store": empty})
+                    got = bench_memory.run(
+                        {f"{args.records // 1000}k records": big, "empty store": empty}
+                    )
                 elif section in ("firstframe", "idle", "historyscale"):
                     got = _pty_section(section, args, args.stores or root / "stores")
                 elif section == "roundtrip":
@@ -211,15 +249,20 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             figures.extend(got)
             for f in got:
-                print(f"  {f.name}: {f.shown()}" + (f"   target {f.target_text}: {f.verdict}" if f.target_text else ""))
+                print(
+                    f"  {f.name}: {f.shown()}"
+                    + (f"   target {f.target_text}: {f.verdict}" if f.target_text else "")
+                )
     seconds = time.perf_counter() - began
     print()
     print("\n".join(_table(figures)))
     if errors:
         print("\nERRORS:\n" + "\n".join(errors))
     args.output.write_text(_markdown(figures, errors, machine, args, seconds))
-    print(f"\nwritten to {args.output.relative_to(REPO) if args.output.is_relative_to(REPO) else args.output} "
-          f"({seconds:.0f} s)")
+    print(
+        f"\nwritten to {args.output.relative_to(REPO) if args.output.is_relative_to(REPO) else args.output} "
+        f"({seconds:.0f} s)"
+    )
     return 1 if errors else 0
 
 

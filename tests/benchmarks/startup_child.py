@@ -28,7 +28,9 @@ class Measured(PoppyApp):
         self.call_later(self._report)
 
     def _report(self) -> None:
-        self._bench["app_startup_ms"] = self.startup_ms  # PoppyApp's own figure (from its first import)
+        self._bench["app_startup_ms"] = (
+            self.startup_ms
+        )  # PoppyApp's own figure (from its first import)
         print(json.dumps(self._bench), flush=True)
         self.exit()
 

@@ -33,7 +33,9 @@ class Run(NamedTuple):
 HOME_CONFIG = 'key_storage = "file"\ngrace_seconds = 0\n'
 
 
-def make_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config_toml: str = HOME_CONFIG) -> Path:
+def make_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config_toml: str = HOME_CONFIG
+) -> Path:
     """A private POPPY_TUI_HOME under tmp_path with this config.toml: no keyring daemon runs here."""
     root = tmp_path / "home"
     (root / "config").mkdir(parents=True)
@@ -111,7 +113,12 @@ class Terminal:
     """poppy-tui running in a pseudo-terminal, as a person runs it (POSIX only)."""
 
     def __init__(
-        self, *argv: str, home: Path, columns: int = 120, lines: int = 40, controlling: bool = False,
+        self,
+        *argv: str,
+        home: Path,
+        columns: int = 120,
+        lines: int = 40,
+        controlling: bool = False,
     ) -> None:
         """`controlling`: the pseudo-terminal is the program's controlling terminal, as a person's
         is, so Ctrl-C (pressed as b"\\x03") reaches it as SIGINT from the terminal driver."""
@@ -125,7 +132,11 @@ class Terminal:
         env = subprocess_env(home, TERM="xterm-256color", COLUMNS=str(columns), LINES=str(lines))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "poppy_tui", *argv],
-            stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            env=env,
+            start_new_session=True,
             # After setsid (start_new_session), so the new session takes this terminal.
             preexec_fn=(lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0)) if controlling else None,
         )
@@ -153,17 +164,22 @@ class Terminal:
         read as the sentences they are."""
         return " ".join(self.text.split())
 
-    def read_until(self, pattern: str, timeout: float = 60, after: str = "", flat: bool = False) -> None:
+    def read_until(
+        self, pattern: str, timeout: float = 60, after: str = "", flat: bool = False
+    ) -> None:
         """Wait for `pattern` in the output, looking only past the first `after` once that has shown
         (`flat`: in the output with white space folded, so a wrapped sentence still matches)."""
         deadline = time.monotonic() + timeout
+
         def seen() -> str:
             text = self.flat if flat else self.text
             return text.partition(after)[2] if after else text
 
         while not re.search(pattern, seen()):
             left = deadline - time.monotonic()
-            assert left > 0 and self.process.poll() is None, f"never saw {pattern!r}:\n{self.text[-3000:]}"
+            assert left > 0 and self.process.poll() is None, (
+                f"never saw {pattern!r}:\n{self.text[-3000:]}"
+            )
             if not self._read(min(left, 0.5)):
                 break
 

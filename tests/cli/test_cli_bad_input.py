@@ -109,7 +109,9 @@ def test_since_relative_through_the_command(cli, home):
         assert run.code == Exit.OK, run.err
 
 
-@pytest.mark.parametrize(("typed", "meant"), [("pendng", "pending"), ("histroy", "history"), ("comapnies", "companies")])
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("pendng", "pending"), ("histroy", "history"), ("comapnies", "companies")]
+)
 def test_a_misspelt_command_suggests_the_closest(home, typed, meant):
     done = run_process(typed, home=home)
     assert done.code == Exit.USAGE

@@ -15,10 +15,33 @@ from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.parser import build_parser
 
 COMMANDS = (
-    "companies", "call", "tool", "say", "pending", "history", "show", "locate", "signin", "signout", "identity",
-    "mcp", "send", "completion",
+    "companies",
+    "call",
+    "tool",
+    "say",
+    "pending",
+    "history",
+    "show",
+    "locate",
+    "signin",
+    "signout",
+    "identity",
+    "mcp",
+    "send",
+    "completion",
 )
-HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "httpcore", "uvicorn", "starlette", "keyring", "poppy_tui.ui")
+HEAVY = (
+    "textual",
+    "rich",
+    "mcp",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "uvicorn",
+    "starlette",
+    "keyring",
+    "poppy_tui.ui",
+)
 
 
 def test_help_lists_every_command_and_the_exit_codes(cli):
@@ -27,12 +50,21 @@ def test_help_lists_every_command_and_the_exit_codes(cli):
     out = run.out
     for name in COMMANDS:
         assert name in out
-    for code in ("0  done", "3  an operation waits", "4  declined", "5  not performed", "6  outcome unknown", "7  expired"):
+    for code in (
+        "0  done",
+        "3  an operation waits",
+        "4  declined",
+        "5  not performed",
+        "6  outcome unknown",
+        "7  expired",
+    ):
         assert code in out
     assert "no approve command and no --yes" in out
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "companies"] + ["companies add", "companies list"])
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if c != "companies"] + ["companies add", "companies list"]
+)
 def test_every_command_has_help(command, cli):
     run = cli(*command.split(), "--help")
     assert run.code == 0
@@ -58,7 +90,11 @@ def probe_result(probe: str, home):
     """Run `probe` (Python that prints JSON as its last line on stderr) in a fresh interpreter with
     `home`'s environment; the JSON it printed."""
     done = subprocess.run(
-        [sys.executable, "-c", probe], env=subprocess_env(home), capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", probe],
+        env=subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stderr.strip().splitlines()[-1])
@@ -93,7 +129,9 @@ def test_read_commands_do_not_load_the_tui(home):
     )
     codes, modules = probe_result(probe, home)
     assert codes == [0, 0, 0]
-    heavy = [m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "uvicorn", "starlette")]
+    heavy = [
+        m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "uvicorn", "starlette")
+    ]
     heavy += [m for m in modules if m.startswith("poppy_tui.ui")]
     assert heavy == []
 
@@ -109,7 +147,9 @@ def test_version_as_a_real_program():
 def test_there_is_no_command_that_decides(cli, home):
     run = cli("approve", "1")
     assert run.code == Exit.USAGE
-    subcommands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    subcommands = next(
+        a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)
+    )
     assert set(subcommands.choices) == set(COMMANDS)
     every_option = [o for a in build_parser()._actions for o in a.option_strings]
     assert not {"--yes", "-y", "--approve", "--always-allow", "--auto-approve"} & set(every_option)
@@ -229,7 +269,12 @@ def test_method_must_be_a_method(cli, home):
 
 @pytest.mark.parametrize(
     "target",
-    ["http://shop.example", "http://10.0.0.1:8080", "ftp://shop.example", "https://user:pw@shop.example"],
+    [
+        "http://shop.example",
+        "http://10.0.0.1:8080",
+        "ftp://shop.example",
+        "https://user:pw@shop.example",
+    ],
 )
 def test_companies_add_refuses_plain_http_off_loopback(cli, home, target):
     run = cli("companies", "add", target)
@@ -299,7 +344,9 @@ def test_locate_follows_home(cli, tmp_path, monkeypatch):
     assert cli("--home", str(tmp_path / "h"), "locate", "config").out.strip() == str(
         tmp_path / "h" / "config" / "config.toml"
     )
-    assert cli("locate", "data", "--home", str(tmp_path / "h")).out.strip() == str(tmp_path / "h" / "data")
+    assert cli("locate", "data", "--home", str(tmp_path / "h")).out.strip() == str(
+        tmp_path / "h" / "data"
+    )
 
 
 def test_locate_works_with_a_broken_config(cli, home):
@@ -309,7 +356,9 @@ def test_locate_works_with_a_broken_config(cli, home):
 
 
 def test_locate_config_names_the_config_option(cli, home, tmp_path):
-    assert cli("--config", str(tmp_path / "x.toml"), "locate", "config").out.strip() == str(tmp_path / "x.toml")
+    assert cli("--config", str(tmp_path / "x.toml"), "locate", "config").out.strip() == str(
+        tmp_path / "x.toml"
+    )
 
 
 def test_locate_does_not_create_anything(cli, tmp_path):

@@ -47,12 +47,18 @@ def test_removing_a_company_with_a_waiting_operation_is_refused(cli, home):
 
 def test_unknown_is_still_unknown(cli, home):
     run = cli("call", "nobody", "GET", "/x")
-    assert run.code == Exit.ERROR and "unknown company 'nobody'" in run.err and "companies add" in run.err
+    assert (
+        run.code == Exit.ERROR
+        and "unknown company 'nobody'" in run.err
+        and "companies add" in run.err
+    )
 
 
 def test_add_localhost_without_a_scheme_suggests_http(cli, home):
     with SpecCompany() as shop:
-        run = cli("companies", "add", shop.domain)  # https first: a plain-http server answers garbage
+        run = cli(
+            "companies", "add", shop.domain
+        )  # https first: a plain-http server answers garbage
     assert run.code != 0 and f"add it with: poppy-tui companies add http://{shop.domain}" in run.err
     assert "SSL" not in run.err and "did not answer over https" in run.err
     assert run.err.count("\n") == 1
@@ -62,12 +68,19 @@ def test_off_company_urls_get_one_message(cli, home):
     with SpecCompany() as shop, SpecCompany() as other:
         assert cli("companies", "add", shop.base_url).code == 0
         messages = []
-        for url in ("https://evil.example/x", "http://evil.example/x", f"{other.base_url}/api/orders",
-                    "ftp://evil.example/x"):
+        for url in (
+            "https://evil.example/x",
+            "http://evil.example/x",
+            f"{other.base_url}/api/orders",
+            "ftp://evil.example/x",
+        ):
             run = cli("call", shop.domain, "GET", url)
             assert run.code != 0, url
             messages.append(run.err.replace(url, "URL"))
-    assert len(set(messages)) == 1 and "is not one of Larkspur Bicycle Works' own addresses" in messages[0]
+    assert (
+        len(set(messages)) == 1
+        and "is not one of Larkspur Bicycle Works' own addresses" in messages[0]
+    )
 
 
 def test_refresh_revalidates_and_reports_what_changed(cli, home):
@@ -82,17 +95,25 @@ def test_refresh_revalidates_and_reports_what_changed(cli, home):
         assert "no longer offers the operations extension v2" in run.err
         shop.discovery_override = "html"
         run = cli("companies", "refresh", shop.domain)
-    assert run.code == Exit.ERROR and "kept the stored poppy.json" in run.err and "text/html" in run.err
+    assert (
+        run.code == Exit.ERROR
+        and "kept the stored poppy.json" in run.err
+        and "text/html" in run.err
+    )
 
 
 def test_home_that_does_not_exist_is_refused_and_not_created(cli, tmp_path, monkeypatch):
     monkeypatch.delenv("POPPY_TUI_HOME", raising=False)
     missing = tmp_path / "typo-home"
     run = cli("--home", str(missing), "pending")
-    assert run.code == Exit.USAGE and "doesn't exist" in run.err and f"mkdir -p {missing}" in run.err
+    assert (
+        run.code == Exit.USAGE and "doesn't exist" in run.err and f"mkdir -p {missing}" in run.err
+    )
     assert not missing.exists()
     assert cli("companies", "list", "--home", str(missing)).code == Exit.USAGE
-    assert cli("--home", str(missing), "locate", "db").code == 0 and not missing.exists()  # locate creates nothing
+    assert (
+        cli("--home", str(missing), "locate", "db").code == 0 and not missing.exists()
+    )  # locate creates nothing
 
 
 class _Terminal(io.StringIO):
@@ -103,11 +124,15 @@ class _Terminal(io.StringIO):
 def test_home_that_does_not_exist_is_asked_about_at_a_terminal(tmp_path):
     missing = tmp_path / "new-home"
     asked: list[str] = []
-    require_existing_home(str(missing), stdin=_Terminal(), stderr=_Terminal(), ask=lambda q: asked.append(q) or "y")
+    require_existing_home(
+        str(missing), stdin=_Terminal(), stderr=_Terminal(), ask=lambda q: asked.append(q) or "y"
+    )
     assert asked and str(missing) in asked[0]
     with pytest.raises(CliError, match="nothing was created"):
         require_existing_home(str(missing), stdin=_Terminal(), stderr=_Terminal(), ask=lambda q: "")
-    require_existing_home(str(tmp_path), stdin=io.StringIO(), stderr=io.StringIO())  # exists: no question
+    require_existing_home(
+        str(tmp_path), stdin=io.StringIO(), stderr=io.StringIO()
+    )  # exists: no question
 
 
 @pytest.mark.parametrize("etag", ['"v\u00e9"', '"v\u00c3\u00a9"', "v1", '"' + "a" * 400 + '"'])
@@ -117,7 +142,11 @@ def test_a_company_with_a_bad_etag_keeps_working_from_the_cli(cli, home, etag):
     with SpecCompany(etag=etag, cache_control="no-store") as shop:
         assert cli("companies", "add", shop.base_url).code == 0
         refreshed = cli("companies", "refresh", shop.domain)
-        assert refreshed.code == 0 and "unchanged" in refreshed.out and "Traceback" not in refreshed.err
+        assert (
+            refreshed.code == 0
+            and "unchanged" in refreshed.out
+            and "Traceback" not in refreshed.err
+        )
         called = cli("call", shop.domain, "POST", "/api/orders", "--body", "{}")
     assert called.code == Exit.PENDING and "Traceback" not in called.err
     assert all("if-none-match" not in seen for seen in shop.discovery_requests)

@@ -31,8 +31,14 @@ async def test_demo_requests_leave_one_operation_waiting_per_interface(home, com
     # What each operation changes, read before the decision: the order by the API's GET, the
     # subscription by the MCP server's read tool; a conversation names no API resource.
     assert [read.ok for read in reads] == [True, True, False], [r.problem for r in reads]
-    assert reads[0].source == f"GET {company.base_url}/api/orders/ord_7Hk2" and reads[0].body["order_id"] == "ord_7Hk2"
-    assert reads[1].source == "MCP get_subscription(subscription_id=sub_6Tc1)" and reads[1].body["status"] == "active"
+    assert (
+        reads[0].source == f"GET {company.base_url}/api/orders/ord_7Hk2"
+        and reads[0].body["order_id"] == "ord_7Hk2"
+    )
+    assert (
+        reads[1].source == "MCP get_subscription(subscription_id=sub_6Tc1)"
+        and reads[1].body["status"] == "active"
+    )
     assert reads[2].source == ""
     assert [row.id for row in rows] == waiting
     assert [row.interface for row in rows] == ["api", "mcp", "conversation"]
@@ -53,7 +59,9 @@ def test_demo_home_is_apart_from_the_real_one(tmp_path):
 
 
 def test_demo_config_keeps_the_look_but_not_the_companies():
-    mine = Config(theme="textual-light", companies=("shop.example",), key_storage="keyring", grace_seconds=9)
+    mine = Config(
+        theme="textual-light", companies=("shop.example",), key_storage="keyring", grace_seconds=9
+    )
     demo = demo_config(mine)
     assert (demo.theme, demo.grace_seconds) == ("textual-light", 9)
     assert demo.companies == ()
@@ -103,9 +111,14 @@ def test_demo_in_a_real_terminal(home):
         terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
         assert time.monotonic() - started < 60  # "the whole flow in under a minute"
         # The CLI beside the demo (README's two-window recipe) is signed in as the same account.
-        beside = run_process("companies", "list", "--json", home=home / "data" / "demo", POPPY_TUI_KEY_STORAGE="file")
+        beside = run_process(
+            "companies", "list", "--json", home=home / "data" / "demo", POPPY_TUI_KEY_STORAGE="file"
+        )
         [listed] = json.loads(beside.out)["companies"]
-        assert (listed["signed_in"]["kind"], listed["signed_in"]["scopes"]) == ("mediated", ["poppy:read", "poppy:write"])
+        assert (listed["signed_in"]["kind"], listed["signed_in"]["scopes"]) == (
+            "mediated",
+            ["poppy:read", "poppy:write"],
+        )
         assert terminal.quit() == Exit.OK, terminal.text[-3000:]
     finally:
         terminal.close()
@@ -149,7 +162,11 @@ def test_demo_without_accounts_in_a_real_terminal(home):
     # Demo data went to the demo home only.
     demo = demo_paths(resolve_paths(home))
     with Store.open(demo.database) as store:
-        assert [row.interface for row in store.list_operations(newest_first=False)] == ["api", "mcp", "conversation"]
+        assert [row.interface for row in store.list_operations(newest_first=False)] == [
+            "api",
+            "mcp",
+            "conversation",
+        ]
     assert not resolve_paths(home).database.exists()
     assert json.loads(run_process("pending", "--json", home=home).out) == {"operations": []}
 
@@ -185,8 +202,13 @@ async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home, start):
     try:
         assertion = agent.identity.client_assertion(company.issuer)
         async with httpx.AsyncClient() as http:
-            started = await http.post(company.accounts.url("/device"),
-                                      data={"client_assertion_type": c.CLIENT_ASSERTION_TYPE, "client_assertion": assertion})
+            started = await http.post(
+                company.accounts.url("/device"),
+                data={
+                    "client_assertion_type": c.CLIENT_ASSERTION_TYPE,
+                    "client_assertion": assertion,
+                },
+            )
         assert started.status_code == 200, started.text
         assert started.json()["user_code"]
     finally:
@@ -195,7 +217,9 @@ async def test_demo_accounts_know_the_demo_agent_by_its_cimd(home, start):
     assert DEMO_USERNAME in banner and DEMO_PASSWORD in banner
 
 
-async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home, capsys, monkeypatch, start):
+async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(
+    home, capsys, monkeypatch, start
+):
     """--demo --accounts: Device Sign-In in the terminal (the person allows on the demo's
     page), then the three requests, signed in, each leave an account operation waiting."""
     import asyncio
@@ -221,8 +245,15 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(home
             while not shop.accounts.tokens.devices():
                 await asyncio.sleep(0.05)
             code = shop.accounts.tokens.devices()[0].user_code
-            await browser.post(shop.accounts.url("/device/verify"), data={
-                "user_code": code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+            await browser.post(
+                shop.accounts.url("/device/verify"),
+                data={
+                    "user_code": code,
+                    "username": DEMO_USERNAME,
+                    "password": DEMO_PASSWORD,
+                    "decision": "allow",
+                },
+            )
 
     try:
         person = asyncio.ensure_future(the_person())
@@ -256,12 +287,21 @@ def test_demo_signs_in_with_a_browser_in_a_real_terminal(home):
         terminal.read_until(r"confirm the code")
         text = terminal.text
         assert DEMO_USERNAME in text and DEMO_PASSWORD in text
-        link = re.search(r"Open (http://127\.0\.0\.1:\d+/auth/device/verify\?user_code=[A-Z0-9%-]+)", text).group(1)
+        link = re.search(
+            r"Open (http://127\.0\.0\.1:\d+/auth/device/verify\?user_code=[A-Z0-9%-]+)", text
+        ).group(1)
         code = re.search(r"confirm the code ([A-Z]{4}-[A-Z]{4})", text).group(1)
         with httpx.Client() as browser:
             assert browser.get(link).status_code == 200  # opening approves nothing
-            allowed = browser.post(link.split("?")[0], data={
-                "user_code": code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+            allowed = browser.post(
+                link.split("?")[0],
+                data={
+                    "user_code": code,
+                    "username": DEMO_USERNAME,
+                    "password": DEMO_PASSWORD,
+                    "decision": "allow",
+                },
+            )
             assert allowed.status_code == 200
         terminal.read_until(r"3 operations wait")
         terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
@@ -276,7 +316,7 @@ def _screen(text: str, columns: int, lines: int) -> list[str]:
     """The rows a terminal of this size shows at the end of `text`: long lines wrap."""
     rows: list[str] = []
     for line in text.replace("\r", "").split("\n"):
-        rows.extend(line[i:i + columns] for i in range(0, max(len(line), 1), columns))
+        rows.extend(line[i : i + columns] for i in range(0, max(len(line), 1), columns))
     return rows[-lines:]
 
 
@@ -294,12 +334,23 @@ def test_the_demo_sign_in_prompt_keeps_credentials_link_and_code_on_screen(home,
         text = terminal.text
     finally:
         terminal.close()
-    prompt = text[text.index("Demo Company Manzanita Outfitters"):]
-    too_long = [line for line in prompt.replace("\r", "").split("\n") if len(line) > 80 and "Demo data:" not in line]
+    prompt = text[text.index("Demo Company Manzanita Outfitters") :]
+    too_long = [
+        line
+        for line in prompt.replace("\r", "").split("\n")
+        if len(line) > 80 and "Demo data:" not in line
+    ]
     assert not too_long, too_long
     screen = "\n".join(_screen(prompt, 80, lines))
-    for needed in (DEMO_USERNAME, DEMO_PASSWORD, DEMO_ONE_TIME_CODE, "Open http://127.0.0.1:", "confirm the code",
-                   "No browser here? Press Enter", "Waiting for you to confirm"):
+    for needed in (
+        DEMO_USERNAME,
+        DEMO_PASSWORD,
+        DEMO_ONE_TIME_CODE,
+        "Open http://127.0.0.1:",
+        "confirm the code",
+        "No browser here? Press Enter",
+        "Waiting for you to confirm",
+    ):
         assert needed in screen, (needed, screen)
     qr_shown = "█" in prompt
     assert qr_shown == (lines == 50)

@@ -25,7 +25,9 @@ def test_three_wrong_passwords_are_said_in_the_inbox(home):
             terminal.press(DEMO_USERNAME.encode() + b"\r")
             terminal.read_until(r"(?s)" + r"Password \(not shown\): .*" * attempt)
             terminal.press(b"not-the-password\r")
-            terminal.read_until(r"(?s)" + r"match an account.*" * attempt, flat=True)  # wrapped at 80
+            terminal.read_until(
+                r"(?s)" + r"match an account.*" * attempt, flat=True
+            )  # wrapped at 80
         terminal.read_until(OPENING)
         terminal.read_until(r"The demo's sign-in failed", after=OPENING)
         terminal.read_until(r"Ctrl\+G: sign in", after=OPENING)
@@ -38,7 +40,9 @@ def test_three_wrong_passwords_are_said_in_the_inbox(home):
 
 @pytest.mark.slow
 def test_operations_that_arrived_expired_are_said_in_the_inbox(home):
-    terminal = Terminal("--demo", "--no-accounts", "--faults", "expired", home=home, columns=120, lines=30)
+    terminal = Terminal(
+        "--demo", "--no-accounts", "--faults", "expired", home=home, columns=120, lines=30
+    )
     try:
         terminal.read_until(OPENING)
         terminal.read_until(r"3 demo operations arrived already expired", after=OPENING)

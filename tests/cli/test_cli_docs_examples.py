@@ -40,7 +40,9 @@ def approve_and_send(cli, home) -> None:
 
 def test_the_readme_call_then_the_docs_mcp_example_are_both_performed(cli, home, shop):
     for argv in (readme_call(), docs_mcp_example()):
-        without_wait = [word for word in argv if word != "--wait"]  # the person's decision comes below
+        without_wait = [
+            word for word in argv if word != "--wait"
+        ]  # the person's decision comes below
         run = cli(*without_wait)
         assert run.code == Exit.PENDING, (argv, run.err)
         approve_and_send(cli, home)

@@ -96,7 +96,9 @@ def test_send_watch_stops_on_ctrl_c_with_exit_0_as_documented(home):
         with selectors.DefaultSelector() as selector:
             selector.register(process.stderr, selectors.EVENT_READ)
             deadline = time.monotonic() + 30
-            while "watching for approvals to send" not in seen:  # its signal handlers are set by then
+            while (
+                "watching for approvals to send" not in seen
+            ):  # its signal handlers are set by then
                 assert time.monotonic() < deadline and process.poll() is None, seen
                 if selector.select(timeout=1):  # raw reads: nothing can wait unseen in a buffer
                     seen += os.read(process.stderr.fileno(), 4096).decode()
@@ -130,15 +132,35 @@ def test_call_json_prints_one_json_object_with_the_queued_operation(cli, home, s
     assert "operation 1: needs your approval" in run.err  # the human lines moved to stderr
 
 
-def test_wait_timeout_gives_up_with_its_own_exit_code_and_leaves_the_operation_queued(cli, home, shop):
-    run = cli("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", "--timeout", "0.5", "--json")
+def test_wait_timeout_gives_up_with_its_own_exit_code_and_leaves_the_operation_queued(
+    cli, home, shop
+):
+    run = cli(
+        "call",
+        shop.domain,
+        *EXCHANGE,
+        "--body",
+        EXCHANGE_BODY,
+        "--wait",
+        "--timeout",
+        "0.5",
+        "--json",
+    )
     assert run.code == Exit.TIMED_OUT == 9
     assert "gave up waiting after 0.5s: operation 1 stays queued" in run.err
     data = json.loads(run.out)
     assert data["timed_out"] is True and data["operations"][0]["status"] == "pending"
     assert status_of(home, 1) == Status.PENDING
-    again = cli("tool", shop.domain, "cancel_subscription", "--args", '{"subscription_id": "sub_6Tc1"}', "--wait",
-                "--timeout", "0.3")
+    again = cli(
+        "tool",
+        shop.domain,
+        "cancel_subscription",
+        "--args",
+        '{"subscription_id": "sub_6Tc1"}',
+        "--wait",
+        "--timeout",
+        "0.3",
+    )
     assert again.code == Exit.TIMED_OUT and again.out == ""
 
 
@@ -151,7 +173,9 @@ def test_wait_timeout_that_is_not_reached_reports_the_outcome(cli, home, shop):
             with Store.open(resolve_paths(home).database) as store:
                 rows = store.list_operations([Status.PENDING])
                 if rows:
-                    store.approve(rows[0].id, store.get_operation(rows[0].id).current.id, grace_seconds=0)
+                    store.approve(
+                        rows[0].id, store.get_operation(rows[0].id).current.id, grace_seconds=0
+                    )
                     return
             time.sleep(0.05)
 
@@ -185,13 +209,17 @@ def test_history_exports_ndjson_and_csv_between_since_and_until(cli, home, shop)
 
     rows = list(csv.DictReader(io.StringIO(cli("history", "--format", "csv").out)))
     assert [r["id"] for r in rows] == ["1", "2"]
-    assert rows[0]["status"] == "performed" and json.loads(rows[0]["terms"])["order_id"] == "ord_7Hk2"
+    assert (
+        rows[0]["status"] == "performed" and json.loads(rows[0]["terms"])["order_id"] == "ord_7Hk2"
+    )
     assert json.loads(rows[0]["decisions"])[0]["decision"] == "approved"
 
     assert cli("history", "--format", "ndjson", "--since", "2999-01-01").out == ""
     assert cli("history", "--format", "ndjson", "--until", "2000-01-01T00:00:00Z").out == ""
     updated = records[1]["updated_at"]
-    only_older = cli("history", "--format", "ndjson", "--until", records[0]["updated_at"]).out.splitlines()
+    only_older = cli(
+        "history", "--format", "ndjson", "--until", records[0]["updated_at"]
+    ).out.splitlines()
     assert [json.loads(line)["id"] for line in only_older] == [2]
     since = cli("history", "--json", "--since", updated)
     assert {o["id"] for o in json.loads(since.out)["operations"]} == {1, 2}
@@ -203,7 +231,7 @@ def test_history_exports_ndjson_and_csv_between_since_and_until(cli, home, shop)
 def test_csv_cells_that_a_spreadsheet_would_run_are_defused():
     from poppy_tui.cli.export import _cell
 
-    assert _cell("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
+    assert _cell('=HYPERLINK("http://x")') == '\'=HYPERLINK("http://x")'
     assert _cell("fine\x1b[2J") == "fine\\x1b[2J"
     assert _cell({"a": "\u202e"}) == '{"a":"\\u202e"}'
 
@@ -214,29 +242,66 @@ def test_completion_scripts_come_from_the_parser(cli, shell):
     assert run.code == Exit.OK
     for word in ("pending", "history", "mcp", "send", "--body", "--format"):
         assert word in run.out
-    assert not re.search(r"(?<![\w-])(approve|decline|--yes)(?![\w-])", run.out)  # no such command or option
+    assert not re.search(
+        r"(?<![\w-])(approve|decline|--yes)(?![\w-])", run.out
+    )  # no such command or option
 
 
 def test_every_request_and_listing_command_takes_json(cli, home):
     data = json.loads(cli("locate", "db", "--json").out)
     assert data["db"].endswith("poppy.db")
-    for argv in (["call", "x", "GET", "/"], ["tool", "x", "t"], ["say", "x", "hi"], ["companies", "add", "x"],
-                 ["send"], ["pending"], ["history"], ["show", "1"], ["companies", "list"], ["locate", "db"],
-                 ["companies", "refresh"], ["companies", "remove", "x"]):
+    for argv in (
+        ["call", "x", "GET", "/"],
+        ["tool", "x", "t"],
+        ["say", "x", "hi"],
+        ["companies", "add", "x"],
+        ["send"],
+        ["pending"],
+        ["history"],
+        ["show", "1"],
+        ["companies", "list"],
+        ["locate", "db"],
+        ["companies", "refresh"],
+        ["companies", "remove", "x"],
+    ):
         assert "--json" in cli(*argv, "--help").out, argv
 
 
 @pytest.mark.parametrize(
     ("argv", "expected", "noted"),
     [
-        (["call", "s", "POST", "/x", "--json", '{"a": 1}'], ["call", "s", "POST", "/x", "--body", '{"a": 1}'], True),
+        (
+            ["call", "s", "POST", "/x", "--json", '{"a": 1}'],
+            ["call", "s", "POST", "/x", "--body", '{"a": 1}'],
+            True,
+        ),
         (["call", "s", "POST", "/x", "--json={}"], ["call", "s", "POST", "/x", "--body={}"], True),
-        (["call", "s", "POST", "/x", "--json", "{bad"], ["call", "s", "POST", "/x", "--body", "{bad"], True),
+        (
+            ["call", "s", "POST", "/x", "--json", "{bad"],
+            ["call", "s", "POST", "/x", "--body", "{bad"],
+            True,
+        ),
         (["call", "s", "POST", "/x", "--json"], ["call", "s", "POST", "/x", "--json"], False),
-        (["call", "s", "GET", "/x", "--json", "--wait"], ["call", "s", "GET", "/x", "--json", "--wait"], False),
-        (["--home", "{h}", "call", "s", "GET", "/x", "--json"], ["--home", "{h}", "call", "s", "GET", "/x", "--json"], False),
-        (["say", "s", "--json", "[1]"], ["say", "s", "--json", "[1]"], False),  # only call ever took a body
-        (["call", "s", "POST", "/x", "--", "--json", "{}"], ["call", "s", "POST", "/x", "--", "--json", "{}"], False),
+        (
+            ["call", "s", "GET", "/x", "--json", "--wait"],
+            ["call", "s", "GET", "/x", "--json", "--wait"],
+            False,
+        ),
+        (
+            ["--home", "{h}", "call", "s", "GET", "/x", "--json"],
+            ["--home", "{h}", "call", "s", "GET", "/x", "--json"],
+            False,
+        ),
+        (
+            ["say", "s", "--json", "[1]"],
+            ["say", "s", "--json", "[1]"],
+            False,
+        ),  # only call ever took a body
+        (
+            ["call", "s", "POST", "/x", "--", "--json", "{}"],
+            ["call", "s", "POST", "/x", "--", "--json", "{}"],
+            False,
+        ),
     ],
 )
 def test_only_the_old_call_body_spelling_is_rewritten(argv, expected, noted):
@@ -268,7 +333,9 @@ def test_completion_scripts_name_the_path_their_shell_reads(cli, shell):
     if shell == "zsh":
         assert lines[0] == "#compdef poppy-tui"  # zsh reads this line first
     assert f"# Install: {INSTALL[shell]}" in lines[:3]
-    assert "bash_completion/" not in "\n".join(lines[:8])  # shtab's own suggestion, a folder bash never reads
+    assert "bash_completion/" not in "\n".join(
+        lines[:8]
+    )  # shtab's own suggestion, a folder bash never reads
     assert "poppy-tui completion bash > ~/.local/share/bash-completion/completions/poppy-tui" in (
         open("docs/cli.md", encoding="utf-8").read()
     )
@@ -296,8 +363,14 @@ def test_bash_completes_company_domains(cli, home, shop, tmp_path):
         "_shtab_poppy_tui poppy-tui '' call\n"
         "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
     )
-    env = {**os.environ, "PATH": f"{program.parent}:{os.environ['PATH']}", "POPPY_TUI_HOME": str(home),
-           "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([bash, "--norc", "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    env = {
+        **os.environ,
+        "PATH": f"{program.parent}:{os.environ['PATH']}",
+        "POPPY_TUI_HOME": str(home),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    done = subprocess.run(
+        [bash, "--norc", "-c", probe], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert shop.domain in done.stdout.split(), done.stdout

@@ -18,8 +18,14 @@ def home(tmp_path, monkeypatch):
 
 
 def test_identity_init_writes_the_documents_to_publish(home, cli):
-    code, out, err = cli("identity", "init", "--client-id", "https://agent.example.org/poppy/agent.json",
-                         "--client-name", "Ada's agent")
+    code, out, err = cli(
+        "identity",
+        "init",
+        "--client-id",
+        "https://agent.example.org/poppy/agent.json",
+        "--client-name",
+        "Ada's agent",
+    )
     assert code == Exit.OK, err
     folder = home / "config" / "identity"
     cimd = json.loads((folder / "agent.json").read_text())
@@ -28,7 +34,10 @@ def test_identity_init_writes_the_documents_to_publish(home, cli):
         "client_name": "Ada's agent",
         "jwks_uri": "https://agent.example.org/poppy/jwks.json",
         # Direct Sign-In's loopback redirect (RFC 8252 7.3), then the page on the client_id's domain.
-        "redirect_uris": ["http://127.0.0.1/callback", "https://agent.example.org/poppy-tui/signed-in"],
+        "redirect_uris": [
+            "http://127.0.0.1/callback",
+            "https://agent.example.org/poppy-tui/signed-in",
+        ],
         "token_endpoint_auth_method": "private_key_jwt",
     }
     jwks = json.loads((folder / "jwks.json").read_text())
@@ -42,15 +51,34 @@ def test_identity_init_writes_the_documents_to_publish(home, cli):
     assert shown["kid"] == jwks["keys"][0]["kid"]
     assert [d["serve_at"] for d in shown["documents"]] == [cimd["client_id"], cimd["jwks_uri"]]
     code, out, _ = cli("identity", "show")
-    assert f"key id (kid): {shown['kid']}" in out and "serve at https://agent.example.org/poppy/agent.json" in out
+    assert (
+        f"key id (kid): {shown['kid']}" in out
+        and "serve at https://agent.example.org/poppy/agent.json" in out
+    )
 
 
 @pytest.mark.parametrize(
     "argv,words",
     [
         (["--client-id", "http://agent.example.org/agent.json"], "https"),
-        (["--client-id", "https://agent.example.org/agent.json", "--jwks-uri", "https://elsewhere.example/jwks.json"], "jwks_uri"),
-        (["--client-id", "https://agent.example.org/agent.json", "--redirect-uri", "https://evil.example/cb"], "redirect_uri"),
+        (
+            [
+                "--client-id",
+                "https://agent.example.org/agent.json",
+                "--jwks-uri",
+                "https://elsewhere.example/jwks.json",
+            ],
+            "jwks_uri",
+        ),
+        (
+            [
+                "--client-id",
+                "https://agent.example.org/agent.json",
+                "--redirect-uri",
+                "https://evil.example/cb",
+            ],
+            "redirect_uri",
+        ),
         (["--client-id", "https://agent.example.org/"], "path"),
     ],
 )

@@ -39,10 +39,17 @@ def company_doc(name="Manzanita Outfitters"):
 def add_operation(store, company, operation_id, summary, terms=None, expires=FUTURE):
     request_id = store.add_request(
         company.id,
-        ApiRequest("POST", f"http://127.0.0.1:9/api/orders/ord_7Hk2/{operation_id}", {"item_id": "itm_4Qa"}),
+        ApiRequest(
+            "POST", f"http://127.0.0.1:9/api/orders/ord_7Hk2/{operation_id}", {"item_id": "itm_4Qa"}
+        ),
         "cli",
     )
-    raw = {"operation_id": operation_id, "revision": f"rev-{operation_id}", "summary": summary, "expires_at": expires}
+    raw = {
+        "operation_id": operation_id,
+        "revision": f"rev-{operation_id}",
+        "summary": summary,
+        "expires_at": expires,
+    }
     if terms is not None:
         raw["terms"] = terms
     return store.record_operation(company.id, request_id, company.session_id, parse_operation(raw))
@@ -58,9 +65,14 @@ def queue(home):
             company,
             "exc_5Rt2",
             "Exchange the Stormline Jacket (M) for the Stormline Insulated Jacket (M), for $70.00 more.",
-            terms={"order_id": "ord_7Hk2", "price_difference": {"amount": "70.00", "currency": "USD"}},
+            terms={
+                "order_id": "ord_7Hk2",
+                "price_difference": {"amount": "70.00", "currency": "USD"},
+            },
         )
-        hostile = add_operation(store, company, "exc_Host", HOSTILE, terms={"note": "\x1b[31mred\x1b[0m"})
+        hostile = add_operation(
+            store, company, "exc_Host", HOSTILE, terms={"note": "\x1b[31mred\x1b[0m"}
+        )
         declined = add_operation(store, company, "sub_Dec1", "Cancel the Trail Club subscription.")
         store.decline(declined.operation_row, declined.revision_id)
         yield {"exchange": exchange, "hostile": hostile, "declined": declined, "company": company}
@@ -75,7 +87,9 @@ def test_pending_lists_unfinished_oldest_first(cli, queue):
     run = cli("pending")
     assert run.code == Exit.OK
     lines = run.out.splitlines()
-    assert lines[0].startswith(f"{queue['exchange'].operation_row}  pending  Manzanita Outfitters  expires ")
+    assert lines[0].startswith(
+        f"{queue['exchange'].operation_row}  pending  Manzanita Outfitters  expires "
+    )
     assert lines[1].startswith("  Exchange the Stormline Jacket (M)")
     assert lines[2].startswith(f"{queue['hostile'].operation_row}  pending")
     assert "sub_Dec1" not in run.out and "Trail Club" not in run.out
@@ -88,11 +102,28 @@ def test_pending_json_shape(cli, queue):
     assert [op["operation_id"] for op in data["operations"]] == ["exc_5Rt2", "exc_Host"]
     first = data["operations"][0]
     assert set(first) == {
-        "id", "operation_id", "company", "interface", "status", "summary", "terms", "expires_at", "revision",
-        "revision_count", "approved_revision", "created_at", "updated_at", "decided_at", "outcome_detail",
+        "id",
+        "operation_id",
+        "company",
+        "interface",
+        "status",
+        "summary",
+        "terms",
+        "expires_at",
+        "revision",
+        "revision_count",
+        "approved_revision",
+        "created_at",
+        "updated_at",
+        "decided_at",
+        "outcome_detail",
         "waiting_sign_in",
     }
-    assert first["company"] == {"id": queue["company"].id, "name": "Manzanita Outfitters", "domain": "127.0.0.1:9"}
+    assert first["company"] == {
+        "id": queue["company"].id,
+        "name": "Manzanita Outfitters",
+        "domain": "127.0.0.1:9",
+    }
     assert first["status"] == "pending"
     assert first["interface"] == "api"
     assert first["expires_at"] == "2099-01-01T00:00:00Z"
@@ -104,7 +135,9 @@ def test_json_output_is_lossless_but_terminal_safe(cli, queue):
     assert run.out.isascii()
     assert_terminal_safe(run.out)
     hostile = json.loads(run.out)["operations"][1]
-    assert hostile["summary"] == HOSTILE  # the escaping is JSON's; a parser gets the Company's exact text
+    assert (
+        hostile["summary"] == HOSTILE
+    )  # the escaping is JSON's; a parser gets the Company's exact text
 
 
 def test_empty_queue(cli, home):
@@ -121,18 +154,26 @@ def test_history_filters(cli, queue):
     declined = json.loads(cli("history", "--json", "--status", "declined").out)["operations"]
     assert [(op["operation_id"], op["status"]) for op in declined] == [("sub_Dec1", "declined")]
     assert declined[0]["decided_at"]
-    both = json.loads(cli("history", "--json", "--status", "declined", "--status", "pending").out)["operations"]
+    both = json.loads(cli("history", "--json", "--status", "declined", "--status", "pending").out)[
+        "operations"
+    ]
     assert len(both) == 3
-    both_commas = json.loads(cli("history", "--json", "--status", "declined,pending").out)["operations"]
+    both_commas = json.loads(cli("history", "--json", "--status", "declined,pending").out)[
+        "operations"
+    ]
     assert both_commas == both
     assert len(json.loads(cli("history", "--json", "--limit", "1").out)["operations"]) == 1
-    by_name = json.loads(cli("history", "--json", "--company", "manzanita outfitters").out)["operations"]
+    by_name = json.loads(cli("history", "--json", "--company", "manzanita outfitters").out)[
+        "operations"
+    ]
     assert len(by_name) == 3
 
 
 def test_history_text(cli, queue):
     run = cli("history", "--status", "declined")
-    assert run.out.splitlines()[0].startswith(f"{queue['declined'].operation_row}  declined  Manzanita Outfitters")
+    assert run.out.splitlines()[0].startswith(
+        f"{queue['declined'].operation_row}  declined  Manzanita Outfitters"
+    )
 
 
 def test_show_text_is_labelled_plain_and_sanitised(cli, queue):
@@ -148,12 +189,17 @@ def test_show_text_is_labelled_plain_and_sanitised(cli, queue):
     assert "Warning: poppy-tui neutralised in the summary:" in out
     assert "  note: \\x1b[31mred\\x1b[0m" in out
     # The Company's fake "already approved" line stays indented under the summary, never at column 0.
-    assert all(not line.startswith("\\x1b[1A") and not line.startswith("✔") for line in out.splitlines())
+    assert all(
+        not line.startswith("\\x1b[1A") and not line.startswith("✔") for line in out.splitlines()
+    )
 
 
 def test_show_by_operation_id(cli, queue):
     run = cli("show", "exc_5Rt2")
-    assert "Terms, as the Company sent them:\n  order_id: ord_7Hk2\n  price_difference.amount: 70.00\n" in run.out
+    assert (
+        "Terms, as the Company sent them:\n  order_id: ord_7Hk2\n  price_difference.amount: 70.00\n"
+        in run.out
+    )
     assert "Asked through: API: POST http://127.0.0.1:9/api/orders/ord_7Hk2/exc_5Rt2" in run.out
     assert 'Request body: {"item_id": "itm_4Qa"}' in run.out
     assert "Expires: 2099-01-01 00:00:00 UTC (in " in run.out
@@ -168,15 +214,43 @@ def test_show_declined_lists_the_decision(cli, queue):
 def test_show_json_shape(cli, queue):
     data = json.loads(cli("show", "sub_Dec1", "--json").out)["operation"]
     assert set(data) == {
-        "id", "operation_id", "company", "interface", "status", "current", "approved_revision", "request",
-        "revisions", "decisions", "attempts", "events", "outcome", "outcome_detail", "created_at", "updated_at",
-        "unknown_reason", "found_out", "next_look_at", "held_by", "resource_now",
-        "account_owned", "account", "signed_in_as_other_account",
+        "id",
+        "operation_id",
+        "company",
+        "interface",
+        "status",
+        "current",
+        "approved_revision",
+        "request",
+        "revisions",
+        "decisions",
+        "attempts",
+        "events",
+        "outcome",
+        "outcome_detail",
+        "created_at",
+        "updated_at",
+        "unknown_reason",
+        "found_out",
+        "next_look_at",
+        "held_by",
+        "resource_now",
+        "account_owned",
+        "account",
+        "signed_in_as_other_account",
     }
-    assert data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
+    assert (
+        data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
+    )
     # Returned signed out: nobody's account, and no other account holds it back.
-    assert data["account_owned"] is False and data["account"] is None and data["signed_in_as_other_account"] is None
-    assert data["resource_now"] is None  # never read: this queue was written straight into the store
+    assert (
+        data["account_owned"] is False
+        and data["account"] is None
+        and data["signed_in_as_other_account"] is None
+    )
+    assert (
+        data["resource_now"] is None
+    )  # never read: this queue was written straight into the store
     assert data["status"] == "declined"
     assert data["request"] == {
         "interface": "api",
@@ -194,7 +268,9 @@ def test_expired_operations_leave_the_pending_list(cli, home):
     paths = resolve_paths(home).ensure()
     with Store.open(paths.database) as store:
         company = store.upsert_company("http://127.0.0.1:9", company_doc())
-        soon = add_operation(store, company, "exc_Soon", "Exchange it.", expires="2099-01-01T00:00:00Z")
+        soon = add_operation(
+            store, company, "exc_Soon", "Exchange it.", expires="2099-01-01T00:00:00Z"
+        )
         store._db.execute("UPDATE revisions SET expires_at='2000-01-01T00:00:00.000000Z'")
     assert json.loads(cli("pending", "--json").out) == {"operations": []}
     with Store.open(paths.database) as store:
@@ -203,7 +279,9 @@ def test_expired_operations_leave_the_pending_list(cli, home):
 
 def test_companies_list(cli, queue):
     run = cli("companies", "list")
-    assert run.out.startswith(f"{queue['company'].id}  Manzanita Outfitters (127.0.0.1:9) at http://127.0.0.1:9;")
+    assert run.out.startswith(
+        f"{queue['company'].id}  Manzanita Outfitters (127.0.0.1:9) at http://127.0.0.1:9;"
+    )
     assert "operations v2: yes; interfaces: api" in run.out
     data = json.loads(cli("companies", "list", "--json").out)
     assert data["companies"][0]["interfaces"] == {
@@ -261,12 +339,19 @@ def test_show_quotes_a_flat_dotted_key_so_it_cannot_pass_for_a_nested_one(tmp_pa
 
     terms = {"price.amount": "0.01", "price": {"amount": "70.00"}, "gift": {}}
     op = parse_operation(
-        {"operation_id": "exc_1", "revision": "r1", "summary": "Pay $70.00", "expires_at": "2099-01-01T00:00:00Z",
-         "terms": terms}
+        {
+            "operation_id": "exc_1",
+            "revision": "r1",
+            "summary": "Pay $70.00",
+            "expires_at": "2099-01-01T00:00:00Z",
+            "terms": terms,
+        }
     )
     with Store.open(tmp_path / "p.db") as store:
         company = store.upsert_company("http://127.0.0.1:9", demo_document())
-        request = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {}), "cli")
+        request = store.add_request(
+            company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {}), "cli"
+        )
         recorded = store.record_operation(company.id, request, company.session_id, op)
         text = show_text(store, store.get_operation(recorded.operation_row))
     assert '  ["price.amount"]: 0.01\n' in text

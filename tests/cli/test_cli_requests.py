@@ -104,7 +104,11 @@ def test_unknown_company(cli, shop):
 
 
 def test_unknown_company_as_a_real_program(home, shop):
-    for argv in (["call", "nope", "GET", "/api/orders"], ["tool", "nope", "list_orders"], ["say", "nope", "hi"]):
+    for argv in (
+        ["call", "nope", "GET", "/api/orders"],
+        ["tool", "nope", "list_orders"],
+        ["say", "nope", "hi"],
+    ):
         done = run_process(*argv, home=home)
         assert done.code == Exit.ERROR, done.err
         assert "unknown company 'nope'" in done.err
@@ -126,7 +130,14 @@ def test_call_by_company_name(cli, shop):
 
 
 def test_call_refuses_urls_off_the_company(cli, shop):
-    run = cli("call", shop.domain, "POST", "https://elsewhere.example/api/orders/ord_7Hk2/exchanges", "--body", "{}")
+    run = cli(
+        "call",
+        shop.domain,
+        "POST",
+        "https://elsewhere.example/api/orders/ord_7Hk2/exchanges",
+        "--body",
+        "{}",
+    )
     assert run.code == Exit.ERROR
     assert "poppy-tui sends a Company's requests only to the Company" in run.err
     assert len(run.err.strip().splitlines()) == 1
@@ -163,7 +174,9 @@ def test_call_returning_an_operation_exits_3_and_queues_it(cli, home, shop):
     assert (row.status, row.interface, row.operation_id) == (Status.PENDING, "api", "exc_5Rt2")
     lines = run.out.splitlines()
     assert lines[0] == f"operation {row.id}: needs your approval: open poppy-tui to review"
-    assert lines[1].startswith("  Manzanita Outfitters (exc_5Rt2): Exchange the Stormline Jacket (M)")
+    assert lines[1].startswith(
+        "  Manzanita Outfitters (exc_5Rt2): Exchange the Stormline Jacket (M)"
+    )
     assert shop.state.performed("exc_5Rt2") == 0
 
 
@@ -186,7 +199,9 @@ def test_say_returning_an_operation_exits_3(cli, home, shop):
 
 
 def test_say_continues_the_conversation_and_new_terms_replace_the_old(cli, home, shop):
-    first = cli("say", shop.domain, "I'd like to exchange my Stormline jacket for the insulated one")
+    first = cli(
+        "say", shop.domain, "I'd like to exchange my Stormline jacket for the insulated one"
+    )
     assert first.code == Exit.PENDING, first.err
     [row] = operations(home)
     assert (row.operation_id, row.revision_count) == ("exc_5Rt2", 1)
@@ -200,7 +215,12 @@ def test_say_continues_the_conversation_and_new_terms_replace_the_old(cli, home,
 
 
 def test_say_new_starts_another_conversation(cli, home, shop):
-    assert cli("say", shop.domain, "I'd like to exchange my Stormline jacket for the insulated one").code == 3
+    assert (
+        cli(
+            "say", shop.domain, "I'd like to exchange my Stormline jacket for the insulated one"
+        ).code
+        == 3
+    )
     fresh = cli("say", shop.domain, "size L instead", "--new")
     # Out of context, "size L instead" is not an exchange the Company can act on.
     assert fresh.code == Exit.OK, fresh.err
@@ -213,7 +233,9 @@ def test_pending_operation_as_a_real_program(home, shop):
     assert done.code == Exit.PENDING, done.err
     number = done.out.split()[1].rstrip(":")
     listed = json.loads(run_process("pending", "--json", home=home).out)["operations"]
-    assert [(str(op["id"]), op["status"], op["operation_id"]) for op in listed] == [(number, "pending", "exc_5Rt2")]
+    assert [(str(op["id"]), op["status"], op["operation_id"]) for op in listed] == [
+        (number, "pending", "exc_5Rt2")
+    ]
     shown = run_process("show", number, home=home)
     assert shown.code == Exit.OK
     assert "Status: pending: needs your approval: open poppy-tui to review" in shown.out
@@ -223,9 +245,14 @@ def test_pending_operation_as_a_real_program(home, shop):
 def test_key_file_opt_in_from_the_environment(home, company):
     """Headless, no keyring: POPPY_TUI_KEY_STORAGE=file is the documented opt-in, config untouched."""
     (home / "config" / "config.toml").write_text("")
-    keyless = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "POPPY_TUI_KEY_STORAGE": "file"}
+    keyless = {
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "POPPY_TUI_KEY_STORAGE": "file",
+    }
     assert run_process("companies", "add", company.base_url, home=home, **keyless).code == Exit.OK
-    done = run_process("call", company.domain, *EXCHANGE, "--body", EXCHANGE_BODY, home=home, **keyless)
+    done = run_process(
+        "call", company.domain, *EXCHANGE, "--body", EXCHANGE_BODY, home=home, **keyless
+    )
     assert done.code == Exit.PENDING, done.err
     assert (home / "data" / "agent-key.pem").exists()
 
@@ -236,7 +263,12 @@ def test_hostile_summary_is_sanitised_on_the_terminal(cli, home, start):
     run = cli("call", hostile.domain, *EXCHANGE, "--body", EXCHANGE_BODY)
     assert run.code == Exit.PENDING
     for text in (run.out, run.err, cli("show", "exc_5Rt2").out, cli("pending").out):
-        assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text and "\u202e" not in text
+        assert (
+            "\x1b" not in text
+            and "\x07" not in text
+            and "\x9b" not in text
+            and "\u202e" not in text
+        )
     assert "\\x1b]8;;https://evil.example" in cli("show", "exc_5Rt2").out
     data = json.loads(cli("show", "exc_5Rt2", "--json").out)["operation"]
     assert "\x1b]8;;https://evil.example" in data["current"]["summary"]
@@ -255,7 +287,9 @@ def test_wait_returns_after_approval_with_the_final_answer(cli, home, shop):
     assert "operation 1: performed by the Company\n" in run.err
     final = json.loads(run.out)  # the Company's final response body, as `call` prints bodies
     assert (final["operation_id"], final["status"], final["replacement_sku"]) == (
-        "exc_5Rt2", "completed", "stormline-insulated-m"
+        "exc_5Rt2",
+        "completed",
+        "stormline-insulated-m",
     )
     assert shop.state.performed("exc_5Rt2") == 1
     [row] = operations(home)
@@ -299,7 +333,9 @@ def test_wait_on_an_expired_operation_exits_7(cli, home, start):
 
 
 def test_wait_as_a_real_program_decided_by_another_process(home, shop, cli):
-    agent = start_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home)
+    agent = start_process(
+        "call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home
+    )
     try:
         decide(home, approve=True)
         out, err = agent.communicate(timeout=60)
@@ -315,7 +351,9 @@ def test_wait_as_a_real_program_decided_by_another_process(home, shop, cli):
 def test_ctrl_c_stops_waiting_and_leaves_the_operation_queued(home, shop):
     import signal
 
-    agent = start_process("tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home)
+    agent = start_process(
+        "tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home
+    )
     try:
         line = ""
         while "waiting for a decision" not in line:
@@ -383,8 +421,12 @@ def test_two_agents_and_the_tui_share_one_queue_without_double_sends(home, shop,
     agents = [
         start_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home),
         start_process("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home),
-        start_process("tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home),
-        start_process("tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home),
+        start_process(
+            "tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home
+        ),
+        start_process(
+            "tool", shop.domain, "cancel_subscription", "--args", CANCEL_ARGS, "--wait", home=home
+        ),
     ]
     try:
         # Every agent has queued its request before the person looks, so no request can
@@ -395,7 +437,11 @@ def test_two_agents_and_the_tui_share_one_queue_without_double_sends(home, shop,
                 line = agent.stderr.readline()
                 assert line, f"agent exited early with {agent.wait()}"
         person = subprocess.run(
-            [sys.executable, "-c", PERSON], env=subprocess_env(home), capture_output=True, text=True, timeout=90
+            [sys.executable, "-c", PERSON],
+            env=subprocess_env(home),
+            capture_output=True,
+            text=True,
+            timeout=90,
         )
         assert person.returncode == 0, person.stderr
         results = [(agent.wait(timeout=60), *agent.communicate(timeout=60)) for agent in agents]

@@ -26,20 +26,24 @@ ANSWERS = {
 
 def build_app(base_url: str) -> Starlette:
     async def poppy_json(request: Request) -> Response:
-        return JSONResponse({
-            "protocol_version": "0.4",
-            "organization": {"name": "Failing Goods", "domain": base_url.split("://", 1)[1]},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
-        })
+        return JSONResponse(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": "Failing Goods", "domain": base_url.split("://", 1)[1]},
+                "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
+            }
+        )
 
     async def answer(request: Request) -> Response:
         status, body, kind = ANSWERS[request.path_params["kind"]]
         return Response(body, status_code=status, media_type=kind)
 
-    return Starlette(routes=[
-        Route("/.well-known/poppy.json", poppy_json),
-        Route("/things/{kind}", answer, methods=["POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/.well-known/poppy.json", poppy_json),
+            Route("/things/{kind}", answer, methods=["POST"]),
+        ]
+    )
 
 
 @pytest.fixture

@@ -46,7 +46,14 @@ def test_show_says_new_expiry_only_for_an_expiry_only_revision(cli, home, strict
 
 def test_show_says_the_terms_changed_when_they_did(cli, home, strict):
     for date in ("2026-12-10", "2026-12-11"):
-        run = cli("call", "Strict Travel", "POST", "/bookings/bk_1/rebook", "--body", f'{{"date": "{date}"}}')
+        run = cli(
+            "call",
+            "Strict Travel",
+            "POST",
+            "/bookings/bk_1/rebook",
+            "--body",
+            f'{{"date": "{date}"}}',
+        )
         assert run.code == Exit.PENDING, run.err
     run = cli("show", "1")
     assert "(the terms changed: this is revision 2)" in run.out
@@ -78,6 +85,8 @@ def test_show_writes_every_time_in_one_human_format(cli, home, strict):
     assert run.code == Exit.OK, run.err
     # Received, last change, the decision and the history lines: no ISO stamps with microseconds.
     assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", run.out), run.out
-    assert re.search(r"Received: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; last change: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC",
-                     run.out), run.out
+    assert re.search(
+        r"Received: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; last change: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC",
+        run.out,
+    ), run.out
     assert re.search(r"\n  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: declined revision", run.out), run.out

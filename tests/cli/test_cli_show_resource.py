@@ -18,7 +18,14 @@ def juniper(company_added):
 
 
 def ask(cli, order_id: str) -> None:
-    run = cli("call", "Juniper Outdoor", "POST", f"/orders/{order_id}/exchanges", "--body", '{"item_id": "it_1"}')
+    run = cli(
+        "call",
+        "Juniper Outdoor",
+        "POST",
+        f"/orders/{order_id}/exchanges",
+        "--body",
+        '{"item_id": "it_1"}',
+    )
     assert run.code == Exit.PENDING, run.err
 
 
@@ -28,19 +35,24 @@ def test_show_gives_the_resource_the_fields_the_terms_name_and_what_disagrees(cl
     assert run.code == Exit.OK, run.err
     assert "Now (read from GET /orders/ord_other at " in run.out
     assert "  > items[0].item_id: it_2" in run.out and "  status: delivered" in run.out
-    assert "DANGER: The terms name terms.item_id \"it_1\"" in run.out
+    assert 'DANGER: The terms name terms.item_id "it_1"' in run.out
     run = cli("show", "1", "--json")
     now = json.loads(run.out)["operation"]["resource_now"]
     assert now["ok"] is True and now["source"] == f"GET {juniper.base_url}/orders/ord_other"
     assert now["body"]["items"][0]["item_id"] == "it_2" and now["revision"] == "r1"
-    assert [f["code"] for f in now["findings"]] == ["resource_mismatch"] and "items[0].item_id" in now["terms_name"]
+    assert [f["code"] for f in now["findings"]] == [
+        "resource_mismatch"
+    ] and "items[0].item_id" in now["terms_name"]
     assert now["read_at"].endswith("Z")
 
 
 def test_show_says_when_it_couldnt_be_read(cli, home, juniper):
     ask(cli, "ord_moved")
     run = cli("show", "1")
-    assert "  couldn't read it: the Company answered HTTP 302, a redirect, which poppy-tui does not follow" in run.out
+    assert (
+        "  couldn't read it: the Company answered HTTP 302, a redirect, which poppy-tui does not follow"
+        in run.out
+    )
     now = json.loads(cli("show", "1", "--json").out)["operation"]["resource_now"]
     assert now["ok"] is False and now["body"] is None and "HTTP 302" in now["problem"]
     assert {path for path, _ in juniper.state.reads} == {"/orders/ord_moved"}

@@ -60,7 +60,11 @@ def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_the_first_promp
 
 
 def test_a_password_declared_not_secret_is_read_without_echo_and_never_printed(home, hostile):
-    company = hostile(careless_secrets(fields=[{"name": "password", "label": "Password", "secret": False}, EMAIL_FIELD]))
+    company = hostile(
+        careless_secrets(
+            fields=[{"name": "password", "label": "Password", "secret": False}, EMAIL_FIELD]
+        )
+    )
     add_as_a_program(home, company)
     terminal = _terminal(home, "signin", "Shop", "--mediated")
     try:
@@ -104,7 +108,9 @@ def test_credentials_and_codes_quoted_back_are_not_printed(home, hostile):
     assert "913370" not in terminal.text and PASSWORD not in terminal.text
 
 
-@pytest.mark.parametrize("trick", ["backslash", "userinfo", "tab and newline", "percent-encoded host"])
+@pytest.mark.parametrize(
+    "trick", ["backslash", "userinfo", "tab and newline", "percent-encoded host"]
+)
 def test_a_device_link_a_browser_opens_elsewhere_is_not_printed(home, hostile, trick):
     company = hostile(parser_trickster("device", TRICK_LINKS[trick]))
     add_as_a_program(home, company)
@@ -135,14 +141,21 @@ def test_credentials_for_another_site_are_not_asked_for(home, hostile):
     assert "Email" not in terminal.text
 
 
-def test_a_program_squatting_the_identity_port_with_another_key_is_left_for_another_port(home, hostile):
+def test_a_program_squatting_the_identity_port_with_another_key_is_left_for_another_port(
+    home, hostile
+):
     """The development identity's port, recorded in identity.json, is held by a program that copies
     this home's CIMD but serves a key of its own: the CLI signs in from another port, recorded."""
     from urllib.parse import parse_qs, urlsplit
 
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    from poppy_tui.agent.identity.settings import development_settings, free_loopback_port, read_settings, write_settings
+    from poppy_tui.agent.identity.settings import (
+        development_settings,
+        free_loopback_port,
+        read_settings,
+        write_settings,
+    )
     from poppy_tui.agent.paths import resolve_paths
     from poppy_tui.protocol.client_metadata import jwks_document
     from tests.companies.port_squatter import PortSquatter
@@ -150,10 +163,15 @@ def test_a_program_squatting_the_identity_port_with_another_key_is_left_for_anot
     paths = resolve_paths(home).ensure()
     port = free_loopback_port()
     settings = write_settings(paths, development_settings(port))
-    squatter = PortSquatter(port, {
-        urlsplit(settings.client_id).path: settings.metadata(),
-        urlsplit(settings.jwks_uri).path: jwks_document([ec.generate_private_key(ec.SECP256R1()).public_key()]),
-    })
+    squatter = PortSquatter(
+        port,
+        {
+            urlsplit(settings.client_id).path: settings.metadata(),
+            urlsplit(settings.jwks_uri).path: jwks_document(
+                [ec.generate_private_key(ec.SECP256R1()).public_key()]
+            ),
+        },
+    )
     company = hostile(careless_secrets())
     try:
         add_as_a_program(home, company)

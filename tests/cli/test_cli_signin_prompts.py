@@ -82,7 +82,9 @@ def _signal_thread(pid: int, thread_id: int, signum: int) -> None:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread signals through /proc and tgkill")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="per-thread signals through /proc and tgkill"
+)
 @pytest.mark.parametrize("prompt", ["email", "password"])
 def test_ctrl_c_handled_on_another_thread_still_ends_the_prompt(added, prompt):
     """A SIGINT's C-level handler may run on any thread of the process (or on the main thread just
@@ -98,7 +100,9 @@ def test_ctrl_c_handled_on_another_thread_still_ends_the_prompt(added, prompt):
         pid = terminal.process.pid
         others = sorted(int(task) for task in os.listdir(f"/proc/{pid}/task") if int(task) != pid)
         # The identity publisher's thread, which served the Company its fetch of the CIMD.
-        assert others, "poppy-tui has no second thread at the prompt: land the signal off the main thread another way"
+        assert others, (
+            "poppy-tui has no second thread at the prompt: land the signal off the main thread another way"
+        )
         _signal_thread(pid, others[0], signal.SIGINT)
         code = terminal.wait(timeout=PROMPT_GONE_SECONDS)
         echo = terminal.echo_on()
@@ -123,7 +127,11 @@ def test_a_wrong_code_asks_for_the_code_again_not_the_password(added):
     assert text.count("Email: ") == 1 and text.count("Password (not shown)") == 1
     assert "That code isn't right. Type the code again." in text
     # What poppy-tui says fits 80 columns (the result line on stdout stays one line, for scripts).
-    said = [line for line in terminal.text.replace("\r", "").split("\n") if not line.startswith("signed in to")]
+    said = [
+        line
+        for line in terminal.text.replace("\r", "").split("\n")
+        if not line.startswith("signed in to")
+    ]
     assert all(len(line) <= 80 for line in said), [line for line in said if len(line) > 80]
     assert text.count("Enter the one-time code we sent") == 1  # the Company's words, said once
     assert ".;" not in text

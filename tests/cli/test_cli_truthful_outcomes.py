@@ -27,7 +27,9 @@ def rebooked_bk_1(home, strict) -> int:
         agent = Agent.open(paths, replace(load_config(paths), request_timeout_seconds=5.0))
         try:
             company = await agent.add_company(strict.base_url)
-            first = await agent.call_api(company, "POST", "/bookings/bk_1/rebook", {"date": "2026-12-05"})
+            first = await agent.call_api(
+                company, "POST", "/bookings/bk_1/rebook", {"date": "2026-12-05"}
+            )
             op = agent.store.get_operation(first.operation_row)
             agent.approve(op.id, op.current.id)
             assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.PERFORMED
@@ -42,7 +44,15 @@ def rebooked_bk_1(home, strict) -> int:
 def test_call_without_wait_never_reports_another_requests_performed(cli, home, strict, as_json):
     row = rebooked_bk_1(home, strict)
     extra = ["--json"] if as_json else []
-    run = cli("call", strict.base_url, "POST", "/bookings/bk_2/rebook", "--body", '{"date": "2026-12-07"}', *extra)
+    run = cli(
+        "call",
+        strict.base_url,
+        "POST",
+        "/bookings/bk_2/rebook",
+        "--body",
+        '{"date": "2026-12-07"}',
+        *extra,
+    )
     assert run.code == Exit.NOT_PERFORMED, (run.out, run.err)
     text = run.err if as_json else run.out + run.err
     assert "performed by the Company" not in text.replace("not performed by the Company", "")
@@ -52,17 +62,29 @@ def test_call_without_wait_never_reports_another_requests_performed(cli, home, s
         assert op["status"] == "not_performed" and op["id"] == row and op["outcome"] is None
         assert "/bookings/bk_1/rebook" in op["outcome_detail"]
     else:
-        assert "/bookings/bk_1/rebook" in run.out + run.err  # it says which request the approval went with
+        assert (
+            "/bookings/bk_1/rebook" in run.out + run.err
+        )  # it says which request the approval went with
     assert strict.state.bookings["bk_2"]["date"] == "2026-11-20"  # indeed not performed
 
 
 def test_call_with_wait_says_the_same(cli, home, strict):
     rebooked_bk_1(home, strict)
-    run = cli("call", strict.base_url, "POST", "/bookings/bk_2/rebook", "--body", '{"date": "2026-12-07"}', "--wait")
+    run = cli(
+        "call",
+        strict.base_url,
+        "POST",
+        "/bookings/bk_2/rebook",
+        "--body",
+        '{"date": "2026-12-07"}',
+        "--wait",
+    )
     assert run.code == Exit.NOT_PERFORMED, (run.out, run.err)
 
 
-def test_an_operation_in_a_success_answer_is_unknown_not_performed_and_not_queued(cli, home, strict):
+def test_an_operation_in_a_success_answer_is_unknown_not_performed_and_not_queued(
+    cli, home, strict
+):
     strict.state.operation_in_success = True
     assert cli("companies", "add", strict.base_url).code == Exit.OK
     api = cli("call", strict.base_url, "POST", "/bookings/bk_1/cancel", "--body", "{}")
@@ -72,7 +94,9 @@ def test_an_operation_in_a_success_answer_is_unknown_not_performed_and_not_queue
     assert tool.code == Exit.UNKNOWN, (tool.out, tool.err)
     assert "isError false" in tool.err
     with Store.open(resolve_paths(home).database) as store:
-        assert store.list_operations() == []  # nothing waits for a person: there is nothing to approve
+        assert (
+            store.list_operations() == []
+        )  # nothing waits for a person: there is nothing to approve
 
 
 def cancelled_in_doubt(home, strict) -> int:
@@ -81,16 +105,23 @@ def cancelled_in_doubt(home, strict) -> int:
     from tests.companies.strict_company import RawAnswer
 
     strict.state.mint_operation_ids = True
-    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
+    strict.state.approval_answers = [
+        RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)
+    ]
 
     async def work() -> int:
         paths = resolve_paths(home).ensure()
-        agent = Agent.open(paths, replace(load_config(paths), request_timeout_seconds=5.0, retry_window_seconds=0.5))
+        agent = Agent.open(
+            paths,
+            replace(load_config(paths), request_timeout_seconds=5.0, retry_window_seconds=0.5),
+        )
         try:
             company = await agent.add_company(strict.base_url)
             first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
             agent.approve(first.operation_row, first.revision_row)
-            assert (await agent.wait_for_outcome(first.operation_row, timeout=30)).status == Status.OUTCOME_UNKNOWN
+            assert (
+                await agent.wait_for_outcome(first.operation_row, timeout=30)
+            ).status == Status.OUTCOME_UNKNOWN
             return first.operation_row
         finally:
             await agent.aclose()
@@ -98,7 +129,9 @@ def cancelled_in_doubt(home, strict) -> int:
     return asyncio.run(work())
 
 
-def test_the_same_request_while_the_first_is_in_doubt_is_queued_but_held_and_says_why(cli, home, strict):
+def test_the_same_request_while_the_first_is_in_doubt_is_queued_but_held_and_says_why(
+    cli, home, strict
+):
     first = cancelled_in_doubt(home, strict)
     run = cli("call", strict.base_url, "POST", "/bookings/bk_1/cancel", "--body", "{}")
     assert run.code == Exit.PENDING, (run.out, run.err)

@@ -20,13 +20,18 @@ def unknown_then_looked_at(home, strict) -> int:
 
     async def work() -> int:
         paths = resolve_paths(home).ensure()
-        agent = Agent.open(paths, replace(load_config(paths), retry_window_seconds=0.3, request_timeout_seconds=5.0))
+        agent = Agent.open(
+            paths,
+            replace(load_config(paths), retry_window_seconds=0.3, request_timeout_seconds=5.0),
+        )
         try:
             company = await agent.add_company(strict.base_url)
             first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
             op = agent.store.get_operation(first.operation_row)
             agent.approve(op.id, op.current.id)
-            assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.OUTCOME_UNKNOWN
+            assert (
+                await agent.wait_for_outcome(op.id, timeout=30)
+            ).status == Status.OUTCOME_UNKNOWN
             while (agent.dispatcher.next_due_in() or 0) > 0:  # until the probe is due
                 await asyncio.sleep(0.02)
             await agent.dispatch_once()
@@ -50,7 +55,10 @@ def test_show_and_pending_say_why_unknown_and_what_was_found(cli, home, strict):
     assert data["next_look_at"] is not None
     [pending] = json.loads(cli("pending", "--json").out)["operations"]
     assert pending["status"] == "outcome_unknown"
-    assert "no definite answer" in pending["outcome_detail"] and "Found out so far" in pending["outcome_detail"]
+    assert (
+        "no definite answer" in pending["outcome_detail"]
+        and "Found out so far" in pending["outcome_detail"]
+    )
 
 
 def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
@@ -71,8 +79,19 @@ def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
 
     asyncio.run(add())
     result: dict = {}
-    waiting = threading.Thread(target=lambda: result.update(run=cli(
-        "call", "Strict Travel", "POST", "/bookings/bk_1/rebook", "--json", '{"date": "2026-12-05"}', "--wait")))
+    waiting = threading.Thread(
+        target=lambda: result.update(
+            run=cli(
+                "call",
+                "Strict Travel",
+                "POST",
+                "/bookings/bk_1/rebook",
+                "--json",
+                '{"date": "2026-12-05"}',
+                "--wait",
+            )
+        )
+    )
     waiting.start()
 
     async def other_request_approved() -> None:
@@ -81,7 +100,9 @@ def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
             while not agent.store.list_operations():
                 await asyncio.sleep(0.05)
             company = agent.find_company("Strict Travel")
-            second = await agent.call_api(company, "POST", "/bookings/bk_2/rebook", {"date": "2026-12-07"})
+            second = await agent.call_api(
+                company, "POST", "/bookings/bk_2/rebook", {"date": "2026-12-07"}
+            )
             op = agent.store.get_operation(second.operation_row)
             agent.approve(op.id, op.current.id)
             done = await agent.wait_for_outcome(op.id, timeout=30, request_id=second.request_id)
@@ -95,4 +116,7 @@ def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
     assert run.code == Exit.NOT_PERFORMED, (run.out, run.err)
     assert "bk_2" not in run.out  # the other booking's answer is not this request's
     assert "different request" in run.err and "/bookings/bk_1/rebook" in run.err
-    assert strict.state.bookings["bk_2"]["date"] == "2026-12-07" and strict.state.bookings["bk_1"]["date"] == "2026-11-02"
+    assert (
+        strict.state.bookings["bk_2"]["date"] == "2026-12-07"
+        and strict.state.bookings["bk_1"]["date"] == "2026-11-02"
+    )

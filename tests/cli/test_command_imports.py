@@ -40,8 +40,20 @@ _CHECKED_LIGHT = {"typing", "shutil", "dataclasses", "datetime", "textwrap", "to
 # command-line client's libraries), the keyring's metadata scan (the key is in a file here), and
 # the Company-text checks.
 EVERYWHERE = {
-    "textual", "rich", "click", "pygments", "mcp", "httpx", "httpcore", "markdown_it", "keyring", "importlib_metadata",
-    "poppy_tui.ui", "poppy_tui.demo", "poppy_tui.agent.transports.mcp", "poppy_tui.safety.discrepancies",
+    "textual",
+    "rich",
+    "click",
+    "pygments",
+    "mcp",
+    "httpx",
+    "httpcore",
+    "markdown_it",
+    "keyring",
+    "importlib_metadata",
+    "poppy_tui.ui",
+    "poppy_tui.demo",
+    "poppy_tui.agent.transports.mcp",
+    "poppy_tui.safety.discrepancies",
 }
 
 
@@ -50,8 +62,12 @@ def loaded_by(home, *argv: str) -> tuple[int, set[str], str]:
     # Without `site`, the paths it would add (site-packages, .pth entries) come from ours.
     env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], *(p for p in sys.path if p)])
     done = subprocess.run(
-        [sys.executable, "-S", "-c", _PROBE, *argv], env=env, capture_output=True, text=True,
-        timeout=60, stdin=subprocess.DEVNULL,
+        [sys.executable, "-S", "-c", _PROBE, *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     *said, before, modules = done.stderr.rstrip("\n").split("\n")
     assert not present(set(json.loads(before)), _CHECKED_LIGHT), "loaded before poppy-tui started"
@@ -66,13 +82,33 @@ def present(modules: set[str], names: set[str]) -> set[str]:
 def test_help_loads_no_command_and_no_library(home):
     code, modules, out = loaded_by(home, "--help")
     assert code == 0 and "pending" in out
-    assert not present(modules, EVERYWHERE | {
-        "httpx2", "cryptography", "jwt", "sqlite3", "regex", "tomllib", "poppy_tui.agent",
-        "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name", "poppy_tui.protocol", "poppy_tui.cli.commands", "poppy_tui.cli.companies_commands",
-        # Nor what the listed commands run, nor typing, dataclasses or shutil (argparse's width lookup).
-        "poppy_tui.cli.signin_commands", "poppy_tui.cli.identity_commands", "poppy_tui.cli.output", "poppy_tui.safety",
-        "typing", "dataclasses", "shutil", "datetime",
-    })
+    assert not present(
+        modules,
+        EVERYWHERE
+        | {
+            "httpx2",
+            "cryptography",
+            "jwt",
+            "sqlite3",
+            "regex",
+            "tomllib",
+            "poppy_tui.agent",
+            "poppy_tui.safety.sanitize",
+            "poppy_tui.safety.company_name",
+            "poppy_tui.protocol",
+            "poppy_tui.cli.commands",
+            "poppy_tui.cli.companies_commands",
+            # Nor what the listed commands run, nor typing, dataclasses or shutil (argparse's width lookup).
+            "poppy_tui.cli.signin_commands",
+            "poppy_tui.cli.identity_commands",
+            "poppy_tui.cli.output",
+            "poppy_tui.safety",
+            "typing",
+            "dataclasses",
+            "shutil",
+            "datetime",
+        },
+    )
 
 
 @pytest.mark.parametrize("columns", [None, "60", "133", "0", "-4", "wide", ""])
@@ -92,24 +128,52 @@ def test_help_wraps_to_columns(home, monkeypatch):
     monkeypatch.setenv("COLUMNS", "50")
     code, _, out = loaded_by(home, "pending", "--help")
     assert code == 0 and "Oldest first." in out
-    options = out[out.index("options:"):out.index("exit codes:")].splitlines()
+    options = out[out.index("options:") : out.index("exit codes:")].splitlines()
     assert len(options) > 5 and max(len(line) for line in options) <= 50
-    assert max(len(line) for line in out[:out.index("options:")].splitlines()) <= 88  # the description
-    assert not present(loaded_by(home, "pending", "--json")[1], {"textwrap"})  # wrapped only when shown
+    assert (
+        max(len(line) for line in out[: out.index("options:")].splitlines()) <= 88
+    )  # the description
+    assert not present(
+        loaded_by(home, "pending", "--json")[1], {"textwrap"}
+    )  # wrapped only when shown
 
 
 def test_pending_reads_the_store_without_the_network_stack(home):
     code, modules, out = loaded_by(home, "pending", "--json")
     assert code == 0 and json.loads(out) == {"operations": []}
     assert "poppy_tui.agent.store" in modules  # it did read the store
-    assert not present(modules, EVERYWHERE | {
-        "httpx2", "httpcore2", "anyio", "asyncio", "ssl", "cryptography", "jwt", "regex", "http_sfv", "email",
-        "logging", "uuid", "secrets", "poppy_tui.agent.agent", "poppy_tui.protocol.discovery",
-        "poppy_tui.safety.sanitize", "poppy_tui.safety.company_name",
-        # Nor the records' dataclasses, typing, the protocol's parsers or the other parts of the store.
-        "dataclasses", "shutil", "textwrap", "poppy_tui.agent.store.records", "poppy_tui.agent.store.store",
-        "poppy_tui.agent.store.dispatch", "poppy_tui.agent.config", "poppy_tui.protocol",
-    })
+    assert not present(
+        modules,
+        EVERYWHERE
+        | {
+            "httpx2",
+            "httpcore2",
+            "anyio",
+            "asyncio",
+            "ssl",
+            "cryptography",
+            "jwt",
+            "regex",
+            "http_sfv",
+            "email",
+            "logging",
+            "uuid",
+            "secrets",
+            "poppy_tui.agent.agent",
+            "poppy_tui.protocol.discovery",
+            "poppy_tui.safety.sanitize",
+            "poppy_tui.safety.company_name",
+            # Nor the records' dataclasses, typing, the protocol's parsers or the other parts of the store.
+            "dataclasses",
+            "shutil",
+            "textwrap",
+            "poppy_tui.agent.store.records",
+            "poppy_tui.agent.store.store",
+            "poppy_tui.agent.store.dispatch",
+            "poppy_tui.agent.config",
+            "poppy_tui.protocol",
+        },
+    )
 
 
 def test_pending_reads_a_checked_config_from_its_record(home, monkeypatch):
@@ -117,7 +181,7 @@ def test_pending_reads_a_checked_config_from_its_record(home, monkeypatch):
 
     config = home / "config" / "config.toml"
     config.write_text('grace_seconds = 0\nkey_storage = "file"\n')
-    monkeypatch.setattr(config_file, "_SETTLED_NS", -10**18)  # as if written minutes ago
+    monkeypatch.setattr(config_file, "_SETTLED_NS", -(10**18))  # as if written minutes ago
     (home / "data").mkdir(exist_ok=True)
     config_file.read_settings(config, home / "data")
     assert (home / "data" / config_file.CHECKED_FILE).is_file()
@@ -127,7 +191,6 @@ def test_pending_reads_a_checked_config_from_its_record(home, monkeypatch):
     config.write_text("grace_seconds = [\n")  # changed: parsed again, and refused
     code, modules, out = loaded_by(home, "pending", "--json")
     assert code == 2 and "is not valid TOML" in out and "tomllib" in modules
-
 
 
 def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict):
@@ -142,23 +205,43 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
     assert not present(modules, EVERYWHERE | {"regex", "poppy_tui.safety.sanitize"})
     # Signed out: the access token is looked up in the store; no sign-in flow or parser loads.
     assert "poppy_tui.agent.signin.service" in modules
-    assert not present(modules, {"poppy_tui.agent.signin.flows", "poppy_tui.protocol.signin", "authlib"})
+    assert not present(
+        modules, {"poppy_tui.agent.signin.flows", "poppy_tui.protocol.signin", "authlib"}
+    )
     assert "cryptography" in modules and "jwt" in modules  # the Session JWT, signed by PyJWT
 
 
 @pytest.mark.parametrize(
     "argv",
     [
-        [], ["--home", "pending"], ["--home", "h", "pending", "--json"], ["--home=h", "history", "--limit", "3"],
-        ["--config", "c.toml", "call", "shop", "GET", "/x", "--wait"], ["companies", "add", "shop.example"],
-        ["companies", "list", "--json"], ["companies", "refresh"], ["companies", "remove", "shop"],
-        ["tool", "shop", "cancel", "--args", "{}"], ["say", "shop", "hi", "--new"], ["show", "3", "--json"],
-        ["locate", "db"], ["--demo", "--faults", "slow=1"], ["history", "--status", "pending,declined"],
-        ["history", "--since", "2026-12-01"], ["send", "--watch"], ["mcp"], ["call", "shop", "GET", "/x", "--json"],
-        ["identity", "init", "--client-id", "https://a.example/c.json"], ["identity", "show", "--json"],
-        ["signin", "shop", "--device"], ["signout", "shop"], ["--demo", "--accounts"],
-        ["mcp", "--http", "--listen", "[::1]:0", "--allow-host", "a", "--allow-host", "b"], ["mcp", "token"],
-        ["mcp", "token", "--rotate", "--home", "h"], ["mcp", "--http", "--allow-remote", "--tls-cert", "c", "--tls-key", "k"],
+        [],
+        ["--home", "pending"],
+        ["--home", "h", "pending", "--json"],
+        ["--home=h", "history", "--limit", "3"],
+        ["--config", "c.toml", "call", "shop", "GET", "/x", "--wait"],
+        ["companies", "add", "shop.example"],
+        ["companies", "list", "--json"],
+        ["companies", "refresh"],
+        ["companies", "remove", "shop"],
+        ["tool", "shop", "cancel", "--args", "{}"],
+        ["say", "shop", "hi", "--new"],
+        ["show", "3", "--json"],
+        ["locate", "db"],
+        ["--demo", "--faults", "slow=1"],
+        ["history", "--status", "pending,declined"],
+        ["history", "--since", "2026-12-01"],
+        ["send", "--watch"],
+        ["mcp"],
+        ["call", "shop", "GET", "/x", "--json"],
+        ["identity", "init", "--client-id", "https://a.example/c.json"],
+        ["identity", "show", "--json"],
+        ["signin", "shop", "--device"],
+        ["signout", "shop"],
+        ["--demo", "--accounts"],
+        ["mcp", "--http", "--listen", "[::1]:0", "--allow-host", "a", "--allow-host", "b"],
+        ["mcp", "token"],
+        ["mcp", "token", "--rotate", "--home", "h"],
+        ["mcp", "--http", "--allow-remote", "--tls-cert", "c", "--tls-key", "k"],
     ],
 )
 def test_building_only_the_chosen_command_parses_alike(argv):
@@ -171,10 +254,23 @@ def test_mcp_token_reads_a_file_and_loads_no_server(home):
     code, modules, out = loaded_by(home, "mcp", "token")
     assert code == 0 and len(out.splitlines()[0]) >= 43, out
     assert "poppy_tui.mcp_server.http_token" in modules
-    assert not present(modules, EVERYWHERE | {
-        "uvicorn", "starlette", "httpx2", "anyio", "asyncio", "ssl", "poppy_tui.agent.agent", "poppy_tui.agent.store",
-        "poppy_tui.mcp_server.server", "poppy_tui.mcp_server.http_gate", "poppy_tui.mcp_server.http_guard",
-    })
+    assert not present(
+        modules,
+        EVERYWHERE
+        | {
+            "uvicorn",
+            "starlette",
+            "httpx2",
+            "anyio",
+            "asyncio",
+            "ssl",
+            "poppy_tui.agent.agent",
+            "poppy_tui.agent.store",
+            "poppy_tui.mcp_server.server",
+            "poppy_tui.mcp_server.http_gate",
+            "poppy_tui.mcp_server.http_guard",
+        },
+    )
 
 
 def test_mcp_help_loads_no_server_and_shows_no_token(home):
@@ -183,14 +279,25 @@ def test_mcp_help_loads_no_server_and_shows_no_token(home):
     for argv in (["mcp", "--help"], ["mcp", "token", "--help"]):
         code, modules, out = loaded_by(home, *argv)
         assert code == 0 and "--rotate" in out and token not in out
-        assert not present(modules, EVERYWHERE | {"uvicorn", "starlette", "httpx2", "poppy_tui.agent",
-                                                  "poppy_tui.mcp_server"})
+        assert not present(
+            modules,
+            EVERYWHERE
+            | {"uvicorn", "starlette", "httpx2", "poppy_tui.agent", "poppy_tui.mcp_server"},
+        )
 
 
 @pytest.mark.parametrize(
     "argv",
-    [["approve", "1"], ["pending", "--yes"], ["--yes"], ["call", "shop"], ["history", "--limit", "0"], ["nope"],
-     ["--", "pending"], ["locate", "elsewhere"]],
+    [
+        ["approve", "1"],
+        ["pending", "--yes"],
+        ["--yes"],
+        ["call", "shop"],
+        ["history", "--limit", "0"],
+        ["nope"],
+        ["--", "pending"],
+        ["locate", "elsewhere"],
+    ],
 )
 def test_building_only_the_chosen_command_refuses_alike(argv, capsys):
     from poppy_tui.cli.parser import build_parser
@@ -205,8 +312,16 @@ def test_building_only_the_chosen_command_refuses_alike(argv, capsys):
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["--home", "h"], ["--home=h"], ["--config", "c.toml"], ["--home", "h", "--config=c.toml"],
-     ["--home", "a", "--home", "b"], ["--home="], ["--config", "c.toml", "--home", "h"]],
+    [
+        [],
+        ["--home", "h"],
+        ["--home=h"],
+        ["--config", "c.toml"],
+        ["--home", "h", "--config=c.toml"],
+        ["--home", "a", "--home", "b"],
+        ["--home="],
+        ["--config", "c.toml", "--home", "h"],
+    ],
 )
 def test_a_bare_start_reads_its_options_as_the_parser_does(argv):
     from poppy_tui.cli.main import bare_start
@@ -217,8 +332,20 @@ def test_a_bare_start_reads_its_options_as_the_parser_does(argv):
 
 @pytest.mark.parametrize(
     "argv",
-    [["pending"], ["--home"], ["--home", "-x"], ["--home", "h", "pending"], ["--demo"], ["--help"], ["--version"],
-     ["--", "--home", "h"], ["--hom", "h"], ["--home", "h", "--yes"], ["-h"], ["--config"]],
+    [
+        ["pending"],
+        ["--home"],
+        ["--home", "-x"],
+        ["--home", "h", "pending"],
+        ["--demo"],
+        ["--help"],
+        ["--version"],
+        ["--", "--home", "h"],
+        ["--hom", "h"],
+        ["--home", "h", "--yes"],
+        ["-h"],
+        ["--config"],
+    ],
 )
 def test_anything_but_a_bare_start_goes_to_the_parser(argv):
     from poppy_tui.cli.main import bare_start

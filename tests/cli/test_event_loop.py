@@ -21,8 +21,12 @@ ENDS_WITHIN_SECONDS = 30
 
 def _child(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], env=subprocess_env(None), capture_output=True, text=True,
-        timeout=ENDS_WITHIN_SECONDS, stdin=subprocess.DEVNULL,
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=subprocess_env(None),
+        capture_output=True,
+        text=True,
+        timeout=ENDS_WITHIN_SECONDS,
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -39,9 +39,16 @@ def company_doc(name, port):
     )
 
 
-def record(store, company, request, operation_id, summary, terms=None, revision="r1", expires=FUTURE):
+def record(
+    store, company, request, operation_id, summary, terms=None, revision="r1", expires=FUTURE
+):
     request_id = store.add_request(company.id, request, "cli")
-    raw = {"operation_id": operation_id, "revision": revision, "summary": summary, "expires_at": expires}
+    raw = {
+        "operation_id": operation_id,
+        "revision": revision,
+        "summary": summary,
+        "expires_at": expires,
+    }
     if terms is not None:
         raw["terms"] = terms
     return store.record_operation(company.id, request_id, company.session_id, parse_operation(raw))
@@ -58,16 +65,46 @@ def queue(home):
     paths = resolve_paths(home).ensure()
     with Store.open(paths.database) as store:
         plain = store.upsert_company("http://127.0.0.1:9", company_doc("Manzanita Outfitters", 9))
-        odd = store.upsert_company("http://127.0.0.1:10", company_doc('Ünïcode "Co" \u202e\x7f😀', 10))
-        record(store, plain, api(1), "exc_1", "Exchange the jacket.",
-               {"order_id": "ord_1", "price": {"amount": "70.00", "currency": "USD"}})
-        record(store, odd, api(2), "exc_2", AWKWARD,
-               {"note": AWKWARD, "ü": [1, -0.0, 1.5e300, 12345678901234567890123, True, None, {}, []],
-                "nan": float("nan"), "inf": float("inf"), "neg": float("-inf")})
-        record(store, plain, McpRequest("http://127.0.0.1:9/mcp", "cancel", {"id": "sub_1"}), "sub_1",
-               "Cancel the subscription.")  # no terms: null
-        record(store, odd, ConversationRequest("http://127.0.0.1:10/c", "conv_1", "msg_1", "hi"), "conv_op",
-               "Move the booking.", {"to": "Fri"})
+        odd = store.upsert_company(
+            "http://127.0.0.1:10", company_doc('Ünïcode "Co" \u202e\x7f😀', 10)
+        )
+        record(
+            store,
+            plain,
+            api(1),
+            "exc_1",
+            "Exchange the jacket.",
+            {"order_id": "ord_1", "price": {"amount": "70.00", "currency": "USD"}},
+        )
+        record(
+            store,
+            odd,
+            api(2),
+            "exc_2",
+            AWKWARD,
+            {
+                "note": AWKWARD,
+                "ü": [1, -0.0, 1.5e300, 12345678901234567890123, True, None, {}, []],
+                "nan": float("nan"),
+                "inf": float("inf"),
+                "neg": float("-inf"),
+            },
+        )
+        record(
+            store,
+            plain,
+            McpRequest("http://127.0.0.1:9/mcp", "cancel", {"id": "sub_1"}),
+            "sub_1",
+            "Cancel the subscription.",
+        )  # no terms: null
+        record(
+            store,
+            odd,
+            ConversationRequest("http://127.0.0.1:10/c", "conv_1", "msg_1", "hi"),
+            "conv_op",
+            "Move the booking.",
+            {"to": "Fri"},
+        )
         # A second revision: revision_count 2, the newest summary and terms.
         renewed = record(store, plain, api(5), "exc_5", "First terms.", {"v": 1})
         record(store, plain, api(5), "exc_5", "Second terms, é.", {"v": 2}, revision="r2")
@@ -85,15 +122,25 @@ def queue(home):
         store.approve(waiting.operation_row, waiting.revision_id, grace_seconds=0)
         assert store.claim_due("me", 60, operation_row=waiting.operation_row) is not None
         attempt = store.start_attempt(waiting.operation_row, "me")
-        store.wait_for_sign_in((attempt.id, "sign_in_required", 401, {"error": "x"}, "sign in"),
-                               waiting.operation_row, "me", parse_operation(
-                                   {"operation_id": "x", "revision": "x", "summary": "x", "expires_at": FUTURE}
-                               ).expires_at, "Sign in to Ünïcode again")
+        store.wait_for_sign_in(
+            (attempt.id, "sign_in_required", 401, {"error": "x"}, "sign in"),
+            waiting.operation_row,
+            "me",
+            parse_operation(
+                {"operation_id": "x", "revision": "x", "summary": "x", "expires_at": FUTURE}
+            ).expires_at,
+            "Sign in to Ünïcode again",
+        )
         declined = record(store, plain, api(10), "exc_10", "Declined: not listed.")
         store.decline(declined.operation_row, declined.revision_id)
         rows = store.list_operations(UNFINISHED, limit=1000, newest_first=False)
-    assert {r.status for r in rows} == {Status.PENDING, Status.APPROVED, Status.WITHDRAWN, Status.OUTCOME_UNKNOWN,
-                                        Status.SENDING}
+    assert {r.status for r in rows} == {
+        Status.PENDING,
+        Status.APPROVED,
+        Status.WITHDRAWN,
+        Status.OUTCOME_UNKNOWN,
+        Status.SENDING,
+    }
     assert any(r.waiting_sign_in for r in rows) and any(r.revision_count == 2 for r in rows)
     assert {r.interface for r in rows} == {"api", "mcp", "conversation"}
     assert renewed.operation_row in {r.id for r in rows}

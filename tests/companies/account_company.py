@@ -68,7 +68,9 @@ class Op:
 
 @dataclass
 class AccountState:
-    tokens: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # token -> (user, scopes)
+    tokens: dict[str, tuple[str, tuple[str, ...]]] = field(
+        default_factory=dict
+    )  # token -> (user, scopes)
     reject_identity: bool = False
     ops: dict[tuple[str, str], Op] = field(default_factory=dict)
     performed: dict[str, int] = field(default_factory=dict)
@@ -100,7 +102,9 @@ class AccountState:
 
 
 class Refused(Exception):
-    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         self.response = JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -118,11 +122,15 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             state.fetched.append(client_id)
             cimd = (await client.get(client_id)).json()
             if cimd.get("client_id") != client_id:
-                raise Refused(401, {"error": "invalid_client", "error_description": "client_id mismatch"})
+                raise Refused(
+                    401, {"error": "invalid_client", "error_description": "client_id mismatch"}
+                )
             jwks = (await client.get(cimd["jwks_uri"])).json()
         for entry in jwks.get("keys", []):
             if entry.get("kty") == "EC" and "d" not in entry:
-                keys[(client_id, entry["kid"])] = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps(entry))
+                keys[(client_id, entry["kid"])] = jwt.algorithms.ECAlgorithm.from_jwk(
+                    json.dumps(entry)
+                )
         if (client_id, kid) not in keys:
             raise Refused(401, {"error": "invalid_client", "error_description": "unknown key"})
         return keys[(client_id, kid)]
@@ -134,7 +142,10 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         if state.reject_identity:
             raise Refused(
                 401,
-                {"error": "unauthorized_client", "error_description": f"{NAME} does not work with this agent"},
+                {
+                    "error": "unauthorized_client",
+                    "error_description": f"{NAME} does not work with this agent",
+                },
                 {"WWW-Authenticate": 'Bearer error="unauthorized_client"'},
             )
         try:
@@ -147,15 +158,23 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         except Refused:
             raise
         except Exception as exc:  # noqa: BLE001
-            raise Refused(403, {"error": "invalid_session", "error_description": str(exc)}) from None
+            raise Refused(
+                403, {"error": "invalid_session", "error_description": str(exc)}
+            ) from None
         if claims["sid"] in state.ended_sessions:
-            raise Refused(403, {"error": "invalid_session", "error_description": "this Session has ended"})
+            raise Refused(
+                403, {"error": "invalid_session", "error_description": "this Session has ended"}
+            )
         user = None
         authorization = request.headers.get("authorization", "")
         if authorization.startswith("Bearer "):
-            found = state.tokens.get(authorization[len("Bearer "):])
+            found = state.tokens.get(authorization[len("Bearer ") :])
             if found is None:
-                raise Refused(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+                raise Refused(
+                    401,
+                    {"error": "invalid_token"},
+                    {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+                )
             user = found[0]
         return claims["sid"], user
 
@@ -163,13 +182,18 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         if user is None:
             raise Refused(
                 401,
-                {"error": "sign_in_required", "scope": "orders", "error_description": "Sign in to order"},
+                {
+                    "error": "sign_in_required",
+                    "scope": "orders",
+                    "error_description": "Sign in to order",
+                },
                 {"WWW-Authenticate": CHALLENGE},
             )
-        token = request.headers["authorization"][len("Bearer "):]
+        token = request.headers["authorization"][len("Bearer ") :]
         if "orders" not in state.tokens[token][1]:
             raise Refused(
-                403, {"error": "insufficient_scope", "scope": "orders"},
+                403,
+                {"error": "insufficient_scope", "scope": "orders"},
                 {"WWW-Authenticate": 'Bearer error="insufficient_scope", scope="orders"'},
             )
 
@@ -182,10 +206,18 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         return str(parsed["operation_id"].value), str(parsed["revision"].value)
 
     def new_op(operation_id: str, what: str, owner: tuple[str, str]) -> JSONResponse:
-        op = Op(operation_id, f"v{next(state.counter)}", what, owner, datetime.now(timezone.utc) + timedelta(minutes=10))
+        op = Op(
+            operation_id,
+            f"v{next(state.counter)}",
+            what,
+            owner,
+            datetime.now(timezone.utc) + timedelta(minutes=10),
+        )
         state.ops[(operation_id, op.revision)] = op
         body = {
-            "operation_id": operation_id, "revision": op.revision, "summary": f"**{what}** at {NAME}",
+            "operation_id": operation_id,
+            "revision": op.revision,
+            "summary": f"**{what}** at {NAME}",
             "expires_at": _stamp(op.expires_at),
         }
         return JSONResponse({"error": "approval_required", "operation": body}, status_code=403)
@@ -203,9 +235,15 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
                 state.approval_users.append(user)
             if approval is not None and approval in state.ops:
                 op = state.ops[approval]
-                allowed = (op.owner == ("account", user)) if op.owner[0] == "account" else (op.owner == ("session", sid))
+                allowed = (
+                    (op.owner == ("account", user))
+                    if op.owner[0] == "account"
+                    else (op.owner == ("session", sid))
+                )
                 if not allowed:
-                    return JSONResponse({"error": "forbidden", "error_description": "not yours"}, status_code=403)
+                    return JSONResponse(
+                        {"error": "forbidden", "error_description": "not yours"}, status_code=403
+                    )
                 state.performed[operation_id] = state.performed.get(operation_id, 0) + 1
                 return JSONResponse({"done": what, "operation_id": operation_id})
             owner = ("account", user) if user is not None else ("session", sid)
@@ -220,47 +258,82 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         return await action(request, "wsh_birch_1", "Share your wishlist", account=False)
 
     async def poppy_json(request: Request) -> Response:
-        return JSONResponse({
-            "protocol_version": "0.4",
-            "organization": {"name": NAME, "domain": base_url.split("://", 1)[1]},
-            "auth": {"issuer": base_url, "device": {"scopes": ["poppy:read", "orders"]}},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}, {"type": "mcp", "url": f"{base_url}/mcp"}],
-            "agent": {"protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]},
-            "extensions": {"operations": [{"version": "2"}]},
-        })
+        return JSONResponse(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": NAME, "domain": base_url.split("://", 1)[1]},
+                "auth": {"issuer": base_url, "device": {"scopes": ["poppy:read", "orders"]}},
+                "apis": [
+                    {"type": "openapi", "url": f"{base_url}/openapi.json"},
+                    {"type": "mcp", "url": f"{base_url}/mcp"},
+                ],
+                "agent": {
+                    "protocols": [{"type": "poppy", "endpoint": f"{base_url}/conversations"}]
+                },
+                "extensions": {"operations": [{"version": "2"}]},
+            }
+        )
 
     async def openapi(request: Request) -> Response:
-        return JSONResponse({
-            "openapi": "3.1.0",
-            "info": {"title": NAME, "version": "1"},
-            "paths": {
-                "/orders": {"post": {"operationId": "placeOrder", "summary": "Place an order"}},
-                "/wishlist/share": {"post": {"operationId": "shareWishlist", "summary": "Share the wishlist"}},
-            },
-        })
+        return JSONResponse(
+            {
+                "openapi": "3.1.0",
+                "info": {"title": NAME, "version": "1"},
+                "paths": {
+                    "/orders": {"post": {"operationId": "placeOrder", "summary": "Place an order"}},
+                    "/wishlist/share": {
+                        "post": {"operationId": "shareWishlist", "summary": "Share the wishlist"}
+                    },
+                },
+            }
+        )
 
     def event(conversation_id: str, kind: str, **fields: Any) -> dict[str, Any]:
         events = state.conversations[conversation_id]
-        made = {"id": f"evt_{len(events) + 1}", "type": kind, "created_at": _stamp(datetime.now(timezone.utc)), **fields}
+        made = {
+            "id": f"evt_{len(events) + 1}",
+            "type": kind,
+            "created_at": _stamp(datetime.now(timezone.utc)),
+            **fields,
+        }
         events.append(made)
         return made
 
     def company_message(conversation_id: str, text: str, **extra: Any) -> dict[str, Any]:
-        message = {"id": f"msg_birch{next(state.counter):06d}", "role": "company", "author": {"type": "agent"},
-                   "text": text, **extra}
+        message = {
+            "id": f"msg_birch{next(state.counter):06d}",
+            "role": "company",
+            "author": {"type": "agent"},
+            "text": text,
+            **extra,
+        }
         return event(conversation_id, "message", message=message)
 
     def sign_in_asked(conversation_id: str) -> dict[str, Any]:
-        return event(conversation_id, "authorization", error="sign_in_required", scope="orders",
-                     error_description="Sign in to order")
+        return event(
+            conversation_id,
+            "authorization",
+            error="sign_in_required",
+            scope="orders",
+            error_description="Sign in to order",
+        )
 
-    def operation_message(conversation_id: str, operation_id: str, what: str, owner: tuple[str, str]) -> list:
+    def operation_message(
+        conversation_id: str, operation_id: str, what: str, owner: tuple[str, str]
+    ) -> list:
         refused = new_op(operation_id, what, owner)
         operation = json.loads(refused.body)["operation"]
-        return [company_message(conversation_id, f"I can do that once you approve: {what}.",
-                                extensions={"operations": {"operation": operation}})]
+        return [
+            company_message(
+                conversation_id,
+                f"I can do that once you approve: {what}.",
+                extensions={"operations": {"operation": operation}},
+            )
+        ]
 
-    def on_message(conversation_id: str, message: dict[str, Any], sid: str, user: str | None) -> list:
+    def on_message(
+        conversation_id: str, message: dict[str, Any], sid: str, user: str | None
+    ) -> list:
         """The events this message led to (also appended to the conversation)."""
         event(conversation_id, "message", message={**message, "role": "user"})
         approval = ((message.get("extensions") or {}).get("operations") or {}).get("approval")
@@ -270,23 +343,40 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             key = (str(approval.get("operation_id")), str(approval.get("revision")))
             op = state.ops.get(key)
             if op is None or op.expires_at <= datetime.now(timezone.utc):
-                return [company_message(conversation_id, "That approval doesn't match anything I can do now.")]
+                return [
+                    company_message(
+                        conversation_id, "That approval doesn't match anything I can do now."
+                    )
+                ]
             if op.owner[0] == "account" and user is None:
                 # Ops 3: a signed-out Session of the same agent and User gets a challenge.
-                return [sign_in_asked(conversation_id),
-                        company_message(conversation_id, "Please sign in first; then I can go ahead.")]
-            allowed = op.owner == ("account", user) if op.owner[0] == "account" else op.owner == ("session", sid)
+                return [
+                    sign_in_asked(conversation_id),
+                    company_message(conversation_id, "Please sign in first; then I can go ahead."),
+                ]
+            allowed = (
+                op.owner == ("account", user)
+                if op.owner[0] == "account"
+                else op.owner == ("session", sid)
+            )
             if not allowed:
                 return [company_message(conversation_id, "I can't do that one for you.")]
             state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
-            done = company_message(conversation_id, f"Done: {op.what}.",
-                                   data={"status": "performed", "operation_id": op.operation_id})
-            return [sign_in_asked(conversation_id), done] if state.sign_in_event_when_done else [done]
+            done = company_message(
+                conversation_id,
+                f"Done: {op.what}.",
+                data={"status": "performed", "operation_id": op.operation_id},
+            )
+            return (
+                [sign_in_asked(conversation_id), done] if state.sign_in_event_when_done else [done]
+            )
         text = str(message.get("text", "")).lower()
         if "oats" in text:
             if user is None:
                 return [sign_in_asked(conversation_id)]
-            return operation_message(conversation_id, "ord_birch_1", "Order 2 kg of oats", ("account", user))
+            return operation_message(
+                conversation_id, "ord_birch_1", "Order 2 kg of oats", ("account", user)
+            )
         if "wishlist" in text:
             owner = ("account", user) if user is not None else ("session", sid)
             return operation_message(conversation_id, "wsh_birch_1", "Share your wishlist", owner)
@@ -310,7 +400,11 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
     async def post_message(request: Request) -> Response:
         sent = json.loads(await request.body() or b"{}")
         said = sent.get("message") if isinstance(sent, dict) else None
-        operations = ((said.get("extensions") or {}).get("operations") or {}) if isinstance(said, dict) else {}
+        operations = (
+            ((said.get("extensions") or {}).get("operations") or {})
+            if isinstance(said, dict)
+            else {}
+        )
         if isinstance(operations, dict) and "approval" in operations:
             await state.hold_if_asked()
         try:
@@ -322,11 +416,17 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             return JSONResponse({"error": "conversation_not_found"}, status_code=404)
         message = (json.loads(await request.body() or b"{}") or {}).get("message") or {}
         key = (conversation_id, str(message.get("id")))
-        if key in state.answered_messages:  # the same ID again: the original response, nothing added
+        if (
+            key in state.answered_messages
+        ):  # the same ID again: the original response, nothing added
             return JSONResponse(state.answered_messages[key], status_code=202)
         events = on_message(conversation_id, message, sid, user)
-        answer = {"conversation_id": conversation_id, "events": events,
-                  "cursor": str(len(state.conversations[conversation_id])), "has_more": False}
+        answer = {
+            "conversation_id": conversation_id,
+            "events": events,
+            "cursor": str(len(state.conversations[conversation_id])),
+            "has_more": False,
+        }
         state.answered_messages[key] = answer
         return JSONResponse(answer, status_code=202)
 
@@ -342,8 +442,14 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             operation_message(conversation_id, "wsh_birch_1", offer, owner)
         events = state.conversations.get(conversation_id, [])
         start = int(request.query_params.get("cursor") or 0)
-        return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
-                             "cursor": str(len(events)), "has_more": False})
+        return JSONResponse(
+            {
+                "conversation_id": conversation_id,
+                "events": events[start:],
+                "cursor": str(len(events)),
+                "has_more": False,
+            }
+        )
 
     # ---- MCP ---------------------------------------------------------------------------------
 
@@ -364,14 +470,23 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             state.approval_sessions.append(sid)
             state.approval_users.append(user)
             op = state.ops.get((str(approval.get("operation_id")), str(approval.get("revision"))))
-            if op is not None and op.owner == ("account", user) and op.expires_at > datetime.now(timezone.utc):
+            if (
+                op is not None
+                and op.owner == ("account", user)
+                and op.expires_at > datetime.now(timezone.utc)
+            ):
                 state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
-                return CallToolResult(content=[TextContent(type="text", text=f"Done: {op.what}.")],
-                                      structured_content={"done": op.what, "operation_id": op.operation_id})
+                return CallToolResult(
+                    content=[TextContent(type="text", text=f"Done: {op.what}.")],
+                    structured_content={"done": op.what, "operation_id": op.operation_id},
+                )
         refused = new_op("ord_birch_1", f"Order {kg} kg of oats", ("account", user))
         operation = json.loads(refused.body)["operation"]
         return CallToolResult(
-            is_error=True, content=[TextContent(type="text", text="Not done yet. This needs the user's approval.")],
+            is_error=True,
+            content=[
+                TextContent(type="text", text="Not done yet. This needs the user's approval.")
+            ],
             structured_content={"operation": operation},
         )
 
@@ -388,11 +503,18 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             op = state.ops.get((str(approval.get("operation_id")), str(approval.get("revision"))))
             if op is not None and op.owner == owner:
                 state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
-                return CallToolResult(content=[TextContent(type="text", text="Shared.")],
-                                      structured_content={"done": op.what})
-        operation = json.loads(new_op("wsh_birch_1", "Share your wishlist", owner).body)["operation"]
+                return CallToolResult(
+                    content=[TextContent(type="text", text="Shared.")],
+                    structured_content={"done": op.what},
+                )
+        operation = json.loads(new_op("wsh_birch_1", "Share your wishlist", owner).body)[
+            "operation"
+        ]
         return CallToolResult(
-            is_error=True, content=[TextContent(type="text", text="Not done yet. This needs the user's approval.")],
+            is_error=True,
+            content=[
+                TextContent(type="text", text="Not done yet. This needs the user's approval.")
+            ],
             structured_content={"operation": operation},
         )
 
@@ -423,11 +545,22 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             await refused.response(scope, receive, send)
             return
         called = (call.get("params") or {}).get("name") if isinstance(call, dict) else None
-        if isinstance(call, dict) and call.get("method") == "tools/call" and called == "place_order" and user is None:
-            error = {"code": -32001, "message": "Sign in to order",
-                     "data": {"error": "sign_in_required", "scope": "orders"}}
-            await JSONResponse({"jsonrpc": "2.0", "id": call.get("id"), "error": error}, status_code=401,
-                               headers={"WWW-Authenticate": CHALLENGE})(scope, receive, send)
+        if (
+            isinstance(call, dict)
+            and call.get("method") == "tools/call"
+            and called == "place_order"
+            and user is None
+        ):
+            error = {
+                "code": -32001,
+                "message": "Sign in to order",
+                "data": {"error": "sign_in_required", "scope": "orders"},
+            }
+            await JSONResponse(
+                {"jsonrpc": "2.0", "id": call.get("id"), "error": error},
+                status_code=401,
+                headers={"WWW-Authenticate": CHALLENGE},
+            )(scope, receive, send)
             return
         scope["birch"] = (sid, user)
         sent = False
@@ -446,16 +579,19 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         async with mcp.session_manager.run():
             yield
 
-    return Starlette(lifespan=lifespan, routes=[
-        Route("/mcp", _Asgi(mcp_gate)),
-        Route("/.well-known/poppy.json", poppy_json),
-        Route("/openapi.json", openapi),
-        Route("/orders", order, methods=["POST"]),
-        Route("/wishlist/share", wishlist, methods=["POST"]),
-        Route("/conversations", create_conversation, methods=["POST"]),
-        Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
-        Route("/conversations/{conversation_id}/events", read_events),
-    ])
+    return Starlette(
+        lifespan=lifespan,
+        routes=[
+            Route("/mcp", _Asgi(mcp_gate)),
+            Route("/.well-known/poppy.json", poppy_json),
+            Route("/openapi.json", openapi),
+            Route("/orders", order, methods=["POST"]),
+            Route("/wishlist/share", wishlist, methods=["POST"]),
+            Route("/conversations", create_conversation, methods=["POST"]),
+            Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
+            Route("/conversations/{conversation_id}/events", read_events),
+        ],
+    )
 
 
 class _Asgi:
@@ -473,7 +609,9 @@ class AccountCompany:
 
     def __init__(self) -> None:
         self.state = AccountState()
-        self._served = LoopbackServer(lambda base_url: build_app(self.state, base_url), "the account Company", "on")
+        self._served = LoopbackServer(
+            lambda base_url: build_app(self.state, base_url), "the account Company", "on"
+        )
         self.base_url = self._served.base_url
 
     def stop(self) -> None:

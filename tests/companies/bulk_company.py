@@ -50,7 +50,9 @@ def _approval_of(value: str | None) -> tuple[str, str] | None:
 class BulkState:
     def __init__(self) -> None:
         self.approval_delay = 0.0
-        self.on_approval = None  # called with the request's headers (lower-case names) before performing
+        self.on_approval = (
+            None  # called with the request's headers (lower-case names) before performing
+        )
         self.at_once = 0
         self.most_at_once = 0
         self.perform_count: dict[str, int] = {}
@@ -63,16 +65,23 @@ def build_app(base_url: str, state: BulkState | None = None) -> Starlette:
     counter = itertools.count(1)
 
     async def poppy_json(request: Request) -> Response:
-        return JSONResponse({
-            "protocol_version": "0.4",
-            "organization": {"name": "Bench Goods", "domain": base_url.split("://", 1)[1]},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
-            "extensions": {"operations": [{"version": "2"}]},
-        })
+        return JSONResponse(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": "Bench Goods", "domain": base_url.split("://", 1)[1]},
+                "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
+                "extensions": {"operations": [{"version": "2"}]},
+            }
+        )
 
     async def openapi(request: Request) -> Response:
-        return JSONResponse({"openapi": "3.1.0", "info": {"title": "Bench Goods", "version": "1"},
-                             "paths": {"/items/{n}/cancel": {"post": {"operationId": "cancelItem"}}}})
+        return JSONResponse(
+            {
+                "openapi": "3.1.0",
+                "info": {"title": "Bench Goods", "version": "1"},
+                "paths": {"/items/{n}/cancel": {"post": {"operationId": "cancelItem"}}},
+            }
+        )
 
     async def cancel(request: Request) -> Response:
         item = int(request.path_params["n"])
@@ -98,17 +107,27 @@ def build_app(base_url: str, state: BulkState | None = None) -> Starlette:
         revision = f"r{next(counter)}"
         issued[(operation_id, revision)] = item
         expires = (datetime.now(timezone.utc) + EXPIRY).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return JSONResponse({"error": "approval_required", "operation": {
-            "operation_id": operation_id, "revision": revision,
-            "summary": f"Cancel item {item}. No fee is charged.",
-            "terms": {"item": item, "action": "cancel"}, "expires_at": expires,
-        }}, status_code=403)
+        return JSONResponse(
+            {
+                "error": "approval_required",
+                "operation": {
+                    "operation_id": operation_id,
+                    "revision": revision,
+                    "summary": f"Cancel item {item}. No fee is charged.",
+                    "terms": {"item": item, "action": "cancel"},
+                    "expires_at": expires,
+                },
+            },
+            status_code=403,
+        )
 
-    return Starlette(routes=[
-        Route("/.well-known/poppy.json", poppy_json, methods=["GET"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
-        Route("/items/{n:int}/cancel", cancel, methods=["POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/.well-known/poppy.json", poppy_json, methods=["GET"]),
+            Route("/openapi.json", openapi, methods=["GET"]),
+            Route("/items/{n:int}/cancel", cancel, methods=["POST"]),
+        ]
+    )
 
 
 class _Server(uvicorn.Server):
@@ -125,9 +144,16 @@ class BulkCompany:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HOST, 0))
         self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
-        config = uvicorn.Config(build_app(self.base_url, self.state), log_level="critical", access_log=False, lifespan="off")
+        config = uvicorn.Config(
+            build_app(self.base_url, self.state),
+            log_level="critical",
+            access_log=False,
+            lifespan="off",
+        )
         self._server = _Server(config)
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True
+        )
         self._thread.start()
         while not self._server.started:
             threading.Event().wait(0.01)

@@ -27,4 +27,6 @@ class Hold:
 
     async def arrived(self) -> None:
         """In the test: until the held request has reached the Company."""
-        assert await asyncio.to_thread(self.held.wait, LONGEST_HOLD_SECONDS), "the request never reached the Company"
+        assert await asyncio.to_thread(self.held.wait, LONGEST_HOLD_SECONDS), (
+            "the request never reached the Company"
+        )

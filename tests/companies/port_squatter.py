@@ -11,7 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class PortSquatter:
     """Another local program on the port: serves `documents` (path -> JSON), or redirects."""
 
-    def __init__(self, port: int, documents: dict[str, object], redirect_to: str | None = None) -> None:
+    def __init__(
+        self, port: int, documents: dict[str, object], redirect_to: str | None = None
+    ) -> None:
         self.requests: list[str] = []
         outer = self
 

@@ -48,36 +48,50 @@ def _stamp(at: datetime) -> str:
 
 
 def _item(item_id: str, amount: str, status: str = "delivered") -> dict[str, Any]:
-    return {"item_id": item_id, "name": "Trail shoe", "price": {"amount": amount, "currency": "USD"}, "status": status}
+    return {
+        "item_id": item_id,
+        "name": "Trail shoe",
+        "price": {"amount": amount, "currency": "USD"},
+        "status": status,
+    }
 
 
 def order_body(order_id: str, status: str = "delivered") -> dict[str, Any]:
     if order_id == "ord_other":
         return {"order_id": order_id, "status": status, "items": [_item("it_2", "45.00")]}
     if order_id == "ord_evil":
-        return {"order_id": order_id, "status": status, "items": [_item("it_1", "20.00")], EVIL_KEY: EVIL_NOTE}
+        return {
+            "order_id": order_id,
+            "status": status,
+            "items": [_item("it_1", "20.00")],
+            EVIL_KEY: EVIL_NOTE,
+        }
     return {"order_id": order_id, "status": status, "items": [_item("it_1", "20.00")]}
 
 
 def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
     async def poppy_json(request: Request) -> Response:
-        return JSONResponse({
-            "protocol_version": "0.4",
-            "organization": {"name": "Juniper Outdoor", "domain": base_url.split("://", 1)[1]},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
-            "extensions": {"operations": [{"version": "2"}]},
-        })
+        return JSONResponse(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": "Juniper Outdoor", "domain": base_url.split("://", 1)[1]},
+                "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}],
+                "extensions": {"operations": [{"version": "2"}]},
+            }
+        )
 
     async def openapi(request: Request) -> Response:
-        return JSONResponse({
-            "openapi": "3.1.0",
-            "info": {"title": "Juniper Outdoor", "version": "1"},
-            "paths": {
-                "/orders": {"get": {"operationId": "listOrders"}},
-                "/orders/{order_id}": {"get": {"operationId": "getOrder"}},
-                "/orders/{order_id}/exchanges": {"post": {"operationId": "exchangeItem"}},
-            },
-        })
+        return JSONResponse(
+            {
+                "openapi": "3.1.0",
+                "info": {"title": "Juniper Outdoor", "version": "1"},
+                "paths": {
+                    "/orders": {"get": {"operationId": "listOrders"}},
+                    "/orders/{order_id}": {"get": {"operationId": "getOrder"}},
+                    "/orders/{order_id}/exchanges": {"post": {"operationId": "exchangeItem"}},
+                },
+            }
+        )
 
     async def get_order(request: Request) -> Response:
         order_id = request.path_params["order_id"]
@@ -87,6 +101,7 @@ def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
         if order_id == "ord_moved":
             return Response(status_code=302, headers={"Location": "/orders/ord_true"})
         if order_id == "ord_slow":
+
             async def trickle():
                 yield b'{"order_id": "ord_slow", "note": "'
                 while True:
@@ -111,20 +126,26 @@ def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
             "operation_id": f"exch_{order_id}",
             "revision": "r1",
             "summary": f"Exchange item {item_id} (bought for $20.00) on order {order_id} for the next size up, "
-                       "at no extra cost.",
-            "terms": {"order_id": order_id, "item_id": item_id, "price": {"amount": "20.00", "currency": "USD"},
-                      "extra_charge": {"amount": "0.00", "currency": "USD"}},
+            "at no extra cost.",
+            "terms": {
+                "order_id": order_id,
+                "item_id": item_id,
+                "price": {"amount": "20.00", "currency": "USD"},
+                "extra_charge": {"amount": "0.00", "currency": "USD"},
+            },
             "expires_at": _stamp(datetime.now(timezone.utc) + timedelta(minutes=30)),
         }
         return JSONResponse({"error": "approval_required", "operation": operation}, status_code=403)
 
-    return Starlette(routes=[
-        Route("/.well-known/poppy.json", poppy_json),
-        Route("/openapi.json", openapi),
-        Route("/orders", list_orders),
-        Route("/orders/{order_id}", get_order),
-        Route("/orders/{order_id}/exchanges", exchange, methods=["POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/.well-known/poppy.json", poppy_json),
+            Route("/openapi.json", openapi),
+            Route("/orders", list_orders),
+            Route("/orders/{order_id}", get_order),
+            Route("/orders/{order_id}/exchanges", exchange, methods=["POST"]),
+        ]
+    )
 
 
 class ResourceCompany:
@@ -132,7 +153,9 @@ class ResourceCompany:
 
     def __init__(self) -> None:
         self.state = ResourceState()
-        self._served = LoopbackServer(lambda base_url: build_resource_app(self.state, base_url), "the resource Company")
+        self._served = LoopbackServer(
+            lambda base_url: build_resource_app(self.state, base_url), "the resource Company"
+        )
         self.base_url = self._served.base_url
 
     def stop(self) -> None:

@@ -29,9 +29,13 @@ class LoopbackServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HOST, 0))
         self.base_url = f"http://{HOST}:{sock.getsockname()[1]}"
-        config = uvicorn.Config(build_app(self.base_url), log_level="critical", access_log=False, lifespan=lifespan)
+        config = uvicorn.Config(
+            build_app(self.base_url), log_level="critical", access_log=False, lifespan=lifespan
+        )
         self._server = _Server(config)
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True)
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + 15
         while not self._server.started:

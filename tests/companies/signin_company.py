@@ -106,11 +106,16 @@ class SignInCompany:
         async def device_authorization(request: Request) -> Response:
             self.received.append(("device_authorization", (await request.body()).decode()))
             uri = self.fill(self.script.verification_uri)
-            return JSONResponse({
-                "device_code": secrets.token_urlsafe(16), "user_code": "WDJB-MJHT",
-                "verification_uri": uri, "verification_uri_complete": uri,
-                "expires_in": 600, "interval": 1,
-            })
+            return JSONResponse(
+                {
+                    "device_code": secrets.token_urlsafe(16),
+                    "user_code": "WDJB-MJHT",
+                    "verification_uri": uri,
+                    "verification_uri_complete": uri,
+                    "expires_in": 600,
+                    "interval": 1,
+                }
+            )
 
         async def token(request: Request) -> Response:
             self.received.append(("token", (await request.body()).decode()))
@@ -124,8 +129,14 @@ class SignInCompany:
                 quoted = ", ".join(f"{k}={v}" for k, v in values.items())
                 return JSONResponse({"status": "failed", "message": f"No account matches {quoted}"})
             if self.script.needs_code:
-                return JSONResponse({"status": "code_required", "sign_in_id": "s1", "message": self.script.message})
-            return _complete() if self.script.complete else JSONResponse({"status": "failed", "message": "no"})
+                return JSONResponse(
+                    {"status": "code_required", "sign_in_id": "s1", "message": self.script.message}
+                )
+            return (
+                _complete()
+                if self.script.complete
+                else JSONResponse({"status": "failed", "message": "no"})
+            )
 
         async def sign_in_code(request: Request) -> Response:
             body = json.loads(await request.body() or b"null")
@@ -136,19 +147,27 @@ class SignInCompany:
             return _complete()
 
         def _complete() -> Response:
-            return JSONResponse({
-                "status": "complete", "access_token": secrets.token_urlsafe(16), "token_type": "Bearer",
-                "expires_in": 3600, "refresh_token": secrets.token_urlsafe(16), "scope": "poppy:read",
-            })
+            return JSONResponse(
+                {
+                    "status": "complete",
+                    "access_token": secrets.token_urlsafe(16),
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                    "refresh_token": secrets.token_urlsafe(16),
+                    "scope": "poppy:read",
+                }
+            )
 
-        return Starlette(routes=[
-            Route("/.well-known/poppy.json", poppy_json),
-            Route("/.well-known/oauth-authorization-server", metadata),
-            Route("/device_authorization", device_authorization, methods=["POST"]),
-            Route("/token", token, methods=["POST"]),
-            Route("/sign-in", sign_in, methods=["POST"]),
-            Route("/sign-in/{sign_in_id}", sign_in_code, methods=["POST"]),
-        ])
+        return Starlette(
+            routes=[
+                Route("/.well-known/poppy.json", poppy_json),
+                Route("/.well-known/oauth-authorization-server", metadata),
+                Route("/device_authorization", device_authorization, methods=["POST"]),
+                Route("/token", token, methods=["POST"]),
+                Route("/sign-in", sign_in, methods=["POST"]),
+                Route("/sign-in/{sign_in_id}", sign_in_code, methods=["POST"]),
+            ]
+        )
 
 
 # ---- the presets ----------------------------------------------------------------------------------
@@ -160,8 +179,11 @@ LOOKALIKE_ASCII = "xn--shp-ted.test"
 def lookalike_shop() -> SignInScript:
     """Its poppy_domains and Mediated endpoint name a host that passes for shop.test."""
     return SignInScript(
-        name="Shop Test", mediated_endpoint=f"https://{LOOKALIKE}/sign-in", extra_domains=[LOOKALIKE],
-        verification_uri=f"https://{LOOKALIKE}/verify", authorization_endpoint=f"https://{LOOKALIKE}/authorize",
+        name="Shop Test",
+        mediated_endpoint=f"https://{LOOKALIKE}/sign-in",
+        extra_domains=[LOOKALIKE],
+        verification_uri=f"https://{LOOKALIKE}/verify",
+        authorization_endpoint=f"https://{LOOKALIKE}/authorize",
     )
 
 
@@ -208,12 +230,18 @@ DISGUISED_SECRETS = [
     {"name": "field_7", "label": "Verification Code", "secret": False},
     {"name": "apiToken", "label": "Token", "secret": False},
     {"name": "cvv", "label": "CVV", "secret": False},
-    {"name": "field_10", "label": "Pаssword", "secret": False},  # Cyrillic а: not the word, still hidden
+    {
+        "name": "field_10",
+        "label": "Pаssword",
+        "secret": False,
+    },  # Cyrillic а: not the word, still hidden
     {"name": "field_11", "label": "Client secret", "secret": False},
 ]
 
 
-def careless_secrets(*, echo: bool = False, fields: list[dict[str, Any]] | None = None) -> SignInScript:
+def careless_secrets(
+    *, echo: bool = False, fields: list[dict[str, Any]] | None = None
+) -> SignInScript:
     """Asks for an email and a password declared not secret (or any `fields`); may echo them."""
     return SignInScript(
         fields=fields or [EMAIL_FIELD, {"name": "password", "label": "Password", "secret": False}],

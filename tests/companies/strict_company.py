@@ -76,12 +76,26 @@ class RawAnswer:
 class StrictState:
     """What the Company knows; tests read and steer it."""
 
-    bookings: dict[str, dict[str, Any]] = field(default_factory=lambda: {
-        "bk_1": {"id": "bk_1", "trip": "Lisbon, 3 nights", "status": "confirmed", "date": "2026-11-02"},
-        "bk_2": {"id": "bk_2", "trip": "Porto, 2 nights", "status": "confirmed", "date": "2026-11-20"},
-    })
+    bookings: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {
+            "bk_1": {
+                "id": "bk_1",
+                "trip": "Lisbon, 3 nights",
+                "status": "confirmed",
+                "date": "2026-11-02",
+            },
+            "bk_2": {
+                "id": "bk_2",
+                "trip": "Porto, 2 nights",
+                "status": "confirmed",
+                "date": "2026-11-20",
+            },
+        }
+    )
     revisions: dict[tuple[str, str], Revision] = field(default_factory=dict)
-    performed: dict[str, list[Any]] = field(default_factory=dict)  # operation_id -> [first response]
+    performed: dict[str, list[Any]] = field(
+        default_factory=dict
+    )  # operation_id -> [first response]
     perform_count: dict[str, int] = field(default_factory=dict)
     expiry_seconds: float = 600.0
     # Faults: answer this status (after performing) to the next N approvals that perform or replay.
@@ -108,7 +122,9 @@ class StrictState:
     openapi_paths: dict[str, Any] | None = None
     # Where its conversation endpoint is, when not on its own origin (e.g. "http://localhost:PORT").
     conversation_origin: str | None = None
-    reads: list[str] = field(default_factory=list)  # the path of every GET outside the well-known ones
+    reads: list[str] = field(
+        default_factory=list
+    )  # the path of every GET outside the well-known ones
     # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
     say: Any = None
 
@@ -122,21 +138,31 @@ class StrictState:
     def operation_id_for(self, base: str) -> str:
         return f"{base}_{self.next_number()}" if self.mint_operation_ids else base
 
-    def approved_revision(self, approval: tuple[str, str] | None, booking_id: str, what: str) -> Revision | None:
+    def approved_revision(
+        self, approval: tuple[str, str] | None, booking_id: str, what: str
+    ) -> Revision | None:
         """The revision an approval names, if it is for this booking and action and still
         valid, or already performed (then its first answer is replayed, Ops 7)."""
         revision = self.revisions.get(approval) if approval is not None else None
         if revision is None or revision.booking_id != booking_id or revision.what != what:
             return None
-        if revision.operation_id in self.performed or revision.expires_at > datetime.now(timezone.utc):
+        if revision.operation_id in self.performed or revision.expires_at > datetime.now(
+            timezone.utc
+        ):
             return revision
         return None
 
-    def new_revision(self, operation_id: str, booking_id: str, what: str, interface: str) -> Revision:
+    def new_revision(
+        self, operation_id: str, booking_id: str, what: str, interface: str
+    ) -> Revision:
         number = self.next_number()
         revision = Revision(
-            operation_id, f"{interface}-r{number}", booking_id, what,
-            datetime.now(timezone.utc) + timedelta(seconds=self.expiry_seconds), interface,
+            operation_id,
+            f"{interface}-r{number}",
+            booking_id,
+            what,
+            datetime.now(timezone.utc) + timedelta(seconds=self.expiry_seconds),
+            interface,
         )
         self.revisions[(operation_id, revision.revision)] = revision
         return revision
@@ -148,7 +174,9 @@ class StrictState:
             terms = {"booking_id": booking["id"], "action": "cancel"}
         else:
             date = revision.what.split(":", 1)[1]
-            summary = f"Move booking {booking['id']} ({booking['trip']}) to {date}. No fee is charged."
+            summary = (
+                f"Move booking {booking['id']} ({booking['trip']}) to {date}. No fee is charged."
+            )
             terms = {"booking_id": booking["id"], "action": "rebook", "date": date}
         return {
             "operation_id": revision.operation_id,
@@ -164,7 +192,9 @@ class StrictState:
             booking["status"] = "cancelled"
         else:
             booking["date"] = revision.what.split(":", 1)[1]
-        self.perform_count[revision.operation_id] = self.perform_count.get(revision.operation_id, 0) + 1
+        self.perform_count[revision.operation_id] = (
+            self.perform_count.get(revision.operation_id, 0) + 1
+        )
         return dict(booking)
 
 
@@ -185,30 +215,48 @@ def _declares_operations(request: Request) -> bool:
 
 def build_strict_app(state: StrictState, base_url: str) -> Starlette:
     async def poppy_json(request: Request) -> Response:
-        return JSONResponse({
-            "protocol_version": "0.4",
-            "organization": {"name": "Strict Travel", "domain": base_url.split("://", 1)[1]},
-            "apis": [{"type": "openapi", "url": f"{base_url}/openapi.json"}, {"type": "mcp", "url": f"{base_url}/mcp"}],
-            "agent": {"protocols": [
-                {"type": "poppy", "endpoint": f"{state.conversation_origin or base_url}/conversations"}
-            ]},
-            "extensions": {"operations": [{"version": "2"}]},
-        })
+        return JSONResponse(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": "Strict Travel", "domain": base_url.split("://", 1)[1]},
+                "apis": [
+                    {"type": "openapi", "url": f"{base_url}/openapi.json"},
+                    {"type": "mcp", "url": f"{base_url}/mcp"},
+                ],
+                "agent": {
+                    "protocols": [
+                        {
+                            "type": "poppy",
+                            "endpoint": f"{state.conversation_origin or base_url}/conversations",
+                        }
+                    ]
+                },
+                "extensions": {"operations": [{"version": "2"}]},
+            }
+        )
 
     async def openapi(request: Request) -> Response:
-        return JSONResponse({
-            "openapi": "3.1.0",
-            "info": {"title": "Strict Travel", "version": "1"},
-            "paths": state.openapi_paths if state.openapi_paths is not None else {
-                "/bookings/{booking_id}": {"get": {"operationId": "getBooking", "summary": "A booking"}},
-                "/bookings/{booking_id}/cancel": {"post": {
-                    "operationId": "cancelBooking",
-                    # Over 60 characters, as real summaries are: lists must not cut a few off.
-                    "summary": "Cancel a booking; the fare rules decide the fee (none if refundable)",
-                }},
-                "/bookings/{booking_id}/rebook": {"post": {"operationId": "rebookBooking"}},
-            },
-        })
+        return JSONResponse(
+            {
+                "openapi": "3.1.0",
+                "info": {"title": "Strict Travel", "version": "1"},
+                "paths": state.openapi_paths
+                if state.openapi_paths is not None
+                else {
+                    "/bookings/{booking_id}": {
+                        "get": {"operationId": "getBooking", "summary": "A booking"}
+                    },
+                    "/bookings/{booking_id}/cancel": {
+                        "post": {
+                            "operationId": "cancelBooking",
+                            # Over 60 characters, as real summaries are: lists must not cut a few off.
+                            "summary": "Cancel a booking; the fare rules decide the fee (none if refundable)",
+                        }
+                    },
+                    "/bookings/{booking_id}/rebook": {"post": {"operationId": "rebookBooking"}},
+                },
+            }
+        )
 
     async def get_booking(request: Request) -> Response:
         state.reads.append(request.url.path)
@@ -245,9 +293,13 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         if "poppy-session" not in request.headers:
             return JSONResponse({"error": "invalid_session"}, status_code=403)
         if not _declares_operations(request):
-            return JSONResponse({"error": "extension_required", "extension": "operations"}, status_code=403)
+            return JSONResponse(
+                {"error": "extension_required", "extension": "operations"}, status_code=403
+            )
         if what == "rebook":
-            date = (body or {}).get("date", "2026-12-01") if isinstance(body, dict) else "2026-12-01"
+            date = (
+                (body or {}).get("date", "2026-12-01") if isinstance(body, dict) else "2026-12-01"
+            )
             what = f"rebook:{date}"
             operation_id = "rbk_shared"  # the fault: one operation_id for every rebook request
         else:
@@ -260,11 +312,21 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             operation_id = state.operation_id_for(operation_id)
         if approval is not None and approval[0] == operation_id:
             if operation_id in state.performed:
-                return answer_approval(state.revisions.get(approval, Revision(operation_id, "", booking_id, what,
-                                                                                datetime.now(timezone.utc), "api")))
+                return answer_approval(
+                    state.revisions.get(
+                        approval,
+                        Revision(
+                            operation_id, "", booking_id, what, datetime.now(timezone.utc), "api"
+                        ),
+                    )
+                )
             revision = state.revisions.get(approval)
-            if (revision is not None and revision.expires_at > datetime.now(timezone.utc)
-                    and revision.booking_id == booking_id and revision.what == what):
+            if (
+                revision is not None
+                and revision.expires_at > datetime.now(timezone.utc)
+                and revision.booking_id == booking_id
+                and revision.what == what
+            ):
                 return answer_approval(revision)
         revision = state.new_revision(operation_id, booking_id, what, "api")
         refusal = {"error": "approval_required", "operation": state.operation_json(revision)}
@@ -280,22 +342,42 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
 
     # ---- conversations ---------------------------------------------------------------------
 
-    def company_says(conversation_id: str, text: str, extensions: dict[str, Any] | None = None,
-                     data: dict[str, Any] | None = None) -> None:
+    def company_says(
+        conversation_id: str,
+        text: str,
+        extensions: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
         events = state.conversations[conversation_id]
-        message: dict[str, Any] = {"id": f"msg_strict{state.next_number():06d}", "role": "company",
-                                   "author": {"type": "agent"}, "text": text}
+        message: dict[str, Any] = {
+            "id": f"msg_strict{state.next_number():06d}",
+            "role": "company",
+            "author": {"type": "agent"},
+            "text": text,
+        }
         if extensions:
             message["extensions"] = extensions
         if data is not None:
             message["data"] = data
-        events.append({"id": f"evt_{len(events) + 1}", "type": "message", "created_at": _stamp(datetime.now(timezone.utc)),
-                       "message": message})
+        events.append(
+            {
+                "id": f"evt_{len(events) + 1}",
+                "type": "message",
+                "created_at": _stamp(datetime.now(timezone.utc)),
+                "message": message,
+            }
+        )
 
     def on_message(conversation_id: str, message: dict[str, Any]) -> None:
         events = state.conversations[conversation_id]
-        events.append({"id": f"evt_{len(events) + 1}", "type": "message",
-                       "created_at": _stamp(datetime.now(timezone.utc)), "message": {**message, "role": "user"}})
+        events.append(
+            {
+                "id": f"evt_{len(events) + 1}",
+                "type": "message",
+                "created_at": _stamp(datetime.now(timezone.utc)),
+                "message": {**message, "role": "user"},
+            }
+        )
         approval = ((message.get("extensions") or {}).get("operations") or {}).get("approval")
         if isinstance(approval, dict):
             key = (str(approval.get("operation_id")), str(approval.get("revision")))
@@ -315,10 +397,16 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         for booking_id in state.bookings:
             if booking_id in text and "cancel" in text:
                 revision = state.new_revision(
-                    state.operation_id_for(f"cxl_{booking_id}"), booking_id, "cancel", "conversation"
+                    state.operation_id_for(f"cxl_{booking_id}"),
+                    booking_id,
+                    "cancel",
+                    "conversation",
                 )
-                company_says(conversation_id, f"I can cancel {booking_id} once you approve.",
-                             {"operations": {"operation": state.operation_json(revision)}})
+                company_says(
+                    conversation_id,
+                    f"I can cancel {booking_id} once you approve.",
+                    {"operations": {"operation": state.operation_json(revision)}},
+                )
                 return
         company_says(conversation_id, "How can I help?")
 
@@ -352,8 +440,14 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         if events is None:
             return JSONResponse({"error": "not_found"}, status_code=404)
         start = int(request.query_params.get("cursor") or 0)
-        return JSONResponse({"conversation_id": conversation_id, "events": events[start:],
-                             "cursor": str(len(events)), "has_more": False})
+        return JSONResponse(
+            {
+                "conversation_id": conversation_id,
+                "events": events[start:],
+                "cursor": str(len(events)),
+                "has_more": False,
+            }
+        )
 
     async def list_section(request: Request) -> Response:
         state.reads.append(request.url.path)
@@ -366,18 +460,21 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         async with session_manager.run():
             yield
 
-    return Starlette(lifespan=lifespan, routes=[
-        Route("/mcp", StreamableHTTPASGIApp(session_manager)),
-        Route("/.well-known/poppy.json", poppy_json),
-        Route("/openapi.json", openapi),
-        Route("/bookings/{booking_id}", get_booking),
-        Route("/bookings/{booking_id}/cancel", cancel, methods=["POST"]),
-        Route("/bookings/{booking_id}/rebook", rebook, methods=["POST"]),
-        Route("/conversations", create_conversation, methods=["POST"]),
-        Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
-        Route("/conversations/{conversation_id}/events", read_events),
-        Route("/{section}", list_section),  # a collection: the bookings, all of them
-    ])
+    return Starlette(
+        lifespan=lifespan,
+        routes=[
+            Route("/mcp", StreamableHTTPASGIApp(session_manager)),
+            Route("/.well-known/poppy.json", poppy_json),
+            Route("/openapi.json", openapi),
+            Route("/bookings/{booking_id}", get_booking),
+            Route("/bookings/{booking_id}/cancel", cancel, methods=["POST"]),
+            Route("/bookings/{booking_id}/rebook", rebook, methods=["POST"]),
+            Route("/conversations", create_conversation, methods=["POST"]),
+            Route("/conversations/{conversation_id}/messages", post_message, methods=["POST"]),
+            Route("/conversations/{conversation_id}/events", read_events),
+            Route("/{section}", list_section),  # a collection: the bookings, all of them
+        ],
+    )
 
 
 def build_strict_mcp(state: StrictState) -> StreamableHTTPSessionManager:
@@ -391,19 +488,30 @@ def build_strict_mcp(state: StrictState) -> StreamableHTTPSessionManager:
     root.setLevel(level_before)
 
     def tool_error(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
-        return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)],
-                              structured_content=structured)
+        return CallToolResult(
+            is_error=True,
+            content=[TextContent(type="text", text=text)],
+            structured_content=structured,
+        )
 
     @server.tool(description="Cancel a booking. Needs the user's approval.")
     def cancel_booking(booking_id: str, context: Context) -> CallToolResult:
         meta = context.request_context.meta or {}
         carried = meta.get(MCP_APPROVAL_KEY) if hasattr(meta, "get") else None
-        approval = (str(carried.get("operation_id")), str(carried.get("revision"))) if isinstance(carried, dict) else None
-        state.received.append(("TOOL", "cancel_booking", {}, {"booking_id": booking_id, "approval": approval}))
+        approval = (
+            (str(carried.get("operation_id")), str(carried.get("revision")))
+            if isinstance(carried, dict)
+            else None
+        )
+        state.received.append(
+            ("TOOL", "cancel_booking", {}, {"booking_id": booking_id, "approval": approval})
+        )
         if booking_id not in state.bookings:
             return tool_error(f"No booking {booking_id}.", {"error": "not_found"})
         revision = state.approved_revision(approval, booking_id, "cancel")
-        if revision is not None and (state.mint_operation_ids or revision.operation_id == f"cxl_{booking_id}"):
+        if revision is not None and (
+            state.mint_operation_ids or revision.operation_id == f"cxl_{booking_id}"
+        ):
             first = state.performed.get(revision.operation_id)
             if first is None:
                 first = state.performed[revision.operation_id] = [state.perform(revision)]
@@ -411,10 +519,17 @@ def build_strict_mcp(state: StrictState) -> StreamableHTTPSessionManager:
                 kind = state.mcp_errors_after_perform.pop(0)
                 if kind == "plain":
                     return tool_error("Error executing tool cancel_booking: database timeout")
-                return tool_error("Something went wrong.", {"error": "internal_error", "message": "database timeout"})
-            return CallToolResult(content=[TextContent(type="text", text=f"Cancelled {booking_id}.")],
-                                  structured_content=dict(first[0]))
-        revision = state.new_revision(state.operation_id_for(f"cxl_{booking_id}"), booking_id, "cancel", "mcp")
+                return tool_error(
+                    "Something went wrong.",
+                    {"error": "internal_error", "message": "database timeout"},
+                )
+            return CallToolResult(
+                content=[TextContent(type="text", text=f"Cancelled {booking_id}.")],
+                structured_content=dict(first[0]),
+            )
+        revision = state.new_revision(
+            state.operation_id_for(f"cxl_{booking_id}"), booking_id, "cancel", "mcp"
+        )
         text = f"Not done yet. This needs the user's approval: cancel {booking_id}."
         result = tool_error(text, {"operation": state.operation_json(revision)})
         if state.operation_in_success:
@@ -431,7 +546,9 @@ class StrictCompany:
     def __init__(self) -> None:
         self.state = StrictState()
         self._served = LoopbackServer(
-            lambda base_url: build_strict_app(self.state, base_url), "the strict Company", lifespan="on"
+            lambda base_url: build_strict_app(self.state, base_url),
+            "the strict Company",
+            lifespan="on",
         )
         self.base_url = self._served.base_url
 

@@ -19,9 +19,13 @@ SPEC_SUMMARY = (
 )
 
 
-def propose(http: httpx.Client, agent: AgentSession, path: str = SPEC_PATH, body: Any = None, **headers: Any) -> dict[str, Any]:
+def propose(
+    http: httpx.Client, agent: AgentSession, path: str = SPEC_PATH, body: Any = None, **headers: Any
+) -> dict[str, Any]:
     """Send the request without approval; return the operation it must come back with."""
-    response = http.post(path, json=SPEC_BODY if body is None else body, headers=agent.headers(**headers))
+    response = http.post(
+        path, json=SPEC_BODY if body is None else body, headers=agent.headers(**headers)
+    )
     assert response.status_code == 403, response.text
     data = response.json()
     assert data["error"] == "approval_required"
@@ -36,7 +40,12 @@ def approval_of(operation: dict[str, Any]) -> Approval:
 
 
 def send_approved(
-    http: httpx.Client, agent: AgentSession, operation: dict[str, Any], path: str = SPEC_PATH, body: Any = None, extra: dict[str, str] | None = None
+    http: httpx.Client,
+    agent: AgentSession,
+    operation: dict[str, Any],
+    path: str = SPEC_PATH,
+    body: Any = None,
+    extra: dict[str, str] | None = None,
 ) -> httpx.Response:
     headers = agent.headers(approval=approval_of(operation))
     headers.update(extra or {})

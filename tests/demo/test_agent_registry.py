@@ -115,6 +115,10 @@ def test_https_is_required_unless_loopback_dev_mode_is_on():
     host, key = Host(), new_key()
     host.publish(jwks_document([key.public_key()]))
     with pytest.raises(AgentRejected, match="https"):
-        run(AgentRegistry(loopback_client_ids=False).key_for(host.client_id, key_id(key.public_key())))
+        run(
+            AgentRegistry(loopback_client_ids=False).key_for(
+                host.client_id, key_id(key.public_key())
+            )
+        )
     with pytest.raises(AgentRejected, match="https"):
         run(AgentRegistry().key_for("http://shop.example/agent.json", "k"))

@@ -39,25 +39,42 @@ async def test_agent_device_sign_in_then_an_account_operation(start, agent, memo
     shop = start(accounts=AccountsOptions(device_interval=1))
     company = await agent.add_company(shop.base_url)
     try:
-        signed_out = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges", EXCHANGE_BODY)
+        signed_out = await agent.call_api(
+            company, "POST", "/api/orders/ord_7Hk2/exchanges", EXCHANGE_BODY
+        )
         assert signed_out.status == 401 and signed_out.challenge is not None
         assert signed_out.challenge.scopes == ("poppy:write",)
 
         flow = await agent.signins.begin(company, "device", sleep=NoWait())
         authorization = await flow.start()
-        assert flow.link == authorization.verification_uri_complete  # on the issuer's host, so shown
+        assert (
+            flow.link == authorization.verification_uri_complete
+        )  # on the issuer's host, so shown
         async with httpx.AsyncClient() as browser:  # the person, in a browser
             page = await browser.get(flow.link)
             assert "poppy:write" in page.text
-            answer = await browser.post(shop.accounts.url("/device/verify"), data={
-                "user_code": flow.user_code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+            answer = await browser.post(
+                shop.accounts.url("/device/verify"),
+                data={
+                    "user_code": flow.user_code,
+                    "username": DEMO_USERNAME,
+                    "password": DEMO_PASSWORD,
+                    "decision": "allow",
+                },
+            )
             assert answer.status_code == 200
         grant = await flow.wait()
         assert set(grant.scopes) == {"poppy:read", "poppy:write", "bookings"}
-        kept = [v for (service, user), v in memory_keyring.secrets.items() if user.startswith("refresh-token")]
+        kept = [
+            v
+            for (service, user), v in memory_keyring.secrets.items()
+            if user.startswith("refresh-token")
+        ]
         assert kept  # the refresh token is in the keyring...
 
-        result = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges", EXCHANGE_BODY)
+        result = await agent.call_api(
+            company, "POST", "/api/orders/ord_7Hk2/exchanges", EXCHANGE_BODY
+        )
         assert result.outcome == "operation"
         op = agent.store.get_operation(result.operation_row)
         assert op.account_owned
@@ -71,7 +88,10 @@ async def test_agent_device_sign_in_then_an_account_operation(start, agent, memo
         assert all(g.revoked for g in shop.accounts.tokens.grants())
         after = await agent.call_api(company, "GET", "/api/orders")
         assert after.status == 401  # signed out: the Session carries on without a token
-        database = b"".join(p.read_bytes() for p in agent.paths.database.parent.glob(agent.paths.database.name + "*"))
+        database = b"".join(
+            p.read_bytes()
+            for p in agent.paths.database.parent.glob(agent.paths.database.name + "*")
+        )
         assert DEMO_PASSWORD.encode() not in database
         for refresh_token in kept:  # ...and never in the database (or its WAL)
             assert refresh_token.encode() not in database
@@ -95,12 +115,18 @@ async def test_agent_mediated_sign_in_with_the_code_step(start, agent):
         orders = await agent.call_api(company, "GET", "/api/orders")
         assert orders.status == 200
         # bookings is not granted by Mediated Sign-In: the Company says which scope is missing.
-        moved = await agent.call_api(company, "POST", "/api/bookings/bkg_2Fm8/change", {"starts_at": "2030-01-07T10:00:00-08:00"})
-        assert moved.status == 403 and moved.challenge is not None and moved.challenge.kind == "scope"
+        moved = await agent.call_api(
+            company,
+            "POST",
+            "/api/bookings/bkg_2Fm8/change",
+            {"starts_at": "2030-01-07T10:00:00-08:00"},
+        )
+        assert (
+            moved.status == 403 and moved.challenge is not None and moved.challenge.kind == "scope"
+        )
         assert DEMO_PASSWORD.encode() not in agent.paths.database.read_bytes()
     finally:
         await agent.aclose()
-
 
 
 async def test_agent_direct_sign_in_through_the_consent_page(start, agent):
@@ -115,7 +141,12 @@ async def test_agent_direct_sign_in_through_the_consent_page(start, agent):
         async with httpx.AsyncClient(follow_redirects=False) as browser:  # the person's browser
             page = await browser.get(url)
             assert page.status_code == 200, page.text
-            form = {**hidden_fields(page.text), "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"}
+            form = {
+                **hidden_fields(page.text),
+                "username": DEMO_USERNAME,
+                "password": DEMO_PASSWORD,
+                "decision": "allow",
+            }
             redirect = await browser.post(shop.accounts.url("/authorize"), data=form)
             assert redirect.status_code == 302
             # RFC 8252 7.3: the CIMD lists http://127.0.0.1/callback; the listener has its own port.
@@ -138,7 +169,9 @@ async def _mediated_sign_in(agent, company) -> None:
         await flow.submit_code(DEMO_ONE_TIME_CODE)
 
 
-async def test_demo_conversation_approval_waits_for_sign_in_past_the_window_then_is_performed(start, tmp_path):
+async def test_demo_conversation_approval_waits_for_sign_in_past_the_window_then_is_performed(
+    start, tmp_path
+):
     """Probe P11b and P16 on the demo: an account's exchange from a conversation, approved after
     signing out, with a retry window much shorter than the time until the person signs in again."""
     import asyncio
@@ -146,9 +179,18 @@ async def test_demo_conversation_approval_waits_for_sign_in_past_the_window_then
 
     from poppy_tui.agent.store.connection import now_utc, parse_stamp
 
-    config = replace(Config(), allow_loopback=True, grace_seconds=0.0, request_timeout_seconds=5.0,
-                     retry_window_seconds=0.3)
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), config, reply_wait_seconds=3.0)
+    config = replace(
+        Config(),
+        allow_loopback=True,
+        grace_seconds=0.0,
+        request_timeout_seconds=5.0,
+        retry_window_seconds=0.3,
+    )
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        config,
+        reply_wait_seconds=3.0,
+    )
     shop = start(accounts=AccountsOptions())
     try:
         company = await agent.add_company(shop.base_url)

@@ -36,7 +36,9 @@ def test_spec_example_end_to_end(company, http, agent):
     header = f'operation_id="exc_5Rt2", revision="{operation["revision"]}"'
     assert parse_approval_header(header) == approval_of(operation)
     headers = agent.headers()
-    headers.update({"Poppy-Approval": header, "Idempotency-Key": "9a3d7b2e-5c1f-4e8a-b6d0-2f7c4a1e9b3d"})
+    headers.update(
+        {"Poppy-Approval": header, "Idempotency-Key": "9a3d7b2e-5c1f-4e8a-b6d0-2f7c4a1e9b3d"}
+    )
     response = http.post(SPEC_PATH, json=SPEC_BODY, headers=headers)
     assert response.status_code == 201, response.text
     result = response.json()
@@ -50,18 +52,26 @@ def test_spec_example_end_to_end(company, http, agent):
     assert items["itm_4Qa"]["exchange"]["operation_id"] == "exc_5Rt2"
     new_item = items[result["replacement_item_id"]]
     assert new_item["sku"] == "stormline-insulated-m" and new_item["replaces"] == "itm_4Qa"
-    assert [(c["amount"]["amount"], c["operation_id"]) for c in order["charges"]] == [("70.00", "exc_5Rt2")]
+    assert [(c["amount"]["amount"], c["operation_id"]) for c in order["charges"]] == [
+        ("70.00", "exc_5Rt2")
+    ]
 
 
-def test_unknown_approval_members_are_ignored_and_idempotency_key_may_be_quoted(company, http, agent):
+def test_unknown_approval_members_are_ignored_and_idempotency_key_may_be_quoted(
+    company, http, agent
+):
     operation = propose(http, agent)
     headers = agent.headers()
-    headers["Poppy-Approval"] = f'operation_id="exc_5Rt2", revision="{operation["revision"]}", future=?1, note="x"'
+    headers["Poppy-Approval"] = (
+        f'operation_id="exc_5Rt2", revision="{operation["revision"]}", future=?1, note="x"'
+    )
     headers["Idempotency-Key"] = '"9a3d7b2e-5c1f-4e8a-b6d0-2f7c4a1e9b3d"'
     assert http.post(SPEC_PATH, json=SPEC_BODY, headers=headers).status_code == 201
 
 
-@pytest.mark.parametrize("value", ["nonsense", 'operation_id=exc_5Rt2, revision="r"', 'revision="r"'])
+@pytest.mark.parametrize(
+    "value", ["nonsense", 'operation_id=exc_5Rt2, revision="r"', 'revision="r"']
+)
 def test_a_malformed_approval_header_is_a_400(http, agent, value):
     propose(http, agent)
     headers = agent.headers()
@@ -73,7 +83,9 @@ def test_a_malformed_approval_header_is_a_400(http, agent, value):
 # ----- negotiation (spec 2) ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("extensions", [False, '"operations";v="3"', '"example.com/gift-wrap";v="1"', "not a list ((("])
+@pytest.mark.parametrize(
+    "extensions", [False, '"operations";v="3"', '"example.com/gift-wrap";v="1"', "not a list ((("]
+)
 def test_no_operations_without_the_extension(company, http, agent, extensions):
     response = http.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(extensions=extensions))
     assert response.status_code == 403
@@ -104,7 +116,10 @@ def test_a_company_without_the_extension_takes_approval_on_its_website(start):
     agent = AgentSession.at(company)
     response = httpx.post(company.base_url + SPEC_PATH, json=SPEC_BODY, headers=agent.headers())
     assert response.status_code == 403
-    assert response.json()["error"] == "website_approval_required" and "operation" not in response.json()
+    assert (
+        response.json()["error"] == "website_approval_required"
+        and "operation" not in response.json()
+    )
 
 
 # ----- check 1: the Session can approve --------------------------------------------
@@ -161,7 +176,12 @@ async def test_check2_while_performing_is_503_with_retry_after(start):
     async with httpx.AsyncClient(base_url=company.base_url, timeout=10) as client:
         response = await client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers())
         operation = response.json()["operation"]
-        approved = lambda: client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation)))  # noqa: E731
+
+        def approved():
+            return client.post(
+                SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation))
+            )
+
         first = asyncio.ensure_future(approved())
         for _ in range(1000):  # until the Company is performing the first (for 1 s)
             if company.desk.in_progress(operation["operation_id"]):
@@ -181,11 +201,20 @@ async def test_check2_while_performing_is_503_with_retry_after(start):
 async def test_twenty_concurrent_approvals_perform_once(start):
     company = start("perform_seconds=0.3")
     agent = AgentSession.at(company)
-    async with httpx.AsyncClient(base_url=company.base_url, timeout=20, limits=httpx.Limits(max_connections=40)) as client:
+    async with httpx.AsyncClient(
+        base_url=company.base_url, timeout=20, limits=httpx.Limits(max_connections=40)
+    ) as client:
         response = await client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers())
         operation = response.json()["operation"]
         responses = await asyncio.gather(
-            *(client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation))) for _ in range(20))
+            *(
+                client.post(
+                    SPEC_PATH,
+                    json=SPEC_BODY,
+                    headers=agent.headers(approval=approval_of(operation)),
+                )
+                for _ in range(20)
+            )
         )
         statuses = [r.status_code for r in responses]
         assert set(statuses) <= {201, 503}, statuses
@@ -196,7 +225,14 @@ async def test_twenty_concurrent_approvals_perform_once(start):
         # the same first response.
         assert not company.desk.in_progress(operation["operation_id"])
         retries = await asyncio.gather(
-            *(client.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(operation))) for _ in range(20))
+            *(
+                client.post(
+                    SPEC_PATH,
+                    json=SPEC_BODY,
+                    headers=agent.headers(approval=approval_of(operation)),
+                )
+                for _ in range(20)
+            )
         )
         assert {r.status_code for r in retries} == {201}
         assert {r.text for r in retries} == bodies
@@ -243,16 +279,23 @@ def test_check3_an_expired_revision_gets_a_new_one(start):
         response = send_approved(http, agent, operation)
         assert response.status_code == 403
         fresh = response.json()["operation"]
-        assert fresh["revision"] != operation["revision"] and fresh["expires_at"] != operation["expires_at"]
+        assert (
+            fresh["revision"] != operation["revision"]
+            and fresh["expires_at"] != operation["expires_at"]
+        )
         assert company.state.performed("exc_5Rt2") == 0
         assert send_approved(http, agent, fresh).status_code == 201
 
 
-def test_check3_a_revision_from_another_interface_or_endpoint_is_not_this_request(company, http, agent):
+def test_check3_a_revision_from_another_interface_or_endpoint_is_not_this_request(
+    company, http, agent
+):
     """The revision must come from the request that is approved: here the cancel endpoint's
     approval is sent to the exchange endpoint."""
     cancel = propose(http, agent, "/api/subscriptions/sub_6Tc1/cancel", body={})
-    response = http.post(SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(cancel)))
+    response = http.post(
+        SPEC_PATH, json=SPEC_BODY, headers=agent.headers(approval=approval_of(cancel))
+    )
     assert response.status_code == 403 and response.json()["error"] == "approval_required"
     assert company.state.performed(cancel["operation_id"]) == 0
     assert company.state.performed("exc_5Rt2") == 0
@@ -291,7 +334,10 @@ def test_cancel_subscription(company, http, agent):
     assert "isn't refunded" in operation["summary"] and "$18.00 a month" in operation["summary"]
     empty_body = http.post(path, headers=agent.headers(approval=approval_of(operation)))
     assert empty_body.status_code == 200 and empty_body.json()["status"] == "cancelled"
-    assert http.get("/api/subscriptions/sub_6Tc1", headers=agent.headers()).json()["status"] == "cancelled"
+    assert (
+        http.get("/api/subscriptions/sub_6Tc1", headers=agent.headers()).json()["status"]
+        == "cancelled"
+    )
     again = http.post(path, json={}, headers=agent.headers())
     assert again.status_code == 409 and again.json()["error"] == "already_cancelled"
 
@@ -307,13 +353,19 @@ def test_change_booking_normalises_the_time_and_charges_the_fee(company, http, a
     assert operation["terms"]["change_fee"] == {"amount": "10.00", "currency": "USD"}
     assert operation["terms"]["previous_starts_at"] == booking["starts_at"]
     # The same instant in UTC is the same request.
-    in_utc = new_local.astimezone(__import__("datetime").timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    response = http.post(path, json={"starts_at": in_utc}, headers=agent.headers(approval=approval_of(operation)))
+    in_utc = new_local.astimezone(__import__("datetime").timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
+    response = http.post(
+        path, json={"starts_at": in_utc}, headers=agent.headers(approval=approval_of(operation))
+    )
     assert response.status_code == 200, response.text
     assert datetime.fromisoformat(response.json()["starts_at"]) == new_local
     assert response.json()["charges"][0]["amount"]["amount"] == "10.00"
     # A later change is a new action with a new operation id.
-    later = propose(http, agent, path, body={"starts_at": (new_local + timedelta(days=1)).isoformat()})
+    later = propose(
+        http, agent, path, body={"starts_at": (new_local + timedelta(days=1)).isoformat()}
+    )
     assert later["operation_id"] != operation["operation_id"]
 
 
@@ -321,15 +373,40 @@ def test_change_booking_normalises_the_time_and_charges_the_fee(company, http, a
     ("path", "body", "status", "code"),
     [
         ("/api/orders/ord_nope/exchanges", SPEC_BODY, 404, "order_not_found"),
-        (SPEC_PATH, {"item_id": "itm_nope", "replacement_sku": "stormline-l"}, 404, "item_not_found"),
-        (SPEC_PATH, {"item_id": "itm_4Qa", "replacement_sku": "no-such-sku"}, 404, "product_not_found"),
+        (
+            SPEC_PATH,
+            {"item_id": "itm_nope", "replacement_sku": "stormline-l"},
+            404,
+            "item_not_found",
+        ),
+        (
+            SPEC_PATH,
+            {"item_id": "itm_4Qa", "replacement_sku": "no-such-sku"},
+            404,
+            "product_not_found",
+        ),
         (SPEC_PATH, {"item_id": "itm_4Qa", "replacement_sku": "stormline-m"}, 422, "same_product"),
-        (SPEC_PATH, {"item_id": "itm_4Qa", "replacement_sku": "ridgeline-daypack-28"}, 422, "not_exchangeable_for"),
-        ("/api/orders/ord_3Pz9/exchanges", {"item_id": "itm_2Lc", "replacement_sku": "stormline-l"}, 409, "item_not_exchangeable"),
+        (
+            SPEC_PATH,
+            {"item_id": "itm_4Qa", "replacement_sku": "ridgeline-daypack-28"},
+            422,
+            "not_exchangeable_for",
+        ),
+        (
+            "/api/orders/ord_3Pz9/exchanges",
+            {"item_id": "itm_2Lc", "replacement_sku": "stormline-l"},
+            409,
+            "item_not_exchangeable",
+        ),
         (SPEC_PATH, {"item_id": "itm_4Qa"}, 400, "invalid_request"),
         (SPEC_PATH, [1, 2], 400, "invalid_request"),
         ("/api/bookings/bkg_2Fm8/change", {"starts_at": "tomorrow"}, 400, "invalid_request"),
-        ("/api/bookings/bkg_2Fm8/change", {"starts_at": "2020-01-01T10:00:00Z"}, 422, "slot_unavailable"),
+        (
+            "/api/bookings/bkg_2Fm8/change",
+            {"starts_at": "2020-01-01T10:00:00Z"},
+            422,
+            "slot_unavailable",
+        ),
         ("/api/subscriptions/sub_nope/cancel", {}, 404, "subscription_not_found"),
     ],
 )
@@ -342,8 +419,13 @@ def test_requests_the_shop_refuses_return_no_operation(http, agent, path, body, 
 def test_reads(http, agent):
     orders = http.get("/api/orders", headers=agent.headers()).json()["orders"]
     assert [o["order_id"] for o in orders] == ["ord_7Hk2", "ord_3Pz9", "ord_5Mx3"]
-    products = http.get("/api/products", params={"q": "stormline insulated"}, headers=agent.headers()).json()["products"]
-    assert {p["sku"]: p["price"]["amount"] for p in products} == {"stormline-insulated-m": "199.00", "stormline-insulated-l": "209.00"}
+    products = http.get(
+        "/api/products", params={"q": "stormline insulated"}, headers=agent.headers()
+    ).json()["products"]
+    assert {p["sku"]: p["price"]["amount"] for p in products} == {
+        "stormline-insulated-m": "199.00",
+        "stormline-insulated-l": "209.00",
+    }
     assert http.get("/api/orders/ord_nope", headers=agent.headers()).status_code == 404
 
 
@@ -357,7 +439,9 @@ def _post(http, agent, body, key, path=SPEC_PATH, **extra):
 
 
 def test_a_reused_idempotency_key_with_another_body_is_a_422(company, http, agent):
-    assert _post(http, agent, SPEC_BODY, "key-reused").status_code == 403  # approval_required, key remembered
+    assert (
+        _post(http, agent, SPEC_BODY, "key-reused").status_code == 403
+    )  # approval_required, key remembered
     refused = _post(http, agent, INSULATED_L, "key-reused")
     assert refused.status_code == 422 and refused.json()["error"] == "idempotency_key_reused"
     assert "different request" in refused.json()["error_description"]
@@ -380,7 +464,9 @@ def test_a_retried_approval_with_its_key_is_not_a_reuse(company, http, agent):
     first = send_approved(http, agent, operation, extra={"Idempotency-Key": "approval-key"})
     again = send_approved(http, agent, operation, extra={"Idempotency-Key": "approval-key"})
     assert first.status_code == again.status_code == 201 and first.json() == again.json()
-    changed = send_approved(http, agent, operation, body=INSULATED_L, extra={"Idempotency-Key": "approval-key"})
+    changed = send_approved(
+        http, agent, operation, body=INSULATED_L, extra={"Idempotency-Key": "approval-key"}
+    )
     assert changed.status_code == 422
     assert company.state.performed("exc_5Rt2") == 1
 

@@ -38,13 +38,19 @@ class Chat:
             if response.status_code == 201:
                 self.conversation_id = response.json()["conversation_id"]
             return response
-        return self.http.post(f"{ENDPOINT}/{self.conversation_id}/messages", json={"message": msg}, headers=headers)
+        return self.http.post(
+            f"{ENDPOINT}/{self.conversation_id}/messages", json={"message": msg}, headers=headers
+        )
 
     def say(self, text: str | None = None, approval=None) -> list[dict]:
         """The Company's messages in reply."""
         response = self.send(message(text, approval))
         assert response.status_code in (201, 202), response.text
-        return [e["message"] for e in response.json()["events"] if e["type"] == "message" and e["message"]["role"] == "company"]
+        return [
+            e["message"]
+            for e in response.json()["events"]
+            if e["type"] == "message" and e["message"]["role"] == "company"
+        ]
 
 
 @pytest.fixture
@@ -58,10 +64,20 @@ def test_create_and_send_shapes(http, agent):
     body = created.json()
     assert set(body) >= {"conversation_id", "events", "cursor"}
     user, company = body["events"]
-    assert user["type"] == "message" and user["message"]["role"] == "user" and user["message"]["text"] == "hello"
-    assert company["message"]["role"] == "company" and company["message"]["author"] == {"type": "agent"}
+    assert (
+        user["type"] == "message"
+        and user["message"]["role"] == "user"
+        and user["message"]["text"] == "hello"
+    )
+    assert company["message"]["role"] == "company" and company["message"]["author"] == {
+        "type": "agent"
+    }
     assert all(set(e) >= {"id", "type", "created_at", "message"} for e in body["events"])
-    sent = http.post(f"{ENDPOINT}/{body['conversation_id']}/messages", json={"message": message("where is my order?")}, headers=agent.headers())
+    sent = http.post(
+        f"{ENDPOINT}/{body['conversation_id']}/messages",
+        json={"message": message("where is my order?")},
+        headers=agent.headers(),
+    )
     assert sent.status_code == 202
     assert set(sent.json()) >= {"events", "cursor"}
     assert "ord_7Hk2" in sent.json()["events"][-1]["message"]["text"]
@@ -129,17 +145,26 @@ def test_message_retries(http, agent):
     again = http.post(ENDPOINT, json={"message": msg}, headers=agent.headers())
     assert again.status_code == 201 and again.json() == first.json()
     conversation_id = first.json()["conversation_id"]
-    events = http.get(f"{ENDPOINT}/{conversation_id}/events", headers=agent.headers()).json()["events"]
+    events = http.get(f"{ENDPOINT}/{conversation_id}/events", headers=agent.headers()).json()[
+        "events"
+    ]
     assert len(events) == 2
-    conflict = http.post(ENDPOINT, json={"message": dict(msg, text="something else")}, headers=agent.headers())
+    conflict = http.post(
+        ENDPOINT, json={"message": dict(msg, text="something else")}, headers=agent.headers()
+    )
     assert conflict.status_code == 409 and conflict.json()["error"] == "message_id_conflict"
-    elsewhere = http.post(f"{ENDPOINT}/{conversation_id}/messages", json={"message": msg}, headers=agent.headers())
+    elsewhere = http.post(
+        f"{ENDPOINT}/{conversation_id}/messages", json={"message": msg}, headers=agent.headers()
+    )
     assert elsewhere.status_code == 409
 
 
 def test_approval_message_retry_returns_the_original_response(company, chat):
     [proposal] = chat.say("exchange my Stormline jacket for the insulated one")
-    msg = message("The user approved the exchange.", approval=approval_of(operation_from_message(proposal).raw))
+    msg = message(
+        "The user approved the exchange.",
+        approval=approval_of(operation_from_message(proposal).raw),
+    )
     first = chat.send(msg)
     again = chat.send(msg)
     assert first.status_code == again.status_code == 202 and first.json() == again.json()
@@ -171,7 +196,11 @@ def test_long_poll_and_cursors(http, agent, chat):
     assert len(page["events"]) == 2 and page["has_more"] is False
     started = time.monotonic()
     empty = http.get(url, params={"cursor": page["cursor"], "wait": "0.5"}, headers=agent.headers())
-    assert empty.status_code == 200 and empty.json()["events"] == [] and time.monotonic() - started >= 0.45
+    assert (
+        empty.status_code == 200
+        and empty.json()["events"] == []
+        and time.monotonic() - started >= 0.45
+    )
     assert empty.json()["cursor"] == page["cursor"]
     bad = http.get(url, params={"cursor": "c_999"}, headers=agent.headers())
     assert bad.status_code == 400 and bad.json()["error"] == "invalid_cursor"
@@ -196,13 +225,23 @@ async def test_long_poll_wakes_on_a_new_message(company, agent, monkeypatch):
 
     monkeypatch.setattr(conversation_module, "_wait_seconds", noted)
     async with httpx.AsyncClient(base_url=company.base_url, timeout=10) as client:
-        created = (await client.post(ENDPOINT, json={"message": message("hello")}, headers=agent.headers())).json()
+        created = (
+            await client.post(ENDPOINT, json={"message": message("hello")}, headers=agent.headers())
+        ).json()
         url = f"{ENDPOINT}/{created['conversation_id']}/events"
-        poll = asyncio.ensure_future(client.get(url, params={"cursor": created["cursor"], "wait": "20"}, headers=agent.headers()))
+        poll = asyncio.ensure_future(
+            client.get(
+                url, params={"cursor": created["cursor"], "wait": "20"}, headers=agent.headers()
+            )
+        )
         assert await asyncio.to_thread(polling.wait, 10), "the long poll never reached the Company"
         assert not poll.done()
         started = time.monotonic()
-        await client.post(f"{ENDPOINT}/{created['conversation_id']}/messages", json={"message": message("order status?")}, headers=agent.headers())
+        await client.post(
+            f"{ENDPOINT}/{created['conversation_id']}/messages",
+            json={"message": message("order status?")},
+            headers=agent.headers(),
+        )
         events = (await poll).json()["events"]
         assert events and time.monotonic() - started < 5
 
@@ -214,7 +253,9 @@ def test_someone_elses_conversation_is_not_found(company, http, chat):
     assert response.status_code == 404 and response.json()["error"] == "conversation_not_found"
 
 
-@pytest.mark.parametrize("bad", [{}, {"id": "bad id!", "text": "x"}, {"id": "msg_1"}, {"id": "msg_1", "text": 5}])
+@pytest.mark.parametrize(
+    "bad", [{}, {"id": "bad id!", "text": "x"}, {"id": "msg_1"}, {"id": "msg_1", "text": 5}]
+)
 def test_invalid_messages(http, agent, bad):
     response = http.post(ENDPOINT, json={"message": bad}, headers=agent.headers())
     assert response.status_code == 400
@@ -226,7 +267,10 @@ def test_a_dropped_approval_response_is_recovered_by_resending_the_same_message(
     with httpx.Client(base_url=company.base_url) as http:
         chat = Chat(http, agent)
         [proposal] = chat.say("exchange my Stormline jacket for the insulated one")
-        msg = message("The user approved the exchange.", approval=approval_of(operation_from_message(proposal).raw))
+        msg = message(
+            "The user approved the exchange.",
+            approval=approval_of(operation_from_message(proposal).raw),
+        )
         busy = chat.send(msg)
         assert busy.status_code == 503 and busy.headers["Retry-After"] == "1"
         assert company.state.performed("exc_5Rt2") == 0

@@ -20,19 +20,28 @@ def test_poppy_json_describes_the_company_as_served(company, http):
     assert doc["auth"]["issuer"] == base
     assert {"type": "openapi", "url": base + "/openapi.json"}.items() <= doc["apis"][0].items()
     assert {"type": "mcp", "url": base + "/mcp"}.items() <= doc["apis"][1].items()
-    assert doc["agent"]["protocols"] == [{"type": "poppy", "endpoint": base + "/poppy/conversations"}]
+    assert doc["agent"]["protocols"] == [
+        {"type": "poppy", "endpoint": base + "/poppy/conversations"}
+    ]
     assert doc["extensions"] == operations_extension_entry()
     parsed = parse_poppy_json(doc, served_host=company.domain, allow_loopback_http=True)
     assert parsed.supports_operations and parsed.audience == company.issuer
-    assert parsed.mcp_url == base + "/mcp" and parsed.conversation_endpoint == base + "/poppy/conversations"
+    assert (
+        parsed.mcp_url == base + "/mcp"
+        and parsed.conversation_endpoint == base + "/poppy/conversations"
+    )
 
 
-@pytest.mark.parametrize(("version", "expected"), [(None, None), ("3", {"operations": [{"version": "3"}]})])
+@pytest.mark.parametrize(
+    ("version", "expected"), [(None, None), ("3", {"operations": [{"version": "3"}]})]
+)
 def test_poppy_json_can_advertise_no_extension_or_another_major(start, version, expected):
     company = start(extension_version=version)
     doc = httpx.get(company.discovery_url).json()
     assert doc.get("extensions") == expected
-    assert not parse_poppy_json(doc, served_host=company.domain, allow_loopback_http=True).supports_operations
+    assert not parse_poppy_json(
+        doc, served_host=company.domain, allow_loopback_http=True
+    ).supports_operations
 
 
 def test_discovery_needs_no_session(http):
@@ -62,6 +71,7 @@ def test_openapi_document_describes_the_actions_and_their_bodies(company, http):
         assert set(schema.get("required", [])) == required
         assert all(schema["properties"][name]["type"] == "string" for name in required)
         assert "403" in post["responses"] and "503" in post["responses"]
+
     # Every $ref resolves.
     def refs(node):
         if isinstance(node, dict):

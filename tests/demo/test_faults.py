@@ -20,9 +20,13 @@ from .helpers import SPEC_BODY, SPEC_PATH, propose, send_approved
 
 def test_parse_faults():
     faults = Faults.parse("slow=1.5,drop_after_perform=1,busy=3,expired,mismatch,hostile")
-    assert faults == Faults(slow=1.5, drop_after_perform=1, busy=3, expired=True, mismatch=True, hostile=True)
+    assert faults == Faults(
+        slow=1.5, drop_after_perform=1, busy=3, expired=True, mismatch=True, hostile=True
+    )
     assert Faults.parse("") == Faults() and Faults.parse(None) == Faults()
-    assert Faults.parse("busy, perform-seconds=0.5 expiry=3") == Faults(busy=1, perform_seconds=0.5, expiry=3.0)
+    assert Faults.parse("busy, perform-seconds=0.5 expiry=3") == Faults(
+        busy=1, perform_seconds=0.5, expiry=3.0
+    )
     assert Faults.parse(faults.describe()) == faults
     for bad in ("nope", "slow", "busy=-1", "expired=maybe", "slow=fast"):
         with pytest.raises(ValueError):
@@ -104,7 +108,19 @@ def test_hostile_summaries(start):
     agent = AgentSession.at(company)
     with httpx.Client(base_url=company.base_url) as http:
         summary = propose(http, agent)["summary"]
-    for needle in ("\x1b[", "\x1b]8;;", "\x1b]52;", "[@click=app.quit]", "\u202e", "](https://", "![", "<img", "<script>", "\x9b", "\r"):
+    for needle in (
+        "\x1b[",
+        "\x1b]8;;",
+        "\x1b]52;",
+        "[@click=app.quit]",
+        "\u202e",
+        "](https://",
+        "![",
+        "<img",
+        "<script>",
+        "\x9b",
+        "\r",
+    ):
         assert needle in summary, repr(needle)
     assert "Stormline Insulated Jacket (M), for $70.00 more" in summary
 

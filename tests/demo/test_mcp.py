@@ -15,7 +15,11 @@ from poppy_tui.protocol.operation import operation_from_mcp_result
 
 from .helpers import SPEC_SUMMARY, approval_of
 
-EXCHANGE = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+EXCHANGE = {
+    "order_id": "ord_7Hk2",
+    "item_id": "itm_4Qa",
+    "replacement_sku": "stormline-insulated-m",
+}
 
 
 async def exchange_asked(session) -> tuple[dict, dict]:
@@ -31,10 +35,19 @@ def wire(result) -> dict:
 async def test_tools_have_json_schemas(company, agent):
     async with mcp_session(company, agent) as session:
         tools = {t.name: t for t in (await session.list_tools()).tools}
-    assert {"search_products", "get_order", "exchange_item", "cancel_subscription", "change_booking"} <= set(tools)
+    assert {
+        "search_products",
+        "get_order",
+        "exchange_item",
+        "cancel_subscription",
+        "change_booking",
+    } <= set(tools)
     schema = tools["exchange_item"].input_schema
     assert set(schema["required"]) == {"order_id", "item_id", "replacement_sku"}
-    assert all(schema["properties"][n]["type"] == "string" and schema["properties"][n]["description"] for n in schema["required"])
+    assert all(
+        schema["properties"][n]["type"] == "string" and schema["properties"][n]["description"]
+        for n in schema["required"]
+    )
     assert "ctx_" not in schema["properties"]
     assert tools["change_booking"].input_schema["properties"]["starts_at"]["format"] == "date-time"
 
@@ -44,7 +57,10 @@ async def test_reads(company, agent):
         found = await session.call_tool("search_products", {"query": "insulated"})
         order = await session.call_tool("get_order", {"order_id": "ord_7Hk2"})
         missing = await session.call_tool("get_order", {"order_id": "ord_nope"})
-    assert not found.is_error and {p["sku"] for p in found.structured_content["products"]} == {"stormline-insulated-m", "stormline-insulated-l"}
+    assert not found.is_error and {p["sku"] for p in found.structured_content["products"]} == {
+        "stormline-insulated-m",
+        "stormline-insulated-l",
+    }
     assert order.structured_content["items"][0]["item_id"] == "itm_4Qa"
     assert missing.is_error and missing.structured_content["error"] == "order_not_found"
 
@@ -62,7 +78,11 @@ async def test_spec_example_over_mcp(company, agent):
             }
         ]
         operation = operation_from_mcp_result(data)
-        assert operation is not None and operation.operation_id == "exc_5Rt2" and operation.summary == SPEC_SUMMARY
+        assert (
+            operation is not None
+            and operation.operation_id == "exc_5Rt2"
+            and operation.summary == SPEC_SUMMARY
+        )
         assert company.state.performed("exc_5Rt2") == 0
 
         meta = approval_to_mcp_meta(approval_of(data["structuredContent"]["operation"]))
@@ -93,9 +113,15 @@ async def test_check3_different_arguments_get_a_new_revision(company, agent):
     async with mcp_session(company, agent) as session:
         first = (await session.call_tool("exchange_item", EXCHANGE)).structured_content["operation"]
         other = dict(EXCHANGE, replacement_sku="stormline-insulated-l")
-        renewed = await session.call_tool("exchange_item", other, meta=approval_to_mcp_meta(approval_of(first)))
+        renewed = await session.call_tool(
+            "exchange_item", other, meta=approval_to_mcp_meta(approval_of(first))
+        )
         fresh = renewed.structured_content["operation"]
-        assert renewed.is_error and fresh["operation_id"] == first["operation_id"] and fresh["revision"] != first["revision"]
+        assert (
+            renewed.is_error
+            and fresh["operation_id"] == first["operation_id"]
+            and fresh["revision"] != first["revision"]
+        )
         assert fresh["terms"]["replacement_sku"] == "stormline-insulated-l"
         # A revision returned by another tool call (here the API) is not this tool call's.
     api_operation = httpx.post(
@@ -104,18 +130,32 @@ async def test_check3_different_arguments_get_a_new_revision(company, agent):
         headers=agent.headers(),
     ).json()["operation"]
     async with mcp_session(company, agent) as session:
-        crossed = await session.call_tool("exchange_item", EXCHANGE, meta=approval_to_mcp_meta(approval_of(api_operation)))
-    assert crossed.is_error and crossed.structured_content["operation"]["revision"] != api_operation["revision"]
+        crossed = await session.call_tool(
+            "exchange_item", EXCHANGE, meta=approval_to_mcp_meta(approval_of(api_operation))
+        )
+    assert (
+        crossed.is_error
+        and crossed.structured_content["operation"]["revision"] != api_operation["revision"]
+    )
     assert company.state.performed("exc_5Rt2") == 0
 
 
 async def test_check1_another_session_over_mcp(company, agent):
     async with mcp_session(company, agent) as session:
-        operation = (await session.call_tool("cancel_subscription", {"subscription_id": "sub_6Tc1"})).structured_content["operation"]
+        operation = (
+            await session.call_tool("cancel_subscription", {"subscription_id": "sub_6Tc1"})
+        ).structured_content["operation"]
     other = AgentSession.at(company)
     async with mcp_session(company, other) as session:
-        result = await session.call_tool("cancel_subscription", {"subscription_id": "sub_6Tc1"}, meta=approval_to_mcp_meta(approval_of(operation)))
-    assert result.is_error and result.structured_content["operation"]["revision"] != operation["revision"]
+        result = await session.call_tool(
+            "cancel_subscription",
+            {"subscription_id": "sub_6Tc1"},
+            meta=approval_to_mcp_meta(approval_of(operation)),
+        )
+    assert (
+        result.is_error
+        and result.structured_content["operation"]["revision"] != operation["revision"]
+    )
     assert company.state.performed(operation["operation_id"]) == 0
 
 
@@ -134,7 +174,9 @@ async def test_while_performing_mcp_answers_http_503_with_retry_after(start):
         async with mcp_session(company, agent) as second:
             with pytest.raises(MCPError) as caught:
                 await second.call_tool("exchange_item", EXCHANGE, meta=meta)
-            assert second.poppy_auth.last_status == 503 and second.poppy_auth.last_retry_after == "1"
+            assert (
+                second.poppy_auth.last_status == 503 and second.poppy_auth.last_retry_after == "1"
+            )
         assert caught.value.error.code == OPERATION_IN_PROGRESS_CODE
         assert caught.value.error.data["error"] == "operation_in_progress"
         done = await first
@@ -158,7 +200,9 @@ async def test_concurrent_mcp_approvals_perform_once(start):
     successes = [r for r in results if not isinstance(r, MCPError)]
     assert successes and all(not r.is_error for r in successes)
     assert len({repr(r.structured_content) for r in successes}) == 1
-    assert all(r.error.data["error"] == "operation_in_progress" for r in results if isinstance(r, MCPError))
+    assert all(
+        r.error.data["error"] == "operation_in_progress" for r in results if isinstance(r, MCPError)
+    )
     assert company.state.performed("exc_5Rt2") == 1
 
 
@@ -180,7 +224,10 @@ async def test_busy_over_mcp_then_success(start):
         operation, meta = await exchange_asked(session)
         with pytest.raises(MCPError) as caught:
             await session.call_tool("exchange_item", EXCHANGE, meta=meta)
-        assert session.poppy_auth.last_status == 503 and caught.value.error.data["error"] == "temporarily_unavailable"
+        assert (
+            session.poppy_auth.last_status == 503
+            and caught.value.error.data["error"] == "temporarily_unavailable"
+        )
         assert company.state.performed("exc_5Rt2") == 0
         assert not (await session.call_tool("exchange_item", EXCHANGE, meta=meta)).is_error
     assert company.state.performed("exc_5Rt2") == 1

@@ -13,7 +13,11 @@ from poppy_tui.protocol.session_jwt import SessionIdentity, sign_session_jwt
 PROTECTED = [
     ("GET", "/api/orders", None),
     ("GET", "/api/orders/ord_7Hk2", None),
-    ("POST", "/api/orders/ord_7Hk2/exchanges", {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}),
+    (
+        "POST",
+        "/api/orders/ord_7Hk2/exchanges",
+        {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+    ),
     ("POST", "/poppy/conversations", {"message": {"id": "msg_x", "text": "hi"}}),
     ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
 ]
@@ -61,12 +65,21 @@ def test_wrong_audience_and_tampering_are_invalid(company, http):
     key = ec.generate_private_key(ec.SECP256R1())
     identity = SessionIdentity(publish_test_agent(key), "usr_1", "ses_1")
     other_audience = sign_session_jwt(key, identity, "http://127.0.0.1:1")
-    _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": other_audience}))
+    _invalid(
+        http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": other_audience})
+    )
     good = sign_session_jwt(key, identity, company.issuer)
     head, payload, signature = good.split(".")
-    tampered = ".".join([head, payload, signature[:-4] + ("AAAA" if signature[-4:] != "AAAA" else "BBBB")])
+    tampered = ".".join(
+        [head, payload, signature[:-4] + ("AAAA" if signature[-4:] != "AAAA" else "BBBB")]
+    )
     _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": tampered}))
-    hs256 = jwt.encode({"sid": "s"}, "a-shared-secret-that-is-32-bytes-long!", algorithm="HS256", headers={"typ": "poppy-session+jwt"})
+    hs256 = jwt.encode(
+        {"sid": "s"},
+        "a-shared-secret-that-is-32-bytes-long!",
+        algorithm="HS256",
+        headers={"typ": "poppy-session+jwt"},
+    )
     _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": hs256}))
 
 
@@ -93,13 +106,19 @@ def test_a_jwt_pointing_at_its_own_key_is_invalid_session(http, member):
         algorithm="ES256",
         headers={"typ": "poppy-session+jwt", **member},
     )
-    assert "jwks_uri" in _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token}))
+    assert "jwks_uri" in _invalid(
+        http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token})
+    )
 
 
 def test_alg_none_is_invalid_session(company, http):
     client_id = publish_test_agent(ec.generate_private_key(ec.SECP256R1()))
-    token = jwt.encode({"iss": client_id, "sid": "s"}, None, algorithm="none", headers={"typ": "poppy-session+jwt"})
-    assert "alg" in _invalid(http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token}))
+    token = jwt.encode(
+        {"iss": client_id, "sid": "s"}, None, algorithm="none", headers={"typ": "poppy-session+jwt"}
+    )
+    assert "alg" in _invalid(
+        http.get("/api/orders", headers={"Poppy-Version": "0.4", "Poppy-Session": token})
+    )
 
 
 def test_a_key_the_agent_did_not_publish_is_invalid_client_naming_the_jwks(company, http):

@@ -21,7 +21,9 @@ from poppy_tui.cli.main import main
 from tests.cli.cli_support import make_home, subprocess_env
 from tests.mcp_server.spec_company import start_spec_company
 
-CONFIG = 'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
+CONFIG = (
+    'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
+)
 
 
 @pytest.fixture
@@ -81,7 +83,10 @@ async def mcp_client(home: Path, tmp_path: Path) -> AsyncIterator[Any]:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "poppy_tui", "mcp"], env=subprocess_env(home), cwd=str(tmp_path)
+        command=sys.executable,
+        args=["-m", "poppy_tui", "mcp"],
+        env=subprocess_env(home),
+        cwd=str(tmp_path),
     )
     with open(tmp_path / "mcp-server.stderr", "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
@@ -138,5 +143,12 @@ async def approve_in_tui(app, pilot, row: int) -> None:
     raise AssertionError("the approval was never recorded")
 
 
-__all__ = ["mcp_client", "person_agent", "wait_for_status", "open_review", "approve_in_tui", "register"]
+__all__ = [
+    "mcp_client",
+    "person_agent",
+    "wait_for_status",
+    "open_review",
+    "approve_in_tui",
+    "register",
+]
 os.environ.setdefault("TZ", "UTC")

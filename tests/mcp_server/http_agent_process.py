@@ -32,13 +32,25 @@ async def run(url: str, token: str, company: str, item: int) -> dict:
                 await session.initialize()
                 result = await session.call_tool(
                     "call_api",
-                    {"company": company, "method": "POST", "path": f"/items/{item}/cancel", "body": {},
-                     "wait_seconds": 600},
+                    {
+                        "company": company,
+                        "method": "POST",
+                        "path": f"/items/{item}/cancel",
+                        "body": {},
+                        "wait_seconds": 600,
+                    },
                     progress_callback=on_progress,
                 )
-    return {"item": item, "is_error": result.is_error, "result": result.structured_content, "progress": progress}
+    return {
+        "item": item,
+        "is_error": result.is_error,
+        "result": result.structured_content,
+        "progress": progress,
+    }
 
 
 if __name__ == "__main__":
     url, company, item = sys.argv[1:4]
-    print(json.dumps(asyncio.run(run(url, os.environ["MCP_TOKEN"], company, int(item)))), flush=True)
+    print(
+        json.dumps(asyncio.run(run(url, os.environ["MCP_TOKEN"], company, int(item)))), flush=True
+    )

@@ -47,11 +47,20 @@ class HttpGate:
 def start_gate(home: Path, tmp_path: Path, *args: str, expect_url: bool = True) -> HttpGate:
     """`poppy-tui mcp --http --listen 127.0.0.1:0 ARGS...`, once it prints its endpoint."""
     log = tmp_path / f"mcp-http-{time.monotonic_ns()}.stderr"
-    argv = list(args) if any(a.startswith("--listen") for a in args) else ["--listen", "127.0.0.1:0", *args]
+    argv = (
+        list(args)
+        if any(a.startswith("--listen") for a in args)
+        else ["--listen", "127.0.0.1:0", *args]
+    )
     with open(log, "w") as errors:
         process = subprocess.Popen(
-            [sys.executable, "-m", "poppy_tui", "mcp", "--http", *argv], env=subprocess_env(home),
-            cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, text=True,
+            [sys.executable, "-m", "poppy_tui", "mcp", "--http", *argv],
+            env=subprocess_env(home),
+            cwd=str(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            stdin=subprocess.DEVNULL,
+            text=True,
         )
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     line = ""
@@ -93,7 +102,9 @@ async def http_session(url: str, token: str | None, *, verify: Any = True) -> As
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300), verify=verify) as client:
+    async with httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30, read=300), verify=verify
+    ) as client:
         async with streamable_http_client(url, http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -101,14 +112,27 @@ async def http_session(url: str, token: str | None, *, verify: Any = True) -> As
 
 
 INITIALIZE = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
-def raw_post(url: str, body: Any = None, *, token: str | None = None, headers: dict[str, str] | None = None,
-             content: bytes | None = None, verify: Any = True):
+def raw_post(
+    url: str,
+    body: Any = None,
+    *,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    content: bytes | None = None,
+    verify: Any = True,
+):
     """One plain HTTP POST (httpx), for what an MCP client would never send."""
     import httpx
 

@@ -29,7 +29,9 @@ class SpecCompany:
     name: str = "Birchwood Dental"
     performed: list[str] = field(default_factory=list)
     approvals: list[str] = field(default_factory=list)
-    bodies: list[Any] = field(default_factory=list)  # every request body received, as JSON (None when empty)
+    bodies: list[Any] = field(
+        default_factory=list
+    )  # every request body received, as JSON (None when empty)
     server: Any = None
     thread: Any = None
 
@@ -41,25 +43,50 @@ class SpecCompany:
 def _app(company: SpecCompany) -> Starlette:
     async def poppy_json(request: Request) -> JSONResponse:
         domain = request.url.netloc
-        return JSONResponse({
-            "protocol_version": "0.4",
-            "organization": {"name": company.name, "domain": domain},
-            "apis": [{"type": "openapi", "url": f"http://{domain}/openapi.json"}],
-            "extensions": {"operations": [{"version": "2"}]},
-        })
+        return JSONResponse(
+            {
+                "protocol_version": "0.4",
+                "organization": {"name": company.name, "domain": domain},
+                "apis": [{"type": "openapi", "url": f"http://{domain}/openapi.json"}],
+                "extensions": {"operations": [{"version": "2"}]},
+            }
+        )
 
     async def openapi(request: Request) -> JSONResponse:
-        return JSONResponse({
-            "openapi": "3.1.0",
-            "info": {"title": "Birchwood", "version": "1"},
-            "paths": {"/v1/appointments/{appointment_id}/cancel": {"post": {
-                "operationId": "cancelAppointment", "summary": "Cancel an appointment",
-                "parameters": [{"name": "appointment_id", "in": "path", "required": True,
-                                "schema": {"type": "string"}}],
-                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Reason"}}}},
-            }}},
-            "components": {"schemas": {"Reason": {"type": "object", "properties": {"reason": {"type": "string"}}}}},
-        })
+        return JSONResponse(
+            {
+                "openapi": "3.1.0",
+                "info": {"title": "Birchwood", "version": "1"},
+                "paths": {
+                    "/v1/appointments/{appointment_id}/cancel": {
+                        "post": {
+                            "operationId": "cancelAppointment",
+                            "summary": "Cancel an appointment",
+                            "parameters": [
+                                {
+                                    "name": "appointment_id",
+                                    "in": "path",
+                                    "required": True,
+                                    "schema": {"type": "string"},
+                                }
+                            ],
+                            "requestBody": {
+                                "content": {
+                                    "application/json": {
+                                        "schema": {"$ref": "#/components/schemas/Reason"}
+                                    }
+                                }
+                            },
+                        }
+                    }
+                },
+                "components": {
+                    "schemas": {
+                        "Reason": {"type": "object", "properties": {"reason": {"type": "string"}}}
+                    }
+                },
+            }
+        )
 
     async def cancel(request: Request) -> JSONResponse:
         appointment = request.path_params["appointment_id"]
@@ -69,27 +96,42 @@ def _app(company: SpecCompany) -> Starlette:
         revision = REVISION if appointment == "apt_77" else f"rev-{appointment}"
         approval = request.headers.get("poppy-approval")
         if approval is None:
-            return JSONResponse({
-                "error": "approval_required",
-                "operation": {
-                    "operation_id": OPERATION_ID,
-                    "revision": revision,
-                    "summary": company.summary,
-                    "terms": {"appointment_id": appointment, "fee": {"amount": "25.00", "currency": "EUR"}},
-                    "expires_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 900)),
+            return JSONResponse(
+                {
+                    "error": "approval_required",
+                    "operation": {
+                        "operation_id": OPERATION_ID,
+                        "revision": revision,
+                        "summary": company.summary,
+                        "terms": {
+                            "appointment_id": appointment,
+                            "fee": {"amount": "25.00", "currency": "EUR"},
+                        },
+                        "expires_at": time.strftime(
+                            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 900)
+                        ),
+                    },
                 },
-            }, status_code=403)
+                status_code=403,
+            )
         company.approvals.append(approval)
-        if f'operation_id="{OPERATION_ID}"' not in approval or f'revision="{revision}"' not in approval:
+        if (
+            f'operation_id="{OPERATION_ID}"' not in approval
+            or f'revision="{revision}"' not in approval
+        ):
             return JSONResponse({"error": "invalid_approval"}, status_code=400)
         company.performed.append(appointment)
-        return JSONResponse({"appointment": appointment, "state": "cancelled", "fee_charged": "EUR 25.00"})
+        return JSONResponse(
+            {"appointment": appointment, "state": "cancelled", "fee_charged": "EUR 25.00"}
+        )
 
-    return Starlette(routes=[
-        Route("/.well-known/poppy.json", poppy_json),
-        Route("/openapi.json", openapi),
-        Route("/v1/appointments/{appointment_id}/cancel", cancel, methods=["POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/.well-known/poppy.json", poppy_json),
+            Route("/openapi.json", openapi),
+            Route("/v1/appointments/{appointment_id}/cancel", cancel, methods=["POST"]),
+        ]
+    )
 
 
 def start_spec_company(summary: str = SUMMARY, name: str = "Birchwood Dental") -> SpecCompany:

@@ -24,7 +24,9 @@ async def rebook_bk_1_performed(home, strict) -> int:
     agent = person_agent(home)
     try:
         company = agent.find_company(strict.base_url)
-        first = await agent.call_api(company, "POST", "/bookings/bk_1/rebook", {"date": "2026-12-05"})
+        first = await agent.call_api(
+            company, "POST", "/bookings/bk_1/rebook", {"date": "2026-12-05"}
+        )
         op = agent.store.get_operation(first.operation_row)
         agent.approve(op.id, op.current.id)  # the person, through the TUI's write path
         assert (await agent.wait_for_outcome(op.id, timeout=30)).status == Status.PERFORMED
@@ -39,27 +41,46 @@ async def test_another_requests_outcome_under_a_reused_operation_id_is_not_repor
 ):
     row = await rebook_bk_1_performed(home, strict)
     async with mcp_client(home, tmp_path) as session:
-        result = await session.call_tool("call_api", {
-            "company": strict.base_url, "method": "POST", "path": "/bookings/bk_2/rebook",
-            "body": {"date": "2026-12-07"}, "wait_seconds": wait_seconds,
-        })
+        result = await session.call_tool(
+            "call_api",
+            {
+                "company": strict.base_url,
+                "method": "POST",
+                "path": "/bookings/bk_2/rebook",
+                "body": {"date": "2026-12-07"},
+                "wait_seconds": wait_seconds,
+            },
+        )
     data = result.structured_content
     assert data["result"] == "not_performed" and result.is_error is True, data
     assert data["operation"]["operation"] == row and "response" not in data
     assert strict.state.bookings["bk_2"]["date"] == "2026-11-20"
 
 
-async def test_an_operation_in_a_success_answer_is_outcome_unknown_and_waits_for_nobody(home, strict, tmp_path):
+async def test_an_operation_in_a_success_answer_is_outcome_unknown_and_waits_for_nobody(
+    home, strict, tmp_path
+):
     strict.state.operation_in_success = True
     async with mcp_client(home, tmp_path) as session:
-        api = await session.call_tool("call_api", {
-            "company": strict.base_url, "method": "POST", "path": "/bookings/bk_1/cancel", "body": {},
-            "wait_seconds": 0,
-        })
-        tool = await session.call_tool("call_company_tool", {
-            "company": strict.base_url, "tool": "cancel_booking", "arguments": {"booking_id": "bk_1"},
-            "wait_seconds": 0,
-        })
+        api = await session.call_tool(
+            "call_api",
+            {
+                "company": strict.base_url,
+                "method": "POST",
+                "path": "/bookings/bk_1/cancel",
+                "body": {},
+                "wait_seconds": 0,
+            },
+        )
+        tool = await session.call_tool(
+            "call_company_tool",
+            {
+                "company": strict.base_url,
+                "tool": "cancel_booking",
+                "arguments": {"booking_id": "bk_1"},
+                "wait_seconds": 0,
+            },
+        )
         pending = await session.call_tool("list_pending", {})
     for result in (api, tool):
         assert result.structured_content["result"] == "outcome_unknown" and result.is_error is True
@@ -67,26 +88,44 @@ async def test_an_operation_in_a_success_answer_is_outcome_unknown_and_waits_for
     assert pending.structured_content["operations"] == []
 
 
-async def test_an_operation_held_for_an_earlier_one_in_doubt_says_why_it_cant_be_approved(home, strict, tmp_path):
+async def test_an_operation_held_for_an_earlier_one_in_doubt_says_why_it_cant_be_approved(
+    home, strict, tmp_path
+):
     from tests.companies.strict_company import RawAnswer
 
     strict.state.mint_operation_ids = True
-    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
+    strict.state.approval_answers = [
+        RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)
+    ]
     agent = person_agent(home, retry_window_seconds=0.5)
     try:
         company = agent.find_company(strict.base_url)
         first = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
         agent.approve(first.operation_row, first.revision_row)
-        assert (await agent.wait_for_outcome(first.operation_row, timeout=30)).status == Status.OUTCOME_UNKNOWN
+        assert (
+            await agent.wait_for_outcome(first.operation_row, timeout=30)
+        ).status == Status.OUTCOME_UNKNOWN
     finally:
         await agent.aclose()
     async with mcp_client(home, tmp_path) as session:
-        result = await session.call_tool("call_api", {
-            "company": strict.base_url, "method": "POST", "path": "/bookings/bk_1/cancel", "body": {},
-            "wait_seconds": 0,
-        })
-        status = await session.call_tool("operation_status", {"operation": str(result.structured_content["operation"]["operation"])})
+        result = await session.call_tool(
+            "call_api",
+            {
+                "company": strict.base_url,
+                "method": "POST",
+                "path": "/bookings/bk_1/cancel",
+                "body": {},
+                "wait_seconds": 0,
+            },
+        )
+        status = await session.call_tool(
+            "operation_status",
+            {"operation": str(result.structured_content["operation"]["operation"])},
+        )
     for answer in (result, status):
         data = answer.structured_content
         assert data["result"] == "waiting_for_person" and data["held"] is True, data
-        assert "can't be approved yet" in data["meaning"] and f"operation {first.operation_row} (" in data["meaning"]
+        assert (
+            "can't be approved yet" in data["meaning"]
+            and f"operation {first.operation_row} (" in data["meaning"]
+        )

@@ -35,28 +35,58 @@ async def wait_until(predicate, pilot, what: str, timeout: float = 60.0):
     raise AssertionError(f"{what}: not within {timeout}s")
 
 
-async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui_and_cli(home, bench, tmp_path):
+async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui_and_cli(
+    home, bench, tmp_path
+):
     env = subprocess_env(home)
     with running_gate(home, tmp_path) as gate:
         agents = [
-            subprocess.Popen([sys.executable, str(AGENT_SCRIPT), gate.url, "Bench Goods", str(item)], env={**env, "MCP_TOKEN": token_of(home)}, cwd=str(tmp_path),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            subprocess.Popen(
+                [sys.executable, str(AGENT_SCRIPT), gate.url, "Bench Goods", str(item)],
+                env={**env, "MCP_TOKEN": token_of(home)},
+                cwd=str(tmp_path),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for item in range(1, AGENTS + 1)
         ]
-        watcher = subprocess.Popen([sys.executable, "-m", "poppy_tui", "send", "--watch"], env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "poppy_tui", "send", "--watch"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             # A script's request through the CLI joins the same queue.
-            cli = subprocess.run([sys.executable, "-m", "poppy_tui", "call", "Bench Goods", "POST",
-                                  f"/items/{CLI_ITEM}/cancel", "--body", "{}"], env=env, capture_output=True,
-                                 text=True, timeout=60)
+            cli = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "poppy_tui",
+                    "call",
+                    "Bench Goods",
+                    "POST",
+                    f"/items/{CLI_ITEM}/cancel",
+                    "--body",
+                    "{}",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             assert cli.returncode == 3, cli.stderr
             agent = person_agent(home)
             try:
                 app = PoppyApp(agent)
                 async with app.run_test(size=(120, 36)) as pilot:
+
                     def pending():
-                        rows = agent.store.list_operations([Status.PENDING], limit=100, newest_first=False)
+                        rows = agent.store.list_operations(
+                            [Status.PENDING], limit=100, newest_first=False
+                        )
                         return rows if len(rows) == AGENTS + 1 else None
 
                     rows = await wait_until(pending, pilot, "all 17 operations waiting", timeout=90)
@@ -69,8 +99,14 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
 
                     await wait_until(finished, pilot, "every agent's call returned", timeout=90)
                     everything = agent.store.list_operations(list(Status), limit=100)
-                    await wait_until(lambda: all(agent.store.get_operation(r.id).status == Status.PERFORMED
-                                                 for r in everything), pilot, "the CLI's operation performed")
+                    await wait_until(
+                        lambda: all(
+                            agent.store.get_operation(r.id).status == Status.PERFORMED
+                            for r in everything
+                        ),
+                        pilot,
+                        "the CLI's operation performed",
+                    )
                     everything = agent.store.list_operations(list(Status), limit=100)
             finally:
                 await agent.aclose()
@@ -97,6 +133,7 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
     assert sorted(r["item"] for r in results) == list(range(1, AGENTS + 1))
     # Recorded once each (16 agents + the CLI), none lost, each performed exactly once at the Company.
     assert sorted(r.operation_id for r in everything) == sorted(
-        [f"cxl_{i}" for i in range(1, AGENTS + 1)] + [f"cxl_{CLI_ITEM}"])
+        [f"cxl_{i}" for i in range(1, AGENTS + 1)] + [f"cxl_{CLI_ITEM}"]
+    )
     assert {r.status for r in everything} == {Status.PERFORMED}
     assert bench.state.perform_count == {f"cxl_{i}": 1 for i in [*range(1, AGENTS + 1), CLI_ITEM]}

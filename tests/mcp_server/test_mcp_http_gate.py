@@ -23,10 +23,23 @@ from tests.mcp_server.http_support import http_session, raw_post, running_gate, 
 
 pytestmark = pytest.mark.slow
 
-TOOLS = {"list_companies", "describe_company", "call_api", "call_company_tool", "talk_to_company",
-         "operation_status", "wait_for_decision", "list_pending"}
+TOOLS = {
+    "list_companies",
+    "describe_company",
+    "call_api",
+    "call_company_tool",
+    "talk_to_company",
+    "operation_status",
+    "wait_for_decision",
+    "list_pending",
+}
 DECISION_WORDS = re.compile(r"approve|decline|withdraw|resolve|confirm|consent|allow", re.I)
-CANCEL = {"company": "birchwood", "method": "POST", "path": "/v1/appointments/apt_77/cancel", "body": {}}
+CANCEL = {
+    "company": "birchwood",
+    "method": "POST",
+    "path": "/v1/appointments/apt_77/cancel",
+    "body": {},
+}
 
 
 def text_of(result) -> str:
@@ -41,30 +54,51 @@ def assert_no_token_in(gate, *tokens: str) -> None:
 # ---- the token -------------------------------------------------------------------------------
 
 
-def test_missing_wrong_or_other_scheme_tokens_get_401_and_never_reach_a_tool(home, birchwood, tmp_path):
+def test_missing_wrong_or_other_scheme_tokens_get_401_and_never_reach_a_tool(
+    home, birchwood, tmp_path
+):
     with running_gate(home, tmp_path) as gate:
         token = token_of(home)
         missing = raw_post(gate.url)
         assert missing.status_code == 401
         assert missing.headers["www-authenticate"] == 'Bearer realm="poppy-tui"'
         assert "poppy-tui mcp token" in missing.json()["error"]["message"]
-        for wrong in (token[:-1] + ("A" if token[-1] != "A" else "B"), token[:-1], token + "x", "x" * 43):
+        for wrong in (
+            token[:-1] + ("A" if token[-1] != "A" else "B"),
+            token[:-1],
+            token + "x",
+            "x" * 43,
+        ):
             refused = raw_post(gate.url, headers={"Authorization": f"Bearer {wrong}"})
             assert refused.status_code == 401, wrong
             assert refused.headers["www-authenticate"].startswith("Bearer")
         for other in (f"Basic {token}", token, f"Bearer  {token} extra", "Bearer"):
             assert raw_post(gate.url, headers={"Authorization": other}).status_code == 401
-        assert raw_post(gate.url, headers={"Authorization": f"bearer {token}"}).status_code == 200  # RFC 9110: case-insensitive
+        assert (
+            raw_post(gate.url, headers={"Authorization": f"bearer {token}"}).status_code == 200
+        )  # RFC 9110: case-insensitive
 
         # A session opened with the token, then a tools/call on it with a wrong one: refused before any tool.
         opened = raw_post(gate.url, token=token)
         session = opened.headers["mcp-session-id"]
-        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": {"name": "call_api", "arguments": {**CANCEL, "wait_seconds": 0}}}
-        refused = raw_post(gate.url, call, token="not-" + token, headers={"Mcp-Session-Id": session,
-                                                                       "Mcp-Protocol-Version": "2025-06-18"})
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "call_api", "arguments": {**CANCEL, "wait_seconds": 0}},
+        }
+        refused = raw_post(
+            gate.url,
+            call,
+            token="not-" + token,
+            headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"},
+        )
         assert refused.status_code == 401
-        refused = raw_post(gate.url, call, headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"})
+        refused = raw_post(
+            gate.url,
+            call,
+            headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"},
+        )
         assert refused.status_code == 401
         assert birchwood.approvals == [] and birchwood.performed == []
         agent = person_agent(home)
@@ -75,7 +109,9 @@ def test_missing_wrong_or_other_scheme_tokens_get_401_and_never_reach_a_tool(hom
     assert_no_token_in(gate, token)
 
 
-async def test_a_rotated_token_is_refused_by_the_running_server_at_once(home, birchwood, tmp_path, capsys):
+async def test_a_rotated_token_is_refused_by_the_running_server_at_once(
+    home, birchwood, tmp_path, capsys
+):
     with running_gate(home, tmp_path) as gate:
         old = token_of(home)
         async with http_session(gate.url, old) as session:
@@ -142,20 +178,49 @@ def test_requests_naming_another_host_get_421_and_other_sites_origins_403(home, 
 
         assert status() == 200
         # The name counts, not the port: a forward (ssh -R 9000:127.0.0.1:PORT, docker -p) keeps the client's.
-        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}", f"[::1]:{port}",
-                     f"host.docker.internal:{port}", "localhost:9000", "127.0.0.1", "localhost."):
+        for host in (
+            f"localhost:{port}",
+            f"127.0.0.1:{port}",
+            f"LOCALHOST:{port}",
+            f"[::1]:{port}",
+            f"host.docker.internal:{port}",
+            "localhost:9000",
+            "127.0.0.1",
+            "localhost.",
+        ):
             assert status(Host=host) == 200, host
-        for host in (f"evil.example:{port}", "evil.example", f"attacker.example.127.0.0.1.nip.io:{port}",
-                     f"localhost.evil.example:{port}", f"127.0.0.1:{port}x", f"127.0.0.2:{port}", "", f"::1:{port}",
-                     f"user@127.0.0.1:{port}"):
+        for host in (
+            f"evil.example:{port}",
+            "evil.example",
+            f"attacker.example.127.0.0.1.nip.io:{port}",
+            f"localhost.evil.example:{port}",
+            f"127.0.0.1:{port}x",
+            f"127.0.0.2:{port}",
+            "",
+            f"::1:{port}",
+            f"user@127.0.0.1:{port}",
+        ):
             refused = raw_post(gate.url, token=token, headers={"Host": host})
             assert refused.status_code == 421, host
             assert "--allow-host" in refused.json()["error"]["message"]
-        for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://host.docker.internal:{port}"):
+        for origin in (
+            f"http://127.0.0.1:{port}",
+            f"http://localhost:{port}",
+            f"http://host.docker.internal:{port}",
+        ):
             assert status(Origin=origin) == 200, origin
-        for origin in ("http://evil.example", f"http://evil.example:{port}", "null", f"https://127.0.0.1:{port}",
-                       f"http://127.0.0.1:{port + 1}", "http://127.0.0.1", f"http://127.0.0.1:{port}/path", "*",
-                       f"http://user@127.0.0.1:{port}", "http://localhost:9000"):
+        for origin in (
+            "http://evil.example",
+            f"http://evil.example:{port}",
+            "null",
+            f"https://127.0.0.1:{port}",
+            f"http://127.0.0.1:{port + 1}",
+            "http://127.0.0.1",
+            f"http://127.0.0.1:{port}/path",
+            "*",
+            f"http://user@127.0.0.1:{port}",
+            "http://localhost:9000",
+        ):
             refused = raw_post(gate.url, token=token, headers={"Origin": origin})
             assert refused.status_code == 403, origin
             assert "Origin" in refused.json()["error"]["message"]
@@ -167,7 +232,11 @@ def test_requests_naming_another_host_get_421_and_other_sites_origins_403(home, 
 def test_bodies_past_one_mib_get_413(home, tmp_path):
     with running_gate(home, tmp_path) as gate:
         token = token_of(home)
-        big = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (1024 * 1024) + b'"}}'
+        big = (
+            b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
+            + b"x" * (1024 * 1024)
+            + b'"}}'
+        )
         assert raw_post(gate.url, token=token, content=big).status_code == 413
 
         def chunks():  # no Content-Length: counted as it arrives
@@ -175,9 +244,15 @@ def test_bodies_past_one_mib_get_413(home, tmp_path):
                 yield b"x" * 65536
 
         with httpx.Client(timeout=30) as client:
-            answer = client.post(gate.url, content=chunks(), headers={
-                "Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                "Accept": "application/json, text/event-stream"})
+            answer = client.post(
+                gate.url,
+                content=chunks(),
+                headers={
+                    "Authorization": f"Bearer {token}",
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
         assert answer.status_code == 413
         assert raw_post(gate.url, token=token).status_code == 200  # it still serves
 
@@ -192,17 +267,20 @@ def test_a_non_loopback_listen_needs_allow_remote(home, capsys, listen):
     assert "not a loopback address" in err and "--allow-remote" in err and "ssh -R" in err
 
 
-@pytest.mark.parametrize("argv,says", [
-    (["mcp", "--http", "--listen", "127.0.0.1"], "HOST:PORT"),
-    (["mcp", "--http", "--listen", "127.0.0.1:99999"], "HOST:PORT"),
-    (["mcp", "--http", "--listen", "::1:80"], "HOST:PORT"),
-    (["mcp", "--http", "--listen", "no-such-host.invalid:80"], "can't resolve"),
-    (["mcp", "--listen", "127.0.0.1:0"], "only with --http"),
-    (["mcp", "--allow-remote"], "only with --http"),
-    (["mcp", "--http", "--allow-host", "a.example:80"], "without a port"),
-    (["mcp", "--http", "--tls-cert", "c.pem"], "go together"),
-    (["mcp", "--http", "token"], "only --rotate"),
-])
+@pytest.mark.parametrize(
+    "argv,says",
+    [
+        (["mcp", "--http", "--listen", "127.0.0.1"], "HOST:PORT"),
+        (["mcp", "--http", "--listen", "127.0.0.1:99999"], "HOST:PORT"),
+        (["mcp", "--http", "--listen", "::1:80"], "HOST:PORT"),
+        (["mcp", "--http", "--listen", "no-such-host.invalid:80"], "can't resolve"),
+        (["mcp", "--listen", "127.0.0.1:0"], "only with --http"),
+        (["mcp", "--allow-remote"], "only with --http"),
+        (["mcp", "--http", "--allow-host", "a.example:80"], "without a port"),
+        (["mcp", "--http", "--tls-cert", "c.pem"], "go together"),
+        (["mcp", "--http", "token"], "only --rotate"),
+    ],
+)
 def test_bad_http_options_are_usage_errors(home, capsys, argv, says):
     assert main(argv) == 2
     assert says in capsys.readouterr().err
@@ -232,7 +310,10 @@ def test_ipv6_loopback(home, tmp_path):
     with running_gate(home, tmp_path, "--listen", "[::1]:0") as gate:
         assert gate.url.startswith("http://[::1]:")
         assert raw_post(gate.url, token=token_of(home)).status_code == 200
-        assert raw_post(gate.url, token=token_of(home), headers={"Host": "evil.example"}).status_code == 421
+        assert (
+            raw_post(gate.url, token=token_of(home), headers={"Host": "evil.example"}).status_code
+            == 421
+        )
 
 
 def test_port_in_use_is_one_clear_line(home, tmp_path):
@@ -242,7 +323,9 @@ def test_port_in_use_is_one_clear_line(home, tmp_path):
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     try:
-        gate = start_gate(home, tmp_path, "--listen", f"127.0.0.1:{taken.getsockname()[1]}", expect_url=False)
+        gate = start_gate(
+            home, tmp_path, "--listen", f"127.0.0.1:{taken.getsockname()[1]}", expect_url=False
+        )
         assert gate.stop() == 1
     finally:
         taken.close()
@@ -261,37 +344,76 @@ def _throwaway_ca(folder):
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "poppy-tui test CA")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-          .not_valid_after(now + datetime.timedelta(hours=1))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                       content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                       key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
-          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-          .sign(ca_key, hashes.SHA256()))
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(
+            x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
     key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(hours=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                                                        x509.DNSName("localhost")]), critical=False)
-            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-            .sign(ca_key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+            ),
+            critical=False,
+        )
+        .add_extension(
+            x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False
+        )
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
     paths = {name: folder / f"{name}.pem" for name in ("ca", "cert", "key")}
     paths["ca"].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     paths["cert"].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    paths["key"].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
+    paths["key"].write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
     return paths
 
 
 async def test_tls_serves_https_that_a_client_trusting_the_ca_accepts(home, birchwood, tmp_path):
     pem = _throwaway_ca(tmp_path)
     trusted = ssl.create_default_context(cafile=str(pem["ca"]))
-    with running_gate(home, tmp_path, "--tls-cert", str(pem["cert"]), "--tls-key", str(pem["key"])) as gate:
+    with running_gate(
+        home, tmp_path, "--tls-cert", str(pem["cert"]), "--tls-key", str(pem["key"])
+    ) as gate:
         token = token_of(home)
         assert gate.url.startswith("https://127.0.0.1:")
         async with http_session(gate.url, token, verify=trusted) as session:
@@ -302,22 +424,40 @@ async def test_tls_serves_https_that_a_client_trusting_the_ca_accepts(home, birc
         with pytest.raises(httpx.HTTPError):  # plain http to the https port gets no MCP answer
             raw_post(gate.url.replace("https://", "http://"), token=token)
         assert raw_post(gate.url, token=token, verify=trusted).status_code == 200
-        refused = raw_post(gate.url, token=token, verify=trusted,
-                           headers={"Origin": f"http://127.0.0.1:{gate.port}"})  # http origin, https server
+        refused = raw_post(
+            gate.url,
+            token=token,
+            verify=trusted,
+            headers={"Origin": f"http://127.0.0.1:{gate.port}"},
+        )  # http origin, https server
         assert refused.status_code == 403
     assert_no_token_in(gate, token)
 
 
 def test_a_bad_tls_file_is_a_usage_error(home, tmp_path, capsys):
     (tmp_path / "bad.pem").write_text("not a certificate")
-    assert main(["mcp", "--http", "--tls-cert", str(tmp_path / "bad.pem"), "--tls-key", str(tmp_path / "bad.pem")]) == 2
+    assert (
+        main(
+            [
+                "mcp",
+                "--http",
+                "--tls-cert",
+                str(tmp_path / "bad.pem"),
+                "--tls-key",
+                str(tmp_path / "bad.pem"),
+            ]
+        )
+        == 2
+    )
     assert "can't use --tls-cert" in capsys.readouterr().err
 
 
 # ---- the tools over HTTP -------------------------------------------------------------------------
 
 
-async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_approve(home, birchwood, tmp_path):
+async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_approve(
+    home, birchwood, tmp_path
+):
     progress: list[str] = []
 
     async def on_progress(value, total, message):
@@ -330,20 +470,29 @@ async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_ap
             assert {t.name for t in tools} == TOOLS
             for tool in tools:
                 assert not DECISION_WORDS.search(tool.name)
-                assert not any(DECISION_WORDS.search(arg) for arg in tool.input_schema.get("properties", {}))
+                assert not any(
+                    DECISION_WORDS.search(arg) for arg in tool.input_schema.get("properties", {})
+                )
             unknown = await session.call_tool("call_api", {**CANCEL, "company": "nobody"})
             assert unknown.is_error and "unknown company 'nobody'" in text_of(unknown)
             at_once = await session.call_tool("call_api", {**CANCEL, "wait_seconds": 0})
             assert at_once.structured_content["result"] == "waiting_for_person"
             number = at_once.structured_content["operation"]["operation"]
-            call = asyncio.create_task(session.call_tool(
-                "wait_for_decision", {"operation": str(number), "wait_seconds": 120}, progress_callback=on_progress))
+            call = asyncio.create_task(
+                session.call_tool(
+                    "wait_for_decision",
+                    {"operation": str(number), "wait_seconds": 120},
+                    progress_callback=on_progress,
+                )
+            )
             agent = person_agent(home)
             try:
                 app = PoppyApp(agent)
                 async with app.run_test(size=(120, 36)) as pilot:
                     row = await wait_for_status(agent, {Status.PENDING})
-                    for _ in range(400):  # the progress notification arrives over the stream before any decision
+                    for _ in range(
+                        400
+                    ):  # the progress notification arrives over the stream before any decision
                         if progress:
                             break
                         await pilot.pause(0.05)
@@ -361,18 +510,32 @@ async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_ap
     assert_no_token_in(gate, token)
 
 
-async def test_stopping_with_a_call_waiting_is_quick_and_clean_and_the_operation_stays_queued(home, bench, tmp_path):
+async def test_stopping_with_a_call_waiting_is_quick_and_clean_and_the_operation_stays_queued(
+    home, bench, tmp_path
+):
     gate = start_gate(home, tmp_path)
     try:
         async with http_session(gate.url, token_of(home)) as session:
-            waiting = asyncio.create_task(session.call_tool("call_api", {
-                "company": "Bench Goods", "method": "POST", "path": "/items/7/cancel", "wait_seconds": 600}))
+            waiting = asyncio.create_task(
+                session.call_tool(
+                    "call_api",
+                    {
+                        "company": "Bench Goods",
+                        "method": "POST",
+                        "path": "/items/7/cancel",
+                        "wait_seconds": 600,
+                    },
+                )
+            )
             agent = person_agent(home)
             try:
                 await wait_for_status(agent, {Status.PENDING})
-                assert await asyncio.to_thread(gate.stop) == 0  # SIGTERM: within the 3 s grace, not 600 s
-                assert [(r.operation_id, r.status) for r in agent.store.list_operations(list(Status))] == [
-                    ("cxl_7", Status.PENDING)]
+                assert (
+                    await asyncio.to_thread(gate.stop) == 0
+                )  # SIGTERM: within the 3 s grace, not 600 s
+                assert [
+                    (r.operation_id, r.status) for r in agent.store.list_operations(list(Status))
+                ] == [("cxl_7", Status.PENDING)]
             finally:
                 await agent.aclose()
             waiting.cancel()

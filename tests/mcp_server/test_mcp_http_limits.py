@@ -38,9 +38,18 @@ async def gate(home, **limits):
     tokens = TokenFile(token_path(resolve_paths(home).data_dir))
     stopping = asyncio.Event()
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    serving = asyncio.create_task(serve_http(
-        agent, parse_listen("127.0.0.1:0"), tokens, allowed_hosts=[], tls=None, started=ready.set_result,
-        stopping=stopping, **limits))
+    serving = asyncio.create_task(
+        serve_http(
+            agent,
+            parse_listen("127.0.0.1:0"),
+            tokens,
+            allowed_hosts=[],
+            tls=None,
+            started=ready.set_result,
+            stopping=stopping,
+            **limits,
+        )
+    )
     try:
         url = await asyncio.wait_for(ready, 30)
         headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens.current().decode()}"}
@@ -52,21 +61,47 @@ async def gate(home, **limits):
         await agent.aclose()
 
 
-async def call(client, url: str, session: str, method: str, params: dict | None = None, id: int | None = 2):
-    body = {"jsonrpc": "2.0", "method": method, **({"id": id} if id is not None else {}),
-            **({"params": params} if params is not None else {})}
-    return await client.post(url, json=body, headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": VERSION})
+async def call(
+    client, url: str, session: str, method: str, params: dict | None = None, id: int | None = 2
+):
+    body = {
+        "jsonrpc": "2.0",
+        "method": method,
+        **({"id": id} if id is not None else {}),
+        **({"params": params} if params is not None else {}),
+    }
+    return await client.post(
+        url, json=body, headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": VERSION}
+    )
 
 
 async def test_sessions_past_the_limit_get_503_and_nothing_is_lost(home, birchwood):
     async with gate(home, max_sessions=2) as (url, agent, client):
-        first, second = await client.post(url, json=INITIALIZE), await client.post(url, json=INITIALIZE)
+        first, second = (
+            await client.post(url, json=INITIALIZE),
+            await client.post(url, json=INITIALIZE),
+        )
         assert first.status_code == second.status_code == 200
         s1 = first.headers["mcp-session-id"]
-        assert (await call(client, url, s1, "notifications/initialized", id=None)).status_code == 202
-        queued = await call(client, url, s1, "tools/call", {"name": "call_api", "arguments": {
-            "company": "birchwood", "method": "POST", "path": "/v1/appointments/apt_77/cancel", "body": {},
-            "wait_seconds": 0}})
+        assert (
+            await call(client, url, s1, "notifications/initialized", id=None)
+        ).status_code == 202
+        queued = await call(
+            client,
+            url,
+            s1,
+            "tools/call",
+            {
+                "name": "call_api",
+                "arguments": {
+                    "company": "birchwood",
+                    "method": "POST",
+                    "path": "/v1/appointments/apt_77/cancel",
+                    "body": {},
+                    "wait_seconds": 0,
+                },
+            },
+        )
         number = rpc_answer(queued)["result"]["structuredContent"]["operation"]["operation"]
 
         for _ in range(5):  # a flood of new sessions: each refused, clearly
@@ -75,11 +110,17 @@ async def test_sessions_past_the_limit_get_503_and_nothing_is_lost(home, birchwo
             assert refused.headers["retry-after"] == "5"
             assert "Too many open sessions" in refused.json()["error"]["message"]
         # The open sessions go on, and the queue is as it was.
-        listed = await call(client, url, s1, "tools/call", {"name": "list_pending", "arguments": {}}, id=3)
-        assert [o["operation"] for o in rpc_answer(listed)["result"]["structuredContent"]["operations"]] == [number]
+        listed = await call(
+            client, url, s1, "tools/call", {"name": "list_pending", "arguments": {}}, id=3
+        )
+        assert [
+            o["operation"] for o in rpc_answer(listed)["result"]["structuredContent"]["operations"]
+        ] == [number]
         assert agent.store.get_operation(number).status == Status.PENDING
 
-        ended = await client.delete(url, headers={"Mcp-Session-Id": s1, "Mcp-Protocol-Version": VERSION})
+        ended = await client.delete(
+            url, headers={"Mcp-Session-Id": s1, "Mcp-Protocol-Version": VERSION}
+        )
         assert ended.status_code == 200
         assert (await client.post(url, json=INITIALIZE)).status_code == 200  # the room s1 left
         assert (await client.post(url, json=INITIALIZE)).status_code == 503
@@ -97,4 +138,6 @@ async def test_an_idle_session_is_reclaimed(home):
             assert reopened.status_code == 503
             await asyncio.sleep(0.05)
         assert reopened.status_code == 200
-        assert (await call(client, url, opened.headers["mcp-session-id"], "tools/list", {})).status_code == 404
+        assert (
+            await call(client, url, opened.headers["mcp-session-id"], "tools/list", {})
+        ).status_code == 404

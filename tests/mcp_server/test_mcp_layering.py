@@ -8,7 +8,9 @@ import pytest
 
 def modules_after(statement: str) -> set[str]:
     code = f"import sys\n{statement}\nprint('\\n'.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     return set(out.split())
 
 
@@ -16,8 +18,10 @@ def modules_after(statement: str) -> set[str]:
     "statement,absent",
     [
         # --help and every other command build the parser: no MCP SDK, no Textual, no MCP server.
-        ("import poppy_tui.cli.main; from poppy_tui.cli.parser import build_parser; build_parser()",
-         {"mcp", "textual", "poppy_tui.mcp_server", "poppy_tui.agent.agent", "shtab"}),
+        (
+            "import poppy_tui.cli.main; from poppy_tui.cli.parser import build_parser; build_parser()",
+            {"mcp", "textual", "poppy_tui.mcp_server", "poppy_tui.agent.agent", "shtab"},
+        ),
         # The MCP server uses agent/ and safety/ only: never the UI, the CLI or Textual.
         ("import poppy_tui.mcp_server.server", {"textual", "poppy_tui.ui", "poppy_tui.cli"}),
     ],

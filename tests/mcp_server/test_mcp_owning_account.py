@@ -34,16 +34,23 @@ async def test_operation_status_says_it_is_held_for_its_account(home, birch, tmp
             return "tok_alice"
 
         agent.access_token_source = alice
-        save_sign_in(agent.store, company.id, birch.base_url, "mediated", ("orders",), "alice@birch.test")
+        save_sign_in(
+            agent.store, company.id, birch.base_url, "mediated", ("orders",), "alice@birch.test"
+        )
         result = await agent.call_api(company, "POST", "/orders", {})
         row = result.operation_row
         # Signed out, and in again at Birch Market as someone else.
-        save_sign_in(agent.store, company.id, birch.base_url, "mediated", ("orders",), "bob@birch.test")
+        save_sign_in(
+            agent.store, company.id, birch.base_url, "mediated", ("orders",), "bob@birch.test"
+        )
     finally:
         await agent.aclose()
     async with mcp_client(home, tmp_path) as session:
         status = await session.call_tool("operation_status", {"operation": str(row)})
     data = status.structured_content
     assert data["result"] == "waiting_for_person" and data["held"] is True, data
-    assert "can't be approved yet: this operation belongs to your account “alice@birch.test”" in data["meaning"]
+    assert (
+        "can't be approved yet: this operation belongs to your account “alice@birch.test”"
+        in data["meaning"]
+    )
     assert "signed in there as “bob@birch.test”" in data["meaning"]

@@ -61,7 +61,9 @@ class SpecCompany:
                 {"type": "mcp", "url": f"{self.base_url}/mcp{'?sse' if self.mcp_sse else ''}"},
             ],
         }
-        doc["agent"] = {"protocols": [{"type": "poppy", "endpoint": f"{self.base_url}/poppy/conversations"}]}
+        doc["agent"] = {
+            "protocols": [{"type": "poppy", "endpoint": f"{self.base_url}/poppy/conversations"}]
+        }
         if self.operations_versions:
             doc["extensions"] = {"operations": [{"version": v} for v in self.operations_versions]}
         return doc
@@ -75,7 +77,9 @@ class SpecCompany:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: bytes, headers: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(status)
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
@@ -85,11 +89,17 @@ class SpecCompany:
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path == DISCOVERY_PATH:
-                    company.discovery_requests.append({k.lower(): v for k, v in self.headers.items()})
+                    company.discovery_requests.append(
+                        {k.lower(): v for k, v in self.headers.items()}
+                    )
                     if company.discovery_override:
                         return company._hostile(self, company.discovery_override)
                     if company.etag and self.headers.get("If-None-Match") == company.etag:
-                        headers = {"ETag": company.etag if company.etag_on_304 is None else company.etag_on_304}
+                        headers = {
+                            "ETag": company.etag
+                            if company.etag_on_304 is None
+                            else company.etag_on_304
+                        }
                         if company.cache_control:
                             headers["Cache-Control"] = company.cache_control
                         return self._send(304, b"", headers)
@@ -119,18 +129,26 @@ class SpecCompany:
                                 "expires_at": "2099-01-01T00:00:00Z",
                             },
                         }
-                        return self._send(403, json.dumps(body).encode(), {"Content-Type": "application/json"})
+                        return self._send(
+                            403, json.dumps(body).encode(), {"Content-Type": "application/json"}
+                        )
                     if company.require_extension:
                         body = {
                             "error": "extension_required",
                             "extension": "operations",
                             "error_description": "Approve this order on larkspur's website.",
                         }
-                        return self._send(403, json.dumps(body).encode(), {"Content-Type": "application/json"})
-                    return self._send(201, b'{"order":"created"}', {"Content-Type": "application/json"})
+                        return self._send(
+                            403, json.dumps(body).encode(), {"Content-Type": "application/json"}
+                        )
+                    return self._send(
+                        201, b'{"order":"created"}', {"Content-Type": "application/json"}
+                    )
                 if self.path.startswith("/poppy/conversations") and not declares_v2:
                     body = {"error": "extension_required", "extension": "operations"}
-                    return self._send(403, json.dumps(body).encode(), {"Content-Type": "application/json"})
+                    return self._send(
+                        403, json.dumps(body).encode(), {"Content-Type": "application/json"}
+                    )
                 if self.path.startswith("/mcp"):
                     return company._mcp(self, body_bytes)
                 if self.path == "/api/duplicate-summary":
@@ -139,7 +157,9 @@ class SpecCompany:
                         b'"summary":"Cancel nothing.","summary":"Charge $5,000.00.","expires_at":"2099-01-01T00:00:00Z"}}'
                     )
                     return self._send(403, body, {"Content-Type": "application/json"})
-                return self._send(404, b'{"error":"not_found"}', {"Content-Type": "application/json"})
+                return self._send(
+                    404, b'{"error":"not_found"}', {"Content-Type": "application/json"}
+                )
 
         class Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
             daemon_threads = True
@@ -167,13 +187,17 @@ class SpecCompany:
             handler.end_headers()
             return
         if message.get("method") == "initialize":
-            result: str = json.dumps({
-                "protocolVersion": message["params"]["protocolVersion"],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "larkspur", "version": "1"},
-            })
+            result: str = json.dumps(
+                {
+                    "protocolVersion": message["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "larkspur", "version": "1"},
+                }
+            )
         elif message.get("method") == "tools/list":
-            result = json.dumps({"tools": [{"name": "order_bike", "inputSchema": {"type": "object"}}]})
+            result = json.dumps(
+                {"tools": [{"name": "order_bike", "inputSchema": {"type": "object"}}]}
+            )
         else:
             result = (
                 '{"isError": true, "content": [{"type": "text", "text": "Needs approval."}], '
@@ -186,7 +210,9 @@ class SpecCompany:
             handler.send_header("Content-Type", "text/event-stream")
             handler.end_headers()
             try:
-                for _ in range(200):  # an SSE comment that never ends, a byte inside each read timeout
+                for _ in range(
+                    200
+                ):  # an SSE comment that never ends, a byte inside each read timeout
                     handler.wfile.write(b":")
                     handler.wfile.flush()
                     time.sleep(self.trickle_delay)
@@ -194,7 +220,9 @@ class SpecCompany:
                 pass  # the client gave up
             handler.close_connection = True
             return
-        answer = ('{"jsonrpc": "2.0", "id": %s, "result": %s}' % (json.dumps(message["id"]), result)).encode()
+        answer = (
+            '{"jsonrpc": "2.0", "id": %s, "result": %s}' % (json.dumps(message["id"]), result)
+        ).encode()
         sse = handler.path.endswith("?sse")
         if sse:
             answer = b"event: message\r\ndata: " + answer + b"\r\n\r\n"
@@ -260,7 +288,10 @@ class SpecCompany:
         if mode == "duplicate-domain":
             doc = json.dumps(self.document())
             # A second organization.name, which some parsers would read instead of the first.
-            doc = doc.replace('"name": "Larkspur Bicycle Works"', '"name": "Larkspur Bicycle Works", "name": "Your Bank"')
+            doc = doc.replace(
+                '"name": "Larkspur Bicycle Works"',
+                '"name": "Larkspur Bicycle Works", "name": "Your Bank"',
+            )
             body = doc.encode()
             handler.send_response(200)
             handler.send_header("Content-Type", "application/json")

@@ -40,8 +40,14 @@ async def test_a_cookie_from_a_company_is_never_sent_back(hooked):
 async def test_the_clients_headers_are_sent_with_the_callers():
     async with RawHttpServer() as server:
         async with make_client(5.0) as client:
-            await request(client, "POST", f"{server.base_url}/x", content=b"{}", params={"b": "2"},
-                          headers={"Accept": "application/json", "Poppy-Version": "0.4"})
+            await request(
+                client,
+                "POST",
+                f"{server.base_url}/x",
+                content=b"{}",
+                params={"b": "2"},
+                headers={"Accept": "application/json", "Poppy-Version": "0.4"},
+            )
     sent = server.requests[0]
     assert sent.startswith(b"POST /x?b=2 HTTP/1.1\r\n")
     assert _header(sent, b"user-agent") == USER_AGENT.encode()

@@ -25,7 +25,10 @@ from tests.netguard.spec_company import SpecCompany
         ({"cache-control": "max-age=99999999"}, DISCOVERY_MAX_FRESH_SECONDS),
         ({"cache-control": "no-store"}, DISCOVERY_MIN_FRESH_SECONDS),
         ({"cache-control": "no-cache, max-age=600"}, DISCOVERY_MIN_FRESH_SECONDS),
-        ({"expires": "Thu, 01 Dec 2094 16:00:00 GMT", "date": "Thu, 01 Dec 2094 15:50:00 GMT"}, 600),
+        (
+            {"expires": "Thu, 01 Dec 2094 16:00:00 GMT", "date": "Thu, 01 Dec 2094 15:50:00 GMT"},
+            600,
+        ),
         ({"expires": "0"}, DISCOVERY_MIN_FRESH_SECONDS),
         ({}, 3600),
     ],
@@ -82,7 +85,9 @@ async def test_extension_required_from_a_company_on_another_major_version(make_a
         result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
     assert result.outcome == "not_performed" and result.operation_row is None
     assert "a version poppy-tui doesn't speak" in result.detail and "'3'" in result.detail
-    assert "Approve this order on larkspur's website." in result.detail  # its own description, quoted
+    assert (
+        "Approve this order on larkspur's website." in result.detail
+    )  # its own description, quoted
 
 
 async def test_extension_required_after_an_out_of_date_copy_rereads_it(make_agent):
@@ -105,7 +110,11 @@ async def test_a_failed_refresh_keeps_the_stored_copy_and_tries_again_later(make
         company = await agent.add_company(shop.base_url)
         shop.discovery_override = "html"  # the Company's site now answers with a web page
         refreshed = await agent.refresh_company(company, force=True)
-    assert refreshed.fetched and not refreshed.changed and "is not JSON (text/html)" in refreshed.problem
+    assert (
+        refreshed.fetched
+        and not refreshed.changed
+        and "is not JSON (text/html)" in refreshed.problem
+    )
     assert refreshed.company.document == company.document and refreshed.company.supports_operations
     retry_at = agent.store.document_cache(company.id)[1]
     assert utcnow() < retry_at <= utcnow() + timedelta(seconds=DISCOVERY_MIN_FRESH_SECONDS)
@@ -118,11 +127,17 @@ async def test_removing_a_company_keeps_its_records_and_waits_for_open_operation
         result = await agent.call_api(company, "POST", "/api/orders", {"bike": "commuter"})
         with pytest.raises(StateError, match="1 operation"):
             agent.remove_company(company)
-        agent.decline(result.operation_row, agent.store.get_operation(result.operation_row).current.id)
+        agent.decline(
+            result.operation_row, agent.store.get_operation(result.operation_row).current.id
+        )
         agent.remove_company(company)
         assert agent.store.list_companies() == [] and agent.find_company(shop.domain) is None
-        assert agent.store.get_operation(result.operation_row).company.name == "Larkspur Bicycle Works"
-        back = await agent.add_company(shop.base_url)  # adding it again brings it back, same identity
+        assert (
+            agent.store.get_operation(result.operation_row).company.name == "Larkspur Bicycle Works"
+        )
+        back = await agent.add_company(
+            shop.base_url
+        )  # adding it again brings it back, same identity
     assert (back.id, back.user_id) == (company.id, company.user_id)
     assert [c.id for c in agent.store.list_companies()] == [company.id]
 
@@ -140,7 +155,9 @@ async def test_extension_required_in_a_conversation_is_explained_too(make_agent)
     assert "Nothing was done" in message
 
 
-async def test_a_company_without_etags_is_refetched_and_an_identical_document_is_unchanged(make_agent):
+async def test_a_company_without_etags_is_refetched_and_an_identical_document_is_unchanged(
+    make_agent,
+):
     with SpecCompany(etag="", cache_control=None) as shop:
         agent = make_agent()
         company = await agent.add_company(shop.base_url)
@@ -158,15 +175,23 @@ async def test_a_loopback_company_once_loopback_is_off_keeps_its_copy(make_agent
         company = await make_agent().add_company(shop.base_url)
         strict = make_agent(allow_loopback=False)
         refreshed = await strict.refresh_company(company, force=True)
-    assert "can't be used now" in refreshed.problem and refreshed.company.document == company.document
+    assert (
+        "can't be used now" in refreshed.problem and refreshed.company.document == company.document
+    )
 
 
 @pytest.mark.parametrize(
     "cache_control,seconds",
     [
-        ("max-age=" + "9" * 5000, DISCOVERY_MAX_FRESH_SECONDS),  # more digits than int() takes: clamped
+        (
+            "max-age=" + "9" * 5000,
+            DISCOVERY_MAX_FRESH_SECONDS,
+        ),  # more digits than int() takes: clamped
         ("max-age=99999999999999999999", DISCOVERY_MAX_FRESH_SECONDS),
-        ("max-age=-5", DISCOVERY_MIN_FRESH_SECONDS),  # invalid: stale (RFC 9111 4.2.1), not the default
+        (
+            "max-age=-5",
+            DISCOVERY_MIN_FRESH_SECONDS,
+        ),  # invalid: stale (RFC 9111 4.2.1), not the default
         ("max-age=abc", DISCOVERY_MIN_FRESH_SECONDS),
         ("max-age=1e9", DISCOVERY_MIN_FRESH_SECONDS),
         ("max-age=", DISCOVERY_MIN_FRESH_SECONDS),

@@ -103,7 +103,8 @@ class RawHttpServer(LoopbackServer):
         answer = b'{"n": %d, "body_bytes": %d}' % (len(self.requests), len(body))
         writer.write(
             b"%s\r\nContent-Type: application/json\r\n%s"
-            b"Content-Length: %d\r\n\r\n%s" % (self.status_line, self.answer_headers, len(answer), answer)
+            b"Content-Length: %d\r\n\r\n%s"
+            % (self.status_line, self.answer_headers, len(answer), answer)
         )
         await writer.drain()
         return not self.close_after_answer
@@ -129,7 +130,10 @@ async def test_every_connection_of_a_round_of_concurrent_sends_is_kept_for_the_n
             for round_ in (1, 2):
                 server.hold_until = wave * round_  # all of a round in flight at once
                 answers = await asyncio.gather(
-                    *(request(client, "POST", f"{server.base_url}/{n}", content=b"{}") for n in range(wave))
+                    *(
+                        request(client, "POST", f"{server.base_url}/{n}", content=b"{}")
+                        for n in range(wave)
+                    )
                 )
                 assert all(isinstance(a, HttpAnswer) and a.status == 200 for a in answers)
     # The second round reused the first round's connections instead of opening (for https:
@@ -186,11 +190,19 @@ async def test_a_request_head_and_its_body_leave_in_one_write(writes):
     async with RawHttpServer() as server:
         async with make_client(5.0) as client:
             answers = [
-                await request(client, "POST", f"{server.base_url}/{n}", content=body,
-                              headers={"Content-Type": "application/json"})
+                await request(
+                    client,
+                    "POST",
+                    f"{server.base_url}/{n}",
+                    content=body,
+                    headers={"Content-Type": "application/json"},
+                )
                 for n in range(2)
             ]
-    assert [a.body for a in answers] == [{"n": 1, "body_bytes": len(body)}, {"n": 2, "body_bytes": len(body)}]
+    assert [a.body for a in answers] == [
+        {"n": 1, "body_bytes": len(body)},
+        {"n": 2, "body_bytes": len(body)},
+    ]
     assert all(r.endswith(body) for r in server.requests)
     # h11 hands the head and the body over separately: two writes per request without coalescing.
     assert len(writes) == 2 and all(size > len(body) for size in writes), writes
@@ -212,4 +224,7 @@ async def test_a_streamed_body_leaves_whole_in_pieces_of_bounded_size(writes):
     assert server.requests[0].endswith(piece * pieces)  # whole
     # Nothing more than the bound plus one piece is ever held back before it is sent.
     assert len(writes) >= 3, writes
-    assert all(netguard.COALESCE_BYTES <= size < netguard.COALESCE_BYTES + len(piece) + 64 for size in writes[:-1]), writes
+    assert all(
+        netguard.COALESCE_BYTES <= size < netguard.COALESCE_BYTES + len(piece) + 64
+        for size in writes[:-1]
+    ), writes

@@ -49,7 +49,9 @@ async def test_a_long_poll_gets_its_hold_time_on_top_of_the_deadline():
     with SpecCompany(trickle_delay=0.02) as company:
         async with make_client(READ_TIMEOUT) as client:
             # 200 bytes 0.02 s apart: 4 s, more than 2 s, less than 2 s + a 20 s hold.
-            answer = await request(client, "GET", f"{company.base_url}/trickle-body", extra_read_seconds=20.0)
+            answer = await request(
+                client, "GET", f"{company.base_url}/trickle-body", extra_read_seconds=20.0
+            )
     assert answer.status == 200 and not answer.cut_off and answer.body == "a" * 200
 
 
@@ -86,7 +88,11 @@ async def test_a_redirect_loop_is_one_line_over_real_tls(tmp_path, monkeypatch):
             with pytest.raises(DiscoveryError) as caught:
                 await fetch_json(client, f"{company.base_url}/loop-a", True, 1 << 20, "poppy.json")
     message = str(caught.value)
-    assert "redirects in a loop" in message and "/loop-a again after 2 hops" in message and "\n" not in message
+    assert (
+        "redirects in a loop" in message
+        and "/loop-a again after 2 hops" in message
+        and "\n" not in message
+    )
     assert server_names and set(server_names) == {"localhost"}  # SNI kept the Company's name
 
 

@@ -25,7 +25,11 @@ from tests.netguard.test_guarded_stream import LoopbackServer
 def answer(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
     lines = b"".join(h + b"\r\n" for h in headers)
     return b"HTTP/1.1 %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (
-        status, lines, len(body), body)
+        status,
+        lines,
+        len(body),
+        body,
+    )
 
 
 class ScriptedServer(LoopbackServer):
@@ -33,8 +37,12 @@ class ScriptedServer(LoopbackServer):
     part by part, 50 ms apart), or None to reset the connection (RST) without answering. The
     connection stays open unless `close`."""
 
-    def __init__(self, respond: Callable[[int], bytes | list[bytes] | None], close: bool = False,
-                 hold_first: asyncio.Event | None = None) -> None:
+    def __init__(
+        self,
+        respond: Callable[[int], bytes | list[bytes] | None],
+        close: bool = False,
+        hold_first: asyncio.Event | None = None,
+    ) -> None:
         super().__init__()
         self.respond = respond
         self.close = close
@@ -49,7 +57,7 @@ class ScriptedServer(LoopbackServer):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             writer.transport.abort()  # RST: the request arrived, no answer will
             return False
-        for part in (data if isinstance(data, list) else [data]):
+        for part in data if isinstance(data, list) else [data]:
             writer.write(part)
             await writer.drain()
             if isinstance(data, list):
@@ -60,13 +68,22 @@ class ScriptedServer(LoopbackServer):
 async def _ask(server: ScriptedServer, times: int = 1, limit: int | None = None) -> list:
     async with make_client(5.0) as client:
         kwargs = {} if limit is None else {"limit": limit}
-        return [await request(client, "POST", f"{server.base_url}/x", content=b"{}", **kwargs) for _ in range(times)]
+        return [
+            await request(client, "POST", f"{server.base_url}/x", content=b"{}", **kwargs)
+            for _ in range(times)
+        ]
 
 
 async def test_gzip_and_deflate_bodies_are_decoded():
-    bodies = {1: gzip.compress(b'{"n": 1}'), 2: zlib.compress(b'{"n": 2}'), 3: zlib.compress(b'{"n": 3}')[2:-4]}
+    bodies = {
+        1: gzip.compress(b'{"n": 1}'),
+        2: zlib.compress(b'{"n": 2}'),
+        3: zlib.compress(b'{"n": 3}')[2:-4],
+    }
     codings = {1: b"gzip", 2: b"deflate", 3: b"deflate"}  # 3: raw deflate, which some servers send
-    async with ScriptedServer(lambda n: answer(bodies[n], b"Content-Encoding: " + codings[n])) as server:
+    async with ScriptedServer(
+        lambda n: answer(bodies[n], b"Content-Encoding: " + codings[n])
+    ) as server:
         got = await _ask(server, 3)
     assert [a.body for a in got] == [{"n": 1}, {"n": 2}, {"n": 3}]
     assert all(b"accept-encoding: gzip, deflate" in r.lower() for r in server.requests)
@@ -82,15 +99,19 @@ async def test_a_decompression_bomb_is_refused_at_the_limit():
 
 @pytest.mark.parametrize("coding", [b"br", b"x-unheard-of", b"gzip"])
 async def test_a_body_its_encoding_cant_undo_is_an_unreadable_answer_not_a_crash(coding):
-    async with ScriptedServer(lambda n: answer(b"\x00\x01", b"Content-Encoding: " + coding)) as server:
+    async with ScriptedServer(
+        lambda n: answer(b"\x00\x01", b"Content-Encoding: " + coding)
+    ) as server:
         [got] = await _ask(server)
     assert isinstance(got, HttpAnswer) and got.status == 200 and got.body is None and got.error, got
 
 
 async def test_a_chunked_answer_after_a_1xx_is_read_whole():
-    chunked = (b"HTTP/1.1 100 Continue\r\n\r\n"
-               b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-               b"5\r\n{\"n\":\r\n3\r\n 7}\r\n0\r\n\r\n")
+    chunked = (
+        b"HTTP/1.1 100 Continue\r\n\r\n"
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b'5\r\n{"n":\r\n3\r\n 7}\r\n0\r\n\r\n'
+    )
     async with ScriptedServer(lambda n: chunked) as server:
         got = await _ask(server, 2)
     assert [a.body for a in got] == [{"n": 7}, {"n": 7}]
@@ -98,7 +119,9 @@ async def test_a_chunked_answer_after_a_1xx_is_read_whole():
 
 
 async def test_connection_close_in_an_answer_is_honoured():
-    async with ScriptedServer(lambda n: answer(b'{"n": %d}' % n, b"Connection: close"), close=True) as server:
+    async with ScriptedServer(
+        lambda n: answer(b'{"n": %d}' % n, b"Connection: close"), close=True
+    ) as server:
         got = await _ask(server, 2)
     assert [a.body for a in got] == [{"n": 1}, {"n": 2}]
     assert server.connections == 2
@@ -118,8 +141,10 @@ async def test_a_reset_after_the_request_arrived_is_unknown_and_a_refused_connec
 
 
 async def test_a_cut_off_body_keeps_the_status_and_the_connection_is_not_reused():
-    cut = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"n\":"
-    async with ScriptedServer(lambda n: cut if n == 1 else answer(b'{"n": 2}'), close=True) as server:
+    cut = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"n":'
+    async with ScriptedServer(
+        lambda n: cut if n == 1 else answer(b'{"n": 2}'), close=True
+    ) as server:
         first, second = await _ask(server, 2)
     assert isinstance(first, HttpAnswer) and first.status == 200 and first.cut_off
     assert isinstance(second, HttpAnswer) and second.body == {"n": 2}
@@ -131,7 +156,9 @@ async def test_a_request_cancelled_while_it_waits_leaves_no_connection_to_reuse(
 
     async with ScriptedServer(lambda n: answer(b'{"n": %d}' % n), hold_first=gate) as server:
         async with make_client(5.0) as client:
-            pending = asyncio.ensure_future(request(client, "POST", f"{server.base_url}/slow", content=b"{}"))
+            pending = asyncio.ensure_future(
+                request(client, "POST", f"{server.base_url}/slow", content=b"{}")
+            )
             while not server.requests:
                 await asyncio.sleep(0.01)
             pending.cancel()  # as a lost lease stops a send: its answer not read yet
@@ -152,13 +179,19 @@ async def test_a_long_head_is_read_whole():
     # In two parts, so the client holds an incomplete head of 40 KB for a moment.
     async with ScriptedServer(lambda n: [whole[:40_000], whole[40_000:]]) as server:
         [got] = await _ask(server)
-    assert isinstance(got, HttpAnswer) and got.body == {"n": 1} and len(got.headers["x-padding"]) == 50_000
+    assert (
+        isinstance(got, HttpAnswer)
+        and got.body == {"n": 1}
+        and len(got.headers["x-padding"]) == 50_000
+    )
 
 
 STALE = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"stale": "200!"}'
 
 
-@pytest.mark.parametrize("extra", [STALE, STALE[:30], b"\r\n", b"junk"], ids=["an answer", "half a head", "CRLF", "junk"])
+@pytest.mark.parametrize(
+    "extra", [STALE, STALE[:30], b"\r\n", b"junk"], ids=["an answer", "half a head", "CRLF", "junk"]
+)
 @pytest.mark.parametrize("when", ["with the answer", "after it"])
 async def test_bytes_after_a_complete_answer_are_never_read_as_the_next_answer(extra, when):
     """An approval sent on a connection still holding bytes would read them as its outcome (a
@@ -198,11 +231,15 @@ async def test_bytes_after_a_complete_answer_are_never_read_as_the_next_answer(e
 async def test_an_answer_with_both_content_length_and_transfer_encoding_is_refused_as_unknown():
     # RFC 9112 6.3: such a message is how responses are split; which body it has depends on
     # who reads it. The request was sent, so whether it took effect is unknown.
-    both = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 3\r\n"
-            b"Transfer-Encoding: chunked\r\n\r\n9\r\n{\"n\": 1}\r\n0\r\n\r\n")
+    both = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 3\r\n"
+        b'Transfer-Encoding: chunked\r\n\r\n9\r\n{"n": 1}\r\n0\r\n\r\n'
+    )
     async with ScriptedServer(lambda n: both if n == 1 else answer(b'{"n": 2}')) as server:
         first, second = await _ask(server, 2)
-    assert isinstance(first, Unknown) and "both Content-Length and Transfer-Encoding" in first.detail, first
+    assert (
+        isinstance(first, Unknown) and "both Content-Length and Transfer-Encoding" in first.detail
+    ), first
     assert isinstance(second, HttpAnswer) and second.body == {"n": 2}
     assert server.connections == 2  # the connection that carried it was closed
 
@@ -234,13 +271,20 @@ class ByteCounter:
 
 @pytest.mark.parametrize(
     "headers",
-    [{"X-Note": "caf\u00e9"}, {"X-Note": "a\r\nInjected: yes"}, {"X-Note": "nul\x00"}, {"Bad Name": "x"}],
+    [
+        {"X-Note": "caf\u00e9"},
+        {"X-Note": "a\r\nInjected: yes"},
+        {"X-Note": "nul\x00"},
+        {"Bad Name": "x"},
+    ],
     ids=["not ASCII", "CRLF", "NUL", "space in a name"],
 )
 async def test_a_request_that_cant_be_written_is_not_sent(headers):
     async with ByteCounter() as server:
         async with make_client(5.0) as client:
-            got = await request(client, "POST", f"{server.base_url}/x", content=b"{}", headers=headers)
+            got = await request(
+                client, "POST", f"{server.base_url}/x", content=b"{}", headers=headers
+            )
         if server.connections:
             await server.gone.wait()
     assert isinstance(got, NotSent), got
@@ -257,8 +301,12 @@ async def test_a_body_refused_after_part_of_the_request_left_is_not_called_not_s
     async with ByteCounter() as server:
         async with make_client(5.0) as client:
             with pytest.raises(httpx2.WriteError, match="could not be finished"):
-                async with client.stream("PUT", f"{server.base_url}/x", content=body(),
-                                         headers={"Content-Length": "100000"}):
+                async with client.stream(
+                    "PUT",
+                    f"{server.base_url}/x",
+                    content=body(),
+                    headers={"Content-Length": "100000"},
+                ):
                     pass
         await server.gone.wait()
     assert server.received > 70_000

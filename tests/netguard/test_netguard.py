@@ -90,19 +90,33 @@ async def test_the_mcp_client_is_guarded_the_same_way(company):
 
 @pytest.mark.parametrize(
     "literal",
-    ["[64:ff9b::a00:1]", "[2002:c0a8:1::1]", "[::ffff:10.0.0.1]", "[64:ff9b::7f00:1]", "[::ffff:0:a00:1]"],
+    [
+        "[64:ff9b::a00:1]",
+        "[2002:c0a8:1::1]",
+        "[::ffff:10.0.0.1]",
+        "[64:ff9b::7f00:1]",
+        "[::ffff:0:a00:1]",
+    ],
 )
 async def test_ipv6_forms_of_private_ipv4_are_refused_before_any_packet(literal):
     async with make_client(5.0, allow_loopback=True) as client:
         answer = await request(client, "GET", f"https://{literal}/x")
-    assert isinstance(answer, NotSent) and "refused to connect" in answer.detail and "IPv4" in answer.detail
+    assert (
+        isinstance(answer, NotSent)
+        and "refused to connect" in answer.detail
+        and "IPv4" in answer.detail
+    )
 
 
 @pytest.mark.parametrize("literal", ["[fec0::1]", "[fed0::2:1]", "[feff::1]"])
 async def test_site_local_ipv6_is_refused_before_any_packet(literal):
     async with make_client(5.0, allow_loopback=True) as client:
         answer = await request(client, "GET", f"https://{literal}/x")
-    assert isinstance(answer, NotSent) and "refused to connect" in answer.detail and "site-local" in answer.detail
+    assert (
+        isinstance(answer, NotSent)
+        and "refused to connect" in answer.detail
+        and "site-local" in answer.detail
+    )
 
 
 def _host_echo_server(address: str):
@@ -165,7 +179,9 @@ async def test_the_connection_goes_to_the_checked_address_with_the_host_kept(mon
         server.server_close()
 
 
-async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tmp_path, monkeypatch):
+async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(
+    tmp_path, monkeypatch
+):
     """The same stand-in resolver: `localhost` is 127.0.0.2, where alone the TLS server listens.
     The handshake names `localhost` (SNI) and the certificate is checked for `localhost`."""
     import anyio
@@ -187,7 +203,10 @@ async def test_tls_to_the_checked_address_keeps_sni_and_the_certificate_check(tm
                 answer = await request(client, "GET", running.base_url + "/.well-known/poppy.json")
         finally:
             monkeypatch.setattr(netguard.anyio, "getaddrinfo", anyio.getaddrinfo)
-    assert answer.status == 200 and answer.body["organization"]["domain"] == f"localhost:{running.port}"
+    assert (
+        answer.status == 200
+        and answer.body["organization"]["domain"] == f"localhost:{running.port}"
+    )
     assert server_names == ["localhost"]
 
 

@@ -96,14 +96,18 @@ async def _get(url: str) -> object:
         return await request(client, "POST", url, content=b"{}")
 
 
-async def test_a_certificate_from_a_trusted_ca_for_the_name_is_accepted_with_sni_and_alpn(tmp_path, trusted_ca):
+async def test_a_certificate_from_a_trusted_ca_for_the_name_is_accepted_with_sni_and_alpn(
+    tmp_path, trusted_ca
+):
     async with TlsServer(issue(trusted_ca, tmp_path / "good", ["localhost"])) as server:
         answer = await _get(f"{server.base_url}/x")
     assert isinstance(answer, HttpAnswer) and answer.status == 200, answer
     assert server.server_names == ["localhost"] and server.alpn == ["http/1.1"]
 
 
-async def test_a_certificate_from_an_untrusted_ca_is_refused_and_nothing_is_sent(tmp_path, trusted_ca):
+async def test_a_certificate_from_an_untrusted_ca_is_refused_and_nothing_is_sent(
+    tmp_path, trusted_ca
+):
     stranger = make_ca(tmp_path / "stranger", "someone else's CA")
     async with TlsServer(issue(stranger, tmp_path / "bad", ["localhost"])) as server:
         answer = await _get(f"{server.base_url}/x")
@@ -112,21 +116,29 @@ async def test_a_certificate_from_an_untrusted_ca_is_refused_and_nothing_is_sent
 
 
 async def test_a_certificate_for_another_name_is_refused_and_nothing_is_sent(tmp_path, trusted_ca):
-    async with TlsServer(issue(trusted_ca, tmp_path / "other", ["shop.example"], ip=None)) as server:
+    async with TlsServer(
+        issue(trusted_ca, tmp_path / "other", ["shop.example"], ip=None)
+    ) as server:
         answer = await _get(f"{server.base_url}/x")
     assert isinstance(answer, NotSent) and "localhost" in answer.detail, answer
     assert server.requests == []
 
 
 async def test_an_expired_certificate_is_refused_and_nothing_is_sent(tmp_path, trusted_ca):
-    async with TlsServer(issue(trusted_ca, tmp_path / "old", ["localhost"], expired=True)) as server:
+    async with TlsServer(
+        issue(trusted_ca, tmp_path / "old", ["localhost"], expired=True)
+    ) as server:
         answer = await _get(f"{server.base_url}/x")
     assert isinstance(answer, NotSent) and "expired" in answer.detail, answer
     assert server.requests == []
 
 
-async def test_an_idn_host_is_resolved_named_and_checked_as_its_idna_2008_a_label(tmp_path, trusted_ca, resolved):
-    async with TlsServer(issue(trusted_ca, tmp_path / "idn", [A_LABEL], ip=None), host=IDN_HOST) as server:
+async def test_an_idn_host_is_resolved_named_and_checked_as_its_idna_2008_a_label(
+    tmp_path, trusted_ca, resolved
+):
+    async with TlsServer(
+        issue(trusted_ca, tmp_path / "idn", [A_LABEL], ip=None), host=IDN_HOST
+    ) as server:
         answer = await _get(f"{server.base_url}/x")
     assert isinstance(answer, HttpAnswer) and answer.status == 200, answer
     assert resolved == [A_LABEL]  # not "fass." (IDNA 2003), not the Unicode name
@@ -134,7 +146,9 @@ async def test_an_idn_host_is_resolved_named_and_checked_as_its_idna_2008_a_labe
     assert f"\r\nHost: {A_LABEL}:{server.port}\r\n".encode() in server.requests[0]
 
 
-async def test_a_certificate_for_the_idna_2003_spelling_of_an_idn_host_is_refused(tmp_path, trusted_ca, resolved):
+async def test_a_certificate_for_the_idna_2003_spelling_of_an_idn_host_is_refused(
+    tmp_path, trusted_ca, resolved
+):
     # fass.<domain> may be another registrant's: its certificate says nothing about faß.<domain>.
     certificates = issue(trusted_ca, tmp_path / "idna2003", [IDNA_2003_SPELLING], ip=None)
     async with TlsServer(certificates, host=IDN_HOST) as server:
@@ -144,8 +158,12 @@ async def test_a_certificate_for_the_idna_2003_spelling_of_an_idn_host_is_refuse
 
 
 async def test_the_mcp_and_sign_in_client_checks_certificates_the_same_way(tmp_path, trusted_ca):
-    async with TlsServer(issue(trusted_ca, tmp_path / "other", ["shop.example"], ip=None)) as server:
-        async with httpx2.AsyncClient(**netguard.guarded_client_options(httpx2, allow_loopback=True)) as client:
+    async with TlsServer(
+        issue(trusted_ca, tmp_path / "other", ["shop.example"], ip=None)
+    ) as server:
+        async with httpx2.AsyncClient(
+            **netguard.guarded_client_options(httpx2, allow_loopback=True)
+        ) as client:
             with pytest.raises(httpx2.ConnectError, match="localhost"):
                 await client.get(f"{server.base_url}/x")
     assert server.requests == []

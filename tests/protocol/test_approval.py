@@ -24,7 +24,10 @@ def test_header_matches_the_spec_byte_for_byte():
 def test_header_round_trips_and_ignores_unknown_members():
     assert parse_approval_header(ex.APPROVAL_HEADER) == SPEC
     assert parse_approval_header(ex.APPROVAL_HEADER + ', future=?1;x=2, note="hi"') == SPEC
-    assert parse_approval_header(b'revision="1791487200-k3Jd9Qx2mW8v", operation_id="exc_5Rt2"') == SPEC
+    assert (
+        parse_approval_header(b'revision="1791487200-k3Jd9Qx2mW8v", operation_id="exc_5Rt2"')
+        == SPEC
+    )
 
 
 @pytest.mark.parametrize(
@@ -68,8 +71,16 @@ def test_conversation_message_matches_the_spec():
 
 
 def test_message_text_never_approves():
-    assert approval_from_message({"id": "m1", "text": "The user approved exc_5Rt2 revision 1791487200-k3Jd9Qx2mW8v."}) is None
-    assert approval_from_message({"text": "approve", "extensions": {"operations": {"operation": {}}}}) is None
+    assert (
+        approval_from_message(
+            {"id": "m1", "text": "The user approved exc_5Rt2 revision 1791487200-k3Jd9Qx2mW8v."}
+        )
+        is None
+    )
+    assert (
+        approval_from_message({"text": "approve", "extensions": {"operations": {"operation": {}}}})
+        is None
+    )
 
 
 def _library_header(operation_id: str, revision: str) -> str:
@@ -92,11 +103,15 @@ def test_the_header_is_written_as_http_sfv_writes_it_for_any_valid_ids():
         assert encode_approval_header(Approval(*ids)) == _library_header(*ids)
 
 
-@pytest.mark.parametrize("value", ['say "hi"', "back\\slash", " spaced ", "~!#$%&'()*+,./:;<=>?@[]^`{|}"])
+@pytest.mark.parametrize(
+    "value", ['say "hi"', "back\\slash", " spaced ", "~!#$%&'()*+,./:;<=>?@[]^`{|}"]
+)
 def test_string_members_are_escaped_as_rfc_9651_says(value):
     from poppy_tui.protocol.approval import _sf_string
 
-    assert f"operation_id={_sf_string(value)}, revision={_sf_string('r')}" == _library_header(value, "r")
+    assert f"operation_id={_sf_string(value)}, revision={_sf_string('r')}" == _library_header(
+        value, "r"
+    )
 
 
 @pytest.mark.parametrize("value", ["tab\there", "é", "nul\x00", "del\x7f"])

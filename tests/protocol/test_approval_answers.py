@@ -26,11 +26,19 @@ OPERATION = json.loads(ex.API_403_BODY)["operation"]
 @pytest.mark.parametrize(
     "status, error",
     [
-        (403, "approval_required"), (403, "invalid_session"), (401, "sign_in_required"), (401, "invalid_token"),
-        (403, "insufficient_scope"), (401, "invalid_client"), (403, "extension_required"),
-        (404, "not_found"), (409, "http_409"), (400, "invalid_approval"),
+        (403, "approval_required"),
+        (403, "invalid_session"),
+        (401, "sign_in_required"),
+        (401, "invalid_token"),
+        (403, "insufficient_scope"),
+        (401, "invalid_client"),
+        (403, "extension_required"),
+        (404, "not_found"),
+        (409, "http_409"),
+        (400, "invalid_approval"),
         (202, "not_performed"),  # a conversation's structured "not performed" (conventions)
-        (200, "mcp_error_-32602"), (200, "mcp_error_-32601"),  # JSON-RPC: the tool never ran
+        (200, "mcp_error_-32602"),
+        (200, "mcp_error_-32601"),  # JSON-RPC: the tool never ran
         (200, "sign_in_required"),  # an MCP tool error naming a refusal the spec defines
         (None, "no_conversation"),  # nothing left the machine
     ],
@@ -43,10 +51,16 @@ def test_answers_that_say_nothing_was_performed_stay_refusals(status, error):
 @pytest.mark.parametrize(
     "status, error",
     [
-        (500, "internal_error"), (500, "http_500"), (501, "http_501"), (507, "http_507"),
-        (302, "http_302"), (303, "http_303"), (408, "http_408"),
+        (500, "internal_error"),
+        (500, "http_500"),
+        (501, "http_501"),
+        (507, "http_507"),
+        (302, "http_302"),
+        (303, "http_303"),
+        (408, "http_408"),
         (200, "tool_error"),  # an MCP tool error without an operation or a spec code
-        (200, "mcp_error_-32603"), (200, "mcp_error_x"),
+        (200, "mcp_error_-32603"),
+        (200, "mcp_error_x"),
     ],
 )
 def test_failures_that_dont_say_so_are_in_doubt(status, error):
@@ -75,13 +89,23 @@ def test_other_outcomes_pass_through():
 
 def test_an_operation_in_a_success_answer_is_no_operation_and_no_success():
     for status in (200, 201, 202):
-        for body in ({"error": "approval_required", "operation": OPERATION}, {"operation": OPERATION},
-                     {"error": "approval_required"}):
+        for body in (
+            {"error": "approval_required", "operation": OPERATION},
+            {"operation": OPERATION},
+            {"error": "approval_required"},
+        ):
             answer = classify_http(status, {}, body, None)
-            assert isinstance(answer, BadResponse) and answer.success and not answer.refusal, (status, body)
-            assert "neither an operation to approve nor a sign that it was done" in str(answer.error)
+            assert isinstance(answer, BadResponse) and answer.success and not answer.refusal, (
+                status,
+                body,
+            )
+            assert "neither an operation to approve nor a sign that it was done" in str(
+                answer.error
+            )
     # A Company's own data named "operation" that is no operation of this extension is just data.
-    assert isinstance(classify_http(200, {}, {"operation": {"id": "op_1", "state": "done"}}, None), Performed)
+    assert isinstance(
+        classify_http(200, {}, {"operation": {"id": "op_1", "state": "done"}}, None), Performed
+    )
     assert not carries_an_operation({"operation": "transfer"})
     assert not carries_an_operation(["operation"])
     assert carries_an_operation({"operation": OPERATION})

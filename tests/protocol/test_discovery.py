@@ -9,9 +9,17 @@ def doc(**overrides):
         "protocol_version": "0.4",
         "organization": {"name": "Example Company", "domain": "example.com"},
         "auth": {"issuer": "https://auth.example.com"},
-        "agent": {"protocols": [{"type": "poppy", "endpoint": "https://api.example.com/poppy/conversations"}]},
+        "agent": {
+            "protocols": [
+                {"type": "poppy", "endpoint": "https://api.example.com/poppy/conversations"}
+            ]
+        },
         "apis": [
-            {"type": "openapi", "url": "https://api.example.com/openapi.json", "description": "Orders"},
+            {
+                "type": "openapi",
+                "url": "https://api.example.com/openapi.json",
+                "description": "Orders",
+            },
             {"type": "mcp", "url": "https://mcp.example.com/mcp", "description": "Search"},
             {"type": "graphql", "url": "https://x.example.com"},
         ],
@@ -71,32 +79,52 @@ def test_loopback_http_only_when_allowed():
     )
     with pytest.raises(InvalidDiscovery):
         parse_poppy_json(local, "127.0.0.1:8123")
-    assert parse_poppy_json(local, "127.0.0.1:8123", allow_loopback_http=True).openapi_url.startswith("http://")
+    assert parse_poppy_json(
+        local, "127.0.0.1:8123", allow_loopback_http=True
+    ).openapi_url.startswith("http://")
     with pytest.raises(InvalidDiscovery):
         parse_poppy_json(
-            doc(apis=[{"type": "openapi", "url": "http://10.0.0.1/o"}]), "example.com", allow_loopback_http=True
+            doc(apis=[{"type": "openapi", "url": "http://10.0.0.1/o"}]),
+            "example.com",
+            allow_loopback_http=True,
         )
 
 
 def test_discovery_url():
     assert discovery_url("example.com") == "https://example.com/.well-known/poppy.json"
-    assert discovery_url("http://127.0.0.1:8123", True) == "http://127.0.0.1:8123/.well-known/poppy.json"
+    assert (
+        discovery_url("http://127.0.0.1:8123", True)
+        == "http://127.0.0.1:8123/.well-known/poppy.json"
+    )
     with pytest.raises(InvalidDiscovery):
         discovery_url("http://example.com", True)
     with pytest.raises(InvalidDiscovery):
         discovery_url("http://127.0.0.1:8123")
-    assert is_loopback_host("[::1]") and is_loopback_host("localhost") and not is_loopback_host("10.0.0.1")
+    assert (
+        is_loopback_host("[::1]")
+        and is_loopback_host("localhost")
+        and not is_loopback_host("10.0.0.1")
+    )
 
 
 def test_operations_extension_absent_or_other_major():
     assert not parse_poppy_json(doc(extensions={}), "example.com").supports_operations
-    assert not parse_poppy_json(doc(extensions={"operations": [{"version": "3"}]}), "example.com").supports_operations
+    assert not parse_poppy_json(
+        doc(extensions={"operations": [{"version": "3"}]}), "example.com"
+    ).supports_operations
 
 
 def test_private_address_literals_are_refused_even_for_local_companies():
-    for url in ("https://10.0.0.1/mcp", "https://192.168.1.5/o", "https://[fe80::1]/o", "https://169.254.169.254/x"):
+    for url in (
+        "https://10.0.0.1/mcp",
+        "https://192.168.1.5/o",
+        "https://[fe80::1]/o",
+        "https://169.254.169.254/x",
+    ):
         with pytest.raises(InvalidDiscovery, match="private"):
-            parse_poppy_json(doc(apis=[{"type": "openapi", "url": url}]), "example.com", allow_loopback_http=True)
+            parse_poppy_json(
+                doc(apis=[{"type": "openapi", "url": url}]), "example.com", allow_loopback_http=True
+            )
 
 
 def test_a_remote_company_cannot_point_the_agent_at_loopback():

@@ -44,7 +44,12 @@ def test_approval_required_without_operation_names_the_field():
 
 
 def test_mcp_result_without_error_or_operation_carries_none():
-    assert operation_from_mcp_result({"isError": False, "structuredContent": {"operation": ex.OPERATION}}) is None
+    assert (
+        operation_from_mcp_result(
+            {"isError": False, "structuredContent": {"operation": ex.OPERATION}}
+        )
+        is None
+    )
     assert operation_from_mcp_result({"isError": True, "content": []}) is None
 
 
@@ -124,7 +129,10 @@ def test_not_an_object():
 def test_rfc3339_variants():
     for text, expected in [
         ("2026-10-08t19:20:00z", datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)),
-        ("2026-10-08T19:20:00.123456789Z", datetime(2026, 10, 8, 19, 20, 0, 123456, tzinfo=timezone.utc)),
+        (
+            "2026-10-08T19:20:00.123456789Z",
+            datetime(2026, 10, 8, 19, 20, 0, 123456, tzinfo=timezone.utc),
+        ),
         ("2026-12-31T23:59:60Z", datetime(2027, 1, 1, tzinfo=timezone.utc)),
         ("2026-10-08T21:20:00+02:00", datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)),
     ]:
@@ -163,5 +171,7 @@ def test_a_lone_surrogate_anywhere_in_an_operation_is_refused_by_name(extra, fie
 
 
 def test_a_surrogate_pair_is_an_ordinary_character():
-    op = parse_operation({**json.loads(json.dumps(ex.OPERATION)), "summary": json.loads('"Exchange \\ud83e\\udde5"')})
-    assert op.summary == "Exchange \U0001F9E5"
+    op = parse_operation(
+        {**json.loads(json.dumps(ex.OPERATION)), "summary": json.loads('"Exchange \\ud83e\\udde5"')}
+    )
+    assert op.summary == "Exchange \U0001f9e5"

@@ -17,7 +17,13 @@ from poppy_tui.protocol.outcomes import (
 )
 from poppy_tui.protocol.retry import BackoffPolicy, parse_retry_after
 from poppy_tui.protocol.client_metadata import key_id
-from poppy_tui.protocol.session_jwt import InvalidSession, SessionIdentity, session_key_id, sign_session_jwt, verify_session_jwt
+from poppy_tui.protocol.session_jwt import (
+    InvalidSession,
+    SessionIdentity,
+    session_key_id,
+    sign_session_jwt,
+    verify_session_jwt,
+)
 from tests.protocol import spec_examples as ex
 
 
@@ -32,7 +38,9 @@ def test_classify_http_branches():
     refused = classify_http(403, {}, {"error": "invalid_session"}, None)
     assert isinstance(refused, NotPerformed) and refused.error == "invalid_session"
     assert classify_http(404, {}, None, None).error == "http_404"
-    bad = classify_http(403, {}, {"error": "approval_required", "operation": {"operation_id": "x"}}, None)
+    bad = classify_http(
+        403, {}, {"error": "approval_required", "operation": {"operation_id": "x"}}, None
+    )
     assert isinstance(bad, BadResponse) and bad.error.field == "operation.revision"
 
 
@@ -65,11 +73,19 @@ def test_session_jwt_round_trip_and_header():
     assert header["kid"] == key_id(key.public_key()) and "jwk" not in header
     assert session_key_id(token) == ("https://agent.example/agent.json", header["kid"])
     verified = verify_session_jwt(token, "https://auth.example.com", key.public_key())
-    assert (verified.client_id, verified.user_id, verified.session_id) == ("https://agent.example/agent.json", "usr_1", "ses_1")
+    assert (verified.client_id, verified.user_id, verified.session_id) == (
+        "https://agent.example/agent.json",
+        "usr_1",
+        "ses_1",
+    )
     other = sign_session_jwt(key, ident, "https://auth.example.com")
-    assert verify_session_jwt(other, "https://auth.example.com", key.public_key()).jti != verified.jti
+    assert (
+        verify_session_jwt(other, "https://auth.example.com", key.public_key()).jti != verified.jti
+    )
     with pytest.raises(InvalidSession, match="rejected"):
-        verify_session_jwt(other, "https://auth.example.com", ec.generate_private_key(ec.SECP256R1()).public_key())
+        verify_session_jwt(
+            other, "https://auth.example.com", ec.generate_private_key(ec.SECP256R1()).public_key()
+        )
 
 
 def test_session_jwt_rejections():
@@ -94,6 +110,11 @@ def test_session_jwt_rejections():
     tampered = ".".join([head, body, sig[:-4] + ("AAAA" if sig[-4:] != "AAAA" else "BBBB")])
     with pytest.raises(InvalidSession):
         verify_session_jwt(tampered, "aud", public)
-    hmac = jwt.encode({"iss": "c", "sid": "s"}, "k" * 32, algorithm="HS256", headers={"typ": "poppy-session+jwt", "kid": "x"})
+    hmac = jwt.encode(
+        {"iss": "c", "sid": "s"},
+        "k" * 32,
+        algorithm="HS256",
+        headers={"typ": "poppy-session+jwt", "kid": "x"},
+    )
     with pytest.raises(InvalidSession, match="HMAC"):
         session_key_id(hmac)

@@ -37,7 +37,9 @@ CANCEL_PATH = "/api/subscriptions/sub_6Tc1/cancel"
 
 def child_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("POPPY_TUI_")}
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(REPO) + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"  # never touch a real keyring
     env.update(extra)
@@ -87,7 +89,9 @@ class Child:
             seen = len(self.lines)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise AssertionError(f"child never said {prefix!r}; said {self.lines!r}; stderr: {self.stderr()}")
+                raise AssertionError(
+                    f"child never said {prefix!r}; said {self.lines!r}; stderr: {self.stderr()}"
+                )
             if not self._read_available(min(remaining, 0.2)) and self.proc.poll() is not None:
                 self._read_available(0)
                 if any(line.startswith(prefix) for line in self.lines[seen:]):
@@ -154,15 +158,24 @@ def demo_document(domain: str = "127.0.0.1:9"):
     )
 
 
-def operation(operation_id: str, revision: str = "r1", summary: str | None = None, expires_at: str = "2099-01-01T00:00:00Z"):
+def operation(
+    operation_id: str,
+    revision: str = "r1",
+    summary: str | None = None,
+    expires_at: str = "2099-01-01T00:00:00Z",
+):
     from poppy_tui.protocol.operation import parse_operation
 
     return parse_operation(
         {
             "operation_id": operation_id,
             "revision": revision,
-            "summary": summary or f"Exchange item {operation_id} for $70.00 more, charged to the card used for the order.",
-            "terms": {"order_id": "ord_7Hk2", "price_difference": {"amount": "70.00", "currency": "USD"}},
+            "summary": summary
+            or f"Exchange item {operation_id} for $70.00 more, charged to the card used for the order.",
+            "terms": {
+                "order_id": "ord_7Hk2",
+                "price_difference": {"amount": "70.00", "currency": "USD"},
+            },
             "expires_at": expires_at,
         }
     )
@@ -178,9 +191,13 @@ def fill_store(path: Path, count: int, approve_every: int = 3):
     for i in range(count):
         # A request of its own for each: approvals of equal requests wait for each other (Ops 7).
         request_id = store.add_request(
-            company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, {**EXCHANGE_BODY, "n": i}), "cli"
+            company.id,
+            ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, {**EXCHANGE_BODY, "n": i}),
+            "cli",
         )
-        result = store.record_operation(company.id, request_id, company.session_id, operation(f"op{i:06d}"))
+        result = store.record_operation(
+            company.id, request_id, company.session_id, operation(f"op{i:06d}")
+        )
         if approve_every and i % approve_every == 0:
             store.approve(result.operation_row, result.revision_id, 0.0)
     return store
@@ -194,7 +211,10 @@ def table_snapshot(path: Path) -> dict[str, list[tuple]]:
     """Every row of every table, read with plain sqlite3 (read-only)."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
     try:
-        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        tables = [
+            r[0]
+            for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
+        ]
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}
     finally:
         con.close()
@@ -220,23 +240,36 @@ def consistency_problems(path: Path) -> list[str]:
                 problems.append(f"operation {op_id} has no current revision")
             if status in ("approved", "sending", "performed", "outcome_unknown"):
                 decided = con.execute(
-                    "SELECT count(*) FROM decisions WHERE operation_row=? AND decision='approved'", (op_id,)
+                    "SELECT count(*) FROM decisions WHERE operation_row=? AND decision='approved'",
+                    (op_id,),
                 ).fetchone()[0]
                 if decided == 0:
                     problems.append(f"operation {op_id} is {status} with no approval decision")
                 if status in ("approved", "sending") and (approved is None or not key):
-                    problems.append(f"operation {op_id} is {status} without approved revision or key")
+                    problems.append(
+                        f"operation {op_id} is {status} without approved revision or key"
+                    )
             if status == "declined":
-                sent = con.execute("SELECT count(*) FROM attempts WHERE operation_row=?", (op_id,)).fetchone()[0]
+                sent = con.execute(
+                    "SELECT count(*) FROM attempts WHERE operation_row=?", (op_id,)
+                ).fetchone()[0]
                 last = con.execute(
-                    "SELECT decision FROM decisions WHERE operation_row=? ORDER BY id DESC LIMIT 1", (op_id,)
+                    "SELECT decision FROM decisions WHERE operation_row=? ORDER BY id DESC LIMIT 1",
+                    (op_id,),
                 ).fetchone()
                 if last is None or last[0] != "declined":
-                    problems.append(f"operation {op_id} is declined but its last decision is {last}")
+                    problems.append(
+                        f"operation {op_id} is declined but its last decision is {last}"
+                    )
                 if sent:
                     problems.append(f"declined operation {op_id} has {sent} send attempts")
         for (attempt_op,) in con.execute("SELECT operation_row FROM attempts"):
-            if con.execute("SELECT count(*) FROM operations WHERE id=?", (attempt_op,)).fetchone()[0] != 1:
+            if (
+                con.execute("SELECT count(*) FROM operations WHERE id=?", (attempt_op,)).fetchone()[
+                    0
+                ]
+                != 1
+            ):
                 problems.append(f"attempt for missing operation {attempt_op}")
     finally:
         con.close()
@@ -259,12 +292,16 @@ class RestartableCompany:
         probe.bind(("127.0.0.1", 0))
         self.port = probe.getsockname()[1]
         probe.close()
-        self.context = CompanyContext(base_url=f"http://127.0.0.1:{self.port}", faults=faults or Faults())
+        self.context = CompanyContext(
+            base_url=f"http://127.0.0.1:{self.port}", faults=faults or Faults()
+        )
         self._server = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.approval_requests = 0  # requests that reached the server carrying Poppy-Approval
-        self.requests_in_flight = 0  # HTTP requests the Company is still handling (sleeping on, say)
+        self.requests_in_flight = (
+            0  # HTTP requests the Company is still handling (sleeping on, say)
+        )
 
     @property
     def base_url(self) -> str:
@@ -310,8 +347,15 @@ class RestartableCompany:
                     self.requests_in_flight -= 1
 
         config = uvicorn.Config(
-            observed, log_config=None, log_level="critical", access_log=False, lifespan="on",
-            http="h11", loop="asyncio", ws="none", timeout_graceful_shutdown=1,
+            observed,
+            log_config=None,
+            log_level="critical",
+            access_log=False,
+            lifespan="on",
+            http="h11",
+            loop="asyncio",
+            ws="none",
+            timeout_graceful_shutdown=1,
         )
         server = _Server(config)
 
@@ -342,7 +386,9 @@ class RestartableCompany:
         """Until the Company has finished every request it is still handling."""
         deadline = time.monotonic() + timeout
         while self.requests_in_flight:
-            assert time.monotonic() < deadline, f"{self.requests_in_flight} request(s) still in the Company"
+            assert time.monotonic() < deadline, (
+                f"{self.requests_in_flight} request(s) still in the Company"
+            )
             time.sleep(0.02)
 
     def performed(self, operation_id: str = EXCHANGE_OPERATION_ID) -> int:

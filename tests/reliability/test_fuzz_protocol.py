@@ -36,7 +36,11 @@ from poppy_tui.protocol.errors import (
     InvalidMessage,
     InvalidOperation,
 )
-from poppy_tui.protocol.extensions import declares_operations, document_supports_operations, parse_extensions_header
+from poppy_tui.protocol.extensions import (
+    declares_operations,
+    document_supports_operations,
+    parse_extensions_header,
+)
 from poppy_tui.protocol.ids import is_valid_id
 from poppy_tui.protocol.jsonlimits import loads_bounded
 from poppy_tui.protocol.operation import (
@@ -67,10 +71,13 @@ FUZZ = settings(
     max_examples=700,
     deadline=None,
     database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
 )
 FUZZ_SLOW = settings(FUZZ, max_examples=300)
-
 
 
 def guarded(parser: str, allowed: tuple[type[BaseException], ...], fn, *args, **kwargs):
@@ -98,7 +105,9 @@ json_scalars = (
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
     max_leaves=16,
 )
 
@@ -138,7 +147,9 @@ timestamps = st.one_of(formatted_times, rfc3339_like, edge_times, st.text(max_si
 summaries = st.one_of(
     st.text(min_size=1, max_size=200),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=50),
-    st.sampled_from(["", "   ", "\x1b]52;c;ZXZpbA==\x07pay", "**x** [a](http://e) <img src=x>", "\ud800"]),
+    st.sampled_from(
+        ["", "   ", "\x1b]52;c;ZXZpbA==\x07pay", "**x** [a](http://e) <img src=x>", "\ud800"]
+    ),
     json_values,
 )
 
@@ -211,14 +222,21 @@ def test_parse_operation(obj):
     st.sampled_from([403, 403, 403, 200, 400, 503]) | st.integers(100, 599),
     st.one_of(
         st.fixed_dictionaries(
-            {"error": st.sampled_from(["approval_required", "approval_required", "invalid_session"]) | json_values},
+            {
+                "error": st.sampled_from(
+                    ["approval_required", "approval_required", "invalid_session"]
+                )
+                | json_values
+            },
             optional={"operation": operation_objects(), "error_description": json_values},
         ),
         json_values,
     ),
 )
 def test_operation_from_api_body(status, body):
-    op, _ = guarded("operation_from_api_body", OPERATION_ERRORS, operation_from_api_body, status, body)
+    op, _ = guarded(
+        "operation_from_api_body", OPERATION_ERRORS, operation_from_api_body, status, body
+    )
     if op is not None:
         assert status == 403 and body["error"] == "approval_required"
         check_operation(op, body["operation"])
@@ -239,7 +257,9 @@ def test_operation_from_api_body(status, body):
     )
 )
 def test_operation_from_mcp_result(result):
-    op, _ = guarded("operation_from_mcp_result", OPERATION_ERRORS, operation_from_mcp_result, result)
+    op, _ = guarded(
+        "operation_from_mcp_result", OPERATION_ERRORS, operation_from_mcp_result, result
+    )
     if op is not None:
         assert result["isError"] is True
         check_operation(op, result["structuredContent"]["operation"])
@@ -255,7 +275,13 @@ messages = st.one_of(
                     {},
                     optional={
                         "operations": st.one_of(
-                            st.fixed_dictionaries({}, optional={"operation": operation_objects(), "approval": json_values}),
+                            st.fixed_dictionaries(
+                                {},
+                                optional={
+                                    "operation": operation_objects(),
+                                    "approval": json_values,
+                                },
+                            ),
                             json_values,
                         )
                     },
@@ -285,30 +311,39 @@ def test_parse_rfc3339(text):
 
 # ---- headers -------------------------------------------------------------------------------
 
-sf_keys = st.sampled_from(["operation_id", "revision", "Revision", "operation-id", "x", "*"]) | st.from_regex(
-    r"[a-z*][a-z0-9_.*-]{0,8}", fullmatch=True
-)
+sf_keys = st.sampled_from(
+    ["operation_id", "revision", "Revision", "operation-id", "x", "*"]
+) | st.from_regex(r"[a-z*][a-z0-9_.*-]{0,8}", fullmatch=True)
 sf_values = st.one_of(
     good_ids.map(lambda s: f'"{s}"'),
     st.text(max_size=20).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'),
     st.text(max_size=20).map(lambda s: f'"{s}"'),
     good_ids,  # a Token, or an Integer, or garbage
     st.integers().map(str),
-    st.sampled_from(["?1", "?0", ":aGVsbG8=:", "%\"caf%c3%a9\"", "1.5", "@1659578233", "()", '("a" "b")']),
+    st.sampled_from(
+        ["?1", "?0", ":aGVsbG8=:", '%"caf%c3%a9"', "1.5", "@1659578233", "()", '("a" "b")']
+    ),
 )
 sf_dictionaries = st.lists(
-    st.tuples(sf_keys, st.one_of(st.none(), sf_values), st.lists(st.tuples(sf_keys, sf_values), max_size=2)),
+    st.tuples(
+        sf_keys,
+        st.one_of(st.none(), sf_values),
+        st.lists(st.tuples(sf_keys, sf_values), max_size=2),
+    ),
     max_size=5,
 ).map(
     lambda members: ", ".join(
-        k + ("" if v is None else "=" + v) + "".join(f";{pk}={pv}" for pk, pv in params) for k, v, params in members
+        k + ("" if v is None else "=" + v) + "".join(f";{pk}={pv}" for pk, pv in params)
+        for k, v, params in members
     )
 )
 header_texts = st.one_of(
     sf_dictionaries,
     sf_dictionaries.map(lambda s: s.encode("ascii", "replace")),
     st.text(max_size=60),
-    st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=255), max_size=60),  # latin-1, as httpx decodes
+    st.text(
+        alphabet=st.characters(min_codepoint=0, max_codepoint=255), max_size=60
+    ),  # latin-1, as httpx decodes
     st.binary(max_size=60),
 )
 
@@ -324,17 +359,24 @@ def test_parse_approval_header(value):
 
 sf_lists = st.lists(
     st.tuples(
-        st.sampled_from(['"operations"', "operations", '"other"', "1", "(a b)", '""']) | st.text(max_size=10),
+        st.sampled_from(['"operations"', "operations", '"other"', "1", "(a b)", '""'])
+        | st.text(max_size=10),
         st.lists(st.tuples(st.sampled_from(["v", "V", "x"]), sf_values), max_size=2),
     ),
     max_size=4,
-).map(lambda items: ", ".join(name + "".join(f";{k}={v}" for k, v in params) for name, params in items))
+).map(
+    lambda items: ", ".join(
+        name + "".join(f";{k}={v}" for k, v in params) for name, params in items
+    )
+)
 
 
 @FUZZ
 @given(st.one_of(st.none(), sf_lists, sf_lists.map(str.encode), header_texts))
 def test_parse_extensions_header(value):
-    declared, _ = guarded("parse_extensions_header", (InvalidExtensions,), parse_extensions_header, value)
+    declared, _ = guarded(
+        "parse_extensions_header", (InvalidExtensions,), parse_extensions_header, value
+    )
     if declared is not None:
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in declared.items())
     flag, _ = guarded("declares_operations", (), declares_operations, value)
@@ -353,7 +395,16 @@ retry_after_values = st.one_of(
     http_dates,
     http_dates.map(lambda s: s.replace("GMT", "PST")),
     st.sampled_from(
-        ["-5", "1.5", "0", " 7 ", "Wed Oct 21 07:28:00 2015", "Wednesday, 21-Oct-15 07:28:00 GMT", "\xb2", "\u0663"]
+        [
+            "-5",
+            "1.5",
+            "0",
+            " 7 ",
+            "Wed Oct 21 07:28:00 2015",
+            "Wednesday, 21-Oct-15 07:28:00 GMT",
+            "\xb2",
+            "\u0663",
+        ]
     ),
     st.text(max_size=40),
     st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=255), max_size=40),
@@ -364,7 +415,9 @@ retry_after_values = st.one_of(
 @given(retry_after_values)
 def test_parse_retry_after(value):
     seconds, _ = guarded("parse_retry_after", (), parse_retry_after, value)
-    assert seconds is None or (isinstance(seconds, float) and seconds >= 0 and not math.isnan(seconds))
+    assert seconds is None or (
+        isinstance(seconds, float) and seconds >= 0 and not math.isnan(seconds)
+    )
 
 
 # ---- discovery -----------------------------------------------------------------------------
@@ -399,7 +452,9 @@ def mostly(good, bad, p_bad: int = 4):
     return st.integers(0, p_bad - 1).flatmap(lambda roll: bad if roll == 0 else good)
 
 
-good_urls = st.sampled_from(["https://shop.example/api", "http://127.0.0.1:8080/mcp", "https://shop.example/conv"])
+good_urls = st.sampled_from(
+    ["https://shop.example/api", "http://127.0.0.1:8080/mcp", "https://shop.example/conv"]
+)
 
 
 @st.composite
@@ -411,8 +466,14 @@ def poppy_documents(draw) -> tuple[object, str, bool]:
         mostly(
             st.fixed_dictionaries(
                 {
-                    "name": mostly(st.just("Manzanita Outfitters"), st.sampled_from(["", " ", "x" * 201]) | summaries),
-                    "domain": mostly(st.just(domain) | st.just(domain.upper()), st.text(max_size=12) | json_values),
+                    "name": mostly(
+                        st.just("Manzanita Outfitters"),
+                        st.sampled_from(["", " ", "x" * 201]) | summaries,
+                    ),
+                    "domain": mostly(
+                        st.just(domain) | st.just(domain.upper()),
+                        st.text(max_size=12) | json_values,
+                    ),
                 }
             ),
             json_values,
@@ -420,35 +481,61 @@ def poppy_documents(draw) -> tuple[object, str, bool]:
         )
     )
     doc: dict[str, object] = {
-        "protocol_version": draw(mostly(st.just("0.4"), st.sampled_from(["0.3", "1.0", "0.4.1"]) | json_values, 8)),
+        "protocol_version": draw(
+            mostly(st.just("0.4"), st.sampled_from(["0.3", "1.0", "0.4.1"]) | json_values, 8)
+        ),
         "organization": organization,
     }
     api_entry = st.fixed_dictionaries(
         {
-            "type": mostly(st.sampled_from(["openapi", "mcp"]), st.sampled_from(["graphql", "OpenAPI"]) | json_values),
+            "type": mostly(
+                st.sampled_from(["openapi", "mcp"]),
+                st.sampled_from(["graphql", "OpenAPI"]) | json_values,
+            ),
             "url": mostly(good_urls, urls, 2),
         },
         optional={"description": json_values},
     )
     if draw(st.integers(0, 3)):
-        doc["apis"] = draw(mostly(st.lists(mostly(api_entry, json_values, 8), max_size=3), json_values, 8))
+        doc["apis"] = draw(
+            mostly(st.lists(mostly(api_entry, json_values, 8), max_size=3), json_values, 8)
+        )
     if draw(st.booleans()):
-        protocol = st.fixed_dictionaries({"type": mostly(st.just("poppy"), json_values), "endpoint": mostly(good_urls, urls, 2)})
+        protocol = st.fixed_dictionaries(
+            {"type": mostly(st.just("poppy"), json_values), "endpoint": mostly(good_urls, urls, 2)}
+        )
         doc["agent"] = draw(
             mostly(
-                st.fixed_dictionaries({"protocols": mostly(st.lists(mostly(protocol, json_values, 8), max_size=2), json_values, 8)}),
+                st.fixed_dictionaries(
+                    {
+                        "protocols": mostly(
+                            st.lists(mostly(protocol, json_values, 8), max_size=2), json_values, 8
+                        )
+                    }
+                ),
                 json_values,
                 8,
             )
         )
     if draw(st.booleans()):
-        doc["auth"] = draw(mostly(st.fixed_dictionaries({"issuer": mostly(good_urls, urls, 2)}), json_values, 8))
+        doc["auth"] = draw(
+            mostly(st.fixed_dictionaries({"issuer": mostly(good_urls, urls, 2)}), json_values, 8)
+        )
     if draw(st.booleans()):
         version = mostly(st.just("2"), st.sampled_from(["2.1", "1", "20", " 2"]) | json_values)
         doc["extensions"] = draw(
             mostly(
                 st.fixed_dictionaries(
-                    {"operations": mostly(st.lists(mostly(st.fixed_dictionaries({"version": version}), json_values, 8), max_size=2), json_values, 8)}
+                    {
+                        "operations": mostly(
+                            st.lists(
+                                mostly(st.fixed_dictionaries({"version": version}), json_values, 8),
+                                max_size=2,
+                            ),
+                            json_values,
+                            8,
+                        )
+                    }
                 ),
                 json_values,
                 8,
@@ -463,17 +550,29 @@ def poppy_documents(draw) -> tuple[object, str, bool]:
 @given(poppy_documents())
 def test_parse_poppy_json(case):
     doc, served_host, loopback = case
-    parsed, _ = guarded("parse_poppy_json", (InvalidDiscovery,), parse_poppy_json, doc, served_host, loopback)
+    parsed, _ = guarded(
+        "parse_poppy_json", (InvalidDiscovery,), parse_poppy_json, doc, served_host, loopback
+    )
     if parsed is not None:
         assert isinstance(parsed, CompanyDocument)
         assert parsed.domain.lower() == served_host.lower()
-        for url in [a.url for a in parsed.apis] + list(parsed.conversation_endpoints) + [parsed.issuer or "https://x"]:
+        for url in (
+            [a.url for a in parsed.apis]
+            + list(parsed.conversation_endpoints)
+            + [parsed.issuer or "https://x"]
+        ):
             assert url.startswith("https://") or (loopback and url.startswith("http://"))
-    flag, _ = guarded("document_supports_operations", (), document_supports_operations, (doc or {}).get("extensions") if isinstance(doc, dict) else doc)
+    flag, _ = guarded(
+        "document_supports_operations",
+        (),
+        document_supports_operations,
+        (doc or {}).get("extensions") if isinstance(doc, dict) else doc,
+    )
     assert flag in (None, True, False)
 
 
 # ---- approvals (the demo Company reads these) -------------------------------------------------
+
 
 @FUZZ
 @given(
@@ -482,7 +581,9 @@ def test_parse_poppy_json(case):
         st.fixed_dictionaries(
             {},
             optional={
-                "personalagentprotocol.org/approval": st.fixed_dictionaries({}, optional={"operation_id": ids, "revision": ids})
+                "personalagentprotocol.org/approval": st.fixed_dictionaries(
+                    {}, optional={"operation_id": ids, "revision": ids}
+                )
                 | json_values,
                 "io.modelcontextprotocol/clientInfo": json_values,
             },
@@ -491,10 +592,14 @@ def test_parse_poppy_json(case):
     messages,
 )
 def test_approval_from_mcp_meta_and_message(meta, message):
-    approval, _ = guarded("approval_from_mcp_meta", (InvalidApproval,), approval_from_mcp_meta, meta)
+    approval, _ = guarded(
+        "approval_from_mcp_meta", (InvalidApproval,), approval_from_mcp_meta, meta
+    )
     assert approval is None or is_valid_id(approval.operation_id)
     if isinstance(message, dict):
-        approval, _ = guarded("approval_from_message", (InvalidApproval,), approval_from_message, message)
+        approval, _ = guarded(
+            "approval_from_message", (InvalidApproval,), approval_from_message, message
+        )
         assert approval is None or is_valid_id(approval.revision)
 
 
@@ -524,13 +629,19 @@ _good_jwk = st.fixed_dictionaries(
 )
 jwk_values = mostly(
     _good_jwk,
-    st.one_of(_good_jwk.map(lambda j: {**j, "d": "AAAA"}), _good_jwk.map(lambda j: {k: j[k] for k in ("kty", "crv")}), json_values),
+    st.one_of(
+        _good_jwk.map(lambda j: {**j, "d": "AAAA"}),
+        _good_jwk.map(lambda j: {k: j[k] for k in ("kty", "crv")}),
+        json_values,
+    ),
     8,
 )
 headers = st.fixed_dictionaries(
     {
         "typ": mostly(st.just(SESSION_JWT_TYP), json_values, 10),
-        "alg": mostly(st.just("ES256"), st.sampled_from(["none", "HS256", "EdDSA"]) | json_values, 10),
+        "alg": mostly(
+            st.just("ES256"), st.sampled_from(["none", "HS256", "EdDSA"]) | json_values, 10
+        ),
         "jwk": jwk_values,
     }
 ).flatmap(lambda h: mostly(st.just(h), json_values.map(lambda kid: {**h, "kid": kid}), 10))
@@ -545,10 +656,18 @@ _good_claims = {
     "jti": good_ids,
 }
 claims = st.fixed_dictionaries(
-    {name: mostly(good, st.one_of(st.text(max_size=10), st.integers(-(2**63), 2**63), json_values), 12)
-     for name, good in _good_claims.items()}
+    {
+        name: mostly(
+            good, st.one_of(st.text(max_size=10), st.integers(-(2**63), 2**63), json_values), 12
+        )
+        for name, good in _good_claims.items()
+    }
 ).flatmap(  # sometimes one claim is missing
-    lambda c: mostly(st.just(c), st.sampled_from(list(c)).map(lambda k: {n: v for n, v in c.items() if n != k}), 8)
+    lambda c: mostly(
+        st.just(c),
+        st.sampled_from(list(c)).map(lambda k: {n: v for n, v in c.items() if n != k}),
+        8,
+    )
 )
 
 
@@ -556,12 +675,22 @@ claims = st.fixed_dictionaries(
 def session_tokens(draw) -> object:
     kind = draw(st.integers(0, 3))
     if kind == 0:
-        return draw(st.one_of(st.none(), st.text(max_size=80), st.from_regex(r"[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*", fullmatch=True)))
+        return draw(
+            st.one_of(
+                st.none(),
+                st.text(max_size=80),
+                st.from_regex(r"[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*", fullmatch=True),
+            )
+        )
     header = draw(headers)
     body = draw(claims)
     if kind == 1:  # unsigned segments with arbitrary JSON
         parts = [json.dumps(header, allow_nan=True), json.dumps(body, allow_nan=True)]
-        return ".".join(_b64(p.encode("utf-8", "surrogatepass")) for p in parts) + "." + _b64(draw(st.binary(max_size=70)))
+        return (
+            ".".join(_b64(p.encode("utf-8", "surrogatepass")) for p in parts)
+            + "."
+            + _b64(draw(st.binary(max_size=70)))
+        )
     # really signed by a P-256 key, with odd headers and claims
     extra = {k: v for k, v in header.items() if k != "alg"}
     try:
@@ -573,12 +702,20 @@ def session_tokens(draw) -> object:
 @FUZZ_SLOW
 @given(session_tokens(), st.sampled_from(["aud", "https://shop.example"]))
 def test_verify_session_jwt(token, audience):
-    verified, _ = guarded("verify_session_jwt", (InvalidSession,), verify_session_jwt, token, audience, _KEY.public_key())
+    verified, _ = guarded(
+        "verify_session_jwt",
+        (InvalidSession,),
+        verify_session_jwt,
+        token,
+        audience,
+        _KEY.public_key(),
+    )
     if verified is not None:
         assert isinstance(verified, VerifiedSession) and verified.client_id and verified.session_id
 
 
 # ---- response classification and bounded JSON -------------------------------------------------
+
 
 @FUZZ
 @given(
@@ -586,7 +723,10 @@ def test_verify_session_jwt(token, audience):
     st.dictionaries(st.text(max_size=10), st.text(max_size=10), max_size=3),
     st.one_of(
         st.fixed_dictionaries(
-            {"error": st.sampled_from(["approval_required", "operation_in_progress", "x"]) | json_values},
+            {
+                "error": st.sampled_from(["approval_required", "operation_in_progress", "x"])
+                | json_values
+            },
             optional={"operation": operation_objects()},
         ),
         json_values,
@@ -596,7 +736,8 @@ def test_verify_session_jwt(token, audience):
 def test_classify_http(status, headers_, body, retry_after):
     outcome, _ = guarded("classify_http", (), classify_http, status, headers_, body, retry_after)
     assert outcome is None or isinstance(
-        outcome, (Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse)
+        outcome,
+        (Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse),
     )
 
 
@@ -617,13 +758,16 @@ def test_loads_bounded(data, limit):
 
 # ---- what parses must be storable -------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def fuzz_store(tmp_path_factory):
     from poppy_tui.agent.store import Store
 
     store = Store.open(tmp_path_factory.mktemp("fuzzstore") / "poppy.db")
     company = store.upsert_company("http://127.0.0.1:9", _demo_document())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli"
+    )
     yield store, company, request_id
     store.close()
 
@@ -652,7 +796,13 @@ def test_every_parsed_operation_can_be_stored_and_read_back(fuzz_store, obj):
     if op is None:
         return
     result, _ = guarded(
-        "Store.record_operation", (StoreError, StateError), store.record_operation, company.id, request_id, company.session_id, op
+        "Store.record_operation",
+        (StoreError, StateError),
+        store.record_operation,
+        company.id,
+        request_id,
+        company.session_id,
+        op,
     )
     if result is None:
         return
@@ -664,7 +814,9 @@ def test_every_parsed_operation_can_be_stored_and_read_back(fuzz_store, obj):
         assert json.dumps(revision.terms, sort_keys=True) == json.dumps(
             None if op.terms is None else json.loads(op.terms_json), sort_keys=True
         )
-        assert json.dumps(revision.raw, sort_keys=True) == json.dumps(json.loads(op.to_json()), sort_keys=True)
+        assert json.dumps(revision.raw, sort_keys=True) == json.dumps(
+            json.loads(op.to_json()), sort_keys=True
+        )
         rows, _ = guarded("Store.read", (), store.list_operations, limit=1)
         assert rows is None or (rows and rows[0].id == result.operation_row)
 
@@ -673,7 +825,10 @@ def test_every_parsed_operation_can_be_stored_and_read_back(fuzz_store, obj):
 
 fuzz_requests = st.one_of(
     st.none(),
-    st.builds(lambda body: ApiRequest("POST", "http://127.0.0.1:9/api/orders/ord_7Hk2/exchanges", body), json_values),
+    st.builds(
+        lambda body: ApiRequest("POST", "http://127.0.0.1:9/api/orders/ord_7Hk2/exchanges", body),
+        json_values,
+    ),
 )
 
 

@@ -13,7 +13,13 @@ import sys
 
 import pytest
 
-from tests.reliability.support import EXCHANGE_BODY, EXCHANGE_PATH, REPO, RestartableCompany, child_env
+from tests.reliability.support import (
+    EXCHANGE_BODY,
+    EXCHANGE_PATH,
+    REPO,
+    RestartableCompany,
+    child_env,
+)
 
 FAIL = "keyring.backends.fail.Keyring"
 NULL = "keyring.backends.null.Keyring"
@@ -37,14 +43,24 @@ else:
 
 def run_python(code: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60, env=child_env(**env), cwd=REPO
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=child_env(**env),
+        cwd=REPO,
     )
 
 
 def run_cli(home, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "poppy_tui", *argv], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-        env=child_env(POPPY_TUI_HOME=str(home), **env), cwd=REPO,
+        [sys.executable, "-m", "poppy_tui", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=child_env(POPPY_TUI_HOME=str(home), **env),
+        cwd=REPO,
     )
 
 
@@ -77,7 +93,13 @@ def test_the_cli_reports_a_missing_keyring_without_a_traceback_and_sends_nothing
         import json
 
         called = run_cli(
-            home, "call", company.base_url, "POST", EXCHANGE_PATH, "--body", json.dumps(EXCHANGE_BODY),
+            home,
+            "call",
+            company.base_url,
+            "POST",
+            EXCHANGE_PATH,
+            "--body",
+            json.dumps(EXCHANGE_BODY),
             PYTHON_KEYRING_BACKEND=FAIL,
         )
         assert called.returncode != 0

@@ -61,7 +61,9 @@ async def resume(home: Path, row: int, timeout: float = 30.0, **options):
         sent = len(agent.store.attempts(row))
         for _ in range(3):
             await agent.dispatch_once()
-        assert len(agent.store.attempts(row)) == sent, "the dispatcher kept sending after the outcome"
+        assert len(agent.store.attempts(row)) == sent, (
+            "the dispatcher kept sending after the outcome"
+        )
         return final, agent.store.attempts(row), agent.store.decisions(row)
     finally:
         await agent.aclose()
@@ -70,7 +72,9 @@ async def resume(home: Path, row: int, timeout: float = 30.0, **options):
 def assert_delivered_once(company: RestartableCompany, final, attempts, decisions) -> None:
     assert final.status == Status.PERFORMED, (final.status, final.outcome_detail)
     assert company.performed() == 1, "performed twice (or not at all)"
-    assert [d.decision for d in decisions] == ["approved"], "the person was asked (or recorded) again"
+    assert [d.decision for d in decisions] == ["approved"], (
+        "the person was asked (or recorded) again"
+    )
     keys = {a.idempotency_key for a in attempts}
     assert keys == {final.idempotency_key}, "a resend changed the approval's Idempotency-Key"
     assert all(a.revision_id == final.approved_revision_id for a in attempts)
@@ -119,7 +123,9 @@ async def test_killed_during_the_grace_period_the_grace_still_holds(home, compan
     assert op.status == Status.APPROVED and not attempts and company.approval_requests == 0
     final, attempts, decisions = await resume(home, row)
     assert_delivered_once(company, final, attempts, decisions)
-    assert parse_stamp(attempts[0].started_at) >= parse_stamp(op.send_after), "sent before the grace period ended"
+    assert parse_stamp(attempts[0].started_at) >= parse_stamp(op.send_after), (
+        "sent before the grace period ended"
+    )
 
 
 async def test_withdrawn_after_a_restart_during_the_grace_period_is_never_sent(home, company):
@@ -149,12 +155,16 @@ async def test_killed_after_the_attempt_is_committed_before_the_request_leaves(h
     with child("agent_step.py", str(home), company.base_url, "before-send") as agent:
         row = row_of(agent.expect("sending"))
         op, attempts, _ = snapshot(home, row)
-        assert op.status == Status.SENDING and len(attempts) == 1 and attempts[0].finished_at is None
+        assert (
+            op.status == Status.SENDING and len(attempts) == 1 and attempts[0].finished_at is None
+        )
         agent.kill9()
     assert company.approval_requests == 0, "the request left before the attempt was recorded"
     final, attempts, decisions = await resume(home, row)
     assert_delivered_once(company, final, attempts, decisions)
-    assert attempts[0].outcome == "interrupted", "the dead sender's attempt must count as 'may have been sent'"
+    assert attempts[0].outcome == "interrupted", (
+        "the dead sender's attempt must count as 'may have been sent'"
+    )
     assert company.approval_requests == 1
 
 
@@ -189,7 +199,9 @@ async def test_killed_while_the_company_is_performing(home, slow_perform):
 
 
 @pytest.mark.parametrize("fault", ["none", "drop_after_perform"])
-async def test_killed_after_the_company_performed_before_the_answer_is_recorded(home, company, dropping, fault):
+async def test_killed_after_the_company_performed_before_the_answer_is_recorded(
+    home, company, dropping, fault
+):
     company = dropping if fault == "drop_after_perform" else company
     write_config(home, grace_seconds=0)
     with child("agent_step.py", str(home), company.base_url, "answered") as agent:
@@ -199,7 +211,9 @@ async def test_killed_after_the_company_performed_before_the_answer_is_recorded(
         assert company.performed() == 1
         agent.kill9()
     op, attempts, _ = snapshot(home, row)
-    assert op.status == Status.SENDING and attempts[-1].finished_at is None, "the answer was recorded after all"
+    assert op.status == Status.SENDING and attempts[-1].finished_at is None, (
+        "the answer was recorded after all"
+    )
     final, attempts, decisions = await resume(home, row)
     assert_delivered_once(company, final, attempts, decisions)
     assert final.outcome and final.outcome.get("status") in (200, 201), final.outcome
@@ -234,7 +248,8 @@ async def test_killed_at_random_moments_the_invariants_hold_whichever_step_was_h
         with RestartableCompany(Faults(perform_seconds=1.0)) as company:
             with child("agent_step.py", str(home), company.base_url, "run") as agent:
                 agent.expect("company")
-                time.sleep(rng.uniform(0.0, 1.6))  # fixed-wait: the kill lands at a random moment of the flow
+                pause = rng.uniform(0.0, 1.6)
+                time.sleep(pause)  # fixed-wait: the kill lands at a random moment of the flow
                 agent.kill9()
                 lines = agent.drain()
             database = resolve_paths(home).database
@@ -269,11 +284,15 @@ OTHER_INTERFACES = ["mcp", "conversation"]
 @pytest.mark.parametrize("interface", OTHER_INTERFACES)
 async def test_other_interfaces_killed_before_the_request_leaves(home, company, interface):
     write_config(home, grace_seconds=0)
-    with child("agent_step.py", str(home), company.base_url, "before-send", POPPY_TEST_INTERFACE=interface) as agent:
+    with child(
+        "agent_step.py", str(home), company.base_url, "before-send", POPPY_TEST_INTERFACE=interface
+    ) as agent:
         row = row_of(agent.expect("sending"))
         op, attempts, _ = snapshot(home, row)
         assert op.interface == interface
-        assert op.status == Status.SENDING and len(attempts) == 1 and attempts[0].finished_at is None
+        assert (
+            op.status == Status.SENDING and len(attempts) == 1 and attempts[0].finished_at is None
+        )
         agent.kill9()
     assert company.performed() == 0
     final, attempts, decisions = await resume(home, row)
@@ -282,20 +301,26 @@ async def test_other_interfaces_killed_before_the_request_leaves(home, company, 
 
 
 @pytest.mark.parametrize("interface", OTHER_INTERFACES)
-async def test_other_interfaces_killed_while_the_company_is_performing(home, slow_perform, interface):
+async def test_other_interfaces_killed_while_the_company_is_performing(
+    home, slow_perform, interface
+):
     await killed_while_performing(home, slow_perform, POPPY_TEST_INTERFACE=interface)
 
 
 @pytest.mark.parametrize("interface", OTHER_INTERFACES)
 async def test_other_interfaces_killed_after_the_company_performed(home, company, interface):
     write_config(home, grace_seconds=0)
-    with child("agent_step.py", str(home), company.base_url, "answered", POPPY_TEST_INTERFACE=interface) as agent:
+    with child(
+        "agent_step.py", str(home), company.base_url, "answered", POPPY_TEST_INTERFACE=interface
+    ) as agent:
         row = row_of(agent.expect("answered"))
         # a conversation's Company agent reports in a later message
         until(lambda: company.performed() > 0, "the Company never performed")
         agent.kill9()
     op, attempts, _ = snapshot(home, row)
-    assert op.status == Status.SENDING and attempts[-1].finished_at is None, "the answer was recorded after all"
+    assert op.status == Status.SENDING and attempts[-1].finished_at is None, (
+        "the answer was recorded after all"
+    )
     final, attempts, decisions = await resume(home, row)
     assert_delivered_once(company, final, attempts, decisions)
 
@@ -319,7 +344,10 @@ async def test_killed_while_finding_out_resends_the_same_approval_once_the_lease
         fresh = Agent.open(paths, load_config(paths), lease_seconds=1)
         try:
             deadline = time.monotonic() + 30
-            while fresh.store.get_operation(row).status == Status.OUTCOME_UNKNOWN and time.monotonic() < deadline:
+            while (
+                fresh.store.get_operation(row).status == Status.OUTCOME_UNKNOWN
+                and time.monotonic() < deadline
+            ):
                 await fresh.dispatch_once()
                 await asyncio.sleep(0.05)
             final = fresh.store.get_operation(row)

@@ -18,7 +18,12 @@ from poppy_tui.agent.store import Store, StoreError
 from poppy_tui.protocol.approval import parse_approval_header
 from poppy_tui.protocol.conventions import SESSION_JWT_TYP
 from poppy_tui.protocol.discovery import parse_poppy_json
-from poppy_tui.protocol.errors import InvalidApproval, InvalidDiscovery, InvalidExtensions, InvalidOperation
+from poppy_tui.protocol.errors import (
+    InvalidApproval,
+    InvalidDiscovery,
+    InvalidExtensions,
+    InvalidOperation,
+)
 from poppy_tui.protocol.extensions import declares_operations, parse_extensions_header
 from poppy_tui.protocol.operation import operation_from_api_body, parse_operation
 from poppy_tui.protocol.requests import ApiRequest
@@ -36,7 +41,12 @@ def known(key: str):
 
 
 def _op(expires_at: str, operation_id: str = "exc_5Rt2") -> dict:
-    return {"operation_id": operation_id, "revision": "r1", "summary": "Exchange", "expires_at": expires_at}
+    return {
+        "operation_id": operation_id,
+        "revision": "r1",
+        "summary": "Exchange",
+        "expires_at": expires_at,
+    }
 
 
 def test_approval_header_with_a_non_latin1_character_is_invalid_approval():
@@ -53,7 +63,9 @@ def test_declares_operations_never_raises():
     assert declares_operations('"operations";v="2", "\u0100"') is False
 
 
-@pytest.mark.parametrize("value", ["\xb2", "9" * 400, "9" * 5000], ids=["superscript-two", "400-digits", "5000-digits"])
+@pytest.mark.parametrize(
+    "value", ["\xb2", "9" * 400, "9" * 5000], ids=["superscript-two", "400-digits", "5000-digits"]
+)
 def test_unreadable_retry_after_is_none_or_a_number(value):
     seconds = parse_retry_after(value)
     assert seconds is None or seconds >= 0
@@ -66,7 +78,9 @@ def test_leap_second_at_the_end_of_time_is_invalid_operation():
 
 def test_api_refusal_with_that_operation_is_invalid_operation():
     with pytest.raises(InvalidOperation):
-        operation_from_api_body(403, {"error": "approval_required", "operation": _op("9999-12-31T23:59:60Z")})
+        operation_from_api_body(
+            403, {"error": "approval_required", "operation": _op("9999-12-31T23:59:60Z")}
+        )
 
 
 @pytest.mark.parametrize("url", ["http://[", "http://[zz]/"])
@@ -112,7 +126,15 @@ def test_string_iat_is_invalid_session():
     key = ec.generate_private_key(ec.SECP256R1())
     now = int(time.time())
     token = jwt.encode(
-        {"iss": "a", "sub": "u", "aud": "aud", "sid": "s", "iat": "soon", "exp": now + 60, "jti": "j"},
+        {
+            "iss": "a",
+            "sub": "u",
+            "aud": "aud",
+            "sid": "s",
+            "iat": "soon",
+            "exp": now + 60,
+            "jti": "j",
+        },
         key,
         algorithm="ES256",
         headers={"typ": SESSION_JWT_TYP, "kid": "k"},
@@ -127,13 +149,17 @@ def store_with_request(tmp_path):
 
     store = Store.open(tmp_path / "poppy.db")
     company = store.upsert_company("http://127.0.0.1:9", _demo_document())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {}), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {}), "cli"
+    )
     yield store, company, request_id
     store.close()
 
 
 @pytest.mark.parametrize("expires_at", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
-def test_an_expiry_the_store_cannot_keep_is_refused_at_parse_or_kept(store_with_request, expires_at):
+def test_an_expiry_the_store_cannot_keep_is_refused_at_parse_or_kept(
+    store_with_request, expires_at
+):
     """Was: parse_operation accepted these, then Store.record_operation raised OverflowError."""
     store, company, request_id = store_with_request
     try:
@@ -150,10 +176,18 @@ def test_an_expiry_the_store_cannot_keep_is_refused_at_parse_or_kept(store_with_
 def test_an_operation_from_before_year_1000_does_not_break_the_inbox(store_with_request):
     """Was: stored as '999-01-01T...', after which list_operations raised ValueError for good."""
     store, company, request_id = store_with_request
-    store.record_operation(company.id, request_id, company.session_id, parse_operation(_op("2099-01-01T00:00:00Z", "ok")))
+    store.record_operation(
+        company.id,
+        request_id,
+        company.session_id,
+        parse_operation(_op("2099-01-01T00:00:00Z", "ok")),
+    )
     try:
         store.record_operation(
-            company.id, request_id, company.session_id, parse_operation(_op("0999-01-01T00:00:00Z", "old"))
+            company.id,
+            request_id,
+            company.session_id,
+            parse_operation(_op("0999-01-01T00:00:00Z", "old")),
         )
     except (InvalidOperation, StoreError):
         pass
@@ -169,7 +203,9 @@ def test_an_operation_with_a_lone_surrogate_is_refused_not_a_crash_in_the_store(
     assert store.list_operations() == []
 
 
-def test_any_other_lone_surrogate_from_a_company_is_stored_as_a_replacement_character(store_with_request):
+def test_any_other_lone_surrogate_from_a_company_is_stored_as_a_replacement_character(
+    store_with_request,
+):
     store, company, request_id = store_with_request
     store.set_first_response(request_id, 200, {"body": {"note": "done \ud800"}})
     _, status, response = store.get_request(request_id)

@@ -51,9 +51,18 @@ def good_database(tmp_path_factory) -> bytes:
 
 @pytest.mark.parametrize(
     "kind",
-    ["random-bytes", "text-file", "header-overwritten", "magic-changed", "truncated-half", "schema-page-garbled"],
+    [
+        "random-bytes",
+        "text-file",
+        "header-overwritten",
+        "magic-changed",
+        "truncated-half",
+        "schema-page-garbled",
+    ],
 )
-def test_a_damaged_file_is_refused_with_a_clear_error_and_left_byte_for_byte(tmp_path, good_database, kind):
+def test_a_damaged_file_is_refused_with_a_clear_error_and_left_byte_for_byte(
+    tmp_path, good_database, kind
+):
     path = tmp_path / "poppy.db"
     path.write_bytes(_damaged(kind, good_database))
     before = sha256(path)
@@ -78,7 +87,9 @@ def test_a_damaged_file_is_refused_with_a_clear_error_and_left_byte_for_byte(tmp
     assert sha256(path) == before, "the damaged file was modified"
 
 
-def test_damage_in_any_single_page_is_reported_as_store_error_never_a_raw_sqlite_error(tmp_path, good_database):
+def test_damage_in_any_single_page_is_reported_as_store_error_never_a_raw_sqlite_error(
+    tmp_path, good_database
+):
     """Was a bug: a damaged table page opened fine and a later read raised a raw
     sqlite3.DatabaseError. Every statement's sqlite error now surfaces as StoreError."""
     page = 4096
@@ -121,12 +132,20 @@ def test_a_write_lock_held_by_another_process_gives_a_clear_error_and_changes_no
         with pytest.raises(StoreError) as failure:
             store.approve(row.id, revision_id, 0.0)
         waited = time.monotonic() - started
-        assert "busy or locked" in str(failure.value) and "nothing was changed" in str(failure.value)
-        assert waited >= 5, "gave up before the busy timeout: another process's short write would fail us"
-        assert store.list_operations(limit=5), "reads keep working while another process writes (WAL)"
+        assert "busy or locked" in str(failure.value) and "nothing was changed" in str(
+            failure.value
+        )
+        assert waited >= 5, (
+            "gave up before the busy timeout: another process's short write would fail us"
+        )
+        assert store.list_operations(limit=5), (
+            "reads keep working while another process writes (WAL)"
+        )
         holder.kill9()
     assert table_snapshot(path) == before
-    record = store.approve(row.id, revision_id, 0.0)  # the lock is gone: the same decision now succeeds
+    record = store.approve(
+        row.id, revision_id, 0.0
+    )  # the lock is gone: the same decision now succeeds
     assert record.status == Status.APPROVED
     store.close()
 
@@ -161,7 +180,7 @@ def _full_disk_run(tmp_path: Path, headroom: int):
         assert writer.wait(30) == 0, writer.stderr()
         lines = writer.lines
     acked = [line.split()[2] for line in lines if line.startswith("ack record")]
-    errors = [json.loads(line[len("error "):]) for line in lines if line.startswith("error ")]
+    errors = [json.loads(line[len("error ") :]) for line in lines if line.startswith("error ")]
     return path, before, acked, errors, lines
 
 
@@ -172,12 +191,16 @@ def test_a_full_disk_fails_the_write_clearly_and_earlier_records_survive(tmp_pat
     assert errors, f"no write failed: {lines}"
     for error in errors:
         assert error["type"] == "StoreError", error  # never a raw sqlite3/OS error
-        assert "nothing was changed" in error["message"] or "can't be used" in error["message"], error
+        assert "nothing was changed" in error["message"] or "can't be used" in error["message"], (
+            error
+        )
     assert integrity(path) == "ok"
     assert not consistency_problems(path)
     with Store.open(path) as store:
         kept = {row.operation_id for row in store.list_operations(limit=10_000)}
-        assert {f"op{i:06d}" for i in range(30)} <= kept, "a record written before the disk filled was lost"
+        assert {f"op{i:06d}" for i in range(30)} <= kept, (
+            "a record written before the disk filled was lost"
+        )
         assert set(acked) <= kept, "a write reported as done was lost"
         failed = {e["call"].split()[1] for e in errors if e["call"].startswith("record")}
         assert not (failed & kept), "a write reported as failed is in the database"
@@ -205,7 +228,11 @@ def test_a_new_database_on_a_full_disk_is_refused_clearly(tmp_path):
     from tests.reliability.support import PYTHON, REPO, child_env
 
     done = subprocess.run(
-        [PYTHON, "-c", code, str(tmp_path / "poppy.db")], capture_output=True, text=True, env=child_env(), cwd=REPO,
+        [PYTHON, "-c", code, str(tmp_path / "poppy.db")],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        cwd=REPO,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
@@ -225,7 +252,8 @@ def test_a_writer_killed_at_random_moments_loses_no_acknowledged_change(tmp_path
     for trial in range(8):
         with child("store_writer.py", str(path), "loop") as writer:
             writer.expect("ready", 30)
-            time.sleep(rng.uniform(0.15, 0.6))  # fixed-wait: the kill lands at a random moment of the writes
+            pause = rng.uniform(0.15, 0.6)
+            time.sleep(pause)  # fixed-wait: the kill lands at a random moment of the writes
             writer.kill9()
             lines = writer.drain()
         acked = [line.split()[1:] for line in lines if line.startswith("ack ")]
@@ -234,20 +262,26 @@ def test_a_writer_killed_at_random_moments_loses_no_acknowledged_change(tmp_path
         with Store.open(path) as store:
             for kind, op_id in acked:
                 record = store.find_operation(op_id)
-                assert record is not None, f"trial {trial}: acknowledged {kind} of {op_id} is missing"
+                assert record is not None, (
+                    f"trial {trial}: acknowledged {kind} of {op_id} is missing"
+                )
                 if kind == "decline":
                     assert record.status == Status.DECLINED
                 elif kind == "approve":
                     assert record.status in (Status.APPROVED, Status.SENDING, Status.PERFORMED)
                 elif kind == "attempt":
-                    assert record.status in (Status.SENDING, Status.PERFORMED) and store.attempts(record.id)
+                    assert record.status in (Status.SENDING, Status.PERFORMED) and store.attempts(
+                        record.id
+                    )
                 elif kind == "settle":
                     assert record.status == Status.PERFORMED
             recorded = [op_id for kind, op_id in acked if kind == "record"]
             total_acked += len(recorded)
             # SQLite may hold one more commit than the writer reported (killed between COMMIT and print).
             last = recorded[-1] if recorded else None
-            newer = [r for r in store.list_operations(limit=5) if last is None or r.operation_id > last]
+            newer = [
+                r for r in store.list_operations(limit=5) if last is None or r.operation_id > last
+            ]
             unacked_extra += len(newer)
             assert len(newer) <= 1
             # A leftover "sending" op (killed mid-send) is still resumable: its lease lapses.

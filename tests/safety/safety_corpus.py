@@ -44,7 +44,12 @@ def _request(spec: Any, requests: dict[str, Any]) -> Any:
         return ApiRequest(spec["method"], spec["url"], spec.get("body"))
     if kind == "mcp":
         return McpRequest(spec["server_url"], spec["tool"], spec["arguments"])
-    return ConversationRequest("https://chat.example.com/conversations", "conv_1", "msg_1", spec.get("text", "please do it"))
+    return ConversationRequest(
+        "https://chat.example.com/conversations",
+        "conv_1",
+        "msg_1",
+        spec.get("text", "please do it"),
+    )
 
 
 def _operation(spec: dict[str, Any], bases: dict[str, Any]) -> Operation:

@@ -74,7 +74,9 @@ def test_the_marked_name_fits_its_width_mark_included():
 def test_company_content_carries_the_mark_and_the_domain():
     from poppy_tui.safety.summary import company_content
 
-    assert company_content(LOOKALIKE, "shop.example").plain == f"{NAME_MARK} {LOOKALIKE}  shop.example"
+    assert (
+        company_content(LOOKALIKE, "shop.example").plain == f"{NAME_MARK} {LOOKALIKE}  shop.example"
+    )
     assert company_content(HONEST, "shop.example", with_domain=False).plain == HONEST
 
 
@@ -85,7 +87,11 @@ def test_plurals_and_possessives():
     assert count(1, "warning") == "1 warning" and count(2, "warning") == "2 warnings"
     assert count(1, "second") == "1 second" and count(0, "second") == "0 seconds"
     assert plural("is", 1) == "is" and plural("is", 3) == "are"
-    assert count(2, "match") == "2 matches" and count(2, "policy") == "2 policies" and count(2, "day") == "2 days"
+    assert (
+        count(2, "match") == "2 matches"
+        and count(2, "policy") == "2 policies"
+        and count(2, "day") == "2 days"
+    )
     assert possessive("Manzanita Outfitters") == "Manzanita Outfitters'"
     assert possessive("Acme") == "Acme's"
 
@@ -96,7 +102,10 @@ def test_findings_tally_leaves_out_zero_counts():
 
     assert findings_tally(findings("warning", "warning")) == "2 warnings"
     assert findings_tally(findings("danger", "warning", "info")) == "1 danger, 1 warning"
-    assert findings_tally(findings("danger", "danger", "warning", "warning")) == "2 dangers, 2 warnings"
+    assert (
+        findings_tally(findings("danger", "danger", "warning", "warning"))
+        == "2 dangers, 2 warnings"
+    )
     assert findings_tally(findings("info")) == "no findings"
 
 
@@ -109,8 +118,12 @@ def test_safety_messages_use_singulars():
 
     now = datetime(2026, 10, 8, 19, 0, tzinfo=timezone.utc)
     expires = now + timedelta(seconds=1.5)
-    operation = Operation("exc_1", "r1", "Pay $5.00.", expires, expires.isoformat(), {"amount": "5.00"})
-    soon = [f.message for f in check_operation(operation, None, now=now) if f.code == "expires_soon"]
+    operation = Operation(
+        "exc_1", "r1", "Pay $5.00.", expires, expires.isoformat(), {"amount": "5.00"}
+    )
+    soon = [
+        f.message for f in check_operation(operation, None, now=now) if f.code == "expires_soon"
+    ]
     assert soon and soon[0].startswith("Only 1 second is left")
     terms = {f"k{i}": "a\u200bb" for i in range(11)}
     many = Operation("exc_1", "r1", "Pay.", now + timedelta(hours=1), "x", terms)
@@ -176,7 +189,10 @@ def test_companies_add_and_list_mark_a_look_alike_name(home, lookalike_company, 
     assert "look-alike letters" in second and lookalike_company in second
     assert main(["companies", "list"]) == 0
     listed = capsys.readouterr().out
-    assert f"{NAME_MARK} {LOOKALIKE} ({lookalike_company})" in listed and "look-alike letters" in listed
+    assert (
+        f"{NAME_MARK} {LOOKALIKE} ({lookalike_company})" in listed
+        and "look-alike letters" in listed
+    )
 
 
 def test_companies_list_leaves_an_honest_name_unmarked(home, capsys):
@@ -211,7 +227,15 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
 
     from poppy_tui.ui.screens.composer import ComposerScreen
     from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
-    from tests.ui.ui_sample import StoreAgent, add_company, add_operation, review_shown, started, ui_config, wait_for
+    from tests.ui.ui_sample import (
+        StoreAgent,
+        add_company,
+        add_operation,
+        review_shown,
+        started,
+        ui_config,
+        wait_for,
+    )
 
     monkeypatch.setenv("TZ", "UTC")
     with Store.open(tmp_path / "poppy.db") as store:
@@ -229,10 +253,19 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             assert by_domain["127.0.0.1:8412"] == HONEST
 
             await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, ComposerScreen)
-                           and app.screen.query_one(CompanySelect).query_one(OptionList).option_count == 3)
-            listing = app.screen.query_one(CompanySelect).query_one(OptionList)  # the options as shown
-            options = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ComposerScreen)
+                    and app.screen.query_one(CompanySelect).query_one(OptionList).option_count == 3
+                ),
+            )
+            listing = app.screen.query_one(CompanySelect).query_one(
+                OptionList
+            )  # the options as shown
+            options = [
+                str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)
+            ]
             assert f"{NAME_MARK} {LOOKALIKE}  127.0.0.1:8411" in options
             assert f"{HONEST}  127.0.0.1:8412" in options
 
@@ -270,11 +303,16 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
     monkeypatch.setenv("TZ", "UTC")
     with Store.open(tmp_path / "poppy.db") as store:
         fake = add_company(store, LOOKALIKE, 8411, talk=True)
-        conversation = store.upsert_conversation(fake.id, "http://127.0.0.1:8411/conversations", "conv_1")
-        store.add_message(conversation, {"id": "msg_1", "role": "company", "text": "Hello"}, "company")
+        conversation = store.upsert_conversation(
+            fake.id, "http://127.0.0.1:8411/conversations", "conv_1"
+        )
+        store.add_message(
+            conversation, {"id": "msg_1", "role": "company", "text": "Hello"}, "company"
+        )
         app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
         async with app.run_test(size=(120, 36)) as pilot:
             select = app.screen.query_one("#talk-company", Select)
+
             async def offered() -> bool:  # the Company is among the choices once the list is read
                 try:
                     select.value = fake.id
@@ -296,7 +334,8 @@ def test_a_companys_sentence_and_ours_are_punctuated_once():
 
     # "…account.; try again" was printed after a wrong password.
     assert followed_by("That email and password don't match an account.", "try again") == (
-        "That email and password don't match an account. Try again.")
+        "That email and password don't match an account. Try again."
+    )
     assert followed_by("wrong code", "type the code again") == "wrong code; type the code again"
     assert followed_by("Refused!  ", "try again") == "Refused! Try again."
     assert followed_by("no;", "try again") == "no; try again"

@@ -68,7 +68,11 @@ def test_every_kind_of_demo_operation_is_covered(demo_operations):
     prefixes = {operation.operation_id.split("_")[0] for _, operation in demo_operations}
     assert {"exc", "cnl", "bkc"} <= prefixes
     summaries = " ".join(operation.summary for _, operation in demo_operations)
-    assert "at no extra cost" in summaries and "more, charged" in summaries and "isn't refunded" in summaries
+    assert (
+        "at no extra cost" in summaries
+        and "more, charged" in summaries
+        and "isn't refunded" in summaries
+    )
 
 
 def test_honest_demo_operations_have_no_findings(demo_operations):
@@ -81,7 +85,9 @@ def test_the_amount_shown_is_what_the_person_pays(demo_operations):
     by_kind: dict[str, list[str | None]] = {}
     for _, operation in demo_operations:
         by_kind.setdefault(operation.operation_id.split("_")[0], []).append(key_amount(operation))
-    assert by_kind["cnl"] == [None]  # cancelling charges nothing: the plan's price is not an amount to pay
+    assert by_kind["cnl"] == [
+        None
+    ]  # cancelling charges nothing: the plan's price is not an amount to pay
     assert by_kind["bkc"] == ["USD 10.00"]  # the change fee
     assert "USD 70.00" in by_kind["exc"] and "USD 0.00" in by_kind["exc"]
 
@@ -104,13 +110,20 @@ def conversation_operations() -> Iterator[list[tuple[ConversationRequest, Operat
             operations = []
             for text in ASKED_IN_WORDS:
                 message = {"id": new_id("msg_"), "author": {"type": "agent"}, "text": text}
-                response = http.post(CONVERSATION, json={"message": message}, headers=agent.headers())
+                response = http.post(
+                    CONVERSATION, json={"message": message}, headers=agent.headers()
+                )
                 assert response.status_code == 201, response.text
-                replies = [e["message"] for e in response.json()["events"]
-                           if e["type"] == "message" and e["message"]["role"] == "company"]
+                replies = [
+                    e["message"]
+                    for e in response.json()["events"]
+                    if e["type"] == "message" and e["message"]["role"] == "company"
+                ]
                 found = [op for op in map(operation_from_message, replies) if op is not None]
                 assert len(found) == 1, (text, replies)
-                request = ConversationRequest(shop.base_url + CONVERSATION, None, message["id"], text)
+                request = ConversationRequest(
+                    shop.base_url + CONVERSATION, None, message["id"], text
+                )
                 operations.append((request, found[0]))
         yield operations
 
@@ -118,10 +131,17 @@ def conversation_operations() -> Iterator[list[tuple[ConversationRequest, Operat
 def test_honest_demo_operations_asked_in_words_have_no_warning(conversation_operations):
     """A conversation names no IDs, so an ID the summary describes in words is a note
     (info), never a warning on an honest operation."""
-    assert {op.operation_id.split("_")[0] for _, op in conversation_operations} == {"exc", "cnl", "bkc"}
+    assert {op.operation_id.split("_")[0] for _, op in conversation_operations} == {
+        "exc",
+        "cnl",
+        "bkc",
+    }
     for request, operation in conversation_operations:
         findings = check_operation(operation, request)
-        assert [f for f in findings if f.severity != "info"] == [], (operation.summary, [f.message for f in findings])
+        assert [f for f in findings if f.severity != "info"] == [], (
+            operation.summary,
+            [f.message for f in findings],
+        )
 
 
 def test_honest_demo_operations_agree_with_their_resource_read_now():
@@ -144,7 +164,10 @@ def test_honest_demo_operations_agree_with_their_resource_read_now():
                 read = http.get(url, headers=agent.headers())
                 assert read.status_code == 200, read.text
                 comparison = compare_resource(operation.terms, read.json(), f"GET {url}")
-                assert comparison.findings == (), (operation.summary, [f.message for f in comparison.findings])
+                assert comparison.findings == (), (
+                    operation.summary,
+                    [f.message for f in comparison.findings],
+                )
                 assert comparison.named, (operation.terms, read.json())  # something was compared
                 kinds.add(operation.operation_id.split("_")[0])
             assert kinds == {"exc", "cnl", "bkc"}

@@ -8,7 +8,9 @@ from textual.widgets import Static
 
 from poppy_tui.safety.summary import render_summary, safe_line_content
 
-HOSTILE = "**Approve?** [@click=app.approve]Approve[/] [@click=app.quit]Quit[/] [link=https://x]docs"
+HOSTILE = (
+    "**Approve?** [@click=app.approve]Approve[/] [@click=app.quit]Quit[/] [link=https://x]docs"
+)
 
 
 class Probe(App):

@@ -14,21 +14,107 @@ from rich.console import Console
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
-from poppy_tui.safety.discrepancies import CODES, Finding, check_operation, diff_revisions, key_amount, terms_rows
+from poppy_tui.safety.discrepancies import (
+    CODES,
+    Finding,
+    check_operation,
+    diff_revisions,
+    key_amount,
+    terms_rows,
+)
 from poppy_tui.safety.formatting import _SKELETON_DROP
 from poppy_tui.safety.sanitize import sanitize, sanitize_line
 from poppy_tui.safety.summary import render_summary, safe_content, safe_line_content
 
 FRAGMENTS = [
-    "\x1b", "\x1b[", "\x1b[2J", "\x1b]8;;https://evil\x1b\\", "\x1b]52;c;ZXZpbA==\x07", "\x1b]0;t\x1b\\",
-    "\x1bP", "\x1b_", "\x07", "\x08", "\r", "\x00", "\x7f", "\x85", "\x9b", "\x9c", "\x9d", "\x90",
-    "\u202e", "\u2066", "\u2069", "\u200e", "\u061c", "\u200b", "\u200d", "\ufeff", "\u00ad", "\u2028",
-    "\ud800", "\udfff", "\U000e0041", "\ufe0f", "\u3164", "\ue000", "\u0378",
-    "[@click=app.quit]", "[link=https://x]", "[b]", "[/]", "]", "[",
-    "*", "**", "_", "__", "- ", "* ", "+ ", "1. ", "7) ", "  ", "    ", "\n", "\n\n", "\t", "\\",
-    "# ", "> ", "`", "```", "<img src=x>", "&#x202e;", "&#27;", "![i](x)", "[a](b)",
-    "$70.00", "$", "USD", "70", "€", "＄７０", "٧٠", "1,234.56", "ord_7Hk2", "October 8", "2026-10-08",
-    "3 nights", "2 x", "qty: 4", "а", "ο", "Ⅰ", "K", "pаypal", "x", " ", ".", ",",
+    "\x1b",
+    "\x1b[",
+    "\x1b[2J",
+    "\x1b]8;;https://evil\x1b\\",
+    "\x1b]52;c;ZXZpbA==\x07",
+    "\x1b]0;t\x1b\\",
+    "\x1bP",
+    "\x1b_",
+    "\x07",
+    "\x08",
+    "\r",
+    "\x00",
+    "\x7f",
+    "\x85",
+    "\x9b",
+    "\x9c",
+    "\x9d",
+    "\x90",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\u200e",
+    "\u061c",
+    "\u200b",
+    "\u200d",
+    "\ufeff",
+    "\u00ad",
+    "\u2028",
+    "\ud800",
+    "\udfff",
+    "\U000e0041",
+    "\ufe0f",
+    "\u3164",
+    "\ue000",
+    "\u0378",
+    "[@click=app.quit]",
+    "[link=https://x]",
+    "[b]",
+    "[/]",
+    "]",
+    "[",
+    "*",
+    "**",
+    "_",
+    "__",
+    "- ",
+    "* ",
+    "+ ",
+    "1. ",
+    "7) ",
+    "  ",
+    "    ",
+    "\n",
+    "\n\n",
+    "\t",
+    "\\",
+    "# ",
+    "> ",
+    "`",
+    "```",
+    "<img src=x>",
+    "&#x202e;",
+    "&#27;",
+    "![i](x)",
+    "[a](b)",
+    "$70.00",
+    "$",
+    "USD",
+    "70",
+    "€",
+    "＄７０",
+    "٧٠",
+    "1,234.56",
+    "ord_7Hk2",
+    "October 8",
+    "2026-10-08",
+    "3 nights",
+    "2 x",
+    "qty: 4",
+    "а",
+    "ο",
+    "Ⅰ",
+    "K",
+    "pаypal",
+    "x",
+    " ",
+    ".",
+    ",",
 ]
 
 any_char_text = st.text(alphabet=st.characters(exclude_categories=()), max_size=60)
@@ -37,7 +123,11 @@ hostile_text = st.one_of(
     st.lists(st.one_of(st.sampled_from(FRAGMENTS), any_char_text), max_size=30).map("".join),
 )
 json_scalar = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), hostile_text
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    hostile_text,
 )
 json_value = st.recursive(
     json_scalar,
@@ -48,7 +138,9 @@ json_value = st.recursive(
 )
 terms_st = st.one_of(st.none(), st.dictionaries(hostile_text, json_value, max_size=6))
 when = st.datetimes(
-    min_value=datetime(2000, 1, 2), max_value=datetime(2100, 1, 1), timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=-7))])
+    min_value=datetime(2000, 1, 2),
+    max_value=datetime(2100, 1, 1),
+    timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=-7))]),
 )
 
 
@@ -78,7 +170,12 @@ requests = st.one_of(
         ),
         json_value,
     ),
-    st.builds(McpRequest, st.just("https://m"), hostile_text, st.dictionaries(hostile_text, json_value, max_size=5)),
+    st.builds(
+        McpRequest,
+        st.just("https://m"),
+        hostile_text,
+        st.dictionaries(hostile_text, json_value, max_size=5),
+    ),
 )
 
 _BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
@@ -100,7 +197,9 @@ def assert_clean(text: str) -> None:
 
 # SAFETY_FUZZ_SCALE=20 for a long local run; the default keeps the suite fast.
 _SCALE = float(os.environ.get("SAFETY_FUZZ_SCALE", "1"))
-FAST = settings(max_examples=int(300 * _SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=int(300 * _SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 SLOW = settings(
     max_examples=int(150 * _SCALE),
     deadline=None,
@@ -116,7 +215,9 @@ def test_sanitize_output_is_clean_idempotent_and_flags_are_honest(text):
     again = sanitize(result.text)
     assert again.text == result.text
     assert again.flags <= {"markup", "mixed_script"}
-    assert ("control" in result.flags) == any(unicodedata.category(c) == "Cc" and c not in "\n\t" for c in text)
+    assert ("control" in result.flags) == any(
+        unicodedata.category(c) == "Cc" and c not in "\n\t" for c in text
+    )
     assert ("bidi" in result.flags) == any(ord(c) in _BIDI for c in text)
     for start, end in result.marks:
         assert 0 <= start < end <= len(result.text)
@@ -141,7 +242,9 @@ def test_sanitize_line_is_one_bounded_clean_line(text, max_chars):
 
 def _console_output(content) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=True, color_system="truecolor", width=60, legacy_windows=False)
+    console = Console(
+        file=buffer, force_terminal=True, color_system="truecolor", width=60, legacy_windows=False
+    )
     console.print(content)
     return buffer.getvalue()
 
@@ -193,9 +296,17 @@ def _assert_findings(findings: list[Finding]) -> None:
 
 
 @SLOW
-@given(operations(), requests, st.one_of(st.none(), operations()), st.one_of(st.none(), when), st.integers(0, 600))
+@given(
+    operations(),
+    requests,
+    st.one_of(st.none(), operations()),
+    st.one_of(st.none(), when),
+    st.integers(0, 600),
+)
 def test_check_operation_never_raises_or_gives_up(operation, request, previous, now, min_read):
-    findings = check_operation(operation, request, previous=previous, now=now, min_read_seconds=min_read)
+    findings = check_operation(
+        operation, request, previous=previous, now=now, min_read_seconds=min_read
+    )
     _assert_findings(findings)
 
 

@@ -22,7 +22,12 @@ from poppy_tui.safety.discrepancies import (
     terms_rows,
 )
 from poppy_tui.safety.sanitize import Sanitized, mixed_script, sanitize, sanitize_line
-from poppy_tui.safety.summary import RenderedSummary, render_summary, safe_content, safe_line_content
+from poppy_tui.safety.summary import (
+    RenderedSummary,
+    render_summary,
+    safe_content,
+    safe_line_content,
+)
 from tests.safety.safety_corpus import NOW
 from tests.safety.test_safety_properties import assert_terminal_safe
 
@@ -38,7 +43,13 @@ CANONICAL_SUMMARY = (
 )
 
 
-def op(summary=CANONICAL_SUMMARY, terms=CANONICAL_TERMS, revision="r1", expires_in=3600, operation_id="exc_5Rt2"):
+def op(
+    summary=CANONICAL_SUMMARY,
+    terms=CANONICAL_TERMS,
+    revision="r1",
+    expires_in=3600,
+    operation_id="exc_5Rt2",
+):
     expires = NOW + timedelta(seconds=expires_in)
     return Operation(operation_id, revision, summary, expires, expires.isoformat(), terms)
 
@@ -126,7 +137,9 @@ def test_deeply_nested_lists_fall_back_to_plain_text_instead_of_dropping_content
 
 
 def test_hidden_tail_is_still_checked_against_the_terms():
-    findings = check_operation(op(summary=deep_list(30, CANONICAL_SUMMARY + " Also $500.00 a month.")), None, now=NOW)
+    findings = check_operation(
+        op(summary=deep_list(30, CANONICAL_SUMMARY + " Also $500.00 a month.")), None, now=NOW
+    )
     assert ("danger", "summary_amount_not_in_terms") in [(f.severity, f.code) for f in findings]
 
 
@@ -210,7 +223,11 @@ def test_company_values_in_messages_are_sanitised_and_bounded():
     )
     hostile = "\x1b]0;pwned\x07" + "x" * 200
     terms = dict(CANONICAL_TERMS, replacement_sku=hostile)
-    mismatch = [f for f in check_operation(op(terms=terms), request, now=NOW) if f.code == "request_mismatch"]
+    mismatch = [
+        f
+        for f in check_operation(op(terms=terms), request, now=NOW)
+        if f.code == "request_mismatch"
+    ]
     assert len(mismatch) == 1
     message = mismatch[0].message
     assert "\x1b" not in message and "\x07" not in message
@@ -232,7 +249,9 @@ def test_a_crashing_check_becomes_a_danger_finding_and_others_still_run(monkeypa
 
 def test_findings_are_sorted_danger_first():
     findings = check_operation(
-        op(summary="Exchange for $700.00 \u200b", terms=dict(CANONICAL_TERMS), expires_in=10), None, now=NOW
+        op(summary="Exchange for $700.00 \u200b", terms=dict(CANONICAL_TERMS), expires_in=10),
+        None,
+        now=NOW,
     )
     severities = [f.severity for f in findings]
     assert severities == sorted(severities, key=["danger", "warning", "info"].index)
@@ -245,13 +264,21 @@ def test_naive_now_is_taken_as_utc():
 
 
 def test_min_read_seconds_is_honoured():
-    assert "expires_soon" in [f.code for f in check_operation(op(expires_in=100), None, now=NOW, min_read_seconds=120)]
-    assert "expires_soon" not in [f.code for f in check_operation(op(expires_in=100), None, now=NOW, min_read_seconds=60)]
+    assert "expires_soon" in [
+        f.code for f in check_operation(op(expires_in=100), None, now=NOW, min_read_seconds=120)
+    ]
+    assert "expires_soon" not in [
+        f.code for f in check_operation(op(expires_in=100), None, now=NOW, min_read_seconds=60)
+    ]
 
 
 def test_terms_findings_are_capped_per_code():
     terms = {f"note{i}": "\u200b" for i in range(25)}
-    findings = [f for f in check_operation(op(terms=terms), None, now=NOW) if f.code == "invisible_character"]
+    findings = [
+        f
+        for f in check_operation(op(terms=terms), None, now=NOW)
+        if f.code == "invisible_character"
+    ]
     assert len(findings) == 11
     assert findings[-1].message == "…and 15 more fields with the same problem."
 
@@ -299,7 +326,14 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
     "terms, summary, expected",
     [
         (CANONICAL_TERMS, CANONICAL_SUMMARY, "USD 70.00"),
-        ({"fee": {"amount": "2.00", "currency": "EUR"}, "total": {"amount": "52.00", "currency": "EUR"}}, "x", "EUR 52.00"),
+        (
+            {
+                "fee": {"amount": "2.00", "currency": "EUR"},
+                "total": {"amount": "52.00", "currency": "EUR"},
+            },
+            "x",
+            "EUR 52.00",
+        ),
         ({"price": {"amount_minor": 1999, "currency": "USD"}}, "x", "USD 19.99"),
         ({"price": {"amount_minor": 1999, "currency": "JPY"}}, "x", "JPY 1999"),
         ({"amount": 70, "currency": "USD"}, "x", "USD 70"),
@@ -311,14 +345,20 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
         # What the person pays (docs/safety.md, "Which way money moves, and the amount shown"):
         # cancelling an "$18.00 a month" plan pays nothing.
         (
-            {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
-             "refund": {"amount": "0.00", "currency": "USD"}},
+            {
+                "subscription_id": "sub_6Tc1",
+                "price": {"amount": "18.00", "currency": "USD"},
+                "refund": {"amount": "0.00", "currency": "USD"},
+            },
             "Cancel your plan (sub_6Tc1, $18.00 a month). This month isn't refunded.",
             None,
         ),
         (
-            {"subscription_id": "sub_6Tc1", "price": {"amount": "18.00", "currency": "USD"},
-             "refund": {"amount": "6.00", "currency": "USD"}},
+            {
+                "subscription_id": "sub_6Tc1",
+                "price": {"amount": "18.00", "currency": "USD"},
+                "refund": {"amount": "6.00", "currency": "USD"},
+            },
             "Cancel your plan (sub_6Tc1, $18.00 a month); $6.00 is refunded.",
             "USD -6.00",  # money back: a negative payment
         ),
@@ -344,14 +384,24 @@ def test_key_amount(terms, summary, expected):
 
 
 def test_diff_revisions_exact():
-    before = op(summary="Pay $70\nto Bob", terms={"amount": {"amount": "70", "currency": "USD"}, "to": "bob", "n": 70})
+    before = op(
+        summary="Pay $70\nto Bob",
+        terms={"amount": {"amount": "70", "currency": "USD"}, "to": "bob", "n": 70},
+    )
     after = op(
         summary="Pay $90\nto Bob",
         terms={"amount": {"amount": "90", "currency": "USD"}, "n": "70", "memo": "\u202ehi"},
         revision="r2",
     )
     diff = diff_revisions(before, after)
-    assert diff.summary_diff == ("--- previous", "+++ current", "@@ -1,2 +1,2 @@", "-Pay $70", "+Pay $90", " to Bob")
+    assert diff.summary_diff == (
+        "--- previous",
+        "+++ current",
+        "@@ -1,2 +1,2 @@",
+        "-Pay $70",
+        "+Pay $90",
+        " to Bob",
+    )
     assert [(c.path, c.kind, c.old, c.new) for c in diff.terms_changes] == [
         ("amount.amount", "changed", "70", "90"),
         ("to", "removed", "bob", None),
@@ -359,8 +409,14 @@ def test_diff_revisions_exact():
         ("memo", "added", None, "⟨U+202E⟩hi"),
     ]
     assert diff.summary_changed and diff.terms_changed and not diff.expires_changed and diff.changed
-    terms_changed = [f for f in check_operation(after, None, previous=before, now=NOW) if f.code == "terms_changed"]
-    assert terms_changed[0].message.startswith("The terms changed since you last saw this: amount.amount 70 → 90;")
+    terms_changed = [
+        f
+        for f in check_operation(after, None, previous=before, now=NOW)
+        if f.code == "terms_changed"
+    ]
+    assert terms_changed[0].message.startswith(
+        "The terms changed since you last saw this: amount.amount 70 → 90;"
+    )
 
 
 def test_diff_of_identical_revisions_is_empty():
@@ -456,7 +512,15 @@ def test_a_revision_that_only_moves_the_expiry_is_new_expiry_not_new_terms():
         (None, {}, "first"),
         ({}, {"revision": "r2", "summary": CANONICAL_SUMMARY + " Now."}, "new_terms"),
         ({}, {"revision": "r2", "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz")}, "new_terms"),
-        ({}, {"revision": "r2", "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz"), "expires_in": 9000}, "new_terms"),
+        (
+            {},
+            {
+                "revision": "r2",
+                "terms": dict(CANONICAL_TERMS, item_id="itm_9Zz"),
+                "expires_in": 9000,
+            },
+            "new_terms",
+        ),
         ({}, {"revision": "r2"}, "same_content"),
         ({}, {}, "unchanged"),
         ({}, {"expires_in": 9000}, "reused"),
@@ -466,5 +530,9 @@ def test_a_revision_that_only_moves_the_expiry_is_new_expiry_not_new_terms():
 def test_classify_revision(previous, current, kind):
     from poppy_tui.safety.discrepancies import RevisionKind, classify_revision
 
-    assert classify_revision(None if previous is None else op(**previous), op(**current)) is RevisionKind(kind)
-    assert RevisionKind(kind).needs_rereading == (kind in ("new_terms", "reused", "other_operation"))
+    assert classify_revision(
+        None if previous is None else op(**previous), op(**current)
+    ) is RevisionKind(kind)
+    assert RevisionKind(kind).needs_rereading == (
+        kind in ("new_terms", "reused", "other_operation")
+    )

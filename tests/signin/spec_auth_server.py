@@ -37,7 +37,13 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import jwt
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from tests.companies.hold import Hold
@@ -80,9 +86,13 @@ class SpecAuthCompany:
     redirect_iss: str | None = None  # the iss put in the redirect (defaults to the issuer)
     access_lifetime: int = 3600
     mediated_needs_code: bool = False
-    more_users: dict[str, str] = field(default_factory=dict)  # other accounts for mediated sign-in: email -> password
+    more_users: dict[str, str] = field(
+        default_factory=dict
+    )  # other accounts for mediated sign-in: email -> password
     token_status: int | None = None
-    token_answer: dict[str, Any] = field(default_factory=dict)  # members that replace a token answer's (hostile tokens)
+    token_answer: dict[str, Any] = field(
+        default_factory=dict
+    )  # members that replace a token answer's (hostile tokens)
     user_code: str | None = None  # a scripted (hostile) user code
     # Hostile answers, per endpoint ("device", "token", "refresh", "revoke"): a valid answer padded past any
     # sensible size, streamed without a Content-Length ("huge"), or a small gzip body that
@@ -91,7 +101,9 @@ class SpecAuthCompany:
     trickle: dict[str, float] = field(default_factory=dict)
     # State.
     grants: dict[str, Grant] = field(default_factory=dict)  # refresh token -> grant
-    access_tokens: dict[str, tuple[str, float]] = field(default_factory=dict)  # token -> (refresh, exp)
+    access_tokens: dict[str, tuple[str, float]] = field(
+        default_factory=dict
+    )  # token -> (refresh, exp)
     codes: dict[str, dict[str, Any]] = field(default_factory=dict)
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
     mediated: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -101,7 +113,9 @@ class SpecAuthCompany:
     order_revisions: dict[str, float] = field(default_factory=dict)
     orders_performed: int = 0
     refuse_tokens: bool = False  # answer every access token at /orders with invalid_token
-    order_answers: list[str] = field(default_factory=list)  # "sign_in_required", "invalid_token", ...
+    order_answers: list[str] = field(
+        default_factory=list
+    )  # "sign_in_required", "invalid_token", ...
     # The account whose access token carried each approval to /orders (None: a sign-in that named none).
     approval_accounts: list[str | None] = field(default_factory=list)
     # Holds the next /orders request before its token is checked, until the test releases it
@@ -146,7 +160,9 @@ class SpecAuthCompany:
                 },
                 "custom_scopes": {"orders": "Place and change orders"},
             },
-            "apis": [{"type": "openapi", "url": f"{self.base_url}/openapi.json", "description": "Orders"}],
+            "apis": [
+                {"type": "openapi", "url": f"{self.base_url}/openapi.json", "description": "Orders"}
+            ],
             "extensions": {"operations": [{"version": "2"}]},
         }
 
@@ -158,7 +174,9 @@ class SpecAuthCompany:
             "authorization_endpoint": f"{self.base_url}/oauth/authorize",
             "device_authorization_endpoint": f"{self.base_url}/oauth/device",
             "code_challenge_methods_supported": ["S256"],
-            "poppy_domains": self.metadata_domains if self.metadata_domains is not None else [self.domain],
+            "poppy_domains": self.metadata_domains
+            if self.metadata_domains is not None
+            else [self.domain],
         }
 
     # ---- client authentication ------------------------------------------------------------------------
@@ -179,7 +197,11 @@ class SpecAuthCompany:
             return None
         try:
             claims = jwt.decode(
-                assertion, key, algorithms=["ES256"], audience=self.issuer, options={"require": ["exp", "iat", "jti"]}
+                assertion,
+                key,
+                algorithms=["ES256"],
+                audience=self.issuer,
+                options={"require": ["exp", "iat", "jti"]},
             )
         except jwt.PyJWTError:
             return None
@@ -195,7 +217,9 @@ class SpecAuthCompany:
     def app(self) -> Starlette:
         async def record(request: Request) -> bytes:
             body = await request.body()
-            self.received.append(Seen(request.method, request.url.path, dict(request.headers), body))
+            self.received.append(
+                Seen(request.method, request.url.path, dict(request.headers), body)
+            )
             return body
 
         async def form_of(request: Request) -> dict[str, str]:
@@ -229,17 +253,24 @@ class SpecAuthCompany:
                 return None
             padded = json_module.dumps({**answer, "padding": "x" * (2 * 1024 * 1024)}).encode()
             if kind == "bomb":
-                return Response(gzip.compress(padded), status, media_type="application/json",
-                                headers={"Content-Encoding": "gzip"})
+                return Response(
+                    gzip.compress(padded),
+                    status,
+                    media_type="application/json",
+                    headers={"Content-Encoding": "gzip"},
+                )
 
             async def chunks():
                 for start in range(0, len(padded), 16 * 1024):
-                    yield padded[start:start + 16 * 1024]
+                    yield padded[start : start + 16 * 1024]
 
             return StreamingResponse(chunks(), status, media_type="application/json")
 
         def issue(
-            client_id: str, scopes: list[str], refresh: str | None = None, account: str | None = None
+            client_id: str,
+            scopes: list[str],
+            refresh: str | None = None,
+            account: str | None = None,
         ) -> JSONResponse:
             refresh = refresh or secrets.token_urlsafe(24)
             self.grants[refresh] = Grant(client_id, scopes, refresh, account=account)
@@ -247,8 +278,12 @@ class SpecAuthCompany:
             self.access_tokens[access] = (refresh, time.time() + self.access_lifetime)
             return JSONResponse(
                 {
-                    "access_token": access, "token_type": "Bearer", "expires_in": self.access_lifetime,
-                    "refresh_token": refresh, "scope": " ".join(scopes), **self.token_answer,
+                    "access_token": access,
+                    "token_type": "Bearer",
+                    "expires_in": self.access_lifetime,
+                    "refresh_token": refresh,
+                    "scope": " ".join(scopes),
+                    **self.token_answer,
                 },
                 headers={"Cache-Control": "no-store"},
             )
@@ -267,17 +302,25 @@ class SpecAuthCompany:
             if client_id is None:
                 return error("invalid_client", 401)
             device_code = secrets.token_urlsafe(24)
-            user_code = self.user_code or f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
+            user_code = (
+                self.user_code or f"{secrets.randbelow(10**4):04d}-{secrets.randbelow(10**4):04d}"
+            )
             self.devices[device_code] = {
-                "client_id": client_id, "user_code": user_code, "scopes": form.get("scope", "").split(),
-                "approved": False, "denied": False, "expires": time.time() + self.device_expires_in,
+                "client_id": client_id,
+                "user_code": user_code,
+                "scopes": form.get("scope", "").split(),
+                "approved": False,
+                "denied": False,
+                "expires": time.time() + self.device_expires_in,
             }
             host = self.verification_host or self.base_url
             answer = {
-                "device_code": device_code, "user_code": user_code,
+                "device_code": device_code,
+                "user_code": user_code,
                 "verification_uri": f"{host}/device",
                 "verification_uri_complete": f"{host}/device?user_code={user_code}",
-                "expires_in": self.device_expires_in, "interval": self.device_interval,
+                "expires_in": self.device_expires_in,
+                "interval": self.device_interval,
             }
             return hostile("device", answer) or JSONResponse(answer)
 
@@ -291,8 +334,14 @@ class SpecAuthCompany:
                     "<input name=password type=password><button name=decision value=allow>Allow</button></form>"
                 )
             form = await form_of(request)
-            entry = next((d for d in self.devices.values() if d["user_code"] == form.get("user_code")), None)
-            if entry is None or form.get("email") != USER["email"] or form.get("password") != USER["password"]:
+            entry = next(
+                (d for d in self.devices.values() if d["user_code"] == form.get("user_code")), None
+            )
+            if (
+                entry is None
+                or form.get("email") != USER["email"]
+                or form.get("password") != USER["password"]
+            ):
                 return HTMLResponse("no", 400)
             entry["approved" if form.get("decision") == "allow" else "denied"] = True
             return HTMLResponse("You can go back to your agent.")
@@ -307,16 +356,23 @@ class SpecAuthCompany:
             parts = urlsplit(redirect)
             # RFC 8252 7.3: a loopback redirect matches the registered one whatever its port.
             if q.get("client_id") not in self.clients or not (
-                parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.path == "/callback"
+                parts.scheme == "http"
+                and parts.hostname == "127.0.0.1"
+                and parts.path == "/callback"
             ):
                 return HTMLResponse("unknown client or redirect_uri", 400)
-            if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
+            if (
+                q.get("response_type") != "code"
+                or q.get("code_challenge_method") != "S256"
+                or not q.get("code_challenge")
+            ):
                 return HTMLResponse("PKCE S256 is required", 400)
             if not q.get("state"):
                 return HTMLResponse("state is required", 400)
             if request.method == "GET":
                 hidden = "".join(
-                    f"<input type=hidden name='{html.escape(k)}' value='{html.escape(v)}'>" for k, v in q.items()
+                    f"<input type=hidden name='{html.escape(k)}' value='{html.escape(v)}'>"
+                    for k, v in q.items()
                 )
                 return HTMLResponse(
                     f"<h1>{html.escape(self.name)}</h1><p>Allow the agent {html.escape(q['client_id'])} "
@@ -325,15 +381,24 @@ class SpecAuthCompany:
                     "<button name=decision value=allow>Allow</button></form>"
                 )
             iss = self.redirect_iss if self.redirect_iss is not None else self.issuer
-            if q.get("email") != USER["email"] or q.get("password") != USER["password"] or q.get("decision") != "allow":
+            if (
+                q.get("email") != USER["email"]
+                or q.get("password") != USER["password"]
+                or q.get("decision") != "allow"
+            ):
                 target = f"{redirect}?{urlencode({'error': 'access_denied', 'state': q['state'], 'iss': iss})}"
                 return RedirectResponse(target, 302)
             code = secrets.token_urlsafe(24)
             self.codes[code] = {
-                "client_id": q["client_id"], "redirect_uri": redirect, "challenge": q["code_challenge"],
-                "scopes": q.get("scope", "").split(), "expires": time.time() + 60,
+                "client_id": q["client_id"],
+                "redirect_uri": redirect,
+                "challenge": q["code_challenge"],
+                "scopes": q.get("scope", "").split(),
+                "expires": time.time() + 60,
             }
-            return RedirectResponse(f"{redirect}?{urlencode({'code': code, 'state': q['state'], 'iss': iss})}", 302)
+            return RedirectResponse(
+                f"{redirect}?{urlencode({'code': code, 'state': q['state'], 'iss': iss})}", 302
+            )
 
         async def token(request: Request) -> Response:
             form = await form_of(request)
@@ -349,10 +414,17 @@ class SpecAuthCompany:
             if grant_type == "authorization_code":
                 entry = self.codes.pop(form.get("code", ""), None)
                 verifier = form.get("code_verifier", "")
-                challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+                challenge = (
+                    base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+                    .rstrip(b"=")
+                    .decode()
+                )
                 if (
-                    entry is None or entry["client_id"] != client_id or entry["redirect_uri"] != form.get("redirect_uri")
-                    or entry["challenge"] != challenge or entry["expires"] < time.time()
+                    entry is None
+                    or entry["client_id"] != client_id
+                    or entry["redirect_uri"] != form.get("redirect_uri")
+                    or entry["challenge"] != challenge
+                    or entry["expires"] < time.time()
                 ):
                     return error("invalid_grant")
                 return issue(client_id, entry["scopes"])
@@ -406,16 +478,29 @@ class SpecAuthCompany:
                 return error("invalid_client", 401)
             fields = body.get("fields")
             if not isinstance(fields, dict) or set(fields) != {"email", "password"}:
-                return JSONResponse({"status": "failed", "error_description": "exactly email and password"}, 400)
+                return JSONResponse(
+                    {"status": "failed", "error_description": "exactly email and password"}, 400
+                )
             users = {USER["email"]: USER["password"], **self.more_users}
             if users.get(str(fields.get("email"))) != fields.get("password"):
-                return JSONResponse({"status": "failed", "error_description": "wrong email or password"})
+                return JSONResponse(
+                    {"status": "failed", "error_description": "wrong email or password"}
+                )
             scopes = str(body.get("scope", "")).split()
             if self.mediated_needs_code:
                 sign_in_id = secrets.token_urlsafe(12).replace("-", "x")
-                self.mediated[sign_in_id] = {"client_id": body.get("client_id"), "scopes": scopes,
-                                             "account": str(fields["email"])}
-                return JSONResponse({"status": "code_required", "sign_in_id": sign_in_id, "message": "Enter the code we sent"})
+                self.mediated[sign_in_id] = {
+                    "client_id": body.get("client_id"),
+                    "scopes": scopes,
+                    "account": str(fields["email"]),
+                }
+                return JSONResponse(
+                    {
+                        "status": "code_required",
+                        "sign_in_id": sign_in_id,
+                        "message": "Enter the code we sent",
+                    }
+                )
             response = issue(body["client_id"], scopes, account=str(fields["email"]))
             return JSONResponse({"status": "complete", **json.loads(response.body)})
 
@@ -442,12 +527,19 @@ class SpecAuthCompany:
             if not authorization.startswith("Bearer "):
                 self.order_answers.append("sign_in_required")
                 return JSONResponse(
-                    {"error": "sign_in_required", "error_description": "Sign in to order"}, 401,
-                    headers={"WWW-Authenticate": 'Bearer error="sign_in_required", error_description="Sign in to order"'},
+                    {"error": "sign_in_required", "error_description": "Sign in to order"},
+                    401,
+                    headers={
+                        "WWW-Authenticate": 'Bearer error="sign_in_required", error_description="Sign in to order"'
+                    },
                 )
-            if self.refuse_tokens or not self.valid_access(authorization[len("Bearer "):]):
+            if self.refuse_tokens or not self.valid_access(authorization[len("Bearer ") :]):
                 self.order_answers.append("invalid_token")
-                return JSONResponse({"error": "invalid_token"}, 401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+                return JSONResponse(
+                    {"error": "invalid_token"},
+                    401,
+                    headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+                )
             approval = request.headers.get("poppy-approval", "")
             import http_sfv
 
@@ -456,8 +548,14 @@ class SpecAuthCompany:
                 parsed = http_sfv.Dictionary()
                 parsed.parse(approval.encode("ascii"))
                 named = (str(parsed["operation_id"].value), str(parsed["revision"].value))
-                self.approval_accounts.append(self.grants[self.access_tokens[authorization[len("Bearer "):]][0]].account)
-            if named is not None and named[0] == "ord_juniper_1" and self.order_revisions.get(named[1], 0) > time.time():
+                self.approval_accounts.append(
+                    self.grants[self.access_tokens[authorization[len("Bearer ") :]][0]].account
+                )
+            if (
+                named is not None
+                and named[0] == "ord_juniper_1"
+                and self.order_revisions.get(named[1], 0) > time.time()
+            ):
                 if self.orders_performed == 0:
                     self.orders_performed = 1  # at most once (Ops 7): a resend gets the same answer
                 self.order_answers.append("performed")
@@ -466,33 +564,49 @@ class SpecAuthCompany:
             expires = time.time() + 600
             self.order_revisions[revision] = expires
             self.order_answers.append("approval_required")
-            return JSONResponse({"error": "approval_required", "operation": {
-                "operation_id": "ord_juniper_1", "revision": revision,
-                "summary": "Order **one rain jacket** for 80.00 USD, charged to your card on file.",
-                "expires_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expires)),
-            }}, 403)
+            return JSONResponse(
+                {
+                    "error": "approval_required",
+                    "operation": {
+                        "operation_id": "ord_juniper_1",
+                        "revision": revision,
+                        "summary": "Order **one rain jacket** for 80.00 USD, charged to your card on file.",
+                        "expires_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(expires)),
+                    },
+                },
+                403,
+            )
 
-        async def callback_sink(request: Request) -> Response:  # not used by the agent; keeps 404s honest
+        async def callback_sink(
+            request: Request,
+        ) -> Response:  # not used by the agent; keeps 404s honest
             return Response(status_code=404)
 
-        return Starlette(routes=[
-            Route("/.well-known/poppy.json", poppy_json),
-            Route("/.well-known/oauth-authorization-server/tenants/juniper", metadata),
-            Route("/oauth/device", device, methods=["POST"]),
-            Route("/device", device_page, methods=["GET", "POST"]),
-            Route("/oauth/authorize", authorize, methods=["GET", "POST"]),
-            Route("/oauth/token", token, methods=["POST"]),
-            Route("/oauth/revoke", revoke, methods=["POST"]),
-            Route("/poppy/sign-in", mediated, methods=["POST"]),
-            Route("/poppy/sign-in/{sign_in_id}", mediated_code, methods=["POST"]),
-            Route("/orders", place_order, methods=["POST"]),
-            Route("/{path:path}", callback_sink),
-        ])
+        return Starlette(
+            routes=[
+                Route("/.well-known/poppy.json", poppy_json),
+                Route("/.well-known/oauth-authorization-server/tenants/juniper", metadata),
+                Route("/oauth/device", device, methods=["POST"]),
+                Route("/device", device_page, methods=["GET", "POST"]),
+                Route("/oauth/authorize", authorize, methods=["GET", "POST"]),
+                Route("/oauth/token", token, methods=["POST"]),
+                Route("/oauth/revoke", revoke, methods=["POST"]),
+                Route("/poppy/sign-in", mediated, methods=["POST"]),
+                Route("/poppy/sign-in/{sign_in_id}", mediated_code, methods=["POST"]),
+                Route("/orders", place_order, methods=["POST"]),
+                Route("/{path:path}", callback_sink),
+            ]
+        )
 
     # ---- helpers for tests ---------------------------------------------------------------------------
 
     def approve_device_form(self, user_code: str) -> dict[str, str]:
-        return {"user_code": user_code, "email": USER["email"], "password": USER["password"], "decision": "allow"}
+        return {
+            "user_code": user_code,
+            "email": USER["email"],
+            "password": USER["password"],
+            "decision": "allow",
+        }
 
     def valid_access(self, token: str) -> bool:
         entry = self.access_tokens.get(token)
@@ -515,8 +629,15 @@ class Served:
                 return contextlib.nullcontext()
 
         config = uvicorn.Config(
-            company.app(), log_config=None, log_level="critical", access_log=False, lifespan="off",
-            http="h11", loop="asyncio", ws="none", timeout_graceful_shutdown=1,
+            company.app(),
+            log_config=None,
+            log_level="critical",
+            access_log=False,
+            lifespan="off",
+            http="h11",
+            loop="asyncio",
+            ws="none",
+            timeout_graceful_shutdown=1,
         )
         self._server = _Server(config)
 

@@ -49,7 +49,9 @@ def cli_show(capsys, monkeypatch, tmp_path, *args: str):
     return run_main(capsys, "show", *args)
 
 
-async def test_show_and_show_json_name_the_account_and_the_other_one_signed_in(setup, capsys, monkeypatch, tmp_path):
+async def test_show_and_show_json_name_the_account_and_the_other_one_signed_in(
+    setup, capsys, monkeypatch, tmp_path
+):
     import json
 
     setup.auth.more_users[BOB["email"]] = BOB["password"]
@@ -60,7 +62,10 @@ async def test_show_and_show_json_name_the_account_and_the_other_one_signed_in(s
     text = cli_show(capsys, monkeypatch, tmp_path, str(op.id))
     assert text.code == 0, text.err
     assert f"Belongs to: your account “{USER['email']}”" in text.out
-    assert f"Can't be approved now: this operation belongs to your account “{USER['email']}”" in text.out
+    assert (
+        f"Can't be approved now: this operation belongs to your account “{USER['email']}”"
+        in text.out
+    )
     as_json = cli_show(capsys, monkeypatch, tmp_path, str(op.id), "--json")
     assert as_json.code == 0, as_json.err
     shown = json.loads(as_json.out)["operation"]
@@ -76,7 +81,9 @@ async def test_signed_in_as_another_account_it_is_refused_then_held_then_sent_as
     await setup.signins.sign_out(setup.company)
     await sign_in(setup, BOB)
     shown = show_text(agent.store, op)
-    assert f"Can't be approved now: this operation belongs to your account “{USER['email']}”" in shown
+    assert (
+        f"Can't be approved now: this operation belongs to your account “{USER['email']}”" in shown
+    )
     assert f"signed in there as “{BOB['email']}”" in shown
     assert record_json(agent.store, op)["signed_in_as_other_account"] == BOB["email"]
     with pytest.raises(StateError, match="sign in to Juniper Outfitters as"):

@@ -44,7 +44,10 @@ def approve_device_when_asked(served) -> threading.Thread:
             fresh = [e for code, e in list(served.devices.items()) if code not in known]
             if fresh:
                 with httpx.Client(trust_env=False) as browser:
-                    browser.post(f"{served.base_url}/device", data=served.approve_device_form(fresh[0]["user_code"]))
+                    browser.post(
+                        f"{served.base_url}/device",
+                        data=served.approve_device_form(fresh[0]["user_code"]),
+                    )
                 return
             time.sleep(0.02)
 
@@ -80,7 +83,9 @@ def wait_until(check, timeout: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-async def test_a_revoked_token_is_cleared_and_a_sign_in_in_another_process_sends_the_approval(home, served, cli):
+async def test_a_revoked_token_is_cleared_and_a_sign_in_in_another_process_sends_the_approval(
+    home, served, cli
+):
     # The CLI runs its own event loop: in a thread beside this test's.
     assert (await asyncio.to_thread(cli, "companies", "add", served.base_url)).code == Exit.OK
     await asyncio.to_thread(sign_in_here, cli, served)
@@ -178,7 +183,9 @@ async def _an_approved_order(home, served, cli) -> tuple[Agent, int]:
     assert (await asyncio.to_thread(cli, "companies", "add", served.base_url)).code == Exit.OK
     await asyncio.to_thread(sign_in_here, cli, served)
     agent = Agent.open(resolve_paths(home))
-    result = await agent.call_api(agent.find_company("Juniper"), "POST", "/orders", {"item": "rain jacket"})
+    result = await agent.call_api(
+        agent.find_company("Juniper"), "POST", "/orders", {"item": "rain jacket"}
+    )
     op = agent.store.get_operation(result.operation_row)
     return agent, op.id
 
@@ -214,7 +221,9 @@ async def test_a_renewed_token_refused_again_ends_the_sign_in_without_a_loop(hom
         assert [a.outcome for a in attempts] == ["sign_in_required", "sign_in_required"]
         waiting = agent.store.get_operation(row)
         assert waiting.status == Status.SENDING and waiting.waiting_sign_in
-        assert get_sign_in(agent.store, op.company.id) is None  # the person is asked to sign in again
+        assert (
+            get_sign_in(agent.store, op.company.id) is None
+        )  # the person is asked to sign in again
         assert served.order_answers.count("invalid_token") == 2 and served.orders_performed == 0
     finally:
         await agent.aclose()
@@ -223,7 +232,9 @@ async def test_a_renewed_token_refused_again_ends_the_sign_in_without_a_loop(hom
 async def until_async_settled(agent: Agent, row: int) -> None:
     """Dispatch until the approval has met the Company twice or gave up waiting for it."""
     deadline = time.monotonic() + 20
-    while len(agent.store.attempts(row)) < 2 or get_sign_in(agent.store, agent.store.get_operation(row).company.id):
+    while len(agent.store.attempts(row)) < 2 or get_sign_in(
+        agent.store, agent.store.get_operation(row).company.id
+    ):
         assert time.monotonic() < deadline, "timed out waiting"
         await agent.dispatch_once()
         await asyncio.sleep(0.02)
@@ -246,8 +257,14 @@ def test_send_without_watch_reports_an_approval_waiting_for_sign_in_and_exits(ho
         asyncio.run(approver.aclose())
     code, _, err = cli("send")
     assert code == Exit.SIGN_IN_REQUIRED, err
-    assert f"operation {row} (Juniper Outfitters, ord_juniper_1): waiting for sign-in: Sign in to Juniper Outfitters" in err
-    assert "kept until its terms expire. Run: poppy-tui signin 'Juniper Outfitters', then poppy-tui send" in err
+    assert (
+        f"operation {row} (Juniper Outfitters, ord_juniper_1): waiting for sign-in: Sign in to Juniper Outfitters"
+        in err
+    )
+    assert (
+        "kept until its terms expire. Run: poppy-tui signin 'Juniper Outfitters', then poppy-tui send"
+        in err
+    )
     out = sign_in_here(cli, served)
     assert out.startswith("signed in to Juniper Outfitters"), out  # the revoked sign-in was cleared
     code, _, err = cli("send")

@@ -28,14 +28,18 @@ def too_large(setup) -> str:
 def quick_signins(setup) -> SignIns:
     """The agent's sign-ins with a 1 s read timeout: an overall deadline of 2 s per answer."""
     return SignIns(
-        setup.agent.store, replace(setup.agent.config, request_timeout_seconds=1.0), lambda: setup.identity,
+        setup.agent.store,
+        replace(setup.agent.config, request_timeout_seconds=1.0),
+        lambda: setup.identity,
         setup.agent._http,
     )
 
 
 @pytest.mark.parametrize("kind", ["huge", "bomb"])
 async def test_an_oversized_device_authorization_answer_is_refused(setup, kind):
-    setup.auth.oversized["device"] = kind  # a valid answer, padded to 2 MB (streamed, or gzipped small)
+    setup.auth.oversized["device"] = (
+        kind  # a valid answer, padded to 2 MB (streamed, or gzipped small)
+    )
     flow = await setup.signins.begin(setup.company, "device", sleep=NoSleep())
     with pytest.raises(SignInError) as failure:
         await flow.start()
@@ -56,7 +60,9 @@ async def test_an_oversized_token_answer_ends_the_device_poll(setup, kind):
         await flow.wait()
     message = str(failure.value)
     assert "token endpoint" in message and too_large(setup) in message and "\n" not in message
-    assert len([s for s in setup.auth.received if s.path == "/oauth/token"]) == 1  # not polled again
+    assert (
+        len([s for s in setup.auth.received if s.path == "/oauth/token"]) == 1
+    )  # not polled again
     assert setup.signins.status(setup.company) is None
 
 
@@ -67,7 +73,9 @@ async def test_a_trickled_device_authorization_answer_is_abandoned_naming_the_se
         await flow.start()
     message = str(failure.value)
     assert "device authorization endpoint" in message
-    assert f"no complete answer within 2 s from {setup.auth.domain}" in message and "\n" not in message
+    assert (
+        f"no complete answer within 2 s from {setup.auth.domain}" in message and "\n" not in message
+    )
     assert flow.authorization is None
 
 
@@ -83,7 +91,9 @@ async def test_sign_out_with_a_hostile_revocation_answer_still_forgets_the_token
     result = await signins.sign_out(setup.company)
     assert result.was_signed_in and not result.revoked
     assert "revocation endpoint" in result.detail and setup.auth.domain in result.detail
-    assert (too_large(setup) if hostile == "huge" else "no complete answer within 2 s") in result.detail
+    assert (
+        too_large(setup) if hostile == "huge" else "no complete answer within 2 s"
+    ) in result.detail
     assert signins.status(setup.company) is None  # signed out here whatever the server did
 
 
@@ -93,7 +103,9 @@ async def test_an_oversized_refresh_answer_is_not_used(setup):
     await flow.submit({"email": USER["email"], "password": USER["password"]})
     first = setup.signins.vault.access(setup.auth.issuer).token
     setup.auth.oversized["refresh"] = "bomb"  # new tokens, valid, inflating to 2 MB
-    assert await setup.signins.access_token(setup.company) == first  # the padded tokens were not taken
+    assert (
+        await setup.signins.access_token(setup.company) == first
+    )  # the padded tokens were not taken
     assert setup.signins.vault.access(setup.auth.issuer).token == first
     assert any(s.path == "/oauth/token" for s in setup.auth.received)  # it did ask
     assert setup.signins.status(setup.company) is not None

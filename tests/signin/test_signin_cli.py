@@ -34,7 +34,9 @@ def _approve_when_asked(served) -> None:
         time.sleep(0.02)
     entry = next(iter(served.devices.values()))
     with httpx.Client(trust_env=False) as browser:
-        browser.post(f"{served.base_url}/device", data=served.approve_device_form(entry["user_code"]))
+        browser.post(
+            f"{served.base_url}/device", data=served.approve_device_form(entry["user_code"])
+        )
 
 
 def test_device_signin_then_companies_list_then_signout(home, served, cli, memory_keyring):
@@ -63,9 +65,15 @@ def test_device_signin_then_companies_list_then_signout(home, served, cli, memor
     assert listed["scopes"] == ["poppy:read", "poppy:write"] and listed["kind"] == "device"
 
     code, out, _ = cli("signin", "Juniper", "--scope", "poppy:read")
-    assert (code, out.strip()) == (Exit.OK, "already signed in to Juniper Outfitters with poppy:read")
+    assert (code, out.strip()) == (
+        Exit.OK,
+        "already signed in to Juniper Outfitters with poppy:read",
+    )
     code, out, _ = cli("signin", "Juniper")  # the device kind's scopes, all held already
-    assert (code, out.strip()) == (Exit.OK, "already signed in to Juniper Outfitters with poppy:read poppy:write")
+    assert (code, out.strip()) == (
+        Exit.OK,
+        "already signed in to Juniper Outfitters with poppy:read poppy:write",
+    )
     assert len([s for s in served.received if s.path == "/oauth/device"]) == 1
 
     code, out, err = cli("signout", "Juniper")
@@ -80,12 +88,19 @@ def test_direct_signin_through_the_browser(home, served, cli, monkeypatch):
     def consent(url: str) -> None:
         with httpx.Client(trust_env=False) as browser:
             query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
-            answer = browser.post(url.split("?")[0], data=query | {
-                "email": USER["email"], "password": USER["password"], "decision": "allow"})
+            answer = browser.post(
+                url.split("?")[0],
+                data=query
+                | {"email": USER["email"], "password": USER["password"], "decision": "allow"},
+            )
             browser.get(answer.headers["location"])
 
     opened: list[str] = []
-    monkeypatch.setattr(flows, "_open_in_browser", lambda url: opened.append(url) or _in_background(lambda: consent(url)) is not None)
+    monkeypatch.setattr(
+        flows,
+        "_open_in_browser",
+        lambda url: opened.append(url) or _in_background(lambda: consent(url)) is not None,
+    )
     cli("companies", "add", served.base_url)
 
     code, out, err = cli("signin", "Juniper", "--direct", "--scope", "orders")
@@ -106,7 +121,9 @@ def test_mediated_signin_reads_the_secret_without_echo(home, served, cli, monkey
 
     monkeypatch.setattr(sys, "stdin", Terminal(USER["email"] + "\n"))
     prompts: list[str] = []
-    monkeypatch.setattr(getpass, "getpass", lambda prompt="": prompts.append(prompt) or USER["password"])
+    monkeypatch.setattr(
+        getpass, "getpass", lambda prompt="": prompts.append(prompt) or USER["password"]
+    )
     cli("companies", "add", served.base_url)
 
     code, out, err = cli("signin", "Juniper", "--mediated")
@@ -114,7 +131,10 @@ def test_mediated_signin_reads_the_secret_without_echo(home, served, cli, monkey
     assert code == Exit.OK, err
     assert prompts == ["Password (not shown): "]
     assert f"go once to Juniper Outfitters at {served.domain}" in err
-    assert out.strip() == f"signed in to Juniper Outfitters as {USER['email']} (mediated), scopes poppy:read"
+    assert (
+        out.strip()
+        == f"signed in to Juniper Outfitters as {USER['email']} (mediated), scopes poppy:read"
+    )
     assert USER["password"] not in out + err
 
 

@@ -32,18 +32,28 @@ def _on_screen(dialog, selector: str) -> bool:
     screen = Region(0, 0, dialog.size.width, dialog.size.height)
     body = dialog.query_one("#sign-in-body")
     inside_body = widget in body.walk_children()
-    return screen.contains_region(region) and (not inside_body or body.region.contains_region(region))
+    return screen.contains_region(region) and (
+        not inside_body or body.region.contains_region(region)
+    )
 
 
 def _footer_keys(app) -> set[str]:
-    return {binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values()
-            if binding.show and enabled}
+    return {
+        binding.key
+        for (_, binding, enabled, _) in app.screen.active_bindings.values()
+        if binding.show and enabled
+    }
 
 
-async def _dialog(pilot, app, company_id: int, kind: str | None = None, ready: str = "#sign-in-status"):
+async def _dialog(
+    pilot, app, company_id: int, kind: str | None = None, ready: str = "#sign-in-status"
+):
     open_sign_in(app, company_id, kind=kind)
-    await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query(ready),
-                   describe=lambda: ready)
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, SignInScreen) and app.screen.query(ready),
+        describe=lambda: ready,
+    )
     await pilot.pause()
     return app.screen
 
@@ -53,8 +63,11 @@ async def test_device_step_keeps_code_link_status_and_cancel_on_screen(setup, si
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=size) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, "device", ready="#sign-in-code")
-        await wait_for(pilot, lambda: "Waiting for you to confirm" in _text(dialog.query_one("#sign-in-status")),
-                       describe=lambda: "the waiting line")
+        await wait_for(
+            pilot,
+            lambda: "Waiting for you to confirm" in _text(dialog.query_one("#sign-in-status")),
+            describe=lambda: "the waiting line",
+        )
         await pilot.pause()
         for selector in ("#sign-in-code", "#sign-in-link", "#sign-in-status", "#sign-in-help"):
             assert _on_screen(dialog, selector), (selector, dialog.query_one(selector).region)
@@ -70,18 +83,26 @@ async def test_device_step_keeps_code_link_status_and_cancel_on_screen(setup, si
         await pilot.press("c")
         assert app.clipboard == dialog.flow.link
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "cancel")
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "cancel"
+        )
 
 
 async def test_a_resize_brings_the_qr_code_back_and_takes_it_away(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=(160, 48)) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, "device", ready="#sign-in-code")
-        await wait_for(pilot, lambda: dialog.query_one("#sign-in-qr").display,
-                       describe=lambda: "the QR code at 160x48")
+        await wait_for(
+            pilot,
+            lambda: dialog.query_one("#sign-in-qr").display,
+            describe=lambda: "the QR code at 160x48",
+        )
         await pilot.resize_terminal(80, 24)
-        await wait_for(pilot, lambda: not dialog.query_one("#sign-in-qr").display,
-                       describe=lambda: "no QR code at 80x24")
+        await wait_for(
+            pilot,
+            lambda: not dialog.query_one("#sign-in-qr").display,
+            describe=lambda: "no QR code at 80x24",
+        )
         await pilot.pause()
         for selector in ("#sign-in-code", "#sign-in-status", "#sign-in-help"):
             assert _on_screen(dialog, selector), selector
@@ -96,14 +117,24 @@ async def test_a_refused_password_shows_why_with_the_keys_and_typing_works_again
         await wait_for(pilot, lambda: dialog.offered, describe=lambda: "the kinds offered")
         assert _footer_keys(app) == {"escape", "d", "b", "m"}  # not Companies' t + s o q
         await pilot.press("m")
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-1") and dialog.focused is not None,
-                       describe=lambda: "the form")
+        await wait_for(
+            pilot,
+            lambda: dialog.query("#sign-in-field-1") and dialog.focused is not None,
+            describe=lambda: "the form",
+        )
         assert dialog.query_one("#sign-in-dialog").region.right <= size[0]
         await pilot.press(*USER["email"], "enter", *"wrong-password", "enter")
         status = dialog.query_one("#sign-in-status", Static)
-        await wait_for(pilot, lambda: "wrong email or password" in _text(status), describe=lambda: "the refusal")
-        await wait_for(pilot, lambda: isinstance(dialog.focused, Input) and dialog.focused.id == "sign-in-field-0",
-                       describe=lambda: "the first field focused again")
+        await wait_for(
+            pilot,
+            lambda: "wrong email or password" in _text(status),
+            describe=lambda: "the refusal",
+        )
+        await wait_for(
+            pilot,
+            lambda: isinstance(dialog.focused, Input) and dialog.focused.id == "sign-in-field-0",
+            describe=lambda: "the first field focused again",
+        )
         await pilot.pause()
         assert status.has_class("-error")
         assert "wrong email or password; try again" in _text(status)
@@ -114,7 +145,9 @@ async def test_a_refused_password_shows_why_with_the_keys_and_typing_works_again
         assert _footer_keys(app) == {"escape"}
         # Typing reaches the fresh form: a second try signs in.
         await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
-        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "signed in")
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "signed in"
+        )
     assert setup.signins.status(setup.company).kind == "mediated"
 
 
@@ -125,25 +158,42 @@ async def test_a_wrong_code_keeps_the_code_step_and_its_input(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await _dialog(pilot, app, setup.company.id, "mediated", ready="#sign-in-field-1")
-        await wait_for(pilot, lambda: dialog.focused is not None, describe=lambda: "the form focused")
+        await wait_for(
+            pilot, lambda: dialog.focused is not None, describe=lambda: "the form focused"
+        )
         await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
-        await wait_for(pilot, lambda: dialog.query("#sign-in-code-input") and dialog.focused is not None,
-                       describe=lambda: "the code step")
+        await wait_for(
+            pilot,
+            lambda: dialog.query("#sign-in-code-input") and dialog.focused is not None,
+            describe=lambda: "the code step",
+        )
         await pilot.press(*"000000", "enter")
         status = dialog.query_one("#sign-in-status", Static)
-        await wait_for(pilot, lambda: "did not take that code" in _text(status), describe=lambda: "the wrong code")
+        await wait_for(
+            pilot,
+            lambda: "did not take that code" in _text(status),
+            describe=lambda: "the wrong code",
+        )
         assert "wrong code; type the code again" in _text(status)
         assert dialog.focused is dialog.query_one("#sign-in-code-input", Input)
         assert _on_screen(dialog, "#sign-in-status") and _on_screen(dialog, "#sign-in-code-input")
         await pilot.press(*USER["code"], "enter")
-        await wait_for(pilot, lambda: "expired" in _text(status), describe=lambda: "the ended sign-in")
+        await wait_for(
+            pilot, lambda: "expired" in _text(status), describe=lambda: "the ended sign-in"
+        )
         await pilot.pause()
         # Ended: the field takes no more typing, and the letters are the keys the line names.
         assert "m: try mediated" in _text(dialog.query_one("#sign-in-help"))
         assert {"d", "b", "m", "escape"} <= _footer_keys(app)
         await pilot.press("m")
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-0") and not dialog.query_one(
-            "#sign-in-field-0", Input).disabled, describe=lambda: "a fresh form")
+        await wait_for(
+            pilot,
+            lambda: (
+                dialog.query("#sign-in-field-0")
+                and not dialog.query_one("#sign-in-field-0", Input).disabled
+            ),
+            describe=lambda: "a fresh form",
+        )
         await pilot.press("escape")
 
 

@@ -22,7 +22,9 @@ def _form(seen) -> dict[str, str]:
 
 
 def _refresh_in_keyring(memory_keyring, issuer: str) -> str | None:
-    return memory_keyring.secrets.get((KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer)))
+    return memory_keyring.secrets.get(
+        (KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer))
+    )
 
 
 class Sleeps:
@@ -70,7 +72,9 @@ async def test_device_sign_in_waits_through_pending_and_slow_down(setup, memory_
     device_request = next(s for s in setup.auth.received if s.path == "/oauth/device")
     assert _form(device_request)["scope"] == "poppy:read poppy:write"
     polls = [_form(s) for s in setup.auth.received if s.path == "/oauth/token"]
-    assert len(polls) == 4 and all(p["grant_type"] == "urn:ietf:params:oauth:grant-type:device_code" for p in polls)
+    assert len(polls) == 4 and all(
+        p["grant_type"] == "urn:ietf:params:oauth:grant-type:device_code" for p in polls
+    )
     refresh = _refresh_in_keyring(memory_keyring, setup.auth.issuer)
     assert refresh in setup.auth.grants
     record = setup.signins.status(setup.company)
@@ -117,7 +121,9 @@ async def _consent(authorize_url: str) -> str:
         assert page.status_code == 200 and "Juniper Outfitters" in page.text
         params = dict(parse_qs(urlsplit(authorize_url).query))
         form = {k: v[0] for k, v in params.items()} | {
-            "email": USER["email"], "password": USER["password"], "decision": "allow"
+            "email": USER["email"],
+            "password": USER["password"],
+            "decision": "allow",
         }
         answer = await browser.post(authorize_url.split("?")[0], data=form)
         assert answer.status_code == 302
@@ -126,14 +132,18 @@ async def _consent(authorize_url: str) -> str:
 
 async def test_direct_sign_in_with_pkce_state_and_the_loopback_redirect(setup):
     opened: list[str] = []
-    flow = await setup.signins.begin(setup.company, "direct", scopes=["poppy:read", "orders"], open_browser=opened.append)
+    flow = await setup.signins.begin(
+        setup.company, "direct", scopes=["poppy:read", "orders"], open_browser=opened.append
+    )
     url = await flow.start()
     assert opened == [url]
     query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
     assert url.startswith(f"{setup.auth.base_url}/oauth/authorize?")
     assert query["code_challenge_method"] == "S256" and len(query["code_challenge"]) == 43
     assert query["client_id"] == "https://agent.signin-tests.example/agent.json"
-    assert query["redirect_uri"].startswith("http://127.0.0.1:") and query["redirect_uri"].endswith("/callback")
+    assert query["redirect_uri"].startswith("http://127.0.0.1:") and query["redirect_uri"].endswith(
+        "/callback"
+    )
     assert len(query["state"]) >= 32 and query["scope"] == "poppy:read orders"
 
     location = await _consent(url)
@@ -145,7 +155,10 @@ async def test_direct_sign_in_with_pkce_state_and_the_loopback_redirect(setup):
     assert grant.kind == "direct" and grant.scopes == ("poppy:read", "orders")
     exchange = _form(next(s for s in setup.auth.received if s.path == "/oauth/token"))
     assert exchange["grant_type"] == "authorization_code" and "code_verifier" in exchange
-    assert exchange["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    assert (
+        exchange["client_assertion_type"]
+        == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    )
 
 
 async def test_direct_redirect_with_another_iss_is_refused(setup):
@@ -185,14 +198,24 @@ async def test_direct_sign_in_by_pasting_the_redirect(setup):
 
 async def test_mediated_sign_in_sends_exactly_the_fields_once_to_the_endpoint(setup):
     grant = await _mediated_sign_in(setup)
-    assert grant.kind == "mediated" and grant.scopes == ("poppy:read",) and grant.account == USER["email"]
+    assert (
+        grant.kind == "mediated"
+        and grant.scopes == ("poppy:read",)
+        and grant.account == USER["email"]
+    )
     carrying = [s for s in setup.auth.received if USER["password"].encode() in s.body]
     assert [s.path for s in carrying] == ["/poppy/sign-in"]
     import json
 
     body = json.loads(carrying[0].body)
     assert body["fields"] == {"email": USER["email"], "password": USER["password"]}
-    assert set(body) == {"client_id", "client_assertion_type", "client_assertion", "scope", "fields"}
+    assert set(body) == {
+        "client_id",
+        "client_assertion_type",
+        "client_assertion",
+        "scope",
+        "fields",
+    }
 
 
 async def test_mediated_code_step_posts_only_the_code(setup):
@@ -210,7 +233,11 @@ async def test_mediated_code_step_posts_only_the_code(setup):
     import json
 
     body = json.loads(code_request.body)
-    assert body["code"] == USER["code"] and "fields" not in body and USER["password"] not in code_request.body.decode()
+    assert (
+        body["code"] == USER["code"]
+        and "fields" not in body
+        and USER["password"] not in code_request.body.decode()
+    )
 
 
 async def test_mediated_takes_exactly_the_declared_fields(setup):
@@ -245,7 +272,8 @@ async def test_issuer_binding_failures_stop_every_sign_in(setup, change, reason)
         with pytest.raises(SignInError, match=f"issuer binding.*{reason}"):
             await setup.signins.begin(setup.company, kind)
     assert {s.path for s in setup.auth.received} <= {
-        "/.well-known/poppy.json", "/.well-known/oauth-authorization-server/tenants/juniper"
+        "/.well-known/poppy.json",
+        "/.well-known/oauth-authorization-server/tenants/juniper",
     }
 
 
@@ -267,7 +295,10 @@ async def test_access_token_is_refreshed_before_it_expires(setup, memory_keyring
 
     assert token != first_access and setup.auth.valid_access(token)
     refresh_call = _form([s for s in setup.auth.received if s.path == "/oauth/token"][-1])
-    assert refresh_call["grant_type"] == "refresh_token" and refresh_call["refresh_token"] == first_refresh
+    assert (
+        refresh_call["grant_type"] == "refresh_token"
+        and refresh_call["refresh_token"] == first_refresh
+    )
     assert refresh_call["client_assertion_type"].endswith("jwt-bearer")
     rotated = _refresh_in_keyring(memory_keyring, setup.auth.issuer)
     assert rotated != first_refresh and rotated in setup.auth.grants
@@ -331,7 +362,9 @@ def test_the_agent_plugs_its_sign_ins_into_signed_in_requests(tmp_path):
 # ---- secrets stay out of the database and the logs ----------------------------------------------------
 
 
-async def test_secrets_are_absent_from_the_database_file_and_the_logs(setup, memory_keyring, caplog):
+async def test_secrets_are_absent_from_the_database_file_and_the_logs(
+    setup, memory_keyring, caplog
+):
     caplog.set_level(logging.DEBUG)
     setup.auth.access_lifetime = 30
     await _mediated_sign_in(setup)
@@ -343,17 +376,28 @@ async def test_secrets_are_absent_from_the_database_file_and_the_logs(setup, mem
     await _approve_device(device.link, setup.auth)
     await device.wait()
     direct = await setup.signins.begin(setup.company, "direct", open_browser=lambda url: None)
-    with caplog.at_level(logging.CRITICAL):  # the test's own browser logs the redirect it got, not the agent
+    with caplog.at_level(
+        logging.CRITICAL
+    ):  # the test's own browser logs the redirect it got, not the agent
         location = await _consent(await direct.start())
     await direct.complete(location)
     code = parse_qs(urlsplit(location).query)["code"][0]
     setup.agent.store.flush(5)
 
-    secrets = [USER["password"], access, refresh, authorization.device_code, code, direct._verifier,
-               _refresh_in_keyring(memory_keyring, setup.auth.issuer)]
+    secrets = [
+        USER["password"],
+        access,
+        refresh,
+        authorization.device_code,
+        code,
+        direct._verifier,
+        _refresh_in_keyring(memory_keyring, setup.auth.issuer),
+    ]
     secrets += list(setup.auth.grants) + list(setup.auth.access_tokens)
     database = setup.agent.store.path
-    stored = b"".join(p.read_bytes() for p in database.parent.iterdir() if p.name.startswith(database.name))
+    stored = b"".join(
+        p.read_bytes() for p in database.parent.iterdir() if p.name.startswith(database.name)
+    )
     assert b"poppy:read" in stored  # the sign_ins row is there, so the bytes were read
     for secret in secrets:
         assert secret.encode() not in stored
@@ -367,7 +411,9 @@ async def test_a_token_rotated_by_another_process_is_not_a_sign_out(setup, memor
     await _mediated_sign_in(setup)
     stale = _refresh_in_keyring(memory_keyring, setup.auth.issuer)
     # Another poppy-tui process refreshes first; the Company rotates the refresh token.
-    other = SignIns(setup.agent.store, setup.agent.config, lambda: setup.identity, setup.agent._http)
+    other = SignIns(
+        setup.agent.store, setup.agent.config, lambda: setup.identity, setup.agent._http
+    )
     assert await other.access_token(setup.company)
     rotated = _refresh_in_keyring(memory_keyring, setup.auth.issuer)
     assert rotated != stale
@@ -386,7 +432,8 @@ async def test_a_new_issuer_in_poppy_json_signs_out(setup, memory_keyring):
     document = dict(setup.company.document)
     document["auth"] = dict(document["auth"], issuer=setup.auth.base_url + "/tenants/new")
     setup.agent.store._db.execute(
-        "UPDATE companies SET document_json=? WHERE id=?", (__import__("json").dumps(document), setup.company.id)
+        "UPDATE companies SET document_json=? WHERE id=?",
+        (__import__("json").dumps(document), setup.company.id),
     )
     assert await setup.signins.access_token(setup.company) is None
     assert setup.signins.status(setup.company) is None
@@ -418,11 +465,15 @@ async def test_a_token_endpoint_that_trickles_is_abandoned_at_the_overall_deadli
     from poppy_tui.agent.signin.service import SignIns
 
     signins = SignIns(
-        setup.agent.store, replace(setup.agent.config, request_timeout_seconds=1.0), lambda: setup.identity,
+        setup.agent.store,
+        replace(setup.agent.config, request_timeout_seconds=1.0),
+        lambda: setup.identity,
         setup.agent._http,
     )
     setup.auth.trickle["token"] = 0.3  # inside every 1 s read timeout, never done
     flow = await signins.begin(setup.company, "device", sleep=Sleeps())
     await flow.start()
-    with pytest.raises(SignInError, match=f"no complete answer within 2 s from {setup.auth.domain}"):
+    with pytest.raises(
+        SignInError, match=f"no complete answer within 2 s from {setup.auth.domain}"
+    ):
         await flow.wait()

@@ -35,8 +35,10 @@ def hostile():
 
 @pytest.fixture
 async def agent(tmp_path):
-    opened = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
-                        Config(grace_seconds=0.0, request_timeout_seconds=5.0))
+    opened = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        Config(grace_seconds=0.0, request_timeout_seconds=5.0),
+    )
     yield opened
     await opened.aclose()
 
@@ -77,7 +79,9 @@ async def test_an_own_device_link_is_shown_as_the_browser_loads_it(agent, hostil
 
 
 @pytest.mark.parametrize("trick", ["tab and newline", "trailing dot", "capitals"])
-async def test_a_direct_sign_in_page_a_browser_opens_elsewhere_is_neither_opened_nor_shown(agent, hostile, trick):
+async def test_a_direct_sign_in_page_a_browser_opens_elsewhere_is_neither_opened_nor_shown(
+    agent, hostile, trick
+):
     opened: list[str] = []
     company = hostile(parser_trickster("direct", TRICK_LINKS[trick]))
     record = await agent.add_company(company.base_url)
@@ -107,11 +111,15 @@ async def test_a_direct_page_under_a_claimed_public_suffix_is_refused(agent, hos
         await flow.start()
 
 
-@pytest.mark.parametrize("script", [
-    suffix_claimer("mediated"),
-    parser_trickster("mediated", TRICK_LINKS["tab and newline"]),
-    parser_trickster("mediated", TRICK_LINKS["trailing dot"]),
-], ids=["public suffix", "tab and newline", "trailing dot"])
+@pytest.mark.parametrize(
+    "script",
+    [
+        suffix_claimer("mediated"),
+        parser_trickster("mediated", TRICK_LINKS["tab and newline"]),
+        parser_trickster("mediated", TRICK_LINKS["trailing dot"]),
+    ],
+    ids=["public suffix", "tab and newline", "trailing dot"],
+)
 async def test_credentials_are_never_asked_for_another_site(agent, hostile, script):
     company = hostile(script)
     with pytest.raises(SignInError, match="won't ask for your credentials"):
@@ -139,10 +147,18 @@ async def test_a_look_alike_device_link_is_shown_and_marked(agent, hostile):
 
 
 async def test_a_password_declared_not_secret_is_neither_kept_nor_the_account(agent, hostile):
-    company = hostile(careless_secrets(fields=[
-        {"name": "password", "label": "Password", "secret": False},  # first: the old "account" pick
-        {"name": "email", "label": "Email", "secret": False},
-    ]))
+    company = hostile(
+        careless_secrets(
+            fields=[
+                {
+                    "name": "password",
+                    "label": "Password",
+                    "secret": False,
+                },  # first: the old "account" pick
+                {"name": "email", "label": "Email", "secret": False},
+            ]
+        )
+    )
     flow = await _begin(agent, company, "mediated")
     assert [f.secret for f in flow.fields] == [True, False]
     grant = await flow.submit({"password": "hunter2-hunter2", "email": "ada@shop.test"})

@@ -18,7 +18,10 @@ ISSUER = "https://auth.juniper.example"
 
 
 def test_metadata_url_puts_the_well_known_segment_before_the_issuer_path():
-    assert metadata_url(ISSUER) == "https://auth.juniper.example/.well-known/oauth-authorization-server"
+    assert (
+        metadata_url(ISSUER)
+        == "https://auth.juniper.example/.well-known/oauth-authorization-server"
+    )
     assert metadata_url("https://auth.provider.example/shop-a") == (
         "https://auth.provider.example/.well-known/oauth-authorization-server/shop-a"
     )
@@ -44,19 +47,33 @@ def test_device_link_hosts(link, shown):
 
 
 def _metadata(**changes):
-    base = {"issuer": ISSUER, "token_endpoint": ISSUER + "/token", "poppy_domains": ["juniper.example"]}
+    base = {
+        "issuer": ISSUER,
+        "token_endpoint": ISSUER + "/token",
+        "poppy_domains": ["juniper.example"],
+    }
     return base | changes
 
 
 def test_issuer_binding_is_character_for_character():
-    assert parse_auth_server(_metadata(), ISSUER, "juniper.example", False).token_endpoint == ISSUER + "/token"
+    assert (
+        parse_auth_server(_metadata(), ISSUER, "juniper.example", False).token_endpoint
+        == ISSUER + "/token"
+    )
     for wrong in (ISSUER + "/", ISSUER.upper(), "https://auth.juniper.example:443"):
         with pytest.raises(InvalidSignIn, match="issuer"):
             parse_auth_server(_metadata(issuer=wrong), ISSUER, "juniper.example", False)
     with pytest.raises(InvalidSignIn, match="poppy_domains"):
-        parse_auth_server(_metadata(poppy_domains=["shop.example"]), ISSUER, "juniper.example", False)
+        parse_auth_server(
+            _metadata(poppy_domains=["shop.example"]), ISSUER, "juniper.example", False
+        )
     with pytest.raises(InvalidSignIn, match="https"):
-        parse_auth_server(_metadata(token_endpoint="http://auth.juniper.example/token"), ISSUER, "juniper.example", False)
+        parse_auth_server(
+            _metadata(token_endpoint="http://auth.juniper.example/token"),
+            ISSUER,
+            "juniper.example",
+            False,
+        )
 
 
 def test_callback_checks_state_then_iss_exactly():
@@ -69,17 +86,33 @@ def test_callback_checks_state_then_iss_exactly():
     with pytest.raises(InvalidSignIn, match="iss"):
         parse_callback("http://127.0.0.1:5000/callback?code=abc&state=s1", "s1", ISSUER)
     with pytest.raises(InvalidSignIn, match="access_denied"):
-        parse_callback(f"http://127.0.0.1:5000/callback?error=access_denied&state=s1&iss={ISSUER}", "s1", ISSUER)
+        parse_callback(
+            f"http://127.0.0.1:5000/callback?error=access_denied&state=s1&iss={ISSUER}",
+            "s1",
+            ISSUER,
+        )
 
 
 def test_mediated_fields_are_read_as_declared():
-    document = {"auth": {"issuer": ISSUER, "mediated": {
-        "endpoint": ISSUER + "/sign-in", "scopes": ["poppy:read"],
-        "fields": [{"name": "email", "label": "Email", "secret": False}, {"name": "pin", "secret": True}],
-    }}}
+    document = {
+        "auth": {
+            "issuer": ISSUER,
+            "mediated": {
+                "endpoint": ISSUER + "/sign-in",
+                "scopes": ["poppy:read"],
+                "fields": [
+                    {"name": "email", "label": "Email", "secret": False},
+                    {"name": "pin", "secret": True},
+                ],
+            },
+        }
+    }
     offer = parse_auth_offer(document, False)
     assert offer.kinds() == ("mediated",)
-    assert [(f.name, f.label, f.secret) for f in offer.mediated.fields] == [("email", "Email", False), ("pin", "pin", True)]
+    assert [(f.name, f.label, f.secret) for f in offer.mediated.fields] == [
+        ("email", "Email", False),
+        ("pin", "pin", True),
+    ]
     document["auth"]["mediated"]["fields"].append({"name": "email", "secret": False})
     with pytest.raises(InvalidSignIn, match="twice"):
         parse_auth_offer(document, False)
@@ -87,8 +120,12 @@ def test_mediated_fields_are_read_as_declared():
 
 def test_token_response_scope_defaults_to_what_was_asked():
     asked = ("poppy:read",)
-    assert parse_token_response({"access_token": "a", "token_type": "Bearer"}, asked).scopes == asked
-    assert parse_token_response({"access_token": "a", "token_type": "bearer", "scope": "x y"}, asked).scopes == ("x", "y")
+    assert (
+        parse_token_response({"access_token": "a", "token_type": "Bearer"}, asked).scopes == asked
+    )
+    assert parse_token_response(
+        {"access_token": "a", "token_type": "bearer", "scope": "x y"}, asked
+    ).scopes == ("x", "y")
     with pytest.raises(InvalidSignIn, match="token_type"):
         parse_token_response({"access_token": "a", "token_type": "DPoP"}, asked)
 
@@ -102,22 +139,47 @@ def test_the_cimd_lists_the_loopback_redirect_a_company_accepts():
 
     settings = make_settings("https://agent.example/agent.json")
     metadata = settings.metadata()
-    assert metadata["redirect_uris"][0] == DIRECT_SIGNIN_LOOPBACK_REDIRECT == "http://127.0.0.1/callback"
+    assert (
+        metadata["redirect_uris"][0]
+        == DIRECT_SIGNIN_LOOPBACK_REDIRECT
+        == "http://127.0.0.1/callback"
+    )
     parsed = parse_client_metadata(metadata, "https://agent.example/agent.json")
     assert DIRECT_SIGNIN_LOOPBACK_REDIRECT in parsed.redirect_uris
     with pytest.raises(Exception, match="redirect_uri"):
-        parse_client_metadata(dict(metadata, redirect_uris=["http://127.0.0.1:8080/callback"]), metadata["client_id"])
+        parse_client_metadata(
+            dict(metadata, redirect_uris=["http://127.0.0.1:8080/callback"]), metadata["client_id"]
+        )
 
 
 @pytest.mark.parametrize(
     "auth, field",
     [
         ({"issuer": "http://auth.juniper.example"}, "auth.issuer"),
-        ({"issuer": "https://127.0.0.1:8443"}, "auth.issuer"),  # loopback only for a loopback Company
-        ({"issuer": ISSUER, "mediated": {"endpoint": "http://auth.juniper.example/sign-in",
-                                         "fields": [{"name": "pin", "secret": True}]}}, "auth.mediated.endpoint"),
-        ({"issuer": ISSUER, "mediated": {"endpoint": "https://10.0.0.7/sign-in",
-                                         "fields": [{"name": "pin", "secret": True}]}}, "auth.mediated.endpoint"),
+        (
+            {"issuer": "https://127.0.0.1:8443"},
+            "auth.issuer",
+        ),  # loopback only for a loopback Company
+        (
+            {
+                "issuer": ISSUER,
+                "mediated": {
+                    "endpoint": "http://auth.juniper.example/sign-in",
+                    "fields": [{"name": "pin", "secret": True}],
+                },
+            },
+            "auth.mediated.endpoint",
+        ),
+        (
+            {
+                "issuer": ISSUER,
+                "mediated": {
+                    "endpoint": "https://10.0.0.7/sign-in",
+                    "fields": [{"name": "pin", "secret": True}],
+                },
+            },
+            "auth.mediated.endpoint",
+        ),
     ],
 )
 def test_sign_in_urls_are_https_on_public_hosts(auth, field):

@@ -20,7 +20,9 @@ DOCUMENT = {
 def test_a_database_from_before_sign_ins_opens_with_its_companies_and_can_sign_in(tmp_path):
     path = tmp_path / "poppy.db"
     with Store.open(path) as store:
-        company = store.upsert_company("http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True))
+        company = store.upsert_company(
+            "http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True)
+        )
     db = sqlite3.connect(path)  # back to schema 2: no sign_ins, no account-owned columns
     db.execute("DROP TABLE sign_ins")
     db.execute("ALTER TABLE operations DROP COLUMN account_owned")
@@ -34,9 +36,13 @@ def test_a_database_from_before_sign_ins_opens_with_its_companies_and_can_sign_i
     with Store.open(path) as store:
         assert [c.name for c in store.list_companies()] == ["Old Shop"]
         assert list_sign_ins(store) == {}
-        saved = save_sign_in(store, company.id, "http://127.0.0.1:9", "device", ("poppy:read",), None)
+        saved = save_sign_in(
+            store, company.id, "http://127.0.0.1:9", "device", ("poppy:read",), None
+        )
         assert get_sign_in(store, company.id) == saved and saved.scopes == ("poppy:read",)
-        saved = save_sign_in(store, company.id, "http://127.0.0.1:9", "mediated", ("a", "b"), "ada@example")
+        saved = save_sign_in(
+            store, company.id, "http://127.0.0.1:9", "mediated", ("a", "b"), "ada@example"
+        )
         assert list_sign_ins(store)[company.id].kind == "mediated"
         assert delete_sign_in(store, company.id) and get_sign_in(store, company.id) is None
         assert not delete_sign_in(store, company.id)
@@ -45,4 +51,12 @@ def test_a_database_from_before_sign_ins_opens_with_its_companies_and_can_sign_i
 def test_the_table_has_no_column_for_a_token(tmp_path):
     with Store.open(tmp_path / "poppy.db") as store:
         columns = [row[1] for row in store._db.execute("PRAGMA table_info(sign_ins)").fetchall()]
-    assert columns == ["company_id", "issuer", "kind", "scopes", "account", "signed_in_at", "updated_at"]
+    assert columns == [
+        "company_id",
+        "issuer",
+        "kind",
+        "scopes",
+        "account",
+        "signed_in_at",
+        "updated_at",
+    ]

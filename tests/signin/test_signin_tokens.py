@@ -11,7 +11,12 @@ import httpx
 import pytest
 
 from poppy_tui.agent.signin.errors import SignInError
-from poppy_tui.protocol.header_values import MAX_TOKEN_LENGTH, entity_tag, is_bearer_token, is_refresh_token
+from poppy_tui.protocol.header_values import (
+    MAX_TOKEN_LENGTH,
+    entity_tag,
+    is_bearer_token,
+    is_refresh_token,
+)
 
 from spec_auth_server import USER
 
@@ -47,8 +52,15 @@ def test_bearer_token_grammar(token, ok):
 
 @pytest.mark.parametrize(
     "token,ok",
-    [("tGzv3JOkF0XG5Qx2TlKWIA", True), ("with a space", True), ("a\nb", False), ("a\x00b", False),
-     ("\u00e9", False), ("", False), ("a" * (MAX_TOKEN_LENGTH + 1), False)],
+    [
+        ("tGzv3JOkF0XG5Qx2TlKWIA", True),
+        ("with a space", True),
+        ("a\nb", False),
+        ("a\x00b", False),
+        ("\u00e9", False),
+        ("", False),
+        ("a" * (MAX_TOKEN_LENGTH + 1), False),
+    ],
 )
 def test_refresh_token_grammar(token, ok):
     assert is_refresh_token(token) is ok
@@ -56,8 +68,17 @@ def test_refresh_token_grammar(token, ok):
 
 @pytest.mark.parametrize(
     "tag,kept",
-    [('"xyzzy"', True), ('W/"xyzzy"', True), ('""', True), ("xyzzy", False), ('"a b"', False),
-     ('"\u00e9"', False), ('"a"\r\n', False), (None, False), (7, False)],
+    [
+        ('"xyzzy"', True),
+        ('W/"xyzzy"', True),
+        ('""', True),
+        ("xyzzy", False),
+        ('"a b"', False),
+        ('"\u00e9"', False),
+        ('"a"\r\n', False),
+        (None, False),
+        (7, False),
+    ],
 )
 def test_entity_tag_grammar(tag, kept):
     assert entity_tag(tag) == (tag if kept else None)
@@ -167,16 +188,24 @@ async def test_a_huge_expires_in_is_a_long_life_not_a_crash(setup):
     assert grant.kind == "mediated" and await setup.signins.access_token(setup.company)
 
 
-@pytest.mark.parametrize("stored", ["r\r\nX-Injected: 1", "r\u00e9\u2603", "r\x00", "r" * (MAX_TOKEN_LENGTH + 10)])
-async def test_a_bad_refresh_token_stored_by_an_older_version_is_not_sent(setup, memory_keyring, stored, caplog):
+@pytest.mark.parametrize(
+    "stored", ["r\r\nX-Injected: 1", "r\u00e9\u2603", "r\x00", "r" * (MAX_TOKEN_LENGTH + 10)]
+)
+async def test_a_bad_refresh_token_stored_by_an_older_version_is_not_sent(
+    setup, memory_keyring, stored, caplog
+):
     from poppy_tui.agent.keys import KEYRING_SERVICE
     from poppy_tui.agent.signin.vault import REFRESH_TOKEN_USERNAME
 
     setup.auth.access_lifetime = 30  # due for a refresh at once
     await _mediated(setup)
-    memory_keyring.secrets[(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=setup.auth.issuer))] = stored
+    memory_keyring.secrets[
+        (KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=setup.auth.issuer))
+    ] = stored
     before = len(setup.auth.received)
     token = await setup.signins.access_token(setup.company)
     assert token == setup.signins.vault.access(setup.auth.issuer).token  # the unexpired one it had
-    assert not any(s.path == "/oauth/token" for s in setup.auth.received[before:])  # nothing sent with it
+    assert not any(
+        s.path == "/oauth/token" for s in setup.auth.received[before:]
+    )  # nothing sent with it
     assert all(stored not in record.getMessage() for record in caplog.records)

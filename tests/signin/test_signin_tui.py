@@ -31,42 +31,68 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
     setup.auth.mediated_needs_code = True
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies,
-                       describe=lambda: "companies")
+        await wait_for(
+            pilot,
+            lambda: app.screen.query("#companies-table") and app.screen.companies,
+            describe=lambda: "companies",
+        )
         assert "no" in _companies_row(app)
         await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog"
+        )
         dialog = app.screen
         assert "Juniper Outfitters" in _text(dialog) and setup.auth.domain in _text(dialog)
         await pilot.press("m")
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: "the fields")
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: "the fields"
+        )
         assert f"Sent once to Juniper Outfitters at {setup.auth.domain}" in _text(dialog)
-        email, password = dialog.query_one("#sign-in-field-0", Input), dialog.query_one("#sign-in-field-1", Input)
+        email, password = (
+            dialog.query_one("#sign-in-field-0", Input),
+            dialog.query_one("#sign-in-field-1", Input),
+        )
         assert not email.password and password.password  # the secret field is masked
         await pilot.press(*USER["email"])
         await pilot.press("enter")
         await pilot.press(*USER["password"])
         assert USER["password"] not in _text(dialog)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: "the code step")
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: "the code step"
+        )
         assert "Enter the code we sent" in _text(dialog)
-        assert all(not w.value for w in dialog.query(".sign-in-field").results(Input))  # nothing kept
+        assert all(
+            not w.value for w in dialog.query(".sign-in-field").results(Input)
+        )  # nothing kept
         await pilot.press(*USER["code"], "enter")
-        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen),
-                       describe=lambda: "the dialog closing")
-        await wait_for(pilot, lambda: "yes" in _companies_row(app),
-                       describe=lambda: "the Signed in column (yes below 160 columns)")
+        await wait_for(
+            pilot,
+            lambda: not isinstance(app.screen, SignInScreen),
+            describe=lambda: "the dialog closing",
+        )
+        await wait_for(
+            pilot,
+            lambda: "yes" in _companies_row(app),
+            describe=lambda: "the Signed in column (yes below 160 columns)",
+        )
 
 
 async def test_device_sign_in_shows_name_domain_link_code_and_qr(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     results: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies,
-                       describe=lambda: "companies")
+        await wait_for(
+            pilot,
+            lambda: app.screen.query("#companies-table") and app.screen.companies,
+            describe=lambda: "companies",
+        )
         open_sign_in(app, setup.company.id, ["poppy:read"], results.append, kind="device")
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
-                       describe=lambda: "code")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
+            describe=lambda: "code",
+        )
         dialog = app.screen
         text = _text(dialog)
         link = str(dialog.query_one("#sign-in-link", Static).render())
@@ -87,13 +113,18 @@ async def test_device_link_outside_the_company_is_not_shown(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, kind="device")
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
-                       describe=lambda: "code")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
+            describe=lambda: "code",
+        )
         assert not app.screen.query("#sign-in-link") and not app.screen.query("#sign-in-qr")
         assert "evil.example" not in _text(app.screen)
         assert "outside its own domain" in _text(app.screen)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "cancel")
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "cancel"
+        )
 
 
 async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setup, monkeypatch):
@@ -102,18 +133,28 @@ async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setu
     app = PoppyApp(setup.agent, initial_screen="companies")
     outcome: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
+
         async def caller() -> None:
             outcome.append(await sign_in(app, setup.company.id, ["orders"]))
 
         app.run_worker(caller())
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog"
+        )
         await pilot.press("b")
-        await wait_for(pilot, lambda: opened and app.screen.query("#sign-in-paste"), describe=lambda: "the browser")
+        await wait_for(
+            pilot,
+            lambda: opened and app.screen.query("#sign-in-paste"),
+            describe=lambda: "the browser",
+        )
         url = opened[0]
         async with httpx.AsyncClient(trust_env=False) as browser:
             query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
-            answer = await browser.post(url.split("?")[0], data=query | {
-                "email": USER["email"], "password": USER["password"], "decision": "allow"})
+            answer = await browser.post(
+                url.split("?")[0],
+                data=query
+                | {"email": USER["email"], "password": USER["password"], "decision": "allow"},
+            )
         paste = app.screen.query_one("#sign-in-paste", Input)
         paste.focus()
         paste.value = answer.headers["location"]
@@ -129,9 +170,13 @@ async def test_issuer_binding_failure_is_shown_and_cancel_returns_false(setup):
     results: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, on_done=results.append)
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog"
+        )
         await pilot.press("d")
-        await wait_for(pilot, lambda: "issuer binding" in _text(app.screen), describe=lambda: "the error")
+        await wait_for(
+            pilot, lambda: "issuer binding" in _text(app.screen), describe=lambda: "the error"
+        )
         await pilot.press("escape")
         await wait_for(pilot, lambda: results, describe=lambda: "cancel")
     assert results == [False]
@@ -143,8 +188,11 @@ async def test_sign_out_key_revokes(setup):
     await flow.submit({"email": USER["email"], "password": USER["password"]})
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.screen.query("#companies-table") and app.screen.companies,
-                       describe=lambda: "companies")
+        await wait_for(
+            pilot,
+            lambda: app.screen.query("#companies-table") and app.screen.companies,
+            describe=lambda: "companies",
+        )
         await pilot.press("o")
         await wait_for(pilot, lambda: setup.auth.revoked_tokens, describe=lambda: "revocation")
         await wait_for(pilot, lambda: "no" in _companies_row(app), describe=lambda: "the column")
@@ -158,8 +206,11 @@ async def test_hostile_company_text_in_the_dialog_stays_text(setup):
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, kind="device")
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
-                       describe=lambda: "code")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-code"),
+            describe=lambda: "code",
+        )
         text = _text(app.screen)
         assert "[@click=app.quit]" in text and "\\x1b" in text and "\x1b" not in text
         assert "\\x1b]52" in str(app.screen.query_one("#sign-in-code", Static).render())
@@ -173,15 +224,30 @@ async def test_a_refused_mediated_sign_in_says_why_and_can_be_tried_again(setup)
     app = PoppyApp(setup.agent, initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, kind="mediated")
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-field-1"),
-                       describe=lambda: "form")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-field-1"),
+            describe=lambda: "form",
+        )
         dialog = app.screen
         await pilot.press(*USER["email"], "enter", *"wrong-password", "enter")
-        await wait_for(pilot, lambda: "wrong email or password" in _text(dialog), describe=lambda: "the refusal")
+        await wait_for(
+            pilot,
+            lambda: "wrong email or password" in _text(dialog),
+            describe=lambda: "the refusal",
+        )
         assert dialog.query_one("#sign-in-status", Static).has_class("-error")
         # A fresh form comes with the reason, its first field focused: no key to press first.
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-0") and dialog.focused is dialog.query_one(
-            "#sign-in-field-0", Input), describe=lambda: "a fresh form")
+        await wait_for(
+            pilot,
+            lambda: (
+                dialog.query("#sign-in-field-0")
+                and dialog.focused is dialog.query_one("#sign-in-field-0", Input)
+            ),
+            describe=lambda: "a fresh form",
+        )
         await pilot.press(*USER["email"], "enter", *USER["password"], "enter")
-        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "signed in")
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: "signed in"
+        )
     assert setup.signins.status(setup.company).kind == "mediated"

@@ -34,20 +34,30 @@ async def _signed_in(setup) -> str:
 async def _renew_now(setup, held: str) -> str:
     """What another task's request does once the token reaches its refresh margin: renew it."""
     record = setup.signins.status(setup.company)
-    setup.signins.vault.keep_access(record.issuer, held, 0, record.signed_in_at)  # at its margin now
+    setup.signins.vault.keep_access(
+        record.issuer, held, 0, record.signed_in_at
+    )  # at its margin now
     renewed = await setup.agent.sessions.access_token(setup.company)
     assert renewed is not None and renewed != held
-    assert not setup.auth.valid_access(held)  # the Company rotated the grant: the held request's token is dead
+    assert not setup.auth.valid_access(
+        held
+    )  # the Company rotated the grant: the held request's token is dead
     return renewed
 
 
 def _refreshes(setup) -> int:
-    return sum(1 for s in setup.auth.received if s.path == "/oauth/token" and b"grant_type=refresh_token" in s.body)
+    return sum(
+        1
+        for s in setup.auth.received
+        if s.path == "/oauth/token" and b"grant_type=refresh_token" in s.body
+    )
 
 
 def _says_signed_in(setup) -> bool:
     """What `companies list` prints for this Company."""
-    return sign_in_text(list_sign_ins(setup.agent.store).get(setup.company.id)).startswith("signed in as")
+    return sign_in_text(list_sign_ins(setup.agent.store).get(setup.company.id)).startswith(
+        "signed in as"
+    )
 
 
 async def _an_approved_order(setup) -> int:
@@ -60,7 +70,9 @@ async def _an_approved_order(setup) -> int:
 
 
 @pytest.mark.parametrize("token_endpoint", ["up", "down"])
-async def test_a_token_renewed_while_the_approval_was_out_survives_and_the_approval_goes_with_it(setup, token_endpoint):
+async def test_a_token_renewed_while_the_approval_was_out_survives_and_the_approval_goes_with_it(
+    setup, token_endpoint
+):
     held = await _signed_in(setup)
     row = await _an_approved_order(setup)
     hold = setup.auth.hold_next_order = Hold()
@@ -68,7 +80,9 @@ async def test_a_token_renewed_while_the_approval_was_out_survives_and_the_appro
     await hold.arrived()
     renewed = await _renew_now(setup, held)
     if token_endpoint == "down":
-        setup.auth.token_status = 503  # nothing more can be renewed: dropping the new token would sign out
+        setup.auth.token_status = (
+            503  # nothing more can be renewed: dropping the new token would sign out
+        )
     refreshes = _refreshes(setup)
     hold.release.set()
     await sending
@@ -79,7 +93,9 @@ async def test_a_token_renewed_while_the_approval_was_out_survives_and_the_appro
     assert _refreshes(setup) == refreshes
     # No sign-in to wait for: the approval is due again at once, and goes with the renewed token.
     assert setup.agent.store.get_operation(row).waiting_sign_in is None
-    assert "waiting_sign_in" not in [e.kind for e in setup.agent.store.events(row)]  # never shown waiting
+    assert "waiting_sign_in" not in [
+        e.kind for e in setup.agent.store.events(row)
+    ]  # never shown waiting
     done = await setup.agent.wait_for_outcome(row, timeout=20)
     assert done.status == Status.PERFORMED, done.outcome_detail
     assert [a.outcome for a in setup.agent.store.attempts(row)] == ["sign_in_required", "performed"]
@@ -89,11 +105,15 @@ async def test_a_token_renewed_while_the_approval_was_out_survives_and_the_appro
 
 
 @pytest.mark.parametrize("token_endpoint", ["up", "down"])
-async def test_a_first_request_refused_with_a_token_renewed_meanwhile_keeps_the_new_one(setup, token_endpoint):
+async def test_a_first_request_refused_with_a_token_renewed_meanwhile_keeps_the_new_one(
+    setup, token_endpoint
+):
     """The same race for a request the person or a script makes (Agent._notice_refused_token)."""
     held = await _signed_in(setup)
     hold = setup.auth.hold_next_order = Hold()
-    calling = asyncio.create_task(setup.agent.call_api(setup.company, "POST", "/orders", {"item": "rain jacket"}))
+    calling = asyncio.create_task(
+        setup.agent.call_api(setup.company, "POST", "/orders", {"item": "rain jacket"})
+    )
     await hold.arrived()
     renewed = await _renew_now(setup, held)
     if token_endpoint == "down":
@@ -107,7 +127,9 @@ async def test_a_first_request_refused_with_a_token_renewed_meanwhile_keeps_the_
     assert _refreshes(setup) == refreshes
     again = await setup.agent.call_api(setup.company, "POST", "/orders", {"item": "rain jacket"})
     assert again.outcome == "operation"  # the renewed token is taken
-    assert [s for s in setup.auth.received if s.path == "/orders"][-1].headers["authorization"] == f"Bearer {renewed}"
+    assert [s for s in setup.auth.received if s.path == "/orders"][-1].headers[
+        "authorization"
+    ] == f"Bearer {renewed}"
 
 
 async def test_a_token_still_held_when_it_is_refused_is_dropped_and_renewed(setup):

@@ -25,12 +25,23 @@ DOCUMENT = {
 def test_operations_from_before_the_migration_are_kept_and_session_bound(tmp_path):
     path = tmp_path / "poppy.db"
     with Store.open(path) as store:
-        company = store.upsert_company("http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True))
-        request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/x", {"a": 1}), "cli")
-        operation = parse_operation(
-            {"operation_id": "op_old", "revision": "r1", "summary": "Old **terms**", "expires_at": "2099-01-01T00:00:00Z"}
+        company = store.upsert_company(
+            "http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True)
         )
-        row = store.record_operation(company.id, request_id, company.session_id, operation, None, "api").operation_row
+        request_id = store.add_request(
+            company.id, ApiRequest("POST", "http://127.0.0.1:9/x", {"a": 1}), "cli"
+        )
+        operation = parse_operation(
+            {
+                "operation_id": "op_old",
+                "revision": "r1",
+                "summary": "Old **terms**",
+                "expires_at": "2099-01-01T00:00:00Z",
+            }
+        )
+        row = store.record_operation(
+            company.id, request_id, company.session_id, operation, None, "api"
+        ).operation_row
     # Back to the schema before: the two columns gone, the version one lower.
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE operations DROP COLUMN account_owned")
@@ -42,6 +53,10 @@ def test_operations_from_before_the_migration_are_kept_and_session_bound(tmp_pat
     db.close()
     with Store.open(path) as store:
         op = store.get_operation(row)
-        assert (op.operation_id, op.current.revision, op.current.summary) == ("op_old", "r1", "Old **terms**")
+        assert (op.operation_id, op.current.revision, op.current.summary) == (
+            "op_old",
+            "r1",
+            "Old **terms**",
+        )
         assert op.account_owned is False and op.waiting_sign_in is None
         assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -28,13 +28,29 @@ DOCUMENT = {
 def _old_store(path) -> tuple[int, int]:
     """A store with one account-owned operation (recorded as `alice`), taken back to schema 8."""
     with Store.open(path) as store:
-        company = store.upsert_company("http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True))
-        request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/x", {"a": 1}), "cli")
+        company = store.upsert_company(
+            "http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True)
+        )
+        request_id = store.add_request(
+            company.id, ApiRequest("POST", "http://127.0.0.1:9/x", {"a": 1}), "cli"
+        )
         operation = parse_operation(
-            {"operation_id": "op_old", "revision": "r1", "summary": "Old **terms**", "expires_at": "2099-01-01T00:00:00Z"}
+            {
+                "operation_id": "op_old",
+                "revision": "r1",
+                "summary": "Old **terms**",
+                "expires_at": "2099-01-01T00:00:00Z",
+            }
         )
         row = store.record_operation(
-            company.id, request_id, company.session_id, operation, None, "api", account_owned=True, account="alice"
+            company.id,
+            request_id,
+            company.session_id,
+            operation,
+            None,
+            "api",
+            account_owned=True,
+            account="alice",
         ).operation_row
         assert store.get_operation(row).account == "alice"
     db = sqlite3.connect(path)
@@ -50,7 +66,11 @@ def test_operations_from_before_the_migration_keep_everything_and_have_no_accoun
     _, row = _old_store(path)
     with Store.open(path) as store:
         op = store.get_operation(row)
-        assert (op.operation_id, op.current.revision, op.current.summary) == ("op_old", "r1", "Old **terms**")
+        assert (op.operation_id, op.current.revision, op.current.summary) == (
+            "op_old",
+            "r1",
+            "Old **terms**",
+        )
         assert op.account_owned is True and op.account is None and op.status == Status.PENDING
         assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 

@@ -23,16 +23,27 @@ DOCUMENT = {
 
 def _operation(revision: str):
     return parse_operation(
-        {"operation_id": "op_old", "revision": revision, "summary": f"Terms {revision}", "expires_at": "2099-01-01T00:00:00Z"}
+        {
+            "operation_id": "op_old",
+            "revision": revision,
+            "summary": f"Terms {revision}",
+            "expires_at": "2099-01-01T00:00:00Z",
+        }
     )
 
 
 def test_revisions_from_before_the_migration_keep_the_operations_session(tmp_path):
     path = tmp_path / "poppy.db"
     with Store.open(path) as store:
-        company = store.upsert_company("http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True))
-        request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/x", {"a": 1}), "cli")
-        row = store.record_operation(company.id, request_id, "sid_old", _operation("r1"), None, "api").operation_row
+        company = store.upsert_company(
+            "http://127.0.0.1:9", parse_poppy_json(DOCUMENT, "127.0.0.1:9", True)
+        )
+        request_id = store.add_request(
+            company.id, ApiRequest("POST", "http://127.0.0.1:9/x", {"a": 1}), "cli"
+        )
+        row = store.record_operation(
+            company.id, request_id, "sid_old", _operation("r1"), None, "api"
+        ).operation_row
     db = sqlite3.connect(path)  # back to the schema before: no revisions.session_id
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")
     db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
@@ -42,10 +53,16 @@ def test_revisions_from_before_the_migration_keep_the_operations_session(tmp_pat
     with Store.open(path) as store:
         assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         op = store.get_operation(row)
-        assert (op.current.revision, op.current.summary, op.session_id) == ("r1", "Terms r1", "sid_old")
+        assert (op.current.revision, op.current.summary, op.session_id) == (
+            "r1",
+            "Terms r1",
+            "sid_old",
+        )
         assert op.current.session_id is None  # unknown: the dispatcher uses op.session_id
         # A revision recorded from now on keeps its own Session, and the operation follows it.
-        later = store.record_operation(company.id, request_id, "sid_new", _operation("r2"), None, "api")
+        later = store.record_operation(
+            company.id, request_id, "sid_new", _operation("r2"), None, "api"
+        )
         op = store.get_operation(row)
         assert op.current.id == later.revision_id and op.current.session_id == "sid_new"
         assert op.session_id == "sid_new"

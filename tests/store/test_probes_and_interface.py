@@ -29,7 +29,14 @@ def company_doc():
 
 
 def op(revision):
-    return parse_operation({"operation_id": "cxl_bk_1", "revision": revision, "summary": "Cancel bk_1.", "expires_at": FUTURE})
+    return parse_operation(
+        {
+            "operation_id": "cxl_bk_1",
+            "revision": revision,
+            "summary": "Cancel bk_1.",
+            "expires_at": FUTURE,
+        }
+    )
 
 
 @pytest.fixture
@@ -40,29 +47,45 @@ def store(tmp_path):
 
 def unknown_operation(store: Store) -> int:
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/bookings/bk_1/cancel", {}), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/bookings/bk_1/cancel", {}), "cli"
+    )
     row = store.record_operation(company.id, request_id, company.session_id, op("r1")).operation_row
     record = store.get_operation(row)
     store.approve(row, record.current.id, 0)
     assert store.claim_due("sender", 30) is not None
     attempt = store.start_attempt(row, "sender")
-    store.finish_and_settle((attempt.id, "unknown", None, None, "timeout"), row, "sender",
-                            Status.OUTCOME_UNKNOWN, None, "no definite answer", probe_after=0.0)
+    store.finish_and_settle(
+        (attempt.id, "unknown", None, None, "timeout"),
+        row,
+        "sender",
+        Status.OUTCOME_UNKNOWN,
+        None,
+        "no definite answer",
+        probe_after=0.0,
+    )
     return row
 
 
 def test_interface_follows_the_current_revisions_request(store):
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
-    api = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/bookings/bk_1/cancel", {}), "cli")
+    api = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/bookings/bk_1/cancel", {}), "cli"
+    )
     row = store.record_operation(company.id, api, company.session_id, op("r1")).operation_row
-    said = store.add_request(company.id, ConversationRequest("http://127.0.0.1:9/c", "cnv_1", "msg_1", "cancel"), "cli")
+    said = store.add_request(
+        company.id, ConversationRequest("http://127.0.0.1:9/c", "cnv_1", "msg_1", "cancel"), "cli"
+    )
     store.record_operation(company.id, said, company.session_id, op("r2"))
     record = store.get_operation(row)
     assert record.interface == "conversation"
     assert [r.interface for r in store.list_operations()] == ["conversation"]
     approved = store.approve(row, record.current.id, 0)
     assert approved.idempotency_key.startswith("msg_")  # the conversation's kind of key
-    assert [(rev, q) for _, rev, q, _ in store.revision_requests(row)] == [("r1", api), ("r2", said)]
+    assert [(rev, q) for _, rev, q, _ in store.revision_requests(row)] == [
+        ("r1", api),
+        ("r2", said),
+    ]
 
 
 def test_a_probe_attempt_needs_the_unknown_status_and_the_lease(store):
@@ -76,8 +99,13 @@ def test_a_probe_attempt_needs_the_unknown_status_and_the_lease(store):
     attempt = store.start_probe_attempt(row, "prober")
     assert attempt.number == 2 and attempt.idempotency_key == claimed.idempotency_key
     store.finish_attempt(attempt.id, "unknown", None, None, "timeout")
-    assert store.finish_probe(row, "prober", detail="still unknown; found: x", observations=[{"source": "GET y"}],
-                              next_probe_at=None)
+    assert store.finish_probe(
+        row,
+        "prober",
+        detail="still unknown; found: x",
+        observations=[{"source": "GET y"}],
+        next_probe_at=None,
+    )
     after = store.get_operation(row)
     assert after.status == Status.OUTCOME_UNKNOWN and after.next_attempt_at is None
     assert after.outcome_detail == "still unknown; found: x"
@@ -89,8 +117,14 @@ def test_the_persons_resolution_wins_over_a_probe_in_flight(store):
     row = unknown_operation(store)
     assert store.claim_probe("prober", 30) is not None
     store.resolve_unknown(row, performed=False)
-    assert not store.finish_probe(row, "prober", detail="x", observations=[{"source": "GET y"}], next_probe_at=None,
-                                  settle=Status.PERFORMED)
+    assert not store.finish_probe(
+        row,
+        "prober",
+        detail="x",
+        observations=[{"source": "GET y"}],
+        next_probe_at=None,
+        settle=Status.PERFORMED,
+    )
     after = store.get_operation(row)
     assert after.status == Status.NOT_PERFORMED and store.observations(row) == []
     with pytest.raises(StateError):
@@ -99,11 +133,15 @@ def test_the_persons_resolution_wins_over_a_probe_in_flight(store):
 
 def test_postpone_keeps_the_approval_and_records_no_attempt(store):
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/bookings/bk_1/cancel", {}), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/bookings/bk_1/cancel", {}), "cli"
+    )
     row = store.record_operation(company.id, request_id, company.session_id, op("r1")).operation_row
     store.approve(row, store.get_operation(row).current.id, 0)
     assert store.claim_due("sender", 30) is not None
     store.postpone(row, "sender", 60, "not sent: no keyring")
     after = store.get_operation(row)
     assert after.status == Status.APPROVED and after.outcome_detail == "not sent: no keyring"
-    assert store.attempts(row) == [] and store.claim_due("sender", 30) is None  # not due for a minute
+    assert (
+        store.attempts(row) == [] and store.claim_due("sender", 30) is None
+    )  # not due for a minute

@@ -26,13 +26,26 @@ DOCUMENT = {
 }
 
 
-def _record(store: Store, op_id: str, revision: str, summary: str, terms: dict | None = None) -> int:
-    company = store.upsert_company("http://127.0.0.1:7", parse_poppy_json(DOCUMENT, "127.0.0.1:7", True))
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:7/refunds", {"order": "A-1"}), "cli")
-    body = {"operation_id": op_id, "revision": revision, "summary": summary, "expires_at": "2099-01-01T00:00:00Z"}
+def _record(
+    store: Store, op_id: str, revision: str, summary: str, terms: dict | None = None
+) -> int:
+    company = store.upsert_company(
+        "http://127.0.0.1:7", parse_poppy_json(DOCUMENT, "127.0.0.1:7", True)
+    )
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:7/refunds", {"order": "A-1"}), "cli"
+    )
+    body = {
+        "operation_id": op_id,
+        "revision": revision,
+        "summary": summary,
+        "expires_at": "2099-01-01T00:00:00Z",
+    }
     if terms is not None:
         body["terms"] = terms
-    return store.record_operation(company.id, request_id, company.session_id, parse_operation(body), None, "api").operation_row
+    return store.record_operation(
+        company.id, request_id, company.session_id, parse_operation(body), None, "api"
+    ).operation_row
 
 
 def _check(path, rows, batches):
@@ -52,7 +65,13 @@ def store(tmp_path):
 
 
 def test_checks_are_computed_once_per_revision_and_read_back(store):
-    hostile = _record(store, "op_1", "r1", "Refund \u202eevil\u202c **$10.00**", {"amount": {"amount": "10.00", "currency": "USD"}})
+    hostile = _record(
+        store,
+        "op_1",
+        "r1",
+        "Refund \u202eevil\u202c **$10.00**",
+        {"amount": {"amount": "10.00", "currency": "USD"}},
+    )
     plain = _record(store, "op_2", "r1", "Refund order A-1")
     batches: list = []
     _check(store.path, [hostile, plain], batches)
@@ -151,11 +170,23 @@ def test_expire_due_keeps_the_soonest_expiry_and_still_expires_on_time(tmp_path)
         assert store.expire_due(now) == []
         assert store.expire_due(now) == []  # from what it remembers
         with Store.open(path) as other:  # another process: expires sooner than anything known
-            company = other.upsert_company("http://127.0.0.1:7", parse_poppy_json(DOCUMENT, "127.0.0.1:7", True))
-            request_id = other.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:7/x", {}), "cli")
-            soon = parse_operation({"operation_id": "op_2", "revision": "r1", "summary": "Soon",
-                                    "expires_at": (now + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")})
-            second = other.record_operation(company.id, request_id, company.session_id, soon, None, "api").operation_row
+            company = other.upsert_company(
+                "http://127.0.0.1:7", parse_poppy_json(DOCUMENT, "127.0.0.1:7", True)
+            )
+            request_id = other.add_request(
+                company.id, ApiRequest("POST", "http://127.0.0.1:7/x", {}), "cli"
+            )
+            soon = parse_operation(
+                {
+                    "operation_id": "op_2",
+                    "revision": "r1",
+                    "summary": "Soon",
+                    "expires_at": (now + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+            )
+            second = other.record_operation(
+                company.id, request_id, company.session_id, soon, None, "api"
+            ).operation_row
         assert store.expire_due(now) == []
         assert store.expire_due(now + timedelta(minutes=2)) == [second]
         assert store.get_operation(second).status == Status.EXPIRED

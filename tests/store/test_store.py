@@ -31,7 +31,13 @@ def company_doc():
 
 def op(revision="r1", summary="Exchange for $70.00 more", expires=FUTURE, **extra):
     return parse_operation(
-        {"operation_id": "exc_5Rt2", "revision": revision, "summary": summary, "expires_at": expires, **extra}
+        {
+            "operation_id": "exc_5Rt2",
+            "revision": revision,
+            "summary": summary,
+            "expires_at": expires,
+            **extra,
+        }
     )
 
 
@@ -44,7 +50,9 @@ def store(tmp_path):
 @pytest.fixture
 def seeded(store):
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli"
+    )
     result = store.record_operation(company.id, request_id, company.session_id, op())
     return store, company, request_id, result
 
@@ -54,7 +62,9 @@ def test_file_is_private_and_wal(tmp_path):
     with Store.open(path) as s:
         s.upsert_company("http://127.0.0.1:9", company_doc())
         assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert s._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL; FULL around NOW commits
+        assert (
+            s._db.execute("PRAGMA synchronous").fetchone()[0] == 1
+        )  # NORMAL; FULL around NOW commits
     for name in ("poppy.db", "poppy.db-wal"):
         if (path.parent / name).exists():
             assert stat.S_IMODE(os.stat(path.parent / name).st_mode) == 0o600
@@ -63,7 +73,11 @@ def test_file_is_private_and_wal(tmp_path):
 def test_company_gets_a_stable_pairwise_user_and_session(store):
     first = store.upsert_company("http://127.0.0.1:9", company_doc())
     again = store.upsert_company("http://127.0.0.1:9", company_doc())
-    assert first.id == again.id and first.user_id == again.user_id and first.session_id == again.session_id
+    assert (
+        first.id == again.id
+        and first.user_id == again.user_id
+        and first.session_id == again.session_id
+    )
     assert store.find_company("manzanita outfitters").id == first.id
     assert store.find_company("127.0.0.1:9").id == first.id
     renewed = store.new_session(first.id)
@@ -101,7 +115,9 @@ def test_an_approval_whose_terms_expired_is_never_claimed(store):
     """An unsent approval past its revision's expiry is not due (the claim itself checks), so no
     dispatcher sends it, even before expire_due records it as expired."""
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli"
+    )
     soon = (datetime.now(timezone.utc) + timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
     result = store.record_operation(company.id, request_id, company.session_id, op(expires=soon))
     store.approve(result.operation_row, result.revision_id, grace_seconds=0)
@@ -162,7 +178,9 @@ def test_declined_is_never_due(seeded):
 
 def test_expired_revision_cannot_be_approved_and_expires(seeded):
     store, company, request_id, result = seeded
-    past = store.record_operation(company.id, request_id, company.session_id, op("r2", expires="2020-01-01T00:00:00Z"))
+    past = store.record_operation(
+        company.id, request_id, company.session_id, op("r2", expires="2020-01-01T00:00:00Z")
+    )
     with pytest.raises(StateError, match="expired"):
         store.approve(past.operation_row, past.revision_id, 0)
     assert store.expire_due() == [past.operation_row]
@@ -172,7 +190,9 @@ def test_expired_revision_cannot_be_approved_and_expires(seeded):
 def test_a_new_revision_supersedes_an_unsent_approval(seeded):
     store, company, request_id, result = seeded
     store.approve(result.operation_row, result.revision_id, grace_seconds=60)
-    newer = store.record_operation(company.id, request_id, company.session_id, op("r2", "Exchange for $90.00 more"))
+    newer = store.record_operation(
+        company.id, request_id, company.session_id, op("r2", "Exchange for $90.00 more")
+    )
     assert newer.new_revision and newer.status == Status.PENDING
     record = store.get_operation(result.operation_row)
     assert record.approved_revision_id is None and record.current.revision == "r2"
@@ -216,7 +236,11 @@ def test_attempt_lifecycle_and_lapsed_lease_resumes(seeded):
     record = store.approve(result.operation_row, result.revision_id, 0)
     store.claim_due("dead", lease_seconds=0.01)
     attempt = store.start_attempt(result.operation_row, "dead")
-    assert attempt.number == 1 and attempt.idempotency_key == record.idempotency_key and attempt.outcome is None
+    assert (
+        attempt.number == 1
+        and attempt.idempotency_key == record.idempotency_key
+        and attempt.outcome is None
+    )
     with pytest.raises(StateError, match="another sender"):
         store.start_attempt(result.operation_row, "other")
     later = datetime.now(timezone.utc) + timedelta(seconds=1)
@@ -240,7 +264,9 @@ def test_retry_schedule_blocks_claims_until_due(seeded):
     store.start_attempt(result.operation_row, "a")
     store.schedule_retry(result.operation_row, "a", 30, "HTTP 503")
     assert store.claim_due("b", 30) is None
-    assert store.claim_due("b", 30, now=datetime.now(timezone.utc) + timedelta(seconds=31)) is not None
+    assert (
+        store.claim_due("b", 30, now=datetime.now(timezone.utc) + timedelta(seconds=31)) is not None
+    )
 
 
 def test_resolving_an_unknown_outcome(seeded):
@@ -249,7 +275,9 @@ def test_resolving_an_unknown_outcome(seeded):
     store.claim_due("a", 30)
     store.start_attempt(result.operation_row, "a")
     store.record_operation(company.id, request_id, company.session_id, op("r2"))
-    store.settle(result.operation_row, "a", Status.OUTCOME_UNKNOWN, detail="new revision after a timeout")
+    store.settle(
+        result.operation_row, "a", Status.OUTCOME_UNKNOWN, detail="new revision after a timeout"
+    )
     with pytest.raises(StateError):
         store.approve(result.operation_row, store.get_operation(result.operation_row).current.id, 0)
     record = store.resolve_unknown(result.operation_row, performed=False)
@@ -262,8 +290,17 @@ def test_history_filters_and_paging(store):
     rid = store.add_request(company.id, ApiRequest("GET", "http://127.0.0.1:9/x"), "cli")
     for i in range(30):
         store.record_operation(
-            company.id, rid, company.session_id,
-            parse_operation({"operation_id": f"op_{i}", "revision": "r", "summary": f"Item {i} 100%_off", "expires_at": FUTURE}),
+            company.id,
+            rid,
+            company.session_id,
+            parse_operation(
+                {
+                    "operation_id": f"op_{i}",
+                    "revision": "r",
+                    "summary": f"Item {i} 100%_off",
+                    "expires_at": FUTURE,
+                }
+            ),
         )
     assert store.count_operations() == 30
     page = store.list_operations(limit=10, offset=10)
@@ -312,11 +349,21 @@ def test_locked_database_is_a_clear_error_and_changes_nothing(seeded):
 def test_conversation_messages_are_kept_once(store):
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
     row = store.upsert_conversation(company.id, "http://127.0.0.1:9/poppy/conversations", "cnv_1")
-    assert store.upsert_conversation(company.id, "http://127.0.0.1:9/poppy/conversations", "cnv_1", "c2") == row
+    assert (
+        store.upsert_conversation(
+            company.id, "http://127.0.0.1:9/poppy/conversations", "cnv_1", "c2"
+        )
+        == row
+    )
     assert store.add_message(row, {"id": "msg_1", "text": "hi"}, "user")
     assert not store.add_message(row, {"id": "msg_1", "text": "hi"}, "user")
     assert store.messages(row) == [("msg_1", "user", "hi", {"id": "msg_1", "text": "hi"})]
-    assert store.latest_conversation(company.id) == (row, "http://127.0.0.1:9/poppy/conversations", "cnv_1", "c2")
+    assert store.latest_conversation(company.id) == (
+        row,
+        "http://127.0.0.1:9/poppy/conversations",
+        "cnv_1",
+        "c2",
+    )
 
 
 def test_integrity_check_is_available_on_demand(store):
@@ -365,10 +412,14 @@ def test_commits_that_stop_or_guard_a_send_are_fsynced_before_they_return(seeded
     row, revision = result.operation_row, result.revision_id
     assert commits_under(store, lambda: store.approve(row, revision, 60)) == (["NORMAL"], 1)  # SOON
     assert commits_under(store, lambda: store.withdraw(row)) == (["FULL"], 0)
-    assert store._flusher.pending == 0  # a FULL commit fsyncs the log: every earlier commit is on disk too
+    assert (
+        store._flusher.pending == 0
+    )  # a FULL commit fsyncs the log: every earlier commit is on disk too
     assert commits_under(store, lambda: store.approve(row, revision, 0)) == (["NORMAL"], 1)
     assert commits_under(store, lambda: store.decline(row, revision)) == (["FULL"], 0)
-    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # back to NORMAL between commits
+    assert (
+        store._db.execute("PRAGMA synchronous").fetchone()[0] == 1
+    )  # back to NORMAL between commits
 
 
 def test_an_attempt_is_fsynced_before_it_leaves_and_an_outcome_soon_after(seeded):
@@ -376,14 +427,22 @@ def test_an_attempt_is_fsynced_before_it_leaves_and_an_outcome_soon_after(seeded
     row = result.operation_row
     store.approve(row, result.revision_id, 0)
     claimed = []
-    assert commits_under(store, lambda: claimed.append(store.claim_due("a", 30))) == (["NORMAL"], 0)  # LAZY
+    assert commits_under(store, lambda: claimed.append(store.claim_due("a", 30))) == (
+        ["NORMAL"],
+        0,
+    )  # LAZY
     with Store.open(store.path) as other:  # the lease is committed and visible to other processes
         assert other.claim_due("b", 30) is None
     attempt = []
-    assert commits_under(store, lambda: attempt.append(store.start_attempt(row, "a"))) == (["FULL"], 0)
+    assert commits_under(store, lambda: attempt.append(store.start_attempt(row, "a"))) == (
+        ["FULL"],
+        0,
+    )
     assert store._flusher.pending == 0
     finished = (attempt[0].id, "performed", 200, {"ok": True}, "performed")
-    assert commits_under(store, lambda: store.finish_and_settle(finished, row, "a", Status.PERFORMED)) == (["NORMAL"], 1)
+    assert commits_under(
+        store, lambda: store.finish_and_settle(finished, row, "a", Status.PERFORMED)
+    ) == (["NORMAL"], 1)
     assert store.flush(5)  # the background flusher fsyncs it
     assert store._flusher.pending == 0 and store._flusher.failures == 0
 
@@ -391,7 +450,9 @@ def test_an_attempt_is_fsynced_before_it_leaves_and_an_outcome_soon_after(seeded
 def test_a_new_revision_that_supersedes_an_approval_is_on_disk_before_it_returns(seeded):
     store, company, request_id, result = seeded
     store.approve(result.operation_row, result.revision_id, 60)
-    new = store.record_operation(company.id, request_id, company.session_id, op("r2", "Exchange for $80.00 more"))
+    new = store.record_operation(
+        company.id, request_id, company.session_id, op("r2", "Exchange for $80.00 more")
+    )
     assert new.status == Status.PENDING
     assert store._flusher.pending == 0  # synced inline, no waiting for the flusher
 
@@ -456,7 +517,9 @@ def test_an_idle_flusher_thread_ends_and_the_next_commit_starts_another(seeded, 
     first.join(5)  # nothing more to do: it ends by itself
     assert not first.is_alive() and store._flusher._thread is None
     store.withdraw(result.operation_row)
-    store.approve(result.operation_row, result.revision_id, 60)  # SOON again: a new thread flushes it
+    store.approve(
+        result.operation_row, result.revision_id, 60
+    )  # SOON again: a new thread flushes it
     assert store.flush(5) and store._flusher.pending == 0
 
 
@@ -464,10 +527,17 @@ def _approved_operations(store, count, grace_seconds=0):
     company = store.upsert_company("http://127.0.0.1:9", company_doc())
     rows = []
     for n in range(count):
-        request_id = store.add_request(company.id, ApiRequest("POST", f"http://127.0.0.1:9/api/{n}", {}), "cli")
-        result = store.record_operation(company.id, request_id, company.session_id, parse_operation(
-            {"operation_id": f"op_{n}", "revision": "r1", "summary": "s", "expires_at": FUTURE}
-        ))
+        request_id = store.add_request(
+            company.id, ApiRequest("POST", f"http://127.0.0.1:9/api/{n}", {}), "cli"
+        )
+        result = store.record_operation(
+            company.id,
+            request_id,
+            company.session_id,
+            parse_operation(
+                {"operation_id": f"op_{n}", "revision": "r1", "summary": "s", "expires_at": FUTURE}
+            ),
+        )
         store.approve(result.operation_row, result.revision_id, grace_seconds=grace_seconds)
         rows.append(result.operation_row)
     return rows
@@ -537,7 +607,9 @@ def test_claim_due_many_skips_what_is_not_due(store):
     assert [op.id for op in store.claim_due_many("a", 30, 10)] == [rows[1]]
     assert store.claim_due_many("a", 30, 10, operation_row=rows[0]) == []
     later = datetime.now(timezone.utc) + timedelta(seconds=61)
-    assert [op.id for op in store.claim_due_many("a", 30, 10, now=later, operation_row=rows[0])] == [rows[0]]
+    assert [
+        op.id for op in store.claim_due_many("a", 30, 10, now=later, operation_row=rows[0])
+    ] == [rows[0]]
 
 
 def test_the_claims_index_is_made_for_an_older_file(tmp_path):

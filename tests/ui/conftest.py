@@ -39,7 +39,9 @@ def make_agent(store, tmp_path):
     def make(**config):
         paths = Paths(config_dir=tmp_path / "config", data_dir=store.path.parent)
         assert paths.database == store.path
-        made.append(Agent.open(paths, ui_config(**config), key=ec.generate_private_key(ec.SECP256R1())))
+        made.append(
+            Agent.open(paths, ui_config(**config), key=ec.generate_private_key(ec.SECP256R1()))
+        )
         return made[-1]
 
     yield make

@@ -25,10 +25,19 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "screenshots"
 NARROW = (80, 24)
 
 
-async def shoot(store: Store, name: str, initial_screen: str, output: Path,
-                before: Callable[..., Awaitable[None]] | None = None, size: tuple[int, int] = SIZE) -> Path:
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0)), initial_screen=initial_screen,
-                   clock=lambda: FIXED_NOW)
+async def shoot(
+    store: Store,
+    name: str,
+    initial_screen: str,
+    output: Path,
+    before: Callable[..., Awaitable[None]] | None = None,
+    size: tuple[int, int] = SIZE,
+) -> Path:
+    app = PoppyApp(
+        StoreAgent(store, ui_config(arm_delay_seconds=0)),
+        initial_screen=initial_screen,
+        clock=lambda: FIXED_NOW,
+    )
     async with app.run_test(size=size) as pilot:
         await steady(pilot)
         if before is not None:

@@ -19,11 +19,16 @@ SCOPES = ("poppy:read", "poppy:write", "bookings")
 
 @pytest.fixture
 def agent(tmp_path):
-    opened = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), ui_config(),
-                        key=ec.generate_private_key(ec.SECP256R1()))
+    opened = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(),
+        key=ec.generate_private_key(ec.SECP256R1()),
+    )
     shop = add_company(opened.store, "Manzanita Outfitters", 46059, mcp=True, talk=True)
     add_company(opened.store, "Strict Travel", 8402)
-    save_sign_in(opened.store, shop.id, "http://127.0.0.1:46059", "mediated", SCOPES, "demo@example.com")
+    save_sign_in(
+        opened.store, shop.id, "http://127.0.0.1:46059", "mediated", SCOPES, "demo@example.com"
+    )
     yield opened
     opened.store.close()
 
@@ -31,7 +36,9 @@ def agent(tmp_path):
 async def table_lines(agent, size) -> list[str]:
     app = PoppyApp(agent, initial_screen="companies")
     async with app.run_test(size=size) as pilot:
-        await wait_for(pilot, lambda: app.painted and app.screen.query_one("#companies-table").row_count == 2)
+        await wait_for(
+            pilot, lambda: app.painted and app.screen.query_one("#companies-table").row_count == 2
+        )
         table = app.screen.query_one("#companies-table")
         assert table.size.width <= size[0]
         assert table.virtual_size.width <= table.size.width, "the table scrolls sideways"

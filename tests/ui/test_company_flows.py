@@ -20,8 +20,17 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from tests.ui.ui_sample import review_shown, started, wait_for, workers_done, record_notifications
 
 SIZE = (120, 36)
-CONFIG = Config(grace_seconds=30.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
-EXCHANGE = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+CONFIG = Config(
+    grace_seconds=30.0,
+    arm_delay_seconds=0.2,
+    request_timeout_seconds=5.0,
+    retry_window_seconds=20.0,
+)
+EXCHANGE = {
+    "order_id": "ord_7Hk2",
+    "item_id": "itm_4Qa",
+    "replacement_sku": "stormline-insulated-m",
+}
 
 
 @pytest.fixture
@@ -37,8 +46,12 @@ def make_agent(tmp_path):
     def make(**overrides) -> Agent:
         paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
         # A key in memory: the tests never touch the person's keyring.
-        agent = Agent.open(paths, replace(CONFIG, **overrides), key=ec.generate_private_key(ec.SECP256R1()),
-                           reply_wait_seconds=3.0)
+        agent = Agent.open(
+            paths,
+            replace(CONFIG, **overrides),
+            key=ec.generate_private_key(ec.SECP256R1()),
+            reply_wait_seconds=3.0,
+        )
         made.append(agent)
         return agent
 
@@ -95,7 +108,10 @@ async def test_composer_sends_an_api_request_and_opens_the_operations_review(mak
         record = agent.store.get_operation(review.operation_row)
         assert record.interface == "api" and record.operation_id == "exc_5Rt2"
         assert record.request.url.endswith("/api/orders/ord_7Hk2/exchanges")
-        assert record.request.body == {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
+        assert record.request.body == {
+            "item_id": "itm_4Qa",
+            "replacement_sku": "stormline-insulated-m",
+        }
         assert record.status == Status.PENDING  # sending asked; nothing was approved
         assert shop.context.shop.performed("exc_5Rt2") == 0
 
@@ -142,8 +158,12 @@ async def test_composer_reports_a_missing_required_field_and_sends_nothing(make_
 async def test_approve_then_the_dispatcher_worker_sends_and_shows_the_outcome(make_agent, shop):
     agent = make_agent(grace_seconds=0.5)
     manzanita = await agent.add_company(shop.base_url)
-    result = await agent.call_api(manzanita, "POST", "/api/orders/ord_7Hk2/exchanges",
-                                  {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
+    result = await agent.call_api(
+        manzanita,
+        "POST",
+        "/api/orders/ord_7Hk2/exchanges",
+        {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+    )
     assert result.outcome == "operation"
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
@@ -154,16 +174,26 @@ async def test_approve_then_the_dispatcher_worker_sends_and_shows_the_outcome(ma
         await pilot.pause()
         assert isinstance(app.screen, ConfirmApproveScreen)
         await pilot.press("y")
-        await wait_for(pilot, lambda: agent.store.get_operation(result.operation_row).status == Status.PERFORMED,
-                       timeout=20)
+        await wait_for(
+            pilot,
+            lambda: agent.store.get_operation(result.operation_row).status == Status.PERFORMED,
+            timeout=20,
+        )
         # The app's poll sees the dispatcher's commit and the review re-reads it.
-        await wait_for(pilot, lambda: "PERFORMED" in str(screen.query_one("#outcome").render())
-                       and "#1" in str(screen.query_one("#progress").render()))
+        await wait_for(
+            pilot,
+            lambda: (
+                "PERFORMED" in str(screen.query_one("#outcome").render())
+                and "#1" in str(screen.query_one("#progress").render())
+            ),
+        )
         assert "#1" in str(screen.query_one("#progress").render())
         assert shop.context.shop.performed("exc_5Rt2") == 1
 
 
-async def test_conversation_shows_messages_and_operation_cards_and_words_never_approve(make_agent, shop):
+async def test_conversation_shows_messages_and_operation_cards_and_words_never_approve(
+    make_agent, shop
+):
     agent = make_agent()
     manzanita = await agent.add_company(shop.base_url)
     app = PoppyApp(agent, initial_screen="talk")
@@ -171,7 +201,9 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
         await talk_to(pilot, screen, manzanita)
-        await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
+        await pilot.press(
+            *"I'd like to exchange my Stormline jacket for the insulated one", "enter"
+        )
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         texts = [str(m.render()) for m in screen.query(MessageView)]
         assert any(t.startswith("You") and "Stormline" in t for t in texts)
@@ -199,22 +231,35 @@ async def test_each_card_keeps_the_terms_its_message_proposed(make_agent, shop):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await talk_to(pilot, screen, manzanita)
-        await pilot.press(*"I'd like to exchange my Stormline jacket for the insulated one", "enter")
+        await pilot.press(
+            *"I'd like to exchange my Stormline jacket for the insulated one", "enter"
+        )
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 1, timeout=15)
         await pilot.press(*"size L instead", "enter")
         await wait_for(pilot, lambda: len(screen.query(OperationCard)) == 2, timeout=15)
         # The first card learns of the newer revision after the second card is in: wait for it
         # to say so.
-        await wait_for(pilot, lambda: "replaced by a newer revision" in str(screen.query(OperationCard).first().render()),
-                       describe=lambda: [str(card.render()) for card in screen.query(OperationCard)])
+        await wait_for(
+            pilot,
+            lambda: (
+                "replaced by a newer revision" in str(screen.query(OperationCard).first().render())
+            ),
+            describe=lambda: [str(card.render()) for card in screen.query(OperationCard)],
+        )
         first, second = [str(card.render()) for card in screen.query(OperationCard)]
         revisions = agent.store.revisions(screen.query(OperationCard).first().operation_row)
         assert len(revisions) == 2
-        assert revisions[0].revision in first and "(M)" in first and "replaced by a newer revision" in first
+        assert (
+            revisions[0].revision in first
+            and "(M)" in first
+            and "replaced by a newer revision" in first
+        )
         assert revisions[1].revision in second and "(L)" in second and "waiting for you" in second
 
 
-async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the_invisible(make_agent, shop):
+async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the_invisible(
+    make_agent, shop
+):
     """New request by keyboard (docs/tui.md, "Screens": the first one is highlighted): something
     highlighted at first; Shift+Tab lands on things you can see and use."""
     agent = make_agent()
@@ -234,4 +279,7 @@ async def test_new_request_by_keyboard_at_80x24_highlights_and_never_focuses_the
             await pilot.pause()
             focused = app.focused
             assert focused is not None and focused.id != "composer-right"
-            assert isinstance(focused, (OptionList, Input, Select, Button)) or focused.id == "composer-raw"
+            assert (
+                isinstance(focused, (OptionList, Input, Select, Button))
+                or focused.id == "composer-raw"
+            )

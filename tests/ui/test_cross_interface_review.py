@@ -15,11 +15,20 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from tests.ui.ui_sample import add_company, review_shown
 
 
-def revision(store, company, request, revision_name, summary="Cancel booking bk_1. No fee is charged."):
+def revision(
+    store, company, request, revision_name, summary="Cancel booking bk_1. No fee is charged."
+):
     request_id = store.add_request(company.id, request, "test")
-    raw = {"operation_id": "cxl_bk_1", "revision": revision_name, "summary": summary,
-           "terms": {"booking_id": "bk_1"}, "expires_at": "2099-01-01T00:00:00Z"}
-    return store.record_operation(company.id, request_id, company.session_id, parse_operation(raw)).operation_row
+    raw = {
+        "operation_id": "cxl_bk_1",
+        "revision": revision_name,
+        "summary": summary,
+        "terms": {"booking_id": "bk_1"},
+        "expires_at": "2099-01-01T00:00:00Z",
+    }
+    return store.record_operation(
+        company.id, request_id, company.session_id, parse_operation(raw)
+    ).operation_row
 
 
 async def open_review(app, pilot, row) -> ReviewScreen:
@@ -31,8 +40,15 @@ async def open_review(app, pilot, row) -> ReviewScreen:
 
 async def test_header_names_the_interface_of_the_current_revisions_request(store, make_agent):
     company = add_company(store, "Strict Travel", 8410, talk=True)
-    row = revision(store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_1/cancel", {}), "api-r1")
-    revision(store, company, ConversationRequest(f"{company.base_url}/c", "cnv_1", "msg_1", "cancel bk_1"), "conv-r2")
+    row = revision(
+        store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_1/cancel", {}), "api-r1"
+    )
+    revision(
+        store,
+        company,
+        ConversationRequest(f"{company.base_url}/c", "cnv_1", "msg_1", "cancel bk_1"),
+        "conv-r2",
+    )
     app = PoppyApp(make_agent())
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_review(app, pilot, row)
@@ -40,10 +56,22 @@ async def test_header_names_the_interface_of_the_current_revisions_request(store
         assert f"via {interface_label('conversation')}" in line
 
 
-async def test_an_operation_id_reused_for_another_booking_is_a_danger_in_the_review(store, make_agent):
+async def test_an_operation_id_reused_for_another_booking_is_a_danger_in_the_review(
+    store, make_agent
+):
     company = add_company(store, "Strict Travel", 8410)
-    row = revision(store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_1/rebook", {"date": "d1"}), "r1")
-    revision(store, company, ApiRequest("POST", f"{company.base_url}/bookings/bk_2/rebook", {"date": "d2"}), "r2")
+    row = revision(
+        store,
+        company,
+        ApiRequest("POST", f"{company.base_url}/bookings/bk_1/rebook", {"date": "d1"}),
+        "r1",
+    )
+    revision(
+        store,
+        company,
+        ApiRequest("POST", f"{company.base_url}/bookings/bk_2/rebook", {"date": "d2"}),
+        "r2",
+    )
     app = PoppyApp(make_agent())
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_review(app, pilot, row)

@@ -70,18 +70,33 @@ raise SystemExit(main(sys.argv[1:]))
 
 # Sending's libraries and the text checks' (the review screen's) have no place before the first frame.
 NOT_BEFORE_FIRST_FRAME = {
-    "httpx", "httpcore", "jwt", "cryptography", "authlib", "keyring", "mcp", "markdown_it",
-    "poppy_tui.agent.dispatcher", "poppy_tui.agent.outcome_probe", "poppy_tui.agent.transports.api",
-    "poppy_tui.agent.signin.service", "poppy_tui.agent.keys", "poppy_tui.safety.discrepancies",
+    "httpx",
+    "httpcore",
+    "jwt",
+    "cryptography",
+    "authlib",
+    "keyring",
+    "mcp",
+    "markdown_it",
+    "poppy_tui.agent.dispatcher",
+    "poppy_tui.agent.outcome_probe",
+    "poppy_tui.agent.transports.api",
+    "poppy_tui.agent.signin.service",
+    "poppy_tui.agent.keys",
+    "poppy_tui.safety.discrepancies",
     # The store's write side and the records' dataclasses: the inbox reads through agent.reader.
-    "poppy_tui.agent.store.store", "poppy_tui.agent.store.records", "poppy_tui.agent.store.decisions",
-    "poppy_tui.agent.store.operations", "poppy_tui.agent.store.dispatch",
+    "poppy_tui.agent.store.store",
+    "poppy_tui.agent.store.records",
+    "poppy_tui.agent.store.decisions",
+    "poppy_tui.agent.store.operations",
+    "poppy_tui.agent.store.dispatch",
     # Rich's emoji names, which markup parsing (a str column label) imports.
     "rich._emoji_codes",
     # What only making a request needs: its types.
     "poppy_tui.protocol.requests",
     # A bare start (`poppy-tui --home H`) needs no argument parser (cli/main.bare_start).
-    "argparse", "poppy_tui.cli.parser",
+    "argparse",
+    "poppy_tui.cli.parser",
     # Outcome toasts take their first look after the first frame.
     "poppy_tui.ui.outcome_toasts",
 }
@@ -94,7 +109,13 @@ def present(modules: set[str], names: set[str]) -> set[str]:
 def fill(store: Store, count: int) -> list[int]:
     company = add_company(store, "Manzanita Outfitters", 8401)
     return [
-        add_operation(store, company, f"op_{n}", f"Exchange order {n}", expires_at=FIXED_NOW + timedelta(minutes=10 + (n * 7) % count))
+        add_operation(
+            store,
+            company,
+            f"op_{n}",
+            f"Exchange order {n}",
+            expires_at=FIXED_NOW + timedelta(minutes=10 + (n * 7) % count),
+        )
         for n in range(count)
     ]
 
@@ -115,8 +136,13 @@ def home_with_three_operations(tmp_path) -> tuple[Path, dict[str, str]]:
 def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     home, env = home_with_three_operations(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, "--home", str(home)], env=env, capture_output=True, text=True,
-        timeout=120, stdin=subprocess.DEVNULL, cwd=REPO,
+        [sys.executable, "-c", _PROBE, "--home", str(home)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        cwd=REPO,
     )
     seen = json.loads(done.stderr.rstrip("\n").split("\n")[-1])
     modules = set(seen["modules"])
@@ -126,11 +152,15 @@ def test_the_first_frame_imports_no_network_stack_and_has_the_rows(tmp_path):
     # No cycle collections before the first frame (ui/startup_gc.py); the collector is on
     # after it, with what start-up built out of its view.
     assert seen["collector_on_before"] is False
-    assert seen["collections_before"] == 0  # held from main() on: importing asyncio made ~24 (~7-10 ms)
+    assert (
+        seen["collections_before"] == 0
+    )  # held from main() on: importing asyncio made ~24 (~7-10 ms)
     assert seen["collector_on_after"] is True and seen["frozen_after"] > 0
 
 
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]"
+)
 
 
 def visible_text(received: bytes) -> str:
@@ -143,8 +173,15 @@ def start_in_pty(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen
     controlling one: closing the other end sends it no SIGHUP). Returns it and the master end."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env={**env, "TERM": "xterm-256color"},
-                            cwd=REPO, start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**env, "TERM": "xterm-256color"},
+        cwd=REPO,
+        start_new_session=True,
+    )
     os.close(slave)
     return proc, master
 
@@ -183,8 +220,11 @@ def test_the_first_frame_written_is_the_whole_inbox_with_its_rows(tmp_path):
     # footer, without the section title and the rows (which came a frame later).
     home, env = home_with_three_operations(tmp_path)
     hint = "Enter: review the highlighted operation"
-    text = terminal_text_until([sys.executable, "-m", "poppy_tui", "--home", str(home)], env,
-                               ["Waiting for your decision (3)", "Manzanita", hint])
+    text = terminal_text_until(
+        [sys.executable, "-m", "poppy_tui", "--home", str(home)],
+        env,
+        ["Waiting for your decision (3)", "Manzanita", hint],
+    )
     # Top to bottom, once: nothing below the rows reached the terminal before them.
     assert text.index("Waiting for your decision (3)") < text.index("Manzanita") < text.index(hint)
 
@@ -235,7 +275,9 @@ async def every_row_checked(pilot, app) -> OperationTable:
 
 async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store):
     rows = fill(store, 150)
-    async with PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW).run_test(size=(120, 36)) as pilot:
+    async with PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW).run_test(
+        size=(120, 36)
+    ) as pilot:
         await every_row_checked(pilot, pilot.app)  # a first run stores every revision's checks
     app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -266,12 +308,17 @@ async def test_only_the_rows_of_the_first_frame_are_read_and_built_before_it(sto
         table = await every_row_shown(pilot, app)
         assert 0 < app.rows_at_ready <= len(app.items_at_ready) < len(rows)
         # Rows were built until their lines filled what the table can show, and no further.
-        assert app.lines_at_ready - app.last_height_at_ready < table.first_rows() <= app.lines_at_ready
+        assert (
+            app.lines_at_ready - app.last_height_at_ready < table.first_rows() <= app.lines_at_ready
+        )
         assert app.title_at_ready == f"Waiting for your decision ({len(rows)})"
         assert len(table.items) == table.row_count == len(rows)
         assert list(table.items)[: len(app.items_at_ready)] == app.items_at_ready
         assert not app.screen.partial
-        assert str(app.screen.query_one("#pending-title").render()) == f"Waiting for your decision ({len(rows)})"
+        assert (
+            str(app.screen.query_one("#pending-title").render())
+            == f"Waiting for your decision ({len(rows)})"
+        )
 
 
 def test_the_first_rows_are_the_whole_lists_first_in_expiry_order(store):
@@ -331,11 +378,15 @@ async def test_start_up_parses_the_stylesheet_once_and_a_theme_still_restyles(ag
         assert parses[ours] == 1
         title = app.screen.query_one("#pending-title")
         before = title.styles.color
-        parsed_first = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
+        parsed_first = [
+            rule for rule in app.stylesheet.rules if not rule.is_default_rules
+        ]  # poppy.tcss: the only non-default CSS
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
         await pilot.pause()
-        parsed_now = [rule for rule in app.stylesheet.rules if not rule.is_default_rules]  # poppy.tcss: the only non-default CSS
+        parsed_now = [
+            rule for rule in app.stylesheet.rules if not rule.is_default_rules
+        ]  # poppy.tcss: the only non-default CSS
         assert len(parsed_now) == len(parsed_first)
         assert not any(now is first for now, first in zip(parsed_now, parsed_first, strict=True))
         assert title.styles.color != before
@@ -377,11 +428,15 @@ async def test_other_screens_css_waits_for_the_first_of_them_and_then_styles_it(
 
 async def test_another_first_screen_has_its_css(store):
     fill(store, 2)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    app = PoppyApp(
+        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert screens_css_read(app)
-        assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"  # height: 1fr
+        assert (
+            app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"
+        )  # height: 1fr
         app.action_show_inbox()
         await pilot.pause()
         app.action_show_history()
@@ -439,14 +494,18 @@ class ProgressAtReadyApp(PoppyApp):
     pending_table_at_ready: bool | None = None
 
     def on_ready(self) -> None:
-        if self.pending_table_at_ready is None:  # Textual calls each class's on_ready: once is enough
+        if (
+            self.pending_table_at_ready is None
+        ):  # Textual calls each class's on_ready: once is enough
             tables = list(self.screen.query("#progress-table").results(OperationTable))
             self.progress_at_ready = [int(key) for key in tables[0].items] if tables else None
             self.pending_table_at_ready = bool(self.screen.query("#pending-table"))
         super().on_ready()
 
 
-async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_shows_what_arrives(store):
+async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_shows_what_arrives(
+    store,
+):
     # It was composed (a second table, styled and laid out while hidden) before the first frame
     # even with nothing on its way.
     rows = fill(store, 2)
@@ -462,7 +521,12 @@ async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_s
         assert not progress.display and not app.screen.query_one("#progress-title").display
         # Between the pending rows and the hint, as it was composed before.
         order = [w.id for w in app.screen.query_one("#inbox-body").children]
-        assert order.index("pending-empty") < order.index("progress-title") < order.index("progress-table") < order.index("inbox-hint")
+        assert (
+            order.index("pending-empty")
+            < order.index("progress-title")
+            < order.index("progress-table")
+            < order.index("inbox-hint")
+        )
         app.agent.approve(rows[0], store.get_operation(rows[0]).current.id)
         app.notify_store_changed()
         for _ in range(100):
@@ -500,8 +564,12 @@ async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothi
     from rich.console import Console
 
     company = add_company(store, "Manzanita Outfitters", 8401)
-    summaries = ["Exchange the jacket on order ord_1 for the insulated one, for $70.00 more, charged to the card",
-                 "Cancel " + "会员资格" * 30, "Move 🙂 " * 40, "Short one"]
+    summaries = [
+        "Exchange the jacket on order ord_1 for the insulated one, for $70.00 more, charged to the card",
+        "Cancel " + "会员资格" * 30,
+        "Move 🙂 " * 40,
+        "Short one",
+    ]
     for n, summary in enumerate(summaries):
         add_operation(store, company, f"op_{n}", summary)
     app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
@@ -514,8 +582,14 @@ async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothi
             shown = table.get_cell(key, "summary")
             wrapped = shown.copy()
             wrapped.no_wrap = False
-            assert console.render_lines(shown, console.options) == console.render_lines(wrapped, console.options)
+            assert console.render_lines(shown, console.options) == console.render_lines(
+                wrapped, console.options
+            )
             skipped += shown.no_wrap
         assert skipped >= 2  # the plain ones
-        wide = next(table.get_cell(k, "summary") for k, item in table.items.items() if "会员" in item.row.summary)
+        wide = next(
+            table.get_cell(k, "summary")
+            for k, item in table.items.items()
+            if "会员" in item.row.summary
+        )
         assert not wide.no_wrap  # wider in cells than in characters: Rich wraps it, as before

@@ -82,8 +82,20 @@ async def test_the_inbox_shows_every_waiting_row_and_no_sideways_scrollbar(store
 async def test_at_80_columns_the_summary_wraps_so_rows_read_differently(store):
     company = add_company(store, "Manzanita Outfitters", 8401)
     start = "Move your jacket fitting (bkg_2Fm8) at Manzanita Outfitters Portland from Sat, Dec 5 at 10:00 AM to "
-    add_operation(store, company, "bkc_1", start + "Fri, Dec 4 at 2:00 PM.", expires_at=FIXED_NOW + timedelta(minutes=9))
-    add_operation(store, company, "bkc_2", start + "Mon, Dec 7 at 11:30 AM.", expires_at=FIXED_NOW + timedelta(minutes=8))
+    add_operation(
+        store,
+        company,
+        "bkc_1",
+        start + "Fri, Dec 4 at 2:00 PM.",
+        expires_at=FIXED_NOW + timedelta(minutes=9),
+    )
+    add_operation(
+        store,
+        company,
+        "bkc_2",
+        start + "Mon, Dec 7 at 11:30 AM.",
+        expires_at=FIXED_NOW + timedelta(minutes=8),
+    )
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
@@ -99,8 +111,13 @@ async def test_history_rows_at_80_columns_carry_their_summaries(store):
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen)
-                       and app.screen.query_one("#history-table", DataTable).row_count == 2)
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, HistoryScreen)
+                and app.screen.query_one("#history-table", DataTable).row_count == 2
+            ),
+        )
         await settle(pilot)
         table = app.screen.query_one("#history-table", DataTable)
         rows = {row_text(table, i) for i in range(table.row_count)}
@@ -266,9 +283,14 @@ async def test_the_review_header_keeps_via_and_its_interface_together_at_80_colu
     from poppy_tui.protocol.requests import McpRequest
 
     company = add_company(store, "Manzanita Outfitters", 8401)
-    row = add_operation(store, company, "cnl_IJCe_1xS", "Cancel your Trailhead Coffee Club subscription.",
-                        revision="1796402761-tPePyO6_-uEZ",
-                        request=McpRequest(f"{company.base_url}/mcp", "cancel_subscription", {"id": "sub_6Tc1"}))
+    row = add_operation(
+        store,
+        company,
+        "cnl_IJCe_1xS",
+        "Cancel your Trailhead Coffee Club subscription.",
+        revision="1796402761-tPePyO6_-uEZ",
+        request=McpRequest(f"{company.base_url}/mcp", "cancel_subscription", {"id": "sub_6Tc1"}),
+    )
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         app.open_review(row)
@@ -300,13 +322,23 @@ async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tupl
 async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
     banner, said = await a_pressed_on_review(store, "jacket", arm_delay_seconds=30)
     assert "approve… (available in" in banner
-    assert any(m.startswith("Not yet: approve is available in") and "Nothing was approved" in m for m in said)
+    assert any(
+        m.startswith("Not yet: approve is available in") and "Nothing was approved" in m
+        for m in said
+    )
 
 
-@pytest.mark.parametrize(("screen", "selector", "line"), [
-    ("companies", "#companies-help", "s: sign in at it   o: sign out"),
-    ("help", ".field-help", 'Remap keys in config.toml by id: approve = "A" under [keybindings].'),
-])
+@pytest.mark.parametrize(
+    ("screen", "selector", "line"),
+    [
+        ("companies", "#companies-help", "s: sign in at it   o: sign out"),
+        (
+            "help",
+            ".field-help",
+            'Remap keys in config.toml by id: approve = "A" under [keybindings].',
+        ),
+    ],
+)
 async def test_key_help_reads_whole_on_a_line_at_80_columns(store, screen, selector, line):
     # Run together, the Companies help wrapped "s/o:" onto the end of one line and "sign in/out"
     # onto the next, and Help's example broke between 'approve =' and '"A"'.
@@ -320,14 +352,19 @@ async def test_key_help_reads_whole_on_a_line_at_80_columns(store, screen, selec
         await settle(pilot)
         help_text = app.screen.query(selector).first()
         lines = str(help_text.render()).splitlines()
-        assert all(len(shown) <= help_text.content_region.width for shown in lines), (help_text.content_region, lines)
+        assert all(len(shown) <= help_text.content_region.width for shown in lines), (
+            help_text.content_region,
+            lines,
+        )
         assert line in lines
 
 
 async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
     # "Not yet: it is not waiting for a decision (it is performed)" promised a later that never comes.
     _, said = await a_pressed_on_review(store, "performed", arm_delay_seconds=0)
-    assert said == ["Can't approve: it is not waiting for a decision (it is performed). Nothing was approved."]
+    assert said == [
+        "Can't approve: it is not waiting for a decision (it is performed). Nothing was approved."
+    ]
 
 
 async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
@@ -338,13 +375,20 @@ async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen)
         # Another process (the dispatcher) sends the approved one and the Company performs it.
-        send_through(store, rows["approved"], FIXED_NOW + timedelta(seconds=10), Status.PERFORMED,
-                     "Refunded $24.00.")
+        send_through(
+            store,
+            rows["approved"],
+            FIXED_NOW + timedelta(seconds=10),
+            Status.PERFORMED,
+            "Refunded $24.00.",
+        )
         app.notify_store_changed()
         await wait_for(pilot, lambda: any(m.startswith("Performed:") for m in notes))
         said = [m for m in notes]
-        assert any(m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
-                   for m in said)
+        assert any(
+            m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
+            for m in said
+        )
 
 
 async def test_a_performed_operation_shows_no_live_countdown(store):
@@ -365,7 +409,9 @@ def test_cli_history_shows_no_countdown_for_a_decided_operation(store):
     send_through(store, rows["jacket"], FIXED_NOW, Status.PERFORMED, "Done.")
     performed = next(r for r in store.list_operations(limit=50) if r.id == rows["jacket"])
     waiting = next(r for r in store.list_operations(limit=50) if r.id == rows["hostile"])
-    assert "no longer matters: performed" in row_line(performed) and " (in " not in row_line(performed)
+    assert "no longer matters: performed" in row_line(performed) and " (in " not in row_line(
+        performed
+    )
     assert "expires " in row_line(waiting)
 
 
@@ -374,11 +420,25 @@ def test_cli_history_shows_no_countdown_for_a_decided_operation(store):
 
 async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
     company = add_company(store, "Manzanita Outfitters", 8401)
-    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(),
-                        expires_at=FIXED_NOW + timedelta(minutes=10), revision="r1")
+    row = add_operation(
+        store,
+        company,
+        "exc_5Rt2",
+        JACKET_SUMMARY,
+        terms=jacket_terms(),
+        expires_at=FIXED_NOW + timedelta(minutes=10),
+        revision="r1",
+    )
     store.mark_seen(store.get_operation(row).current.id)
-    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(),
-                  expires_at=FIXED_NOW + timedelta(minutes=20), revision="r2")
+    add_operation(
+        store,
+        company,
+        "exc_5Rt2",
+        JACKET_SUMMARY,
+        terms=jacket_terms(),
+        expires_at=FIXED_NOW + timedelta(minutes=20),
+        revision="r2",
+    )
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(row)
@@ -387,8 +447,15 @@ async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
         assert "NEW EXPIRY" in changes and "NEW TERMS" not in changes
         assert "new expiry only" in str(app.screen.query_one("#operation-line").render())
     # and changed terms are still new terms
-    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms("80.00"),
-                  expires_at=FIXED_NOW + timedelta(minutes=20), revision="r3")
+    add_operation(
+        store,
+        company,
+        "exc_5Rt2",
+        JACKET_SUMMARY,
+        terms=jacket_terms("80.00"),
+        expires_at=FIXED_NOW + timedelta(minutes=20),
+        revision="r3",
+    )
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(row)
@@ -398,8 +465,14 @@ async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
 
 async def test_one_time_format_with_the_zone_in_header_terms_and_record(store):
     company = add_company(store, "Manzanita Outfitters", 8401)
-    row = add_operation(store, company, "bkc_1", "Move the fitting.",
-                        terms={"starts_at": "2030-01-16T10:00:00-08:00"}, expires_at=FIXED_NOW + timedelta(minutes=9))
+    row = add_operation(
+        store,
+        company,
+        "bkc_1",
+        "Move the fitting.",
+        terms={"starts_at": "2030-01-16T10:00:00-08:00"},
+        expires_at=FIXED_NOW + timedelta(minutes=9),
+    )
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         app.open_review(row)
@@ -455,7 +528,9 @@ async def test_a_theme_picked_is_written_to_config_toml_and_used_next_time(store
         app.theme = "nord"
         await wait_for(pilot, lambda: 'theme = "nord"' in config_file.read_text())
     saved = load_config_file(config_file)
-    assert saved.theme == "nord" and saved.grace_seconds == 5 and saved.keybindings == {"approve": "A"}
+    assert (
+        saved.theme == "nord" and saved.grace_seconds == 5 and saved.keybindings == {"approve": "A"}
+    )
     assert config_file.read_text().startswith("# mine\n")
     again = PoppyApp(StoreAgent(store, saved), clock=lambda: FIXED_NOW, config_file=config_file)
     async with again.run_test(size=NARROW) as pilot:
@@ -480,8 +555,14 @@ async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await pilot.press("y")
-        await wait_for(pilot, lambda: app.screen is screen and screen.check_action("withdraw", ()) is True
-                       and "Withdraw" in {key.description for key in screen.query(FooterKey)})
+        await wait_for(
+            pilot,
+            lambda: (
+                app.screen is screen
+                and screen.check_action("withdraw", ()) is True
+                and "Withdraw" in {key.description for key in screen.query(FooterKey)}
+            ),
+        )
         await settle(pilot)
         keys = {key.description: key for key in app.screen.query(FooterKey)}
         assert {"Decline…", "Withdraw", "Back", "Quit"} <= set(keys)

@@ -25,11 +25,20 @@ async def test_keys_stay_whole_and_ids_line_up(store, size):
         assert tables
         lines = []
         for static in tables:
-            lines += [strip.text for strip in static.render_lines(Region(0, 0, static.size.width, static.size.height))]
+            lines += [
+                strip.text
+                for strip in static.render_lines(
+                    Region(0, 0, static.size.width, static.size.height)
+                )
+            ]
     text = "\n".join(lines)
     for keys in LONG_KEYS:
         assert keys in text, (keys, text)
     ids = [binding.id for _, bindings, _ in binding_groups() for binding in bindings if binding.id]
-    columns = {line.rindex(binding_id) for line in lines for binding_id in ids
-               if line.rstrip().endswith(" " + binding_id)}
+    columns = {
+        line.rindex(binding_id)
+        for line in lines
+        for binding_id in ids
+        if line.rstrip().endswith(" " + binding_id)
+    }
     assert len(columns) == 1, columns  # one column for every section's ids

@@ -13,8 +13,11 @@ from tests.ui.ui_sample import build_sample, ui_config, wait_for
 
 
 async def test_at_80_columns_the_decision_column_reads_as_a_decision(tmp_path):
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), ui_config(),
-                       key=ec.generate_private_key(ec.SECP256R1()))
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(),
+        key=ec.generate_private_key(ec.SECP256R1()),
+    )
     try:
         rows = build_sample(agent.store)
         revision = agent.store.get_operation(rows["performed"]).current.revision

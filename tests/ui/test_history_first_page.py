@@ -42,10 +42,14 @@ async def test_the_first_page_shows_while_the_records_are_still_being_counted(st
         assert "of …" in str(screen.query_one("#history-pager").render())
         release.set()
         await wait_for(pilot, lambda: not screen.fetching)
-        assert screen.total == total and f"of {total}" in str(screen.query_one("#history-pager").render())
+        assert screen.total == total and f"of {total}" in str(
+            screen.query_one("#history-pager").render()
+        )
 
 
-async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_reader(store, monkeypatch):
+async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_reader(
+    store, monkeypatch
+):
     """on_unmount takes the reader's lock on the event loop; a loader that held it while waiting
     for the loop (call_from_thread) would wait for on_unmount, and on_unmount for it, for good."""
     build_sample(store)
@@ -68,7 +72,9 @@ async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_
     assert not any(held_while_waiting)
 
 
-async def test_closing_while_a_page_is_being_read_waits_for_that_read_and_shows_nothing_after(store, monkeypatch):
+async def test_closing_while_a_page_is_being_read_waits_for_that_read_and_shows_nothing_after(
+    store, monkeypatch
+):
     build_sample(store)
     entered, release = hold_in_worker_threads(monkeypatch, "list_operations")
     app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")

@@ -61,17 +61,26 @@ async def test_rows_show_while_their_checks_are_still_being_computed(store, monk
         await checks_shown(pilot)
         flight = _row_text(pending, rows["flight"])
         assert "checking…" not in flight and "DANGER" in flight
-    assert set(store.current_checks(list(rows.values()), CHECKER_VERSION)) >= {rows["flight"], rows["hostile"]}
+    assert set(store.current_checks(list(rows.values()), CHECKER_VERSION)) >= {
+        rows["flight"],
+        rows["hostile"],
+    }
 
 
-async def test_a_second_start_reads_the_stored_checks_without_computing_them(store, tmp_path, monkeypatch):
+async def test_a_second_start_reads_the_stored_checks_without_computing_them(
+    store, tmp_path, monkeypatch
+):
     rows = build_sample(store)
     app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await _wait_rows(pilot, app.screen.query_one("#pending-table", OperationTable))
         await checks_shown(pilot)
     computed: list[list[int]] = []
-    monkeypatch.setattr(inbox_module, "check_missing", lambda path, operation_rows, *a, **k: computed.append(operation_rows))
+    monkeypatch.setattr(
+        inbox_module,
+        "check_missing",
+        lambda path, operation_rows, *a, **k: computed.append(operation_rows),
+    )
     with Store.open(store.path) as again:
         app = PoppyApp(StoreAgent(again, ui_config()), clock=lambda: FIXED_NOW)
         async with app.run_test(size=SIZE) as pilot:
@@ -86,8 +95,13 @@ async def test_countdowns_tick_only_for_rows_on_screen(store):
     build_sample(store)
     company = store.find_company("Manzanita Outfitters")
     for n in range(30):
-        add_operation(store, company, f"exc_more_{n}", f"Exchange number {n}",
-                      expires_at=FIXED_NOW + timedelta(hours=2, minutes=n))
+        add_operation(
+            store,
+            company,
+            f"exc_more_{n}",
+            f"Exchange number {n}",
+            expires_at=FIXED_NOW + timedelta(hours=2, minutes=n),
+        )
     app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 12)) as pilot:
         pending = app.screen.query_one("#pending-table", OperationTable)
@@ -95,10 +109,15 @@ async def test_countdowns_tick_only_for_rows_on_screen(store):
         await checks_shown(pilot)
         visible = pending.visible_keys()
         # Far fewer rows fit than there are: only those are rewritten each second.
-        assert visible and set(visible) < set(pending.items) and len(visible) < len(pending.items) / 2
+        assert (
+            visible and set(visible) < set(pending.items) and len(visible) < len(pending.items) / 2
+        )
         looked: list[str] = []
         original = pending._update_if_changed
-        pending._update_if_changed = lambda key, *a, **k: (looked.append(key), original(key, *a, **k))  # type: ignore[method-assign]
+        pending._update_if_changed = lambda key, *a, **k: (
+            looked.append(key),
+            original(key, *a, **k),
+        )  # type: ignore[method-assign]
         pending.tick()
         assert set(looked) == set(visible)
 
@@ -133,7 +152,9 @@ async def test_a_resize_that_keeps_the_width_does_not_reread_the_store(store):
         original = screen.refresh_data
         screen.refresh_data = lambda: (calls.append(1), original())  # type: ignore[method-assign]
         await pilot.resize_terminal(SIZE[0], SIZE[1] + 4)
-        await wait_for(pilot, lambda: tuple(screen.size) == (SIZE[0], SIZE[1] + 4))  # the resize reached it
+        await wait_for(
+            pilot, lambda: tuple(screen.size) == (SIZE[0], SIZE[1] + 4)
+        )  # the resize reached it
         await pilot.pause()
         assert calls == []
         await pilot.resize_terminal(SIZE[0] + 20, SIZE[1] + 4)

@@ -21,8 +21,11 @@ LONG = "Cancel a booking; the fare rules decide the fee (none if refundable)"
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 async def test_long_summaries_read_whole_and_the_hint_says_press_enter(tmp_path, size):
     strict = StrictCompany()
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), ui_config(),
-                       key=ec.generate_private_key(ec.SECP256R1()))
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(),
+        key=ec.generate_private_key(ec.SECP256R1()),
+    )
     try:
         company = await agent.add_company(strict.base_url)
         app = PoppyApp(agent, initial_screen="compose")
@@ -31,10 +34,14 @@ async def test_long_summaries_read_whole_and_the_hint_says_press_enter(tmp_path,
             app.screen.choose_company(company.id)
             listing = app.screen.query_one("#composer-actions")
             await wait_for(pilot, lambda: listing.option_count > 1 and listing.highlighted == 0)
-            prompts = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+            prompts = [
+                str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)
+            ]
             assert any(LONG in prompt for prompt in prompts), prompts
             assert not any("chars)" in prompt for prompt in prompts), prompts
-            await wait_for(pilot, lambda: PICK_ACTION in str(app.screen.query_one("#composer-title").render()))
+            await wait_for(
+                pilot, lambda: PICK_ACTION in str(app.screen.query_one("#composer-title").render())
+            )
     finally:
         agent.store.close()
         strict.stop()

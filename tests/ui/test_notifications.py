@@ -62,7 +62,9 @@ def payloads(sequence: str) -> list[str]:
 
 @pytest.mark.parametrize("protocol", ["osc9", "osc777", "osc99"])
 def test_no_company_escape_survives_into_the_desktop_notification(protocol):
-    sequence = desktop_sequence(protocol, "poppy-tui", f"{HOSTILE_NAME} asks for your approval USD 70.00")
+    sequence = desktop_sequence(
+        protocol, "poppy-tui", f"{HOSTILE_NAME} asks for your approval USD 70.00"
+    )
     bodies = payloads(sequence)
     assert bodies and all(not SEQUENCE_ENDERS.search(body) for body in bodies)
     # The framing is ours alone: exactly one terminator per notification part.
@@ -82,8 +84,9 @@ def test_auto_picks_an_escape_the_terminal_shows_and_none_under_a_multiplexer():
 
 
 def test_notification_settings_are_checked():
-    assert parse_config({"notifications": {"toast": False, "bell": False, "desktop": "off"}}).notifications == \
-        NotificationSettings(toast=False, bell=False, desktop="off")
+    assert parse_config(
+        {"notifications": {"toast": False, "bell": False, "desktop": "off"}}
+    ).notifications == NotificationSettings(toast=False, bell=False, desktop="off")
     for bad in ({"toast": "yes"}, {"desktop": "osc52"}, {"sound": True}):
         with pytest.raises(ConfigError):
             parse_config({"notifications": bad})
@@ -96,10 +99,16 @@ def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: S
     assert watcher.changes() == []  # the first look only takes note
     row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
     (new,) = watcher.changes()
-    assert (new.kind, new.operation_row, new.company, new.amount) == ("new_operation", row, "Manzanita Outfitters",
-                                                                     "USD 70.00")
+    assert (new.kind, new.operation_row, new.company, new.amount) == (
+        "new_operation",
+        row,
+        "Manzanita Outfitters",
+        "USD 70.00",
+    )
     assert watcher.changes() == []
-    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms("80.00"), revision="r2")
+    add_operation(
+        store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms("80.00"), revision="r2"
+    )
     (changed,) = watcher.changes()
     assert changed.kind == "new_revision" and changed.amount == "USD 80.00"
     send_through(store, row, datetime.now(timezone.utc), Status.OUTCOME_UNKNOWN, "timed out")
@@ -138,10 +147,14 @@ async def test_a_settled_send_is_announced(store):
     app = RecordingApp(StoreAgent(store, with_notifications("osc9")))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
-        send_through(store, row, datetime.now(timezone.utc), Status.PERFORMED, "performed", {"ok": True})
+        send_through(
+            store, row, datetime.now(timezone.utc), Status.PERFORMED, "performed", {"ok": True}
+        )
         await wait_for(pilot, lambda: app.written)
         await poll_seen(pilot)
-    assert app.written == [f"\x1b]9;poppy-tui: Manzanita Outfitters: performed USD 70.00 (operation {row})\x07"]
+    assert app.written == [
+        f"\x1b]9;poppy-tui: Manzanita Outfitters: performed USD 70.00 (operation {row})\x07"
+    ]
 
 
 async def test_every_channel_can_be_turned_off(store):
@@ -187,7 +200,9 @@ async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("l")  # leave it queued
         await wait_for(pilot, lambda: not app.is_running)
-    assert store.get_operation(row).status == Status.APPROVED  # still queued for the next dispatcher
+    assert (
+        store.get_operation(row).status == Status.APPROVED
+    )  # still queued for the next dispatcher
 
 
 async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
@@ -200,7 +215,10 @@ async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
         await pilot.press("s")
-        await wait_for(pilot, lambda: "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render()))
+        await wait_for(
+            pilot,
+            lambda: "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render()),
+        )
         assert isinstance(app.screen, QuitScreen) and app.is_running  # still sending
         later = datetime.now(timezone.utc) + timedelta(seconds=601)  # the grace period over
         send_through(store, row, later, Status.PERFORMED, "performed")  # the dispatcher's part
@@ -209,7 +227,9 @@ async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
 
 async def test_quit_with_nothing_in_flight_quits_at_once(store):
     company = add_company(store, "Manzanita Outfitters", 8401)
-    add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())  # pending: not ours to send
+    add_operation(
+        store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms()
+    )  # pending: not ours to send
     app = PoppyApp(StoreAgent(store, ui_config()))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
@@ -233,7 +253,9 @@ def test_in_a_real_terminal_no_company_escape_reaches_it(tmp_path):
 
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True)
-    (home / "config" / "config.toml").write_text('key_storage = "file"\n[notifications]\ndesktop = "osc9"\n')
+    (home / "config" / "config.toml").write_text(
+        'key_storage = "file"\n[notifications]\ndesktop = "osc9"\n'
+    )
     paths = resolve_paths(home)
     paths.ensure()
     with Store.open(paths.database) as store:
@@ -242,7 +264,9 @@ def test_in_a_real_terminal_no_company_escape_reaches_it(tmp_path):
     try:
         terminal.read_until("Inbox|inbox", timeout=60)
         with Store.open(paths.database) as store:
-            add_operation(store, company, "exc_5Rt2", "Pay\x1b]52;c;cGF5\x07 now", terms=jacket_terms())
+            add_operation(
+                store, company, "exc_5Rt2", "Pay\x1b]52;c;cGF5\x07 now", terms=jacket_terms()
+            )
         terminal.read_until("asks for your approval", timeout=60)
         deadline = 50
         while b"\x1b]9;" not in terminal.seen and deadline:

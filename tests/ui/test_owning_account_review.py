@@ -25,7 +25,9 @@ from tests.companies.account_company import NAME, AccountCompany
 from tests.ui.ui_sample import record_notifications, wait_for
 
 SIZE = (120, 36)
-CONFIG = Config(grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
+CONFIG = Config(
+    grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0
+)
 ALICE, BOB = "alice@birch.test", "bob@birch.test"
 # What a hostile Company could put in an account name: a screen-clearing escape and a bidi override.
 HOSTILE = "mallory\x1b[2J\u202e@birch.test"
@@ -40,7 +42,14 @@ class SignedIn:
 
     def as_(self, token: str, account: str | None) -> None:
         self.token = token
-        save_sign_in(self.agent.store, self.company.id, self.company.base_url, "mediated", ("orders",), account)
+        save_sign_in(
+            self.agent.store,
+            self.company.id,
+            self.company.base_url,
+            "mediated",
+            ("orders",),
+            account,
+        )
 
 
 @pytest.fixture
@@ -55,7 +64,9 @@ def birch():
 @pytest.fixture
 def agent(tmp_path):
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    made = Agent.open(paths, replace(CONFIG), key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    made = Agent.open(
+        paths, replace(CONFIG), key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0
+    )
     made.access_token_source = SignedIn(made)
     yield made
     made.store.close()
@@ -76,7 +87,9 @@ def operation_line(screen) -> str:
 async def _review(app, pilot, op_row: int) -> ReviewScreen:
     """The review of operation `op_row`, once it has its record."""
     app.open_review(op_row)
-    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None
+    )
     return app.screen
 
 
@@ -87,14 +100,21 @@ async def test_review_names_the_account_and_holds_approve_while_signed_in_as_ano
     notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         review = await _review(app, pilot, op.id)
-        await wait_for(pilot, lambda: f"belongs to your account “{ALICE}”" in operation_line(review))
+        await wait_for(
+            pilot, lambda: f"belongs to your account “{ALICE}”" in operation_line(review)
+        )
         await wait_for(pilot, lambda: review.arming_left() == 0)
         why = review.approve_blocker()
         assert why is not None and f"“{ALICE}”" in why and f"signed in there as “{BOB}”" in why
         assert f"sign in to {NAME} as “{ALICE}” to approve it" in why
-        assert review.findings[0].code == OTHER_ACCOUNT_CODE and review.findings[0].severity == "danger"
+        assert (
+            review.findings[0].code == OTHER_ACCOUNT_CODE
+            and review.findings[0].severity == "danger"
+        )
         await pilot.press("a")
-        await wait_for(pilot, lambda: any(n.startswith("Not yet: this operation belongs") for n in notes))
+        await wait_for(
+            pilot, lambda: any(n.startswith("Not yet: this operation belongs") for n in notes)
+        )
         assert not isinstance(app.screen, ConfirmApproveScreen)
         assert agent.store.get_operation(op.id).status == Status.PENDING
         assert review.check_action("sign_in", ()) is True  # `s` signs in, here as well
@@ -108,11 +128,15 @@ async def test_review_names_the_account_and_holds_approve_while_signed_in_as_ano
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         await pilot.press("y")
-        await wait_for(pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20)
+        await wait_for(
+            pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20
+        )
     assert birch.state.approval_users == ["alice"]
 
 
-async def test_review_of_an_operation_whose_account_is_unknown_says_so_and_approves_as_before(agent, birch):
+async def test_review_of_an_operation_whose_account_is_unknown_says_so_and_approves_as_before(
+    agent, birch
+):
     op, signed = await ordered_as(agent, birch, "tok_alice", None)
     signed.as_("tok_bob", BOB)
     app = PoppyApp(agent)
@@ -129,16 +153,22 @@ async def test_a_hostile_account_name_is_shown_neutralised(agent, birch):
     async with app.run_test(size=SIZE) as pilot:
         review = await _review(app, pilot, op.id)
         await wait_for(pilot, lambda: "belongs to your account" in operation_line(review))
-        shown = operation_line(review) + (review.approve_blocker() or "") + review.findings[0].message
+        shown = (
+            operation_line(review) + (review.approve_blocker() or "") + review.findings[0].message
+        )
         assert "\x1b" not in shown and "\u202e" not in shown
         assert "mallory\\x1b[2J⟨U+202E⟩@birch.test" in operation_line(review)
     from poppy_tui.cli.output import show_text
 
     text = show_text(agent.store, agent.store.get_operation(op.id))
-    assert "\x1b" not in text and "\u202e" not in text and "mallory\\x1b[2J⟨U+202E⟩@birch.test" in text
+    assert (
+        "\x1b" not in text and "\u202e" not in text and "mallory\\x1b[2J⟨U+202E⟩@birch.test" in text
+    )
 
 
-async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_asked_by_the_company(agent, birch):
+async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_asked_by_the_company(
+    agent, birch
+):
     from tests.ui.test_sign_in_prompts import RecordingApp
 
     op, signed = await ordered_as(agent, birch, "tok_alice", ALICE)
@@ -146,15 +176,25 @@ async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_aske
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_for(pilot, lambda: app.screen.query("#progress-table"))
         agent.approve(op.id, op.current.id)  # as the review does, signed in as its account
-        signed.as_("tok_bob", BOB)  # then signed in as another, before the app's dispatcher sends it
-        await wait_for(pilot, lambda: any(m.startswith("Not sent, waiting for sign-in as") for m, _ in app.toasts),
-                       timeout=15)
+        signed.as_(
+            "tok_bob", BOB
+        )  # then signed in as another, before the app's dispatcher sends it
+        await wait_for(
+            pilot,
+            lambda: any(m.startswith("Not sent, waiting for sign-in as") for m, _ in app.toasts),
+            timeout=15,
+        )
         ((message, severity),) = [t for t in app.toasts if t[0].startswith("Not sent")]
         assert f"“{ALICE}”" in message and f"“{BOB}”" in message and severity == "warning"
         assert "asked you to sign in" not in message
         app.open_review(op.id)
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None
+        )
         banner = str(app.screen.query_one("#outcome").render())
-        assert f"WAITING FOR SIGN-IN as “{ALICE}”" in banner and "Your approval is being sent" not in banner
+        assert (
+            f"WAITING FOR SIGN-IN as “{ALICE}”" in banner
+            and "Your approval is being sent" not in banner
+        )
         assert "waiting for sign-in" not in banner  # said once, in the head
     assert birch.state.approval_users == []

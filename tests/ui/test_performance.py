@@ -21,7 +21,9 @@ def big_store(tmp_path):
     with Store.open(path) as store:
         add_company(store, "Manzanita Outfitters", 8401)
         add_company(store, "Larkspur Air", 8402)
-        add_operation(store, store.find_company("Manzanita Outfitters"), "seed", "The first operation")
+        add_operation(
+            store, store.find_company("Manzanita Outfitters"), "seed", "The first operation"
+        )
     # 100,000 operations through record_operation would take minutes of fsyncs; the rows written
     # here are shaped exactly like the store's own (same tables, same stamp format).
     db = sqlite3.connect(path)
@@ -32,14 +34,29 @@ def big_store(tmp_path):
         for i in range(2, RECORDS + 2):
             at = f"2029-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{i % 60:02d}.{i:06d}Z"
             operations.append((i, 1 + i % 2, f"op_{i}", "api", "ses_x", statuses[i % 5], i, at, at))
-            revisions.append((i, i, "r1", request_id, f"Exchange item number {i} for ${i % 100}.00 more",
-                              "2099-01-01T00:00:00.000000Z", "2099-01-01T00:00:00Z", "{}", at))
+            revisions.append(
+                (
+                    i,
+                    i,
+                    "r1",
+                    request_id,
+                    f"Exchange item number {i} for ${i % 100}.00 more",
+                    "2099-01-01T00:00:00.000000Z",
+                    "2099-01-01T00:00:00Z",
+                    "{}",
+                    at,
+                )
+            )
         db.executemany(
             "INSERT INTO operations (id, company_id, operation_id, interface, session_id, status,"
-            " current_revision_id, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)", operations)
+            " current_revision_id, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            operations,
+        )
         db.executemany(
             "INSERT INTO revisions (id, operation_row, revision, request_id, summary, expires_at,"
-            " expires_at_text, raw_json, received_at) VALUES (?,?,?,?,?,?,?,?,?)", revisions)
+            " expires_at_text, raw_json, received_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            revisions,
+        )
     db.close()
     with Store.open(path) as store:
         yield store

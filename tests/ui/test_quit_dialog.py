@@ -15,7 +15,14 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
 from tests.ui.ui_sample import (
-    JACKET_SUMMARY, StoreAgent, add_company, add_operation, jacket_terms, started, ui_config, wait_for,
+    JACKET_SUMMARY,
+    StoreAgent,
+    add_company,
+    add_operation,
+    jacket_terms,
+    started,
+    ui_config,
+    wait_for,
 )
 
 SIZE = (120, 36)
@@ -24,8 +31,12 @@ GRACE = 3600.0  # far longer than any test runs: only "send now" can make it go
 
 async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tmp_path, strict):
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    agent = Agent.open(paths, ui_config(grace_seconds=GRACE, request_timeout_seconds=5.0),
-                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    agent = Agent.open(
+        paths,
+        ui_config(grace_seconds=GRACE, request_timeout_seconds=5.0),
+        key=ec.generate_private_key(ec.SECP256R1()),
+        reply_wait_seconds=3.0,
+    )
     try:
         company = await agent.add_company(strict.base_url)
         result = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
@@ -39,7 +50,11 @@ async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tm
             await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
             await pilot.press("s")
             # The app quits by itself once the Company has answered the approval.
-            await wait_for(pilot, lambda: not app.is_running, describe=lambda: str(app.screen.query_one("#quit-progress").render()))
+            await wait_for(
+                pilot,
+                lambda: not app.is_running,
+                describe=lambda: str(app.screen.query_one("#quit-progress").render()),
+            )
         done = agent.store.get_operation(op.id)
         assert done.status == Status.PERFORMED, done.outcome_detail
         assert strict.state.perform_count["cxl_bk_1"] == 1
@@ -62,8 +77,14 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
         store.withdraw(taken_back)  # in another window, while the dialog is open
         await pilot.press("s")
         # "s" recorded "send now" (the positive sign), and nothing sends here: the dialog waits.
-        await wait_for(pilot, lambda: store.get_operation(kept).send_after is not None
-                       and datetime.fromisoformat(store.get_operation(kept).send_after) <= datetime.now(timezone.utc))
+        await wait_for(
+            pilot,
+            lambda: (
+                store.get_operation(kept).send_after is not None
+                and datetime.fromisoformat(store.get_operation(kept).send_after)
+                <= datetime.now(timezone.utc)
+            ),
+        )
         await pilot.pause()
         assert app.is_running and isinstance(app.screen, QuitScreen)
     # A fresh connection sees it: committed, not only in this process's memory.
@@ -71,7 +92,9 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
         sent_now = again.get_operation(kept)
         assert sent_now.status == Status.APPROVED
         assert sent_now.send_after is not None
-        assert datetime.fromisoformat(sent_now.send_after) <= datetime.now(timezone.utc)  # not in an hour
+        assert datetime.fromisoformat(sent_now.send_after) <= datetime.now(
+            timezone.utc
+        )  # not in an hour
         assert again.get_operation(taken_back).status == Status.WITHDRAWN
         assert again.get_operation(taken_back).send_after is None
         assert again.claim_due("another-process", 30) is not None  # due now, for any dispatcher
@@ -109,8 +132,12 @@ async def test_send_now_does_not_wait_on_an_approval_that_waits_for_sign_in(tmp_
     birch = AccountCompany()
     birch.state.tokens["tok_alice"] = ("alice", ("orders",))
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    agent = Agent.open(paths, ui_config(grace_seconds=0.0, request_timeout_seconds=5.0),
-                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    agent = Agent.open(
+        paths,
+        ui_config(grace_seconds=0.0, request_timeout_seconds=5.0),
+        key=ec.generate_private_key(ec.SECP256R1()),
+        reply_wait_seconds=3.0,
+    )
     token: list[str | None] = ["tok_alice"]
 
     async def tokens(company) -> str | None:
@@ -136,7 +163,9 @@ async def test_send_now_does_not_wait_on_an_approval_that_waits_for_sign_in(tmp_
             await pilot.press("l")
             await wait_for(pilot, lambda: not app.is_running)
         kept = agent.store.get_operation(op.id)
-        assert kept.status == Status.SENDING and kept.waiting_sign_in  # still kept for after sign-in
+        assert (
+            kept.status == Status.SENDING and kept.waiting_sign_in
+        )  # still kept for after sign-in
     finally:
         agent.store.close()
         birch.stop()

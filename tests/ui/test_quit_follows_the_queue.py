@@ -24,8 +24,12 @@ GRACE = 3600.0  # far longer than any test runs: only a send made elsewhere ends
 
 async def approved_cancellation(tmp_path, strict) -> tuple[Agent, int]:
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    agent = Agent.open(paths, ui_config(grace_seconds=GRACE, request_timeout_seconds=5.0),
-                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    agent = Agent.open(
+        paths,
+        ui_config(grace_seconds=GRACE, request_timeout_seconds=5.0),
+        key=ec.generate_private_key(ec.SECP256R1()),
+        reply_wait_seconds=3.0,
+    )
     company = await agent.add_company(strict.base_url)
     result = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
     assert result.outcome == "operation"
@@ -39,12 +43,17 @@ def text_of(app, selector: str) -> str:
 
 
 def footer_keys(app) -> set[str]:
-    return {binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values()
-            if binding.show and enabled}
+    return {
+        binding.key
+        for (_, binding, enabled, _) in app.screen.active_bindings.values()
+        if binding.show and enabled
+    }
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
-async def test_an_approval_sent_behind_the_dialog_is_said_and_the_stale_choices_go(tmp_path, strict, size):
+async def test_an_approval_sent_behind_the_dialog_is_said_and_the_stale_choices_go(
+    tmp_path, strict, size
+):
     agent, row = await approved_cancellation(tmp_path, strict)
     try:
         app = PoppyApp(agent)
@@ -53,13 +62,20 @@ async def test_an_approval_sent_behind_the_dialog_is_said_and_the_stale_choices_
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
             assert "1 approved operation not sent yet" in text_of(app, "#quit-title")
-            assert footer_keys(app) == {"s", "l", "escape"}  # the dialog's own keys, not the inbox's
+            assert footer_keys(app) == {
+                "s",
+                "l",
+                "escape",
+            }  # the dialog's own keys, not the inbox's
             # Another window ends the grace period (as `poppy-tui send` or its end would): the
             # TUI's dispatcher sends it while the dialog is open.
             with Store.open(agent.store.path) as elsewhere:
                 elsewhere.send_now([row])
-            await wait_for(pilot, lambda: "Nothing is left to send" in text_of(app, "#quit-title"),
-                           describe=lambda: text_of(app, "#quit-title"))
+            await wait_for(
+                pilot,
+                lambda: "Nothing is left to send" in text_of(app, "#quit-title"),
+                describe=lambda: text_of(app, "#quit-title"),
+            )
             assert "(now performed)" in text_of(app, f"#quit-operation-{row}")
             assert "leave it queued" not in text_of(app, "#quit-help")
             assert text_of(app, "#quit-help").startswith("q  quit")

@@ -23,8 +23,11 @@ def chrome(app) -> tuple[str, bool]:
 
 
 async def test_title_and_footer_follow_a_resize_like_a_fresh_start(tmp_path):
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), ui_config(),
-                       key=ec.generate_private_key(ec.SECP256R1()))
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(),
+        key=ec.generate_private_key(ec.SECP256R1()),
+    )
     try:
         build_sample(agent.store)
         fresh = PoppyApp(agent)
@@ -40,7 +43,9 @@ async def test_title_and_footer_follow_a_resize_like_a_fresh_start(tmp_path):
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
             await pilot.resize_terminal(80, 24)
-            await wait_for(pilot, lambda: chrome(app)[1] is False, describe=lambda: repr(chrome(app)))
+            await wait_for(
+                pilot, lambda: chrome(app)[1] is False, describe=lambda: repr(chrome(app))
+            )
             await pilot.press("escape")
             await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen))
             await wait_for(pilot, lambda: chrome(app) == at_80, describe=lambda: repr(chrome(app)))

@@ -33,7 +33,10 @@ def jacket(store: Store, **kwargs) -> int:
 
 async def open_review(app: PoppyApp, pilot, row: int) -> ReviewScreen:
     app.open_review(row)
-    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None)
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None,
+    )
     await workers_done(pilot)
     screen = app.screen
     assert isinstance(screen, ReviewScreen)
@@ -123,11 +126,22 @@ async def test_a_then_y_approves_and_records_the_decision(store, agent):
         assert screen.check_action("withdraw", ()) is True
 
 
-@pytest.mark.parametrize(("grace", "said"), [
-    (0, ["y approves this revision only; it is sent at once.", "Esc or n: cancel."]),
-    (5, ["y approves this revision only; it is sent in 5 s.", "Until then, w withdraws it.   Esc or n: cancel."]),
-])
-async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(store, grace, said, make_agent):
+@pytest.mark.parametrize(
+    ("grace", "said"),
+    [
+        (0, ["y approves this revision only; it is sent at once.", "Esc or n: cancel."]),
+        (
+            5,
+            [
+                "y approves this revision only; it is sent in 5 s.",
+                "Until then, w withdraws it.   Esc or n: cancel.",
+            ],
+        ),
+    ],
+)
+async def test_the_confirmation_says_when_the_approval_leaves_and_what_stops_it(
+    store, grace, said, make_agent
+):
     # It said "It is sent after 0 s, during which w withdraws it" with no grace period at all,
     # and at 80 columns wrapped "during which w" / "withdraws it", as if w were a word: the key
     # now starts a line of its own.
@@ -267,7 +281,9 @@ async def test_approve_goes_dim_when_the_revision_expires_on_screen(store, agent
         assert screen.check_action("approve", ()) is True
         now[0] += timedelta(minutes=10, seconds=1)
         # The countdown's tick notices the expiry: the footer shows approve dimmed.
-        await wait_for(pilot, lambda: screen._footer_state is not None and screen._footer_state[1] is False)
+        await wait_for(
+            pilot, lambda: screen._footer_state is not None and screen._footer_state[1] is False
+        )
         assert screen.check_action("approve", ()) is None
         await pilot.press("a")
         await pilot.pause()
@@ -298,7 +314,9 @@ async def test_hostile_summary_is_literal_and_clicking_it_does_nothing(store, ag
         assert "DANGER:" in " ".join(str(w.render()) for w in screen.query(".finding"))
 
 
-async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(store, tmp_path, make_agent):
+async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(
+    store, tmp_path, make_agent
+):
     row = jacket(store)
     # Long enough that a loaded machine can't finish re-arming before we look.
     app = PoppyApp(make_agent(arm_delay_seconds=2.0))
@@ -311,8 +329,14 @@ async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(
         # Another process (a CLI agent) records new terms in the same file.
         with Store.open(tmp_path / "poppy.db") as other:
             company = other.find_company("Manzanita Outfitters")
-            add_operation(other, company, "exc_5Rt2", JACKET_SUMMARY.replace("70.00", "95.00"),
-                          terms=jacket_terms("95.00"), revision="r2")
+            add_operation(
+                other,
+                company,
+                "exc_5Rt2",
+                JACKET_SUMMARY.replace("70.00", "95.00"),
+                terms=jacket_terms("95.00"),
+                revision="r2",
+            )
         for _ in range(100):
             await pilot.pause(0.02)
             if screen.shown_revision_id == store.get_operation(row).current.id:
@@ -330,7 +354,14 @@ async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(
 
 async def test_outcome_unknown_explains_and_takes_the_persons_answer(store, agent):
     row = jacket(store)
-    send_through(store, row, datetime.now(timezone.utc), Status.OUTCOME_UNKNOWN, "connection dropped", http_status=None)
+    send_through(
+        store,
+        row,
+        datetime.now(timezone.utc),
+        Status.OUTCOME_UNKNOWN,
+        "connection dropped",
+        http_status=None,
+    )
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
@@ -398,12 +429,16 @@ async def test_no_decision_is_a_command_palette_command(store, agent):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         commands = list(app.get_system_commands(screen))
-        names = " ".join(f"{c.title} {c.help} {getattr(c.callback, '__name__', '')}".lower() for c in commands)
+        names = " ".join(
+            f"{c.title} {c.help} {getattr(c.callback, '__name__', '')}".lower() for c in commands
+        )
         for word in ("approve", "decline", "withdraw", "resolve"):
             assert word not in names
 
 
-async def test_a_record_that_no_longer_parses_is_a_danger_and_cannot_be_approved(store, agent, tmp_path):
+async def test_a_record_that_no_longer_parses_is_a_danger_and_cannot_be_approved(
+    store, agent, tmp_path
+):
     row = jacket(store)
     db = sqlite3.connect(tmp_path / "poppy.db")
     with db:  # damage the stored revision behind the store's back
@@ -414,7 +449,11 @@ async def test_a_record_that_no_longer_parses_is_a_danger_and_cannot_be_approved
         inbox = app.screen.query_one("#pending-table")
         # Checks fill in after the rows show (off the event loop); a loaded CI machine took
         # longer than a fixed 0.3 s pause.
-        await wait_for(pilot, lambda: "DANGER 1" in " ".join(str(c) for c in inbox.get_row(str(row))))
+        await wait_for(
+            pilot, lambda: "DANGER 1" in " ".join(str(c) for c in inbox.get_row(str(row)))
+        )
         screen = await open_review(app, pilot, row)
-        assert "could not read this operation" in " ".join(str(w.render()) for w in screen.query(".finding"))
+        assert "could not read this operation" in " ".join(
+            str(w.render()) for w in screen.query(".finding")
+        )
         assert screen.check_action("approve", ()) is None

@@ -27,7 +27,9 @@ def strict(strict: StrictCompany) -> StrictCompany:
     """tests/conftest.py's strict Company, minting a new operation_id for every request and answering
     approvals with an HTML 500."""
     strict.state.mint_operation_ids = True
-    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)]
+    strict.state.approval_answers = [
+        RawAnswer(500, "text/html", b"<h1>oops</h1>") for _ in range(200)
+    ]
     return strict
 
 
@@ -35,11 +37,21 @@ def panel_text(screen: ReviewScreen) -> str:
     return "\n".join(str(s.render()) for s in screen.query("#discrepancies Static").results(Static))
 
 
-async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_earlier_is_known(tmp_path, strict):
+async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_earlier_is_known(
+    tmp_path, strict
+):
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    agent = Agent.open(paths, ui_config(grace_seconds=0, arm_delay_seconds=0, request_timeout_seconds=5.0,
-                                        retry_window_seconds=1.0),
-                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    agent = Agent.open(
+        paths,
+        ui_config(
+            grace_seconds=0,
+            arm_delay_seconds=0,
+            request_timeout_seconds=5.0,
+            retry_window_seconds=1.0,
+        ),
+        key=ec.generate_private_key(ec.SECP256R1()),
+        reply_wait_seconds=3.0,
+    )
     try:
         company = await agent.add_company(strict.base_url)
         first = (await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})).operation_row
@@ -49,9 +61,16 @@ async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_ea
         app = PoppyApp(agent)
         async with app.run_test(size=SIZE) as pilot:
             app.open_review(second)
-            await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.checked is not None)
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ReviewScreen) and app.screen.checked is not None,
+            )
             screen = app.screen
-            await wait_for(pilot, lambda: "Can't be approved yet" in panel_text(screen), describe=lambda: panel_text(screen))
+            await wait_for(
+                pilot,
+                lambda: "Can't be approved yet" in panel_text(screen),
+                describe=lambda: panel_text(screen),
+            )
             assert f"operation {first} (" in panel_text(screen)
             why = screen.approve_blocker()
             assert why is not None and f"operation {first}" in why and "unknown" in why
@@ -61,10 +80,16 @@ async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_ea
             assert agent.store.get_operation(second).status == Status.PENDING
             # The person finds out and records it in the earlier operation's review (here, directly).
             agent.resolve_unknown(first, performed=True)
-            await wait_for(pilot, lambda: screen.approve_blocker() is None, describe=screen.approve_blocker)
+            await wait_for(
+                pilot, lambda: screen.approve_blocker() is None, describe=screen.approve_blocker
+            )
             assert "Can't be approved yet" not in panel_text(screen)
             # Performed: approving the new one does it again, which the review says (a warning).
-            await wait_for(pilot, lambda: "was performed before" in panel_text(screen), describe=lambda: panel_text(screen))
+            await wait_for(
+                pilot,
+                lambda: "was performed before" in panel_text(screen),
+                describe=lambda: panel_text(screen),
+            )
             assert f"operation {first} (" in panel_text(screen)
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))

@@ -36,10 +36,15 @@ def juniper() -> Iterator[ResourceCompany]:
 
 
 async def open_agent(tmp_path, juniper, order_id: str, **config) -> tuple[Agent, int]:
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
-                       ui_config(request_timeout_seconds=5.0, **config), key=ec.generate_private_key(ec.SECP256R1()))
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(request_timeout_seconds=5.0, **config),
+        key=ec.generate_private_key(ec.SECP256R1()),
+    )
     company = await agent.add_company(juniper.base_url)
-    result = await agent.call_api(company, "POST", f"/orders/{order_id}/exchanges", {"item_id": "it_1"})
+    result = await agent.call_api(
+        company, "POST", f"/orders/{order_id}/exchanges", {"item_id": "it_1"}
+    )
     assert result.outcome == "operation", result
     await agent.settle_resource_reads(10)
     return agent, result.operation_row
@@ -83,8 +88,15 @@ def panel_text(screen: ReviewScreen) -> str:
 
 
 async def review(app, pilot) -> ReviewScreen:
-    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.resource_read is not None
-                   and not app.screen._reading, describe=lambda: repr(app.screen))
+    await wait_for(
+        pilot,
+        lambda: (
+            isinstance(app.screen, ReviewScreen)
+            and app.screen.resource_read is not None
+            and not app.screen._reading
+        ),
+        describe=lambda: repr(app.screen),
+    )
     return app.screen
 
 
@@ -93,13 +105,18 @@ async def test_a_resource_that_disagrees_is_shown_with_its_danger(tmp_path, juni
     async with reviewing(tmp_path, juniper, "ord_other", size=size) as (app, pilot, screen):
         assert title(screen).startswith("Now (read from GET /orders/ord_other at "), title(screen)
         assert "resource_mismatch" in {f.code for f in screen.findings}
-        await wait_for(pilot, lambda: "DANGER:" in panel_text(screen) and '"it_2"' in panel_text(screen),
-                       describe=lambda: panel_text(screen))
+        await wait_for(
+            pilot,
+            lambda: "DANGER:" in panel_text(screen) and '"it_2"' in panel_text(screen),
+            describe=lambda: panel_text(screen),
+        )
         view = screen.query_one("#resource", ResourceView)
         assert ("items[0].item_id", "it_2") in view.rows and "items[0].item_id" in view.named
         if size == SMALL:
             # Folded behind one key at 80x24: the title says which.
-            assert view.folded and title(screen).endswith(" — v shows it, g reads it again"), title(screen)
+            assert view.folded and title(screen).endswith(" — v shows it, g reads it again"), title(
+                screen
+            )
             assert "named by the terms (v shows them)" in str(view.render())
             await pilot.press("v")
             assert not view.folded and title(screen).endswith(" — v hides it, g reads it again")
@@ -129,7 +146,9 @@ async def test_hostile_fields_never_reach_the_terminal_raw(tmp_path, juniper):
 
 async def test_read_again_on_demand_and_before_the_confirmation(tmp_path, juniper):
     async with reviewing(tmp_path, juniper, "ord_true", size=BIG) as (app, pilot, screen):
-        assert screen.findings == () or all(not f.code.startswith("resource_") for f in screen.findings)
+        assert screen.findings == () or all(
+            not f.code.startswith("resource_") for f in screen.findings
+        )
         opened = screen.opened_read
         assert opened is not None and opened.ok
         # on demand (g): the order was cancelled meanwhile; the check says the action is moot
@@ -140,14 +159,21 @@ async def test_read_again_on_demand_and_before_the_confirmation(tmp_path, junipe
         await pilot.press("g")
         # the new danger dims approve again for the arming delay: it is read before `a` works
         # (the delay restarted after g; on a loaded machine it may have run out again by now)
-        await wait_for(pilot, lambda: "resource_state" in {f.code for f in screen.findings}
-                       and screen._armed_at > pressed_at, describe=lambda: repr(screen.findings))
+        await wait_for(
+            pilot,
+            lambda: (
+                "resource_state" in {f.code for f in screen.findings}
+                and screen._armed_at > pressed_at
+            ),
+            describe=lambda: repr(screen.findings),
+        )
         assert len(juniper.state.reads) == reads + 1
         # before the confirmation: read again (it is older than a few seconds by then), and say it changed
         juniper.state.order_status["ord_true"] = "returned"
         # as if the last read were a minute old: the confirmation reads again
         screen.resource_read = dataclasses.replace(
-            screen.resource_read, read_at=screen.resource_read.read_at - timedelta(minutes=1))
+            screen.resource_read, read_at=screen.resource_read.read_at - timedelta(minutes=1)
+        )
         await wait_for(pilot, lambda: screen.can_approve())
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
@@ -164,11 +190,19 @@ async def test_unchanged_state_is_said_in_the_confirmation(tmp_path, juniper):
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         note = str(app.screen.query_one("#confirm-resource", Static).render())
-        assert note.startswith("Now") and ("unchanged since you opened the review" in note or "read at" in note)
+        assert note.startswith("Now") and (
+            "unchanged since you opened the review" in note or "read at" in note
+        )
 
 
 async def test_the_keys_are_remappable_and_listed_in_help(tmp_path, juniper):
-    async with reviewing(tmp_path, juniper, "ord_other", keybindings={"toggle_resource": "z", "read_resource": "R"}, size=SMALL) as (app, pilot, screen):
+    async with reviewing(
+        tmp_path,
+        juniper,
+        "ord_other",
+        keybindings={"toggle_resource": "z", "read_resource": "R"},
+        size=SMALL,
+    ) as (app, pilot, screen):
         assert title(screen).endswith(" — z shows it, R reads it again"), title(screen)
         await pilot.press("z")
         assert not screen.query_one("#resource", ResourceView).folded
@@ -192,11 +226,20 @@ async def test_a_decided_operation_reads_nothing_and_titles_its_last_read(tmp_pa
         reads = len(juniper.state.reads)
         app = PoppyApp(agent, initial_screen=f"review:{row}")
         async with app.run_test(size=BIG) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.resource_read is not None)
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ReviewScreen) and app.screen.resource_read is not None
+                ),
+            )
             screen = app.screen
-            assert title(screen).startswith("Before the decision (read from GET /orders/ord_other at "), title(screen)
+            assert title(screen).startswith(
+                "Before the decision (read from GET /orders/ord_other at "
+            ), title(screen)
             assert "reads it again" not in title(screen)
-            assert not any(f.code.startswith("resource_") for f in screen.findings)  # compared only before
+            assert not any(
+                f.code.startswith("resource_") for f in screen.findings
+            )  # compared only before
             await pilot.press("g")
             await pilot.pause()
             assert len(juniper.state.reads) == reads

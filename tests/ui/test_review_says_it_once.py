@@ -18,9 +18,12 @@ from tests.ui.ui_sample import ui_config, wait_for
 
 
 async def open_agent(tmp_path, strict, grace: float) -> tuple[Agent, int]:
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
-                       ui_config(grace_seconds=grace, request_timeout_seconds=5.0, min_read_seconds=0),
-                       key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(grace_seconds=grace, request_timeout_seconds=5.0, min_read_seconds=0),
+        key=ec.generate_private_key(ec.SECP256R1()),
+        reply_wait_seconds=3.0,
+    )
     company = await agent.add_company(strict.base_url)
     result = await agent.call_api(company, "POST", "/bookings/bk_1/cancel", {})
     return agent, result.operation_row
@@ -45,9 +48,14 @@ async def test_a_performed_send_is_said_once_on_its_own_review(tmp_path, strict)
             progress = app.screen.query_one("ProgressView")
             await wait_for(pilot, lambda: "→ performed" in str(progress.render()))
             # A later event's toast shows that the poll announcing the settle has run.
-            await agent.call_api(agent.find_company("Strict Travel"), "POST", "/bookings/bk_2/cancel", {})
-            await wait_for(pilot, lambda: any("asks for your approval" in t for t in toasts(app)),
-                           describe=lambda: repr(toasts(app)))
+            await agent.call_api(
+                agent.find_company("Strict Travel"), "POST", "/bookings/bk_2/cancel", {}
+            )
+            await wait_for(
+                pilot,
+                lambda: any("asks for your approval" in t for t in toasts(app)),
+                describe=lambda: repr(toasts(app)),
+            )
             text = str(progress.render())
             assert text.lower().count("performed") == 1, text
             assert not any("performed" in toast for toast in toasts(app)), toasts(app)
@@ -66,12 +74,19 @@ async def test_withdrawing_clears_the_approved_toast(tmp_path, strict):
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
             await pilot.press("y")
-            await wait_for(pilot, lambda: any(t.startswith("Approved.") for t in toasts(app)),
-                           describe=lambda: repr(toasts(app)))
+            await wait_for(
+                pilot,
+                lambda: any(t.startswith("Approved.") for t in toasts(app)),
+                describe=lambda: repr(toasts(app)),
+            )
             await pilot.press("w")
             await wait_for(pilot, lambda: "WITHDRAWN" in str(review.query_one("#outcome").render()))
             # Well before the toast's own timeout (5 s) would take it away.
-            await wait_for(pilot, lambda: not any(t.startswith("Approved.") for t in toasts(app)), timeout=1.0,
-                           describe=lambda: repr(toasts(app)))
+            await wait_for(
+                pilot,
+                lambda: not any(t.startswith("Approved.") for t in toasts(app)),
+                timeout=1.0,
+                describe=lambda: repr(toasts(app)),
+            )
     finally:
         agent.store.close()

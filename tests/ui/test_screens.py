@@ -94,14 +94,23 @@ async def test_a_first_start_with_no_company_says_how_to_begin(store, agent, tmp
         await settle(pilot)
         empty = app.screen.query_one("#pending-empty")
         said = " ".join(str(empty.render()).split())
-        assert "no Company is added yet" in said and "Press c for Companies" in said and "poppy-tui --demo" in said
+        assert (
+            "no Company is added yet" in said
+            and "Press c for Companies" in said
+            and "poppy-tui --demo" in said
+        )
         assert not app.screen.query_one("#inbox-hint").display
         with Store.open(tmp_path / "poppy.db") as other:  # a CLI agent adds one meanwhile
             add_company(other, "Manzanita Outfitters", 8401)
         await wait_for(pilot, lambda: "no Company" not in str(empty.render()), timeout=5)
-        assert " ".join(str(empty.render()).split()).startswith("Nothing is waiting for you. When a Company asks")
+        assert " ".join(str(empty.render()).split()).startswith(
+            "Nothing is waiting for you. When a Company asks"
+        )
         await pilot.press("c")
-        await wait_for(pilot, lambda: "Manzanita Outfitters" in table_text(app.screen.query_one("#companies-table")))
+        await wait_for(
+            pilot,
+            lambda: "Manzanita Outfitters" in table_text(app.screen.query_one("#companies-table")),
+        )
 
 
 async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
@@ -111,7 +120,11 @@ async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
         await settle(pilot)
         pending = app.screen.query_one("#pending-table", OperationTable)
         progress = app.screen.query_one("#progress-table", OperationTable)
-        assert set(pending.items) == {str(rows["jacket"]), str(rows["flight"]), str(rows["hostile"])}
+        assert set(pending.items) == {
+            str(rows["jacket"]),
+            str(rows["flight"]),
+            str(rows["hostile"]),
+        }
         assert set(progress.items) == {str(rows["approved"]), str(rows["unknown"])}
         # Soonest expiry first; its countdown and its danger badge are in words.
         first = " | ".join(str(c) for c in pending.get_row_at(0))
@@ -127,7 +140,9 @@ async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
 
 async def test_history_filters_by_status_company_and_text(store):
     rows = build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    app = PoppyApp(
+        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -138,18 +153,25 @@ async def test_history_filters_by_status_company_and_text(store):
         await settle(pilot)
         assert "declined" in table_text(table)
         screen.query_one("#history-status", Select).value = "progress"
-        await wait_for(pilot, lambda: {r.id for r in screen.rows} == {rows["approved"], rows["unknown"]})
+        await wait_for(
+            pilot, lambda: {r.id for r in screen.rows} == {rows["approved"], rows["unknown"]}
+        )
         await settle(pilot)
         screen.query_one("#history-status", Select).clear()
         larkspur = store.find_company("Larkspur Air")
         screen.query_one("#history-company", Select).value = larkspur.id
-        await wait_for(pilot, lambda: {r.company_id for r in screen.rows} == {larkspur.id} and len(screen.rows) == 3)
+        await wait_for(
+            pilot,
+            lambda: {r.company_id for r in screen.rows} == {larkspur.id} and len(screen.rows) == 3,
+        )
         await settle(pilot)
         screen.query_one("#history-company", Select).clear()
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await pilot.press(*"Beanie")
-        await wait_for(pilot, lambda: [r.id for r in screen.rows] == [rows["approved"]])  # after the debounce
+        await wait_for(
+            pilot, lambda: [r.id for r in screen.rows] == [rows["approved"]]
+        )  # after the debounce
         await settle(pilot)
         assert "approved\nvia API" in table_text(table)  # the decision, not a cut revision id
         await pilot.press("enter")  # leaves the search box for the table
@@ -159,11 +181,15 @@ async def test_history_filters_by_status_company_and_text(store):
 
 
 @pytest.mark.parametrize("width", [180, 200, 220, 250])
-async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a_wide_summary(store, width):
+async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a_wide_summary(
+    store, width
+):
     # At 200 columns both columns used to join at once and left the summary 30 cells, narrower
     # than at 180 (68): the terminal grew and the one column that says what was done shrank.
     build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW)
+    app = PoppyApp(
+        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
+    )
     async with app.run_test(size=(width, 40)) as pilot:
         await settle(pilot)
         table = app.screen.query_one("#history-table", DataTable)
@@ -172,13 +198,23 @@ async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a
         # Everything fits: nothing scrolls sideways, whatever joined.
         assert sum(widths.values()) + 2 * len(widths) <= width - 2
         joined = {"Decided", "Outcome"} & widths.keys()
-        assert joined == {180: set(), 200: {"Decided"}, 220: {"Decided"}, 250: {"Decided", "Outcome"}}[width]
+        assert (
+            joined
+            == {180: set(), 200: {"Decided"}, 220: {"Decided"}, 250: {"Decided", "Outcome"}}[width]
+        )
 
 
 async def test_history_detail_shows_every_revision_decision_attempt_and_event(store, make_agent):
     rows = build_sample(store)
     company = store.find_company("Manzanita Outfitters")
-    add_operation(store, company, "exc_5Rt2", "Exchange it for $95.00 more.", terms=jacket_terms("95.00"), revision="r2")
+    add_operation(
+        store,
+        company,
+        "exc_5Rt2",
+        "Exchange it for $95.00 more.",
+        terms=jacket_terms("95.00"),
+        revision="r2",
+    )
     app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         app.open_history_detail(rows["jacket"])
@@ -220,8 +256,16 @@ async def test_companies_view_lists_interfaces_and_extension_support(store):
         await settle(pilot)
         text = table_text(app.screen.query_one("#companies-table", DataTable))
         lines = {line.split(" | ")[0]: line for line in text.splitlines()}
-        assert set(lines) == {"Manzanita Outfitters", "Larkspur Air", "Tidewater Telecom", "Juniper Books"}
-        assert "API, MCP, conversation" in lines["Manzanita Outfitters"] and "| yes |" in lines["Manzanita Outfitters"]
+        assert set(lines) == {
+            "Manzanita Outfitters",
+            "Larkspur Air",
+            "Tidewater Telecom",
+            "Juniper Books",
+        }
+        assert (
+            "API, MCP, conversation" in lines["Manzanita Outfitters"]
+            and "| yes |" in lines["Manzanita Outfitters"]
+        )
         assert "| MCP |" in lines["Tidewater Telecom"]
         assert "| no" in lines["Juniper Books"]
 
@@ -235,7 +279,9 @@ async def test_hostile_company_name_is_shown_literally_everywhere(store, make_ag
         inbox = table_text(app.screen.query_one("#pending-table", DataTable))
         assert "Evil [@c" in inbox and "\x1b" not in inbox  # cut to its column, with a marker
         await pilot.press("c")
-        await wait_for(pilot, lambda: "Evil" in table_text(app.screen.query_one("#companies-table", DataTable)))
+        await wait_for(
+            pilot, lambda: "Evil" in table_text(app.screen.query_one("#companies-table", DataTable))
+        )
         companies = table_text(app.screen.query_one("#companies-table", DataTable))
         assert "Evil [@click=app.quit]\\x1b[2J" in companies and "\x1b" not in companies
 
@@ -248,8 +294,18 @@ async def test_help_lists_every_binding_with_its_id(store, agent):
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await settle(pilot)
         text = " ".join(plain_text(w.content) for w in app.screen.query("Static"))
-        for binding_id in ("approve", "decline", "withdraw", "resolve", "confirm_approve", "cancel_approve",
-                           "next_page", "send_request", "talk_to_company", "refresh_conversation"):
+        for binding_id in (
+            "approve",
+            "decline",
+            "withdraw",
+            "resolve",
+            "confirm_approve",
+            "cancel_approve",
+            "next_page",
+            "send_request",
+            "talk_to_company",
+            "refresh_conversation",
+        ):
             assert binding_id in text
         assert "Enter never approves" in text
         await pilot.press("escape")
@@ -263,7 +319,9 @@ async def test_navigation_keys_do_nothing_behind_a_dialog(store, agent):
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await settle(pilot)
         await pilot.press("h")
-        await settle(pilot)  # the key was handled (press waits for that), and nothing it set going is left
+        await settle(
+            pilot
+        )  # the key was handled (press waits for that), and nothing it set going is left
         assert isinstance(app.screen, HelpScreen) and app.current_mode == "inbox"
 
 
@@ -295,7 +353,9 @@ def test_importing_the_ui_package_does_not_import_textual():
         "import sys, json, poppy_tui.ui, poppy_tui.ui.format, poppy_tui.ui.schema_forms;"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert json.loads(out) == []
 
 

@@ -39,7 +39,9 @@ def shop(start):
 async def mediated(tmp_path, shop):
     """The demo's no-browser path: signed in with Mediated Sign-In, then the fitting move asked."""
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    agent = Agent.open(paths, replace(demo_config(Config()), grace_seconds=0.0, arm_delay_seconds=0.0))
+    agent = Agent.open(
+        paths, replace(demo_config(Config()), grace_seconds=0.0, arm_delay_seconds=0.0)
+    )
     company = await agent.add_company(shop.base_url)
     flow = await agent.signins.begin(company, "mediated")
     try:
@@ -55,8 +57,11 @@ async def mediated(tmp_path, shop):
 
 
 def _footer_keys(app) -> set[str]:
-    return {binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values()
-            if binding.show and enabled}
+    return {
+        binding.key
+        for (_, binding, enabled, _) in app.screen.active_bindings.values()
+        if binding.show and enabled
+    }
 
 
 async def _confirm_device_in_a_browser(pilot, app) -> None:
@@ -66,13 +71,27 @@ async def _confirm_device_in_a_browser(pilot, app) -> None:
     await wait_for(pilot, lambda: bool(dialog.offered))
     if not dialog.query("#sign-in-code"):
         await pilot.press("d")
-    await wait_for(pilot, lambda: bool(dialog.query("#sign-in-code")) and dialog.flow is not None
-                   and bool(getattr(dialog.flow, "user_code", "")), timeout=15)
+    await wait_for(
+        pilot,
+        lambda: (
+            bool(dialog.query("#sign-in-code"))
+            and dialog.flow is not None
+            and bool(getattr(dialog.flow, "user_code", ""))
+        ),
+        timeout=15,
+    )
     link = dialog.flow.link
     code = parse_qs(urlsplit(link).query)["user_code"][0]
     async with httpx.AsyncClient(trust_env=False) as browser:
-        answer = await browser.post(link.split("?")[0], data={
-            "user_code": code, "username": DEMO_USERNAME, "password": DEMO_PASSWORD, "decision": "allow"})
+        answer = await browser.post(
+            link.split("?")[0],
+            data={
+                "user_code": code,
+                "username": DEMO_USERNAME,
+                "password": DEMO_PASSWORD,
+                "decision": "allow",
+            },
+        )
         assert answer.status_code == 200
     await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), timeout=20)
 
@@ -91,8 +110,13 @@ async def test_the_inbox_says_a_message_waits_for_more_access_and_ctrl_g_asks_ag
         await pilot.press("ctrl+g")
         await _confirm_device_in_a_browser(pilot, app)
         # Said again once signed in: the fitting move is an operation waiting for the person.
-        await wait_for(pilot, lambda: any(r.interface == "conversation" for r in agent.store.list_operations(
-            [Status.PENDING])), timeout=20)
+        await wait_for(
+            pilot,
+            lambda: any(
+                r.interface == "conversation" for r in agent.store.list_operations([Status.PENDING])
+            ),
+            timeout=20,
+        )
         await wait_for(pilot, lambda: not notice.display, describe=lambda: str(notice.render()))
     assert agent.signins.covers(company, ["bookings"])
 
@@ -103,7 +127,9 @@ async def test_talk_offers_ctrl_g_on_the_challenge_already_in_the_conversation(m
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, ConversationScreen)
-        await wait_for(pilot, lambda: screen.company is not None and screen.conversation_row is not None)
+        await wait_for(
+            pilot, lambda: screen.company is not None and screen.conversation_row is not None
+        )
         await wait_for(pilot, lambda: bool(screen.query(".talk-sign-in")))
         note = str(screen.query_one(".talk-sign-in", Static).render())
         assert "bookings" in note and "Ctrl+G" in note
@@ -111,13 +137,22 @@ async def test_talk_offers_ctrl_g_on_the_challenge_already_in_the_conversation(m
         assert screen.check_action("sign_in_and_resend", ()) is True
         await pilot.press("ctrl+g")
         await _confirm_device_in_a_browser(pilot, app)
-        await wait_for(pilot, lambda: any(r.interface == "conversation" for r in agent.store.list_operations(
-            [Status.PENDING])), timeout=20)
+        await wait_for(
+            pilot,
+            lambda: any(
+                r.interface == "conversation" for r in agent.store.list_operations([Status.PENDING])
+            ),
+            timeout=20,
+        )
         # The note is rebuilt when the conversation is shown again after sign-in: between the two
         # it may be missing for a moment, which is not yet what is waited for (query, not query_one).
-        await wait_for(pilot, lambda: any(
-            "Signed in since" in str(note.render()) for note in screen.query(".talk-sign-in").results(Static)
-        ))
+        await wait_for(
+            pilot,
+            lambda: any(
+                "Signed in since" in str(note.render())
+                for note in screen.query(".talk-sign-in").results(Static)
+            ),
+        )
         assert screen.awaiting_sign_in is None
 
 
@@ -125,18 +160,24 @@ async def test_talk_offers_ctrl_g_on_the_challenge_already_in_the_conversation(m
 async def signed_out(tmp_path, shop):
     """The demo after its sign-in failed: the Company added, nobody signed in."""
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    agent = Agent.open(paths, replace(demo_config(Config()), grace_seconds=0.0, arm_delay_seconds=0.0))
+    agent = Agent.open(
+        paths, replace(demo_config(Config()), grace_seconds=0.0, arm_delay_seconds=0.0)
+    )
     company = await agent.add_company(shop.base_url)
     yield agent, company
     await agent.aclose()
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_the_demos_failed_sign_in_is_said_in_the_inbox_with_the_key_that_signs_in(signed_out, size):
+async def test_the_demos_failed_sign_in_is_said_in_the_inbox_with_the_key_that_signs_in(
+    signed_out, size
+):
     from poppy_tui.cli.demo import SeedReport, demo_notice
 
     agent, company = signed_out
-    report = SeedReport(company.id, "the code for Manzanita Outfitters expired before sign-in was confirmed")
+    report = SeedReport(
+        company.id, "the code for Manzanita Outfitters expired before sign-in was confirmed"
+    )
     app = PoppyApp(agent, notice=demo_notice(report, 0), demo=True)
     async with app.run_test(size=size) as pilot:
         notice = app.screen.query_one("#inbox-notice", Static)
@@ -147,11 +188,17 @@ async def test_the_demos_failed_sign_in_is_said_in_the_inbox_with_the_key_that_s
         assert notice.region.bottom <= size[1] and {"ctrl+g", "x"} <= _footer_keys(app)
         await pilot.press("ctrl+g")
         await _confirm_device_in_a_browser(pilot, app)
-        await wait_for(pilot, lambda: "Signed in. The demo's requests went out before" in str(notice.render()))
+        await wait_for(
+            pilot, lambda: "Signed in. The demo's requests went out before" in str(notice.render())
+        )
         assert "ctrl+g" not in _footer_keys(app)
         # Once an operation arrives the inbox speaks for itself: the notice goes.
-        result = await agent.call_api(company, "POST", "/api/orders/ord_7Hk2/exchanges",
-                                      {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
+        result = await agent.call_api(
+            company,
+            "POST",
+            "/api/orders/ord_7Hk2/exchanges",
+            {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+        )
         assert result.operation_row is not None
         await wait_for(pilot, lambda: not notice.display, describe=lambda: str(notice.render()))
 

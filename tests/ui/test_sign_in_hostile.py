@@ -43,8 +43,10 @@ def hostile():
 
 @pytest.fixture
 def agent(tmp_path):
-    opened = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
-                        Config(grace_seconds=0.0, request_timeout_seconds=5.0))
+    opened = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        Config(grace_seconds=0.0, request_timeout_seconds=5.0),
+    )
     yield opened
     opened.store.close()
 
@@ -69,14 +71,21 @@ async def sign_in_dialog(agent, company, kind: str):
     async with app.run_test(size=SIZE) as pilot:
         record = await agent.add_company(company.base_url)
         open_sign_in(app, record.id, kind=kind)
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-status"))
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.query("#sign-in-status"),
+        )
         yield app, pilot, app.screen
 
 
-async def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_anything_is_typed(agent, hostile):
+async def test_a_look_alike_endpoint_is_shown_by_its_ascii_form_before_anything_is_typed(
+    agent, hostile
+):
     company = hostile(lookalike_shop())
     async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-0"), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-field-0"), describe=lambda: _text(dialog)
+        )
         text = _text(dialog)
         assert f"Sent once to Shop Test at {LOOKALIKE_ASCII} ⚠ look-alike address" in text
         assert "look-alike address: its name mixes letters from different alphabets" in text
@@ -94,7 +103,9 @@ async def test_a_look_alike_device_link_is_shown_by_its_ascii_form_and_marked(ag
         assert LOOKALIKE not in text
 
 
-@pytest.mark.parametrize("trick", ["backslash", "userinfo", "tab and newline", "percent-encoded host"])
+@pytest.mark.parametrize(
+    "trick", ["backslash", "userinfo", "tab and newline", "percent-encoded host"]
+)
 async def test_a_device_link_a_browser_opens_elsewhere_is_withheld(agent, hostile, trick):
     company = hostile(parser_trickster("device", TRICK_LINKS[trick]))
     async with sign_in_dialog(agent, company, "device") as (app, pilot, dialog):
@@ -105,13 +116,19 @@ async def test_a_device_link_a_browser_opens_elsewhere_is_withheld(agent, hostil
         _raw_free(app)
 
 
-async def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor_shown(agent, hostile, monkeypatch):
+async def test_a_direct_page_under_a_claimed_public_suffix_is_neither_opened_nor_shown(
+    agent, hostile, monkeypatch
+):
     opened: list[str] = []
     monkeypatch.setattr(flows, "_open_in_browser", lambda url: opened.append(url) or True)
     company = hostile(suffix_claimer("direct", "https://login.evil.test/authorize"))
     async with sign_in_dialog(agent, company, "direct") as (app, pilot, dialog):
         status = dialog.query_one("#sign-in-status", Static)
-        await wait_for(pilot, lambda: "outside its own domains" in str(status.render()), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot,
+            lambda: "outside its own domains" in str(status.render()),
+            describe=lambda: _text(dialog),
+        )
         assert "login.evil.test" in str(status.render())
         assert not opened and not dialog.query("#sign-in-link")
 
@@ -120,15 +137,20 @@ async def test_credentials_for_another_site_are_not_asked_for(agent, hostile):
     company = hostile(suffix_claimer("mediated"))
     async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
         status = dialog.query_one("#sign-in-status", Static)
-        await wait_for(pilot, lambda: "won't ask for your credentials" in str(status.render()),
-                       describe=lambda: _text(dialog))
+        await wait_for(
+            pilot,
+            lambda: "won't ask for your credentials" in str(status.render()),
+            describe=lambda: _text(dialog),
+        )
         assert not dialog.query(Input)
 
 
 async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept(agent, hostile):
     company = hostile(careless_secrets(fields=[*DISGUISED_SECRETS[:4], EMAIL_FIELD]))
     async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-4"), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-field-4"), describe=lambda: _text(dialog)
+        )
         inputs = list(dialog.query(".sign-in-field").results(Input))
         assert [i.password for i in inputs] == [True, True, True, True, False]
         assert _text(dialog).count("hidden, not kept") == 4
@@ -138,7 +160,9 @@ async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept
         inputs[4].focus()
         await pilot.press(*"ada@shop.test")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot, lambda: not isinstance(app.screen, SignInScreen), describe=lambda: _text(dialog)
+        )
         said = list(app.said_toasts)
         assert any("Signed in to Shop Test as ada@shop.test" in m for m in said), said
         assert not any(PASSWORD in m for m in said)
@@ -150,10 +174,16 @@ async def test_passwords_and_codes_declared_not_secret_are_masked_and_never_kept
 async def test_credentials_quoted_back_are_not_shown(agent, hostile):
     company = hostile(careless_secrets(echo=True))
     async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog)
+        )
         await pilot.press(*"ada@shop.test", "enter", *PASSWORD, "enter")
         status = dialog.query_one("#sign-in-status", Static)
-        await wait_for(pilot, lambda: "did not sign you in" in str(status.render()), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot,
+            lambda: "did not sign you in" in str(status.render()),
+            describe=lambda: _text(dialog),
+        )
         assert "password=•••" in str(status.render())
         assert PASSWORD not in _text(dialog) and not any(PASSWORD in m for m in app.said_toasts)
 
@@ -163,9 +193,13 @@ async def test_the_one_time_code_is_masked(agent, hostile):
     script.needs_code = True
     company = hostile(script)
     async with sign_in_dialog(agent, company, "mediated") as (app, pilot, dialog):
-        await wait_for(pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-field-1"), describe=lambda: _text(dialog)
+        )
         await pilot.press(*"ada@shop.test", "enter", *PASSWORD, "enter")
-        await wait_for(pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: _text(dialog))
+        await wait_for(
+            pilot, lambda: dialog.query("#sign-in-code-input"), describe=lambda: _text(dialog)
+        )
         assert dialog.query_one("#sign-in-code-input", Input).password
 
 
@@ -176,22 +210,34 @@ async def test_a_program_squatting_the_identity_port_is_not_believed(tmp_path, h
 
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    from poppy_tui.agent.identity.settings import development_settings, free_loopback_port, read_settings, write_settings
+    from poppy_tui.agent.identity.settings import (
+        development_settings,
+        free_loopback_port,
+        read_settings,
+        write_settings,
+    )
     from poppy_tui.protocol.client_metadata import jwks_document
     from tests.companies.port_squatter import PortSquatter
 
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
     port = free_loopback_port()
     settings = write_settings(paths, development_settings(port))
-    squatter = PortSquatter(port, {
-        urlsplit(settings.client_id).path: settings.metadata(),
-        urlsplit(settings.jwks_uri).path: jwks_document([ec.generate_private_key(ec.SECP256R1()).public_key()]),
-    })
+    squatter = PortSquatter(
+        port,
+        {
+            urlsplit(settings.client_id).path: settings.metadata(),
+            urlsplit(settings.jwks_uri).path: jwks_document(
+                [ec.generate_private_key(ec.SECP256R1()).public_key()]
+            ),
+        },
+    )
     agent = Agent.open(paths, Config(grace_seconds=0.0, request_timeout_seconds=5.0))
     company = hostile(careless_secrets())
     try:
         async with sign_in_dialog(agent, company, "device") as (app, pilot, dialog):
-            await wait_for(pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog))
+            await wait_for(
+                pilot, lambda: dialog.query("#sign-in-code"), describe=lambda: _text(dialog)
+            )
             assert "WDJB-MJHT" in _text(dialog)
     finally:
         squatter.stop()

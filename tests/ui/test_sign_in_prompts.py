@@ -22,7 +22,9 @@ from tests.ui.test_company_flows import pick_action
 from tests.ui.ui_sample import started, wait_for, record_notifications
 
 SIZE = (120, 36)
-CONFIG = Config(grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0)
+CONFIG = Config(
+    grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0
+)
 
 
 class Tokens:
@@ -44,7 +46,9 @@ def birch():
 @pytest.fixture
 def agent(tmp_path):
     paths = Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data")
-    made = Agent.open(paths, replace(CONFIG), key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0)
+    made = Agent.open(
+        paths, replace(CONFIG), key=ec.generate_private_key(ec.SECP256R1()), reply_wait_seconds=3.0
+    )
     made.access_token_source = Tokens()
     yield made
     made.store.close()
@@ -99,13 +103,21 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         shown = show_text(agent.store, agent.store.get_operation(op.id))
         assert "Status: waiting for sign-in: approved; waiting for you to sign in" in shown
         assert "being sent" not in shown and "not_performed" not in shown
-        assert "1: started" in shown and "the Company asked for sign-in first; nothing was performed, HTTP 401" in shown
+        assert (
+            "1: started" in shown
+            and "the Company asked for sign-in first; nothing was performed, HTTP 401" in shown
+        )
         app.open_review(op.id)
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None
+        )
         review = app.screen
         assert review.check_action("sign_in", ()) is True
         banner = str(review.query_one("#outcome").render())
-        assert "WAITING FOR SIGN-IN" in banner and f"Sign in to {NAME} to continue (scopes orders)" in banner
+        assert (
+            "WAITING FOR SIGN-IN" in banner
+            and f"Sign in to {NAME} to continue (scopes orders)" in banner
+        )
         assert "Your approval is being sent" not in banner
         assert "kept until the terms expire" in banner
         attempts = str(review.query_one("#progress").render())
@@ -114,7 +126,9 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
         agent.access_token_source.token = "tok_alice"
         app.screen.dismiss(True)
-        await wait_for(pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20)
+        await wait_for(
+            pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20
+        )
         assert birch.state.performed["ord_birch_1"] == 1
 
 
@@ -131,12 +145,17 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
         assert isinstance(screen, ConversationScreen)
         await started(pilot)
         screen.query_one("#talk-company", Select).value = company.id
-        await wait_for(pilot, lambda: screen.company is not None and screen.company.id == company.id)
+        await wait_for(
+            pilot, lambda: screen.company is not None and screen.company.id == company.id
+        )
         await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "talk-input")
         await pilot.press(*"order oats", "enter")
         await wait_for(pilot, lambda: screen.awaiting_sign_in is not None, timeout=15)
         messages = [m for m in notes]
-        assert any(f"Sign in to {NAME} to continue (scopes orders)" in m and "Ctrl+G" in m for m in messages)
+        assert any(
+            f"Sign in to {NAME} to continue (scopes orders)" in m and "Ctrl+G" in m
+            for m in messages
+        )
         assert screen.check_action("sign_in_and_resend", ()) is True
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
@@ -166,7 +185,9 @@ async def test_an_approval_that_starts_waiting_for_sign_in_is_announced(agent, b
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_for(pilot, lambda: app.screen.query("#progress-table"))
         agent.approve(op.id, op.current.id)  # as the review does; the app's dispatcher sends it
-        await wait_for(pilot, lambda: any("Waiting for sign-in" in m for m, _ in app.toasts), timeout=15)
+        await wait_for(
+            pilot, lambda: any("Waiting for sign-in" in m for m, _ in app.toasts), timeout=15
+        )
         ((message, severity),) = [t for t in app.toasts if "Waiting for sign-in" in t[0]]
         assert f"{NAME} asked you to sign in before it does this" in message
         assert "kept until the terms expire" in message and severity == "warning"

@@ -9,7 +9,15 @@ import pytest
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config, wait_for
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    StoreAgent,
+    build_sample,
+    freeze_times,
+    steady,
+    ui_config,
+    wait_for,
+)
 
 # Every main screen at 80x24, the size the screens are laid out for (docs/tui.md, "Narrow
 # terminals"), and at a large one.
@@ -29,8 +37,11 @@ def sample(tmp_path):
 
 def make_app(store: Store, initial_screen: str = "inbox") -> PoppyApp:
     # No arming delay: the footer then shows Approve as it looks once armed.
-    return PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0)), initial_screen=initial_screen,
-                    clock=lambda: FIXED_NOW)
+    return PoppyApp(
+        StoreAgent(store, ui_config(arm_delay_seconds=0)),
+        initial_screen=initial_screen,
+        clock=lambda: FIXED_NOW,
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -42,13 +53,17 @@ def test_inbox(snap_compare, sample, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_review_with_discrepancies(snap_compare, sample, size):
     store, rows = sample
-    assert snap_compare(make_app(store, f"review:{rows['flight']}"), terminal_size=size, run_before=steady)
+    assert snap_compare(
+        make_app(store, f"review:{rows['flight']}"), terminal_size=size, run_before=steady
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_review_of_a_hostile_summary(snap_compare, sample, size):
     store, rows = sample
-    assert snap_compare(make_app(store, f"review:{rows['hostile']}"), terminal_size=size, run_before=steady)
+    assert snap_compare(
+        make_app(store, f"review:{rows['hostile']}"), terminal_size=size, run_before=steady
+    )
 
 
 def pressing(key: str, screen_class):
@@ -68,7 +83,9 @@ def pressing(key: str, screen_class):
 def test_confirm_approve(snap_compare, sample, size):
     store, rows = sample
     confirm = pressing("a", ConfirmApproveScreen)
-    assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=confirm)
+    assert snap_compare(
+        make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=confirm
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -93,4 +110,6 @@ def test_help(snap_compare, sample, size):
 def test_confirm_decline(snap_compare, sample, size):
     store, rows = sample
     decline = pressing("d", ConfirmDeclineScreen)
-    assert snap_compare(make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=decline)
+    assert snap_compare(
+        make_app(store, f"review:{rows['jacket']}"), terminal_size=size, run_before=decline
+    )

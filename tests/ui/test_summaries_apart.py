@@ -15,7 +15,10 @@ def reference(summaries: list[str]) -> list[str]:
     out = []
     for line in lines:
         head = line[:400]
-        shared = max((len(os.path.commonprefix([head, other])) for other in heads if other != head), default=0)
+        shared = max(
+            (len(os.path.commonprefix([head, other])) for other in heads if other != head),
+            default=0,
+        )
         start = 0
         if shared >= SHARED_START:
             start = max(0, head.rfind(" ", 0, max(0, shared - CONTEXT_BEFORE)) + 1)
@@ -24,11 +27,13 @@ def reference(summaries: list[str]) -> list[str]:
 
 
 def test_summaries_that_begin_alike_are_shown_from_where_they_part():
-    shown = first_lines_apart([
-        "Move your jacket fitting (bkg_398) at Manzanita Outfitters Portland to Friday",
-        "Move your jacket fitting (bkg_398) at Manzanita Outfitters Seattle to Friday",
-        "Cancel your coffee club subscription",
-    ])
+    shown = first_lines_apart(
+        [
+            "Move your jacket fitting (bkg_398) at Manzanita Outfitters Portland to Friday",
+            "Move your jacket fitting (bkg_398) at Manzanita Outfitters Seattle to Friday",
+            "Cancel your coffee club subscription",
+        ]
+    )
     assert shown[0].startswith("…") and "Portland" in shown[0] and not shown[0].startswith("…Move")
     assert shown[1].startswith("…") and "Seattle" in shown[1]
     assert shown[2] == "Cancel your coffee club subscription"
@@ -38,9 +43,14 @@ def test_a_long_list_matches_comparing_every_pair():
     rnd = random.Random(15)
     words = ["Move", "your", "jacket", "fitting", "to", "Fri", "bkg_3", "x" * 30, "é", "🙂", "\n"]
     for _ in range(200):
-        stems = [" ".join(rnd.choice(words) for _ in range(rnd.randint(0, 30))) for _ in range(rnd.randint(1, 5))]
-        summaries = [rnd.choice(stems) + " " + " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 8)))
-                     for _ in range(rnd.randint(0, 40))]
+        stems = [
+            " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 30)))
+            for _ in range(rnd.randint(1, 5))
+        ]
+        summaries = [
+            rnd.choice(stems) + " " + " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 8)))
+            for _ in range(rnd.randint(0, 40))
+        ]
         assert first_lines_apart(summaries) == reference(summaries)
         # The first frame's few rows, told apart from the whole list as they will be in it.
         count = rnd.randint(0, len(summaries))

@@ -15,10 +15,14 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.safe import wrapped_first_line
 from tests.ui.ui_sample import FIXED_NOW, add_company, add_operation, ui_config, wait_for
 
-MOVE = ("Move your jacket fitting (bkg_2Fm8) at Manzanita Outfitters Portland from Mon, Dec 7 at 10:00 AM "
-        "to Tue, Dec 8 at 2:00 PM (Pacific time), for a $10.00 change fee charged to the Visa ending 4242.")
-EXCHANGE = ("Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), "
-            "for $70.00 more, charged to the card used for the order.")
+MOVE = (
+    "Move your jacket fitting (bkg_2Fm8) at Manzanita Outfitters Portland from Mon, Dec 7 at 10:00 AM "
+    "to Tue, Dec 8 at 2:00 PM (Pacific time), for a $10.00 change fee charged to the Visa ending 4242."
+)
+EXCHANGE = (
+    "Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), "
+    "for $70.00 more, charged to the card used for the order."
+)
 
 
 def test_a_long_move_keeps_its_destination():
@@ -33,22 +37,35 @@ def test_a_long_move_keeps_its_destination():
 def test_a_short_move_and_other_summaries_are_unchanged():
     assert wrapped_first_line("Move it from here to there.", 30, 4) == "Move it from here to there."
     exchange = wrapped_first_line(EXCHANGE, 30, 4).replace("\n", " ")
-    assert "Stormline Insulated Jacket (M)" in exchange and "…" in exchange and " … " not in exchange
+    assert (
+        "Stormline Insulated Jacket (M)" in exchange and "…" in exchange and " … " not in exchange
+    )
 
 
 def test_hostile_text_in_either_part_is_shown_not_run():
-    hostile = MOVE.replace("Manzanita", "\x1b[2JManzanita").replace("Tue, Dec 8", "Tue,\x1b]52;c;eA==\x07 Dec 8")
+    hostile = MOVE.replace("Manzanita", "\x1b[2JManzanita").replace(
+        "Tue, Dec 8", "Tue,\x1b]52;c;eA==\x07 Dec 8"
+    )
     shown = wrapped_first_line(hostile, 30, 4)
     assert "\x1b" not in shown and "\x07" not in shown
 
 
 async def test_the_inbox_at_80_columns_shows_the_new_time(tmp_path):
-    agent = Agent.open(Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"), ui_config(),
-                       key=ec.generate_private_key(ec.SECP256R1()))
+    agent = Agent.open(
+        Paths(config_dir=tmp_path / "config", data_dir=tmp_path / "data"),
+        ui_config(),
+        key=ec.generate_private_key(ec.SECP256R1()),
+    )
     try:
         company = add_company(agent.store, "Manzanita Outfitters", 8401, talk=True)
-        add_operation(agent.store, company, "bkg_op", MOVE, terms={"booking_id": "bkg_2Fm8"},
-                      expires_at=FIXED_NOW + timedelta(days=3650))
+        add_operation(
+            agent.store,
+            company,
+            "bkg_op",
+            MOVE,
+            terms={"booking_id": "bkg_2Fm8"},
+            expires_at=FIXED_NOW + timedelta(days=3650),
+        )
         app = PoppyApp(agent)
         async with app.run_test(size=(80, 24)) as pilot:
             table = app.screen.query_one("#pending-table")

@@ -30,7 +30,9 @@ async def rendered(terms, width: int) -> str:
     async with app.run_test(size=(width, 24)) as pilot:
         await pilot.pause()
         table = app.query_one("#terms")
-        return "\n".join(s.text for s in table.render_lines(Region(0, 0, table.size.width, table.size.height)))
+        return "\n".join(
+            s.text for s in table.render_lines(Region(0, 0, table.size.width, table.size.height))
+        )
 
 
 @pytest.mark.parametrize("width", [72, 80, 100])  # 72: the review's terms at 80 columns

@@ -25,7 +25,9 @@ HOSTILE_SUMMARY = (
 )
 
 
-async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, describe=None) -> None:
+async def wait_for(
+    pilot, condition, timeout: float = 10.0, step: float = 0.05, describe=None
+) -> None:
     """Let the app run until `condition()` holds; fail after `timeout` seconds, with `describe()`
     (what the screen shows, say) in the message when given."""
     for _ in range(int(timeout / step)):
@@ -33,7 +35,9 @@ async def wait_for(pilot, condition, timeout: float = 10.0, step: float = 0.05, 
             return
         await pilot.pause(step)
     if not condition():
-        raise AssertionError("timed out waiting" + (f": {describe()}" if describe is not None else ""))
+        raise AssertionError(
+            "timed out waiting" + (f": {describe()}" if describe is not None else "")
+        )
 
 
 def record_notifications(app) -> list[str]:
@@ -63,7 +67,10 @@ async def workers_done(pilot, timeout: float = 10.0) -> None:
     await pilot.pause()
     await wait_for(
         pilot,
-        lambda: not busy_workers(app) and not any(getattr(s, "checking", False) for s in app.screen_stack),
+        lambda: (
+            not busy_workers(app)
+            and not any(getattr(s, "checking", False) for s in app.screen_stack)
+        ),
         timeout,
         describe=lambda: f"still running: {[w.name or w.group for w in busy_workers(app)]}",
     )
@@ -74,8 +81,12 @@ async def started(pilot, timeout: float = 10.0) -> None:
     """Wait until what follows the first frame has run: notifications watch the store, the network
     preparation is over (so a real Agent's dispatcher is started)."""
     app = pilot.app
-    await wait_for(pilot, lambda: getattr(app, "watcher", None) is not None, timeout,
-                   describe=lambda: "notifications never started")
+    await wait_for(
+        pilot,
+        lambda: getattr(app, "watcher", None) is not None,
+        timeout,
+        describe=lambda: "notifications never started",
+    )
     await workers_done(pilot, timeout)
 
 
@@ -84,8 +95,12 @@ async def review_shown(pilot, timeout: float = 10.0) -> Any:
     from poppy_tui.ui.screens.review import ReviewScreen
 
     app = pilot.app
-    await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None,
-                   timeout, describe=lambda: f"the screen is {type(app.screen).__name__}")
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown_revision_id is not None,
+        timeout,
+        describe=lambda: f"the screen is {type(app.screen).__name__}",
+    )
     await workers_done(pilot, timeout)
     return app.screen
 
@@ -94,8 +109,12 @@ async def poll_seen(pilot, timeout: float = 10.0) -> None:
     """Wait until the app's store poll has seen the latest commit (another process's, or the test's
     own writes through a second Store), and the screens and notifications have handled it."""
     app = pilot.app
-    await wait_for(pilot, lambda: app._change_token == app.reader.change_token(), timeout,
-                   describe=lambda: "the store poll has not seen the latest commit")
+    await wait_for(
+        pilot,
+        lambda: app._change_token == app.reader.change_token(),
+        timeout,
+        describe=lambda: "the store poll has not seen the latest commit",
+    )
     await workers_done(pilot, timeout)
 
 
@@ -103,8 +122,15 @@ def rfc3339(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def company_document(name: str, port: int, *, api: bool = True, mcp: bool = False, talk: bool = False,
-                     operations: bool = True) -> Any:
+def company_document(
+    name: str,
+    port: int,
+    *,
+    api: bool = True,
+    mcp: bool = False,
+    talk: bool = False,
+    operations: bool = True,
+) -> Any:
     host = f"127.0.0.1:{port}"
     doc: dict[str, Any] = {
         "protocol_version": "0.4",
@@ -116,7 +142,9 @@ def company_document(name: str, port: int, *, api: bool = True, mcp: bool = Fals
     if mcp:
         doc["apis"].append({"type": "mcp", "url": f"http://{host}/mcp"})
     if talk:
-        doc["agent"] = {"protocols": [{"type": "poppy", "endpoint": f"http://{host}/conversations"}]}
+        doc["agent"] = {
+            "protocols": [{"type": "poppy", "endpoint": f"http://{host}/conversations"}]
+        }
     if operations:
         doc["extensions"] = {"operations": [{"version": "2"}]}
     return parse_poppy_json(doc, host, allow_loopback_http=True)
@@ -154,7 +182,9 @@ def add_operation(
     }
     if terms is not None:
         raw["terms"] = terms
-    result = store.record_operation(company.id, request_id, company.session_id, parse_operation(raw))
+    result = store.record_operation(
+        company.id, request_id, company.session_id, parse_operation(raw)
+    )
     return result.operation_row
 
 
@@ -173,17 +203,34 @@ JACKET_SUMMARY = (
 )
 
 
-def send_through(store: Store, row: int, now: datetime, final: Status, detail: str, response: Any = None,
-                 http_status: int | None = 200) -> None:
+def send_through(
+    store: Store,
+    row: int,
+    now: datetime,
+    final: Status,
+    detail: str,
+    response: Any = None,
+    http_status: int | None = 200,
+) -> None:
     """Play the dispatcher's part: claim, attempt, and settle, as the engine records them."""
     record = store.get_operation(row)
     if record.status != Status.APPROVED:
         store.approve(row, record.current.id, grace_seconds=0, now=now)
-    claimed = store.claim_due("test-dispatcher", 30, now=now + timedelta(seconds=1), operation_row=row)
+    claimed = store.claim_due(
+        "test-dispatcher", 30, now=now + timedelta(seconds=1), operation_row=row
+    )
     assert claimed is not None
     attempt = store.start_attempt(row, "test-dispatcher")
-    outcome = {Status.PERFORMED: "performed", Status.NOT_PERFORMED: "not_performed"}.get(final, "unknown")
-    store.finish_attempt(attempt.id, outcome, http_status, response, None if final != Status.OUTCOME_UNKNOWN else detail)
+    outcome = {Status.PERFORMED: "performed", Status.NOT_PERFORMED: "not_performed"}.get(
+        final, "unknown"
+    )
+    store.finish_attempt(
+        attempt.id,
+        outcome,
+        http_status,
+        response,
+        None if final != Status.OUTCOME_UNKNOWN else detail,
+    )
     store.settle(row, "test-dispatcher", final, response, detail)
 
 
@@ -195,86 +242,168 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
     add_company(store, "Juniper Books", 8404, operations=False, talk=True)
     rows: dict[str, int] = {}
     rows["jacket"] = add_operation(
-        store, manzanita, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms(), expires_at=now + timedelta(minutes=15),
+        store,
+        manzanita,
+        "exc_5Rt2",
+        JACKET_SUMMARY,
+        terms=jacket_terms(),
+        expires_at=now + timedelta(minutes=15),
         revision="1791487200-k3Jd9Qx2mW8v",
     )
     # The order as the Company answered its GET just before (the review's "Now" section).
     from poppy_tui.agent.store.resource_reads import ResourceRead
 
-    store.save_resource_read(ResourceRead(
-        rows["jacket"], store.get_operation(rows["jacket"]).current.id,
-        f"GET {manzanita.base_url}/api/orders/ord_7Hk2", now - timedelta(seconds=12), True,
-        {"order_id": "ord_7Hk2", "status": "delivered",
-         "items": [{"item_id": "itm_4Qa", "name": "Stormline Jacket (M)", "price": {"amount": "129.00", "currency": "USD"},
-                    "status": "delivered"},
-                   {"item_id": "itm_9Lm", "name": "Trail Socks", "price": {"amount": "14.00", "currency": "USD"},
-                    "status": "delivered"}],
-         "total": {"amount": "143.00", "currency": "USD"}},
-    ))
+    store.save_resource_read(
+        ResourceRead(
+            rows["jacket"],
+            store.get_operation(rows["jacket"]).current.id,
+            f"GET {manzanita.base_url}/api/orders/ord_7Hk2",
+            now - timedelta(seconds=12),
+            True,
+            {
+                "order_id": "ord_7Hk2",
+                "status": "delivered",
+                "items": [
+                    {
+                        "item_id": "itm_4Qa",
+                        "name": "Stormline Jacket (M)",
+                        "price": {"amount": "129.00", "currency": "USD"},
+                        "status": "delivered",
+                    },
+                    {
+                        "item_id": "itm_9Lm",
+                        "name": "Trail Socks",
+                        "price": {"amount": "14.00", "currency": "USD"},
+                        "status": "delivered",
+                    },
+                ],
+                "total": {"amount": "143.00", "currency": "USD"},
+            },
+        )
+    )
     rows["flight"] = add_operation(
-        store, larkspur, "chg_LA118",
+        store,
+        larkspur,
+        "chg_LA118",
         "Move your flight LA118 from 20 January to **22 January**, for a change fee of $45.00.",
-        terms={"booking": "LA118-QX", "new_date": "2030-01-22", "change_fee": {"amount": "145.00", "currency": "USD"}},
+        terms={
+            "booking": "LA118-QX",
+            "new_date": "2030-01-22",
+            "change_fee": {"amount": "145.00", "currency": "USD"},
+        },
         expires_at=now + timedelta(seconds=40),
-        request=ApiRequest("POST", f"{larkspur.base_url}/api/bookings/LA118-QX/change", {"new_date": "2030-01-22"}),
+        request=ApiRequest(
+            "POST", f"{larkspur.base_url}/api/bookings/LA118-QX/change", {"new_date": "2030-01-22"}
+        ),
     )
     rows["hostile"] = add_operation(
-        store, tidewater, "can_77Z", HOSTILE_SUMMARY,
+        store,
+        tidewater,
+        "can_77Z",
+        HOSTILE_SUMMARY,
         terms={"plan": "fiber-500", "effective": "2030-01-31"},
         expires_at=now + timedelta(hours=3),
         request=McpRequest(f"{tidewater.base_url}/mcp", "cancel_plan", {"plan": "fiber-500"}),
     )
     # On their way: one in its grace period, one whose outcome nobody knows.
     rows["approved"] = add_operation(
-        store, manzanita, "ret_2Bx", "Return the Trailhead Beanie on order ord_9Pq for a refund of $24.00.",
+        store,
+        manzanita,
+        "ret_2Bx",
+        "Return the Trailhead Beanie on order ord_9Pq for a refund of $24.00.",
         terms={"order_id": "ord_9Pq", "refund": {"amount": "24.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=2),
-        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_9Pq/returns", {"item": "trailhead-beanie"}),
+        request=ApiRequest(
+            "POST", f"{manzanita.base_url}/api/orders/ord_9Pq/returns", {"item": "trailhead-beanie"}
+        ),
     )
-    store.approve(rows["approved"], store.get_operation(rows["approved"]).current.id, grace_seconds=5, now=now)
+    store.approve(
+        rows["approved"], store.get_operation(rows["approved"]).current.id, grace_seconds=5, now=now
+    )
     rows["unknown"] = add_operation(
-        store, larkspur, "seat_4C", "Upgrade seat 14C to 4C on LA220 for $89.00.",
+        store,
+        larkspur,
+        "seat_4C",
+        "Upgrade seat 14C to 4C on LA220 for $89.00.",
         terms={"flight": "LA220", "seat": "4C", "price": {"amount": "89.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
-        request=ApiRequest("POST", f"{larkspur.base_url}/api/bookings/LA220-ZT/seat", {"seat": "4C"}),
+        request=ApiRequest(
+            "POST", f"{larkspur.base_url}/api/bookings/LA220-ZT/seat", {"seat": "4C"}
+        ),
     )
-    send_through(store, rows["unknown"], now, Status.OUTCOME_UNKNOWN,
-                 "no definite answer within the retry window (connection dropped after sending)", http_status=None)
+    send_through(
+        store,
+        rows["unknown"],
+        now,
+        Status.OUTCOME_UNKNOWN,
+        "no definite answer within the retry window (connection dropped after sending)",
+        http_status=None,
+    )
     # History.
     rows["performed"] = add_operation(
-        store, manzanita, "exc_1Aa", "Exchange the Ridge Gloves (S) for size M, no extra charge.",
+        store,
+        manzanita,
+        "exc_1Aa",
+        "Exchange the Ridge Gloves (S) for size M, no extra charge.",
         terms={"order_id": "ord_1Aa", "price_difference": {"amount": "0.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
-        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_1Aa/exchange", {"size": "M"}),
+        request=ApiRequest(
+            "POST", f"{manzanita.base_url}/api/orders/ord_1Aa/exchange", {"size": "M"}
+        ),
     )
-    send_through(store, rows["performed"], now, Status.PERFORMED, "performed (HTTP 200)",
-                 {"exchange_id": "xch_88", "status": "confirmed"})
+    send_through(
+        store,
+        rows["performed"],
+        now,
+        Status.PERFORMED,
+        "performed (HTTP 200)",
+        {"exchange_id": "xch_88", "status": "confirmed"},
+    )
     rows["declined"] = add_operation(
-        store, tidewater, "add_TV", "Add the Sports TV package for $19.99 a month, starting today.",
+        store,
+        tidewater,
+        "add_TV",
+        "Add the Sports TV package for $19.99 a month, starting today.",
         terms={"package": "sports-tv", "monthly": {"amount": "19.99", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
         request=McpRequest(f"{tidewater.base_url}/mcp", "add_package", {"package": "sports-tv"}),
     )
     store.decline(rows["declined"], store.get_operation(rows["declined"]).current.id)
     rows["expired"] = add_operation(
-        store, larkspur, "bag_2X", "Add a second checked bag to LA118 for $35.00.",
+        store,
+        larkspur,
+        "bag_2X",
+        "Add a second checked bag to LA118 for $35.00.",
         terms={"booking": "LA118-QX", "price": {"amount": "35.00", "currency": "USD"}},
         expires_at=now + timedelta(seconds=10),
     )
     store.expire_due(now=now + timedelta(seconds=20))
     rows["not_performed"] = add_operation(
-        store, manzanita, "exc_0Zz", "Exchange the Canyon Shorts for the Canyon Pants, $15.00 more.",
+        store,
+        manzanita,
+        "exc_0Zz",
+        "Exchange the Canyon Shorts for the Canyon Pants, $15.00 more.",
         terms={"order_id": "ord_0Zz", "price_difference": {"amount": "15.00", "currency": "USD"}},
         expires_at=now + timedelta(hours=1),
-        request=ApiRequest("POST", f"{manzanita.base_url}/api/orders/ord_0Zz/exchange", {"sku": "canyon-pants"}),
+        request=ApiRequest(
+            "POST", f"{manzanita.base_url}/api/orders/ord_0Zz/exchange", {"sku": "canyon-pants"}
+        ),
     )
-    send_through(store, rows["not_performed"], now, Status.NOT_PERFORMED, "the Company refused: out of stock",
-                 {"error": "out_of_stock"}, http_status=409)
+    send_through(
+        store,
+        rows["not_performed"],
+        now,
+        Status.NOT_PERFORMED,
+        "the Company refused: out of stock",
+        {"error": "out_of_stock"},
+        http_status=409,
+    )
     return rows
 
 
 def freeze_times(path: Path, now: datetime = FIXED_NOW) -> None:
     """Rewrite every stored timestamp onto a fixed timeline, so screenshots don't change run to run."""
+
     def at(minutes: int) -> str:
         return (now - timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -284,12 +413,24 @@ def freeze_times(path: Path, now: datetime = FIXED_NOW) -> None:
             count = db.execute("SELECT max(id) FROM operations").fetchone()[0] or 0
             for op_row in range(1, count + 1):
                 base = (count - op_row + 1) * 7
-                db.execute("UPDATE operations SET created_at=?, updated_at=? WHERE id=?", (at(base + 5), at(base), op_row))
-                db.execute("UPDATE revisions SET received_at=? WHERE operation_row=?", (at(base + 5), op_row))
+                db.execute(
+                    "UPDATE operations SET created_at=?, updated_at=? WHERE id=?",
+                    (at(base + 5), at(base), op_row),
+                )
+                db.execute(
+                    "UPDATE revisions SET received_at=? WHERE operation_row=?",
+                    (at(base + 5), op_row),
+                )
                 db.execute("UPDATE revisions SET seen_at=NULL WHERE operation_row=?", (op_row,))
-                db.execute("UPDATE decisions SET decided_at=? WHERE operation_row=?", (at(base + 2), op_row))
-                db.execute("UPDATE attempts SET started_at=?, finished_at=CASE WHEN finished_at IS NULL THEN NULL"
-                           " ELSE ? END WHERE operation_row=?", (at(base + 1), at(base), op_row))
+                db.execute(
+                    "UPDATE decisions SET decided_at=? WHERE operation_row=?",
+                    (at(base + 2), op_row),
+                )
+                db.execute(
+                    "UPDATE attempts SET started_at=?, finished_at=CASE WHEN finished_at IS NULL THEN NULL"
+                    " ELSE ? END WHERE operation_row=?",
+                    (at(base + 1), at(base), op_row),
+                )
                 db.execute("UPDATE events SET at=? WHERE operation_row=?", (at(base), op_row))
             db.execute("UPDATE companies SET discovered_at=?, updated_at=?", (at(600), at(600)))
     finally:

@@ -25,7 +25,9 @@ class AgentIdentity:
     """What a Company knows this agent by. The key is loaded on first use (the keyring may
     prompt or be missing, and browsing history must not need it)."""
 
-    def __init__(self, settings: IdentitySettings, key_loader: Callable[[], ec.EllipticCurvePrivateKey]) -> None:
+    def __init__(
+        self, settings: IdentitySettings, key_loader: Callable[[], ec.EllipticCurvePrivateKey]
+    ) -> None:
         self.settings = settings
         self._key_loader = key_loader
         self._key: ec.EllipticCurvePrivateKey | None = None

@@ -74,10 +74,13 @@ class PublishingServer:
             raise
         self.port = listener.getsockname()[1]
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name=f"poppy-identity-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name=f"poppy-identity-{self.port}", daemon=True
+        )
         self._thread.start()
         self._server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._serve, sock=listener, limit=MAX_REQUEST_HEAD_BYTES), self._loop
+            asyncio.start_server(self._serve, sock=listener, limit=MAX_REQUEST_HEAD_BYTES),
+            self._loop,
         ).result()
 
     # ---- one connection --------------------------------------------------------------------------
@@ -111,7 +114,9 @@ class PublishingServer:
             self.connections.discard(connection)
             writer.close()
 
-    async def _next_request(self, reader: asyncio.StreamReader, http: h11.Connection) -> h11.Request | None:
+    async def _next_request(
+        self, reader: asyncio.StreamReader, http: h11.Connection
+    ) -> h11.Request | None:
         """The next whole request (head and body read), or None when the client closed."""
         request: h11.Request | None = None
         while True:
@@ -134,7 +139,10 @@ class PublishingServer:
         elif body is None:
             status, headers, body = 404, [], b""
         else:
-            status, headers = 200, [("Content-Type", "application/json"), ("Cache-Control", "max-age=60")]
+            status, headers = (
+                200,
+                [("Content-Type", "application/json"), ("Cache-Control", "max-age=60")],
+            )
         headers = [*headers, ("Content-Length", str(len(body)))]
         out = [http.send(h11.Response(status_code=status, headers=headers)) or b""]
         if method != "HEAD" and body:
@@ -204,7 +212,10 @@ def _serves_exactly(port: int, path: str, expected: dict[str, Any]) -> bool:
         response = connection.getresponse()
         if response.status != 200:
             return False
-        return json.loads(response.read(MAX_CHECKED_DOCUMENT_BYTES + 1)[:MAX_CHECKED_DOCUMENT_BYTES]) == expected
+        return (
+            json.loads(response.read(MAX_CHECKED_DOCUMENT_BYTES + 1)[:MAX_CHECKED_DOCUMENT_BYTES])
+            == expected
+        )
     except (OSError, ValueError, http.client.HTTPException):
         return False
     finally:
@@ -220,7 +231,9 @@ def publish(settings: Any, metadata: dict[str, Any], jwks: dict[str, Any]) -> No
         return
     except OSError as exc:
         if exc.errno != errno.EADDRINUSE:
-            raise IdentityError(f"can't serve the agent's identity on 127.0.0.1:{port} ({exc})") from None
+            raise IdentityError(
+                f"can't serve the agent's identity on 127.0.0.1:{port} ({exc})"
+            ) from None
     # Another poppy-tui with this home serves the very same documents, this home's public key
     # among them; any other holder of the port could answer Companies with a key of its own.
     if _serves_exactly(port, jwks_path, jwks) and _serves_exactly(port, cimd_path, metadata):

@@ -93,7 +93,10 @@ def make_settings(
     if redirect_uris is None:
         # Direct Sign-In's loopback redirect (RFC 8252 7.3, any port) first, then the page on
         # the client_id's domain.
-        redirect_uris = (c.DIRECT_SIGNIN_LOOPBACK_REDIRECT, _origin(client_id) + DEFAULT_REDIRECT_PATH)
+        redirect_uris = (
+            c.DIRECT_SIGNIN_LOOPBACK_REDIRECT,
+            _origin(client_id) + DEFAULT_REDIRECT_PATH,
+        )
     for url, what in [(jwks_uri, "jwks_uri"), *((u, "redirect_uri") for u in redirect_uris)]:
         allowed = same_domain if what == "jwks_uri" else redirect_uri_allowed
         if not allowed(url, client_id, allow_loopback=True):
@@ -118,7 +121,9 @@ def read_settings(paths: Paths) -> IdentitySettings | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise IdentityError(f"{path} can't be read ({exc}); fix it or run poppy-tui identity init again") from None
+        raise IdentityError(
+            f"{path} can't be read ({exc}); fix it or run poppy-tui identity init again"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("client_id"), str):
         raise IdentityError(f"{path} has no client_id; run poppy-tui identity init again")
     try:
@@ -126,13 +131,17 @@ def read_settings(paths: Paths) -> IdentitySettings | None:
             data["client_id"],
             client_name=str(data.get("client_name") or DEFAULT_CLIENT_NAME),
             jwks_uri=data.get("jwks_uri") or None,
-            redirect_uris=tuple(data["redirect_uris"]) if isinstance(data.get("redirect_uris"), list) else None,
+            redirect_uris=tuple(data["redirect_uris"])
+            if isinstance(data.get("redirect_uris"), list)
+            else None,
         )
     except IdentityError as exc:
         raise IdentityError(f"{path}: {exc}") from None
 
 
-def write_settings(paths: Paths, settings: IdentitySettings, *, exclusive: bool = False) -> IdentitySettings:
+def write_settings(
+    paths: Paths, settings: IdentitySettings, *, exclusive: bool = False
+) -> IdentitySettings:
     """Atomic; with `exclusive`, another process's file wins and is returned."""
     path = settings_file(paths)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,7 @@ def overall_deadline(read_timeout_seconds: float, extra_read_seconds: float = 0.
     """Seconds one fetch from a Company may take from start to its last byte."""
     return DEADLINE_FACTOR * read_timeout_seconds + extra_read_seconds
 
+
 # Exceptions raised before any byte of the request could have reached the Company: no
 # connection (refused by netguard, unreachable, no TLS handshake: a certificate refused), a
 # request that can't be written at all (a header value that isn't ASCII, a header h11 refuses,
@@ -72,7 +73,9 @@ def _no_cookies() -> http.cookiejar.CookieJar:
 
 
 def make_client(
-    timeout_seconds: float, allow_loopback: bool = True, while_waiting: Callable[[], None] | None = None
+    timeout_seconds: float,
+    allow_loopback: bool = True,
+    while_waiting: Callable[[], None] | None = None,
 ) -> httpx2.AsyncClient:
     """The client for every request to a Company (discovery, API, conversations, approvals, outcome
     probes), httpx2 like the MCP SDK's and authlib's clients (MCP, sign-in), which are built over
@@ -82,7 +85,9 @@ def make_client(
     options = guarded_client_options(httpx2, allow_loopback, pool_limits(httpx2), while_waiting)
     return httpx2.AsyncClient(
         **options,
-        timeout=httpx2.Timeout(timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)),
+        timeout=httpx2.Timeout(
+            timeout_seconds, connect=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds)
+        ),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
         cookies=_no_cookies(),
@@ -120,7 +125,11 @@ class HttpAnswer:
 
     def for_record(self) -> dict[str, Any]:
         """What we keep of a response: status, the headers that matter, and the body."""
-        keep = {k: v for k, v in self.headers.items() if k in ("content-type", "retry-after", "location", "www-authenticate")}
+        keep = {
+            k: v
+            for k, v in self.headers.items()
+            if k in ("content-type", "retry-after", "location", "www-authenticate")
+        }
         body: Any = self.body
         if body is None and self.raw:
             body = self.raw[:4096].decode("utf-8", "replace")
@@ -134,7 +143,9 @@ async def read_bounded(response: httpx2.Response, limit: int = MAX_RESPONSE_BYTE
     """The decoded body, refusing more than `limit` bytes (counted after decompression)."""
     declared = response.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ResponseTooLarge(f"the Company announced {declared} bytes, more than the {limit} allowed")
+        raise ResponseTooLarge(
+            f"the Company announced {declared} bytes, more than the {limit} allowed"
+        )
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
@@ -183,7 +194,10 @@ async def request(
     base = client.timeout
     if extra_read_seconds:
         timeout = httpx2.Timeout(
-            connect=base.connect, read=(base.read or 30.0) + extra_read_seconds, write=base.write, pool=base.pool
+            connect=base.connect,
+            read=(base.read or 30.0) + extra_read_seconds,
+            write=base.write,
+            pool=base.pool,
         )
     deadline = overall_deadline(base.read or 30.0, extra_read_seconds)
     status: int | None = None
@@ -205,17 +219,38 @@ async def request(
                 except httpx2.DecodingError as exc:
                     # The whole answer arrived but its encoding can't be undone: the Company
                     # answered, and what it said is unreadable.
-                    return HttpAnswer(status, answer_headers, b"", None, f"the body can't be decoded ({exc})", final_url)
+                    return HttpAnswer(
+                        status,
+                        answer_headers,
+                        b"",
+                        None,
+                        f"the body can't be decoded ({exc})",
+                        final_url,
+                    )
                 except httpx2.TransportError as exc:
                     # The status line arrived, so the Company did answer; only the body is missing.
                     return HttpAnswer(
-                        status, answer_headers, b"", None, f"the body was cut off ({exc})", final_url, cut_off=True
+                        status,
+                        answer_headers,
+                        b"",
+                        None,
+                        f"the body was cut off ({exc})",
+                        final_url,
+                        cut_off=True,
                     )
     except TimeoutError:
         too_slow = f"the Company took longer than {deadline:g} s to answer (overall deadline)"
         if status is None:
             return Unknown(too_slow)
-        return HttpAnswer(status, answer_headers, b"", None, f"the body was cut off: {too_slow}", final_url, cut_off=True)
+        return HttpAnswer(
+            status,
+            answer_headers,
+            b"",
+            None,
+            f"the body was cut off: {too_slow}",
+            final_url,
+            cut_off=True,
+        )
     except (httpx2.TransportError, httpx2.InvalidURL, UnicodeEncodeError) as exc:
         return classify_transport_error(exc)
     answer = HttpAnswer(status, answer_headers, raw, url=final_url)

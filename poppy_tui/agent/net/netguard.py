@@ -30,7 +30,12 @@ from typing import Any, Callable, Iterable
 import anyio
 import h11
 
-from poppy_tui.protocol.addresses import address_problem, is_loopback_host, literal_problem, parse_address
+from poppy_tui.protocol.addresses import (
+    address_problem,
+    is_loopback_host,
+    literal_problem,
+    parse_address,
+)
 
 __all__ = [
     "DestinationRefused",
@@ -61,7 +66,9 @@ async def resolve_checked(host: str, port: int, allow_loopback: bool) -> list[st
     try:
         infos = await anyio.getaddrinfo(bare, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, OSError) as exc:
-        raise DestinationRefused(f"{host} can't be resolved ({getattr(exc, 'strerror', None) or exc})") from None
+        raise DestinationRefused(
+            f"{host} can't be resolved ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     addresses: list[str] = []
     for info in infos:
         address = str(info[4][0])
@@ -80,8 +87,12 @@ async def check_destination(host: str, port: int, allow_loopback: bool) -> None:
 
 
 async def addresses_to_connect(
-    host: str, port: int, allow_loopback: bool, timeout: float | None,
-    connect_error: type[Exception], connect_timeout: type[Exception],
+    host: str,
+    port: int,
+    allow_loopback: bool,
+    timeout: float | None,
+    connect_error: type[Exception],
+    connect_timeout: type[Exception],
 ) -> list[str]:
     """resolve_checked within a connect's timeout (httpcore's backend below): a refused destination
     or a slow resolver is raised as that library's own connect failure, so it counts as "not sent"."""
@@ -122,7 +133,9 @@ class _Exchange:
 
 
 # Set by GuardedTransport around each request; httpcore sends it in the caller's own task.
-_CURRENT_EXCHANGE: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar("poppy_exchange", default=None)
+_CURRENT_EXCHANGE: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar(
+    "poppy_exchange", default=None
+)
 
 
 class AnswerFollower:
@@ -249,10 +262,15 @@ def _stream_class(httpcore: ModuleType) -> type:
             self.unsent_bytes = 0
             await self.inner.aclose()
 
-        async def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
+        async def start_tls(
+            self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+        ) -> Any:
             if self.unsent:
                 await self.send_unsent()
-            return GuardedStream(await self.inner.start_tls(ssl_context, server_hostname, timeout), self.while_waiting)
+            return GuardedStream(
+                await self.inner.start_tls(ssl_context, server_hostname, timeout),
+                self.while_waiting,
+            )
 
         def get_extra_info(self, info: str) -> Any:
             if info == "is_readable":
@@ -291,7 +309,11 @@ def _guarded_backend(
             for address in addresses:  # the checked addresses, and only those
                 try:
                     stream = await self.inner.connect_tcp(
-                        address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                        address,
+                        port,
+                        timeout=timeout,
+                        local_address=local_address,
+                        socket_options=socket_options,
                     )
                 except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                     failure = exc
@@ -300,7 +322,9 @@ def _guarded_backend(
             assert failure is not None
             raise failure
 
-        async def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        async def connect_unix_socket(
+            self, path: str, timeout: float | None = None, socket_options: Any = None
+        ) -> Any:
             raise httpcore.ConnectError("poppy-tui connects to Companies over TCP only")
 
         async def sleep(self, seconds: float) -> None:
@@ -312,9 +336,20 @@ def _guarded_backend(
 # httpcore's exceptions and the httpx ones they become, by name (the same in httpx2/httpcore2),
 # most specific first: what http.py reads to say whether a request may have reached the Company.
 _MAPPED_ERRORS = (
-    "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "ConnectError", "ReadError",
-    "WriteError", "ProxyError", "UnsupportedProtocol", "LocalProtocolError", "RemoteProtocolError",
-    "NetworkError", "ProtocolError", "TimeoutException",
+    "ConnectTimeout",
+    "ReadTimeout",
+    "WriteTimeout",
+    "PoolTimeout",
+    "ConnectError",
+    "ReadError",
+    "WriteError",
+    "ProxyError",
+    "UnsupportedProtocol",
+    "LocalProtocolError",
+    "RemoteProtocolError",
+    "NetworkError",
+    "ProtocolError",
+    "TimeoutException",
 )
 
 
@@ -328,7 +363,9 @@ def _transport_class(httpx: ModuleType, httpcore: ModuleType) -> type:
             if isinstance(exc, core_error):
                 if client_error is httpx.LocalProtocolError and exchange.sent:
                     # Refused while writing a body whose first part had left: maybe delivered.
-                    return httpx.WriteError(f"the request could not be finished ({exc})", request=request)
+                    return httpx.WriteError(
+                        f"the request could not be finished ({exc})", request=request
+                    )
                 return client_error(str(exc), request=request)
         return exc
 
@@ -395,10 +432,14 @@ def _transport_class(httpx: ModuleType, httpcore: ModuleType) -> type:
             elif url.scheme == "http":
                 pool = self.plain
             else:
-                raise httpx.UnsupportedProtocol(f"poppy-tui speaks http and https, not {url.scheme!r}", request=request)
+                raise httpx.UnsupportedProtocol(
+                    f"poppy-tui speaks http and https, not {url.scheme!r}", request=request
+                )
             core_request = httpcore.Request(
                 method=request.method,
-                url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+                url=httpcore.URL(
+                    scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+                ),
                 headers=request.headers.raw,
                 content=request.stream,
                 extensions=request.extensions,
@@ -448,11 +489,16 @@ def _transport_class_for(httpx: ModuleType, httpcore: ModuleType) -> type:
 
 
 def _guarded_transport(
-    httpx: ModuleType, httpcore: ModuleType, allow_loopback: bool, limits: Any,
+    httpx: ModuleType,
+    httpcore: ModuleType,
+    allow_loopback: bool,
+    limits: Any,
     while_waiting: Callable[[], None] | None = None,
 ) -> Any:
     """A transport for httpx2.AsyncClient that connects only to checked addresses."""
-    return _transport_class_for(httpx, httpcore)(_guarded_backend(httpcore, allow_loopback, while_waiting), limits)
+    return _transport_class_for(httpx, httpcore)(
+        _guarded_backend(httpcore, allow_loopback, while_waiting), limits
+    )
 
 
 def request_guard(connect_error: Any, allow_loopback: bool) -> Callable[[Any], Any]:
@@ -490,16 +536,19 @@ def _proxies_configured() -> bool:
 
 
 def guarded_client_options(
-    httpx: ModuleType, allow_loopback: bool, limits: Any = None, while_waiting: Callable[[], None] | None = None
+    httpx: ModuleType,
+    allow_loopback: bool,
+    limits: Any = None,
+    while_waiting: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments for `httpx2.AsyncClient` (pass the module): the guarded transport, plus
     the name check before each request when a proxy may be used.
     `while_waiting`: called each time a request has been sent and its answer is awaited."""
     import httpcore2 as httpcore
+
     limits = limits or pool_limits(httpx)
     hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
     return {
         "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits, while_waiting),
         "event_hooks": {"request": hooks},
     }
-

@@ -84,8 +84,12 @@ class SignInContext:
         from poppy_tui.agent.signin.oauth import oauth_client
 
         return oauth_client(
-            self.identity, self.server.issuer, self.timeout_seconds, self.allow_loopback,
-            redirect_uri=redirect_uri, scope=self.scope,
+            self.identity,
+            self.server.issuer,
+            self.timeout_seconds,
+            self.allow_loopback,
+            redirect_uri=redirect_uri,
+            scope=self.scope,
         )
 
 
@@ -111,7 +115,9 @@ class _Flow:
         try:
             tokens = parse_token_response(body, self.context.scopes)
         except InvalidSignIn as exc:
-            raise SignInError(f"{possessive(self.company_name)} token answer can't be used: {exc}") from None
+            raise SignInError(
+                f"{possessive(self.company_name)} token answer can't be used: {exc}"
+            ) from None
         return await self.context.finish(self.kind, tokens, account)
 
     async def aclose(self) -> None:
@@ -138,7 +144,9 @@ def where_it_leads(url: str) -> str:
 class DeviceSignIn(_Flow):
     kind: SignInKind = "device"
 
-    def __init__(self, context: SignInContext, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+    def __init__(
+        self, context: SignInContext, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
+    ) -> None:
         super().__init__(context)
         self._sleep = sleep
         self.authorization: DeviceAuthorization | None = None
@@ -147,18 +155,28 @@ class DeviceSignIn(_Flow):
     async def start(self) -> DeviceAuthorization:
         endpoint = self.context.server.device_authorization_endpoint
         if endpoint is None:
-            raise SignInError(f"{possessive(self.company_name)} authorization server has no device_authorization_endpoint")
+            raise SignInError(
+                f"{possessive(self.company_name)} authorization server has no device_authorization_endpoint"
+            )
         from poppy_tui.agent.signin.oauth import describe_failure, within
 
         async with self.context.oauth() as client:
             try:
-                response = await within(client.request(
-                    "POST", endpoint, data={"scope": self.context.scope}, auth=client.client_auth("private_key_jwt"),
-                    withhold_token=True,
-                ), self.context.timeout_seconds)
+                response = await within(
+                    client.request(
+                        "POST",
+                        endpoint,
+                        data={"scope": self.context.scope},
+                        auth=client.client_auth("private_key_jwt"),
+                        withhold_token=True,
+                    ),
+                    self.context.timeout_seconds,
+                )
                 body = response.json() if response.content else None
             except Exception as exc:  # noqa: BLE001 - every failure becomes one line
-                raise describe_failure(exc, f"{possessive(self.company_name)} device authorization endpoint") from None
+                raise describe_failure(
+                    exc, f"{possessive(self.company_name)} device authorization endpoint"
+                ) from None
         if response.status_code != 200:
             error = body.get("error") if isinstance(body, dict) else None
             raise SignInError(
@@ -168,7 +186,9 @@ class DeviceSignIn(_Flow):
         try:
             self.authorization = parse_device_authorization(body, DEVICE_DEFAULT_INTERVAL_SECONDS)
         except InvalidSignIn as exc:
-            raise SignInError(f"{possessive(self.company_name)} device authorization answer can't be used: {exc}") from None
+            raise SignInError(
+                f"{possessive(self.company_name)} device authorization answer can't be used: {exc}"
+            ) from None
         self.interval = self.authorization.interval
         return self.authorization
 
@@ -181,7 +201,11 @@ class DeviceSignIn(_Flow):
         if auth is None:
             return None
         for candidate in (auth.verification_uri_complete, auth.verification_uri):
-            shown = shown_link(candidate, self.context.server.issuer, self.context.server.poppy_domains) if candidate else None
+            shown = (
+                shown_link(candidate, self.context.server.issuer, self.context.server.poppy_domains)
+                if candidate
+                else None
+            )
             if shown is not None:
                 return shown
         return None
@@ -207,14 +231,20 @@ class DeviceSignIn(_Flow):
         async with self.context.oauth() as client:
             while True:
                 if waited >= auth.expires_in or loop.time() >= deadline:
-                    raise SignInError(f"the code for {self.company_name} expired before sign-in was confirmed; sign in again for a new code")
+                    raise SignInError(
+                        f"the code for {self.company_name} expired before sign-in was confirmed; sign in again for a new code"
+                    )
                 await self._sleep(self.interval)
                 waited += self.interval
                 try:
-                    token = await within(client.fetch_token(
-                        self.context.server.token_endpoint, grant_type=DEVICE_CODE_GRANT_TYPE,
-                        device_code=auth.device_code,
-                    ), self.context.timeout_seconds)
+                    token = await within(
+                        client.fetch_token(
+                            self.context.server.token_endpoint,
+                            grant_type=DEVICE_CODE_GRANT_TYPE,
+                            device_code=auth.device_code,
+                        ),
+                        self.context.timeout_seconds,
+                    )
                 except OAuthError as exc:
                     if exc.error == "authorization_pending":
                         continue
@@ -226,10 +256,16 @@ class DeviceSignIn(_Flow):
                             f"the code for {self.company_name} expired before sign-in was confirmed; sign in again for a new code"
                         ) from None
                     if exc.error == "access_denied":
-                        raise SignInError(f"sign-in to {self.company_name} was refused on its page") from None
-                    raise describe_failure(exc, f"{possessive(self.company_name)} token endpoint") from None
+                        raise SignInError(
+                            f"sign-in to {self.company_name} was refused on its page"
+                        ) from None
+                    raise describe_failure(
+                        exc, f"{possessive(self.company_name)} token endpoint"
+                    ) from None
                 except Exception as exc:  # noqa: BLE001
-                    raise describe_failure(exc, f"{possessive(self.company_name)} token endpoint") from None
+                    raise describe_failure(
+                        exc, f"{possessive(self.company_name)} token endpoint"
+                    ) from None
                 return await self._finish(dict(token))
 
 
@@ -239,7 +275,9 @@ class DeviceSignIn(_Flow):
 class DirectSignIn(_Flow):
     kind: SignInKind = "direct"
 
-    def __init__(self, context: SignInContext, open_browser: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self, context: SignInContext, open_browser: Callable[[str], Any] | None = None
+    ) -> None:
         super().__init__(context)
         self._open_browser = open_browser if open_browser is not None else _open_in_browser
         self._receiver: LoopbackReceiver | None = None
@@ -255,13 +293,17 @@ class DirectSignIn(_Flow):
 
         endpoint = self.context.server.authorization_endpoint
         if endpoint is None:
-            raise SignInError(f"{possessive(self.company_name)} authorization server has no authorization_endpoint")
+            raise SignInError(
+                f"{possessive(self.company_name)} authorization server has no authorization_endpoint"
+            )
         self._state = generate_token(32)
         self._verifier = generate_token(64)  # RFC 7636: 43 to 128 characters
         self._receiver = LoopbackReceiver(self._state)
         self._redirect_uri = await self._receiver.start()
         async with self.context.oauth(self._redirect_uri) as client:
-            built, _ = client.create_authorization_url(endpoint, state=self._state, code_verifier=self._verifier)
+            built, _ = client.create_authorization_url(
+                endpoint, state=self._state, code_verifier=self._verifier
+            )
         # The page the person's browser opens, read as the browser reads it, must be the Company's
         # own, as a Device Sign-In link must (0.2 4.6): else it is neither opened nor shown.
         url = shown_link(built, self.context.server.issuer, self.context.server.poppy_domains)
@@ -298,12 +340,20 @@ class DirectSignIn(_Flow):
         await self.aclose()
         async with self.context.oauth(self._redirect_uri) as client:
             try:
-                token = await within(client.fetch_token(
-                    self.context.server.token_endpoint, grant_type="authorization_code", code=callback.code,
-                    code_verifier=self._verifier, redirect_uri=self._redirect_uri,
-                ), self.context.timeout_seconds)
+                token = await within(
+                    client.fetch_token(
+                        self.context.server.token_endpoint,
+                        grant_type="authorization_code",
+                        code=callback.code,
+                        code_verifier=self._verifier,
+                        redirect_uri=self._redirect_uri,
+                    ),
+                    self.context.timeout_seconds,
+                )
             except Exception as exc:  # noqa: BLE001
-                raise describe_failure(exc, f"{possessive(self.company_name)} token endpoint") from None
+                raise describe_failure(
+                    exc, f"{possessive(self.company_name)} token endpoint"
+                ) from None
         return await self._finish(dict(token))
 
     async def aclose(self) -> None:
@@ -428,7 +478,9 @@ class MediatedSignIn(_Flow):
         self._code_step = None
         url = f"{self.endpoint.rstrip('/')}/{quote(step.sign_in_id, safe='')}"
         body = {"code": code.strip(), **self._client_authentication()}
-        return await self._answer(await self._post(url, body), self._account, [code.strip()], code_step=step)
+        return await self._answer(
+            await self._post(url, body), self._account, [code.strip()], code_step=step
+        )
 
     def _client_authentication(self) -> dict[str, str]:
         return {
@@ -440,24 +492,40 @@ class MediatedSignIn(_Flow):
     async def _post(self, url: str, body: dict[str, Any]) -> HttpAnswer:
         client = await self.context.http()
         answer = await request(
-            client, "POST", url, headers={"Content-Type": "application/json", "Accept": "application/json"},
-            content=json.dumps(body).encode(), limit=MAX_SIGNIN_ANSWER_BYTES,
+            client,
+            "POST",
+            url,
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+            content=json.dumps(body).encode(),
+            limit=MAX_SIGNIN_ANSWER_BYTES,
         )
         if not isinstance(answer, HttpAnswer):
-            raise SignInError(f"could not reach {possessive(self.company_name)} sign-in endpoint: {answer.detail}")
+            raise SignInError(
+                f"could not reach {possessive(self.company_name)} sign-in endpoint: {answer.detail}"
+            )
         return answer
 
     async def _answer(
-        self, answer: HttpAnswer, account: str | None, secrets: list[str], code_step: CodeRequired | None = None,
+        self,
+        answer: HttpAnswer,
+        account: str | None,
+        secrets: list[str],
+        code_step: CodeRequired | None = None,
     ) -> Grant | CodeRequired:
         if answer.status in (301, 302, 303, 307, 308):
-            raise SignInError(f"{possessive(self.company_name)} sign-in endpoint redirected; the credentials go nowhere else")
+            raise SignInError(
+                f"{possessive(self.company_name)} sign-in endpoint redirected; the credentials go nowhere else"
+            )
         if answer.status >= 500 or answer.body is None:
-            raise SignInError(f"{possessive(self.company_name)} sign-in endpoint answered HTTP {answer.status}")
+            raise SignInError(
+                f"{possessive(self.company_name)} sign-in endpoint answered HTTP {answer.status}"
+            )
         try:
             parsed = parse_mediated_answer(answer.body)
         except InvalidSignIn as exc:
-            raise SignInError(f"{possessive(self.company_name)} sign-in answer can't be used: {exc}") from None
+            raise SignInError(
+                f"{possessive(self.company_name)} sign-in answer can't be used: {exc}"
+            ) from None
         # A Company must never return credentials (0.2 4.7); one that quotes them back is not shown them.
         message = redact(parsed.message, secrets)
         if parsed.status == "complete":

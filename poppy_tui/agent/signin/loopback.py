@@ -62,13 +62,24 @@ class LoopbackReceiver:
                 target = rest.rpartition(" ")[0]
                 parts = urlsplit(target)
                 state = parse_qs(parts.query).get("state", [None])[0]
-                if method == "GET" and parts.path == DIRECT_SIGNIN_CALLBACK_PATH and state == self._state:
+                if (
+                    method == "GET"
+                    and parts.path == DIRECT_SIGNIN_CALLBACK_PATH
+                    and state == self._state
+                ):
                     if self._received is not None and not self._received.done():
-                        self._received.set_result(f"http://{DIRECT_SIGNIN_LOOPBACK_HOST}:{self.port}{target}")
+                        self._received.set_result(
+                            f"http://{DIRECT_SIGNIN_LOOPBACK_HOST}:{self.port}{target}"
+                        )
                         status, text = 200, "poppy-tui received the sign-in."
                     else:
                         status, text = 409, "poppy-tui already received this sign-in."
-        except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+        except (
+            asyncio.TimeoutError,
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            ValueError,
+        ):
             pass
         body = _PAGE.format(text=text).encode()
         reason = {200: "OK", 400: "Bad Request", 409: "Conflict"}[status]

@@ -61,7 +61,9 @@ class _BoundedOAuth2Client(AsyncOAuth2Client):
     """authlib's client, whose answers are read bounded in size and time (httpx2 would read any
     length, and a trickled answer for as long as each byte comes inside the read timeout)."""
 
-    async def send(self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any) -> httpx2.Response:
+    async def send(
+        self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any
+    ) -> httpx2.Response:
         if stream:
             return await super().send(request, stream=True, **kwargs)
         server = request.url.netloc.decode("ascii", "replace")
@@ -76,14 +78,21 @@ class _BoundedOAuth2Client(AsyncOAuth2Client):
         except TimeoutError:
             raise NoCompleteAnswer(f"no complete answer within {limit:g} s from {server}") from None
         except ResponseTooLarge:
-            raise AnswerTooLarge(f"{server} sent more than the {MAX_SIGNIN_ANSWER_BYTES:,} bytes allowed") from None
+            raise AnswerTooLarge(
+                f"{server} sent more than the {MAX_SIGNIN_ANSWER_BYTES:,} bytes allowed"
+            ) from None
         # The body is decoded already: the rebuilt answer carries it without its transfer headers.
         headers = [
-            (name, value) for name, value in response.headers.multi_items()
+            (name, value)
+            for name, value in response.headers.multi_items()
             if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
         ]
         return httpx2.Response(
-            response.status_code, headers=headers, content=content, request=request, extensions=response.extensions
+            response.status_code,
+            headers=headers,
+            content=content,
+            request=request,
+            extensions=response.extensions,
         )
 
 
@@ -111,7 +120,9 @@ def oauth_client(
         mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
     )
 
-    def private_key_jwt(auth: Any, method: str, uri: str, headers: dict, body: str) -> tuple[str, dict, str]:
+    def private_key_jwt(
+        auth: Any, method: str, uri: str, headers: dict, body: str
+    ) -> tuple[str, dict, str]:
         body = add_params_to_qs(
             body or "",
             [

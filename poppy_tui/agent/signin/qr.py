@@ -10,7 +10,10 @@ _BLOCKS = {(True, True): "█", (True, False): "▀", (False, True): "▄", (Fal
 def qr_text(data: str, border: int = 2) -> str:
     import segno  # imported on use: only a device sign-in with a link shows a QR code
 
-    rows = [[bool(m) for m in row] for row in segno.make(data, error="m").matrix_iter(scale=1, border=border)]
+    rows = [
+        [bool(m) for m in row]
+        for row in segno.make(data, error="m").matrix_iter(scale=1, border=border)
+    ]
     if len(rows) % 2:
         rows.append([False] * len(rows[0]))
     lines = []

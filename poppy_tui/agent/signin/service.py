@@ -33,7 +33,13 @@ from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.agent.signin.vault import TokenVault, token_fingerprint
 from poppy_tui.agent.store import CompanyRecord, Store
-from poppy_tui.agent.store.sign_ins import SignInRecord, delete_sign_in, get_sign_in, save_sign_in, update_scopes
+from poppy_tui.agent.store.sign_ins import (
+    SignInRecord,
+    delete_sign_in,
+    get_sign_in,
+    save_sign_in,
+    update_scopes,
+)
 from poppy_tui.protocol.conventions import ACCESS_TOKEN_REFRESH_MARGIN_SECONDS
 from poppy_tui.protocol.discovery import is_loopback_host
 from poppy_tui.protocol.errors import ProtocolError
@@ -50,6 +56,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_METADATA_BYTES = 256 * 1024
+
 
 @dataclass(frozen=True)
 class SignOutResult:
@@ -81,7 +88,9 @@ class SignIns:
     # ---- what a Company offers ------------------------------------------------------------------
 
     def _allow_loopback(self, company: CompanyRecord) -> bool:
-        return self._config.allow_loopback and is_loopback_host(urlsplit(company.base_url).hostname or "")
+        return self._config.allow_loopback and is_loopback_host(
+            urlsplit(company.base_url).hostname or ""
+        )
 
     def offer(self, company: CompanyRecord) -> AuthOffer:
         from poppy_tui.protocol.signin import parse_auth_offer
@@ -97,7 +106,9 @@ class SignIns:
 
         kinds = self.offer(company).kinds()
         if not kinds:
-            raise SignInError(f"{possessive(company.name)} poppy.json offers no sign-in kind (auth.device, direct or mediated)")
+            raise SignInError(
+                f"{possessive(company.name)} poppy.json offers no sign-in kind (auth.device, direct or mediated)"
+            )
         return next(k for k in SIGN_IN_KINDS if k in kinds)
 
     async def bind_issuer(self, company: CompanyRecord) -> tuple[AuthOffer, AuthServer]:
@@ -107,7 +118,9 @@ class SignIns:
         allow = self._allow_loopback(company)
         url = metadata_url(offer.issuer)
         try:
-            _, document = await fetch_json(await self._http(), url, allow, MAX_METADATA_BYTES, "authorization server metadata")
+            _, document = await fetch_json(
+                await self._http(), url, allow, MAX_METADATA_BYTES, "authorization server metadata"
+            )
         except DiscoveryError as exc:
             raise SignInError(f"can't sign in to {company.name}: {exc}") from None
         try:
@@ -130,17 +143,27 @@ class SignIns:
         return record is not None and set(scopes) <= set(record.scopes)
 
     async def begin(
-        self, company: CompanyRecord, kind: SignInKind | None = None, scopes: tuple[str, ...] | list[str] | None = None,
+        self,
+        company: CompanyRecord,
+        kind: SignInKind | None = None,
+        scopes: tuple[str, ...] | list[str] | None = None,
         **options,
     ) -> Flow:
-        from poppy_tui.agent.signin.flows import DeviceSignIn, DirectSignIn, MediatedSignIn, SignInContext
+        from poppy_tui.agent.signin.flows import (
+            DeviceSignIn,
+            DirectSignIn,
+            MediatedSignIn,
+            SignInContext,
+        )
 
         company = self._store.get_company(company.id)
         kind = kind or self.default_kind(company)
         offer, server = await self.bind_issuer(company)
         if kind not in offer.kinds():
             offered = ", ".join(offer.kinds()) or "none"
-            raise SignInError(f"{company.name} does not offer {kind} sign-in (it offers: {offered})")
+            raise SignInError(
+                f"{company.name} does not offer {kind} sign-in (it offers: {offered})"
+            )
         allowed = offer.scopes_for(kind)
         asked = tuple(dict.fromkeys(scopes)) if scopes else allowed
         extra = [s for s in asked if s not in allowed]
@@ -150,16 +173,29 @@ class SignIns:
                 f"(it grants: {' '.join(allowed) or 'nothing'})"
             )
         if kind == "device" and server.device_authorization_endpoint is None:
-            raise SignInError(f"{possessive(company.name)} authorization server has no device_authorization_endpoint")
+            raise SignInError(
+                f"{possessive(company.name)} authorization server has no device_authorization_endpoint"
+            )
         if kind == "direct" and server.authorization_endpoint is None:
-            raise SignInError(f"{possessive(company.name)} authorization server has no authorization_endpoint")
+            raise SignInError(
+                f"{possessive(company.name)} authorization server has no authorization_endpoint"
+            )
 
-        async def finish(kind_done: SignInKind, tokens: TokenResponse, account: str | None) -> Grant:
+        async def finish(
+            kind_done: SignInKind, tokens: TokenResponse, account: str | None
+        ) -> Grant:
             return self._keep(company, server, kind_done, tokens, account)
 
         context = SignInContext(
-            company, offer, server, asked, self._identity(), self._config.request_timeout_seconds,
-            self._allow_loopback(company), self._http, finish,
+            company,
+            offer,
+            server,
+            asked,
+            self._identity(),
+            self._config.request_timeout_seconds,
+            self._allow_loopback(company),
+            self._http,
+            finish,
         )
         if kind == "device":
             return DeviceSignIn(context, **options)
@@ -168,7 +204,12 @@ class SignIns:
         return MediatedSignIn(context)
 
     def _keep(
-        self, company: CompanyRecord, server: AuthServer, kind: SignInKind, tokens: TokenResponse, account: str | None
+        self,
+        company: CompanyRecord,
+        server: AuthServer,
+        kind: SignInKind,
+        tokens: TokenResponse,
+        account: str | None,
     ) -> Grant:
         # The refresh token first: a sign_ins row without its refresh token would claim a sign-in we can't renew.
         from poppy_tui.agent.signin.flows import Grant
@@ -178,9 +219,13 @@ class SignIns:
         else:
             self.vault.forget(server.issuer)
         record = save_sign_in(self._store, company.id, server.issuer, kind, tokens.scopes, account)
-        self.vault.keep_access(server.issuer, tokens.access_token, tokens.expires_in, record.signed_in_at)
+        self.vault.keep_access(
+            server.issuer, tokens.access_token, tokens.expires_in, record.signed_in_at
+        )
         self._renewed_after_refusal.pop(server.issuer, None)
-        log.info("signed in to company %s (%s), scopes %s", company.id, kind, " ".join(tokens.scopes))
+        log.info(
+            "signed in to company %s (%s), scopes %s", company.id, kind, " ".join(tokens.scopes)
+        )
         return Grant(kind, record.scopes, record.account)
 
     # ---- the token a request carries -------------------------------------------------------------
@@ -216,7 +261,11 @@ class SignIns:
         an earlier sign-in (the person signed in again, maybe in another poppy-tui process) is
         dropped: the refresh token that sign-in kept gives this process the new one."""
         cached = self.vault.access(record.issuer)
-        if cached is not None and cached.signed_in_at is not None and cached.signed_in_at != record.signed_in_at:
+        if (
+            cached is not None
+            and cached.signed_in_at is not None
+            and cached.signed_in_at != record.signed_in_at
+        ):
             self.vault.forget_access(record.issuer)
             return None
         return cached
@@ -250,13 +299,21 @@ class SignIns:
             except SignInError:
                 can_renew = False
             if not can_renew:
-                self._end(company, issuer, "its access token was refused and there is nothing to renew it with")
+                self._end(
+                    company,
+                    issuer,
+                    "its access token was refused and there is nothing to renew it with",
+                )
 
     def _replaced(self, issuer: str, refused: str | None) -> bool:
         """The token held now is not the refused one (a refresh, a new sign-in since the request
         left): the Company never saw it, so it is kept."""
         cached = self.vault.access(issuer)
-        return cached is not None and refused is not None and token_fingerprint(cached.token) != refused
+        return (
+            cached is not None
+            and refused is not None
+            and token_fingerprint(cached.token) != refused
+        )
 
     def _end(self, company: CompanyRecord, issuer: str, why: str) -> None:
         try:
@@ -271,7 +328,9 @@ class SignIns:
         from poppy_tui.protocol.signin import parse_auth_offer
 
         try:
-            return parse_auth_offer(self._store.get_company(company.id).document, self._allow_loopback(company)).issuer
+            return parse_auth_offer(
+                self._store.get_company(company.id).document, self._allow_loopback(company)
+            ).issuer
         except (ProtocolError, KeyError):
             return None
 
@@ -295,14 +354,18 @@ class SignIns:
         from poppy_tui.agent.signin.oauth import OAuthError, oauth_client, within
 
         allow = self._allow_loopback(company)
-        async with oauth_client(self._identity(), server.issuer, self._config.request_timeout_seconds, allow) as client:
+        async with oauth_client(
+            self._identity(), server.issuer, self._config.request_timeout_seconds, allow
+        ) as client:
             try:
                 token = await within(
                     client.refresh_token(server.token_endpoint, refresh_token=refresh_token),
                     self._config.request_timeout_seconds,
                 )
             except OAuthError as exc:
-                if exc.error == "invalid_grant" and self._rotated_elsewhere(record.issuer, refresh_token):
+                if exc.error == "invalid_grant" and self._rotated_elsewhere(
+                    record.issuer, refresh_token
+                ):
                     # Another poppy-tui process (the TUI beside a CLI run) refreshed first and
                     # the Company rotated the token: that is not a sign-out. Use theirs.
                     return await self._refresh(company, record)
@@ -311,7 +374,9 @@ class SignIns:
                     # sign in again unless the person asks.
                     self.vault.forget(record.issuer)
                     delete_sign_in(self._store, company.id)
-                    log.info("sign-in to company %s ended by the Company (%s)", company.id, exc.error)
+                    log.info(
+                        "sign-in to company %s ended by the Company (%s)", company.id, exc.error
+                    )
                     return None
                 log.warning("refresh for company %s failed: %s", company.id, exc.error)
                 return None
@@ -324,8 +389,12 @@ class SignIns:
             log.warning("refresh for company %s gave an unusable answer: %s", company.id, exc.field)
             return None
         if tokens.refresh_token and tokens.refresh_token != refresh_token:
-            self.vault.keep_refresh_token(record.issuer, tokens.refresh_token)  # rotated (RFC 6819 5.2.2.3)
-        self.vault.keep_access(record.issuer, tokens.access_token, tokens.expires_in, record.signed_in_at)
+            self.vault.keep_refresh_token(
+                record.issuer, tokens.refresh_token
+            )  # rotated (RFC 6819 5.2.2.3)
+        self.vault.keep_access(
+            record.issuer, tokens.access_token, tokens.expires_in, record.signed_in_at
+        )
         if tokens.scopes != record.scopes:
             update_scopes(self._store, company.id, tokens.scopes)
         return tokens.access_token
@@ -368,7 +437,9 @@ class SignIns:
                         self._identity(), issuer, self._config.request_timeout_seconds, allow
                     ) as client:
                         response = await within(
-                            client.revoke_token(server.revocation_endpoint, token=token, token_type_hint=hint),
+                            client.revoke_token(
+                                server.revocation_endpoint, token=token, token_type_hint=hint
+                            ),
                             self._config.request_timeout_seconds,
                         )
                     revoked = response.status_code == 200
@@ -377,7 +448,9 @@ class SignIns:
             except SignInError as exc:
                 detail = str(exc)
             except Exception as exc:  # noqa: BLE001
-                detail = str(describe_failure(exc, f"{possessive(company.name)} revocation endpoint"))
+                detail = str(
+                    describe_failure(exc, f"{possessive(company.name)} revocation endpoint")
+                )
         # Deleted here whatever the Company answered: the person asked to be signed out.
         self.vault.forget(issuer)
         delete_sign_in(self._store, company.id)

@@ -61,7 +61,9 @@ class TokenVault:
     def keep_access(
         self, issuer: str, token: str, expires_in: int | None, signed_in_at: str | None = None
     ) -> AccessToken:
-        kept = AccessToken(token, None if expires_in is None else time.time() + expires_in, signed_in_at)
+        kept = AccessToken(
+            token, None if expires_in is None else time.time() + expires_in, signed_in_at
+        )
         self._access[issuer] = kept
         return kept
 
@@ -90,11 +92,17 @@ class TokenVault:
             import keyring.errors  # only here: with file storage, keyring (and its metadata scan) never loads
 
             try:
-                stored = _keyring().get_password(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer))
+                stored = _keyring().get_password(
+                    KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer)
+                )
             except keyring.errors.KeyringError as exc:
                 raise SignInError(f"the keyring refused to read the sign-in ({exc})") from None
         if stored is not None and not is_refresh_token(stored):
-            log.warning("the stored refresh token for %s can't be used (%s); sign in again", issuer, token_problem(stored))
+            log.warning(
+                "the stored refresh token for %s can't be used (%s); sign in again",
+                issuer,
+                token_problem(stored),
+            )
             return None
         return stored
 
@@ -108,7 +116,9 @@ class TokenVault:
         import keyring.errors
 
         try:
-            _keyring().set_password(KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer), token)
+            _keyring().set_password(
+                KEYRING_SERVICE, REFRESH_TOKEN_USERNAME.format(issuer=issuer), token
+            )
         except keyring.errors.KeyringError as exc:
             raise SignInError(f"the keyring refused to keep the sign-in ({exc})") from None
 
@@ -141,7 +151,7 @@ def _keyring():
     if problem:
         raise SignInError(
             f"no usable keyring to keep the sign-in in ({problem}); install a keyring backend "
-            "(gnome-keyring, KWallet, the macOS Keychain), or opt in to files with key_storage = \"file\""
+            '(gnome-keyring, KWallet, the macOS Keychain), or opt in to files with key_storage = "file"'
         )
     return backend
 
@@ -157,9 +167,13 @@ def _read_tokens(path: Path) -> dict[str, str]:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
-            raise SignInError(f"{path} is not a regular file of yours; refusing to use it for sign-ins")
+            raise SignInError(
+                f"{path} is not a regular file of yours; refusing to use it for sign-ins"
+            )
         if info.st_mode & 0o077:
-            raise SignInError(f"{path} can be read by other users; refusing to use it (chmod 600 {path})")
+            raise SignInError(
+                f"{path} can be read by other users; refusing to use it (chmod 600 {path})"
+            )
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(MAX_TOKEN_FILE_BYTES + 1)
     finally:
@@ -178,7 +192,9 @@ def _write_tokens(path: Path, tokens: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(temp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = os.open(
+            temp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
         try:
             os.write(fd, json.dumps(tokens).encode())
             os.fsync(fd)

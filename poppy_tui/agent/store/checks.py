@@ -29,28 +29,39 @@ class StoredChecks:
 
 
 class CheckStore(StoreBase):
-    def current_checks(self, operation_rows: Sequence[int], checker_version: int) -> dict[int, StoredChecks]:
+    def current_checks(
+        self, operation_rows: Sequence[int], checker_version: int
+    ) -> dict[int, StoredChecks]:
         """Stored checks of these operations' current revisions, by operation row; rows whose
         current revision has none of `checker_version` are absent (compute them)."""
         found: dict[int, StoredChecks] = {}
         rows = list(operation_rows)
         for start in range(0, len(rows), 900):  # well under SQLite's limit on bound parameters
-            chunk = rows[start:start + 900]
+            chunk = rows[start : start + 900]
             for op_row, revision_id, amount, findings_json in self._db.execute(
                 f"""SELECT o.id, c.revision_id, c.amount, c.findings_json
                     FROM operations o JOIN revision_checks c ON c.revision_id = o.current_revision_id
-                    WHERE o.id IN ({','.join('?' * len(chunk))}) AND c.checker_version = ?""",
+                    WHERE o.id IN ({",".join("?" * len(chunk))}) AND c.checker_version = ?""",
                 (*chunk, checker_version),
             ).fetchall():
                 found[op_row] = StoredChecks(revision_id, amount, _findings(findings_json))
         return found
 
-    def save_checks(self, checked: Iterable[tuple[int, str | None, Sequence[Any]]], checker_version: int) -> None:
+    def save_checks(
+        self, checked: Iterable[tuple[int, str | None, Sequence[Any]]], checker_version: int
+    ) -> None:
         """(revision_id, amount, findings) for each revision, in one transaction. A cache of
         derived data, so LAZY: a crash loses only work that is done again."""
         rows = [
-            (revision_id, checker_version, amount,
-             json.dumps([[f.severity, f.code, f.message, getattr(f, "field", None)] for f in findings]), stamp())
+            (
+                revision_id,
+                checker_version,
+                amount,
+                json.dumps(
+                    [[f.severity, f.code, f.message, getattr(f, "field", None)] for f in findings]
+                ),
+                stamp(),
+            )
             for revision_id, amount, findings in checked
         ]
         if not rows:
@@ -66,7 +77,14 @@ class CheckStore(StoreBase):
 
 def _findings(text: str) -> tuple[StoredFinding, ...]:
     try:
-        return tuple(StoredFinding(str(s), str(c), str(m), f if isinstance(f, str) else None) for s, c, m, f in json.loads(text))
+        return tuple(
+            StoredFinding(str(s), str(c), str(m), f if isinstance(f, str) else None)
+            for s, c, m, f in json.loads(text)
+        )
     except (ValueError, TypeError):
         # A damaged cache row must not hide a danger: say the checks couldn't be read.
-        return (StoredFinding("danger", "check_failed", "poppy could not read the stored checks of this revision."),)
+        return (
+            StoredFinding(
+                "danger", "check_failed", "poppy could not read the stored checks of this revision."
+            ),
+        )

@@ -11,7 +11,9 @@ from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.agent.store.rows import _COMPANY_COLUMNS, _company, _dumps
 from poppy_tui.protocol.ids import new_id
 
-if TYPE_CHECKING:  # an annotation only: discovery (email, http_sfv) stays out of `pending`'s imports
+if (
+    TYPE_CHECKING
+):  # an annotation only: discovery (email, http_sfv) stays out of `pending`'s imports
     from poppy_tui.protocol.discovery import CompanyDocument
 
 
@@ -19,7 +21,10 @@ class CompanyStore(StoreBase):
     """Companies and Sessions."""
 
     def upsert_company(
-        self, base_url: str, document: CompanyDocument, cache: tuple[str | None, datetime] | None = None
+        self,
+        base_url: str,
+        document: CompanyDocument,
+        cache: tuple[str | None, datetime] | None = None,
     ) -> CompanyRecord:
         """Keep a Company's poppy.json; `cache` is (ETag, fresh until) from the answer that
         carried it. Adding a removed Company again brings it back, with its old identity."""
@@ -47,17 +52,28 @@ class CompanyStore(StoreBase):
                 db.execute(
                     "UPDATE companies SET domain=?, name=?, document_json=?, supports_operations=?,"
                     " updated_at=?, removed_at=NULL WHERE id=?",
-                    (document.domain, document.name, doc_json, int(document.supports_operations), at, row[0]),
+                    (
+                        document.domain,
+                        document.name,
+                        doc_json,
+                        int(document.supports_operations),
+                        at,
+                        row[0],
+                    ),
                 )
             if cache is not None:
-                company_id = db.execute("SELECT id FROM companies WHERE base_url = ?", (base_url,)).fetchone()[0]
+                company_id = db.execute(
+                    "SELECT id FROM companies WHERE base_url = ?", (base_url,)
+                ).fetchone()[0]
                 self._keep_document_cache(db, company_id, cache[0], cache[1], at)
         company = self.find_company(base_url)
         assert company is not None
         return company
 
     @staticmethod
-    def _keep_document_cache(db: Any, company_id: int, etag: str | None, fresh_until: datetime, at: str) -> None:
+    def _keep_document_cache(
+        db: Any, company_id: int, etag: str | None, fresh_until: datetime, at: str
+    ) -> None:
         db.execute(
             "INSERT INTO company_documents (company_id, etag, fetched_at, fresh_until) VALUES (?,?,?,?)"
             " ON CONFLICT (company_id) DO UPDATE SET etag=excluded.etag, fetched_at=excluded.fetched_at,"
@@ -107,7 +123,9 @@ class CompanyStore(StoreBase):
         return self.get_company(company_id)
 
     def get_company(self, company_id: int) -> CompanyRecord:
-        row = self._db.execute(f"SELECT {_COMPANY_COLUMNS} FROM companies WHERE id=?", (company_id,)).fetchone()
+        row = self._db.execute(
+            f"SELECT {_COMPANY_COLUMNS} FROM companies WHERE id=?", (company_id,)
+        ).fetchone()
         if row is None:
             raise KeyError(company_id)
         return _company(row)

@@ -83,9 +83,13 @@ def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
             "move it aside to start a new one, or restore a backup."
         )
     if "locked" in message or "busy" in message:
-        return StoreError(f"the database {path} is busy or locked by another process ({message}); nothing was changed")
+        return StoreError(
+            f"the database {path} is busy or locked by another process ({message}); nothing was changed"
+        )
     if "disk" in message or "full" in message:
-        return StoreError(f"the database {path} could not be written ({message}); nothing was changed")
+        return StoreError(
+            f"the database {path} could not be written ({message}); nothing was changed"
+        )
     return StoreError(f"the database {path} can't be used: {message}")
 
 
@@ -147,7 +151,9 @@ class _Connection:
             # A lone surrogate (JSON can spell "\ud800") is no character and has no UTF-8 form.
             # Keep the record anyway, with U+FFFD in its place. (Operations holding one are
             # refused earlier, by parse_operation; this is for everything else a Company says.)
-            return self.execute(sql, [_LONE_SURROGATE.sub("\ufffd", p) if isinstance(p, str) else p for p in params])
+            return self.execute(
+                sql, [_LONE_SURROGATE.sub("\ufffd", p) if isinstance(p, str) else p for p in params]
+            )
         except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
             raise
         except sqlite3.DatabaseError as exc:
@@ -265,7 +271,9 @@ class StoreBase:
         elif durability is Durability.AWAITED:
             self._awaited = self._flusher.committed_awaited()
 
-    def _write_one(self, sql: str, params: Sequence[Any] | Mapping[str, Any], durability: Durability) -> _Cursor:
+    def _write_one(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any], durability: Durability
+    ) -> _Cursor:
         """One statement as its own transaction (SQLite's autocommit): as atomic as a _write, and
         spared the BEGIN and COMMIT round trips. For SOON and LAZY commits; NOW ones use _write."""
         assert durability is not Durability.NOW
@@ -274,7 +282,9 @@ class StoreBase:
         except StoreError as exc:
             if "nothing was changed" in str(exc):
                 raise  # a lock or a full disk, already said so
-            raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
+            raise StoreError(
+                f"could not save to the database ({exc}); nothing was changed"
+            ) from None
         if cursor.rowcount > 0:
             self._committed(durability)
         return cursor
@@ -301,7 +311,9 @@ class StoreBase:
 
     @contextmanager
     def _transaction(self) -> Iterator[_Connection]:
-        self._db.execute("BEGIN IMMEDIATE")  # a lock held elsewhere past the busy timeout: StoreError
+        self._db.execute(
+            "BEGIN IMMEDIATE"
+        )  # a lock held elsewhere past the busy timeout: StoreError
         try:
             yield self._db
         except BaseException:
@@ -318,9 +330,13 @@ class StoreBase:
                     self._db.execute("ROLLBACK")
                 except StoreError:
                     pass
-                raise StoreError(f"could not save to the database ({exc}); nothing was changed") from None
+                raise StoreError(
+                    f"could not save to the database ({exc}); nothing was changed"
+                ) from None
 
-    def _event(self, operation_row: int, kind: str, detail: str | None = None, at: datetime | None = None) -> None:
+    def _event(
+        self, operation_row: int, kind: str, detail: str | None = None, at: datetime | None = None
+    ) -> None:
         self._db.execute(
             "INSERT INTO events (operation_row, at, kind, detail) VALUES (?, ?, ?, ?)",
             (operation_row, stamp(at), kind, detail),
@@ -333,7 +349,9 @@ class StoreBase:
 
     def _why_not(self, operation_row: int, verb: str) -> str:
         """Why a guarded state change matched no row: for the StateError the caller raises."""
-        row = self._db.execute("SELECT status FROM operations WHERE id=?", (operation_row,)).fetchone()
+        row = self._db.execute(
+            "SELECT status FROM operations WHERE id=?", (operation_row,)
+        ).fetchone()
         if row is None:
             return "no such operation"
         return f"the operation is {row[0]}; it can't be {verb} now"

@@ -14,7 +14,9 @@ from poppy_tui.protocol.ids import new_id
 class ConversationStore(StoreBase):
     """Conversations and messages."""
 
-    def upsert_conversation(self, company_id: int, endpoint: str, conversation_id: str, cursor: str | None = None) -> int:
+    def upsert_conversation(
+        self, company_id: int, endpoint: str, conversation_id: str, cursor: str | None = None
+    ) -> int:
         at = stamp()
         with self._write(Durability.SOON) as db:
             db.execute(
@@ -24,7 +26,8 @@ class ConversationStore(StoreBase):
                 (company_id, endpoint, conversation_id, cursor, at, at),
             )
             return db.execute(
-                "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?", (company_id, conversation_id)
+                "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?",
+                (company_id, conversation_id),
             ).fetchone()[0]
 
     def latest_conversation(self, company_id: int) -> tuple[int, str, str, str | None] | None:
@@ -60,7 +63,8 @@ class ConversationStore(StoreBase):
 
     def find_conversation(self, company_id: int, conversation_id: str) -> int | None:
         row = self._db.execute(
-            "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?", (company_id, conversation_id)
+            "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?",
+            (company_id, conversation_id),
         ).fetchone()
         return None if row is None else int(row[0])
 
@@ -68,13 +72,15 @@ class ConversationStore(StoreBase):
         """Move the read position; None resets it (after cursor_expired)."""
         with self._write(Durability.SOON) as db:
             db.execute(
-                "UPDATE conversations SET cursor=?, updated_at=? WHERE id=?", (cursor, stamp(), conversation_row)
+                "UPDATE conversations SET cursor=?, updated_at=? WHERE id=?",
+                (cursor, stamp(), conversation_row),
             )
 
     def message_position(self, conversation_row: int, message_id: str) -> int | None:
         """Where a kept message sits in the conversation (its row id); later messages sort after it."""
         row = self._db.execute(
-            "SELECT id FROM messages WHERE conversation_row=? AND message_id=?", (conversation_row, message_id)
+            "SELECT id FROM messages WHERE conversation_row=? AND message_id=?",
+            (conversation_row, message_id),
         ).fetchone()
         return None if row is None else int(row[0])
 
@@ -84,7 +90,8 @@ class ConversationStore(StoreBase):
         """(message_id, role, text, message) kept after `position`, in the order received."""
         rows = self._db.execute(
             "SELECT message_id, role, text, message_json FROM messages WHERE conversation_row=? AND id>?"
-            + (" AND role=?" if role else "") + " ORDER BY id",
+            + (" AND role=?" if role else "")
+            + " ORDER BY id",
             (conversation_row, position, *([role] if role else [])),
         ).fetchall()
         return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
@@ -92,11 +99,16 @@ class ConversationStore(StoreBase):
     def set_request_conversation(self, request_id: int, conversation_id: str) -> None:
         """Fill in the conversation a first message created, once the Company has named it."""
         with self._write(Durability.SOON) as db:
-            row = db.execute("SELECT request_json FROM requests WHERE id=?", (request_id,)).fetchone()
+            row = db.execute(
+                "SELECT request_json FROM requests WHERE id=?", (request_id,)
+            ).fetchone()
             if row is None:
                 raise KeyError(request_id)
             data = json.loads(row[0])
-            if data.get("interface") != "conversation" or data.get("conversation_id") not in (None, conversation_id):
+            if data.get("interface") != "conversation" or data.get("conversation_id") not in (
+                None,
+                conversation_id,
+            ):
                 raise StateError("this request already belongs to another conversation")
             data["conversation_id"] = conversation_id
             db.execute(
@@ -122,7 +134,8 @@ class ConversationStore(StoreBase):
         return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
 
     def open_sign_in_asks(
-        self, conversation_row: int | None = None,
+        self,
+        conversation_row: int | None = None,
     ) -> list[tuple[int, int, dict[str, Any], str | None, str]]:
         """(conversation_row, company_id, event, text, kept_at) for each conversation (or this one) whose
         newest `authorization` event (kept with role "authorization") came after the person's
@@ -134,8 +147,8 @@ class ConversationStore(StoreBase):
             "  AND u.id<a.id ORDER BY u.id DESC LIMIT 1)"
             " FROM messages a JOIN conversations c ON c.id=a.conversation_row"
             " WHERE a.role='authorization'"
-            + (" AND a.conversation_row=?" if conversation_row is not None else "") +
-            " AND a.id=(SELECT max(b.id) FROM messages b WHERE b.conversation_row=a.conversation_row"
+            + (" AND a.conversation_row=?" if conversation_row is not None else "")
+            + " AND a.id=(SELECT max(b.id) FROM messages b WHERE b.conversation_row=a.conversation_row"
             "  AND b.role='authorization')"
             " AND NOT EXISTS (SELECT 1 FROM messages later WHERE later.conversation_row=a.conversation_row"
             "  AND later.role='user' AND later.id>a.id)"

@@ -18,7 +18,12 @@ class DecisionStore(SameActionStore):
     """Approve, decline, withdraw, resolve an unknown outcome."""
 
     def approve(
-        self, operation_row: int, revision_id: int, grace_seconds: float, actor: str = "tui", now: datetime | None = None
+        self,
+        operation_row: int,
+        revision_id: int,
+        grace_seconds: float,
+        actor: str = "tui",
+        now: datetime | None = None,
     ) -> OperationRecord:
         now = now or now_utc()
         with self._write(Durability.SOON) as db:
@@ -29,7 +34,9 @@ class DecisionStore(SameActionStore):
                 raise StateError("no such operation")
             op = _operation(row)
             if op.current.id != revision_id:
-                raise StateError("a newer revision of these terms arrived; review it before approving")
+                raise StateError(
+                    "a newer revision of these terms arrived; review it before approving"
+                )
             if not op.status.is_open:
                 raise StateError(f"the operation is {op.status.value}; it can't be approved now")
             if op.current.expires_at <= now:
@@ -53,7 +60,10 @@ class DecisionStore(SameActionStore):
             import uuid  # here: uuid loads platform, which read-only commands don't need
 
             key = new_id("msg_") if interface == "conversation" else str(uuid.uuid4())
-            send_after, updated_at = stamp(now + timedelta(seconds=max(0.0, grace_seconds))), stamp(now)
+            send_after, updated_at = (
+                stamp(now + timedelta(seconds=max(0.0, grace_seconds))),
+                stamp(now),
+            )
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
                 " next_attempt_at=NULL, lease_owner=NULL, lease_until=NULL, updated_at=? WHERE id=?",
@@ -62,11 +72,18 @@ class DecisionStore(SameActionStore):
             self._decision(operation_row, revision_id, "approved", actor, None, now)
             self._event(operation_row, "approved", f"grace {grace_seconds:g}s", now)
         return dataclasses.replace(
-            op, status=Status.APPROVED, approved_revision_id=revision_id, send_after=send_after,
-            idempotency_key=key, next_attempt_at=None, updated_at=updated_at,
+            op,
+            status=Status.APPROVED,
+            approved_revision_id=revision_id,
+            send_after=send_after,
+            idempotency_key=key,
+            next_attempt_at=None,
+            updated_at=updated_at,
         )
 
-    def send_now(self, operation_rows: list[int], actor: str = "tui", now: datetime | None = None) -> list[int]:
+    def send_now(
+        self, operation_rows: list[int], actor: str = "tui", now: datetime | None = None
+    ) -> list[int]:
         """End the grace period of these approvals at once (the person asked to send them now, e.g.
         quitting with "send now and wait"): `send_after` becomes now, committed (fsynced) like the
         decision, so the next dispatcher pass, of this process or any other, claims them.
@@ -87,12 +104,22 @@ class DecisionStore(SameActionStore):
                     ended.append(operation_row)
         return ended
 
-    def decline(self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None) -> OperationRecord:
+    def decline(
+        self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None
+    ) -> OperationRecord:
         with self._write() as db:
             cursor = db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
                 " lease_until=NULL, updated_at=? WHERE id=? AND current_revision_id=? AND status IN (?,?,?)",
-                (Status.DECLINED, stamp(), operation_row, revision_id, Status.PENDING, Status.WITHDRAWN, Status.APPROVED),
+                (
+                    Status.DECLINED,
+                    stamp(),
+                    operation_row,
+                    revision_id,
+                    Status.PENDING,
+                    Status.WITHDRAWN,
+                    Status.APPROVED,
+                ),
             )
             if cursor.rowcount != 1:
                 raise StateError(self._why_not(operation_row, "declined"))
@@ -104,7 +131,8 @@ class DecisionStore(SameActionStore):
         """Take an approval back. Possible only until the first send attempt starts."""
         with self._write() as db:
             row = db.execute(
-                "SELECT approved_revision_id FROM operations WHERE id=? AND status=?", (operation_row, Status.APPROVED)
+                "SELECT approved_revision_id FROM operations WHERE id=? AND status=?",
+                (operation_row, Status.APPROVED),
             ).fetchone()
             if row is None:
                 raise StateError(self._why_not(operation_row, "withdrawn"))
@@ -117,7 +145,9 @@ class DecisionStore(SameActionStore):
             self._event(operation_row, "withdrawn")
         return self.get_operation(operation_row)
 
-    def resolve_unknown(self, operation_row: int, performed: bool, actor: str = "tui", note: str | None = None) -> OperationRecord:
+    def resolve_unknown(
+        self, operation_row: int, performed: bool, actor: str = "tui", note: str | None = None
+    ) -> OperationRecord:
         """The person found out (e.g. from the order) whether an unknown send took effect."""
         with self._write() as db:
             row = db.execute(
@@ -136,17 +166,31 @@ class DecisionStore(SameActionStore):
             db.execute(
                 "UPDATE operations SET status=?, lease_owner=NULL, lease_until=NULL, next_attempt_at=NULL,"
                 " outcome_detail=?, updated_at=? WHERE id=?",
-                (status, note or ("confirmed performed" if performed else "confirmed not performed"), stamp(), operation_row),
+                (
+                    status,
+                    note or ("confirmed performed" if performed else "confirmed not performed"),
+                    stamp(),
+                    operation_row,
+                ),
             )
             self._decision(
-                operation_row, approved_id or current_id,
-                "resolved_performed" if performed else "resolved_not_performed", actor, note,
+                operation_row,
+                approved_id or current_id,
+                "resolved_performed" if performed else "resolved_not_performed",
+                actor,
+                note,
             )
             self._event(operation_row, "resolved", status.value)
         return self.get_operation(operation_row)
 
     def _decision(
-        self, operation_row: int, revision_id: int, decision: str, actor: str, note: str | None, at: datetime | None = None
+        self,
+        operation_row: int,
+        revision_id: int,
+        decision: str,
+        actor: str,
+        note: str | None,
+        at: datetime | None = None,
     ) -> None:
         self._db.execute(
             "INSERT INTO decisions (operation_row, revision_id, decision, decided_at, actor, note) VALUES (?,?,?,?,?,?)",

@@ -30,14 +30,22 @@ class DispatchStore(OperationStore, ExpiryStore):
     """Leases, attempts and outcomes (and expiry: expiry.py)."""
 
     def claim_due(
-        self, owner: str, lease_seconds: float, now: datetime | None = None, operation_row: int | None = None
+        self,
+        owner: str,
+        lease_seconds: float,
+        now: datetime | None = None,
+        operation_row: int | None = None,
     ) -> OperationRecord | None:
         """Take the lease on one operation that is due to be sent, atomically across processes."""
         claimed = self.claim_due_many(owner, lease_seconds, 1, now, operation_row)
         return claimed[0] if claimed else None
 
     def claim_due_many(
-        self, owner: str, lease_seconds: float, limit: int, now: datetime | None = None,
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int,
+        now: datetime | None = None,
         operation_row: int | None = None,
     ) -> list[OperationRecord]:
         """Take the leases on up to `limit` operations due to be sent (oldest change first), in
@@ -47,7 +55,11 @@ class DispatchStore(OperationStore, ExpiryStore):
         return self._claimed([r[0] for r in rows])
 
     def claim_due_starting_alone(
-        self, owner: str, lease_seconds: float, limit: int, now: datetime | None = None,
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int,
+        now: datetime | None = None,
     ) -> tuple[list[OperationRecord], AttemptRecord | None]:
         """claim_due_many, and when that claims a single operation, fewer than `limit` (so it is
         the only one due), whose approval was never sent, that operation's first attempt too, in
@@ -61,7 +73,12 @@ class DispatchStore(OperationStore, ExpiryStore):
         with self._write(Durability.LAZY) as db:
             rows = self._claim(owner, lease_seconds, limit, now, None, None)
             claimed = self._claimed([r[0] for r in rows])
-            if len(rows) == 1 and len(rows) < limit and rows[0][1] == Status.APPROVED and rows[0][2] == 0:
+            if (
+                len(rows) == 1
+                and len(rows) < limit
+                and rows[0][1] == Status.APPROVED
+                and rows[0][2] == 0
+            ):
                 try:
                     attempt = self._start_attempt(db, rows[0][0], owner)
                 except StateError:  # raised before its first write: the claim alone is kept
@@ -72,7 +89,12 @@ class DispatchStore(OperationStore, ExpiryStore):
         return claimed, attempt
 
     def _claim(
-        self, owner: str, lease_seconds: float, limit: int, now: datetime | None, operation_row: int | None,
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int,
+        now: datetime | None,
+        operation_row: int | None,
         durability: Durability | None,
     ) -> list[tuple[int, str, int]]:
         """The claim's one statement: (id, status, attempt_count) of each operation leased.
@@ -86,8 +108,13 @@ class DispatchStore(OperationStore, ExpiryStore):
             f" (SELECT id FROM operations INDEXED BY operations_due WHERE {_DUE}{only} ORDER BY updated_at LIMIT :n)"
             f" AND {_DUE} RETURNING id, status, attempt_count"
         )
-        params = {"owner": owner, "until": stamp(now + timedelta(seconds=lease_seconds)), "at": stamp(now),
-                  "n": max(0, limit), "row": operation_row}
+        params = {
+            "owner": owner,
+            "until": stamp(now + timedelta(seconds=lease_seconds)),
+            "at": stamp(now),
+            "n": max(0, limit),
+            "row": operation_row,
+        }
         if durability is None:
             return self._db.execute(sql, params).fetchall()
         return self._write_one(sql, params, durability).fetchall()
@@ -96,7 +123,8 @@ class DispatchStore(OperationStore, ExpiryStore):
         if not ids:
             return []
         found = self._db.execute(
-            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(ids))}) ORDER BY o.updated_at, o.id", ids
+            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(ids))}) ORDER BY o.updated_at, o.id",
+            ids,
         ).fetchall()
         return [_operation(r) for r in found]
 
@@ -109,7 +137,11 @@ class DispatchStore(OperationStore, ExpiryStore):
         ).fetchall()
         times = []
         for status, send_after, next_at, lease_until in rows:
-            candidates = [t for t in ((send_after if status == Status.APPROVED else next_at), lease_until) if t]
+            candidates = [
+                t
+                for t in ((send_after if status == Status.APPROVED else next_at), lease_until)
+                if t
+            ]
             times.append(max(candidates) if candidates else stamp())
         return parse_stamp(min(times)) if times else None
 
@@ -164,7 +196,11 @@ class DispatchStore(OperationStore, ExpiryStore):
         if not row:
             # Nothing was written: say why, as the outcome probe's resends do.
             self._next_attempt(
-                db, operation_row, owner, (Status.APPROVED, Status.SENDING), "nothing to send",
+                db,
+                operation_row,
+                owner,
+                (Status.APPROVED, Status.SENDING),
+                "nothing to send",
                 "another sender holds this operation",
             )
             raise StateError("nothing to send")  # pragma: no cover - _next_attempt raised already
@@ -185,24 +221,44 @@ class DispatchStore(OperationStore, ExpiryStore):
             self._finish_attempt(attempt_id, outcome, http_status, _dumps(response), detail)
 
     def _finish_attempt(
-        self, attempt_id: int, outcome: str, http_status: int | None, response_json: str, detail: str | None
+        self,
+        attempt_id: int,
+        outcome: str,
+        http_status: int | None,
+        response_json: str,
+        detail: str | None,
     ) -> None:
         self._db.execute(
             "UPDATE attempts SET finished_at=?, outcome=?, http_status=?, response_json=?, detail=? WHERE id=?",
             (stamp(), outcome, http_status, response_json, detail, attempt_id),
         )
 
-    def schedule_retry(self, operation_row: int, owner: str, delay_seconds: float, detail: str | None = None) -> None:
+    def schedule_retry(
+        self, operation_row: int, owner: str, delay_seconds: float, detail: str | None = None
+    ) -> None:
         with self._write(Durability.SOON) as db:
             db.execute(
                 "UPDATE operations SET next_attempt_at=?, lease_owner=NULL, lease_until=NULL, outcome_detail=?,"
                 " updated_at=? WHERE id=? AND lease_owner=? AND status=?",
-                (stamp(now_utc() + timedelta(seconds=delay_seconds)), detail, stamp(), operation_row, owner, Status.SENDING),
+                (
+                    stamp(now_utc() + timedelta(seconds=delay_seconds)),
+                    detail,
+                    stamp(),
+                    operation_row,
+                    owner,
+                    Status.SENDING,
+                ),
             )
 
     def wait_for_sign_in(
-        self, attempt: tuple[int, str, int | None, Any, str | None], operation_row: int, owner: str,
-        until: datetime, detail: str, new_key: str | None = None, signed_in_since: bool = False,
+        self,
+        attempt: tuple[int, str, int | None, Any, str | None],
+        operation_row: int,
+        owner: str,
+        until: datetime,
+        detail: str,
+        new_key: str | None = None,
+        signed_in_since: bool = False,
     ) -> None:
         """The send was answered with a sign-in challenge: finish the attempt and keep the approval
         (status stays sending) until the person signs in (resume_after_sign_in) or `until` (the
@@ -213,18 +269,32 @@ class DispatchStore(OperationStore, ExpiryStore):
         attempt_id, attempt_outcome, http_status, response, attempt_detail = attempt
         now = stamp()
         with self._write(Durability.SOON) as db:
-            self._finish_attempt(attempt_id, attempt_outcome, http_status, _dumps(response), attempt_detail)
+            self._finish_attempt(
+                attempt_id, attempt_outcome, http_status, _dumps(response), attempt_detail
+            )
             cursor = db.execute(
                 "UPDATE operations SET next_attempt_at=?, waiting_sign_in=?, outcome_detail=?, lease_owner=NULL,"
                 " lease_until=NULL, idempotency_key=COALESCE(?, idempotency_key), updated_at=?"
                 " WHERE id=? AND lease_owner=? AND status=?",
-                (now if signed_in_since else stamp(until), None if signed_in_since else detail, detail, new_key, now,
-                 operation_row, owner, Status.SENDING),
+                (
+                    now if signed_in_since else stamp(until),
+                    None if signed_in_since else detail,
+                    detail,
+                    new_key,
+                    now,
+                    operation_row,
+                    owner,
+                    Status.SENDING,
+                ),
             )
             if cursor.rowcount != 1:
                 raise StateError(self._why_not(operation_row, "kept waiting for sign-in"))
             if signed_in_since:
-                self._event(operation_row, "signed_in", "signed in with a newer token already: the approval will be sent again")
+                self._event(
+                    operation_row,
+                    "signed_in",
+                    "signed in with a newer token already: the approval will be sent again",
+                )
             else:
                 self._event(operation_row, "waiting_sign_in", detail)
 
@@ -242,13 +312,16 @@ class DispatchStore(OperationStore, ExpiryStore):
         """Those of these operations that belong to a known account other than the known one
         signed in now at their Company (owning_account.py): not to be sent yet (Ops 3)."""
         found = self._db.execute(
-            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(rows))}) AND o.account IS NOT NULL", rows
+            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(rows))}) AND o.account IS NOT NULL",
+            rows,
         ).fetchall()
         return {op.id for op in map(_operation, found) if other_account(self._db, op) is not None}
 
     def resume_after_sign_in(self, company_id: int, only: list[int] | None = None) -> list[int]:
         """The person signed in at this Company: its waiting approvals (or `only` these) are due now."""
-        rows = [r for r in self.waiting_for_sign_in().get(company_id, []) if only is None or r in only]
+        rows = [
+            r for r in self.waiting_for_sign_in().get(company_id, []) if only is None or r in only
+        ]
         if not rows:
             return []
         at = stamp()
@@ -273,8 +346,18 @@ class DispatchStore(OperationStore, ExpiryStore):
                 " next_attempt_at=CASE WHEN status=? THEN ? ELSE next_attempt_at END,"
                 " lease_owner=NULL, lease_until=NULL, outcome_detail=?, updated_at=?"
                 " WHERE id=? AND lease_owner=? AND status IN (?,?)",
-                (Status.APPROVED, later, Status.SENDING, later, detail, stamp(), operation_row, owner,
-                 Status.APPROVED, Status.SENDING),
+                (
+                    Status.APPROVED,
+                    later,
+                    Status.SENDING,
+                    later,
+                    detail,
+                    stamp(),
+                    operation_row,
+                    owner,
+                    Status.APPROVED,
+                    Status.SENDING,
+                ),
             )
             if cursor.rowcount == 1:
                 self._event(operation_row, "not_sent", detail)
@@ -313,7 +396,17 @@ class DispatchStore(OperationStore, ExpiryStore):
 
     def settle_many(
         self,
-        settles: list[tuple[tuple[int, str, int | None, Any, str | None] | None, int, str, Status, Any, str | None, float | None]],
+        settles: list[
+            tuple[
+                tuple[int, str, int | None, Any, str | None] | None,
+                int,
+                str,
+                Status,
+                Any,
+                str | None,
+                float | None,
+            ]
+        ],
     ) -> list[StateError | None]:
         """Several (attempt or None, operation_row, owner, status, outcome, detail, probe_after):
         finish_and_settle (or settle, without an attempt) for each, all in one commit (SOON, so one
@@ -336,18 +429,26 @@ class DispatchStore(OperationStore, ExpiryStore):
                     results.append(exc)
                     continue
                 if attempt is not None:
-                    self._finish_attempt(attempt_id, attempt_outcome, http_status, response_json, attempt_detail)
+                    self._finish_attempt(
+                        attempt_id, attempt_outcome, http_status, response_json, attempt_detail
+                    )
                 results.append(None)
         return results
 
     def _settle(
-        self, operation_row: int, owner: str, status: Status, outcome_json: str, detail: str | None,
+        self,
+        operation_row: int,
+        owner: str,
+        status: Status,
+        outcome_json: str,
+        detail: str | None,
         probe_after: float | None = None,
     ) -> None:
         # next_attempt_at of an outcome_unknown operation is when to find out next (outcome_probe.py).
         probe_at = (
             stamp(now_utc() + timedelta(seconds=probe_after))
-            if status == Status.OUTCOME_UNKNOWN and probe_after is not None else None
+            if status == Status.OUTCOME_UNKNOWN and probe_after is not None
+            else None
         )
         cursor = self._db.execute(
             "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL, lease_until=NULL,"

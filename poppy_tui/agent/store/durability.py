@@ -89,7 +89,9 @@ class WalFlusher:
             if self._reported - self._durable > 1:
                 return  # the flusher already has work and will see this commit too
             if self._thread is None and not self._closing:
-                self._thread = threading.Thread(target=self._run, name=f"poppy-store-flush:{self._wal.name}", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name=f"poppy-store-flush:{self._wal.name}", daemon=True
+                )
                 self._thread.start()
             self._work.notify()
 
@@ -181,7 +183,9 @@ class WalFlusher:
     def _run(self) -> None:
         while True:
             with self._work:
-                busy = self._work.wait_for(lambda: self._reported > self._durable or self._closing, IDLE_SECONDS)
+                busy = self._work.wait_for(
+                    lambda: self._reported > self._durable or self._closing, IDLE_SECONDS
+                )
                 if self._closing or not busy:
                     # Idle: end the thread (the next SOON commit starts another), so a store
                     # that is dropped without close() doesn't keep one alive for good.

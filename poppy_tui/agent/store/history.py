@@ -31,8 +31,13 @@ class HistoryStore(StoreBase):
         return self._rows(f"o.id IN ({page})", params, order)
 
     def _page(
-        self, statuses: Iterable[Status | str] | None, company_id: int | None, text: str | None,
-        limit: int, offset: int, newest_first: bool,
+        self,
+        statuses: Iterable[Status | str] | None,
+        company_id: int | None,
+        text: str | None,
+        limit: int,
+        offset: int,
+        newest_first: bool,
     ) -> tuple[str, tuple[Any, ...], str]:
         """The SELECT of a page's ids, its parameters, and the ORDER BY that keeps its order."""
         where, params = self._filters(statuses, company_id, text)
@@ -44,7 +49,8 @@ class HistoryStore(StoreBase):
         # current revision): joining 50,000 candidates just to sort them doubled the cost.
         joins = (
             " JOIN companies c ON c.id = o.company_id JOIN revisions r ON r.id = o.current_revision_id"
-            if text else ""
+            if text
+            else ""
         )
         page = (
             f"SELECT o.id FROM operations o{joins} {where}"
@@ -68,8 +74,10 @@ class HistoryStore(StoreBase):
         ).fetchall()
         # Sorted as the inbox sorts its rows: by the parsed time, then the row.
         candidates.sort(key=lambda c: (parse_stamp(c[1]), c[0]))
-        chosen = [c[0] for c in candidates[:max(0, first)]]
-        rows = self._rows(f"o.id IN ({','.join('?' * len(chosen))})", chosen, "o.id") if chosen else []
+        chosen = [c[0] for c in candidates[: max(0, first)]]
+        rows = (
+            self._rows(f"o.id IN ({','.join('?' * len(chosen))})", chosen, "o.id") if chosen else []
+        )
         by_id = {row.id: row for row in rows}
         return [by_id[i] for i in chosen if i in by_id], len(candidates), [c[2] for c in candidates]
 
@@ -95,10 +103,23 @@ class HistoryStore(StoreBase):
         ).fetchall()
         return [
             OperationRow(
-                id=r[0], company_id=r[1], company_name=r[2], company_domain=r[3], operation_id=r[4],
-                interface=r[5], status=Status(r[6]), revision=r[7], summary=r[8], terms=loads(r[9]),
-                expires_at=parse_stamp(r[10]), revision_count=r[11], created_at=r[12], updated_at=r[13],
-                decided_at=r[14], approved_revision=r[15], outcome_detail=r[16],
+                id=r[0],
+                company_id=r[1],
+                company_name=r[2],
+                company_domain=r[3],
+                operation_id=r[4],
+                interface=r[5],
+                status=Status(r[6]),
+                revision=r[7],
+                summary=r[8],
+                terms=loads(r[9]),
+                expires_at=parse_stamp(r[10]),
+                revision_count=r[11],
+                created_at=r[12],
+                updated_at=r[13],
+                decided_at=r[14],
+                approved_revision=r[15],
+                outcome_detail=r[16],
                 waiting_sign_in=r[17],
             )
             for r in rows
@@ -113,10 +134,17 @@ class HistoryStore(StoreBase):
     def has_companies(self) -> bool:
         """Whether any Company is added (and not removed): with none, an empty inbox says how to
         begin. Here, on the read side the inbox has before its first frame (store/reader.py)."""
-        return bool(self._db.execute("SELECT EXISTS (SELECT 1 FROM companies WHERE removed_at IS NULL)").fetchone()[0])
+        return bool(
+            self._db.execute(
+                "SELECT EXISTS (SELECT 1 FROM companies WHERE removed_at IS NULL)"
+            ).fetchone()[0]
+        )
 
     def count_operations(
-        self, statuses: Iterable[Status | str] | None = None, company_id: int | None = None, text: str | None = None
+        self,
+        statuses: Iterable[Status | str] | None = None,
+        company_id: int | None = None,
+        text: str | None = None,
     ) -> int:
         where, params = self._filters(statuses, company_id, text)
         return self._db.execute(

@@ -34,7 +34,13 @@ class OperationStore(RequestStore):
     """Operations, revisions, and the decisions, attempts and events of one operation."""
 
     def _next_attempt(
-        self, db: Any, operation_row: int, owner: str, sendable: tuple[Status, ...], nothing_to: str, held_by: str
+        self,
+        db: Any,
+        operation_row: int,
+        owner: str,
+        sendable: tuple[Status, ...],
+        nothing_to: str,
+        held_by: str,
     ) -> tuple[int, str, int]:
         """(approved revision id, idempotency key, next attempt number) of an approval `owner`
         may send now, read in the transaction that records the attempt; else StateError, with
@@ -54,7 +60,14 @@ class OperationStore(RequestStore):
         return approved_id, idem, count + 1
 
     def _insert_attempt(
-        self, db: Any, operation_row: int, approved_id: int, number: int, idem: str, at: str, owner: str
+        self,
+        db: Any,
+        operation_row: int,
+        approved_id: int,
+        number: int,
+        idem: str,
+        at: str,
+        owner: str,
     ) -> AttemptRecord:
         """The attempt row every send writes before its request leaves: the dispatcher's sends
         and the outcome probe's resends of the same approval share it."""
@@ -64,9 +77,18 @@ class OperationStore(RequestStore):
             (operation_row, approved_id, number, idem, at, owner),
         )
         return AttemptRecord(
-            id=int(cursor.lastrowid), operation_row=operation_row, revision_id=approved_id, number=number,
-            idempotency_key=idem, started_at=at, finished_at=None, outcome=None, http_status=None, response=None,
-            detail=None, owner=owner,
+            id=int(cursor.lastrowid),
+            operation_row=operation_row,
+            revision_id=approved_id,
+            number=number,
+            idempotency_key=idem,
+            started_at=at,
+            finished_at=None,
+            outcome=None,
+            http_status=None,
+            response=None,
+            detail=None,
+            owner=owner,
         )
 
     def record_operation(
@@ -97,11 +119,19 @@ class OperationStore(RequestStore):
         at = stamp()
         with self._write(Durability.SOON):
             result, superseded = self._record_operation(
-                company_id, request_id, session_id, operation, carrier_text, interface, first_response, at
+                company_id,
+                request_id,
+                session_id,
+                operation,
+                carrier_text,
+                interface,
+                first_response,
+                at,
             )
             if account_owned:
                 self._db.execute(
-                    "UPDATE operations SET account_owned=1, account=? WHERE id=?", (account, result.operation_row)
+                    "UPDATE operations SET account_owned=1, account=? WHERE id=?",
+                    (account, result.operation_row),
                 )
         if superseded:
             # An approval that must no longer be sent: on disk before anyone is told.
@@ -139,9 +169,14 @@ class OperationStore(RequestStore):
             self._event(op_row, "received", f"revision {operation.revision}")
         else:
             op_row, status, previous = int(row[0]), Status(row[1]), row[2]
-        existing = None if new_operation else db.execute(
-            "SELECT id FROM revisions WHERE operation_row=? AND revision=?", (op_row, operation.revision)
-        ).fetchone()
+        existing = (
+            None
+            if new_operation
+            else db.execute(
+                "SELECT id FROM revisions WHERE operation_row=? AND revision=?",
+                (op_row, operation.revision),
+            ).fetchone()
+        )
         if existing is not None:
             return RecordResult(op_row, int(existing[0]), False, False, previous, status), False
         cursor = db.execute(
@@ -166,12 +201,20 @@ class OperationStore(RequestStore):
         new_status = status
         if not new_operation:
             self._event(op_row, "new_revision", f"revision {operation.revision}")
-            if status in (Status.PENDING, Status.WITHDRAWN, Status.DECLINED, Status.EXPIRED, Status.NOT_PERFORMED):
+            if status in (
+                Status.PENDING,
+                Status.WITHDRAWN,
+                Status.DECLINED,
+                Status.EXPIRED,
+                Status.NOT_PERFORMED,
+            ):
                 new_status = Status.PENDING
             elif status == Status.APPROVED:
                 # The approval was for other terms: it must not be sent (spec 5).
                 new_status = Status.PENDING
-                self._event(op_row, "superseded", "a new revision arrived before sending; approve again")
+                self._event(
+                    op_row, "superseded", "a new revision arrived before sending; approve again"
+                )
         # `interface` follows the current revision: an approval of it goes back through the
         # interface of the request that returned it (Ops 6), whichever returned the first one.
         # So does `session_id`: a revision returned signed out is approved in its own Session
@@ -192,7 +235,9 @@ class OperationStore(RequestStore):
                 op_row,
             ),
         )
-        return RecordResult(op_row, revision_id, new_operation, True, previous, new_status), status == Status.APPROVED
+        return RecordResult(
+            op_row, revision_id, new_operation, True, previous, new_status
+        ), status == Status.APPROVED
 
     def get_operation(self, operation_row: int) -> OperationRecord:
         row = self._db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()
@@ -213,18 +258,23 @@ class OperationStore(RequestStore):
         return None if row is None else _operation(row)
 
     def get_revision(self, revision_id: int) -> RevisionRecord:
-        row = self._db.execute(f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE id=?", (revision_id,)).fetchone()
+        row = self._db.execute(
+            f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE id=?", (revision_id,)
+        ).fetchone()
         if row is None:
             raise KeyError(revision_id)
         return _revision(row)
 
     def revisions(self, operation_row: int) -> list[RevisionRecord]:
         rows = self._db.execute(
-            f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? ORDER BY id", (operation_row,)
+            f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? ORDER BY id",
+            (operation_row,),
         ).fetchall()
         return [_revision(r) for r in rows]
 
-    def revision_requests(self, operation_row: int) -> list[tuple[int, str, int, RequestDescription]]:
+    def revision_requests(
+        self, operation_row: int
+    ) -> list[tuple[int, str, int, RequestDescription]]:
         """(revision row, revision, request row, request) for each revision, oldest first: which
         request returned which terms."""
         rows = self._db.execute(
@@ -234,7 +284,9 @@ class OperationStore(RequestStore):
         ).fetchall()
         return [(r[0], r[1], r[2], request_of(r[3])) for r in rows]
 
-    def previous_seen_revision(self, operation_row: int, before_revision_id: int) -> RevisionRecord | None:
+    def previous_seen_revision(
+        self, operation_row: int, before_revision_id: int
+    ) -> RevisionRecord | None:
         """The latest revision the person opened before this one: what 'changed since' compares with."""
         row = self._db.execute(
             f"SELECT {_REVISION_COLUMNS} FROM revisions WHERE operation_row=? AND id<? AND seen_at IS NOT NULL"
@@ -250,7 +302,10 @@ class OperationStore(RequestStore):
 
     def mark_seen(self, revision_id: int) -> None:
         with self._write(Durability.SOON) as db:
-            db.execute("UPDATE revisions SET seen_at=? WHERE id=? AND seen_at IS NULL", (stamp(), revision_id))
+            db.execute(
+                "UPDATE revisions SET seen_at=? WHERE id=? AND seen_at IS NULL",
+                (stamp(), revision_id),
+            )
 
     def decisions(self, operation_row: int) -> list[DecisionRecord]:
         rows = self._db.execute(
@@ -262,7 +317,8 @@ class OperationStore(RequestStore):
 
     def attempts(self, operation_row: int) -> list[AttemptRecord]:
         rows = self._db.execute(
-            f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE operation_row=? ORDER BY id", (operation_row,)
+            f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE operation_row=? ORDER BY id",
+            (operation_row,),
         ).fetchall()
         return [_attempt(r) for r in rows]
 

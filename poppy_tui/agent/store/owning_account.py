@@ -28,7 +28,9 @@ def other_account(db: Any, op: "OperationRecord") -> str | None:
     current = signed_in_account(db, op.company.id)
     if current is None:
         return None
-    from poppy_tui.safety.account_owner import same_account  # the sanitiser only when both are known
+    from poppy_tui.safety.account_owner import (
+        same_account,
+    )  # the sanitiser only when both are known
 
     if same_account(current, op.account):
         return None

@@ -35,7 +35,9 @@ class ProbeStore(OperationStore):
         due = "status = ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)"
         params = (Status.OUTCOME_UNKNOWN, at, at)
         while True:
-            row = self._db.execute(f"SELECT id FROM operations WHERE {due} ORDER BY next_attempt_at LIMIT 1", params).fetchone()
+            row = self._db.execute(
+                f"SELECT id FROM operations WHERE {due} ORDER BY next_attempt_at LIMIT 1", params
+            ).fetchone()
             if row is None:
                 return None
             claimed = self._write_one(
@@ -59,13 +61,22 @@ class ProbeStore(OperationStore):
         """The same approval, sent again to find out: committed (fsynced) before it leaves."""
         with self._write() as db:
             approved_id, idem, number = self._next_attempt(
-                db, operation_row, owner, (Status.OUTCOME_UNKNOWN,), "nothing to find out",
+                db,
+                operation_row,
+                owner,
+                (Status.OUTCOME_UNKNOWN,),
+                "nothing to find out",
                 "another process is finding out about this operation",
             )
             at = stamp()
-            db.execute("UPDATE operations SET attempt_count=?, updated_at=? WHERE id=?", (number, at, operation_row))
+            db.execute(
+                "UPDATE operations SET attempt_count=?, updated_at=? WHERE id=?",
+                (number, at, operation_row),
+            )
             attempt = self._insert_attempt(db, operation_row, approved_id, number, idem, at, owner)
-            self._event(operation_row, "attempt", f"#{number} (finding out: the same approval again)")
+            self._event(
+                operation_row, "attempt", f"#{number} (finding out: the same approval again)"
+            )
         return attempt
 
     def finish_probe(
@@ -87,19 +98,37 @@ class ProbeStore(OperationStore):
                 cursor = db.execute(
                     "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL,"
                     " lease_until=NULL, next_attempt_at=NULL, updated_at=? WHERE id=? AND status=? AND lease_owner=?",
-                    (settle, _dumps(outcome), detail, at, operation_row, Status.OUTCOME_UNKNOWN, owner),
+                    (
+                        settle,
+                        _dumps(outcome),
+                        detail,
+                        at,
+                        operation_row,
+                        Status.OUTCOME_UNKNOWN,
+                        owner,
+                    ),
                 )
             else:
                 cursor = db.execute(
                     "UPDATE operations SET outcome_detail=?, next_attempt_at=?, lease_owner=NULL, lease_until=NULL,"
                     " updated_at=? WHERE id=? AND status=? AND lease_owner=?",
-                    (detail, stamp(next_probe_at) if next_probe_at else None, at, operation_row,
-                     Status.OUTCOME_UNKNOWN, owner),
+                    (
+                        detail,
+                        stamp(next_probe_at) if next_probe_at else None,
+                        at,
+                        operation_row,
+                        Status.OUTCOME_UNKNOWN,
+                        owner,
+                    ),
                 )
             if cursor.rowcount != 1:
                 return False
             for observation in observations:
-                self._event(operation_row, OBSERVED, json.dumps(observation, ensure_ascii=False, sort_keys=True))
+                self._event(
+                    operation_row,
+                    OBSERVED,
+                    json.dumps(observation, ensure_ascii=False, sort_keys=True),
+                )
             if settle is not None:
                 self._event(operation_row, settle.value, detail)
         return True
@@ -120,5 +149,7 @@ class ProbeStore(OperationStore):
 
     def unknown_reason(self, operation_row: int) -> str | None:
         """Why the send ended without knowing (the detail it was settled with)."""
-        reasons: list[EventRecord] = [e for e in self.events(operation_row) if e.kind == Status.OUTCOME_UNKNOWN.value]
+        reasons: list[EventRecord] = [
+            e for e in self.events(operation_row) if e.kind == Status.OUTCOME_UNKNOWN.value
+        ]
         return reasons[-1].detail if reasons else None

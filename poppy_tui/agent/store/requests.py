@@ -35,7 +35,8 @@ class RequestStore(StoreBase):
 
     def get_request(self, request_id: int) -> tuple[RequestDescription, int | None, Any]:
         row = self._db.execute(
-            "SELECT request_json, first_status, first_response_json FROM requests WHERE id=?", (request_id,)
+            "SELECT request_json, first_status, first_response_json FROM requests WHERE id=?",
+            (request_id,),
         ).fetchone()
         if row is None:
             raise KeyError(request_id)

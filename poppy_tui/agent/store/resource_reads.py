@@ -47,7 +47,15 @@ class ResourceReadStore(StoreBase):
         self._write_one(
             "INSERT OR REPLACE INTO resource_reads (operation_row, revision_id, source, read_at, ok, body_json, problem)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (read.operation_row, read.revision_id, read.source, stamp(read.read_at), int(read.ok), body, read.problem),
+            (
+                read.operation_row,
+                read.revision_id,
+                read.source,
+                stamp(read.read_at),
+                int(read.ok),
+                body,
+                read.problem,
+            ),
             Durability.SOON,
         )
 

@@ -54,7 +54,9 @@ _ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
 class RowJsonStore(StoreBase):
     """Operations as the JSON lines `pending --json` prints."""
 
-    def operation_json_lines(self, statuses: Iterable[Status | str], newest_first: bool = False) -> Iterator[list[str]]:
+    def operation_json_lines(
+        self, statuses: Iterable[Status | str], newest_first: bool = False
+    ) -> Iterator[list[str]]:
         """Every operation in one of `statuses`, in list_operations' order (by updated_at, then
         row), as batches of one-line JSON objects, ASCII only. One statement: one snapshot."""
         values = [str(Status(s)) for s in statuses]
@@ -73,7 +75,10 @@ class RowJsonStore(StoreBase):
             values,
         )
         while rows := cursor.fetchmany(BATCH):
-            lines = [f'{head[:-1]},"terms":{"null" if terms is None else terms},{tail[1:]}' for head, terms, tail in rows]
+            lines = [
+                f'{head[:-1]},"terms":{"null" if terms is None else terms},{tail[1:]}'
+                for head, terms, tail in rows
+            ]
             for index, line in enumerate(lines):
                 if not line.isascii() or "\x7f" in line:  # json's ensure_ascii escapes DEL too
                     lines[index] = _ascii(json.loads(line))

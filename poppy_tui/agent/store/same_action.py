@@ -44,11 +44,14 @@ class SameActionStore(OperationStore):
     def same_action(self, operation_row: int, statuses: tuple[Status, ...]) -> list[EarlierInDoubt]:
         """The other operations of this one's Company, in one of `statuses`, that answered a
         request equal to one of its own (protocol.requests.action_key), oldest first."""
-        row = self._db.execute("SELECT company_id FROM operations WHERE id=?", (operation_row,)).fetchone()
+        row = self._db.execute(
+            "SELECT company_id FROM operations WHERE id=?", (operation_row,)
+        ).fetchone()
         if row is None:
             return []
         mine = {
-            key: request for _, _, _, request in self.revision_requests(operation_row)
+            key: request
+            for _, _, _, request in self.revision_requests(operation_row)
             if (key := action_key(request)) is not None
         }
         if not mine:
@@ -56,13 +59,17 @@ class SameActionStore(OperationStore):
         placeholders = ",".join("?" * len(statuses))
         # API and MCP requests are stored canonically (request_to_json: sorted keys, the method as
         # sent, upper case), so equal actions have equal JSON; conversation words are compared here.
-        candidates = self._db.execute(
-            "SELECT DISTINCT o.id, o.operation_id, o.status, q.request_json FROM requests q"
-            " JOIN revisions r ON r.request_id = q.id JOIN operations o ON o.id = r.operation_row"
-            f" WHERE q.company_id=? AND o.id<>? AND o.status IN ({placeholders})"
-            " AND q.interface = ? ORDER BY o.id",
-            (row[0], operation_row, *statuses, "conversation"),
-        ).fetchall() if any(k.startswith('["conversation"') for k in mine) else []
+        candidates = (
+            self._db.execute(
+                "SELECT DISTINCT o.id, o.operation_id, o.status, q.request_json FROM requests q"
+                " JOIN revisions r ON r.request_id = q.id JOIN operations o ON o.id = r.operation_row"
+                f" WHERE q.company_id=? AND o.id<>? AND o.status IN ({placeholders})"
+                " AND q.interface = ? ORDER BY o.id",
+                (row[0], operation_row, *statuses, "conversation"),
+            ).fetchall()
+            if any(k.startswith('["conversation"') for k in mine)
+            else []
+        )
         api_mcp = [k for k in mine if not k.startswith('["conversation"')]
         if api_mcp:
             from poppy_tui.protocol.requests import request_to_json

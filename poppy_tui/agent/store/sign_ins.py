@@ -25,20 +25,31 @@ _COLUMNS = "company_id, issuer, kind, scopes, account, signed_in_at, updated_at"
 
 
 def _record(row: tuple) -> SignInRecord:
-    return SignInRecord(row[0], row[1], row[2], tuple(s for s in row[3].split(" ") if s), row[4], row[5], row[6])
+    return SignInRecord(
+        row[0], row[1], row[2], tuple(s for s in row[3].split(" ") if s), row[4], row[5], row[6]
+    )
 
 
 def get_sign_in(store: Store, company_id: int) -> SignInRecord | None:
-    row = store._db.execute(f"SELECT {_COLUMNS} FROM sign_ins WHERE company_id=?", (company_id,)).fetchone()
+    row = store._db.execute(
+        f"SELECT {_COLUMNS} FROM sign_ins WHERE company_id=?", (company_id,)
+    ).fetchone()
     return _record(row) if row else None
 
 
 def list_sign_ins(store: Store) -> dict[int, SignInRecord]:
-    return {r[0]: _record(r) for r in store._db.execute(f"SELECT {_COLUMNS} FROM sign_ins").fetchall()}
+    return {
+        r[0]: _record(r) for r in store._db.execute(f"SELECT {_COLUMNS} FROM sign_ins").fetchall()
+    }
 
 
 def save_sign_in(
-    store: Store, company_id: int, issuer: str, kind: str, scopes: tuple[str, ...], account: str | None
+    store: Store,
+    company_id: int,
+    issuer: str,
+    kind: str,
+    scopes: tuple[str, ...],
+    account: str | None,
 ) -> SignInRecord:
     at = stamp()
     with store._write(Durability.NOW) as db:
@@ -57,7 +68,8 @@ def save_sign_in(
 def update_scopes(store: Store, company_id: int, scopes: tuple[str, ...]) -> None:
     with store._write(Durability.SOON) as db:
         db.execute(
-            "UPDATE sign_ins SET scopes=?, updated_at=? WHERE company_id=?", (" ".join(scopes), stamp(), company_id)
+            "UPDATE sign_ins SET scopes=?, updated_at=? WHERE company_id=?",
+            (" ".join(scopes), stamp(), company_id),
         )
 
 

@@ -57,7 +57,13 @@ __all__ = [
 
 
 class Store(
-    DecisionStore, DispatchStore, ProbeStore, HistoryStore, CompanyStore, ConversationStore, CheckStore,
+    DecisionStore,
+    DispatchStore,
+    ProbeStore,
+    HistoryStore,
+    CompanyStore,
+    ConversationStore,
+    CheckStore,
     ResourceReadStore,
 ):
     """The whole durable record; see the module docstring for which part lives where."""

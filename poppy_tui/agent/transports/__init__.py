@@ -22,9 +22,13 @@ class Exchange:
     session_id: str  # the Session the (last) request went out in
     detail: str = ""
     session_error: bool = False  # the Company said invalid_session and it was not retried
-    final: bool = False  # an Unknown that resending can't settle (a conversation reply we can't read)
+    final: bool = (
+        False  # an Unknown that resending can't settle (a conversation reply we can't read)
+    )
     carrier_text: str | None = None  # text that came with an operation (MCP content, message text)
-    challenge: Challenge | None = None  # the Company asked for sign-in, more scopes, or refused our identity
+    challenge: Challenge | None = (
+        None  # the Company asked for sign-in, more scopes, or refused our identity
+    )
     # Which access token the (last) request carried, as vault.token_fingerprint (never the token
     # itself), None when it went signed out. A 401 invalid_token refuses this token, not whichever
     # the agent holds when the answer arrives: a refresh may have replaced it meanwhile.

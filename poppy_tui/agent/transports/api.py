@@ -36,7 +36,9 @@ def encode_body(body: Any) -> bytes | None:
     resend, so "the same body" (Ops 6) holds byte for byte, whatever order the keys came in."""
     if body is None:
         return None
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
+        "utf-8"
+    )
 
 
 def idempotency_header(key: str) -> str:
@@ -45,7 +47,9 @@ def idempotency_header(key: str) -> str:
 
 
 class ApiTransport:
-    def __init__(self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions) -> None:
+    def __init__(
+        self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions
+    ) -> None:
         self._client = client
         self._sessions = sessions
 
@@ -73,7 +77,9 @@ class ApiTransport:
                 headers[c.HEADER_IDEMPOTENCY_KEY] = idempotency_header(idempotency_key)
             if approval is not None:
                 headers[c.HEADER_APPROVAL] = encode_approval_header(approval)
-            answer = await http.request(client, req.method, req.url, headers=headers, content=content)
+            answer = await http.request(
+                client, req.method, req.url, headers=headers, content=content
+            )
             if isinstance(answer, (NotSent, Unknown)):
                 return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
             if is_invalid_session(answer.status, answer.body):
@@ -85,19 +91,37 @@ class ApiTransport:
                     continue
                 outcome = NotPerformed(answer.status, "invalid_session", answer.body)
                 return Exchange(
-                    outcome, answer.status, answer.for_record(), session_id, verdict.detail, True, token_fingerprint=carried(token), account=account
+                    outcome,
+                    answer.status,
+                    answer.for_record(),
+                    session_id,
+                    verdict.detail,
+                    True,
+                    token_fingerprint=carried(token),
+                    account=account,
                 )
             challenge = parse_challenge(answer.status, answer.headers, answer.body)
             if challenge is not None:
                 outcome = NotPerformed(answer.status, challenge.error, answer.body)
                 detail = self._sessions.challenge_detail(company, challenge)
                 return Exchange(
-                    outcome, answer.status, answer.for_record(), session_id, detail, challenge=challenge,
-                    token_fingerprint=carried(token), account=account,
+                    outcome,
+                    answer.status,
+                    answer.for_record(),
+                    session_id,
+                    detail,
+                    challenge=challenge,
+                    token_fingerprint=carried(token),
+                    account=account,
                 )
             return Exchange(
-                self._classify(company, answer), answer.status, answer.for_record(), session_id,
-                "started a new Session (invalid_session)" if retried else "", token_fingerprint=carried(token), account=account,
+                self._classify(company, answer),
+                answer.status,
+                answer.for_record(),
+                session_id,
+                "started a new Session (invalid_session)" if retried else "",
+                token_fingerprint=carried(token),
+                account=account,
             )
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):
@@ -122,7 +146,9 @@ class ApiTransport:
             # A 4xx whose body can't be read: a refusal (it may have been approval_required), unusable.
             return BadResponse(ProtocolError("response", answer.error), answer.status)
         outcome = classify_http(answer.status, answer.headers, answer.body, retry_after)
-        if isinstance(outcome, ApprovalRequired) and not self._sessions.declares_operations(company):
+        if isinstance(outcome, ApprovalRequired) and not self._sessions.declares_operations(
+            company
+        ):
             return BadResponse(
                 ProtocolViolation(
                     "operation",

@@ -26,7 +26,12 @@ from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
 from poppy_tui.agent.transports import Exchange, carried
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_to_message_extensions
-from poppy_tui.protocol.challenges import SIGN_IN_REQUIRED, Challenge, challenge_from_fields, parse_challenge
+from poppy_tui.protocol.challenges import (
+    SIGN_IN_REQUIRED,
+    Challenge,
+    challenge_from_fields,
+    parse_challenge,
+)
 from poppy_tui.protocol.errors import InvalidMessage, ProtocolError
 from poppy_tui.protocol.ids import is_valid_id, new_id
 from poppy_tui.protocol.operation import operation_from_message
@@ -50,7 +55,9 @@ MAX_WAIT_SECONDS = 25
 APPROVAL_MESSAGE_TEXT = "The user approved this operation."
 
 
-def agent_message(message_id: str, text: str, extensions: dict[str, Any] | None = None) -> dict[str, Any]:
+def agent_message(
+    message_id: str, text: str, extensions: dict[str, Any] | None = None
+) -> dict[str, Any]:
     message: dict[str, Any] = {"id": message_id, "author": {"type": "agent"}, "text": text}
     if extensions:
         message["extensions"] = extensions
@@ -97,15 +104,22 @@ def conversation_id_of(body: Any) -> str | None:
     """The new conversation's ID in a create answer. Spellings seen in 0.1/0.2 implementations."""
     if not isinstance(body, dict):
         return None
-    for candidate in (body.get("conversation_id"), body.get("id"), (body.get("conversation") or {}).get("id")
-                      if isinstance(body.get("conversation"), dict) else None):
+    for candidate in (
+        body.get("conversation_id"),
+        body.get("id"),
+        (body.get("conversation") or {}).get("id")
+        if isinstance(body.get("conversation"), dict)
+        else None,
+    ):
         if is_valid_id(candidate):
             return candidate
     return None
 
 
 class ConversationTransport:
-    def __init__(self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions) -> None:
+    def __init__(
+        self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions
+    ) -> None:
         self._client = client
         self._sessions = sessions
 
@@ -114,44 +128,82 @@ class ConversationTransport:
 
     @staticmethod
     def messages_url(endpoint: str, conversation_id: str) -> str:
-        return endpoint.rstrip("/") + c.CONVERSATION_MESSAGES_PATH.format(conversation_id=quote(conversation_id, safe=""))
+        return endpoint.rstrip("/") + c.CONVERSATION_MESSAGES_PATH.format(
+            conversation_id=quote(conversation_id, safe="")
+        )
 
     @staticmethod
     def events_url(endpoint: str, conversation_id: str) -> str:
-        return endpoint.rstrip("/") + c.CONVERSATION_EVENTS_PATH.format(conversation_id=quote(conversation_id, safe=""))
+        return endpoint.rstrip("/") + c.CONVERSATION_EVENTS_PATH.format(
+            conversation_id=quote(conversation_id, safe="")
+        )
 
-    async def create(self, company: CompanyRecord, endpoint: str, message: dict[str, Any], session_id: str) -> Exchange:
+    async def create(
+        self, company: CompanyRecord, endpoint: str, message: dict[str, Any], session_id: str
+    ) -> Exchange:
         url = endpoint.rstrip("/") + c.CONVERSATION_CREATE_PATH
         return await self._exchange(company, "POST", url, session_id, False, {"message": message})
 
     async def send_message(
-        self, company: CompanyRecord, endpoint: str, conversation_id: str, message: dict[str, Any],
-        session_id: str, carries_approval: bool = False, account_owned: bool = False,
+        self,
+        company: CompanyRecord,
+        endpoint: str,
+        conversation_id: str,
+        message: dict[str, Any],
+        session_id: str,
+        carries_approval: bool = False,
+        account_owned: bool = False,
     ) -> Exchange:
         url = self.messages_url(endpoint, conversation_id)
         return await self._exchange(
-            company, "POST", url, session_id, carries_approval, {"message": message}, account_owned=account_owned
+            company,
+            "POST",
+            url,
+            session_id,
+            carries_approval,
+            {"message": message},
+            account_owned=account_owned,
         )
 
     async def read_events(
-        self, company: CompanyRecord, endpoint: str, conversation_id: str, cursor: str | None, wait: float,
+        self,
+        company: CompanyRecord,
+        endpoint: str,
+        conversation_id: str,
+        cursor: str | None,
+        wait: float,
         session_id: str,
     ) -> Exchange:
         params = {"wait": str(int(max(0, min(wait, MAX_WAIT_SECONDS))))}
         if cursor:
             params["cursor"] = cursor
         return await self._exchange(
-            company, "GET", self.events_url(endpoint, conversation_id), session_id, False, None, params,
+            company,
+            "GET",
+            self.events_url(endpoint, conversation_id),
+            session_id,
+            False,
+            None,
+            params,
             read_timeout_extra=float(params["wait"]),
         )
 
     async def _exchange(
-        self, company: CompanyRecord, method: str, url: str, session_id: str, carries_approval: bool,
-        payload: dict[str, Any] | None, params: dict[str, str] | None = None, read_timeout_extra: float = 0.0,
+        self,
+        company: CompanyRecord,
+        method: str,
+        url: str,
+        session_id: str,
+        carries_approval: bool,
+        payload: dict[str, Any] | None,
+        params: dict[str, str] | None = None,
+        read_timeout_extra: float = 0.0,
         account_owned: bool = False,
     ) -> Exchange:
         client = await self._client()
-        content = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        content = (
+            None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        )
         retried = False
         while True:
             token = await self._sessions.access_token(company)
@@ -161,7 +213,12 @@ class ConversationTransport:
             if content is not None:
                 headers["Content-Type"] = "application/json"
             answer = await http.request(
-                client, method, url, headers=headers, content=content, params=params,
+                client,
+                method,
+                url,
+                headers=headers,
+                content=content,
+                params=params,
                 extra_read_seconds=read_timeout_extra,
             )
             if isinstance(answer, (NotSent, Unknown)):
@@ -174,17 +231,35 @@ class ConversationTransport:
                     company, session_id, retried = verdict.company, verdict.company.session_id, True
                     continue
                 return Exchange(
-                    NotPerformed(answer.status, "invalid_session", answer.body), answer.status,
-                    answer.for_record(), session_id, verdict.detail, True, token_fingerprint=carried(token), account=account,
+                    NotPerformed(answer.status, "invalid_session", answer.body),
+                    answer.status,
+                    answer.for_record(),
+                    session_id,
+                    verdict.detail,
+                    True,
+                    token_fingerprint=carried(token),
+                    account=account,
                 )
             challenge = parse_challenge(answer.status, answer.headers, answer.body)
             if challenge is not None:
                 return Exchange(
-                    NotPerformed(answer.status, challenge.error, answer.body), answer.status, answer.for_record(),
-                    session_id, self._sessions.challenge_detail(company, challenge), challenge=challenge,
-                    token_fingerprint=carried(token), account=account,
+                    NotPerformed(answer.status, challenge.error, answer.body),
+                    answer.status,
+                    answer.for_record(),
+                    session_id,
+                    self._sessions.challenge_detail(company, challenge),
+                    challenge=challenge,
+                    token_fingerprint=carried(token),
+                    account=account,
                 )
-            return Exchange(_classify(answer), answer.status, answer.for_record(), session_id, token_fingerprint=carried(token), account=account)
+            return Exchange(
+                _classify(answer),
+                answer.status,
+                answer.for_record(),
+                session_id,
+                token_fingerprint=carried(token),
+                account=account,
+            )
 
 
 def _classify(answer: http.HttpAnswer):
@@ -203,7 +278,6 @@ def _classify(answer: http.HttpAnswer):
     return NotPerformed(status, code, body)
 
 
-
 # ---- the conversation service: keeping messages, reading replies, sending approvals -----------
 
 # How a Company says how an approved operation went: conventions.CONVERSATION_OUTCOME_*
@@ -218,7 +292,9 @@ class Ingested:
     messages: list[dict[str, Any]] = field(default_factory=list)  # new Company messages, as sent
     operation_rows: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    challenges: list[Challenge] = field(default_factory=list)  # `authorization` events: sign-in asked for
+    challenges: list[Challenge] = field(
+        default_factory=list
+    )  # `authorization` events: sign-in asked for
 
     def extend(self, other: "Ingested") -> None:
         self.messages.extend(other.messages)
@@ -239,7 +315,10 @@ class Said:
 
 class Conversations:
     def __init__(
-        self, store: Store, transport: ConversationTransport, backoff: BackoffPolicy | None = None,
+        self,
+        store: Store,
+        transport: ConversationTransport,
+        backoff: BackoffPolicy | None = None,
         reply_wait_seconds: float = 10.0,
     ) -> None:
         self._store = store
@@ -259,8 +338,14 @@ class Conversations:
         return request_id
 
     def ingest(
-        self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str,
-        events: list[dict[str, Any]], signed_in: bool = False, session_id: str | None = None,
+        self,
+        company: CompanyRecord,
+        conversation_row: int,
+        endpoint: str,
+        conversation_id: str,
+        events: list[dict[str, Any]],
+        signed_in: bool = False,
+        session_id: str | None = None,
         account: str | None = None,
     ) -> Ingested:
         """Keep every message once; record the operations Company messages carry.
@@ -279,7 +364,10 @@ class Conversations:
                 got.challenges.append(challenge)
                 # Kept, so Talk and the inbox can offer the sign-in after this call returns (and
                 # in another process): what it asks is read from it again (open_sign_in_asks).
-                kept = {**event, "id": f"authorization:{event.get('id') or new_id('evt_')}"}  # apart from message ids
+                kept = {
+                    **event,
+                    "id": f"authorization:{event.get('id') or new_id('evt_')}",
+                }  # apart from message ids
                 self._store.add_message(conversation_row, kept, "authorization")
                 got.problems.append(self._transport.describe(company, challenge))
                 continue
@@ -298,7 +386,9 @@ class Conversations:
             try:
                 operation = operation_from_message(message)
             except ProtocolError as exc:
-                got.problems.append(f"message {message.get('id')!r} carries an operation that can't be used: {exc}")
+                got.problems.append(
+                    f"message {message.get('id')!r} carries an operation that can't be used: {exc}"
+                )
                 continue
             if operation is None:
                 continue
@@ -310,16 +400,29 @@ class Conversations:
                 continue
             text = message.get("text") if isinstance(message.get("text"), str) else None
             result = self._store.record_operation(
-                company.id, self._request_for(company, endpoint, conversation_id), session_id or company.session_id,
-                operation, text, "conversation", account_owned=signed_in, account=account if signed_in else None,
+                company.id,
+                self._request_for(company, endpoint, conversation_id),
+                session_id or company.session_id,
+                operation,
+                text,
+                "conversation",
+                account_owned=signed_in,
+                account=account if signed_in else None,
             )
             if result.operation_row not in got.operation_rows:
                 got.operation_rows.append(result.operation_row)
         return got
 
     def _ingest_body(
-        self, company: CompanyRecord, conversation_row: int, endpoint: str, conversation_id: str, body: Any,
-        signed_in: bool = False, session_id: str | None = None, account: str | None = None,
+        self,
+        company: CompanyRecord,
+        conversation_row: int,
+        endpoint: str,
+        conversation_id: str,
+        body: Any,
+        signed_in: bool = False,
+        session_id: str | None = None,
+        account: str | None = None,
     ) -> Ingested:
         """POST answers may carry events too (the 0.2 `?wait=` form)."""
         if not isinstance(body, dict) or "events" not in body:
@@ -329,7 +432,14 @@ class Conversations:
         except ProtocolError as exc:
             return Ingested(problems=[str(exc)])
         got = self.ingest(
-            company, conversation_row, endpoint, conversation_id, page.events, signed_in, session_id, account
+            company,
+            conversation_row,
+            endpoint,
+            conversation_id,
+            page.events,
+            signed_in,
+            session_id,
+            account,
         )
         got.problems.extend(page.problems)
         if page.cursor:
@@ -337,8 +447,12 @@ class Conversations:
         return got
 
     async def read(
-        self, company: CompanyRecord, conversation_row: int, wait: float = 0.0,
-        until: Callable[[], bool] | None = None, stop_on_challenge: bool = False,
+        self,
+        company: CompanyRecord,
+        conversation_row: int,
+        wait: float = 0.0,
+        until: Callable[[], bool] | None = None,
+        stop_on_challenge: bool = False,
     ) -> Ingested:
         """Read new events; with `until`, keep long-polling until it holds or `wait` runs out
         (or, with `stop_on_challenge`, an `authorization` event arrives)."""
@@ -354,25 +468,43 @@ class Conversations:
             exchange = await self._transport.read_events(
                 company, endpoint, conversation_id, cursor, remaining if until else 0.0, session_id
             )
-            session_id = exchange.session_id  # a new one when the Company ended ours during the read
+            session_id = (
+                exchange.session_id
+            )  # a new one when the Company ended ours during the read
             outcome = exchange.outcome
-            if isinstance(outcome, NotPerformed) and outcome.error == "cursor_expired" and not restarted:
-                got.problems.append("the Company no longer has part of this conversation; read again from the start")
+            if (
+                isinstance(outcome, NotPerformed)
+                and outcome.error == "cursor_expired"
+                and not restarted
+            ):
+                got.problems.append(
+                    "the Company no longer has part of this conversation; read again from the start"
+                )
                 cursor, restarted = None, True
                 self._store.set_cursor(conversation_row, None)
                 continue
             if not isinstance(outcome, Performed):
-                got.problems.append(f"could not read the conversation: {exchange.detail or _short(outcome)}")
+                got.problems.append(
+                    f"could not read the conversation: {exchange.detail or _short(outcome)}"
+                )
                 return got
             try:
                 page = parse_event_page(outcome.body)
             except ProtocolError as exc:
                 got.problems.append(str(exc))
                 return got
-            got.extend(self.ingest(
-                company, conversation_row, endpoint, conversation_id, page.events, exchange.signed_in, session_id,
-                exchange.account,
-            ))
+            got.extend(
+                self.ingest(
+                    company,
+                    conversation_row,
+                    endpoint,
+                    conversation_id,
+                    page.events,
+                    exchange.signed_in,
+                    session_id,
+                    exchange.account,
+                )
+            )
             got.problems.extend(page.problems)
             if page.cursor and page.cursor != cursor:
                 cursor = page.cursor
@@ -380,7 +512,12 @@ class Conversations:
             pages += 1
             if page.has_more and page.events and pages < MAX_PAGES_PER_READ:
                 continue
-            if until is None or until() or loop.time() >= deadline or (stop_on_challenge and got.challenges):
+            if (
+                until is None
+                or until()
+                or loop.time() >= deadline
+                or (stop_on_challenge and got.challenges)
+            ):
                 return got
 
     # ---- what the person says --------------------------------------------------------------------
@@ -392,56 +529,95 @@ class Conversations:
             outcome = exchange.outcome
             if number < MAX_MESSAGE_SENDS and isinstance(outcome, (NotSent, Unknown, RetryLater)):
                 retry_after = outcome.retry_after if isinstance(outcome, RetryLater) else None
-                await asyncio.sleep(min(self._backoff.delay(number, retry_after), MAX_MESSAGE_RETRY_DELAY))
+                await asyncio.sleep(
+                    min(self._backoff.delay(number, retry_after), MAX_MESSAGE_RETRY_DELAY)
+                )
                 continue
             return exchange
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def say(
-        self, company: CompanyRecord, endpoint: str, text: str, conversation_row: int | None, origin: str
+        self,
+        company: CompanyRecord,
+        endpoint: str,
+        text: str,
+        conversation_row: int | None,
+        origin: str,
     ) -> Said:
         message = agent_message(new_id("msg_"), text)
         if conversation_row is None:
-            request_id = self._store.add_request(company.id, ConversationRequest(endpoint, None, message["id"], text), origin)
-            exchange = await self._deliver(lambda: self._transport.create(company, endpoint, message, company.session_id))
+            request_id = self._store.add_request(
+                company.id, ConversationRequest(endpoint, None, message["id"], text), origin
+            )
+            exchange = await self._deliver(
+                lambda: self._transport.create(company, endpoint, message, company.session_id)
+            )
             self._store.set_first_response(request_id, exchange.status, exchange.response)
             if not isinstance(exchange.outcome, Performed):
                 return Said(None, None, request_id, False, exchange, Ingested())
             conversation_id = conversation_id_of(exchange.outcome.body)
             if conversation_id is None:
                 bad = Exchange(
-                    BadResponse(InvalidMessage("conversation_id", "the Company created a conversation but did not name it"),
-                                exchange.status),
-                    exchange.status, exchange.response, exchange.session_id, "the Company did not name the new conversation",
+                    BadResponse(
+                        InvalidMessage(
+                            "conversation_id",
+                            "the Company created a conversation but did not name it",
+                        ),
+                        exchange.status,
+                    ),
+                    exchange.status,
+                    exchange.response,
+                    exchange.session_id,
+                    "the Company did not name the new conversation",
                 )
                 return Said(None, None, request_id, False, bad, Ingested())
-            conversation_row = self._store.upsert_conversation(company.id, endpoint, conversation_id)
+            conversation_row = self._store.upsert_conversation(
+                company.id, endpoint, conversation_id
+            )
             self._store.set_request_conversation(request_id, conversation_id)
             self._store.add_message(conversation_row, message, "user")
         else:
             _, _, endpoint, conversation_id, _ = self._store.get_conversation(conversation_row)
             request_id = self._store.add_request(
-                company.id, ConversationRequest(endpoint, conversation_id, message["id"], text), origin
+                company.id,
+                ConversationRequest(endpoint, conversation_id, message["id"], text),
+                origin,
             )
             # Kept before it is sent: a resend after a timeout is this very message.
             self._store.add_message(conversation_row, message, "user")
             exchange = await self._deliver(
-                lambda: self._transport.send_message(company, endpoint, conversation_id, message, company.session_id)
+                lambda: self._transport.send_message(
+                    company, endpoint, conversation_id, message, company.session_id
+                )
             )
             self._store.set_first_response(request_id, exchange.status, exchange.response)
             if not isinstance(exchange.outcome, Performed):
-                return Said(conversation_row, conversation_id, request_id, False, exchange, Ingested())
+                return Said(
+                    conversation_row, conversation_id, request_id, False, exchange, Ingested()
+                )
         company = self._store.get_company(company.id)  # the Session may have been renewed
         got = self._ingest_body(
-            company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in,
-            exchange.session_id, exchange.account,
+            company,
+            conversation_row,
+            endpoint,
+            conversation_id,
+            exchange.outcome.body,
+            exchange.signed_in,
+            exchange.session_id,
+            exchange.account,
         )
         if not got.messages:
             position = self._store.message_position(conversation_row, message["id"]) or 0
-            got.extend(await self.read(
-                company, conversation_row, self.reply_wait_seconds,
-                until=lambda: bool(self._store.messages_after(conversation_row, position, "company")),
-            ))
+            got.extend(
+                await self.read(
+                    company,
+                    conversation_row,
+                    self.reply_wait_seconds,
+                    until=lambda: bool(
+                        self._store.messages_after(conversation_row, position, "company")
+                    ),
+                )
+            )
         return Said(conversation_row, conversation_id, request_id, True, exchange, got)
 
     # ---- sending an approval -------------------------------------------------------------------
@@ -451,33 +627,58 @@ class Conversations:
         company = op.company
         if not isinstance(request, ConversationRequest) or not request.conversation_id:
             detail = "poppy-tui does not know which conversation this operation came from"
-            return Exchange(NotPerformed(None, "no_conversation", None), None, {"error": detail}, op.session_id, detail)
+            return Exchange(
+                NotPerformed(None, "no_conversation", None),
+                None,
+                {"error": detail},
+                op.session_id,
+                detail,
+            )
         endpoint, conversation_id = request.endpoint, request.conversation_id
         conversation_row = self._store.find_conversation(company.id, conversation_id)
         if conversation_row is None:
-            conversation_row = self._store.upsert_conversation(company.id, endpoint, conversation_id)
+            conversation_row = self._store.upsert_conversation(
+                company.id, endpoint, conversation_id
+            )
         assert op.idempotency_key, "an approved conversation operation has its approval message ID"
-        message = agent_message(op.idempotency_key, APPROVAL_MESSAGE_TEXT, approval_to_message_extensions(approval))
+        message = agent_message(
+            op.idempotency_key, APPROVAL_MESSAGE_TEXT, approval_to_message_extensions(approval)
+        )
         self._store.add_message(conversation_row, message, "user")
         position = self._store.message_position(conversation_row, message["id"]) or 0
         # The account's operation is approved from the current Session; any other only in its own,
         # the Session of the approved revision (op.session_id, as the dispatcher hands it over; Ops 3).
-        session_id = self._store.get_company(company.id).session_id if op.account_owned else op.session_id
+        session_id = (
+            self._store.get_company(company.id).session_id if op.account_owned else op.session_id
+        )
         exchange = await self._transport.send_message(
-            company, endpoint, conversation_id, message, session_id, carries_approval=True,
+            company,
+            endpoint,
+            conversation_id,
+            message,
+            session_id,
+            carries_approval=True,
             account_owned=op.account_owned,
         )
         if not isinstance(exchange.outcome, Performed):
             return exchange  # not accepted: the dispatcher resends, or settles on a refusal
         got = self._ingest_body(
-            company, conversation_row, endpoint, conversation_id, exchange.outcome.body, exchange.signed_in,
-            exchange.session_id, exchange.account,
+            company,
+            conversation_row,
+            endpoint,
+            conversation_id,
+            exchange.outcome.body,
+            exchange.signed_in,
+            exchange.session_id,
+            exchange.account,
         )
         asked = list(got.challenges)  # `authorization` events: the Company wants sign-in first
         verdict = self._reply(op, conversation_row, position, exchange)
         if verdict is None and not asked:
             read = await self.read(
-                company, conversation_row, self.reply_wait_seconds,
+                company,
+                conversation_row,
+                self.reply_wait_seconds,
                 until=lambda: self._reply(op, conversation_row, position, exchange) is not None,
                 stop_on_challenge=True,
             )
@@ -489,49 +690,92 @@ class Conversations:
             # Its words, if any, are kept in the conversation.
             challenge = asked[0]
             return Exchange(
-                NotPerformed(exchange.status, challenge.error, verdict.response if verdict is not None else None),
-                exchange.status, exchange.response, exchange.session_id,
-                self._transport.describe(company, challenge), challenge=challenge, token_fingerprint=exchange.token_fingerprint,
+                NotPerformed(
+                    exchange.status,
+                    challenge.error,
+                    verdict.response if verdict is not None else None,
+                ),
+                exchange.status,
+                exchange.response,
+                exchange.session_id,
+                self._transport.describe(company, challenge),
+                challenge=challenge,
+                token_fingerprint=exchange.token_fingerprint,
             )
         if verdict is None:
             return Exchange(
-                RetryLater(None, "no reply yet"), exchange.status, exchange.response, exchange.session_id,
+                RetryLater(None, "no reply yet"),
+                exchange.status,
+                exchange.response,
+                exchange.session_id,
                 "the Company accepted the approval message and has not said how it went yet",
             )
         return verdict
 
-    def _reply(self, op: OperationRecord, conversation_row: int, position: int, sent: Exchange) -> Exchange | None:
+    def _reply(
+        self, op: OperationRecord, conversation_row: int, position: int, sent: Exchange
+    ) -> Exchange | None:
         """The Company's later message about this operation, read as the outcome (Ops 6)."""
-        for _, _, text, message in self._store.messages_after(conversation_row, position, "company"):
+        for _, _, text, message in self._store.messages_after(
+            conversation_row, position, "company"
+        ):
             try:
                 operation = operation_from_message(message)
             except ProtocolError as exc:
                 # Resending the same message can't change a message already written: final.
-                return Exchange(BadResponse(exc, sent.status), sent.status, message, sent.session_id, str(exc),
-                                final=True)
+                return Exchange(
+                    BadResponse(exc, sent.status),
+                    sent.status,
+                    message,
+                    sent.session_id,
+                    str(exc),
+                    final=True,
+                )
             if operation is not None:
                 if operation.operation_id != op.operation_id:
                     continue  # about another action
-                return Exchange(ApprovalRequired(operation), sent.status, message, sent.session_id, carrier_text=text)
+                return Exchange(
+                    ApprovalRequired(operation),
+                    sent.status,
+                    message,
+                    sent.session_id,
+                    carrier_text=text,
+                )
             said = conversation_reply(message, op.operation_id)
             if said in ("unrelated", "in_progress"):
                 continue  # about another action, or not finished yet: keep waiting for the word
             shown = (text or "")[:2000]
             if said == "performed":
-                return Exchange(Performed(sent.status, message), sent.status, message, sent.session_id,
-                                f"the Company said it was done: {shown}" if shown else "the Company said it was done")
+                return Exchange(
+                    Performed(sent.status, message),
+                    sent.status,
+                    message,
+                    sent.session_id,
+                    f"the Company said it was done: {shown}"
+                    if shown
+                    else "the Company said it was done",
+                )
             if said == "not_performed":
-                return Exchange(NotPerformed(sent.status, "not_performed", message), sent.status, message,
-                                sent.session_id, f"the Company said it was not done: {shown}" if shown
-                                else "the Company said it was not done")
+                return Exchange(
+                    NotPerformed(sent.status, "not_performed", message),
+                    sent.status,
+                    message,
+                    sent.session_id,
+                    f"the Company said it was not done: {shown}"
+                    if shown
+                    else "the Company said it was not done",
+                )
             # Words only: shown to the person, never taken as an outcome (conventions.py).
             return Exchange(
-                Unknown(shown or "the Company replied without saying whether it was done"), sent.status, message,
+                Unknown(shown or "the Company replied without saying whether it was done"),
+                sent.status,
+                message,
                 sent.session_id,
                 f"the Company replied in words only: {shown!r}. poppy-tui takes an outcome only from a structured "
                 "reply (message.data.status), so read its words (kept with the operation) and confirm whether it "
-                "was done; poppy-tui keeps reading the conversation meanwhile" if shown else
-                "the Company replied without words or a structured status; poppy-tui keeps reading the conversation",
+                "was done; poppy-tui keeps reading the conversation meanwhile"
+                if shown
+                else "the Company replied without words or a structured status; poppy-tui keeps reading the conversation",
                 final=True,
             )
         return None

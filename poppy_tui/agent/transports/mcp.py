@@ -18,11 +18,22 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult, RequestParamsMeta
+from mcp_types import (
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    RequestParamsMeta,
+)
 
 from poppy_tui.safety.wording import possessive
 from poppy_tui.agent.net.netguard import guarded_client_options
-from poppy_tui.agent.net.http import CONNECT_TIMEOUT_SECONDS, USER_AGENT, overall_deadline, parse_json_body
+from poppy_tui.agent.net.http import (
+    CONNECT_TIMEOUT_SECONDS,
+    USER_AGENT,
+    overall_deadline,
+    parse_json_body,
+)
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange, carried
@@ -80,7 +91,9 @@ class PoppyAuth(httpx2.Auth):
         if self.malformed is None:
             self.malformed = (method, reason)
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         request.headers.update(self.header_factory())
         method = _jsonrpc_method(request)
         record = self.seen.setdefault(method, _Seen()) if method else None
@@ -127,7 +140,9 @@ def result_to_wire(result: CallToolResult) -> dict[str, Any]:
 
 
 class McpTransport:
-    def __init__(self, sessions: Sessions, timeout_seconds: float, allow_loopback: bool = True) -> None:
+    def __init__(
+        self, sessions: Sessions, timeout_seconds: float, allow_loopback: bool = True
+    ) -> None:
         self._sessions = sessions
         self._timeout = timeout_seconds
         self._allow_loopback = allow_loopback
@@ -135,14 +150,18 @@ class McpTransport:
     def _client(self, auth: PoppyAuth) -> httpx2.AsyncClient:
         # Each MCP call is several HTTP requests, each with its own Session JWT: the next one is
         # signed while the one before waits (Sessions.sign_spares).
-        options = guarded_client_options(httpx2, self._allow_loopback, while_waiting=self._sessions.sign_spares)
+        options = guarded_client_options(
+            httpx2, self._allow_loopback, while_waiting=self._sessions.sign_spares
+        )
         options["transport"] = StrictJsonTransport(options["transport"], auth.note_malformed)
         return httpx2.AsyncClient(
             **options,
             auth=auth,
             # Uncompressed, so mcp_strict.py can check each message's bytes for duplicate members.
             headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
-            timeout=httpx2.Timeout(self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)),
+            timeout=httpx2.Timeout(
+                self._timeout + 5, connect=min(CONNECT_TIMEOUT_SECONDS, self._timeout)
+            ),
             follow_redirects=False,
         )
 
@@ -156,8 +175,13 @@ class McpTransport:
         try:
             async with asyncio.timeout(overall_deadline(self._timeout) + SESSION_SETUP_SECONDS):
                 async with self._client(auth) as http_client:
-                    async with streamable_http_client(url, http_client=http_client) as (read, write):
-                        async with ClientSession(read, write, read_timeout_seconds=self._timeout) as session:
+                    async with streamable_http_client(url, http_client=http_client) as (
+                        read,
+                        write,
+                    ):
+                        async with ClientSession(
+                            read, write, read_timeout_seconds=self._timeout
+                        ) as session:
                             await session.initialize()
                             outcome = await work(session)
         except asyncio.CancelledError:
@@ -176,10 +200,14 @@ class McpTransport:
         for _ in range(50):  # a bound on pages, so a server can't keep us listing forever
             from mcp_types import PaginatedRequestParams
 
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            page = await session.list_tools(
+                params=PaginatedRequestParams(cursor=cursor) if cursor else None
+            )
             for tool in page.tools:
                 described: dict[str, Any] = {
-                    "name": tool.name, "description": tool.description or "", "inputSchema": tool.input_schema,
+                    "name": tool.name,
+                    "description": tool.description or "",
+                    "inputSchema": tool.input_schema,
                 }
                 annotations = getattr(tool, "annotations", None)
                 if annotations is not None:
@@ -195,11 +223,17 @@ class McpTransport:
 
     async def list_tools(self, company: CompanyRecord, url: str) -> list[dict[str, Any]]:
         token = await self._sessions.access_token(company)
-        result, auth, failure = await self._run(company, url, company.session_id, self._tool_list, token)
+        result, auth, failure = await self._run(
+            company, url, company.session_id, self._tool_list, token
+        )
         if auth.malformed is not None:
-            raise RuntimeError(f"could not list {possessive(company.name)} MCP tools: the answer is malformed: {auth.malformed[1]}")
+            raise RuntimeError(
+                f"could not list {possessive(company.name)} MCP tools: the answer is malformed: {auth.malformed[1]}"
+            )
         if failure is not None:
-            raise RuntimeError(f"could not list {possessive(company.name)} MCP tools: {_describe(failure, auth)}")
+            raise RuntimeError(
+                f"could not list {possessive(company.name)} MCP tools: {_describe(failure, auth)}"
+            )
         return result
 
     async def read_with_tool(
@@ -240,7 +274,11 @@ class McpTransport:
         except ProtocolError:
             carries_operation = True  # a malformed operation is still not the resource
         if carries_operation:
-            return call, None, "the read tool answered with an operation to approve, not the resource"
+            return (
+                call,
+                None,
+                "the read tool answered with an operation to approve, not the resource",
+            )
         if result.is_error:
             return call, None, f"the tool answered with an error: {_text_of(wire)[:200]}"
         data = wire.get("structuredContent")
@@ -265,11 +303,18 @@ class McpTransport:
         account_owned: bool = False,
     ) -> Exchange:
         # RequestParamsMeta is an open map (any key); the approval is one of its keys.
-        meta = cast(RequestParamsMeta, approval_to_mcp_meta(approval)) if approval is not None else None
+        meta = (
+            cast(RequestParamsMeta, approval_to_mcp_meta(approval))
+            if approval is not None
+            else None
+        )
         retried = False
         while True:
+
             async def work(session: ClientSession) -> CallToolResult:
-                return await session.call_tool(tool, arguments, read_timeout_seconds=self._timeout, meta=meta)
+                return await session.call_tool(
+                    tool, arguments, read_timeout_seconds=self._timeout, meta=meta
+                )
 
             token = await self._sessions.access_token(company)
 
@@ -284,20 +329,37 @@ class McpTransport:
                     company, session_id, retried = verdict.company, verdict.company.session_id, True
                     continue
                 return Exchange(
-                    NotPerformed(error.status, "invalid_session", error.body), error.status,
-                    {"status": error.status, "body": error.body}, session_id, verdict.detail, True,
-                    token_fingerprint=carried(token), account=account,
+                    NotPerformed(error.status, "invalid_session", error.body),
+                    error.status,
+                    {"status": error.status, "body": error.body},
+                    session_id,
+                    verdict.detail,
+                    True,
+                    token_fingerprint=carried(token),
+                    account=account,
                 )
             challenge = self._challenge(result, auth, failure)
             if challenge is not None:
-                status = error.status if error is not None else auth.seen.get("tools/call", _Seen()).status
+                status = (
+                    error.status
+                    if error is not None
+                    else auth.seen.get("tools/call", _Seen()).status
+                )
                 body = error.body if error is not None else {"error": challenge.error}
                 return Exchange(
-                    NotPerformed(status, challenge.error, body), status, {"status": status, "body": body}, session_id,
-                    self._sessions.challenge_detail(company, challenge), challenge=challenge, token_fingerprint=carried(token), account=account,
+                    NotPerformed(status, challenge.error, body),
+                    status,
+                    {"status": status, "body": body},
+                    session_id,
+                    self._sessions.challenge_detail(company, challenge),
+                    challenge=challenge,
+                    token_fingerprint=carried(token),
+                    account=account,
                 )
             return dataclasses.replace(
-                self._classify(company, result, auth, failure, session_id), token_fingerprint=carried(token), account=account
+                self._classify(company, result, auth, failure, session_id),
+                token_fingerprint=carried(token),
+                account=account,
             )
 
     @staticmethod
@@ -306,7 +368,9 @@ class McpTransport:
         body, the MCP authorization model), or as a JSON-RPC error whose data repeats them."""
         error = auth.last_error
         if error is not None:
-            found = parse_challenge(error.status, {"www-authenticate": error.www_authenticate or ""}, error.body)
+            found = parse_challenge(
+                error.status, {"www-authenticate": error.www_authenticate or ""}, error.body
+            )
             if found is not None:
                 return found
         mcp_error = _find(failure, MCPError) if failure is not None else None
@@ -315,13 +379,26 @@ class McpTransport:
         return None
 
     def _classify(
-        self, company: CompanyRecord, result: Any, auth: PoppyAuth, failure: BaseException | None, session_id: str
+        self,
+        company: CompanyRecord,
+        result: Any,
+        auth: PoppyAuth,
+        failure: BaseException | None,
+        session_id: str,
     ) -> Exchange:
         call = auth.seen.get("tools/call", _Seen())
         if auth.malformed is not None:
             method, reason = auth.malformed
-            error = ProtocolError("response", f"the MCP server's {method or 'answer'} is malformed: {reason}")
-            return Exchange(BadResponse(error, call.status), call.status, {"error": str(error)}, session_id, str(error))
+            error = ProtocolError(
+                "response", f"the MCP server's {method or 'answer'} is malformed: {reason}"
+            )
+            return Exchange(
+                BadResponse(error, call.status),
+                call.status,
+                {"error": str(error)},
+                session_id,
+                str(error),
+            )
         if isinstance(result, CallToolResult):
             wire = result_to_wire(result)
             status = call.status
@@ -329,15 +406,29 @@ class McpTransport:
                 operation = operation_from_mcp_result(wire)
             except ProtocolError as exc:
                 # An error result carrying an operation (Ops 4): a refusal, whose operation is unusable.
-                return Exchange(BadResponse(exc, status, refusal=True), status, wire, session_id, str(exc))
+                return Exchange(
+                    BadResponse(exc, status, refusal=True), status, wire, session_id, str(exc)
+                )
             if operation is not None:
                 if not self._sessions.declares_operations(company):
                     violation = ProtocolViolation(
                         "structuredContent.operation",
                         "the tool returned an operation to a client that did not declare the operations extension",
                     )
-                    return Exchange(BadResponse(violation, status, refusal=True), status, wire, session_id, str(violation))
-                return Exchange(ApprovalRequired(operation), status, wire, session_id, carrier_text=_text_of(wire))
+                    return Exchange(
+                        BadResponse(violation, status, refusal=True),
+                        status,
+                        wire,
+                        session_id,
+                        str(violation),
+                    )
+                return Exchange(
+                    ApprovalRequired(operation),
+                    status,
+                    wire,
+                    session_id,
+                    carrier_text=_text_of(wire),
+                )
             if result.is_error:
                 # "tool_error" unless the Company names one of the refusals the spec defines: to an
                 # approval, a plain tool error is in doubt (outcomes.as_approval_answer).
@@ -348,8 +439,16 @@ class McpTransport:
                 return Exchange(NotPerformed(status, code, wire), status, wire, session_id, text)
             if carries_an_operation(wire.get("structuredContent")):
                 # Success-flagged (isError false) yet carrying an operation: neither (Ops 4, Ops 5).
-                violation = operation_in_success("a tool result with isError false", "an error result (isError true)")
-                return Exchange(BadResponse(violation, status, success=True), status, wire, session_id, str(violation))
+                violation = operation_in_success(
+                    "a tool result with isError false", "an error result (isError true)"
+                )
+                return Exchange(
+                    BadResponse(violation, status, success=True),
+                    status,
+                    wire,
+                    session_id,
+                    str(violation),
+                )
             return Exchange(Performed(status, wire), status, wire, session_id)
         if failure is None:  # pragma: no cover - work() always returns a CallToolResult
             failure = RuntimeError("the MCP call returned nothing")
@@ -358,17 +457,45 @@ class McpTransport:
         if not call.sent:
             return Exchange(NotSent(detail), None, record, session_id, detail)
         if call.status in (503, 429):
-            return Exchange(RetryLater(call.retry_after, f"HTTP {call.status}"), call.status, record, session_id, detail)
+            return Exchange(
+                RetryLater(call.retry_after, f"HTTP {call.status}"),
+                call.status,
+                record,
+                session_id,
+                detail,
+            )
         if call.status is not None and call.status >= 400 and call.status not in (502, 504):
-            code = call.body.get("error") if isinstance(call.body, dict) and isinstance(call.body.get("error"), str) else None
-            return Exchange(NotPerformed(call.status, code or f"http_{call.status}", call.body), call.status, record, session_id, detail)
+            code = (
+                call.body.get("error")
+                if isinstance(call.body, dict) and isinstance(call.body.get("error"), str)
+                else None
+            )
+            return Exchange(
+                NotPerformed(call.status, code or f"http_{call.status}", call.body),
+                call.status,
+                record,
+                session_id,
+                detail,
+            )
         mcp_error = _find(failure, MCPError)
-        if mcp_error is not None and mcp_error.code in DEFINITE_REFUSALS and call.status is not None and call.status < 300:
+        if (
+            mcp_error is not None
+            and mcp_error.code in DEFINITE_REFUSALS
+            and call.status is not None
+            and call.status < 300
+        ):
             # The server refused to run the tool at all. Other codes may be the SDK's own
             # stand-ins for a broken stream (-32000) or an HTTP error (-32603): unknown.
             return Exchange(
-                NotPerformed(call.status, f"mcp_error_{mcp_error.code}", {"code": mcp_error.code, "message": mcp_error.message}),
-                call.status, record, session_id, detail,
+                NotPerformed(
+                    call.status,
+                    f"mcp_error_{mcp_error.code}",
+                    {"code": mcp_error.code, "message": mcp_error.message},
+                ),
+                call.status,
+                record,
+                session_id,
+                detail,
             )
         return Exchange(Unknown(detail), call.status, record, session_id, detail)
 
@@ -399,5 +526,9 @@ def _describe(exc: BaseException, auth: PoppyAuth) -> str:
 
 
 def _text_of(wire: dict[str, Any]) -> str:
-    parts = [item.get("text", "") for item in wire.get("content", []) if isinstance(item, dict) and item.get("type") == "text"]
+    parts = [
+        item.get("text", "")
+        for item in wire.get("content", [])
+        if isinstance(item, dict) and item.get("type") == "text"
+    ]
     return " ".join(p for p in parts if isinstance(p, str))[:2000]

@@ -49,7 +49,9 @@ class _CheckedStream(httpx2.AsyncByteStream):
                 else:
                     self._pending += chunk
                     if len(self._pending) > MAX_RESPONSE_BYTES:
-                        self._pending = b""  # past the bound nothing is kept; http.py refuses such bodies
+                        self._pending = (
+                            b""  # past the bound nothing is kept; http.py refuses such bodies
+                        )
             except DuplicateMember as exc:
                 self._on_malformed(str(exc))
                 raise MalformedMessage(f"the MCP server sent a malformed message: {exc}") from None
@@ -68,7 +70,9 @@ class _CheckedStream(httpx2.AsyncByteStream):
         if len(self._pending) > MAX_RESPONSE_BYTES:
             self._pending, self._data = b"", []
             return
-        *lines, self._pending = self._pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        *lines, self._pending = (
+            self._pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        )
         for line in lines:
             if not line:
                 if self._data:
@@ -85,7 +89,9 @@ class _CheckedStream(httpx2.AsyncByteStream):
 class StrictJsonTransport(httpx2.AsyncBaseTransport):
     """Wraps the (guarded) transport the MCP SDK's client uses."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, on_malformed: Callable[[str | None, str], None]) -> None:
+    def __init__(
+        self, inner: httpx2.AsyncBaseTransport, on_malformed: Callable[[str | None, str], None]
+    ) -> None:
         self._inner = inner
         self._on_malformed = on_malformed
 
@@ -97,11 +103,17 @@ class StrictJsonTransport(httpx2.AsyncBaseTransport):
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             if encoding not in ("", "identity"):
                 # Asked for identity; compressed bytes could hide a duplicate from the check.
-                self._on_malformed(method, f"the answer is {encoding}-compressed though poppy-tui asked for none")
+                self._on_malformed(
+                    method, f"the answer is {encoding}-compressed though poppy-tui asked for none"
+                )
                 await response.aclose()
-                raise MalformedMessage("the MCP server compressed its answer though poppy-tui asked for none")
+                raise MalformedMessage(
+                    "the MCP server compressed its answer though poppy-tui asked for none"
+                )
             response.stream = _CheckedStream(
-                response.stream, "event-stream" in kind, lambda reason: self._on_malformed(method, reason)
+                response.stream,
+                "event-stream" in kind,
+                lambda reason: self._on_malformed(method, reason),
             )
         return response
 

@@ -38,7 +38,9 @@ class UnknownAgent(Exception):
 
 
 class DemoClient(ClientMixin):
-    def __init__(self, client_id: str, metadata: dict[str, Any], assertion_key: jwk.Key | None = None) -> None:
+    def __init__(
+        self, client_id: str, metadata: dict[str, Any], assertion_key: jwk.Key | None = None
+    ) -> None:
         self.client_id = client_id
         self.metadata = metadata
         self.assertion_key = assertion_key
@@ -99,7 +101,9 @@ def as_jose_key(key: Any) -> jwk.Key:
     PEM text, or already a joserfc key. Private members are never accepted."""
     if isinstance(key, jwk.Key):
         return key
-    if isinstance(key, (str, bytes)) and (b"BEGIN" in (key if isinstance(key, bytes) else key.encode())):
+    if isinstance(key, (str, bytes)) and (
+        b"BEGIN" in (key if isinstance(key, bytes) else key.encode())
+    ):
         return jwk.import_key(key)
     if isinstance(key, str):
         key = json.loads(key)
@@ -111,7 +115,9 @@ def as_jose_key(key: Any) -> jwk.Key:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-        pem = key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        pem = key.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
         if isinstance(key, ec.EllipticCurvePublicKey):
             return jwk.import_key(pem, "EC")
         if isinstance(key, rsa.RSAPublicKey):
@@ -131,9 +137,13 @@ class AgentDirectory:
         try:
             metadata = await self.registry.metadata(client_id)
         except Exception as exc:
-            raise UnknownAgent(f"the agent's Client ID Metadata Document {client_id} could not be used: {exc}") from None
+            raise UnknownAgent(
+                f"the agent's Client ID Metadata Document {client_id} could not be used: {exc}"
+            ) from None
         if not isinstance(metadata, dict) or metadata.get("client_id", client_id) != client_id:
-            raise UnknownAgent(f"the Client ID Metadata Document at {client_id} names another client_id")
+            raise UnknownAgent(
+                f"the Client ID Metadata Document at {client_id} names another client_id"
+            )
         key = None
         if kid is not None:
             try:
@@ -141,7 +151,9 @@ class AgentDirectory:
             except UnknownAgent:
                 raise
             except Exception as exc:
-                raise UnknownAgent(f"no usable key {kid!r} in the JWKS of {client_id}: {exc}") from None
+                raise UnknownAgent(
+                    f"no usable key {kid!r} in the JWKS of {client_id}: {exc}"
+                ) from None
         client = DemoClient(client_id, metadata, key)
         self._clients[client_id] = client
         return client

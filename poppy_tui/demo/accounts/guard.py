@@ -88,7 +88,9 @@ def _quotable(text: str) -> str:
     return "".join(ch for ch in text if 0x20 <= ord(ch) <= 0x7E and ch not in '"\\')
 
 
-def authenticate(tokens: TokenStore, headers: Mapping[str, str], session: VerifiedSession) -> Caller:
+def authenticate(
+    tokens: TokenStore, headers: Mapping[str, str], session: VerifiedSession
+) -> Caller:
     raw = headers.get("authorization")
     if raw is None:
         return Caller(session)
@@ -104,9 +106,13 @@ def authenticate(tokens: TokenStore, headers: Mapping[str, str], session: Verifi
             f"The access token is unknown, expired or revoked. Refresh it, or carry on signed out of {ORGANIZATION}.",
         )
     if token.client_id != session.client_id:
-        raise Challenge(c.INVALID_TOKEN, (), "The access token was issued to another agent than the Session's.")
+        raise Challenge(
+            c.INVALID_TOKEN, (), "The access token was issued to another agent than the Session's."
+        )
     if not tokens.bind_user(token.grant, session.user_id):
-        raise Challenge(c.INVALID_TOKEN, (), "The access token belongs to another User than the Session's.")
+        raise Challenge(
+            c.INVALID_TOKEN, (), "The access token belongs to another User than the Session's."
+        )
     return Caller(session, token)
 
 

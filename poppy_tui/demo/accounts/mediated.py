@@ -54,14 +54,35 @@ class MediatedSignIns:
     def check_request(self, body: dict) -> tuple[dict[str, str], tuple[str, ...]]:
         """The declared fields, exactly, and the scopes asked for."""
         fields = body.get("fields")
-        if not isinstance(fields, dict) or set(fields) != FIELD_NAMES or not all(isinstance(v, str) for v in fields.values()):
-            raise MediatedError(400, {"status": "failed", "error": "invalid_request",
-                                      "error_description": "fields must hold exactly: " + ", ".join(sorted(FIELD_NAMES)) + " (strings)."})
-        scopes = parse_scope(body.get("scope") if isinstance(body.get("scope"), str) else None) or MEDIATED_SCOPES
+        if (
+            not isinstance(fields, dict)
+            or set(fields) != FIELD_NAMES
+            or not all(isinstance(v, str) for v in fields.values())
+        ):
+            raise MediatedError(
+                400,
+                {
+                    "status": "failed",
+                    "error": "invalid_request",
+                    "error_description": "fields must hold exactly: "
+                    + ", ".join(sorted(FIELD_NAMES))
+                    + " (strings).",
+                },
+            )
+        scopes = (
+            parse_scope(body.get("scope") if isinstance(body.get("scope"), str) else None)
+            or MEDIATED_SCOPES
+        )
         unknown = [s for s in scopes if s not in MEDIATED_SCOPES]
         if unknown:
-            raise MediatedError(400, {"status": "failed", "error": "invalid_scope",
-                                      "error_description": f"Mediated Sign-In can't grant {' '.join(unknown)}."})
+            raise MediatedError(
+                400,
+                {
+                    "status": "failed",
+                    "error": "invalid_scope",
+                    "error_description": f"Mediated Sign-In can't grant {' '.join(unknown)}.",
+                },
+            )
         return fields, scopes
 
     # ----- rate limiting -----------------------------------------------------
@@ -80,7 +101,11 @@ class MediatedSignIns:
                     retry = max(1, int(failures[0] + FAILURE_WINDOW_SECONDS - now) + 1)
                     raise MediatedError(
                         429,
-                        {"status": "failed", "error": "rate_limited", "error_description": "Too many failed sign-ins; try again later."},
+                        {
+                            "status": "failed",
+                            "error": "rate_limited",
+                            "error_description": "Too many failed sign-ins; try again later.",
+                        },
                         {"Retry-After": str(retry)},
                     )
 
@@ -93,7 +118,13 @@ class MediatedSignIns:
     # ----- the one-time code step ---------------------------------------------
 
     def start(self, client_id: str, account: Account, scopes: tuple[str, ...]) -> PendingSignIn:
-        pending = PendingSignIn("msi_" + secrets.token_urlsafe(16), client_id, account, scopes, time.time() + self.expires_in)
+        pending = PendingSignIn(
+            "msi_" + secrets.token_urlsafe(16),
+            client_id,
+            account,
+            scopes,
+            time.time() + self.expires_in,
+        )
         with self._lock:
             self._pending[pending.sign_in_id] = pending
         return pending

@@ -22,7 +22,12 @@ from typing import Any, Iterable
 
 from authlib.oauth2.rfc6749 import AuthorizationServer, OAuth2Payload, OAuth2Request
 from authlib.oauth2.rfc6749 import grants
-from authlib.oauth2.rfc6749.errors import InvalidClientError, InvalidGrantError, InvalidRequestError, InvalidScopeError
+from authlib.oauth2.rfc6749.errors import (
+    InvalidClientError,
+    InvalidGrantError,
+    InvalidRequestError,
+    InvalidScopeError,
+)
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7523 import JWTBearerClientAssertion
 from authlib.oauth2.rfc7636 import CodeChallenge
@@ -33,8 +38,19 @@ from joserfc.errors import JoseError
 from starlette.responses import JSONResponse, Response
 
 from poppy_tui.demo.accounts.clients import PRIVATE_KEY_JWT, AgentDirectory, DemoClient
-from poppy_tui.demo.accounts.tokens import AUTHORIZATION_CODE_SECONDS, AuthorizationCode, DeviceCredential, TokenStore
-from poppy_tui.demo.accounts.users import DEVICE_SCOPES, DIRECT_SCOPES, Account, Directory, parse_scope
+from poppy_tui.demo.accounts.tokens import (
+    AUTHORIZATION_CODE_SECONDS,
+    AuthorizationCode,
+    DeviceCredential,
+    TokenStore,
+)
+from poppy_tui.demo.accounts.users import (
+    DEVICE_SCOPES,
+    DIRECT_SCOPES,
+    Account,
+    Directory,
+    parse_scope,
+)
 
 # Asymmetric algorithms only: `none` and HMAC can never verify an agent.
 ASSERTION_ALGORITHMS = ["ES256", "ES384", "RS256", "PS256", "EdDSA"]
@@ -44,7 +60,9 @@ ASSERTION_MAX_LIFETIME_SECONDS = 300
 class FormRequest(OAuth2Request):
     """An OAuth2Request over values already read from a Starlette request."""
 
-    def __init__(self, method: str, uri: str, headers: Any, query: dict[str, str], form: dict[str, str]) -> None:
+    def __init__(
+        self, method: str, uri: str, headers: Any, query: dict[str, str], form: dict[str, str]
+    ) -> None:
         super().__init__(method, uri, headers=headers)
         self._query = query
         self._form = form
@@ -102,24 +120,36 @@ class PoppyClientAssertion(JWTBearerClientAssertion):
 
     def resolve_client_public_key(self, client: DemoClient):
         if client.assertion_key is None:
-            raise InvalidClientError(description="The client assertion names no key (kid) of the agent's JWKS.")
+            raise InvalidClientError(
+                description="The client assertion names no key (kid) of the agent's JWKS."
+            )
         return client.assertion_key
 
     def process_assertion_claims(self, assertion, resolve_key):
         try:
             token = jose_jwt.decode(assertion, resolve_key, algorithms=ASSERTION_ALGORITHMS)
         except (JoseError, ValueError) as exc:
-            raise InvalidClientError(description=f"The client assertion was rejected: {exc}") from None
+            raise InvalidClientError(
+                description=f"The client assertion was rejected: {exc}"
+            ) from None
         self.verify_claims(token.claims)
         return token.claims
 
     def verify_claims(self, claims) -> None:
         aud = claims.get("aud")
         if not isinstance(aud, str) or aud != self.issuer:
-            raise InvalidClientError(description=f"The client assertion's aud must be the issuer {self.issuer} as one string.")
+            raise InvalidClientError(
+                description=f"The client assertion's aud must be the issuer {self.issuer} as one string."
+            )
         exp, iat = claims.get("exp"), claims.get("iat")
-        if isinstance(exp, (int, float)) and isinstance(iat, (int, float)) and exp - iat > ASSERTION_MAX_LIFETIME_SECONDS:
-            raise InvalidClientError(description="The client assertion lives longer than 5 minutes.")
+        if (
+            isinstance(exp, (int, float))
+            and isinstance(iat, (int, float))
+            and exp - iat > ASSERTION_MAX_LIFETIME_SECONDS
+        ):
+            raise InvalidClientError(
+                description="The client assertion lives longer than 5 minutes."
+            )
         super().verify_claims(claims)
 
     def validate_jti(self, claims, jti) -> bool:
@@ -156,8 +186,16 @@ class S256Only(CodeChallenge):
 
 
 class DemoAuthorizationServer(AuthorizationServer):
-    def __init__(self, issuer: str, verification_uri: str, agents: AgentDirectory, tokens: TokenStore, users: Directory,
-                 device_expires_in: int, device_interval: int) -> None:
+    def __init__(
+        self,
+        issuer: str,
+        verification_uri: str,
+        agents: AgentDirectory,
+        tokens: TokenStore,
+        users: Directory,
+        device_expires_in: int,
+        device_interval: int,
+    ) -> None:
         super().__init__(scopes_supported=list(dict.fromkeys(DIRECT_SCOPES + DEVICE_SCOPES)))
         self.issuer = issuer
         self.agents = agents
@@ -184,11 +222,15 @@ class DemoAuthorizationServer(AuthorizationServer):
     def create_oauth2_request(self, request) -> OAuth2Request:
         return request  # routes.py builds FormRequest itself
 
-    def handle_response(self, status: int, body: Any, headers: Iterable[tuple[str, str]]) -> Response:
+    def handle_response(
+        self, status: int, body: Any, headers: Iterable[tuple[str, str]]
+    ) -> Response:
         header_map = {k: v for k, v in headers}
         if status == 401 and isinstance(body, dict):
             # authlib names Basic, which this server doesn't take: say what it does take.
-            header_map["WWW-Authenticate"] = client_challenge(self.issuer, str(body.get("error_description") or ""))
+            header_map["WWW-Authenticate"] = client_challenge(
+                self.issuer, str(body.get("error_description") or "")
+            )
         if isinstance(body, dict):
             header_map.pop("Content-Type", None)
             header_map.setdefault("Cache-Control", "no-store")
@@ -206,8 +248,14 @@ class DemoAuthorizationServer(AuthorizationServer):
             grant = refresh.grant
         else:
             account = request.user
-            sign_in = "device" if isinstance(getattr(request, "credential", None), DeviceCredential) else "direct"
-            grant = self.tokens.new_grant(request.client.get_client_id(), account.account_id, scopes, sign_in)
+            sign_in = (
+                "device"
+                if isinstance(getattr(request, "credential", None), DeviceCredential)
+                else "direct"
+            )
+            grant = self.tokens.new_grant(
+                request.client.get_client_id(), account.account_id, scopes, sign_in
+            )
         token.clear()
         token.update(self.tokens.issue(grant, scopes))
 
@@ -221,7 +269,9 @@ def client_challenge(issuer: str, description: str) -> str:
     return f'{PRIVATE_KEY_JWT} realm="{issuer}", error="invalid_client", error_description="{safe}"'
 
 
-def _token_stub(grant_type, client, user=None, scope=None, expires_in=None, include_refresh_token=True) -> dict[str, Any]:
+def _token_stub(
+    grant_type, client, user=None, scope=None, expires_in=None, include_refresh_token=True
+) -> dict[str, Any]:
     return {"token_type": "Bearer", "scope": scope or ""}
 
 

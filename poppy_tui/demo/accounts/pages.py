@@ -22,7 +22,11 @@ MAX_NAME_CHARS = 80
 
 def plain(text: object, limit: int = MAX_NAME_CHARS) -> str:
     """Text from outside as safe HTML: no control, format (bidi) or private-use characters."""
-    cleaned = "".join(ch for ch in str(text) if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp"))
+    cleaned = "".join(
+        ch
+        for ch in str(text)
+        if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp")
+    )
     cleaned = " ".join(cleaned.split())
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - 1] + "…"
@@ -37,17 +41,27 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
 .agent{{font-weight:bold}} .error{{color:#a00}} li{{margin:.3rem 0}}</style></head>
 <body><h1>{ORGANIZATION}</h1>{body}</body></html>"""
     # frame-ancestors/X-Frame-Options: a consent page must not be framed (clickjacking).
-    headers = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'", "Cache-Control": "no-store"}
+    headers = {
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+        "Cache-Control": "no-store",
+    }
     return HTMLResponse(document, status_code=status, headers=headers)
 
 
 def _scope_list(scopes: tuple[str, ...]) -> str:
-    items = "".join(f"<li><code>{plain(s)}</code>: {html.escape(SCOPE_DESCRIPTIONS.get(s, s))}</li>" for s in scopes)
+    items = "".join(
+        f"<li><code>{plain(s)}</code>: {html.escape(SCOPE_DESCRIPTIONS.get(s, s))}</li>"
+        for s in scopes
+    )
     return f"<ul>{items}</ul>"
 
 
 def _hidden(params: dict[str, str]) -> str:
-    return "".join(f'<input type="hidden" name="{plain(k, 64)}" value="{html.escape(v, quote=True)}">' for k, v in params.items())
+    return "".join(
+        f'<input type="hidden" name="{plain(k, 64)}" value="{html.escape(v, quote=True)}">'
+        for k, v in params.items()
+    )
 
 
 def _credentials(username: str = "") -> str:
@@ -57,7 +71,14 @@ def _credentials(username: str = "") -> str:
     )
 
 
-def consent_page(agent_name: str, client_id: str, scopes: tuple[str, ...], params: dict[str, str], action: str, error: str = "") -> HTMLResponse:
+def consent_page(
+    agent_name: str,
+    client_id: str,
+    scopes: tuple[str, ...],
+    params: dict[str, str],
+    action: str,
+    error: str = "",
+) -> HTMLResponse:
     problem = f'<p class="error">{html.escape(error)}</p>' if error else ""
     body = f"""<h2>Sign in and allow an agent</h2>
 <p>The personal agent <span class="agent">{plain(agent_name)}</span> (<code>{plain(client_id, 200)}</code>)
@@ -73,7 +94,13 @@ def error_page(message: str, status: int = 400) -> HTMLResponse:
     return _page("Sign-in problem", f'<p class="error">{html.escape(message)}</p>', status)
 
 
-def device_page(action: str, user_code: str = "", agent: tuple[str, str] | None = None, scopes: tuple[str, ...] = (), error: str = "") -> HTMLResponse:
+def device_page(
+    action: str,
+    user_code: str = "",
+    agent: tuple[str, str] | None = None,
+    scopes: tuple[str, ...] = (),
+    error: str = "",
+) -> HTMLResponse:
     about = ""
     if agent is not None:
         about = (

@@ -145,7 +145,9 @@ class TokenStore:
 
     # ----- grants and tokens -------------------------------------------------
 
-    def new_grant(self, client_id: str, account_id: str, scopes: tuple[str, ...], sign_in: str) -> Grant:
+    def new_grant(
+        self, client_id: str, account_id: str, scopes: tuple[str, ...], sign_in: str
+    ) -> Grant:
         with self.lock:
             grant = Grant(new_id("grt_"), client_id, account_id, scopes, sign_in)
             self._grants[grant.grant_id] = grant
@@ -155,7 +157,9 @@ class TokenStore:
         """A token response for `grant`: a new access token and a new refresh token."""
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         with self.lock:
-            self._access[_digest(access)] = AccessToken(grant, scopes, time.time() + self.access_token_seconds)
+            self._access[_digest(access)] = AccessToken(
+                grant, scopes, time.time() + self.access_token_seconds
+            )
             self._refresh[_digest(refresh)] = RefreshToken(grant, scopes)
         return {
             "token_type": "Bearer",
@@ -204,7 +208,11 @@ class TokenStore:
     def devices(self) -> list[DeviceCredential]:
         """Device sign-ins still waiting for the person (to inspect)."""
         with self.lock:
-            return [d for d in self._devices.values() if not d.used and d.decision is None and not d.is_expired()]
+            return [
+                d
+                for d in self._devices.values()
+                if not d.used and d.decision is None and not d.is_expired()
+            ]
 
     def grants(self) -> list[Grant]:
         with self.lock:

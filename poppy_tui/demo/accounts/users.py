@@ -47,7 +47,9 @@ class Account:
     one_time_code: str | None  # asked by Mediated Sign-In after the password
 
 
-DEMO_ACCOUNT = Account("acct_river", DEMO_USERNAME, "River Alvarez", DEMO_PASSWORD, DEMO_ONE_TIME_CODE)
+DEMO_ACCOUNT = Account(
+    "acct_river", DEMO_USERNAME, "River Alvarez", DEMO_PASSWORD, DEMO_ONE_TIME_CODE
+)
 
 
 class Directory:

@@ -60,7 +60,9 @@ class PoppyScreen(Screen):
     # A screen where the person types: letters are text there, never a screen switch.
     TYPING = False
 
-    def run_exclusive(self, work: Callable[[], Coroutine[Any, Any, None]], group: str) -> Worker[None]:
+    def run_exclusive(
+        self, work: Callable[[], Coroutine[Any, Any, None]], group: str
+    ) -> Worker[None]:
         """Run an async method in a worker that replaces the group's running one (run_worker with
         exclusive=True; typed here, as mypy can't tell which of its kinds of work a method is)."""
         return self.run_worker(work, group=group, exclusive=True)
@@ -83,7 +85,9 @@ class PoppyScreen(Screen):
         return self.poppy.reader
 
     def title_bar(self) -> ComposeResult:
-        yield TitleBar(nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, self.TYPING), id="title-bar")
+        yield TitleBar(
+            nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, self.TYPING), id="title-bar"
+        )
 
     def refresh_data(self) -> None:
         """Re-read what this screen shows. Cheap: called on every store change."""

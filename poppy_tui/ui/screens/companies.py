@@ -84,7 +84,10 @@ class CompaniesScreen(PoppyScreen):
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Horizontal(id="companies-add"):
-            yield Input(placeholder="Add a Company: its domain, or a loopback URL for a local one  (+)", id="add-company")
+            yield Input(
+                placeholder="Add a Company: its domain, or a loopback URL for a local one  (+)",
+                id="add-company",
+            )
         yield DataTable(id="companies-table", cursor_type="row", zebra_stripes=True)
         yield Static(
             # A line each, under 76 columns: run together, "s/o:" ended a line at 80 columns and
@@ -109,28 +112,40 @@ class CompaniesScreen(PoppyScreen):
         compact = self.app.size.width < COMPACT_BELOW
         columns = _layout(self.app.size.width)
         flexible = next(k for k, _, w in columns if w == 0)
-        rest = remaining_width(self.app.size.width, (w for k, _, w in columns if k != flexible),
-                               minimum=15 if compact else 30, chrome=4 if compact else TABLE_CHROME)
+        rest = remaining_width(
+            self.app.size.width,
+            (w for k, _, w in columns if k != flexible),
+            minimum=15 if compact else 30,
+            chrome=4 if compact else TABLE_CHROME,
+        )
         set_columns(table, [(k, label, rest if k == flexible else w) for k, label, w in columns])
         table.clear()
         for company in self.companies:
             offers = company_interfaces(company)
-            if self.app.size.width < ROOMY_FROM:  # "conversation" is what Talk talks to: the row fits 80
+            if (
+                self.app.size.width < ROOMY_FROM
+            ):  # "conversation" is what Talk talks to: the row fits 80
                 offers = ["Talk" if label == "conversation" else label for label in offers]
             sign_in = sign_ins.get(company.id)
             values = {
-                "name": company_label(company.name, company.domain, CELL_MAX).marked_name,  # ⚠; cell() cuts
+                "name": company_label(
+                    company.name, company.domain, CELL_MAX
+                ).marked_name,  # ⚠; cell() cuts
                 "domain": company.domain,
                 "interfaces": ", ".join(offers) or "none",
                 "discovered": local_time(company.discovered_at),
                 "url": company.base_url,
                 "signed_in": ("yes" if sign_in else "no") if compact else _signed_in_text(sign_in),
             }
-            supports = Text("yes" if company.supports_operations else "no",
-                            style="" if company.supports_operations else "dim")
+            supports = Text(
+                "yes" if company.supports_operations else "no",
+                style="" if company.supports_operations else "dim",
+            )
             table.add_row(
-                *(supports if k == "operations" else cell(values[k], rest if k == flexible else w)
-                  for k, _, w in columns),
+                *(
+                    supports if k == "operations" else cell(values[k], rest if k == flexible else w)
+                    for k, _, w in columns
+                ),
                 key=str(company.id),
             )
         if self.companies:
@@ -174,7 +189,10 @@ class CompaniesScreen(PoppyScreen):
         else:
             self.notify(
                 f"Signed out of {name} here, but the Company could not be told ({plain_line(result.detail, 200)}). "
-                "Disconnect poppy-tui on its site.", severity="warning", markup=False, timeout=15,
+                "Disconnect poppy-tui on its site.",
+                severity="warning",
+                markup=False,
+                timeout=15,
             )
         self.refresh_data()
 
@@ -199,13 +217,20 @@ class CompaniesScreen(PoppyScreen):
         try:
             company: Any = await self.agent.add_company(text)
         except Exception as exc:  # discovery errors name the field; they may quote the Company
-            self.notify(f"Could not add {plain_line(text)}: {plain_line(exc)}", severity="error", markup=False,
-                        timeout=10)
+            self.notify(
+                f"Could not add {plain_line(text)}: {plain_line(exc)}",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
             return
         self.query_one("#add-company", Input).value = ""
         label = company_label(company.name, company.domain, 80)
-        self.notify(f"Added {label.text}." + (f" {label.warning}" if label.warning else ""), markup=False,
-                    severity="warning" if label.marked else "information")
+        self.notify(
+            f"Added {label.text}." + (f" {label.warning}" if label.warning else ""),
+            markup=False,
+            severity="warning" if label.marked else "information",
+        )
         self.refresh_data()
         self.query_one("#companies-table").focus()
 

@@ -18,7 +18,14 @@ from textual.widgets.option_list import Option
 from poppy_tui.agent.store.records import CompanyRecord
 from poppy_tui.ui.format import company_interfaces
 from poppy_tui.ui.safe import json_content, plain_line, safe_content, safe_line_content
-from poppy_tui.ui.schema_forms import Action, FormError, FormField, api_actions, build_request, tool_actions
+from poppy_tui.ui.schema_forms import (
+    Action,
+    FormError,
+    FormField,
+    api_actions,
+    build_request,
+    tool_actions,
+)
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
@@ -47,6 +54,7 @@ PICK_ACTION = "Press Enter on an operation or tool to fill in its request."
 # A list entry's label and title: long ones wrap in the list instead of being cut.
 LIST_LINE_MAX = 200
 
+
 class ComposerScreen(PoppyScreen):
     TITLE_TEXT = "New request"
     NAV_MODE = "compose"
@@ -54,7 +62,13 @@ class ComposerScreen(PoppyScreen):
     AUTO_FOCUS = "#composer-company"
     BINDINGS = [
         Binding("ctrl+s", "send", "Send", id="send_request", priority=True),
-        Binding("ctrl+g", "sign_in_and_resend", "Sign in, send again", id="sign_in_and_resend", priority=True),
+        Binding(
+            "ctrl+g",
+            "sign_in_and_resend",
+            "Sign in, send again",
+            id="sign_in_and_resend",
+            priority=True,
+        ),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -72,8 +86,12 @@ class ComposerScreen(PoppyScreen):
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Horizontal(id="composer-company-row"):
-            yield CompanySelect(prompt="Pick a Company", id="composer-company",
-                                preselect=self.initial_company_id, pick_only_one=True)
+            yield CompanySelect(
+                prompt="Pick a Company",
+                id="composer-company",
+                preselect=self.initial_company_id,
+                pick_only_one=True,
+            )
         with Horizontal(id="composer-main"):
             yield OptionList(id="composer-actions")
             # Not focusable: Shift+Tab from the form must land on something you can see and use.
@@ -107,7 +125,9 @@ class ComposerScreen(PoppyScreen):
             self.notify("That Company has no agent to talk to.", markup=False)
 
     def refresh_data(self) -> None:
-        self.query_one("#composer-company", CompanySelect).show_companies(self.store.list_companies())
+        self.query_one("#composer-company", CompanySelect).show_companies(
+            self.store.list_companies()
+        )
 
     # ---- picking --------------------------------------------------------------------------
 
@@ -155,7 +175,9 @@ class ComposerScreen(PoppyScreen):
                 )
             )
         if not actions:
-            listing.add_option(Option(Content("This Company offers no API operations or tools."), disabled=True))
+            listing.add_option(
+                Option(Content("This Company offers no API operations or tools."), disabled=True)
+            )
         for problem in problems:
             self.notify(plain_line(problem), severity="error", markup=False, timeout=10)
         if actions:
@@ -172,8 +194,11 @@ class ComposerScreen(PoppyScreen):
     async def show_form(self, action: Action) -> None:
         self.action = action
         self.query_one("#composer-title", Static).update(
-            Content.assemble(safe_line_content(action.label, 80).stylize("bold"), "  ",
-                             safe_line_content(action.title, 80))
+            Content.assemble(
+                safe_line_content(action.label, 80).stylize("bold"),
+                "  ",
+                safe_line_content(action.title, 80),
+            )
         )
         self.query_one("#composer-description", Static).update(safe_content(action.description))
         form = self.query_one("#composer-form", Vertical)
@@ -196,8 +221,12 @@ class ComposerScreen(PoppyScreen):
                 widgets.append(Static(safe_content(f.description), classes="field-help"))
             widgets.append(self._input_for(f, widget_id))
         if action.raw_body:
-            widgets.append(Static(Content("JSON body" if action.kind == "api" else "Arguments (JSON)"),
-                                  classes="field-label"))
+            widgets.append(
+                Static(
+                    Content("JSON body" if action.kind == "api" else "Arguments (JSON)"),
+                    classes="field-label",
+                )
+            )
             widgets.append(TextArea("", id="composer-raw"))
         if not widgets:
             widgets.append(Static(Content("This takes no inputs."), classes="field-help"))
@@ -211,8 +240,15 @@ class ComposerScreen(PoppyScreen):
         if f.enum or f.type == "boolean":
             values = list(f.enum) if f.enum else [True, False]
             return Select(
-                [(safe_line_content(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v, 60), v)
-                 for v in values],
+                [
+                    (
+                        safe_line_content(
+                            json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v, 60
+                        ),
+                        v,
+                    )
+                    for v in values
+                ],
                 prompt="(leave out)" if not f.required else "Pick one",
                 id=widget_id,
             )
@@ -260,9 +296,13 @@ class ComposerScreen(PoppyScreen):
         self.query_one("#composer-send", Button).disabled = True
         try:
             if action.kind == "api":
-                result = await self.agent.call_api(company, action.method, built.path, built.body, origin="tui")
+                result = await self.agent.call_api(
+                    company, action.method, built.path, built.body, origin="tui"
+                )
             else:
-                result = await self.agent.call_tool(company, action.name, built.arguments, origin="tui")
+                result = await self.agent.call_tool(
+                    company, action.name, built.arguments, origin="tui"
+                )
         except Exception as exc:
             result_view.update(Content.assemble(("FAILED — ", "bold"), safe_content(str(exc))))
             return
@@ -297,7 +337,9 @@ class ComposerScreen(PoppyScreen):
             self.sign_in_and_resend(*self.awaiting_sign_in)
 
     @work(group="composer-sign-in", exclusive=True)
-    async def sign_in_and_resend(self, company: CompanyRecord, action: Any, built: Any, challenge: Any) -> None:
+    async def sign_in_and_resend(
+        self, company: CompanyRecord, action: Any, built: Any, challenge: Any
+    ) -> None:
         from poppy_tui.ui.screens.signin import sign_in
 
         if await sign_in(self.app, company.id, list(challenge.scopes) or None):

@@ -21,7 +21,6 @@ from poppy_tui.ui.screens.base import SCREENS_CSS
 from poppy_tui.ui.widgets.countdown import Countdown
 
 
-
 def company_line(company_name: str, company_domain: str) -> Content:
     """The dialogs' "Company  <name>  at <domain>" line: the name marked when it has look-alike
     letters, both sanitised and cut to one line."""
@@ -32,13 +31,16 @@ def company_line(company_name: str, company_domain: str) -> Content:
         safe_line_content(company_domain, 80),
     )
 
+
 def confirm_help(grace_seconds: float) -> str:
     """What y does, and what can still stop it on a line of its own: run together, the sentence
     wrapped at 80 columns as "until then, w" / "withdraws it", as if w were a word."""
     if grace_seconds <= 0:
         return "y approves this revision only; it is sent at once.\nEsc or n: cancel."
-    return (f"y approves this revision only; it is sent in {grace_seconds:g} s.\n"
-            "Until then, w withdraws it.   Esc or n: cancel.")
+    return (
+        f"y approves this revision only; it is sent in {grace_seconds:g} s.\n"
+        "Until then, w withdraws it.   Esc or n: cancel."
+    )
 
 
 class MouseButton(Button, can_focus=False):
@@ -93,7 +95,9 @@ class ConfirmApproveScreen(ModalScreen[bool]):
             amount = (
                 Content.assemble(("Amount   ", "dim"), strong(self.amount, 60))
                 if self.amount
-                else Content.assemble(("Amount   ", "dim"), "no amount in the terms — check the summary")
+                else Content.assemble(
+                    ("Amount   ", "dim"), "no amount in the terms — check the summary"
+                )
             )
             yield Static(amount, id="confirm-amount")
             if self.dangers or self.warnings:
@@ -140,6 +144,7 @@ class ConfirmApproveScreen(ModalScreen[bool]):
 
 class ResolveOutcomeScreen(ModalScreen["bool | None"]):
     """For an outcome nobody knows: the person checked with the Company and says what happened."""
+
     CSS_PATH = SCREENS_CSS
 
     AUTO_FOCUS = None
@@ -167,7 +172,9 @@ class ResolveOutcomeScreen(ModalScreen["bool | None"]):
                 id="resolve-explain",
             )
             yield Static(
-                Content("p: I checked — it WAS performed      x: I checked — it was NOT performed      Esc: not yet"),
+                Content(
+                    "p: I checked — it WAS performed      x: I checked — it was NOT performed      Esc: not yet"
+                ),
                 id="resolve-help",
             )
             with Horizontal(id="resolve-buttons"):
@@ -193,6 +200,7 @@ class ResolveOutcomeScreen(ModalScreen["bool | None"]):
 class ConfirmDeclineScreen(ModalScreen[bool]):
     """Declining is final for this revision: one key (`y`) confirms, with the Company and the
     summary repeated so the person knows which request they are turning down."""
+
     CSS_PATH = SCREENS_CSS
 
     AUTO_FOCUS = None
@@ -201,7 +209,9 @@ class ConfirmDeclineScreen(ModalScreen[bool]):
         Binding("escape,n", "cancel", "Cancel", id="cancel_decline"),
     ]
 
-    def __init__(self, *, company_name: str, company_domain: str, summary: str, approved: bool = False) -> None:
+    def __init__(
+        self, *, company_name: str, company_domain: str, summary: str, approved: bool = False
+    ) -> None:
         super().__init__(id="confirm-decline")
         self.company_name = company_name
         self.company_domain = company_domain
@@ -225,7 +235,9 @@ class ConfirmDeclineScreen(ModalScreen[bool]):
                 if self.approved
                 else "Nothing will be done: nothing is sent and the action is not performed."
             )
-            yield Static(Content(consequence + " This is final for this revision."), id="decline-explain")
+            yield Static(
+                Content(consequence + " This is final for this revision."), id="decline-explain"
+            )
             yield Static(Content("y declines.   Esc or n: keep it waiting."), id="decline-help")
             with Horizontal(id="decline-buttons"):
                 yield MouseButton(Content("Decline (y)"), id="decline-yes")

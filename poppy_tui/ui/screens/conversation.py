@@ -15,7 +15,13 @@ from textual.widgets import Input, Select, Static
 from poppy_tui.agent.store.records import CompanyRecord, Status
 from poppy_tui.agent.store.store import Store
 from poppy_tui.ui.format import company_interfaces, record_status_label
-from poppy_tui.ui.safe import company_content, first_line, plain_line, safe_content, safe_line_content
+from poppy_tui.ui.safe import (
+    company_content,
+    first_line,
+    plain_line,
+    safe_content,
+    safe_line_content,
+)
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
@@ -66,7 +72,13 @@ class ConversationScreen(PoppyScreen):
     AUTO_FOCUS = "#talk-input"
     BINDINGS = [
         Binding("ctrl+r", "refresh_conversation", "Check for replies", id="refresh_conversation"),
-        Binding("ctrl+g", "sign_in_and_resend", "Sign in, say it again", id="sign_in_and_say_again", priority=True),
+        Binding(
+            "ctrl+g",
+            "sign_in_and_resend",
+            "Sign in, say it again",
+            id="sign_in_and_say_again",
+            priority=True,
+        ),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -82,8 +94,12 @@ class ConversationScreen(PoppyScreen):
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
         with Horizontal(id="talk-company-row"):
-            yield CompanySelect(prompt="Pick a Company to talk to", id="talk-company",
-                                preselect=self.initial_company_id, pick_only_one=True)
+            yield CompanySelect(
+                prompt="Pick a Company to talk to",
+                id="talk-company",
+                preselect=self.initial_company_id,
+                pick_only_one=True,
+            )
         yield Static(
             Content(
                 "Messages are only words: nothing you or the Company write here approves anything. "
@@ -130,7 +146,9 @@ class ConversationScreen(PoppyScreen):
         company = self.company
         if company is None:
             return
-        rows = self.store.messages(self.conversation_row) if self.conversation_row is not None else []
+        rows = (
+            self.store.messages(self.conversation_row) if self.conversation_row is not None else []
+        )
         # The sign-in this conversation still waits for, however the screen came to show it
         # (kept from an `authorization` event): Ctrl+G works on it, not only after saying it again.
         ask = self._open_ask()
@@ -139,12 +157,19 @@ class ConversationScreen(PoppyScreen):
         widgets: list[Static] = []
         for message_id, role, text, message in rows:
             if role == "authorization":
-                widgets.append(self._sign_in_note(company, message, ask is not None and ask.kept_id == message_id))
+                widgets.append(
+                    self._sign_in_note(
+                        company, message, ask is not None and ask.kept_id == message_id
+                    )
+                )
                 continue
             is_company = role == "company"
             # ⚠ on a look-alike name; the picker above shows the verified domain.
-            who = (company_content(company.name, company.domain, 40, with_domain=False) if is_company
-                   else Content.styled("You", "bold"))
+            who = (
+                company_content(company.name, company.domain, 40, with_domain=False)
+                if is_company
+                else Content.styled("You", "bold")
+            )
             widgets.append(
                 MessageView(
                     Content.assemble(who, "\n", safe_content(text or "")),
@@ -157,16 +182,22 @@ class ConversationScreen(PoppyScreen):
             operation_id = str(operation.get("operation_id", ""))
             row = operation_row_for(self.store, company.id, operation_id)
             if row is None:
-                widgets.append(Static(Content.assemble(
-                    ("This message carried an operation poppy could not accept: ", "bold"),
-                    safe_line_content(operation_id, 80),
-                ), classes="message"))
+                widgets.append(
+                    Static(
+                        Content.assemble(
+                            ("This message carried an operation poppy could not accept: ", "bold"),
+                            safe_line_content(operation_id, 80),
+                        ),
+                        classes="message",
+                    )
+                )
                 continue
             record = self.store.get_operation(row)
             # The revision this message carried, not the operation's newest: an earlier message
             # must keep showing the terms it proposed.
             carried = next(
-                (r for r in self.store.revisions(row) if r.revision == operation.get("revision")), record.current
+                (r for r in self.store.revisions(row) if r.revision == operation.get("revision")),
+                record.current,
             )
             cards.append((row, record.status.value, record.current.id))
             widgets.append(OperationCard(row, self._card(record, carried)))
@@ -177,7 +208,9 @@ class ConversationScreen(PoppyScreen):
         with self.app.batch_update():
             await log.remove_children()
             if not widgets:
-                widgets.append(Static(Content("No messages yet. Say hello below."), classes="empty"))
+                widgets.append(
+                    Static(Content("No messages yet. Say hello below."), classes="empty")
+                )
             await log.mount_all(widgets)
         log.scroll_end(animate=False)
 
@@ -195,7 +228,9 @@ class ConversationScreen(PoppyScreen):
             self._ask_sign_in(ask.company, ask.text, ask.challenge)
         return ask
 
-    def _sign_in_note(self, company: CompanyRecord, event: dict[str, Any], still_open: bool) -> Static:
+    def _sign_in_note(
+        self, company: CompanyRecord, event: dict[str, Any], still_open: bool
+    ) -> Static:
         from poppy_tui.protocol.challenges import SIGN_IN_REQUIRED, Challenge, challenge_from_fields
 
         challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
@@ -206,8 +241,10 @@ class ConversationScreen(PoppyScreen):
             then = "Signed in since."
         else:
             then = ""  # answered by a later message of yours
-        return Static(Content.assemble(("poppy  ", "bold"), said, ". ", (then, "bold")),
-                      classes="message talk-sign-in")
+        return Static(
+            Content.assemble(("poppy  ", "bold"), said, ". ", (then, "bold")),
+            classes="message talk-sign-in",
+        )
 
     def _card(self, record: Any, carried: Any) -> Content:
         replaced = carried.id != record.current.id
@@ -246,7 +283,9 @@ class ConversationScreen(PoppyScreen):
     @work(group="talk-say", exclusive=False)
     async def say(self, company: CompanyRecord, text: str) -> None:
         try:
-            result = await self.agent.say(company, text, conversation_row=self.conversation_row, origin="tui")
+            result = await self.agent.say(
+                company, text, conversation_row=self.conversation_row, origin="tui"
+            )
         except Exception as exc:
             self._ask_sign_in(company, text, getattr(exc, "challenge", None))
             self.notify(f"Not sent: {plain_line(exc)}", severity="error", markup=False, timeout=10)
@@ -256,8 +295,12 @@ class ConversationScreen(PoppyScreen):
         if result.challenge is not None:
             # An `authorization` event (or a challenge): shown, never skipped.
             shown = result.detail or self.agent.sessions.challenge_detail(company, result.challenge)
-            self.notify(f"{plain_line(shown)}. Ctrl+G: sign in, then say it again.", severity="warning",
-                        markup=False, timeout=15)
+            self.notify(
+                f"{plain_line(shown)}. Ctrl+G: sign in, then say it again.",
+                severity="warning",
+                markup=False,
+                timeout=15,
+            )
         await self.show_messages()
 
     def _ask_sign_in(self, company: CompanyRecord, text: str, challenge: Any) -> None:
@@ -291,7 +334,9 @@ class ConversationScreen(PoppyScreen):
         try:
             await self.agent.refresh_conversation(conversation_row)
         except Exception as exc:
-            self.notify(f"Could not check for replies: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(
+                f"Could not check for replies: {plain_line(exc)}", severity="error", markup=False
+            )
             return
         await self.show_messages()
 

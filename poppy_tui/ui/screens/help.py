@@ -21,7 +21,11 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     from poppy_tui.ui.navigation import GLOBAL_BINDINGS
     from poppy_tui.ui.screens.companies import CompaniesScreen
     from poppy_tui.ui.screens.composer import ComposerScreen
-    from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen, ResolveOutcomeScreen
+    from poppy_tui.ui.screens.confirm_approve import (
+        ConfirmApproveScreen,
+        ConfirmDeclineScreen,
+        ResolveOutcomeScreen,
+    )
     from poppy_tui.ui.screens.conversation import ConversationScreen, OperationCard
     from poppy_tui.ui.screens.history import HistoryScreen
     from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
@@ -33,19 +37,50 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         return [b for b in items if isinstance(b, Binding)]
 
     return [
-        ("Everywhere", bindings(GLOBAL_BINDINGS), [("ctrl+p", "command palette: theme, keys, quit (never decisions)")]),
-        ("Inbox", [], [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")]),
-        ("Review", bindings(ReviewScreen.BINDINGS), [("up/down/pgup/pgdn", "scroll the summary and terms")]),
-        ("Confirm approval", bindings(ConfirmApproveScreen.BINDINGS), [("enter", "does nothing here, on purpose")]),
+        (
+            "Everywhere",
+            bindings(GLOBAL_BINDINGS),
+            [("ctrl+p", "command palette: theme, keys, quit (never decisions)")],
+        ),
+        (
+            "Inbox",
+            [],
+            [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")],
+        ),
+        (
+            "Review",
+            bindings(ReviewScreen.BINDINGS),
+            [("up/down/pgup/pgdn", "scroll the summary and terms")],
+        ),
+        (
+            "Confirm approval",
+            bindings(ConfirmApproveScreen.BINDINGS),
+            [("enter", "does nothing here, on purpose")],
+        ),
         ("Confirm decline", bindings(ConfirmDeclineScreen.BINDINGS), []),
         ("Outcome unknown", bindings(ResolveOutcomeScreen.BINDINGS), []),
         ("History", bindings(HistoryScreen.BINDINGS), [("enter", "show the full record")]),
         ("Operation record", bindings(HistoryDetailScreen.BINDINGS), []),
-        ("Companies", bindings(CompaniesScreen.BINDINGS), [("enter", "make a request to the Company")]),
-        ("Sign in", bindings(SignInScreen.BINDINGS), [("enter (in a field)", "next field, or sign in on the last")]),
-        ("New request", bindings(ComposerScreen.BINDINGS), [("enter", "pick the highlighted operation or tool")]),
-        ("Talk", bindings(ConversationScreen.BINDINGS) + bindings(OperationCard.BINDINGS),
-         [("enter (in the box)", "send the message")]),
+        (
+            "Companies",
+            bindings(CompaniesScreen.BINDINGS),
+            [("enter", "make a request to the Company")],
+        ),
+        (
+            "Sign in",
+            bindings(SignInScreen.BINDINGS),
+            [("enter (in a field)", "next field, or sign in on the last")],
+        ),
+        (
+            "New request",
+            bindings(ComposerScreen.BINDINGS),
+            [("enter", "pick the highlighted operation or tool")],
+        ),
+        (
+            "Talk",
+            bindings(ConversationScreen.BINDINGS) + bindings(OperationCard.BINDINGS),
+            [("enter (in the box)", "send the message")],
+        ),
         ("Quit with approvals not sent", bindings(QuitScreen.BINDINGS), []),
     ]
 
@@ -67,12 +102,14 @@ class HelpScreen(ModalScreen[None]):
                 Content(
                     # A sentence a line, each well under the dialog's 74 columns at 80: run
                     # together, the example broke between 'approve =' and '"A"'.
-                    "Remap keys in config.toml by id: approve = \"A\" under [keybindings].\n"
+                    'Remap keys in config.toml by id: approve = "A" under [keybindings].\n'
                     "Approve always takes a second step (y); Enter never approves."
                 ),
                 classes="field-help",
             )
-            groups = [(title, self._rows(bindings, extra)) for title, bindings, extra in binding_groups()]
+            groups = [
+                (title, self._rows(bindings, extra)) for title, bindings, extra in binding_groups()
+            ]
             every_row = [row for _, rows in groups for row in rows]
             # One width per column for every section, so keys and ids line up down the whole help.
             keys_width = min(KEYS_WIDTH_MAX, max(len(keys) for keys, _, _ in every_row))
@@ -87,7 +124,9 @@ class HelpScreen(ModalScreen[None]):
         keys = overrides.get(binding.id, binding.key) if binding.id else binding.key
         return ", ".join(self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
-    def _rows(self, bindings: list[Binding], extra: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    def _rows(
+        self, bindings: list[Binding], extra: list[tuple[str, str]]
+    ) -> list[tuple[str, str, str]]:
         rows = [(self._keys(b), b.description, b.id or "") for b in bindings]
         return rows + [(keys, what, "") for keys, what in extra]
 

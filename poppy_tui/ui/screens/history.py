@@ -17,7 +17,12 @@ from textual.widgets import DataTable, Input, Select, Static
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
 from poppy_tui.ui.format import (
-    IN_PROGRESS_STATUSES, INBOX_STATUSES, interface_label, local_time, record_status_label, status_label,
+    IN_PROGRESS_STATUSES,
+    INBOX_STATUSES,
+    interface_label,
+    local_time,
+    record_status_label,
+    status_label,
 )
 from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_line_text, wrapped_first_line
 from poppy_tui.ui.screens.base import PoppyScreen
@@ -28,6 +33,7 @@ from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 PAGE_SIZE = 50
 # Typing in the search box waits this long for the next key before querying.
 TEXT_DEBOUNCE_SECONDS = 0.25
+
 
 class HistoryFilters(TypedDict):
     """What the boxes above the table ask the store for (HistoryStore.list_operations)."""
@@ -53,7 +59,11 @@ COLUMNS = (
     ("status", "Status", 15),
     ("decision", "Decision", 22),
     ("via", "Via", 12),
-    ("summary", "Summary", 0),  # takes what the others leave; the table scrolls sideways for the rest
+    (
+        "summary",
+        "Summary",
+        0,
+    ),  # takes what the others leave; the table scrolls sideways for the rest
     ("decided", "Decided", 23),
     ("outcome", "Outcome", 40),
 )
@@ -79,8 +89,12 @@ def wide_columns(width: int) -> tuple[tuple[str, str, int], ...]:
     shown = {k for k, _, _ in COLUMNS if k not in OPTIONAL_COLUMNS}
     for optional in OPTIONAL_COLUMNS:
         trying = shown | {optional}
-        beside = remaining_width(width, (w for k, _, w in COLUMNS if k in trying and k != "summary"),
-                                 minimum=0, chrome=WIDE_CHROME)
+        beside = remaining_width(
+            width,
+            (w for k, _, w in COLUMNS if k in trying and k != "summary"),
+            minimum=0,
+            chrome=WIDE_CHROME,
+        )
         if beside < SUMMARY_BESIDE_OPTIONAL:
             break
         shown = trying
@@ -134,11 +148,17 @@ class HistoryScreen(PoppyScreen):
         with Horizontal(id="history-filters"):
             yield CompanySelect(prompt="Any Company", id="history-company")
             yield Select(
-                [(Content(label), key) for key, (label, _) in STATUS_FILTERS.items() if key != "all"],
+                [
+                    (Content(label), key)
+                    for key, (label, _) in STATUS_FILTERS.items()
+                    if key != "all"
+                ],
                 prompt="Any status",
                 id="history-status",
             )
-            yield Input(placeholder="Search summary, operation id or Company  (/)", id="history-search")
+            yield Input(
+                placeholder="Search summary, operation id or Company  (/)", id="history-search"
+            )
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="history-pager")
         yield PoppyFooter()
@@ -176,8 +196,11 @@ class HistoryScreen(PoppyScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_filters":
-            return self.focused is not None and self.focused.id in ("history-search", "history-company",
-                                                                     "history-status")
+            return self.focused is not None and self.focused.id in (
+                "history-search",
+                "history-company",
+                "history-status",
+            )
         return True
 
     # ---- paging ---------------------------------------------------------------------------
@@ -197,7 +220,9 @@ class HistoryScreen(PoppyScreen):
             self.refresh_data()
 
     def refresh_data(self) -> None:
-        self.query_one("#history-company", CompanySelect).show_companies(self.store.list_companies())
+        self.query_one("#history-company", CompanySelect).show_companies(
+            self.store.list_companies()
+        )
         self.fetching = True
         self._load(self._filters(), self.page)
 
@@ -262,14 +287,22 @@ class HistoryScreen(PoppyScreen):
         width = self.app.size.width
         compact = width < COMPACT_BELOW
         columns = COMPACT_COLUMNS if compact else wide_columns(width)
-        summary = remaining_width(width, (w for k, _, w in columns if k != "summary"),
-                                  minimum=20 if compact else 30, chrome=4 if compact else WIDE_CHROME)
-        set_columns(table, [(k, label, summary if k == "summary" else w) for k, label, w in columns])
+        summary = remaining_width(
+            width,
+            (w for k, _, w in columns if k != "summary"),
+            minimum=20 if compact else 30,
+            chrome=4 if compact else WIDE_CHROME,
+        )
+        set_columns(
+            table, [(k, label, summary if k == "summary" else w) for k, label, w in columns]
+        )
         table.clear()
         for row in rows:
             values = {
                 "updated": local_time(row.updated_at),
-                "company": company_label(row.company_name, row.company_domain, CELL_MAX).marked_name,  # ⚠ look-alike
+                "company": company_label(
+                    row.company_name, row.company_domain, CELL_MAX
+                ).marked_name,  # ⚠ look-alike
                 "status": record_status_label(row),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),
@@ -279,17 +312,23 @@ class HistoryScreen(PoppyScreen):
             if compact:
                 table.add_row(
                     Text.assemble(cell(values["updated"], 23), "\n", cell(values["status"], 23)),
-                    Text.assemble(cell(values["company"], 20), "\n",
-                                  cell(decision_text(row, with_revision=False), 20), "\n",
-                                  cell(f"via {values['via']}", 20)),
+                    Text.assemble(
+                        cell(values["company"], 20),
+                        "\n",
+                        cell(decision_text(row, with_revision=False), 20),
+                        "\n",
+                        cell(f"via {values['via']}", 20),
+                    ),
                     Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
                     key=str(row.id),
                     height=COMPACT_LINES,
                 )
                 continue
             table.add_row(
-                *(first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
-                  for k, _, w in columns),
+                *(
+                    first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
+                    for k, _, w in columns
+                ),
                 key=str(row.id),
             )
         if rows:

@@ -9,15 +9,33 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import Status
-from poppy_tui.ui.format import interface_label, local_time, record_status_label, record_status_meaning
-from poppy_tui.ui.safe import company_content, json_content, render_summary, safe_content, safe_line_content, strong
+from poppy_tui.ui.format import (
+    interface_label,
+    local_time,
+    record_status_label,
+    record_status_meaning,
+)
+from poppy_tui.ui.safe import (
+    company_content,
+    json_content,
+    render_summary,
+    safe_content,
+    safe_line_content,
+    strong,
+)
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.outcome_view import progress_content
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.terms_table import TermsTable
 
-REVIEWABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED, Status.SENDING, Status.OUTCOME_UNKNOWN)
+REVIEWABLE = (
+    Status.PENDING,
+    Status.WITHDRAWN,
+    Status.APPROVED,
+    Status.SENDING,
+    Status.OUTCOME_UNKNOWN,
+)
 
 
 class HistoryDetailScreen(PoppyScreen):
@@ -52,14 +70,25 @@ class HistoryDetailScreen(PoppyScreen):
         body = self.query_one("#detail-body", VerticalScroll)
         scroll = body.scroll_y
         overview = Content.assemble(
-            ("Company  ", "dim"), company_content(company.name, company.domain, 80, with_domain=False),
-            ("  at ", "dim"), strong(company.domain, 80),
-            "\n", ("Operation  ", "dim"), safe_line_content(record.operation_id, 80),
-            ("   via ", "dim"), interface_label(record.interface),
-            "\n", ("Status  ", "dim"), (record_status_label(record).upper(), "bold"), "  ",
+            ("Company  ", "dim"),
+            company_content(company.name, company.domain, 80, with_domain=False),
+            ("  at ", "dim"),
+            strong(company.domain, 80),
+            "\n",
+            ("Operation  ", "dim"),
+            safe_line_content(record.operation_id, 80),
+            ("   via ", "dim"),
+            interface_label(record.interface),
+            "\n",
+            ("Status  ", "dim"),
+            (record_status_label(record).upper(), "bold"),
+            "  ",
             record_status_meaning(record),
-            "\n", ("Created ", "dim"), local_time(record.created_at),
-            ("   updated ", "dim"), local_time(record.updated_at),
+            "\n",
+            ("Created ", "dim"),
+            local_time(record.created_at),
+            ("   updated ", "dim"),
+            local_time(record.updated_at),
         )
         if record.idempotency_key:
             overview += Content.assemble("\n", ("Idempotency-Key  ", "dim"), record.idempotency_key)
@@ -79,13 +108,19 @@ class HistoryDetailScreen(PoppyScreen):
             widgets.append(
                 Static(
                     Content.assemble(
-                        (f"#{number}  ", "bold"), safe_line_content(revision.revision, 80),
+                        (f"#{number}  ", "bold"),
+                        safe_line_content(revision.revision, 80),
                         (f"  {', '.join(marks)}" if marks else "", "bold"),
-                        ("\nreceived ", "dim"), local_time(revision.received_at),
-                        ("   seen ", "dim"), local_time(revision.seen_at) if revision.seen_at else "never",
-                        ("\nexpires ", "dim"), local_time(revision.expires_at),
-                        ("  as written: ", "dim"), safe_line_content(revision.expires_at_text, 60).stylize("dim"),
-                        "\n\n", render_summary(revision.summary).content,
+                        ("\nreceived ", "dim"),
+                        local_time(revision.received_at),
+                        ("   seen ", "dim"),
+                        local_time(revision.seen_at) if revision.seen_at else "never",
+                        ("\nexpires ", "dim"),
+                        local_time(revision.expires_at),
+                        ("  as written: ", "dim"),
+                        safe_line_content(revision.expires_at_text, 60).stylize("dim"),
+                        "\n\n",
+                        render_summary(revision.summary).content,
                     ),
                     classes="detail-block",
                 )
@@ -96,15 +131,21 @@ class HistoryDetailScreen(PoppyScreen):
         lines: list[Content | str | tuple[str, str]] = []
         for d in decisions:
             lines += [
-                local_time(d.decided_at), "  ", (d.decision.replace("_", " "), "bold"), "  revision ",
-                safe_line_content(by_revision.get(d.revision_id, "?"), 80), f"  by {d.actor}",
+                local_time(d.decided_at),
+                "  ",
+                (d.decision.replace("_", " "), "bold"),
+                "  revision ",
+                safe_line_content(by_revision.get(d.revision_id, "?"), 80),
+                f"  by {d.actor}",
             ]
             if d.note:
                 lines += ["  ", safe_content(d.note)]
             lines.append("\n")
         widgets += [
             Static(Content(f"Decisions ({len(decisions)})"), classes="section-title"),
-            Static(Content.assemble(*lines) if lines else Content.styled("No decisions yet.", "dim")),
+            Static(
+                Content.assemble(*lines) if lines else Content.styled("No decisions yet.", "dim")
+            ),
             Static(Content("Attempts and outcome"), classes="section-title"),
             Static(progress_content(record, store.attempts(record.id))),
         ]

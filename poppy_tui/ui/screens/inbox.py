@@ -19,6 +19,7 @@ from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
 
+
 def check_missing(*args: Any, **kwargs: Any) -> None:
     # Imported when first needed, in the checking thread: the checks pull in the whole safety
     # package (~0.2 s), which must not stand between the start and the first frame.
@@ -30,9 +31,7 @@ def check_missing(*args: Any, **kwargs: Any) -> None:
 # Far more than a person can have open at once; the history screen pages through the rest.
 INBOX_LIMIT = 500
 # The empty inbox: where operations will appear, or, on a first start with no Company, how to begin.
-NOTHING_WAITING = (
-    "Nothing is waiting for you. When a Company asks for your approval, it appears here (no restart needed)."
-)
+NOTHING_WAITING = "Nothing is waiting for you. When a Company asks for your approval, it appears here (no restart needed)."
 NO_COMPANY_YET = (
     "Nothing is waiting for you, and no Company is added yet. Press c for Companies and add one by "
     "its domain; or quit (q) and run poppy-tui --demo to see the whole flow with a demo Company."
@@ -59,7 +58,9 @@ class InboxScreen(PoppyScreen):
         self._send_after: dict[tuple[int, str], str | None] = {}
         self.checking = False  # a thread is computing checks the store doesn't have yet
         self._attempted: set[int] = set()
-        self._handed: set[int] = set()  # the rows the current (or last) thread was given  # rows handed to that thread (one that fails isn't retried in a loop)
+        self._handed: set[int] = (
+            set()
+        )  # the rows the current (or last) thread was given  # rows handed to that thread (one that fails isn't retried in a loop)
         self.loaded = False
         # The store's change token when the rows were read: the app doesn't read them again at
         # on_ready when nothing was committed since (they were read at mount, for the first frame).
@@ -78,9 +79,13 @@ class InboxScreen(PoppyScreen):
         yield from self.title_bar()
         with Vertical(id="inbox-body"):
             notice = Static("", id="inbox-notice")
-            notice.display = False  # until refresh_data, after the first frame, has something to say
+            notice.display = (
+                False  # until refresh_data, after the first frame, has something to say
+            )
             yield notice
-            yield Static(Content("Waiting for your decision"), id="pending-title", classes="section-title")
+            yield Static(
+                Content("Waiting for your decision"), id="pending-title", classes="section-title"
+            )
             if self._has_rows(INBOX_STATUSES):
                 yield OperationTable(id="pending-table")
             more = Static(Content(""), id="pending-more", classes="empty")
@@ -90,7 +95,9 @@ class InboxScreen(PoppyScreen):
             if self._has_rows(IN_PROGRESS_STATUSES):
                 yield from self._progress_section()
             yield Static(
-                Content("Enter: review the highlighted operation. Nothing is ever approved from this list."),
+                Content(
+                    "Enter: review the highlighted operation. Nothing is ever approved from this list."
+                ),
                 id="inbox-hint",
                 classes="empty",
             )
@@ -117,7 +124,9 @@ class InboxScreen(PoppyScreen):
             await body.mount(table, before=body.query_one("#pending-empty"))
             self._follow_scrolling(table)
         if not self.query("#progress-table"):
-            await body.mount_all(list(self._progress_section()), before=body.query_one("#inbox-hint"))
+            await body.mount_all(
+                list(self._progress_section()), before=body.query_one("#inbox-hint")
+            )
         self.refresh_data()
 
     def on_mount(self) -> None:
@@ -165,10 +174,12 @@ class InboxScreen(PoppyScreen):
             # chosen and ordered from the same list; first_frame_shown reads the whole lists.
             if pending_table is not None:
                 pending, pending_count, others = self.reader.soonest_to_expire(
-                    INBOX_STATUSES, pending_table.first_rows(), limit=INBOX_LIMIT)
+                    INBOX_STATUSES, pending_table.first_rows(), limit=INBOX_LIMIT
+                )
             if progress_table is not None:
                 progress = self.reader.list_operations(
-                    IN_PROGRESS_STATUSES, limit=min(INBOX_LIMIT, progress_table.first_rows()))
+                    IN_PROGRESS_STATUSES, limit=min(INBOX_LIMIT, progress_table.first_rows())
+                )
         self.partial = not self.poppy.painted
         rows = [r.id for r in (*pending, *progress)]
         # One query for the rows' stored checks; rows still unchecked show "checking…".
@@ -200,12 +211,16 @@ class InboxScreen(PoppyScreen):
         if pending_table is not None:
             pending_table.display = bool(pending)
         if progress_table is not None:
-            self.query_one("#progress-title", Static).update(Content(f"In progress ({len(progress)})"))
+            self.query_one("#progress-title", Static).update(
+                Content(f"In progress ({len(progress)})")
+            )
             progress_table.display = bool(progress)
             self.query_one("#progress-title").display = bool(progress)
         self._give_keys_to_rows(pending_table if pending else progress_table if progress else None)
         self._pending_count = pending_count
-        if self.poppy.painted:  # before the first frame the layout isn't settled: nothing to fit yet
+        if (
+            self.poppy.painted
+        ):  # before the first frame the layout isn't settled: nothing to fit yet
             self._show_notice(pending_count)  # first: the tables get the room it leaves
             self.call_after_refresh(self.fit_tables)
         self.loaded = True
@@ -220,8 +235,11 @@ class InboxScreen(PoppyScreen):
             return
         body = self.query_one("#inbox-body")
         # Whatever else the body shows; a line for "N more below" only when rows are hidden.
-        rest = sum(child.outer_size.height for child in body.children
-                   if child.display and child not in tables and child.id != "pending-more")
+        rest = sum(
+            child.outer_size.height
+            for child in body.children
+            if child.display and child not in tables and child.id != "pending-more"
+        )
         needs = {t.id: t.lines_needed for t in tables}
         caps = self._caps(tables, needs, max(3, body.content_size.height - rest))
         pending_cap = caps.get("pending-table")
@@ -239,7 +257,9 @@ class InboxScreen(PoppyScreen):
         self._say_more_below(pending, caps.get("pending-table") if pending is not None else None)
 
     @staticmethod
-    def _caps(tables: list[OperationTable], needs: dict[str | None, int], room: int) -> dict[str | None, int | None]:
+    def _caps(
+        tables: list[OperationTable], needs: dict[str | None, int], room: int
+    ) -> dict[str | None, int | None]:
         """Each table's most lines in `room`: None where everything fits."""
         caps: dict[str | None, int | None] = {t.id: None for t in tables}
         if sum(needs.values()) <= room:
@@ -251,14 +271,21 @@ class InboxScreen(PoppyScreen):
         first_row = progress.ordered_rows[0].height if progress.ordered_rows else 1
         progress_least = min(needs["progress-table"], progress.header_height + first_row)
         pending_room = min(needs["pending-table"], room - progress_least)
-        return {"pending-table": pending_room, "progress-table": min(needs["progress-table"], room - pending_room)}
+        return {
+            "pending-table": pending_room,
+            "progress-table": min(needs["progress-table"], room - pending_room),
+        }
 
     def _say_more_below(self, table: OperationTable | None, cap: int | None = None) -> None:
         more = self.query_one("#pending-more", Static)
         hidden = 0
         if table is not None:
             header = table.header_height if table.show_header else 0
-            bottom = int(table.scroll_y) + (cap if cap is not None else table.virtual_size.height) - header
+            bottom = (
+                int(table.scroll_y)
+                + (cap if cap is not None else table.virtual_size.height)
+                - header
+            )
             shown, top = 0, 0
             for row in table.ordered_rows:
                 top += row.height
@@ -283,7 +310,6 @@ class InboxScreen(PoppyScreen):
                 break
             above.append(row)
         return above
-
 
     def fit_to_size(self) -> None:
         self.call_after_refresh(self.fit_tables)
@@ -365,7 +391,9 @@ class InboxScreen(PoppyScreen):
             send_after = self._send_after[key]
         if checked is None:
             return InboxItem(row=row, send_after=send_after, checked=False)
-        return InboxItem(row=row, amount=checked.amount, findings=checked.findings, send_after=send_after)
+        return InboxItem(
+            row=row, amount=checked.amount, findings=checked.findings, send_after=send_after
+        )
 
     @work(thread=True, group="inbox-checks", exit_on_error=False)
     def _check(self, operation_rows: list[int]) -> None:
@@ -374,7 +402,10 @@ class InboxScreen(PoppyScreen):
         worker = get_current_worker()
         try:
             check_missing(
-                self.reader.path, operation_rows, self.poppy.clock, self.agent.config.min_read_seconds,
+                self.reader.path,
+                operation_rows,
+                self.poppy.clock,
+                self.agent.config.min_read_seconds,
                 lambda batch: self.app.call_from_thread(self._checks_arrived, batch),
                 cancelled=lambda: worker.is_cancelled,
             )
@@ -388,7 +419,9 @@ class InboxScreen(PoppyScreen):
 
     def _checks_done(self) -> None:
         self.checking = False
-        unchecked = {int(key) for table in self.query(OperationTable) for key in table.items} - set(self._checked)
+        unchecked = {int(key) for table in self.query(OperationTable) for key in table.items} - set(
+            self._checked
+        )
         # Rows the thread stopped without checking are tried again at the next change of the
         # store (not at once, so a failure can't spin); rows that arrived meanwhile go now.
         failed = unchecked & self._handed

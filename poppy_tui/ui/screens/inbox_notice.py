@@ -67,18 +67,25 @@ def inbox_notice(app: Any, pending_count: int) -> Notice | None:
         if started.sign_in_company is not None:
             target = SignInTarget(started.sign_in_company)
             keys.insert(0, "Ctrl+G: sign in")
-        parts.append(Content.assemble(safe_line_content(started.text, 600), "  ", ("   ".join(keys), "bold")))
+        parts.append(
+            Content.assemble(safe_line_content(started.text, 600), "  ", ("   ".join(keys), "bold"))
+        )
     agent = app.agent
     for ask in open_sign_in_asks(agent):
         said = plain_line(agent.sessions.challenge_detail(ask.company, ask.challenge), 300)
         if ask.text:
             line = Content.assemble(
-                said, ". Your message in Talk waits for it: «", safe_line_content(ask.text, 120), "».",
+                said,
+                ". Your message in Talk waits for it: «",
+                safe_line_content(ask.text, 120),
+                "».",
             )
         else:
             line = Content.assemble(said, ".")
         if target is None and ask.text:
-            target = SignInTarget(ask.company.id, ask.challenge.scopes, ask.conversation_row, ask.text)
+            target = SignInTarget(
+                ask.company.id, ask.challenge.scopes, ask.conversation_row, ask.text
+            )
             line = Content.assemble(line, "  ", ("Ctrl+G: sign in, then it is said again", "bold"))
         parts.append(line)
     if not parts:
@@ -101,7 +108,9 @@ async def sign_in_then_ask_again(app: Any, target: SignInTarget) -> None:
         return
     company = app.agent.store.get_company(target.company_id)
     try:
-        result = await app.agent.say(company, target.text, conversation_row=target.conversation_row, origin="tui")
+        result = await app.agent.say(
+            company, target.text, conversation_row=target.conversation_row, origin="tui"
+        )
     except Exception as exc:  # noqa: BLE001 - said on screen, never a crash
         app.notify(f"Not said again: {plain_line(exc)}", severity="error", markup=False, timeout=10)
         return

@@ -48,12 +48,18 @@ def quit_help(count: int, demo: bool = False) -> str:
         return "q  quit\nEsc  don't quit"
     them, each = ("it", "it has") if count == 1 else ("them", "each has")
     if demo:  # the demo Company stops with the TUI, and the next demo starts from a fresh home
-        leave = (f"l  quit without sending {them}: the demo Company stops now,\n"
-                 f"   so {them} will never be sent")
+        leave = (
+            f"l  quit without sending {them}: the demo Company stops now,\n"
+            f"   so {them} will never be sent"
+        )
     else:
-        leave = (f"l  leave {them} queued and quit: poppy-tui sends {them} when it next runs,\n"
-                 "   or 'poppy-tui send' does")
-    return f"s  send {them} now and wait until {each} an answer, then quit\n{leave}\nEsc  don't quit"
+        leave = (
+            f"l  leave {them} queued and quit: poppy-tui sends {them} when it next runs,\n"
+            "   or 'poppy-tui send' does"
+        )
+    return (
+        f"s  send {them} now and wait until {each} an answer, then quit\n{leave}\nEsc  don't quit"
+    )
 
 
 def quit_title(count: int) -> str:
@@ -90,8 +96,11 @@ class QuitScreen(ModalScreen[None]):
             yield Static(Content(quit_title(count)), id="quit-title")
             store = self.app.agent.store  # type: ignore[attr-defined]
             for row in self.rows[:LISTED]:
-                yield Static(self._operation_line(store.get_operation(row)), classes="quit-operation",
-                             id=f"quit-operation-{row}")
+                yield Static(
+                    self._operation_line(store.get_operation(row)),
+                    classes="quit-operation",
+                    id=f"quit-operation-{row}",
+                )
             if count > LISTED:
                 yield Static(Content(f"... and {count - LISTED} more"))
             yield Static(Content(quit_help(count, self.demo)), id="quit-help")
@@ -128,7 +137,9 @@ class QuitScreen(ModalScreen[None]):
         try:
             in_flight = set(approvals_in_flight(store))
         except Exception as exc:  # noqa: BLE001 - a locked database: look again next tick
-            self.query_one("#quit-progress", Static).update(Content(f"Can't read the queue: {plain_line(exc)}"))
+            self.query_one("#quit-progress", Static).update(
+                Content(f"Can't read the queue: {plain_line(exc)}")
+            )
             return
         left = [row for row in self.rows if row in in_flight]
         if left == self.left:
@@ -137,7 +148,9 @@ class QuitScreen(ModalScreen[None]):
             if row in self.rows[:LISTED]:
                 record = store.get_operation(row)
                 self.query_one(f"#quit-operation-{row}", Static).update(
-                    self._operation_line(record, f"  (now {STATUS_WORDS.get(record.status, record.status.value)})")
+                    self._operation_line(
+                        record, f"  (now {STATUS_WORDS.get(record.status, record.status.value)})"
+                    )
                 )
         self.left = left
         if self.sending:
@@ -164,7 +177,9 @@ class QuitScreen(ModalScreen[None]):
             store.send_now(approvals_in_flight(store))
         except Exception as exc:  # noqa: BLE001 - a locked database: nothing changed, say so
             self.query_one("#quit-progress", Static).update(
-                Content(f"Can't send them now: {plain_line(exc)}. s tries again, l leaves them queued.")
+                Content(
+                    f"Can't send them now: {plain_line(exc)}. s tries again, l leaves them queued."
+                )
             )
             return
         self.sending = True
@@ -187,13 +202,20 @@ class QuitScreen(ModalScreen[None]):
         if not sending:
             # Nothing more can be sent now: waiting here would last until their terms expire.
             waiting = [row for row in left if row in kept]
-            leave = ("l quits without sending it" if self.demo
-                     else "l leaves it queued (it is sent once you sign in, until its terms expire)")
-            self.query_one("#quit-progress", Static).update(Content(
-                f"Nothing more can be sent now: operation {', '.join(map(str, waiting[:LISTED]))} waits for you to "
-                f"sign in to the Company. {leave}."
-            ))
+            leave = (
+                "l quits without sending it"
+                if self.demo
+                else "l leaves it queued (it is sent once you sign in, until its terms expire)"
+            )
+            self.query_one("#quit-progress", Static).update(
+                Content(
+                    f"Nothing more can be sent now: operation {', '.join(map(str, waiting[:LISTED]))} waits for you to "
+                    f"sign in to the Company. {leave}."
+                )
+            )
             return
         self.query_one("#quit-progress", Static).update(
-            Content(f"Sending... {len(sending)} left (operation {', '.join(map(str, sending[:LISTED]))}). {rest}.")
+            Content(
+                f"Sending... {len(sending)} left (operation {', '.join(map(str, sending[:LISTED]))}). {rest}."
+            )
         )

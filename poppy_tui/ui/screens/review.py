@@ -49,7 +49,7 @@ DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 
 
 def revision_change(diff: Any) -> str:
-    """"new terms" when the summary or terms changed, "new expiry" when only the expiry did
+    """ "new terms" when the summary or terms changed, "new expiry" when only the expiry did
     (poppy_tui.safety's RevisionKind), "same" otherwise."""
     label = diff.kind.label
     return label if label in ("new terms", "new expiry") else "same"
@@ -120,7 +120,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             yield RequestView(id="request")
             yield Static(Content("Sending and outcome"), classes="section-title")
             yield ProgressView(id="progress")
-            yield Static(Content("Operation as received (j hides)"), classes="section-title", id="json-title")
+            yield Static(
+                Content("Operation as received (j hides)"), classes="section-title", id="json-title"
+            )
             yield Static(id="operation-json", classes="operation-json")
         yield PoppyFooter()
 
@@ -144,7 +146,11 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
         done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
         other = other_account_now(self.store, record) if record.status.is_open else None
-        held_changed = (held, done_before, other) != (self.held, self.done_before, self.other_account)
+        held_changed = (held, done_before, other) != (
+            self.held,
+            self.done_before,
+            self.other_account,
+        )
         self.held, self.done_before, self.other_account = held, done_before, other
         if record.current.id != previous_id:
             await self._show_revision(record)
@@ -172,23 +178,31 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         current = record.current
         company = record.company
         revisions = self.store.revisions(record.id)
-        self.checked = check_record(self.store, record, app_now(self), self.agent.config.min_read_seconds)
+        self.checked = check_record(
+            self.store, record, app_now(self), self.agent.config.min_read_seconds
+        )
 
         self.query_one("#company-line", Static).update(
             Content.assemble(
                 ("Company  ", "dim"),
-                company_content(company.name, company.domain, 80, with_domain=False),  # the domain follows
+                company_content(
+                    company.name, company.domain, 80, with_domain=False
+                ),  # the domain follows
                 ("   discovered at  ", "dim"),
                 strong(company.domain, 80),
                 ("   ", ""),
                 safe_line_content(company.base_url, 80).stylize("dim"),
                 "" if company.supports_operations else "   (does not advertise operations v2)",
-                "\n" + warning if (warning := company_label(company.name, company.domain).warning) else "",
+                "\n" + warning
+                if (warning := company_label(company.name, company.domain).warning)
+                else "",
             )
         )
         number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))
         what = self._change_kind()
-        of = f"  ({number} of {len(revisions)}" + (f", {what} only)" if what == "new expiry" else ")")
+        of = f"  ({number} of {len(revisions)}" + (
+            f", {what} only)" if what == "new expiry" else ")"
+        )
         self.query_one("#operation-line", Static).update(
             Content.assemble(
                 ("Operation  ", "dim"),
@@ -203,7 +217,11 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 ("   received ", "dim"),
                 local_time(current.received_at),
                 # Returned signed in: the account's (Ops 3), and which one, where known.
-                *((("\nbelongs to ", "dim"), owner_line(record.account)) if record.account_owned else ()),
+                *(
+                    (("\nbelongs to ", "dim"), owner_line(record.account))
+                    if record.account_owned
+                    else ()
+                ),
             )
         )
         self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
@@ -212,8 +230,14 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         await self._show_findings()
         changes = self.query_one("#changes", Static)
         checked = self.checked
-        if checked.previous_operation is not None:  # implies a readable current and a previous revision
-            changes.update(self._changes_content(checked.previous, checked.previous_operation, checked.operation))
+        if (
+            checked.previous_operation is not None
+        ):  # implies a readable current and a previous revision
+            changes.update(
+                self._changes_content(
+                    checked.previous, checked.previous_operation, checked.operation
+                )
+            )
             changes.display = True
         else:
             changes.display = False
@@ -236,15 +260,21 @@ class ReviewScreen(ResourceSection, PoppyScreen):
 
         record = self.record
         base = (
-            *other_account_findings(record.company.name if record else "", record.account if record else None,
-                                    self.other_account),
-            *in_doubt_findings(self.held), *performed_findings(self.done_before),
+            *other_account_findings(
+                record.company.name if record else "",
+                record.account if record else None,
+                self.other_account,
+            ),
+            *in_doubt_findings(self.held),
+            *performed_findings(self.done_before),
             *(self.checked.findings if self.checked is not None else ()),
         )
         if not self.resource_findings:
             return tuple(base)
         rank = {"danger": 0, "warning": 1, "info": 2}
-        return tuple(sorted((*base, *self.resource_findings), key=lambda f: rank.get(f.severity, 3)))
+        return tuple(
+            sorted((*base, *self.resource_findings), key=lambda f: rank.get(f.severity, 3))
+        )
 
     async def _show_findings(self) -> None:
         """The checks of the revision shown, after what holds it back (a DANGER, so it goes first)."""
@@ -259,10 +289,14 @@ class ReviewScreen(ResourceSection, PoppyScreen):
     def _changes_content(self, previous: Any, previous_operation: Any, operation: Any) -> Content:
         seen = "you saw" if previous.seen_at else "before this one (you did not open it)"
         what = revision_change(diff_revisions(previous_operation, operation))
-        label = {"new terms": "NEW TERMS: ", "new expiry": "NEW EXPIRY: "}.get(what, "NEW REVISION: ")
+        label = {"new terms": "NEW TERMS: ", "new expiry": "NEW EXPIRY: "}.get(
+            what, "NEW REVISION: "
+        )
         lines: list[Content | str | tuple[str, str]] = [
             (label, "bold"),
-            "only the expiry changed since revision " if what == "new expiry" else "changed since revision ",
+            "only the expiry changed since revision "
+            if what == "new expiry"
+            else "changed since revision ",
             safe_line_content(previous.revision, 80),
             f" {seen}. An approval covers one revision, so this one needs your decision.\n",
         ]
@@ -270,35 +304,69 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         if not diff.changed:
             lines.append(Content.styled("The summary, terms and expiry are the same.", "dim"))
         for change in diff.terms_changes:
-            old = safe_content(change.old) if change.old is not None else Content.styled("(absent)", "dim")
-            new = safe_content(change.new) if change.new is not None else Content.styled("(absent)", "dim")
-            lines += [("  " + change.path, "bold"), f"  {change.kind}\n", ("    was  ", "dim"), old,
-                      "\n", ("    now  ", "dim"), new, "\n"]
+            old = (
+                safe_content(change.old)
+                if change.old is not None
+                else Content.styled("(absent)", "dim")
+            )
+            new = (
+                safe_content(change.new)
+                if change.new is not None
+                else Content.styled("(absent)", "dim")
+            )
+            lines += [
+                ("  " + change.path, "bold"),
+                f"  {change.kind}\n",
+                ("    was  ", "dim"),
+                old,
+                "\n",
+                ("    now  ", "dim"),
+                new,
+                "\n",
+            ]
         if diff.expires_changed:
-            lines += [("  expires_at", "bold"), "  changed\n", ("    was  ", "dim"),
-                      safe_content(previous_operation.expires_at_text),
-                      (f"  = {local_time(previous_operation.expires_at)}", "dim"), "\n", ("    now  ", "dim"),
-                      safe_content(operation.expires_at_text),
-                      (f"  = {local_time(operation.expires_at)}", "dim"), "\n"]
+            lines += [
+                ("  expires_at", "bold"),
+                "  changed\n",
+                ("    was  ", "dim"),
+                safe_content(previous_operation.expires_at_text),
+                (f"  = {local_time(previous_operation.expires_at)}", "dim"),
+                "\n",
+                ("    now  ", "dim"),
+                safe_content(operation.expires_at_text),
+                (f"  = {local_time(operation.expires_at)}", "dim"),
+                "\n",
+            ]
         if diff.summary_diff:
             lines.append(("  summary (- was, + now)\n", "bold"))
             for line in diff.summary_diff:
                 if line.startswith(("--- ", "+++ ")):
                     continue
-                style = "$error" if line.startswith("-") else "$success" if line.startswith("+") else "dim"
+                style = (
+                    "$error"
+                    if line.startswith("-")
+                    else "$success"
+                    if line.startswith("+")
+                    else "dim"
+                )
                 lines += ["    ", safe_content(line).stylize(style), "\n"]
         return Content.assemble(*lines)
 
     def _show_status(self, record: OperationRecord) -> None:
         expiry = self.query_one("#review-expiry", Countdown)
         # Once decided for good, the expiry no longer matters: a live countdown would say it does.
-        expiry.settle(status_label(record.status) if record.status.is_final and record.status != Status.EXPIRED
-                      else None)
+        expiry.settle(
+            status_label(record.status)
+            if record.status.is_final and record.status != Status.EXPIRED
+            else None
+        )
         banner = self.query_one("#outcome", OutcomeBanner)
         banner.arming_left = self.arming_left
         banner.unsignable = lambda: getattr(self.app, "unsignable", None)
         banner.show_record(record)
-        self.query_one("#progress", ProgressView).show_progress(record, self.store.attempts(record.id))
+        self.query_one("#progress", ProgressView).show_progress(
+            record, self.store.attempts(record.id)
+        )
         self._update_footer()
 
     # ---- arming ---------------------------------------------------------------------------
@@ -342,18 +410,26 @@ class ReviewScreen(ResourceSection, PoppyScreen):
 
             return in_doubt_reason(self.held), False
         if self.other_account is not None and record.account is not None:
-            return other_account_reason(record.company.name, record.account, self.other_account), False
+            return other_account_reason(
+                record.company.name, record.account, self.other_account
+            ), False
         left = self.arming_left()
         if left > 0:
-            return f"approve is available in {left:.1f} s, so that you read the operation first", False
+            return (
+                f"approve is available in {left:.1f} s, so that you read the operation first",
+                False,
+            )
         return None
 
     def _update_footer(self) -> None:
         """Re-show the footer when what the keys can do changed: arming completed, the revision
         expired on screen, the status moved. Only then: each refresh rebuilds the footer."""
         state = (
-            self.record.status if self.record else None, self.can_approve(), self.arming_left() > 0,
-            bool(self.record and self.record.waiting_sign_in), self.other_account,
+            self.record.status if self.record else None,
+            self.can_approve(),
+            self.arming_left() > 0,
+            bool(self.record and self.record.waiting_sign_in),
+            self.other_account,
         )
         if state != self._footer_state:
             self._footer_state = state
@@ -373,7 +449,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             return status == Status.OUTCOME_UNKNOWN
         if action == "sign_in":
             # Waiting for sign-in, or held while signed in as another account than its own (Ops 3).
-            return bool(self.record is not None and (self.record.waiting_sign_in or self.other_account))
+            return bool(
+                self.record is not None and (self.record.waiting_sign_in or self.other_account)
+            )
         if action == "read_resource":
             return self._can_read()
         if action == "toggle_resource":
@@ -412,7 +490,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         # "Not yet" only where waiting helps: an operation already performed, declined or expired
         # will never be approvable here.
         lead = "Can't approve" if for_good else "Not yet"
-        self.notify(f"{lead}: {why}. Nothing was approved.", severity="warning", markup=False, timeout=3)
+        self.notify(
+            f"{lead}: {why}. Nothing was approved.", severity="warning", markup=False, timeout=3
+        )
 
     def action_approve(self) -> None:
         blocked = self._approve_blocked()
@@ -426,15 +506,25 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         signing_problem = getattr(self.agent, "signing_problem", None)
         problem = signing_problem() if signing_problem is not None else None
         if problem:
-            self.poppy.unsignable = problem  # the banner says why, and the fix, where the person looks
+            self.poppy.unsignable = (
+                problem  # the banner says why, and the fix, where the person looks
+            )
             self.refresh_data()
-            self.notify("Can't approve: approvals can't be signed on this machine (the banner above says "
-                        "why and how to fix it). Nothing was approved.", severity="error", markup=False, timeout=8)
+            self.notify(
+                "Can't approve: approvals can't be signed on this machine (the banner above says "
+                "why and how to fix it). Nothing was approved.",
+                severity="error",
+                markup=False,
+                timeout=8,
+            )
             return
         if self._can_read():
             # Read the resource again first, so the person confirms against a read seconds old.
-            self.run_worker(self._confirm_after_reading(self.record.id, self.shown_revision_id),
-                            group="confirm-read", exclusive=True)
+            self.run_worker(
+                self._confirm_after_reading(self.record.id, self.shown_revision_id),
+                group="confirm-read",
+                exclusive=True,
+            )
             return
         self._open_confirm(None)
 
@@ -471,12 +561,17 @@ class ReviewScreen(ResourceSection, PoppyScreen):
     def _approve(self, operation_row: int, revision_id: int) -> None:
         # The modal showed one revision; if another replaced it meanwhile, that one is unreviewed.
         if revision_id != self.shown_revision_id:
-            self.notify("New terms arrived while you were confirming; nothing was approved.",
-                        severity="warning", markup=False)
+            self.notify(
+                "New terms arrived while you were confirming; nothing was approved.",
+                severity="warning",
+                markup=False,
+            )
             return
         try:
             self.agent.approve(operation_row, revision_id)
-        except Exception as exc:  # StateError from the store: expired, superseded, decided elsewhere
+        except (
+            Exception
+        ) as exc:  # StateError from the store: expired, superseded, decided elsewhere
             self.notify(f"Not approved: {plain_line(exc)}", severity="error", markup=False)
         else:
             # No number here: a toast can't count down, and the banner above does.
@@ -565,7 +660,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         raw.display = not raw.display
         self.query_one("#json-title").display = raw.display
         if raw.display:
-            self.query_one("#summary-view", SummaryView).scroll_to_widget(self.query_one("#json-title"))
+            self.query_one("#summary-view", SummaryView).scroll_to_widget(
+                self.query_one("#json-title")
+            )
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:

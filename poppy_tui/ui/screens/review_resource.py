@@ -59,7 +59,8 @@ class ResourceSection(Screen):
     def _can_read(self) -> bool:
         """Only before the decision is carried out, and only with an agent that reads."""
         return (
-            self.record is not None and self.record.status in BEFORE_SENDING
+            self.record is not None
+            and self.record.status in BEFORE_SENDING
             and callable(getattr(self.agent, "read_resource", None))
         )
 
@@ -73,7 +74,8 @@ class ResourceSection(Screen):
         reads = getattr(self.store, "resource_read", None)
         stored = reads(record.id) if reads is not None else None
         fresh = (
-            stored is not None and stored.revision_id == record.current.id
+            stored is not None
+            and stored.revision_id == record.current.id
             and (app_now(self) - stored.read_at).total_seconds() < FRESH_READ_SECONDS
         )
         if fresh:
@@ -87,9 +89,13 @@ class ResourceSection(Screen):
             return
         self._reading = True
         self._show_resource_title()
-        self.run_worker(self._read_now(self.record.id, deadline), group="resource-read", exclusive=True)
+        self.run_worker(
+            self._read_now(self.record.id, deadline), group="resource-read", exclusive=True
+        )
 
-    async def _read_now(self, operation_row: int, deadline: float | None = None, rearm: bool = True) -> Any:
+    async def _read_now(
+        self, operation_row: int, deadline: float | None = None, rearm: bool = True
+    ) -> Any:
         try:
             read = await self.agent.read_resource(operation_row, deadline)
         except Exception as exc:  # noqa: BLE001 - the store refused (gone, busy): the review stays up
@@ -97,7 +103,9 @@ class ResourceSection(Screen):
             read = None
         finally:
             self._reading = False
-        if read is None:  # decided meanwhile (or the read failed inside poppy): show what was read before
+        if (
+            read is None
+        ):  # decided meanwhile (or the read failed inside poppy): show what was read before
             read = self.store.resource_read(operation_row)
         if self.record is None or self.record.id != operation_row:
             return read
@@ -130,19 +138,33 @@ class ResourceSection(Screen):
         named: frozenset[str] = frozenset()
         # Compared only while the decision is still to be carried out: once performed, the
         # resource shows the change itself.
-        if read is not None and read.ok and record is not None and record.status in BEFORE_SENDING and checked is not None \
-                and checked.operation is not None:
-            comparison = compare_resource(checked.operation.terms, read.body, source_label(read.source))
+        if (
+            read is not None
+            and read.ok
+            and record is not None
+            and record.status in BEFORE_SENDING
+            and checked is not None
+            and checked.operation is not None
+        ):
+            comparison = compare_resource(
+                checked.operation.terms, read.body, source_label(read.source)
+            )
             findings, named = comparison.findings, comparison.named
         changed = findings != self.resource_findings
-        new_danger = any(f.severity == "danger" and f not in self.resource_findings for f in findings)
+        new_danger = any(
+            f.severity == "danger" and f not in self.resource_findings for f in findings
+        )
         self.resource_findings, self._resource_named = findings, named
         shown = read is not None or self._can_read()
         self.query_one("#resource-title").display = shown
         view = self.query_one("#resource", ResourceView)
         view.display = shown
-        view.show_read(read, named, folded=self._resource_is_folded(),
-                       fold_key=self.poppy.key_for("toggle_resource", "v"))
+        view.show_read(
+            read,
+            named,
+            folded=self._resource_is_folded(),
+            fold_key=self.poppy.key_for("toggle_resource", "v"),
+        )
         self._show_resource_title()
         if changed:
             await self._show_findings()
@@ -153,11 +175,17 @@ class ResourceSection(Screen):
     def action_toggle_resource(self) -> None:
         self._resource_folded = not self._resource_is_folded()
         view = self.query_one("#resource", ResourceView)
-        view.show_read(self.resource_read, self._resource_named, folded=self._resource_folded,
-                       fold_key=self.poppy.key_for("toggle_resource", "v"))
+        view.show_read(
+            self.resource_read,
+            self._resource_named,
+            folded=self._resource_folded,
+            fold_key=self.poppy.key_for("toggle_resource", "v"),
+        )
         self._show_resource_title()
         if not self._resource_folded:
-            self.query_one("#summary-view", SummaryView).scroll_to_widget(self.query_one("#resource-title"))
+            self.query_one("#summary-view", SummaryView).scroll_to_widget(
+                self.query_one("#resource-title")
+            )
 
     def action_read_resource(self) -> None:
         if self._can_read():
@@ -172,22 +200,36 @@ class ResourceSection(Screen):
         if read is None or not read.source:
             return None
         if not read.ok:
-            return Content.assemble(("Now      ", "dim"), "couldn't read it again: ",
-                                    plain_line(read.problem or "no answer", 200)), False
+            return Content.assemble(
+                ("Now      ", "dim"),
+                "couldn't read it again: ",
+                plain_line(read.problem or "no answer", 200),
+            ), False
         at = clock_time(read.read_at)
         opened = self.opened_read
         if opened is None or opened is read or not opened.ok:
             return Content.assemble(("Now      ", "dim"), f"read at {at}"), False
         before, after = dict(resource_rows(opened.body)), dict(resource_rows(read.body))
-        changes = [key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)]
+        changes = [
+            key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)
+        ]
         if not changes:
-            return Content.assemble(("Now      ", "dim"), f"read again at {at}: unchanged since you opened the review"), False
+            return Content.assemble(
+                ("Now      ", "dim"), f"read again at {at}: unchanged since you opened the review"
+            ), False
         parts: list[Content | str | tuple[str, str]] = [
-            ("CHANGED ", "bold"), f"since you opened the review (read again at {at}): ",
+            ("CHANGED ", "bold"),
+            f"since you opened the review (read again at {at}): ",
         ]
         for number, key in enumerate(changes[:3]):
-            parts += ["; " if number else "", plain_line(key, 40), " ",
-                      plain_line(before.get(key, "(absent)"), 40), " → ", plain_line(after.get(key, "(absent)"), 40)]
+            parts += [
+                "; " if number else "",
+                plain_line(key, 40),
+                " ",
+                plain_line(before.get(key, "(absent)"), 40),
+                " → ",
+                plain_line(after.get(key, "(absent)"), 40),
+            ]
         if len(changes) > 3:
             parts.append(f"; and {len(changes) - 3} more")
         return Content.assemble(*parts), True
@@ -196,8 +238,10 @@ class ResourceSection(Screen):
         from poppy_tui.agent.resource_read import CONFIRM_DEADLINE_SECONDS
 
         latest = self.resource_read
-        recent = latest is not None and latest.ok and (
-            (app_now(self) - latest.read_at).total_seconds() < RECENT_READ_SECONDS
+        recent = (
+            latest is not None
+            and latest.ok
+            and ((app_now(self) - latest.read_at).total_seconds() < RECENT_READ_SECONDS)
         )
         if not recent:
             self._reading = True

@@ -58,14 +58,19 @@ class MouseButton(Button, can_focus=False):
 
 
 def open_sign_in(
-    app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None,
-    on_done: Callable[[bool | None], None] | None = None, kind: str | None = None,
+    app: App,
+    company_id: int,
+    scopes: list[str] | tuple[str, ...] | None = None,
+    on_done: Callable[[bool | None], None] | None = None,
+    kind: str | None = None,
 ) -> None:
     """Push the sign-in dialog; `on_done(True)` only when the person signed in."""
     app.push_screen(SignInScreen(company_id, scopes=scopes, kind=kind), on_done)
 
 
-async def sign_in(app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None) -> bool:
+async def sign_in(
+    app: App, company_id: int, scopes: list[str] | tuple[str, ...] | None = None
+) -> bool:
     """From a worker: push the dialog and wait; True only when the person signed in."""
     signed_in: bool | None = await app.push_screen_wait(SignInScreen(company_id, scopes=scopes))
     return bool(signed_in)
@@ -84,7 +89,12 @@ class SignInScreen(ModalScreen[bool]):
         Binding("c", "copy_link", "Copy link", id="sign_in_copy_link"),
     ]
 
-    def __init__(self, company_id: int, scopes: list[str] | tuple[str, ...] | None = None, kind: str | None = None) -> None:
+    def __init__(
+        self,
+        company_id: int,
+        scopes: list[str] | tuple[str, ...] | None = None,
+        kind: str | None = None,
+    ) -> None:
         super().__init__(id="sign-in")
         self.company_id = company_id
         self.scopes = list(scopes) if scopes else None
@@ -107,12 +117,21 @@ class SignInScreen(ModalScreen[bool]):
         company = self.company
         with Vertical(id="sign-in-dialog"):
             yield Static(
-                Content.assemble("Sign in to ", strong(company.name, 80), ("  at ", "dim"),
-                                 safe_line_content(show_host(company.domain).line, 120)),
+                Content.assemble(
+                    "Sign in to ",
+                    strong(company.name, 80),
+                    ("  at ", "dim"),
+                    safe_line_content(show_host(company.domain).line, 120),
+                ),
                 id="sign-in-title",
             )
-            scopes = " ".join(self.scopes) if self.scopes else "everything this kind of sign-in offers"
-            yield Static(Content.assemble(("Scopes  ", "dim"), safe_line_content(scopes, 300)), id="sign-in-scopes")
+            scopes = (
+                " ".join(self.scopes) if self.scopes else "everything this kind of sign-in offers"
+            )
+            yield Static(
+                Content.assemble(("Scopes  ", "dim"), safe_line_content(scopes, 300)),
+                id="sign-in-scopes",
+            )
             yield VerticalScroll(id="sign-in-body")
             yield Static("", id="sign-in-status")
             yield Static(Content("Esc: cancel"), id="sign-in-help")
@@ -154,8 +173,10 @@ class SignInScreen(ModalScreen[bool]):
         if self.link is None:
             return
         self.app.copy_to_clipboard(self.link)
-        self.notify("Link copied, through the terminal (a terminal that doesn't allow it copies nothing).",
-                    markup=False)
+        self.notify(
+            "Link copied, through the terminal (a terminal that doesn't allow it copies nothing).",
+            markup=False,
+        )
 
     def on_resize(self) -> None:
         self._fit()
@@ -176,7 +197,9 @@ class SignInScreen(ModalScreen[bool]):
             qr.display = room >= self.qr_lines + LINES_BESIDE_QR
         dialog = self.query_one("#sign-in-dialog")
         body = self.body()
-        others = sum(w.outer_size.height + w.styles.margin.height for w in dialog.children if w is not body)
+        others = sum(
+            w.outer_size.height + w.styles.margin.height for w in dialog.children if w is not body
+        )
         spare = room - dialog.styles.gutter.height - others - body.styles.margin.height
         body.styles.max_height = max(MIN_BODY_LINES, spare)
 
@@ -217,13 +240,20 @@ class SignInScreen(ModalScreen[bool]):
         keys = ["Esc: cancel"]
         if self.link is not None:
             keys.append("c: copy the link")
-        if not self.busy and not self._typing() and (len(self.offered) > 1 or self.kind is not None):
+        if (
+            not self.busy
+            and not self._typing()
+            and (len(self.offered) > 1 or self.kind is not None)
+        ):
             keys.extend(f"{KIND_LABELS[k][0]}: try {k}" for k in self.offered)
         self.query_one("#sign-in-help", Static).update(Content("   ".join(keys)))
         self._changed()
 
     async def show_choices(self) -> None:
-        lines = [Content.assemble((f"{KIND_LABELS[k][0]}  ", "bold"), KIND_LABELS[k][1]) for k in self.offered]
+        lines = [
+            Content.assemble((f"{KIND_LABELS[k][0]}  ", "bold"), KIND_LABELS[k][1])
+            for k in self.offered
+        ]
         await self.set_body(
             Static(Content("How do you want to sign in?"), classes="sign-in-question"),
             *(Static(line, classes="sign-in-choice") for line in lines),
@@ -265,22 +295,38 @@ class SignInScreen(ModalScreen[bool]):
         flow = self.flow
         await flow.start()
         widgets: list[Any] = []
-        where = Content.assemble(strong(flow.company_name, 80), ("  at ", "dim"),
-                                 safe_line_content(show_host(flow.company_domain).line, 120))
+        where = Content.assemble(
+            strong(flow.company_name, 80),
+            ("  at ", "dim"),
+            safe_line_content(show_host(flow.company_domain).line, 120),
+        )
         qr = None
         if flow.link is not None:
-            widgets.append(Static(Content.assemble("Open this link from ", where, ":"), classes="sign-in-line"))
+            widgets.append(
+                Static(Content.assemble("Open this link from ", where, ":"), classes="sign-in-line")
+            )
             widgets.append(Static(safe_line_content(flow.link, 500), id="sign-in-link"))
             host = flow.link_host
             if host is not None and host.warning:
-                widgets.append(Static(safe_line_content(host.warning, 300), classes="sign-in-warning"))
+                widgets.append(
+                    Static(safe_line_content(host.warning, 300), classes="sign-in-warning")
+                )
             qr = qr_text(flow.link)
         else:
-            widgets.append(Static(Content.assemble(
-                where, " gave a sign-in link outside its own domain, so it is not shown. "
-                "Enter the code on the Company's own site."), classes="sign-in-line"))
+            widgets.append(
+                Static(
+                    Content.assemble(
+                        where,
+                        " gave a sign-in link outside its own domain, so it is not shown. "
+                        "Enter the code on the Company's own site.",
+                    ),
+                    classes="sign-in-line",
+                )
+            )
         # The code before the QR code: it is what the Company's page asks to compare.
-        widgets.append(Static(Content.assemble("Code  ", strong(flow.user_code, 64)), id="sign-in-code"))
+        widgets.append(
+            Static(Content.assemble("Code  ", strong(flow.user_code, 64)), id="sign-in-code")
+        )
         if qr is not None:
             self.qr_lines = qr.count("\n") + 1
             widgets.append(Static(Text(qr, no_wrap=True), id="sign-in-qr"))
@@ -297,14 +343,26 @@ class SignInScreen(ModalScreen[bool]):
         url = await flow.start()
         host = shown_host_of(url)
         await self.set_body(
-            Static(Content.assemble(
-                "Your browser opened " if flow.browser_opened else "Open this in your browser: ",
-                strong(possessive(flow.company_name), 82), " sign-in page:"), classes="sign-in-line"),
+            Static(
+                Content.assemble(
+                    "Your browser opened "
+                    if flow.browser_opened
+                    else "Open this in your browser: ",
+                    strong(possessive(flow.company_name), 82),
+                    " sign-in page:",
+                ),
+                classes="sign-in-line",
+            ),
             Static(safe_line_content(url, 2000), id="sign-in-link"),
-            *([Static(safe_line_content(host.warning, 300), classes="sign-in-warning")]
-              if host is not None and host.warning else []),
-            Input(placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
-                  id="sign-in-paste"),
+            *(
+                [Static(safe_line_content(host.warning, 300), classes="sign-in-warning")]
+                if host is not None and host.warning
+                else []
+            ),
+            Input(
+                placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
+                id="sign-in-paste",
+            ),
         )
         self.link = url
         self._show_keys()
@@ -314,19 +372,39 @@ class SignInScreen(ModalScreen[bool]):
     async def _mediated_form(self, refused: str | None = None) -> None:
         flow = self.flow
         endpoint = flow.endpoint_shown  # as the browser and DNS read it, before anything is typed
-        widgets: list[Any] = [Static(Content.assemble(
-            "Sent once to ", strong(flow.company_name, 80), " at ", safe_line_content(endpoint.line, 120),
-            " and nowhere else; secrets are not kept."),
-            classes="sign-in-line", id="sign-in-endpoint")]
+        widgets: list[Any] = [
+            Static(
+                Content.assemble(
+                    "Sent once to ",
+                    strong(flow.company_name, 80),
+                    " at ",
+                    safe_line_content(endpoint.line, 120),
+                    " and nowhere else; secrets are not kept.",
+                ),
+                classes="sign-in-line",
+                id="sign-in-endpoint",
+            )
+        ]
         if endpoint.warning:
-            widgets.append(Static(safe_line_content(endpoint.warning, 300), classes="sign-in-warning"))
+            widgets.append(
+                Static(safe_line_content(endpoint.warning, 300), classes="sign-in-warning")
+            )
         for index, field in enumerate(flow.fields):
             kept_secret = field.secret and not field.declared_secret
-            widgets.append(Static(Content.assemble(
-                safe_line_content(field.label, 100),
-                ("  (hidden, not kept: it reads as a password or a code)", "dim") if kept_secret else "",
-            ), classes="sign-in-label"))
-            widgets.append(Input(password=field.secret, id=f"sign-in-field-{index}", classes="sign-in-field"))
+            widgets.append(
+                Static(
+                    Content.assemble(
+                        safe_line_content(field.label, 100),
+                        ("  (hidden, not kept: it reads as a password or a code)", "dim")
+                        if kept_secret
+                        else "",
+                    ),
+                    classes="sign-in-label",
+                )
+            )
+            widgets.append(
+                Input(password=field.secret, id=f"sign-in-field-{index}", classes="sign-in-field")
+            )
         widgets.append(MouseButton("Sign in", id="sign-in-submit", variant="primary"))
         await self.set_body(*widgets)
         self.busy = False
@@ -340,8 +418,12 @@ class SignInScreen(ModalScreen[bool]):
     async def _code_form(self, message: str) -> None:
         shown = message or "The Company sent you a one-time code."
         await self.set_body(
-            Static(Content.assemble(strong(self.flow.company_name, 80), " says: ", safe_line_content(shown, 300)),
-                   classes="sign-in-line"),
+            Static(
+                Content.assemble(
+                    strong(self.flow.company_name, 80), " says: ", safe_line_content(shown, 300)
+                ),
+                classes="sign-in-line",
+            ),
             Input(placeholder="One-time code", password=True, id="sign-in-code-input"),
         )
         self.busy = False
@@ -357,11 +439,15 @@ class SignInScreen(ModalScreen[bool]):
         widget_id = event.input.id or ""
         if widget_id == "sign-in-paste":
             if event.value.strip():
-                self.run_worker(self._paste(event.value.strip()), group="sign-in-paste", exit_on_error=False)
+                self.run_worker(
+                    self._paste(event.value.strip()), group="sign-in-paste", exit_on_error=False
+                )
         elif widget_id == "sign-in-code-input":
             code = event.value
             event.input.value = ""
-            self.run_worker(self._submit_code(code), group="sign-in-send", exclusive=True, exit_on_error=False)
+            self.run_worker(
+                self._submit_code(code), group="sign-in-send", exclusive=True, exit_on_error=False
+            )
         elif widget_id.startswith("sign-in-field-"):
             fields = list(self.query(".sign-in-field").results(Input))
             if event.input is fields[-1]:
@@ -385,7 +471,9 @@ class SignInScreen(ModalScreen[bool]):
             widget.value = ""
             widget.disabled = True
         self.busy = True
-        self.run_worker(self._submit(values), group="sign-in-send", exclusive=True, exit_on_error=False)
+        self.run_worker(
+            self._submit(values), group="sign-in-send", exclusive=True, exit_on_error=False
+        )
 
     async def _submit(self, values: dict[str, str]) -> None:
         from poppy_tui.agent.signin.errors import SignInError
@@ -398,8 +486,12 @@ class SignInScreen(ModalScreen[bool]):
             # A fresh form, with why under it and the keys in it: the credentials went once, so
             # another try is another sign-in.
             self.busy = True
-            self.run_worker(self._begin("mediated", refused=str(exc)), group="sign-in", exclusive=True,
-                            exit_on_error=False)
+            self.run_worker(
+                self._begin("mediated", refused=str(exc)),
+                group="sign-in",
+                exclusive=True,
+                exit_on_error=False,
+            )
             return
         finally:
             values.clear()

@@ -11,7 +11,9 @@ from poppy_tui.ui.safe import company_content
 
 
 class CompanySelect(Select[int]):
-    def __init__(self, *, prompt: str, id: str, preselect: int | None = None, pick_only_one: bool = False) -> None:
+    def __init__(
+        self, *, prompt: str, id: str, preselect: int | None = None, pick_only_one: bool = False
+    ) -> None:
         super().__init__([], prompt=prompt, id=id)
         self._token: object = None
         # Chosen once, when the options first arrive; later refreshes keep whatever the person picked.
@@ -26,9 +28,7 @@ class CompanySelect(Select[int]):
         first_time = self._token is None
         self._token = token
         value = self.value
-        self.set_options(
-            [(company_content(c.name, c.domain, 40), c.id) for c in companies]
-        )
+        self.set_options([(company_content(c.name, c.domain, 40), c.id) for c in companies])
         ids = {c.id for c in companies}
         if first_time and self._preselect in ids:
             self.value = self._preselect

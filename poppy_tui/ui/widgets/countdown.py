@@ -69,7 +69,11 @@ class Countdown(Static):
         if self.settled is not None:
             self.set_class(False, "-expired")
             self.set_class(False, "-soon")
-            self.update(Content(f"Expiry {local_time(self.target)}: no longer matters, it is {self.settled}"))
+            self.update(
+                Content(
+                    f"Expiry {local_time(self.target)}: no longer matters, it is {self.settled}"
+                )
+            )
             return
         expired = left <= 0
         self.set_class(expired, "-expired")

@@ -31,7 +31,11 @@ def finding_line(finding: Any) -> Content:
 
     label = SEVERITY_LABEL.get(finding.severity, finding.severity.upper() + ":")
     # The message may quote the Company's text, so it goes through safe_content.
-    parts: list[Content | str | tuple[str, str]] = [(label, "bold"), " ", safe_content(finding.message)]
+    parts: list[Content | str | tuple[str, str]] = [
+        (label, "bold"),
+        " ",
+        safe_content(finding.message),
+    ]
     if getattr(finding, "field", None):  # a terms path: the Company chose its keys
         parts += ["  ", safe_line_content(f"[{finding.field}]", 80).stylize("dim")]
     return Content.assemble(*parts)

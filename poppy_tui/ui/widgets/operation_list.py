@@ -86,7 +86,9 @@ class OperationTable(DataTable):
         """Lines to show every row added so far and the header (known before the table is laid out)."""
         return self._lines + 1
 
-    def __init__(self, columns: tuple[tuple[str, str], ...] = PENDING_COLUMNS, *, id: str | None = None) -> None:
+    def __init__(
+        self, columns: tuple[tuple[str, str], ...] = PENDING_COLUMNS, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.wide_keys = tuple(key for key, _ in columns)
         self.column_keys = self.wide_keys
@@ -108,7 +110,9 @@ class OperationTable(DataTable):
     def summary_chars(self) -> int:
         widths = self._widths()
         # The inbox's padding (2) and room for a vertical scrollbar (2): never a horizontal one.
-        return remaining_width(self.app.size.width, (widths[k] for k in self.column_keys if k != "summary"), chrome=4)
+        return remaining_width(
+            self.app.size.width, (widths[k] for k in self.column_keys if k != "summary"), chrome=4
+        )
 
     def _layout(self) -> list[tuple[str, str, int]]:
         self.compact = self.app.size.width < COMPACT_BELOW
@@ -116,7 +120,9 @@ class OperationTable(DataTable):
         if self.compact:
             # The status says more than the amount while a send is under way; the review has both.
             dropped = {"amount"} if "status" in self.wide_keys else set()
-            self.column_keys = tuple(k for k in self.wide_keys if k in COMPACT_COLUMNS and k not in dropped)
+            self.column_keys = tuple(
+                k for k in self.wide_keys if k in COMPACT_COLUMNS and k not in dropped
+            )
             labels = {k: COMPACT_COLUMNS[k] for k in self.column_keys}
         else:
             self.column_keys = self.wide_keys
@@ -182,7 +188,9 @@ class OperationTable(DataTable):
         # The next chunk waits until the rows so far have been laid out (DataTable measures new
         # rows when idle, then its virtual height is theirs and the header's) and drawn: so the
         # first frame has its rows before any more are added.
-        laid_out = self.virtual_size.height >= self._lines + (self.header_height if self.show_header else 0)
+        laid_out = self.virtual_size.height >= self._lines + (
+            self.header_height if self.show_header else 0
+        )
         if self._to_add and not self._chunk_queued and laid_out:
             self._chunk_queued = True
             self.set_timer(CHUNK_PAUSE_SECONDS, partial(self._add_more, self._generation))
@@ -203,7 +211,10 @@ class OperationTable(DataTable):
         if not self.display or not self.row_count:
             return []
         # Rows may take several lines: walk their heights to the ones the viewport overlaps.
-        top, bottom = max(0, int(self.scroll_y)), max(0, int(self.scroll_y)) + max(1, self.size.height)
+        top, bottom = (
+            max(0, int(self.scroll_y)),
+            max(0, int(self.scroll_y)) + max(1, self.size.height),
+        )
         keys, y = [], 0
         for row in self.ordered_rows:
             if y >= bottom:
@@ -266,7 +277,9 @@ class OperationTable(DataTable):
             "company": lambda: self._company_cell(item),
             "checks": lambda: self._checks_cell(item),
             "expires": lambda: self._expires_cell(item, now),
-            "amount": lambda: cell(item.amount or ("—" if item.checked else "…"), self._widths()["amount"]),
+            "amount": lambda: cell(
+                item.amount or ("—" if item.checked else "…"), self._widths()["amount"]
+            ),
             "via": lambda: Text(VIA.get(row.interface, interface_label(row.interface))),
             "status": lambda: self._status_cell(item, now),
             "summary": lambda: self._summary_cell(item),
@@ -275,12 +288,18 @@ class OperationTable(DataTable):
 
     def _company_cell(self, item: InboxItem) -> Text:
         # ⚠ on a look-alike name; uncut here, so cell() cuts once, with one honest marker
-        name = cell(company_label(item.row.company_name, item.row.company_domain, CELL_MAX).marked_name,
-                    WIDTHS["company"])
+        name = cell(
+            company_label(item.row.company_name, item.row.company_domain, CELL_MAX).marked_name,
+            WIDTHS["company"],
+        )
         if not self.compact:
             return name
         # The badge under the name; the interface goes under the expiry (see _expires_cell).
-        second = self._checks_cell(item) if "checks" in self.wide_keys else Text(self._via(item), style="dim")
+        second = (
+            self._checks_cell(item)
+            if "checks" in self.wide_keys
+            else Text(self._via(item), style="dim")
+        )
         return Text.assemble(name, "\n", second, no_wrap=True)
 
     def _via(self, item: InboxItem) -> str:

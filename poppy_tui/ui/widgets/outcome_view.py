@@ -8,7 +8,13 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
-from poppy_tui.ui.format import WAITING_SIGN_IN_MEANING, countdown, local_time, parse_stamp, status_meaning
+from poppy_tui.ui.format import (
+    WAITING_SIGN_IN_MEANING,
+    countdown,
+    local_time,
+    parse_stamp,
+    status_meaning,
+)
 from poppy_tui.ui.safe import json_content, safe_content
 from poppy_tui.ui.widgets.countdown import app_now
 
@@ -57,7 +63,9 @@ class OutcomeBanner(Static):
     def _refresh_text(self) -> None:
         if self.record is not None:
             content = self.banner_content()
-            if content != getattr(self, "_shown", None):  # ten times a second: redraw only on change
+            if content != getattr(
+                self, "_shown", None
+            ):  # ten times a second: redraw only on change
                 self._shown = content
                 self.update(content)
 
@@ -67,23 +75,32 @@ class OutcomeBanner(Static):
         status = record.status
         key = self.key_for
         arming = self.arming_left()
-        approve = (f"{key('approve', 'a')}: approve… (available in {arming:.1f} s)" if arming > 0
-                   else f"{key('approve', 'a')}: approve…")
+        approve = (
+            f"{key('approve', 'a')}: approve… (available in {arming:.1f} s)"
+            if arming > 0
+            else f"{key('approve', 'a')}: approve…"
+        )
         unsignable = self.unsignable() if status in (Status.PENDING, Status.WITHDRAWN) else None
         if unsignable:
             # Said here, where the person looks, rather than in a toast that covers the review.
             from poppy_tui.ui.safe import plain_line
 
             return Content.assemble(
-                (f"WAITING FOR YOUR DECISION — approving is unavailable on this machine   "
-                 f"{key('decline', 'd')}: decline…", "bold"),
-                "\n", f"Approvals can't be signed here: {plain_line(unsignable, 600)}",
+                (
+                    f"WAITING FOR YOUR DECISION — approving is unavailable on this machine   "
+                    f"{key('decline', 'd')}: decline…",
+                    "bold",
+                ),
+                "\n",
+                f"Approvals can't be signed here: {plain_line(unsignable, 600)}",
             )
         if status == Status.PENDING:
             head = f"WAITING FOR YOUR DECISION — {approve}   {key('decline', 'd')}: decline…"
         elif status == Status.WITHDRAWN:
-            head = f"WITHDRAWN — nothing was sent. {approve.replace('approve…', 'approve again…')}   " \
-                   f"{key('decline', 'd')}: decline…"
+            head = (
+                f"WITHDRAWN — nothing was sent. {approve.replace('approve…', 'approve again…')}   "
+                f"{key('decline', 'd')}: decline…"
+            )
         elif status == Status.APPROVED:
             left = self.grace_left()
             if left is not None and left > 0:
@@ -99,7 +116,9 @@ class OutcomeBanner(Static):
 
             # "waiting for sign-in: why" or, held for its account, "waiting for sign-in as "A": why":
             # the head says the first words once.
-            why = record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
+            why = (
+                record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
+            )
             why = plain_line(why if why.startswith("as ") else f"— {why}")
             head = (
                 f"WAITING FOR SIGN-IN {why}. "

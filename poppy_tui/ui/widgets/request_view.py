@@ -7,7 +7,12 @@ import json
 from textual.content import Content
 from textual.widgets import Static
 
-from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest, RequestDescription
+from poppy_tui.protocol.requests import (
+    ApiRequest,
+    ConversationRequest,
+    McpRequest,
+    RequestDescription,
+)
 from poppy_tui.ui.safe import safe_content
 
 
@@ -18,7 +23,10 @@ def request_content(request: RequestDescription) -> Content:
 
     label = lambda text: Content.styled(text, "bold")  # noqa: E731
     if isinstance(request, ApiRequest):
-        parts: list[Content | str] = [label("API request  "), safe_content(f"{request.method} {request.url}")]
+        parts: list[Content | str] = [
+            label("API request  "),
+            safe_content(f"{request.method} {request.url}"),
+        ]
         if request.body is not None:
             parts += ["\n", label("Body\n"), pretty(request.body)]
         else:
@@ -26,13 +34,21 @@ def request_content(request: RequestDescription) -> Content:
         return Content.assemble(*parts)
     if isinstance(request, McpRequest):
         return Content.assemble(
-            label("MCP tool call  "), safe_content(request.tool), Content.styled("  on ", "dim"),
-            safe_content(request.server_url), "\n", label("Arguments\n"), pretty(request.arguments),
+            label("MCP tool call  "),
+            safe_content(request.tool),
+            Content.styled("  on ", "dim"),
+            safe_content(request.server_url),
+            "\n",
+            label("Arguments\n"),
+            pretty(request.arguments),
         )
     if isinstance(request, ConversationRequest):
         return Content.assemble(
-            label("Conversation message  "), Content.styled("to ", "dim"), safe_content(request.endpoint),
-            "\n", safe_content(request.text),
+            label("Conversation message  "),
+            Content.styled("to ", "dim"),
+            safe_content(request.endpoint),
+            "\n",
+            safe_content(request.text),
         )
     return safe_content(repr(request))
 

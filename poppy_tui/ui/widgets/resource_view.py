@@ -71,7 +71,8 @@ class ResourceView(Static):
         if self.folded:
             named = sum(1 for key, _ in self.rows if key in self.named)
             return Content.styled(
-                f"{len(self.rows)} fields, {named} named by the terms ({self.fold_key} shows them)", "dim"
+                f"{len(self.rows)} fields, {named} named by the terms ({self.fold_key} shows them)",
+                "dim",
             )
         if not self.rows:
             return Content.styled("The Company returned an empty object.", "dim")

@@ -21,7 +21,9 @@ TABLE_CHROME = 6
 
 def set_columns(table: DataTable, columns: Sequence[Column]) -> bool:
     """Make the table's columns these; True if they had to be rebuilt (which drops the rows)."""
-    current = tuple((str(key.value), column.label.plain, column.width) for key, column in table.columns.items())
+    current = tuple(
+        (str(key.value), column.label.plain, column.width) for key, column in table.columns.items()
+    )
     if current == tuple(columns):
         return False
     table.clear(columns=True)
@@ -32,7 +34,9 @@ def set_columns(table: DataTable, columns: Sequence[Column]) -> bool:
     return True
 
 
-def remaining_width(total: int, others: Iterable[int], minimum: int = 20, chrome: int = TABLE_CHROME) -> int:
+def remaining_width(
+    total: int, others: Iterable[int], minimum: int = 20, chrome: int = TABLE_CHROME
+) -> int:
     """What a flexible column gets of `total` cells after the other columns and every cell's padding."""
     widths = list(others)
     return max(minimum, total - sum(widths) - 2 * (len(widths) + 1) - chrome)

@@ -47,7 +47,10 @@ class SteppedAgent(Agent):
     step = "run"
 
     async def _send_approval(self, op, approval):  # type: ignore[override]
-        if self.step == "probe" and self.store.get_operation(op.id).status.value == "outcome_unknown":
+        if (
+            self.step == "probe"
+            and self.store.get_operation(op.id).status.value == "outcome_unknown"
+        ):
             say("probing", op.id, op.attempt_count)
             await until_killed()
         if self.step == "before-send":
@@ -72,14 +75,18 @@ async def main() -> None:
     say("company", company.id)
     interface = os.environ.get("POPPY_TEST_INTERFACE", "api")
     if interface == "conversation":
-        said = await agent.say(company, "I'd like to exchange my Stormline jacket for the insulated one")
+        said = await agent.say(
+            company, "I'd like to exchange my Stormline jacket for the insulated one"
+        )
         if not said.operation_rows:
             say("unexpected", "no operation in the reply", said.detail)
             return
         row = said.operation_rows[0]
     else:
         if interface == "mcp":
-            result = await agent.call_tool(company, "exchange_item", {"order_id": "ord_7Hk2", **EXCHANGE_BODY})
+            result = await agent.call_tool(
+                company, "exchange_item", {"order_id": "ord_7Hk2", **EXCHANGE_BODY}
+            )
         else:
             result = await agent.call_api(company, "POST", EXCHANGE_PATH, EXCHANGE_BODY)
         if result.outcome != "operation":

@@ -43,33 +43,74 @@ def main() -> None:
     if mode == "full":
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         store = Store.open(db)
-        company = store.find_company("http://127.0.0.1:9") or store.upsert_company("http://127.0.0.1:9", demo_document())
-        request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, EXCHANGE_BODY), "cli")
+        company = store.find_company("http://127.0.0.1:9") or store.upsert_company(
+            "http://127.0.0.1:9", demo_document()
+        )
+        request_id = store.add_request(
+            company.id,
+            ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, EXCHANGE_BODY),
+            "cli",
+        )
         resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[3]), resource.RLIM_INFINITY))
         failures = 0
         last_row = None
         for i in range(1_000_000):
             op_id = f"full{i:06d}"
             try:
-                result = store.record_operation(company.id, request_id, company.session_id, operation(op_id, summary="x" * 2000))
+                result = store.record_operation(
+                    company.id, request_id, company.session_id, operation(op_id, summary="x" * 2000)
+                )
                 last_row = result
                 print(f"ack record {op_id}", flush=True)
             except Exception as exc:  # noqa: BLE001 - reported to the parent, which judges it
                 failures += 1
-                print("error " + json.dumps({"call": f"record {op_id}", "type": type(exc).__name__,
-                                             "module": type(exc).__module__, "message": str(exc)}), flush=True)
+                print(
+                    "error "
+                    + json.dumps(
+                        {
+                            "call": f"record {op_id}",
+                            "type": type(exc).__name__,
+                            "module": type(exc).__module__,
+                            "message": str(exc),
+                        }
+                    ),
+                    flush=True,
+                )
                 if failures == 1 and last_row is not None:
                     for name, call in (
                         # Each called in its turn below, in this iteration (B023 doesn't apply).
-                        ("approve", lambda: store.approve(last_row.operation_row, last_row.revision_id, 0.0)),  # noqa: B023
-                        ("decline", lambda: store.decline(last_row.operation_row, last_row.revision_id)),  # noqa: B023
+                        (
+                            "approve",
+                            lambda: store.approve(  # noqa: B023
+                                last_row.operation_row,  # noqa: B023
+                                last_row.revision_id,  # noqa: B023
+                                0.0,
+                            ),
+                        ),
+                        (
+                            "decline",
+                            lambda: store.decline(  # noqa: B023
+                                last_row.operation_row,  # noqa: B023
+                                last_row.revision_id,  # noqa: B023
+                            ),
+                        ),
                     ):
                         try:
                             call()
                             print(f"ack {name} {last_row.operation_row}", flush=True)
                         except Exception as exc2:  # noqa: BLE001
-                            print("error " + json.dumps({"call": name, "type": type(exc2).__name__,
-                                                         "module": type(exc2).__module__, "message": str(exc2)}), flush=True)
+                            print(
+                                "error "
+                                + json.dumps(
+                                    {
+                                        "call": name,
+                                        "type": type(exc2).__name__,
+                                        "module": type(exc2).__module__,
+                                        "message": str(exc2),
+                                    }
+                                ),
+                                flush=True,
+                            )
                 if failures >= 3:
                     break
         print("done", flush=True)
@@ -78,12 +119,16 @@ def main() -> None:
     assert mode == "loop"
     store = Store.open(db)
     company = store.upsert_company("http://127.0.0.1:9", demo_document())
-    request_id = store.add_request(company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, EXCHANGE_BODY), "cli")
+    request_id = store.add_request(
+        company.id, ApiRequest("POST", "http://127.0.0.1:9" + EXCHANGE_PATH, EXCHANGE_BODY), "cli"
+    )
     owner = "writer"
     print("ready", flush=True)
     for i in range(1_000_000):
         op_id = f"w{i:06d}"
-        result = store.record_operation(company.id, request_id, company.session_id, operation(op_id))
+        result = store.record_operation(
+            company.id, request_id, company.session_id, operation(op_id)
+        )
         print(f"ack record {op_id}", flush=True)
         if i % 5 == 4:
             store.decline(result.operation_row, result.revision_id)
@@ -96,7 +141,9 @@ def main() -> None:
         attempt = store.start_attempt(result.operation_row, owner)
         print(f"ack attempt {op_id}", flush=True)
         store.finish_attempt(attempt.id, "performed", 201, {"status": "completed"})
-        store.settle(result.operation_row, owner, Status.PERFORMED, {"status": "completed"}, "performed")
+        store.settle(
+            result.operation_row, owner, Status.PERFORMED, {"status": "completed"}, "performed"
+        )
         print(f"ack settle {op_id}", flush=True)
 
 
