@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 STEP_SECONDS = 0.02
 
 
 def _left(moment: datetime) -> float:
-    return (moment - datetime.now(timezone.utc)).total_seconds()
+    return (moment - datetime.now(UTC)).total_seconds()
 
 
 def _check(moment: datetime, limit: float) -> None:

@@ -19,7 +19,7 @@ import contextlib
 import gc
 import os
 import sys
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 

@@ -3,7 +3,7 @@ KeyringBackend (no mock), and an autouse-able fixture that installs it for one t
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import keyring
 import keyring.backend

@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ EXPECTED_ROWS = (
 VERDICTS = ("I+T", "I-U", "P", "M", "W", "n/a")
 
 
-@lru_cache(maxsize=None)
+@cache
 def defined_names(path: Path) -> frozenset[str]:
     """Dotted names a module defines: functions, classes, their methods and nested functions,
     and module- or class-level assignments."""

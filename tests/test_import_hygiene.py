@@ -18,7 +18,7 @@ def modules_after(statement: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "statement,absent",
+    ("statement", "absent"),
     [
         ("import poppy_tui.agent.agent", {"mcp", "httpx2", "textual", "markdown_it"}),
         (

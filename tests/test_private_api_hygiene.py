@@ -14,7 +14,7 @@ import ast
 import importlib
 import inspect
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -39,7 +39,7 @@ def _module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _their_private_names(cls: type) -> frozenset[str]:
     """Underscore names the libraries' classes in `cls`'s ancestry define or set on self."""
     names: set[str] = set()

@@ -11,7 +11,8 @@ in between, in this process or another, never carries the approval either.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.sessions import OtherAccountSignedIn, approval_for_account
 from poppy_tui.agent.store.owning_account import other_account_now
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from poppy_tui.agent.store import OperationRecord, Store
 
 
-def held_for_account(op: "OperationRecord", session_id: str, elsewhere: str) -> Exchange:
+def held_for_account(op: OperationRecord, session_id: str, elsewhere: str) -> Exchange:
     """Not sent: the one line says whose it is, who is signed in, and that it goes after sign-in."""
     detail = other_account_wait(op.company.name, op.account or "", elsewhere)
     return Exchange(
@@ -32,7 +33,7 @@ def held_for_account(op: "OperationRecord", session_id: str, elsewhere: str) -> 
 
 
 async def send_for_its_account(
-    store: "Store", op: "OperationRecord", session_id: str, send: Callable[[], Awaitable[Exchange]]
+    store: Store, op: OperationRecord, session_id: str, send: Callable[[], Awaitable[Exchange]]
 ) -> Exchange:
     if op.account_owned and op.account:
         elsewhere = other_account_now(store, op)

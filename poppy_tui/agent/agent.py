@@ -12,7 +12,8 @@ import dataclasses
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
+from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable
 
 # Only what constructing an Agent and reading the store need is imported here: the TUI's first
 # frame waits on this module. The network stack (httpx2, the transports, the dispatcher, sign-in,
@@ -119,10 +120,10 @@ class Agent:
         paths: Paths,
         *,
         reader: InboxReader | None = None,
-        key: "ec.EllipticCurvePrivateKey | None" = None,
+        key: ec.EllipticCurvePrivateKey | None = None,
         owner: str | None = None,
         lease_seconds: float | None = None,
-        backoff: "BackoffPolicy | None" = None,
+        backoff: BackoffPolicy | None = None,
         reply_wait_seconds: float | None = None,
     ) -> None:
         # None: opened on first use (Agent.open(lazy_store=True)); until then `reader` serves lists.
@@ -169,7 +170,7 @@ class Agent:
         """What lists and polls read: the light InboxReader until the store is needed, else the store."""
         return self._reader if self._reader is not None else self.store
 
-    def _key_loader(self) -> "ec.EllipticCurvePrivateKey":
+    def _key_loader(self) -> ec.EllipticCurvePrivateKey:
         if self._key is not None:
             return self._key
         from poppy_tui.agent.keys import load_or_create_key
@@ -189,7 +190,7 @@ class Agent:
         self._access_token_source = source
 
     @cached_property
-    def sessions(self) -> "Sessions":
+    def sessions(self) -> Sessions:
         from poppy_tui.agent.sessions import Sessions
 
         sessions = Sessions(
@@ -200,13 +201,13 @@ class Agent:
         return sessions
 
     @cached_property
-    def api(self) -> "ApiTransport":
+    def api(self) -> ApiTransport:
         from poppy_tui.agent.transports.api import ApiTransport
 
         return ApiTransport(self._http, self.sessions)
 
     @cached_property
-    def conversations(self) -> "Conversations":
+    def conversations(self) -> Conversations:
         from poppy_tui.agent.transports.conversation import Conversations, ConversationTransport
 
         wait = self._reply_wait_seconds
@@ -219,7 +220,7 @@ class Agent:
         )
 
     @cached_property
-    def dispatcher(self) -> "Dispatcher":
+    def dispatcher(self) -> Dispatcher:
         from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
         from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS
 
@@ -241,7 +242,7 @@ class Agent:
         return dispatcher
 
     @cached_property
-    def signins(self) -> "SignIns":
+    def signins(self) -> SignIns:
         from poppy_tui.agent.signin.service import SignIns
         from poppy_tui.agent.signin.vault import TokenVault
 
@@ -254,7 +255,7 @@ class Agent:
         )
 
     @cached_property
-    def outcome_probe(self) -> "OutcomeProbe":
+    def outcome_probe(self) -> OutcomeProbe:
         """Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop."""
         from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS
         from poppy_tui.agent.outcome_probe import OutcomeProbe
@@ -263,7 +264,7 @@ class Agent:
         return OutcomeProbe(self, self._send_approval, self.dispatcher.owner, lease)
 
     @cached_property
-    def resource_reader(self) -> "ResourceReader":
+    def resource_reader(self) -> ResourceReader:
         """Reads the resource an operation changes, before the decision (resource_read.py)."""
         from poppy_tui.agent.resource_read import ResourceReader
 
@@ -277,7 +278,7 @@ class Agent:
 
     async def read_resource(
         self, operation_row: int, deadline: float | None = None
-    ) -> "ResourceRead | None":
+    ) -> ResourceRead | None:
         """Read the operation's resource from the Company now and keep it (None: past its decision)."""
         from poppy_tui.agent.resource_read import READ_DEADLINE_SECONDS
 
@@ -306,7 +307,7 @@ class Agent:
         if late:
             await asyncio.wait(late, timeout=1.0)
 
-    def _resource_read_done(self, task: "asyncio.Task") -> None:
+    def _resource_read_done(self, task: asyncio.Task) -> None:
         self._resource_reads.discard(task)
         if not task.cancelled() and task.exception() is not None:
             import logging
@@ -323,7 +324,7 @@ class Agent:
     @classmethod
     def open(
         cls, paths: Paths, config: Config | None = None, *, lazy_store: bool = False, **options: Any
-    ) -> "Agent":
+    ) -> Agent:
         """lazy_store: open only the InboxReader now and the whole store on first use (the TUI)."""
         paths.ensure()
         config = config or load_config(paths)
@@ -362,7 +363,7 @@ class Agent:
             )
         return self._mcp
 
-    async def _http(self) -> "httpx2.AsyncClient":
+    async def _http(self) -> httpx2.AsyncClient:
         from poppy_tui.agent.net.http import make_client
 
         # A client belongs to the event loop that made it; the CLI may run several loops.
@@ -382,7 +383,7 @@ class Agent:
         if "sessions" in self.__dict__:
             self.sessions.sign_spares()
 
-    def _client_identity(self) -> "ClientIdentity":
+    def _client_identity(self) -> ClientIdentity:
         """Who the agent is at a Company's authorization server: its identity (spec 4.1)."""
         return self.identity
 
@@ -420,7 +421,7 @@ class Agent:
         if challenge is not None and challenge.error == INVALID_TOKEN and refused is not None:
             await self._token_refused(company, refused)
 
-    def signing_key(self) -> "ec.EllipticCurvePrivateKey":
+    def signing_key(self) -> ec.EllipticCurvePrivateKey:
         """Load (or create) the signing key now, so a missing keyring is reported up front."""
         return self.identity.key
 
@@ -478,7 +479,7 @@ class Agent:
 
     async def refresh_company(
         self, company: CompanyRecord, force: bool = False
-    ) -> "discovery.Refreshed":
+    ) -> discovery.Refreshed:
         """poppy.json brought up to date as its HTTP caching allows (`force`: ask now, conditionally)."""
         from poppy_tui.agent import companies as discovery
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.agent.config_file import (  # noqa: F401 (ConfigError and the choices are imported from here too)
     DESKTOP_CHOICES,

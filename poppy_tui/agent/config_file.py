@@ -22,7 +22,8 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing is not imported on a command's path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any
+    from collections.abc import Mapping
 
 
 class ConfigError(ValueError):

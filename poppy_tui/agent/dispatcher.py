@@ -32,7 +32,7 @@ import socket
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KeyStorageError
@@ -410,7 +410,7 @@ class Dispatcher:
             if lease.renewal is not None:
                 lease.renewal.cancel()
 
-    def _keep_lease(self, op_row: int, lease: "_Lease") -> None:
+    def _keep_lease(self, op_row: int, lease: _Lease) -> None:
         """Renew the lease every third of its length until the send ends, from a timer on the
         loop (a renewal is one short statement: a task per send would cost more than it does)."""
         loop = asyncio.get_running_loop()
@@ -438,7 +438,7 @@ class Dispatcher:
         lease.renewal = loop.call_later(interval, renew)
 
     async def _drive(
-        self, op: OperationRecord, lease: "_Lease", started: AttemptRecord | None = None
+        self, op: OperationRecord, lease: _Lease, started: AttemptRecord | None = None
     ) -> None:
         attempts = self._mark_interrupted(op.id, op.attempt_count)
         if op.approved_revision_id is None:
@@ -586,7 +586,7 @@ class Dispatcher:
             try:
                 await asyncio.wait_for(lease.lost.wait(), delay)
                 return  # lost the lease while waiting
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def _begin_attempt(self, op_row: int) -> AttemptRecord:
@@ -683,7 +683,7 @@ class Dispatcher:
                 future.set_result(result)
 
     async def _send_guarded(
-        self, op: OperationRecord, approval: Approval, lease: "_Lease"
+        self, op: OperationRecord, approval: Approval, lease: _Lease
     ) -> Exchange | None:
         """The send, or None when the lease was lost (the lease renewal then stops the send itself)."""
         if lease.lost.is_set():

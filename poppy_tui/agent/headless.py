@@ -7,7 +7,7 @@ It only sends what a person already approved; it never decides anything.
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.store import OperationRecord, Status, Store
 
@@ -72,6 +72,6 @@ async def send_approved(
         pause = IDLE_SECONDS if due is None else min(IDLE_SECONDS, max(0.02, due))
         try:
             await asyncio.wait_for(stop.wait(), pause)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
     return settled

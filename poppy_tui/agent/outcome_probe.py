@@ -26,7 +26,8 @@ import dataclasses
 import json
 import logging
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.companies import api_origins, origin_of
 from poppy_tui.agent.keys import KeyStorageError

@@ -29,7 +29,7 @@ class Paths(namedtuple("Paths", ("config_dir", "data_dir"))):
         """Only used when the user opts in to the file fallback for the signing key."""
         return self.data_dir / "agent-key.pem"
 
-    def ensure(self) -> "Paths":
+    def ensure(self) -> Paths:
         for folder in (self.config_dir, self.data_dir):
             folder.mkdir(parents=True, exist_ok=True)
             try:

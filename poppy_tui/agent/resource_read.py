@@ -24,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
 
 from poppy_tui.agent.companies import api_origins, origin_of
 from poppy_tui.agent.store import OperationRecord, Status

@@ -22,7 +22,8 @@ import threading
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol import conventions as c
@@ -100,10 +101,10 @@ class _Spare:
     """A Session JWT signed ahead, for the next request in its Session (Sessions.sign_spares)."""
 
     token: str
-    signer: "AgentIdentity"
+    signer: AgentIdentity
     signed_at: float  # time.time() when its claims were made (its iat is the whole seconds)
 
-    def usable_by(self, signer: "AgentIdentity", now: float) -> bool:
+    def usable_by(self, signer: AgentIdentity, now: float) -> bool:
         # The same key object (a new identity or key means a new signer), and fresh: a clock
         # moved back makes the age negative, and such a spare is dropped too.
         return signer is self.signer and 0.0 <= now - self.signed_at <= SPARE_JWT_MAX_AGE_SECONDS
@@ -122,7 +123,7 @@ class Sessions:
     def __init__(
         self,
         store: Store,
-        identity_loader: Callable[[], "AgentIdentity"],
+        identity_loader: Callable[[], AgentIdentity],
         allow_loopback: bool = False,
     ) -> None:
         self._store = store
@@ -137,10 +138,10 @@ class Sessions:
         # it leaves, and the agent has nothing else to do while the previous request awaits its
         # answer. Keyed by everything a Session JWT's claims name but the times and the jti.
         self._spares: dict[tuple[SessionIdentity, str], _Spare] = {}
-        self._spares_wanted: dict[tuple[SessionIdentity, str], "AgentIdentity"] = {}
+        self._spares_wanted: dict[tuple[SessionIdentity, str], AgentIdentity] = {}
 
     @property
-    def agent_identity(self) -> "AgentIdentity":
+    def agent_identity(self) -> AgentIdentity:
         # Loaded on first use, so opening the agent to browse history never touches the keyring.
         with self._lock:
             if self._identity is None:

@@ -49,7 +49,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from typing import Any, Callable
+    from typing import Any
+    from collections.abc import Callable
 
     from poppy_tui.agent.agent import Agent
     from poppy_tui.agent.store import CompanyRecord, OperationRecord
@@ -151,7 +152,7 @@ def parse_json_argument(text: str, option: str) -> Any:
         ) from None
 
 
-def need_company(agent: "Agent", key: str) -> "CompanyRecord":
+def need_company(agent: Agent, key: str) -> CompanyRecord:
     from poppy_tui.cli.companies_commands import need_company as named
 
     return named(agent, key)
@@ -173,7 +174,7 @@ def print_messages(company_name: str, messages: list[Any]) -> None:
         emit(company_block(company_name, text) if isinstance(text, str) else to_json(message))
 
 
-def print_final(record: "OperationRecord") -> None:
+def print_final(record: OperationRecord) -> None:
     """The Company's last word on an operation, shaped like the answer to the original command."""
     value = record.outcome
     if record.interface == "api" and isinstance(value, dict) and "body" in value:
@@ -184,7 +185,7 @@ def print_final(record: "OperationRecord") -> None:
     print_answer(value)
 
 
-def announce(record: "OperationRecord", stream: Any) -> None:
+def announce(record: OperationRecord, stream: Any) -> None:
     emit(f"operation {record.id}: {status_text(record)}", stream)
     emit(
         f"  {safe_line(record.company.name, 60)} ({safe_line(record.operation_id, 60)}): "
@@ -193,7 +194,7 @@ def announce(record: "OperationRecord", stream: Any) -> None:
     )
 
 
-def report_final(record: "OperationRecord", as_json: bool = False) -> int:
+def report_final(record: OperationRecord, as_json: bool = False) -> int:
     if record.waiting_sign_in:
         # Approved, kept, and sent again once signed in (before it expires): say what to do.
         note(
@@ -213,11 +214,11 @@ def report_final(record: "OperationRecord", as_json: bool = False) -> int:
 
 
 async def wait_for(
-    agent: "Agent",
-    record: "OperationRecord",
+    agent: Agent,
+    record: OperationRecord,
     deadline: float | None = None,
     request_id: int | None = None,
-) -> "OperationRecord":
+) -> OperationRecord:
     """Until the operation settles, or (with a deadline, loop time) until the deadline: then it may still be open."""
     import asyncio
 
@@ -245,7 +246,7 @@ async def wait_for(
 
 
 async def settle(
-    agent: "Agent",
+    agent: Agent,
     rows: list[int],
     wait: bool,
     as_json: bool = False,
@@ -301,9 +302,9 @@ async def settle(
 
 
 def emit_request_json(
-    agent: "Agent",
+    agent: Agent,
     answer: dict[str, Any] | None,
-    records: list["OperationRecord"],
+    records: list[OperationRecord],
     timed_out: bool = False,
 ) -> None:
     """One JSON object on stdout for `call/tool/say --json` (docs/cli.md)."""
@@ -315,7 +316,7 @@ def emit_request_json(
 
 
 async def finish_request(
-    agent: "Agent",
+    agent: Agent,
     result: Any,
     wait: bool,
     http: bool,
@@ -371,7 +372,7 @@ def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
     option = "--json" if args.old_body_spelling else "--body"
     body = parse_json_argument(args.body, option) if args.body is not None else None
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         company = need_company(agent, args.company)
         result = await agent.call_api(company, method, args.path, body)
         return await finish_request(agent, result, args.wait, True, args.json, args.timeout)
@@ -387,7 +388,7 @@ def cmd_tool(ctx: Context, args: argparse.Namespace) -> int:
         )
     check_timeout(args)
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         company = need_company(agent, args.company)
         result = await agent.call_tool(company, args.tool, arguments)
         return await finish_request(agent, result, args.wait, False, args.json, args.timeout)
@@ -400,7 +401,7 @@ def cmd_say(ctx: Context, args: argparse.Namespace) -> int:
         raise CliError("TEXT is empty; say something", Exit.USAGE)
     check_timeout(args)
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         company = need_company(agent, args.company)
         latest = None if args.new else agent.store.latest_conversation(company.id)
         result = await agent.say(company, args.text, latest[0] if latest else None)

@@ -58,13 +58,11 @@ def add_parsers(company_commands: Any, global_options: Any) -> None:
         parser.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def company_choices(companies: list["CompanyRecord"]) -> str:
+def company_choices(companies: list[CompanyRecord]) -> str:
     return ", ".join(company_label(c.name, c.domain, 60).text for c in companies)
 
 
-def no_such_company(
-    key: str, matches: list["CompanyRecord"], known: list["CompanyRecord"]
-) -> CliError:
+def no_such_company(key: str, matches: list[CompanyRecord], known: list[CompanyRecord]) -> CliError:
     """The error for a Company name that names none, or more than one."""
     shown = safe_line(key, 100)
     if len(matches) > 1:
@@ -82,7 +80,7 @@ def no_such_company(
     )
 
 
-def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | None":
+def closest_company(key: str, known: list[CompanyRecord]) -> CompanyRecord | None:
     """The known Company whose name or domain is nearest a misspelt `key`, if one is near enough."""
     import difflib
 
@@ -94,19 +92,19 @@ def closest_company(key: str, known: list["CompanyRecord"]) -> "CompanyRecord | 
     return spellings[found[0]] if found else None
 
 
-def need_company(agent: "Agent", key: str) -> "CompanyRecord":
+def need_company(agent: Agent, key: str) -> CompanyRecord:
     matches = agent.match_companies(key)
     if len(matches) != 1:
         raise no_such_company(key, matches, agent.store.list_companies())
     return matches[0]
 
 
-def run_companies(ctx: "Context", args: argparse.Namespace) -> int:
+def run_companies(ctx: Context, args: argparse.Namespace) -> int:
     handlers = {"add": cmd_add, "list": cmd_list, "refresh": cmd_refresh, "remove": cmd_remove}
     return handlers[args.companies_command](ctx, args)
 
 
-def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_add(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.cli.context import with_agent
     from poppy_tui.protocol.discovery import discovery_url
     from poppy_tui.protocol.errors import InvalidDiscovery
@@ -124,7 +122,7 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
             f"can't use {safe_line(args.target, 200)!r}: {exc.reason}{only}", Exit.USAGE
         ) from None
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         company = await agent.add_company(args.target)
         as_json = getattr(args, "json", False)  # --json: poppy_tui/cli/gate_parser.py
         emit(
@@ -142,7 +140,7 @@ def cmd_add(ctx: "Context", args: argparse.Namespace) -> int:
     return with_agent(ctx, work)
 
 
-def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_list(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.agent.store.sign_ins import list_sign_ins
     from poppy_tui.cli.context import open_store
     from poppy_tui.cli.output import sign_in_json, sign_in_text
@@ -174,10 +172,10 @@ def cmd_list(ctx: "Context", args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_refresh(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.cli.context import with_agent
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         companies = [need_company(agent, args.name)] if args.name else agent.store.list_companies()
         if not companies:
             note(f"no Companies yet; {ADD_HINT.replace('add it', 'add one')}")
@@ -214,10 +212,10 @@ def cmd_refresh(ctx: "Context", args: argparse.Namespace) -> int:
     return with_agent(ctx, work)
 
 
-def cmd_remove(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_remove(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.cli.context import with_agent
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         company = need_company(agent, args.name)
         agent.remove_company(company)
         if args.json:

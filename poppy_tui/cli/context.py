@@ -18,7 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from typing import Any, Awaitable, Callable
+    from typing import Any
+    from collections.abc import Awaitable, Callable
 
     from poppy_tui.agent.agent import Agent
     from poppy_tui.agent.config import Config
@@ -78,7 +79,7 @@ def require_terminal() -> None:
 
 
 def run_tui(
-    agent: "Agent",
+    agent: Agent,
     initial_screen: str = "inbox",
     config_file: Path | None = None,
     demo: bool = False,
@@ -91,14 +92,14 @@ def run_tui(
     ).run()
 
 
-def open_agent(ctx: Context, *, lazy_store: bool = False) -> "Agent":
+def open_agent(ctx: Context, *, lazy_store: bool = False) -> Agent:
     from poppy_tui.agent.agent import Agent
 
     ctx.paths.ensure()
     return Agent.open(ctx.paths, ctx.config, lazy_store=lazy_store)
 
 
-def close_agent(agent: "Agent") -> None:
+def close_agent(agent: Agent) -> None:
     from poppy_tui.cli.event_loop import run
 
     run(agent.aclose())
@@ -108,7 +109,7 @@ def close_agent(agent: "Agent") -> None:
 DISCOVERY_ON_START_SECONDS = 10.0
 
 
-async def discover_listed(agent: "Agent") -> None:
+async def discover_listed(agent: Agent) -> None:
     """Add the Companies config.toml lists and the store doesn't know yet (known ones cost nothing)."""
     import asyncio
 
@@ -120,7 +121,7 @@ async def discover_listed(agent: "Agent") -> None:
         note(f"adding {safe_line(entry, 200)} (listed in the config)...")
         try:
             company = await asyncio.wait_for(agent.add_company(entry), DISCOVERY_ON_START_SECONDS)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             note(
                 f"warning: {safe_line(entry, 200)} did not answer in {DISCOVERY_ON_START_SECONDS:g}s; skipped"
             )
@@ -130,14 +131,14 @@ async def discover_listed(agent: "Agent") -> None:
             note(f"added {company_line(company)}")
 
 
-def open_store(ctx: Context) -> "Store":
+def open_store(ctx: Context) -> Store:
     from poppy_tui.agent.store import Store
 
     ctx.paths.ensure()
     return Store.open(ctx.paths.database)
 
 
-def with_agent(ctx: Context, work: Callable[["Agent"], Awaitable[int]]) -> int:
+def with_agent(ctx: Context, work: Callable[[Agent], Awaitable[int]]) -> int:
     from poppy_tui.cli.event_loop import run
 
     async def session() -> int:

@@ -9,7 +9,8 @@ never appear among real ones and approving one can't reach a real Company.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
@@ -18,6 +19,7 @@ from poppy_tui.cli.errors import CliError, expected_errors
 from poppy_tui.cli.event_loop import run
 from poppy_tui.cli.exit_codes import Exit
 from poppy_tui.cli.output import note, note_wrapped, safe_line
+from datetime import UTC
 
 if TYPE_CHECKING:
     from poppy_tui.agent.agent import Agent
@@ -32,7 +34,7 @@ ACCOUNTS_BY_DEFAULT = True
 @dataclass(frozen=True)
 class DemoRequest:
     label: str
-    send: Callable[["Agent", "CompanyRecord"], Awaitable[Any]]
+    send: Callable[[Agent, CompanyRecord], Awaitable[Any]]
 
 
 # One per interface. They ask for three different actions: the demo Company gives one
@@ -127,7 +129,7 @@ class SeedReport:
 
 
 async def seed(
-    agent: "Agent", base_url: str, sign_in: bool = False, report: SeedReport | None = None
+    agent: Agent, base_url: str, sign_in: bool = False, report: SeedReport | None = None
 ) -> list[int]:
     """Register the demo Company (signing in first with `sign_in`) and make the demo
     requests; returns the waiting operations (and fills in `report`)."""
@@ -165,13 +167,11 @@ async def seed(
     return waiting
 
 
-def _already_expired(agent: "Agent", row: int) -> bool:
-    from datetime import datetime, timezone
+def _already_expired(agent: Agent, row: int) -> bool:
+    from datetime import datetime
 
     record = agent.store.get_operation(row)
-    return record.status.value == "expired" or record.current.expires_at <= datetime.now(
-        timezone.utc
-    )
+    return record.status.value == "expired" or record.current.expires_at <= datetime.now(UTC)
 
 
 def demo_notice(report: SeedReport, waiting: int) -> Any:

@@ -26,7 +26,7 @@ TERMINAL_ATTEMPTS = 3
 TERMINAL_HINT = "No browser here? Press Enter to sign in here with the email and password above."
 
 
-async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> str | None:
+async def sign_in_first(agent: Agent, company: CompanyRecord) -> str | None:
     """Sign in as the demo user. None when signed in; else why not, for the TUI to say too: a
     failure leaves the demo signed out (its requests say so)."""
     from poppy_tui.agent.signin.errors import SignInError
@@ -62,7 +62,7 @@ async def sign_in_first(agent: "Agent", company: "CompanyRecord") -> str | None:
     return None
 
 
-async def _in_browser_or_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
+async def _in_browser_or_terminal(agent: Agent, company: CompanyRecord) -> Any:
     from poppy_tui.cli.signin_commands import show_device_prompt
 
     from poppy_tui.agent.signin.flows import DeviceSignIn
@@ -92,7 +92,7 @@ async def _in_browser_or_terminal(agent: "Agent", company: "CompanyRecord") -> A
     return await sign_in_in_terminal(agent, company)
 
 
-async def sign_in_in_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
+async def sign_in_in_terminal(agent: Agent, company: CompanyRecord) -> Any:
     """Mediated Sign-In through the `signin --mediated` prompts, with a few tries."""
     from poppy_tui.agent.signin.errors import SignInError
     from poppy_tui.cli.signin_commands import ask_mediated
@@ -111,7 +111,7 @@ async def sign_in_in_terminal(agent: "Agent", company: "CompanyRecord") -> Any:
     return None
 
 
-def _enter_pressed() -> "asyncio.Future[None] | None":
+def _enter_pressed() -> asyncio.Future[None] | None:
     """A future done when a line (Enter) arrives on the terminal, or None where stdin can't be
     watched. The loop's reader, unlike a reading thread, is removed the moment the future is
     done or cancelled, so nothing is left to steal the TUI's keys afterwards."""

@@ -25,7 +25,8 @@ import asyncio
 import concurrent.futures
 import signal
 import threading
-from typing import Any, Callable, Coroutine, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine
 
 T = TypeVar("T")
 

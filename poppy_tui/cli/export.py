@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from datetime import datetime, UTC
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
 
 from poppy_tui.cli.errors import CliError
 from poppy_tui.cli.exit_codes import Exit
@@ -88,9 +89,7 @@ def parse_when(text: str | None, option: str, now: datetime | None = None) -> st
             ) from None
     if value.tzinfo is None:
         value = value.astimezone()  # local time, as a person typing a date means it
-    return (
-        value.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
-    )
+    return value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def _relative_time(text: str, now: datetime) -> datetime | None:
@@ -114,13 +113,13 @@ def _relative_time(text: str, now: datetime) -> datetime | None:
 
 
 def rows_between(
-    store: "Store",
+    store: Store,
     statuses: Any,
     company_id: int | None,
     since: str | None,
     until: str | None,
     limit: int | None,
-) -> Iterator["OperationRow"]:
+) -> Iterator[OperationRow]:
     """Newest change first, last changed in [since, until), at most `limit`."""
     offset = 0
     given = 0
@@ -154,7 +153,7 @@ def _cell(value: Any) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def write_ndjson(store: "Store", rows: Iterable["OperationRow"], out=None) -> int:
+def write_ndjson(store: Store, rows: Iterable[OperationRow], out=None) -> int:
     out = out or sys.stdout
     count = 0
     for row in rows:
@@ -163,7 +162,7 @@ def write_ndjson(store: "Store", rows: Iterable["OperationRow"], out=None) -> in
     return count
 
 
-def write_csv(store: "Store", rows: Iterable["OperationRow"], out=None) -> int:
+def write_csv(store: Store, rows: Iterable[OperationRow], out=None) -> int:
     out = out or sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)

@@ -7,7 +7,8 @@ import argparse
 
 TYPE_CHECKING = False  # typing is not loaded for parsing: see main.py
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
+    from collections.abc import Callable
 
     Command = Callable[..., argparse.ArgumentParser]
 

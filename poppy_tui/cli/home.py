@@ -11,7 +11,8 @@ from poppy_tui.cli.exit_codes import Exit
 
 TYPE_CHECKING = False  # typing is not imported on a command's path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Callable, TextIO
+    from typing import TextIO
+    from collections.abc import Callable
 
 
 def require_existing_home(

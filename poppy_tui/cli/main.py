@@ -16,7 +16,8 @@ from poppy_tui.cli.exit_codes import Exit
 # Annotations only: importing typing costs more than all of --help's own work (docs/architecture.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
+    from typing import Any
+    from collections.abc import Sequence
 
 PROG = "poppy-tui"
 
@@ -24,7 +25,7 @@ PROG = "poppy-tui"
 _BARE_OPTIONS = ("--home", "--config")
 
 
-def bare_start(argv: "Sequence[str]") -> "Any":
+def bare_start(argv: Sequence[str]) -> Any:
     """What argparse makes of `argv` when it only starts the TUI (`poppy-tui`, with `--home PATH`
     and `--config PATH` in either spelling, repeated or not: the last one counts), else None.
     argparse and building the parser were ~5 ms of the TUI's first frame (the first-frame target,
@@ -80,7 +81,7 @@ def _report(exc: BaseException) -> int:
     return int(code)
 
 
-def parse(arguments: list[str]) -> "Any":
+def parse(arguments: list[str]) -> Any:
     """The parsed arguments; argparse's SystemExit (--help, --version, a usage error) goes on."""
     from poppy_tui.cli.gate_parser import rewrite_deprecated
     from poppy_tui.cli.parser import build_parser
@@ -118,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args)
 
 
-def _run(args: "Any") -> int:
+def _run(args: Any) -> int:
     try:
         from poppy_tui.cli import commands
 

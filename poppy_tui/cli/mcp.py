@@ -24,7 +24,7 @@ def _given_http_options(args: argparse.Namespace) -> list[str]:
     return ["--" + name.replace("_", "-") for name in _HTTP_ONLY if getattr(args, name, None)]
 
 
-def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_mcp(ctx: Context, args: argparse.Namespace) -> int:
     if getattr(args, "mcp_command", None) == "token":
         if getattr(args, "http", False) or _given_http_options(args):
             raise CliError(
@@ -40,7 +40,7 @@ def cmd_mcp(ctx: "Context", args: argparse.Namespace) -> int:
     return cmd_mcp_stdio(ctx)
 
 
-def cmd_mcp_stdio(ctx: "Context") -> int:
+def cmd_mcp_stdio(ctx: Context) -> int:
     import sys
 
     from poppy_tui.cli.context import discover_listed, open_agent
@@ -66,7 +66,7 @@ def cmd_mcp_stdio(ctx: "Context") -> int:
     return Exit.OK
 
 
-def cmd_mcp_token(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_mcp_token(ctx: Context, args: argparse.Namespace) -> int:
     """The token on stdout (alone, so `$(poppy-tui mcp token)` works); where it is kept on stderr."""
     from poppy_tui.cli.output import note
     from poppy_tui.mcp_server.http_token import TokenError, read_or_create, rotate, token_path
@@ -89,7 +89,7 @@ def cmd_mcp_token(ctx: "Context", args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def cmd_mcp_http(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_mcp_http(ctx: Context, args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from poppy_tui.cli.event_loop import run

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 TYPE_CHECKING = False  # typing is not imported on a command's path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, Iterable, TextIO
+    from typing import Any, TextIO
+    from collections.abc import Iterable
 
     from poppy_tui.agent.store import (
         AttemptRecord,
@@ -174,7 +175,7 @@ def company_json_text(value: Any) -> str:
 
 
 def utc_text(value: datetime) -> str:
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def stamp_text(value: object) -> str:
@@ -188,13 +189,13 @@ def stamp_text(value: object) -> str:
         except ValueError:
             return safe_line(value, 60)
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)  # the store writes UTC
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        moment = moment.replace(tzinfo=UTC)  # the store writes UTC
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def expiry_text(value: datetime, now: datetime | None = None) -> str:
-    now = now or datetime.now(timezone.utc)
-    shown = value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    now = now or datetime.now(UTC)
+    shown = value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     seconds = (value - now).total_seconds()
     if seconds <= 0:
         return f"{shown} (passed)"
@@ -214,7 +215,7 @@ def _duration(seconds: float) -> str:
 # ---- JSON shapes ----------------------------------------------------------------------------
 
 
-def company_interfaces(company: "CompanyRecord") -> dict[str, str | None]:
+def company_interfaces(company: CompanyRecord) -> dict[str, str | None]:
     """Where each interface is: the very look-ups the agent uses to send requests."""
     from poppy_tui.agent.companies import conversation_endpoint, mcp_url, openapi_url
 
@@ -225,7 +226,7 @@ def company_interfaces(company: "CompanyRecord") -> dict[str, str | None]:
     }
 
 
-def company_json(company: "CompanyRecord") -> dict[str, Any]:
+def company_json(company: CompanyRecord) -> dict[str, Any]:
     return {
         "id": company.id,
         "name": company.name,
@@ -238,7 +239,7 @@ def company_json(company: "CompanyRecord") -> dict[str, Any]:
     }
 
 
-def row_json(row: "OperationRow") -> dict[str, Any]:
+def row_json(row: OperationRow) -> dict[str, Any]:
     return {
         "id": row.id,
         "operation_id": row.operation_id,
@@ -260,7 +261,7 @@ def row_json(row: "OperationRow") -> dict[str, Any]:
     }
 
 
-def revision_json(revision: "RevisionRecord") -> dict[str, Any]:
+def revision_json(revision: RevisionRecord) -> dict[str, Any]:
     return {
         "revision": revision.revision,
         "summary": revision.summary,
@@ -273,13 +274,13 @@ def revision_json(revision: "RevisionRecord") -> dict[str, Any]:
     }
 
 
-def _request_json(record: "OperationRecord") -> dict[str, Any]:
+def _request_json(record: OperationRecord) -> dict[str, Any]:
     from poppy_tui.protocol.requests import request_to_json
 
     return json.loads(request_to_json(record.request))
 
 
-def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
+def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
     revisions = store.revisions(record.id)
     names = {r.id: r.revision for r in revisions}
     return {
@@ -326,13 +327,13 @@ def record_json(store: "Store", record: "OperationRecord") -> dict[str, Any]:
     }
 
 
-def _other_account(store: "Store", record: "OperationRecord") -> str | None:
+def _other_account(store: Store, record: OperationRecord) -> str | None:
     from poppy_tui.agent.store.owning_account import other_account_now
 
     return other_account_now(store, record)
 
 
-def _account_lines(store: "Store", record: "OperationRecord") -> list[str]:
+def _account_lines(store: Store, record: OperationRecord) -> list[str]:
     """Whose the operation is (Ops 3) and, signed in there as another account, why it waits."""
     if not record.account_owned:
         return []
@@ -347,7 +348,7 @@ def _account_lines(store: "Store", record: "OperationRecord") -> list[str]:
     return lines
 
 
-def _decision_json(decision: "DecisionRecord", names: dict[int, str]) -> dict[str, Any]:
+def _decision_json(decision: DecisionRecord, names: dict[int, str]) -> dict[str, Any]:
     return {
         "decision": decision.decision,
         "revision": names.get(decision.revision_id),
@@ -357,7 +358,7 @@ def _decision_json(decision: "DecisionRecord", names: dict[int, str]) -> dict[st
     }
 
 
-def _attempt_json(attempt: "AttemptRecord", names: dict[int, str]) -> dict[str, Any]:
+def _attempt_json(attempt: AttemptRecord, names: dict[int, str]) -> dict[str, Any]:
     return {
         "number": attempt.number,
         "revision": names.get(attempt.revision_id),
@@ -370,14 +371,14 @@ def _attempt_json(attempt: "AttemptRecord", names: dict[int, str]) -> dict[str, 
     }
 
 
-def _event_json(event: "EventRecord") -> dict[str, Any]:
+def _event_json(event: EventRecord) -> dict[str, Any]:
     return {"at": event.at, "kind": event.kind, "detail": event.detail}
 
 
 # ---- plain text for people (and screen readers: no tables, no box drawing) --------------------
 
 
-def company_line(company: "CompanyRecord") -> str:
+def company_line(company: CompanyRecord) -> str:
     """Name (marked ⚠ when it could imitate another) and verified domain, then the rest;
     a marked name gets a second, indented line saying why."""
     from poppy_tui.safety.company_name import company_label
@@ -408,12 +409,12 @@ def _company_marked_name(name: object, domain: object, max_chars: int) -> str:
 def settled_expiry_text(status: Any, value: datetime) -> str:
     """A decided operation's expiry no longer counts down: say so instead of 'in 14 minutes'."""
     if getattr(status, "is_final", False) and getattr(status, "value", "") != "expired":
-        shown = value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        shown = value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         return f"expiry {shown} (no longer matters: {status.value.replace('_', ' ')})"
     return f"expires {expiry_text(value)}"
 
 
-def row_line(row: "OperationRow") -> str:
+def row_line(row: OperationRow) -> str:
     status = status_name(row)
     return (
         f"{row.id}  {status}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
@@ -422,7 +423,7 @@ def row_line(row: "OperationRow") -> str:
     )
 
 
-def _asked_through(record: "OperationRecord") -> str:
+def _asked_through(record: OperationRecord) -> str:
     request = record.request
     if record.interface == "api":
         return f"API: {safe_line(request.describe())}"
@@ -433,7 +434,7 @@ def _asked_through(record: "OperationRecord") -> str:
     return safe_line(record.interface, 40)
 
 
-def _unknown_lines(store: "Store", record: "OperationRecord") -> list[str]:
+def _unknown_lines(store: Store, record: OperationRecord) -> list[str]:
     """Why an outcome is unknown, and what poppy-tui found out since (Ops 7), sanitised."""
     lines: list[str] = []
     if record.status.value == "outcome_unknown":
@@ -471,7 +472,7 @@ def _revision_change(revisions: list[Any]) -> str:
 _BEFORE_SENDING = ("pending", "withdrawn", "approved")
 
 
-def _resource_comparison(store: "Store", record: "OperationRecord") -> tuple[Any, Any]:
+def _resource_comparison(store: Store, record: OperationRecord) -> tuple[Any, Any]:
     """(the last read of the resource the operation changes, its comparison with the terms or None)."""
     read = store.resource_read(record.id)
     if read is None or not read.ok or record.status.value not in _BEFORE_SENDING:
@@ -481,7 +482,7 @@ def _resource_comparison(store: "Store", record: "OperationRecord") -> tuple[Any
     return read, compare_resource(record.current.terms, read.body, source_label(read.source))
 
 
-def _resource_json(store: "Store", record: "OperationRecord") -> dict[str, Any] | None:
+def _resource_json(store: Store, record: OperationRecord) -> dict[str, Any] | None:
     read, comparison = _resource_comparison(store, record)
     if read is None:
         return None
@@ -500,7 +501,7 @@ def _resource_json(store: "Store", record: "OperationRecord") -> dict[str, Any] 
     return found
 
 
-def _resource_lines(store: "Store", record: "OperationRecord") -> list[str]:
+def _resource_lines(store: Store, record: OperationRecord) -> list[str]:
     """The resource as last read before the decision (agent/resource_read.py), as the review shows it."""
     read, comparison = _resource_comparison(store, record)
     if read is None:
@@ -529,7 +530,7 @@ def _resource_lines(store: "Store", record: "OperationRecord") -> list[str]:
     return lines
 
 
-def show_text(store: "Store", record: "OperationRecord") -> str:
+def show_text(store: Store, record: OperationRecord) -> str:
     """One operation, linear and labelled, for reading aloud as well as reading."""
     revisions = store.revisions(record.id)
     names = {r.id: r.revision for r in revisions}

@@ -22,7 +22,8 @@ from poppy_tui.cli.gate_parser import (
 # Annotations only: importing typing costs more than all of --help's own work (docs/architecture.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Collection, NoReturn, Sequence
+    from typing import NoReturn
+    from collections.abc import Collection, Sequence
 
 PROG = "poppy-tui"
 
@@ -141,16 +142,16 @@ class _Unbuilt:
     def add_argument(self, *args: object, **kwargs: object) -> None:
         return None
 
-    def add_subparsers(self, *args: object, **kwargs: object) -> "_Unbuilt":
+    def add_subparsers(self, *args: object, **kwargs: object) -> _Unbuilt:
         return self
 
-    def add_parser(self, *args: object, **kwargs: object) -> "_Unbuilt":
+    def add_parser(self, *args: object, **kwargs: object) -> _Unbuilt:
         return self
 
-    def add_mutually_exclusive_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+    def add_mutually_exclusive_group(self, *args: object, **kwargs: object) -> _Unbuilt:
         return self
 
-    def add_argument_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+    def add_argument_group(self, *args: object, **kwargs: object) -> _Unbuilt:
         return self
 
     def set_defaults(self, **kwargs: object) -> None:
@@ -159,7 +160,7 @@ class _Unbuilt:
 
 def _command_parser(
     *, unbuilt: bool = False, **kwargs: object
-) -> "argparse.ArgumentParser | _Unbuilt":
+) -> argparse.ArgumentParser | _Unbuilt:
     """The subparsers' parser_class: a real parser, or for `unbuilt=True` only a stand-in."""
     return _Unbuilt() if unbuilt else _Parser(**kwargs)
 

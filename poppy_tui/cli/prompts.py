@@ -98,7 +98,7 @@ async def _read_line(fd: int) -> str:
     return received.decode(encoding, "replace").split("\n", 1)[0]
 
 
-def read_line_in_background() -> "asyncio.Future[str]":
+def read_line_in_background() -> asyncio.Future[str]:
     """stdin's next line (without its line ending), read in a daemon thread: one the loop doesn't
     wait for at exit, so neither Ctrl-C nor an answer arriving elsewhere first waits for Enter."""
     loop = asyncio.get_running_loop()

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from poppy_tui.cli.context import Context
 
 
-def _said(record: "OperationRecord") -> None:
+def _said(record: OperationRecord) -> None:
     status = record.status.value
     detail = record.outcome_detail
     extra = f" ({safe_line(detail, 400)})" if detail and detail != status else ""
@@ -29,7 +29,7 @@ def _said(record: "OperationRecord") -> None:
     )
 
 
-def cmd_send(ctx: "Context", args: argparse.Namespace) -> int:
+def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.agent.headless import in_flight, send_approved, waiting_for_sign_in
     from poppy_tui.cli.context import open_agent
     from poppy_tui.cli.event_loop import ctrl_c as watched_ctrl_c

@@ -30,7 +30,7 @@ def cmd_signin(ctx: Any, args: argparse.Namespace) -> int:
     from poppy_tui.cli.companies_commands import need_company
     from poppy_tui.cli.context import with_agent
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         from poppy_tui.agent.signin.errors import SignInError
 
         company = need_company(agent, args.company)
@@ -234,7 +234,7 @@ def cmd_signout(ctx: Any, args: argparse.Namespace) -> int:
     from poppy_tui.cli.companies_commands import need_company
     from poppy_tui.cli.context import with_agent
 
-    async def work(agent: "Agent") -> int:
+    async def work(agent: Agent) -> int:
         company = need_company(agent, args.company)
         result = await agent.signins.sign_out(company)
         name = safe_line(company.name, 200)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import httpx2
 from cryptography.hazmat.primitives.asymmetric import ec

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, MutableMapping
+from typing import Any
+from collections.abc import Mapping, MutableMapping
 
 from poppy_tui.demo.idempotency import IdempotencyKeys
 from poppy_tui.demo.accounts.guard import Caller, require

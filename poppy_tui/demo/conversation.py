@@ -206,7 +206,7 @@ class Conversations:
                         conversation.changed.wait_for(lambda: len(conversation.events) > start),
                         wait,
                     )
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
         return JSONResponse(self._page(conversation, start))
 

@@ -40,7 +40,7 @@ class Faults:
     perform_seconds: float = 0.0
 
     @classmethod
-    def parse(cls, text: str | None) -> "Faults":
+    def parse(cls, text: str | None) -> Faults:
         """Parse "slow=1.5,drop_after_perform=1,busy=3,expired,mismatch,hostile".
 
         A bare integer-valued name means 1 (`busy` = `busy=1`); `-` and `_` are the same.

@@ -22,7 +22,8 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Literal, Union
+from typing import Any, Literal
+from collections.abc import Callable
 
 from poppy_tui.demo.faults import Faults, apply_summary_faults
 from poppy_tui.demo.ledger import PerformedLedger
@@ -95,7 +96,7 @@ class Perform:
     record: PerformedRecord
 
 
-Decision = Union[AsIfNoApproval, Replay, InProgress, Renew, Perform]
+Decision = AsIfNoApproval | Replay | InProgress | Renew | Perform
 
 
 @dataclass(frozen=True)

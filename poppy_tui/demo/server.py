@@ -10,7 +10,8 @@ import os
 import socket
 import threading
 import time
-from typing import Any, AsyncIterator, Callable
+from typing import Any
+from collections.abc import AsyncIterator, Callable
 
 import uvicorn
 
@@ -111,7 +112,7 @@ class RunningCompany:
         ):
             self.context.desk.ledger.close()
 
-    def __enter__(self) -> "RunningCompany":
+    def __enter__(self) -> RunningCompany:
         return self
 
     def __exit__(self, *exc: object) -> None:

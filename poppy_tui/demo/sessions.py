@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.demo.agent_registry import AgentRegistry, AgentRejected
 from poppy_tui.protocol import conventions as c

@@ -14,7 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta, timezone
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.protocol.ids import new_id
 from poppy_tui.protocol.timestamps import format_rfc3339, parse_rfc3339, utcnow
@@ -208,7 +209,7 @@ class Action:
     params: tuple[tuple[str, str], ...]
 
     @classmethod
-    def of(cls, kind: str, **params: str) -> "Action":
+    def of(cls, kind: str, **params: str) -> Action:
         return cls(kind, tuple(sorted(params.items())))
 
     @property

@@ -8,7 +8,8 @@ fetches and checks them like any other agent's."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
+from collections.abc import AsyncIterator, Iterator
 
 import httpx2
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -94,7 +95,7 @@ class AgentSession:
         self.access_token: str | None = None  # set to send Authorization: Bearer (signed in)
 
     @classmethod
-    def at(cls, company: RunningCompany, **kwargs: Any) -> "AgentSession":
+    def at(cls, company: RunningCompany, **kwargs: Any) -> AgentSession:
         return cls(company.issuer, **kwargs)
 
     @property

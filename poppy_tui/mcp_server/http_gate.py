@@ -20,7 +20,8 @@ import socket
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from poppy_tui.mcp_server.http_guard import HttpGuard, Served, host_key
 from poppy_tui.mcp_server.http_token import TokenFile

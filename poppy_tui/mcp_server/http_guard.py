@@ -27,7 +27,8 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
 from poppy_tui.mcp_server.http_token import TokenFile

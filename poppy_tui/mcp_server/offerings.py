@@ -4,7 +4,8 @@ input schemas). Every string in them is the Company's and is sanitised (company_
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.mcp_server import company_text
 from poppy_tui.protocol import openapi

@@ -7,7 +7,7 @@ sent even if the TUI has quit meanwhile; the store's lease keeps two senders fro
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.store import OperationRecord, Status
 

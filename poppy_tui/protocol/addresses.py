@@ -16,7 +16,7 @@ Loopback only when the caller allows it (the demo and tests) and only by a loopb
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterable
+from collections.abc import Iterable
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

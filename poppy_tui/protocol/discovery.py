@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 from ipaddress import ip_address
 from urllib.parse import SplitResult, urlsplit
 

@@ -6,7 +6,7 @@ import re
 
 from poppy_tui.protocol.conventions import MAX_ID_LENGTH
 
-_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,%d}" % MAX_ID_LENGTH)
+_ID_RE = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_ID_LENGTH}}}")
 
 
 def is_valid_id(value: object) -> bool:

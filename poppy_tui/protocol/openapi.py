@@ -5,7 +5,8 @@ to make of each operation is the caller's."""
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 _TEMPLATE_PART = re.compile(r"^\{[^{}/]+\}$")

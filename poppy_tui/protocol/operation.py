@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.protocol.conventions import MAX_SUMMARY_BYTES, MAX_TERMS_BYTES, MAX_TERMS_DEPTH
 from poppy_tui.protocol.errors import InvalidMessage, InvalidOperation
@@ -35,7 +36,7 @@ class Operation:
     def to_json(self) -> str:
         return json.dumps(self.raw, ensure_ascii=False)
 
-    def same_terms_as(self, other: "Operation") -> bool:
+    def same_terms_as(self, other: Operation) -> bool:
         return (
             self.summary == other.summary
             and self.terms_json == other.terms_json

@@ -7,7 +7,7 @@ acts on them. Keeping the classification pure makes every branch testable.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.operation import Operation
@@ -73,9 +73,7 @@ class BadResponse:
     success: bool = False
 
 
-Outcome = Union[
-    Performed, ApprovalRequired, RetryLater, NotPerformed, Unknown, NotSent, BadResponse
-]
+Outcome = Performed | ApprovalRequired | RetryLater | NotPerformed | Unknown | NotSent | BadResponse
 
 RETRYABLE = (RetryLater, Unknown, NotSent)
 

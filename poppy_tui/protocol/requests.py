@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 Interface = Literal["api", "mcp", "conversation"]
@@ -53,7 +53,7 @@ class ConversationRequest:
         return "conversation message"
 
 
-RequestDescription = Union[ApiRequest, McpRequest, ConversationRequest]
+RequestDescription = ApiRequest | McpRequest | ConversationRequest
 
 
 def action_key(request: RequestDescription) -> str | None:

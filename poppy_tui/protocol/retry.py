@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from email.utils import parsedate_to_datetime
 
 _DELAY_SECONDS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also accepts '²'.
@@ -28,8 +28,8 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if when is None:
         return None
     if when.tzinfo is None:  # asctime form comes back naive; HTTP dates are UTC.
-        when = when.replace(tzinfo=timezone.utc)
-    now = now or datetime.now(timezone.utc)
+        when = when.replace(tzinfo=UTC)
+    now = now or datetime.now(UTC)
     return max(0.0, (when - now).total_seconds())
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 # Beyond these a stored UTC stamp stops sorting as text (years < 1000) or overflows datetime.
 MIN_YEAR = 1970
@@ -39,7 +39,7 @@ def parse_rfc3339(text: object) -> datetime:
     try:
         if leap:
             value += timedelta(seconds=1)
-        utc_year = value.astimezone(timezone.utc).year
+        utc_year = value.astimezone(UTC).year
     except OverflowError:
         raise ValueError("is outside the range of dates poppy-tui can keep") from None
     if not MIN_YEAR <= utc_year <= MAX_YEAR:
@@ -55,4 +55,4 @@ def format_rfc3339(value: datetime) -> str:
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)

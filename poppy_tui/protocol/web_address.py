@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 WEB_SCHEMES = ("https", "http")
 _LOOPBACK_NAMES = frozenset({"localhost"})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
-from typing import Any, Mapping
+from datetime import date, datetime, UTC
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.expiry import _aware
@@ -30,7 +31,7 @@ def _dates_of(value: str) -> set[date]:
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
             dates.add(parsed.date())
             if parsed.tzinfo is not None:
-                dates.add(parsed.astimezone(timezone.utc).date())
+                dates.add(parsed.astimezone(UTC).date())
     except ValueError:
         return set()
     return dates
@@ -58,7 +59,7 @@ def _check_dates(
     for _, _, dates in terms_dates:
         allowed |= dates
     expires = _aware(operation.expires_at)
-    allowed |= {expires.date(), expires.astimezone(timezone.utc).date()}
+    allowed |= {expires.date(), expires.astimezone(UTC).date()}
     unexplained = [m for m in mentions if not _date_matches(m, allowed)]
     missing = [
         (p, v) for p, v, dates in terms_dates if not any(_date_matches(m, dates) for m in mentions)

@@ -14,7 +14,8 @@ in order and keeps the public names importable from one place.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.protocol.requests import ConversationRequest

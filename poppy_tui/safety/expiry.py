@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.findings import _Findings
@@ -12,13 +12,13 @@ from poppy_tui.safety.wording import count, plural
 
 
 def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _check_expiry(
     findings: _Findings, operation: Operation, now: datetime | None, min_read_seconds: float
 ) -> None:
-    now = _aware(now) if now is not None else datetime.now(timezone.utc)
+    now = _aware(now) if now is not None else datetime.now(UTC)
     expires = _aware(operation.expires_at)
     remaining = (expires - now).total_seconds()
     when = sanitize_line(

@@ -7,7 +7,8 @@ import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.extract import MoneyMention, find_money, normalize_for_compare

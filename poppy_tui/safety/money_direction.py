@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Callable, Literal
+from typing import Literal
+from collections.abc import Callable
 
 from poppy_tui.safety.extract import MoneyMention, find_money_spans
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.safety.extract import find_money
 from poppy_tui.safety.findings import _Findings

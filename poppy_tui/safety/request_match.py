@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 from urllib.parse import unquote
 
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest

@@ -14,7 +14,8 @@ Pure: no store, no I/O. Requests are the protocol.requests descriptions.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from poppy_tui.protocol.requests import ApiRequest, McpRequest
 from poppy_tui.safety.findings import Finding

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
+from collections.abc import Mapping
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.findings import _Findings
@@ -80,7 +81,7 @@ class RevisionDiff:
         return self.summary_changed or self.terms_changed or self.expires_changed
 
     @property
-    def kind(self) -> "RevisionKind":
+    def kind(self) -> RevisionKind:
         """NEW_TERMS, NEW_EXPIRY or SAME_CONTENT: what the content change amounts to."""
         if self.summary_changed or self.terms_changed:
             return RevisionKind.NEW_TERMS

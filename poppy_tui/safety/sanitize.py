@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
+from collections.abc import Iterator
 
 if TYPE_CHECKING:
     import regex
@@ -303,7 +304,7 @@ _AUGMENTED = {
     "Bopo": frozenset({"Bopo", "Hanb"}),
 }
 _CJK_WRITINGS = frozenset({"Jpan", "Kore", "Hanb"})
-_script_patterns: dict[str, "regex.Pattern[str]"] = {}
+_script_patterns: dict[str, regex.Pattern[str]] = {}
 _script_cache: dict[str, frozenset[str]] = {}
 _shared_sets: dict[frozenset[str], frozenset[str]] = {}
 _SCRIPT_CACHE_MAX = 200_000  # more than Unicode's letters
@@ -311,7 +312,7 @@ _NO_SCRIPT: frozenset[str] = frozenset()
 _LATIN = frozenset({"Latn"})
 
 
-def _pattern(code: str) -> "regex.Pattern[str]":
+def _pattern(code: str) -> regex.Pattern[str]:
     pattern = _script_patterns.get(code)
     if pattern is None:
         import regex  # Unicode Script_Extensions (UTS #39); loaded on the first non-ASCII letter
@@ -375,7 +376,7 @@ def _scripts_by_char(text: str) -> dict[str, frozenset[str]]:
     return table
 
 
-def _sets_in(chars: "set[str] | str", table: dict[str, frozenset[str]]) -> list[frozenset[str]]:
+def _sets_in(chars: set[str] | str, table: dict[str, frozenset[str]]) -> list[frozenset[str]]:
     sets = {table[ch] for ch in set(chars)}
     sets.discard(_NO_SCRIPT)
     return list(sets)

@@ -11,7 +11,8 @@ import re
 import sys
 import unicodedata
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from poppy_tui.safety.sanitize import sanitize_line
 

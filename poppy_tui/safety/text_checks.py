@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.findings import _Findings

@@ -8,7 +8,7 @@ builds around findings and Company names.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["count", "findings_tally", "followed_by", "plural", "possessive"]
 

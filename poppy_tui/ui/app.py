@@ -6,10 +6,11 @@ from poppy_tui.ui import _start_time  # first: the start-up time includes Textua
 
 import asyncio
 import logging
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from textual.app import App
 from textual.screen import ModalScreen, Screen
@@ -107,7 +108,7 @@ class PoppyApp(App[None]):
         self.notice: Any = notice
         self.notice_baseline: int | None = None  # how many waited when the notice was first shown
         self.unsignable: str | None = None  # why approvals can't be signed here, once known
-        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self._initial_extra = (mode, argument) if mode in ("review", "help") else None
         self._change_token: Any = None
         self._dispatcher_stop: asyncio.Event | None = None

@@ -5,7 +5,7 @@ No Textual here, so it is cheap to import and trivial to test.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from poppy_tui.agent.store.connection import parse_stamp as store_stamp
 from poppy_tui.agent.store.status import Status
@@ -131,7 +131,7 @@ def _moment(value: datetime | str | None) -> datetime | None:
     if isinstance(value, str):
         value = parse_stamp(value)
     if value is not None and value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return value
 
 

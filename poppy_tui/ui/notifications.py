@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Mapping
 
 from poppy_tui.agent.store import OperationRow, Status, Store
 from poppy_tui.safety.sanitize import sanitize_line

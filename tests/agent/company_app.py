@@ -15,7 +15,8 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 
 from poppy_tui.demo.faults import Faults

@@ -4,7 +4,8 @@ Agents on a shared store, and the demo Company served on loopback behind a recor
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
 

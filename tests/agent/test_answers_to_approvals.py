@@ -133,7 +133,7 @@ async def test_broken_5xx_until_the_window_ends_is_unknown_and_the_same_request_
 
 
 @pytest.mark.parametrize(
-    "answer, code",
+    ("answer", "code"),
     [
         (RawAnswer(404, "application/json", b'{"error":"not_found"}', perform=False), "not_found"),
         (RawAnswer(409, "text/html", HTML, perform=False), "http_409"),

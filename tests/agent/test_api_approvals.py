@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -166,7 +166,7 @@ async def test_new_revision_before_sending_supersedes_the_approval(make_agent, s
     company, op = await ask(agent, shop)
     agent.approve(op.id, op.current.id)
     # The demo's revisions name their expiry to the second: past the next one, it makes a new one.
-    await until_past(datetime.now(timezone.utc).replace(microsecond=0) + timedelta(seconds=1))
+    await until_past(datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=1))
     again = await agent.call_api(company, "POST", EXCHANGE, BODY)
     assert again.operation_row == op.id
     record = agent.store.get_operation(op.id)
@@ -202,7 +202,7 @@ async def test_503_retry_after_seconds_then_performed(make_agent, start):
 @pytest.mark.parametrize("status", [503, 429])
 async def test_retry_after_http_date(make_agent, shop, status):
     def busy(_):
-        when = datetime.now(timezone.utc) + timedelta(seconds=3)
+        when = datetime.now(UTC) + timedelta(seconds=3)
         return Answer(
             status,
             {"error": "temporarily_unavailable"},

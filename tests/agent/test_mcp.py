@@ -7,6 +7,7 @@ from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.session_jwt import verify_session_jwt
 
 from .company_app import Answer, Rule, is_mcp_tool_approval
+from datetime import UTC
 
 ARGS = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
 
@@ -77,11 +78,11 @@ async def test_mcp_503_retry_after(make_agent, start):
 
 
 async def test_mcp_503_with_plain_body_and_http_date(make_agent, shop):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
     from email.utils import format_datetime
 
     def busy(_):
-        when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=2), usegmt=True)
+        when = format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
         return Answer(503, {"error": "temporarily_unavailable"}, {"Retry-After": when})
 
     shop.add(Rule(is_mcp_tool_approval, busy))

@@ -3,7 +3,7 @@ how a conversation reply is read (the documented convention)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -25,7 +25,7 @@ OPENAPI = {
 
 
 @pytest.mark.parametrize(
-    "url,expected",
+    ("url", "expected"),
     [
         (
             "https://shop.example/api/orders/ord_7Hk2/exchanges",
@@ -51,7 +51,7 @@ def test_resource_url_of_an_unusable_openapi_is_none(document):
 
 
 @pytest.mark.parametrize(
-    "message,expected",
+    ("message", "expected"),
     [
         ({"text": "Done!"}, "words"),
         ({"text": "ok", "data": {"status": "performed"}}, "performed"),
@@ -69,7 +69,7 @@ def test_conversation_reply_reads_only_the_structured_convention(message, expect
 
 
 @pytest.mark.parametrize(
-    "paths,url,expected",
+    ("paths", "url", "expected"),
     [
         # A one-segment template would take the base path (or the collection's name) for an ID.
         ({"/{id}": {"get": {}}}, "https://shop.example/api/orders/ord_1/exchanges", None),
@@ -105,7 +105,7 @@ def test_resource_url_reads_one_resource_never_a_collection(paths, url, expected
 
 # ---- the spacing: 30 s, doubling, at most 10 min, until expires_at ------------------------------
 
-T0 = datetime(2026, 12, 4, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 4, 12, 0, 0, tzinfo=UTC)
 
 
 def _schedule(expires_after: float, looks: int = 12) -> list[float]:

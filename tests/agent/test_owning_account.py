@@ -122,7 +122,7 @@ async def test_the_same_account_spelt_in_another_case_may_approve(make_agent, bi
 
 
 @pytest.mark.parametrize(
-    "recorded, now",
+    ("recorded", "now"),
     [(None, BOB), (ALICE, None)],
     ids=["operation-account-unknown", "signed-in-account-unknown"],
 )

@@ -90,8 +90,7 @@ def _time(argv: list[str], env: dict[str, str], expect_ok: bool = True) -> float
         argv,
         env=env,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         timeout=120,
     )
     elapsed = (time.perf_counter() - started) * 1000

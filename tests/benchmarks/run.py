@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -88,7 +88,7 @@ def _markdown(
         "",
         "Written by `python tests/benchmarks/run.py` on every run; quote from here. Targets are information only.",
         "",
-        f"- When: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, {seconds:.0f} s"
+        f"- When: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, {seconds:.0f} s"
         + (" (--quick)" if args.quick else ""),
         f"- Machine: {machine}",
         f"- Records for history and memory: {args.records:,}",

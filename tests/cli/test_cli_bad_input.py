@@ -4,7 +4,7 @@ a port out of range, a URL missing its colon, free text, an empty or unusable --
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import pytest
 
@@ -74,7 +74,7 @@ def test_an_unusable_home_is_one_readable_line(home):
     assert len(done.err.strip().splitlines()) == 1
 
 
-NOW = datetime(2026, 12, 4, 15, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 4, 15, 30, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(

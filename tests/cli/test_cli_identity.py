@@ -58,7 +58,7 @@ def test_identity_init_writes_the_documents_to_publish(home, cli):
 
 
 @pytest.mark.parametrize(
-    "argv,words",
+    ("argv", "words"),
     [
         (["--client-id", "http://agent.example.org/agent.json"], "https"),
         (

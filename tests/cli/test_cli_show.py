@@ -6,7 +6,7 @@ revision of the same operation and a later expiry."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import pytest
 
@@ -32,7 +32,7 @@ def ask_to_cancel_twice(cli, strict) -> None:
 def finding_texts(home) -> list[str]:
     with Store.open(resolve_paths(home).database) as store:
         record = store.get_operation(1)
-        checked = check_record(store, record, datetime.now(timezone.utc), min_read_seconds=0)
+        checked = check_record(store, record, datetime.now(UTC), min_read_seconds=0)
     return [finding.message for finding in checked.findings]
 
 

@@ -36,7 +36,7 @@ import itertools
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from typing import Any
 
 import httpx
@@ -109,7 +109,7 @@ class Refused(Exception):
 
 
 def _stamp(at: datetime) -> str:
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def build_app(state: AccountState, base_url: str) -> Starlette:
@@ -211,7 +211,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             f"v{next(state.counter)}",
             what,
             owner,
-            datetime.now(timezone.utc) + timedelta(minutes=10),
+            datetime.now(UTC) + timedelta(minutes=10),
         )
         state.ops[(operation_id, op.revision)] = op
         body = {
@@ -293,7 +293,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
         made = {
             "id": f"evt_{len(events) + 1}",
             "type": kind,
-            "created_at": _stamp(datetime.now(timezone.utc)),
+            "created_at": _stamp(datetime.now(UTC)),
             **fields,
         }
         events.append(made)
@@ -342,7 +342,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             state.approval_users.append(user)
             key = (str(approval.get("operation_id")), str(approval.get("revision")))
             op = state.ops.get(key)
-            if op is None or op.expires_at <= datetime.now(timezone.utc):
+            if op is None or op.expires_at <= datetime.now(UTC):
                 return [
                     company_message(
                         conversation_id, "That approval doesn't match anything I can do now."
@@ -473,7 +473,7 @@ def build_app(state: AccountState, base_url: str) -> Starlette:
             if (
                 op is not None
                 and op.owner == ("account", user)
-                and op.expires_at > datetime.now(timezone.utc)
+                and op.expires_at > datetime.now(UTC)
             ):
                 state.performed[op.operation_id] = state.performed.get(op.operation_id, 0) + 1
                 return CallToolResult(

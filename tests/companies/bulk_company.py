@@ -21,7 +21,7 @@ import itertools
 import socket
 import sys
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import uvicorn
 from starlette.applications import Starlette
@@ -106,7 +106,7 @@ def build_app(base_url: str, state: BulkState | None = None) -> Starlette:
             return JSONResponse(performed[operation_id])
         revision = f"r{next(counter)}"
         issued[(operation_id, revision)] = item
-        expires = (datetime.now(timezone.utc) + EXPIRY).strftime("%Y-%m-%dT%H:%M:%SZ")
+        expires = (datetime.now(UTC) + EXPIRY).strftime("%Y-%m-%dT%H:%M:%SZ")
         return JSONResponse(
             {
                 "error": "approval_required",

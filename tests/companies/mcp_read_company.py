@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -66,9 +66,7 @@ def build_mcp_read_app(state: McpReadState, base_url: str) -> Starlette:
     @mcp.tool(description="Cancel a subscription. Needs the user's approval.")
     def cancel_subscription(subscription_id: str) -> CallToolResult:
         state.calls.append(("cancel_subscription", {"subscription_id": subscription_id}))
-        expires = (datetime.now(timezone.utc) + timedelta(minutes=30)).strftime(
-            "%Y-%m-%dT%H:%M:%SZ"
-        )
+        expires = (datetime.now(UTC) + timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
         operation = {
             "operation_id": f"cancel_{subscription_id}",
             "revision": "1",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from typing import Any
 
 from starlette.applications import Starlette
@@ -44,7 +44,7 @@ class ResourceState:
 
 
 def _stamp(at: datetime) -> str:
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _item(item_id: str, amount: str, status: str = "delivered") -> dict[str, Any]:
@@ -133,7 +133,7 @@ def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
                 "price": {"amount": "20.00", "currency": "USD"},
                 "extra_charge": {"amount": "0.00", "currency": "USD"},
             },
-            "expires_at": _stamp(datetime.now(timezone.utc) + timedelta(minutes=30)),
+            "expires_at": _stamp(datetime.now(UTC) + timedelta(minutes=30)),
         }
         return JSONResponse({"error": "approval_required", "operation": operation}, status_code=403)
 

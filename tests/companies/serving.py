@@ -8,7 +8,8 @@ import contextlib
 import socket
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import uvicorn
 

@@ -21,7 +21,8 @@ import contextlib
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request

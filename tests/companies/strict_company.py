@@ -28,7 +28,7 @@ import itertools
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from typing import Any
 
 import http_sfv
@@ -46,7 +46,7 @@ MCP_APPROVAL_KEY = "personalagentprotocol.org/approval"  # Ops 6, MCP
 
 
 def _stamp(at: datetime) -> str:
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -102,7 +102,7 @@ class StrictState:
     error_after_perform: int | None = None
     error_after_perform_times: int = 0
     # Raw answers (RawAnswer) given, after performing, to the next approvals instead of the Company's own.
-    approval_answers: list["RawAnswer"] = field(default_factory=list)
+    approval_answers: list[RawAnswer] = field(default_factory=list)
     # MCP: answer the next approvals with a tool error after performing: "plain" (text only, as
     # an MCP SDK server reports a tool that raised) or "json" (structuredContent with its own error).
     mcp_errors_after_perform: list[str] = field(default_factory=list)
@@ -111,7 +111,7 @@ class StrictState:
     # Carry the operation in a success answer (API 200, MCP isError false): a Company bug.
     operation_in_success: bool = False
     # Raw answers given to the next POSTs of an approval message, after accepting it.
-    conversation_post_answers: list["RawAnswer"] = field(default_factory=list)
+    conversation_post_answers: list[RawAnswer] = field(default_factory=list)
     # Answer text-only "I'm not sure yet" to this many approval messages before saying it's done.
     conversation_silent_replies: int = 0
     received: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
@@ -146,9 +146,7 @@ class StrictState:
         revision = self.revisions.get(approval) if approval is not None else None
         if revision is None or revision.booking_id != booking_id or revision.what != what:
             return None
-        if revision.operation_id in self.performed or revision.expires_at > datetime.now(
-            timezone.utc
-        ):
+        if revision.operation_id in self.performed or revision.expires_at > datetime.now(UTC):
             return revision
         return None
 
@@ -161,7 +159,7 @@ class StrictState:
             f"{interface}-r{number}",
             booking_id,
             what,
-            datetime.now(timezone.utc) + timedelta(seconds=self.expiry_seconds),
+            datetime.now(UTC) + timedelta(seconds=self.expiry_seconds),
             interface,
         )
         self.revisions[(operation_id, revision.revision)] = revision
@@ -315,15 +313,13 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
                 return answer_approval(
                     state.revisions.get(
                         approval,
-                        Revision(
-                            operation_id, "", booking_id, what, datetime.now(timezone.utc), "api"
-                        ),
+                        Revision(operation_id, "", booking_id, what, datetime.now(UTC), "api"),
                     )
                 )
             revision = state.revisions.get(approval)
             if (
                 revision is not None
-                and revision.expires_at > datetime.now(timezone.utc)
+                and revision.expires_at > datetime.now(UTC)
                 and revision.booking_id == booking_id
                 and revision.what == what
             ):
@@ -363,7 +359,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             {
                 "id": f"evt_{len(events) + 1}",
                 "type": "message",
-                "created_at": _stamp(datetime.now(timezone.utc)),
+                "created_at": _stamp(datetime.now(UTC)),
                 "message": message,
             }
         )
@@ -374,7 +370,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             {
                 "id": f"evt_{len(events) + 1}",
                 "type": "message",
-                "created_at": _stamp(datetime.now(timezone.utc)),
+                "created_at": _stamp(datetime.now(UTC)),
                 "message": {**message, "role": "user"},
             }
         )
@@ -382,7 +378,7 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
         if isinstance(approval, dict):
             key = (str(approval.get("operation_id")), str(approval.get("revision")))
             revision = state.revisions.get(key)
-            if revision is None or revision.expires_at <= datetime.now(timezone.utc):
+            if revision is None or revision.expires_at <= datetime.now(UTC):
                 company_says(conversation_id, "That approval doesn't match anything I can do now.")
                 return
             if state.conversation_silent_replies > 0:

@@ -79,7 +79,7 @@ def test_unknown_kid_refetches_at_most_every_30_seconds():
 
 
 @pytest.mark.parametrize(
-    "change,words",
+    ("change", "words"),
     [
         ({"client_id": "http://127.0.0.1:1/a/agent.json"}, "not the URL it was fetched from"),
         ({"jwks_uri": "http://127.0.0.2:9/a/jwks.json"}, "jwks_uri"),
@@ -97,7 +97,7 @@ def test_cimd_rules(change, words):
 
 
 @pytest.mark.parametrize(
-    "entry,words",
+    ("entry", "words"),
     [
         ({"kty": "oct", "k": "c2VjcmV0", "kid": "h"}, "symmetric"),
         ({"kty": "EC", "crv": "P-256", "x": "a", "y": "b", "d": "c", "kid": "p"}, "private"),

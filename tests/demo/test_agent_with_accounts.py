@@ -6,7 +6,7 @@ and its Direct Sign-In through the consent page, redirected to its loopback list
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest

@@ -9,7 +9,8 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncIterator
 
 import pytest
 

@@ -268,7 +268,7 @@ def test_a_non_loopback_listen_needs_allow_remote(home, capsys, listen):
 
 
 @pytest.mark.parametrize(
-    "argv,says",
+    ("argv", "says"),
     [
         (["mcp", "--http", "--listen", "127.0.0.1"], "HOST:PORT"),
         (["mcp", "--http", "--listen", "127.0.0.1:99999"], "HOST:PORT"),
@@ -341,7 +341,7 @@ def _throwaway_ca(folder):
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "poppy-tui test CA")])
     ca = (

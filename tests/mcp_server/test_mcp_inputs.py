@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncIterator
 
 import jsonschema
 import pytest

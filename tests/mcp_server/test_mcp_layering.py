@@ -15,7 +15,7 @@ def modules_after(statement: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "statement,absent",
+    ("statement", "absent"),
     [
         # --help and every other command build the parser: no MCP SDK, no Textual, no MCP server.
         (

@@ -68,7 +68,7 @@ class SpecCompany:
             doc["extensions"] = {"operations": [{"version": v} for v in self.operations_versions]}
         return doc
 
-    def __enter__(self) -> "SpecCompany":
+    def __enter__(self) -> SpecCompany:
         company = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -221,8 +221,8 @@ class SpecCompany:
             handler.close_connection = True
             return
         answer = (
-            '{"jsonrpc": "2.0", "id": %s, "result": %s}' % (json.dumps(message["id"]), result)
-        ).encode()
+            f'{{"jsonrpc": "2.0", "id": {json.dumps(message["id"])}, "result": {result}}}'.encode()
+        )
         sse = handler.path.endswith("?sse")
         if sse:
             answer = b"event: message\r\ndata: " + answer + b"\r\n\r\n"

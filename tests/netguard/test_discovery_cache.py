@@ -18,7 +18,7 @@ from tests.netguard.spec_company import SpecCompany
 
 
 @pytest.mark.parametrize(
-    "headers,seconds",
+    ("headers", "seconds"),
     [
         ({"cache-control": "max-age=300"}, 300),
         ({"cache-control": "public, max-age=5"}, DISCOVERY_MIN_FRESH_SECONDS),
@@ -181,7 +181,7 @@ async def test_a_loopback_company_once_loopback_is_off_keeps_its_copy(make_agent
 
 
 @pytest.mark.parametrize(
-    "cache_control,seconds",
+    ("cache_control", "seconds"),
     [
         (
             "max-age=" + "9" * 5000,
@@ -206,7 +206,7 @@ def test_a_hostile_max_age_is_clamped_or_stale_never_a_traceback(cache_control, 
 
 
 @pytest.mark.parametrize(
-    "sent,kept",
+    ("sent", "kept"),
     [
         ('"v1"', '"v1"'),  # strong
         ('W/"v1"', 'W/"v1"'),  # weak: If-None-Match compares weakly

@@ -50,7 +50,7 @@ class LoopbackServer:
         self.closed = asyncio.Event()  # set each time a connection has been closed
         self._server: asyncio.AbstractServer | None = None
 
-    async def __aenter__(self) -> "LoopbackServer":
+    async def __aenter__(self) -> LoopbackServer:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         port = self._server.sockets[0].getsockname()[1]
         self.base_url = f"http://127.0.0.1:{port}"

@@ -12,7 +12,7 @@ import gzip
 import socket
 import struct
 import zlib
-from typing import Callable
+from collections.abc import Callable
 
 import httpx2
 import pytest
@@ -252,7 +252,7 @@ class ByteCounter:
         self.connections = 0
         self.gone = asyncio.Event()
 
-    async def __aenter__(self) -> "ByteCounter":
+    async def __aenter__(self) -> ByteCounter:
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.connections += 1
             while data := await reader.read(65536):

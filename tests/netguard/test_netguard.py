@@ -9,7 +9,7 @@ from poppy_tui.protocol.outcomes import NotSent
 
 
 @pytest.mark.parametrize(
-    "host,addresses,allow,refused",
+    ("host", "addresses", "allow", "refused"),
     [
         ("api.example.com", ["93.184.216.34"], False, False),
         ("api.example.com", ["10.0.0.5"], True, True),

@@ -47,7 +47,7 @@ class TlsServer(RawHttpServer):
         context.sni_callback = lambda sock, name, ctx: self.server_names.append(name)  # type: ignore[assignment,misc]
         self.context = context
 
-    async def __aenter__(self) -> "TlsServer":
+    async def __aenter__(self) -> TlsServer:
         self._server = await asyncio.start_server(self._serve_tls, "127.0.0.1", 0, ssl=self.context)
         self.port = self._server.sockets[0].getsockname()[1]
         self.base_url = f"https://{self.host}:{self.port}"

@@ -41,7 +41,7 @@ class TestCA:
 
 
 def make_ca(folder: Path, name: str = "poppy-tui test CA") -> TestCA:
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     ca = (
@@ -77,7 +77,7 @@ def issue(
     ip: str | None = "127.0.0.1",
 ) -> TestCertificates:
     """A server certificate from `ca` for DNS `names` (and `ip`), valid now unless `expired`."""
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     start, end = (
         (now - datetime.timedelta(days=3), now - datetime.timedelta(days=1))
         if expired

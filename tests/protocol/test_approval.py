@@ -31,7 +31,7 @@ def test_header_round_trips_and_ignores_unknown_members():
 
 
 @pytest.mark.parametrize(
-    "value,field",
+    ("value", "field"),
     [
         ('operation_id="exc_5Rt2"', "Poppy-Approval.revision"),
         ('revision="r"', "Poppy-Approval.operation_id"),

@@ -24,7 +24,7 @@ OPERATION = json.loads(ex.API_403_BODY)["operation"]
 
 
 @pytest.mark.parametrize(
-    "status, error",
+    ("status", "error"),
     [
         (403, "approval_required"),
         (403, "invalid_session"),
@@ -49,7 +49,7 @@ def test_answers_that_say_nothing_was_performed_stay_refusals(status, error):
 
 
 @pytest.mark.parametrize(
-    "status, error",
+    ("status", "error"),
     [
         (500, "internal_error"),
         (500, "http_500"),

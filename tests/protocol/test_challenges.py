@@ -49,7 +49,7 @@ def test_identity_rejections_keep_the_client_id_the_company_named():
 
 
 @pytest.mark.parametrize(
-    "status,headers,body",
+    ("status", "headers", "body"),
     [
         (200, {}, {"error": "sign_in_required"}),
         (503, {"WWW-Authenticate": 'Bearer error="sign_in_required"'}, None),

@@ -47,7 +47,7 @@ def test_domain_must_match_the_host_case_insensitively_without_stripping_www():
 
 
 @pytest.mark.parametrize(
-    "overrides,field",
+    ("overrides", "field"),
     [
         ({"protocol_version": "0.2"}, "protocol_version"),
         ({"protocol_version": 0.4}, "protocol_version"),

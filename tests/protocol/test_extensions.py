@@ -25,7 +25,7 @@ def test_several_extensions_and_unreadable_members():
 
 
 @pytest.mark.parametrize(
-    "header,expected",
+    ("header", "expected"),
     [
         (None, False),
         ("", False),
@@ -47,7 +47,7 @@ def test_malformed_header_raises_when_parsed_directly():
 
 
 @pytest.mark.parametrize(
-    "extensions,expected",
+    ("extensions", "expected"),
     [
         (ex.POPPY_JSON_EXTENSIONS, True),
         ({"operations": [{"version": "1"}, {"version": "2"}]}, True),

@@ -1,5 +1,5 @@
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -18,7 +18,7 @@ def test_spec_operation_parses_with_every_field():
     assert op.operation_id == "exc_5Rt2"
     assert op.revision == "1791487200-k3Jd9Qx2mW8v"
     assert op.terms["price_difference"] == {"amount": "70.00", "currency": "USD"}
-    assert op.expires_at == datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)
+    assert op.expires_at == datetime(2026, 10, 8, 19, 20, tzinfo=UTC)
     assert op.expires_at.utcoffset() == timedelta(hours=-7)
     assert op.expires_at_text == "2026-10-08T12:20:00-07:00"
 
@@ -71,7 +71,7 @@ def test_missing_required_field_is_named(missing):
 
 
 @pytest.mark.parametrize(
-    "field,value,reason",
+    ("field", "value", "reason"),
     [
         ("operation_id", "exc 5Rt2", "may hold only"),
         ("operation_id", "", "must not be empty"),
@@ -128,13 +128,13 @@ def test_not_an_object():
 
 def test_rfc3339_variants():
     for text, expected in [
-        ("2026-10-08t19:20:00z", datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)),
+        ("2026-10-08t19:20:00z", datetime(2026, 10, 8, 19, 20, tzinfo=UTC)),
         (
             "2026-10-08T19:20:00.123456789Z",
-            datetime(2026, 10, 8, 19, 20, 0, 123456, tzinfo=timezone.utc),
+            datetime(2026, 10, 8, 19, 20, 0, 123456, tzinfo=UTC),
         ),
-        ("2026-12-31T23:59:60Z", datetime(2027, 1, 1, tzinfo=timezone.utc)),
-        ("2026-10-08T21:20:00+02:00", datetime(2026, 10, 8, 19, 20, tzinfo=timezone.utc)),
+        ("2026-12-31T23:59:60Z", datetime(2027, 1, 1, tzinfo=UTC)),
+        ("2026-10-08T21:20:00+02:00", datetime(2026, 10, 8, 19, 20, tzinfo=UTC)),
     ]:
         assert parse_operation(dict(ex.OPERATION, expires_at=text)).expires_at == expected
 

@@ -1,6 +1,6 @@
 import json
 import random
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import jwt
 import pytest
@@ -45,7 +45,7 @@ def test_classify_http_branches():
 
 
 def test_retry_after_seconds_dates_and_garbage():
-    now = datetime(2015, 10, 21, 7, 28, 0, tzinfo=timezone.utc)
+    now = datetime(2015, 10, 21, 7, 28, 0, tzinfo=UTC)
     assert parse_retry_after("120") == 120.0
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now) == 30.0
     assert parse_retry_after("Wednesday, 21-Oct-15 07:28:10 GMT", now) == 10.0
@@ -98,11 +98,11 @@ def test_session_jwt_rejections():
         verify_session_jwt("not-a-jwt", "aud", public)
     with pytest.raises(InvalidSession, match="rejected"):
         verify_session_jwt(sign_session_jwt(key, ident, "aud"), "other-aud", public)
-    old = sign_session_jwt(key, ident, "aud", now=datetime.now(timezone.utc).timestamp() - 3600)
+    old = sign_session_jwt(key, ident, "aud", now=datetime.now(UTC).timestamp() - 3600)
     with pytest.raises(InvalidSession, match="expired"):
         verify_session_jwt(old, "aud", public)
     fresh = sign_session_jwt(key, ident, "aud")
-    later = datetime.now(timezone.utc).timestamp() + 3600
+    later = datetime.now(UTC).timestamp() + 3600
     with pytest.raises(InvalidSession, match="expired"):
         verify_session_jwt(fresh, "aud", public, now=later)
     token = sign_session_jwt(key, ident, "aud")

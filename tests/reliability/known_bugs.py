@@ -9,7 +9,7 @@ delete the entry here and the marker there, and the test stays as a regression t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 
 @dataclass(frozen=True)

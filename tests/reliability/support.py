@@ -20,7 +20,8 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 REPO = Path(__file__).resolve().parents[2]
 CHILDREN = Path(__file__).resolve().parent / "children"
@@ -311,7 +312,7 @@ class RestartableCompany:
     def state(self):
         return self.context.shop
 
-    def start(self) -> "RestartableCompany":
+    def start(self) -> RestartableCompany:
         import uvicorn
 
         from poppy_tui.demo.app import build_app
@@ -397,7 +398,7 @@ class RestartableCompany:
     def in_progress(self, operation_id: str = EXCHANGE_OPERATION_ID) -> bool:
         return self.context.desk.in_progress(operation_id)
 
-    def __enter__(self) -> "RestartableCompany":
+    def __enter__(self) -> RestartableCompany:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 from email.utils import format_datetime
 
 import jwt
@@ -384,7 +384,7 @@ def test_parse_extensions_header(value):
 
 
 http_dates = st.builds(
-    lambda d: format_datetime(d.replace(tzinfo=timezone.utc), usegmt=True),
+    lambda d: format_datetime(d.replace(tzinfo=UTC), usegmt=True),
     st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(9999, 1, 1)),
 )
 retry_after_values = st.one_of(
@@ -645,7 +645,7 @@ headers = st.fixed_dictionaries(
         "jwk": jwk_values,
     }
 ).flatmap(lambda h: mostly(st.just(h), json_values.map(lambda kid: {**h, "kid": kid}), 10))
-_NOW = int(datetime.now(timezone.utc).timestamp())
+_NOW = int(datetime.now(UTC).timestamp())
 _good_claims = {
     "iss": st.just("https://poppy-tui.invalid/agent.json"),
     "sub": good_ids,

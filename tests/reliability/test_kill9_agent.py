@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -139,7 +139,7 @@ async def test_withdrawn_after_a_restart_during_the_grace_period_is_never_sent(h
         grace_ends = datetime.fromisoformat(fresh.store.get_operation(row).send_after)
         fresh.withdraw(row)
         # Passes until the grace period is really over (it would have been sent then), and one after.
-        while datetime.now(timezone.utc) <= grace_ends:
+        while datetime.now(UTC) <= grace_ends:
             await fresh.dispatch_once()
             await asyncio.sleep(0.05)
         await fresh.dispatch_once()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequ
 from poppy_tui.protocol.timestamps import format_rfc3339
 
 CORPUS = Path(__file__).parent / "corpus"
-NOW = datetime(2026, 10, 8, 19, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 10, 8, 19, 0, 0, tzinfo=UTC)
 
 
 def load(name: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from textual.widgets import DataTable
@@ -24,6 +24,7 @@ from poppy_tui.safety.company_name import NAME_MARK, company_label
 from poppy_tui.safety.discrepancies import Finding
 from poppy_tui.safety.wording import count, findings_tally, plural, possessive
 from tests.cli.cli_support import make_home
+from datetime import UTC
 
 LOOKALIKE = "\u041c\u0430nzanita Outfitters"  # Cyrillic М and а
 HONEST = "Manzanita Outfitters"
@@ -110,13 +111,13 @@ def test_findings_tally_leaves_out_zero_counts():
 
 
 def test_safety_messages_use_singulars():
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from poppy_tui.protocol.operation import Operation
     from poppy_tui.safety.discrepancies import check_operation
     from poppy_tui.safety.sanitize import sanitize_line
 
-    now = datetime(2026, 10, 8, 19, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 10, 8, 19, 0, tzinfo=UTC)
     expires = now + timedelta(seconds=1.5)
     operation = Operation(
         "exc_1", "r1", "Pay $5.00.", expires, expires.isoformat(), {"amount": "5.00"}

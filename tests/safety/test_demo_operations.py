@@ -10,7 +10,8 @@ so this checks what a Personal Agent would actually see.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import httpx
 import pytest

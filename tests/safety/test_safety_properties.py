@@ -6,7 +6,7 @@ import io
 import os
 import re
 import unicodedata
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -140,7 +140,7 @@ terms_st = st.one_of(st.none(), st.dictionaries(hostile_text, json_value, max_si
 when = st.datetimes(
     min_value=datetime(2000, 1, 2),
     max_value=datetime(2100, 1, 1),
-    timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=-7))]),
+    timezones=st.sampled_from([UTC, timezone(timedelta(hours=-7))]),
 )
 
 

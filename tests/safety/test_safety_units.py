@@ -75,7 +75,7 @@ def test_non_strings_do_not_crash():
 
 
 @pytest.mark.parametrize(
-    "text, expected",
+    ("text", "expected"),
     [
         ("paypal", False),
         ("p\u0430ypal", True),  # Cyrillic а
@@ -167,7 +167,7 @@ def test_summaries_past_the_size_limit_show_as_plain_text():
 
 
 @pytest.mark.parametrize(
-    "name, source",
+    ("name", "source"),
     [
         ("plain", "Pay $70.00 now. " * 65_536),
         ("escapes", "\x1b[31m" * 200_000),
@@ -323,7 +323,7 @@ def test_format_path_keeps_nested_and_flat_keys_apart():
 
 
 @pytest.mark.parametrize(
-    "terms, summary, expected",
+    ("terms", "summary", "expected"),
     [
         (CANONICAL_TERMS, CANONICAL_SUMMARY, "USD 70.00"),
         (

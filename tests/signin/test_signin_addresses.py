@@ -31,7 +31,7 @@ def test_a_link_a_browser_opens_on_another_site_is_not_the_companys(trick):
 
 
 @pytest.mark.parametrize(
-    "link, shown",
+    ("link", "shown"),
     [
         (
             "HTTPS://SHOP.TEST/Verify",
@@ -102,7 +102,7 @@ def test_a_password_or_code_is_secret_whatever_the_company_declares(declared):
 
 
 @pytest.mark.parametrize(
-    "name, label, kind",
+    ("name", "label", "kind"),
     [
         ("email", "Email", None),
         ("user", "Username", None),

@@ -260,7 +260,7 @@ async def test_mediated_wrong_password_is_a_clear_failure(setup):
 
 
 @pytest.mark.parametrize(
-    "change, reason",
+    ("change", "reason"),
     [
         (lambda auth: setattr(auth, "metadata_issuer", auth.issuer + "/"), "issuer"),
         (lambda auth: setattr(auth, "metadata_domains", ["juniper.example"]), "poppy_domains"),

@@ -97,7 +97,7 @@ async def test_a_direct_page_urllib_reads_as_ours_is_refused_before_sign_in(agen
     opened: list[str] = []
     company = hostile(parser_trickster("direct", TRICK_LINKS[trick]))
     record = await agent.add_company(company.base_url)
-    with pytest.raises(SignInError):
+    with pytest.raises(SignInError):  # noqa: PT012 - refused when it begins or when it starts
         flow = await agent.signins.begin(record, "direct", open_browser=opened.append)
         await flow.start()
     assert not opened

@@ -28,7 +28,7 @@ def test_metadata_url_puts_the_well_known_segment_before_the_issuer_path():
 
 
 @pytest.mark.parametrize(
-    "link, shown",
+    ("link", "shown"),
     [
         ("https://auth.juniper.example/device", True),
         ("https://login.auth.juniper.example/device", True),  # a subdomain of the issuer host
@@ -153,7 +153,7 @@ def test_the_cimd_lists_the_loopback_redirect_a_company_accepts():
 
 
 @pytest.mark.parametrize(
-    "auth, field",
+    ("auth", "field"),
     [
         ({"issuer": "http://auth.juniper.example"}, "auth.issuer"),
         (

@@ -36,7 +36,7 @@ BAD_ACCESS_TOKENS = {
 
 
 @pytest.mark.parametrize(
-    "token,ok",
+    ("token", "ok"),
     [
         ("mF_9.B5f-4.1JqM", True),  # RFC 6750's own example
         ("abc+/~==", True),
@@ -51,7 +51,7 @@ def test_bearer_token_grammar(token, ok):
 
 
 @pytest.mark.parametrize(
-    "token,ok",
+    ("token", "ok"),
     [
         ("tGzv3JOkF0XG5Qx2TlKWIA", True),
         ("with a space", True),
@@ -67,7 +67,7 @@ def test_refresh_token_grammar(token, ok):
 
 
 @pytest.mark.parametrize(
-    "tag,kept",
+    ("tag", "kept"),
     [
         ('"xyzzy"', True),
         ('W/"xyzzy"', True),
@@ -141,7 +141,7 @@ async def test_a_bad_access_token_is_refused_at_sign_in(setup, flow, case):
 
 @pytest.mark.parametrize("flow", list(FLOWS))
 @pytest.mark.parametrize(
-    "members,field",
+    ("members", "field"),
     [
         ({"refresh_token": "r\r\nX-Injected: 1"}, "refresh_token"),
         ({"refresh_token": "r\u00e9"}, "refresh_token"),

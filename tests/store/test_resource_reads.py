@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.resource_reads import ResourceRead
@@ -17,7 +17,7 @@ def test_a_read_is_kept_with_when_and_where_and_replaced_by_the_next(tmp_path):
     with Store.open(tmp_path / "poppy.db") as store:
         row = _record(store, "op_1", "r1", "Exchange itm_4Qa on ord_7Hk2")
         assert store.resource_read(row) is None
-        at = datetime(2026, 12, 4, 14, 2, 11, tzinfo=timezone.utc)
+        at = datetime(2026, 12, 4, 14, 2, 11, tzinfo=UTC)
         revision = store.get_operation(row).current.id
         store.save_resource_read(
             ResourceRead(
@@ -67,7 +67,7 @@ def test_a_damaged_row_is_no_read(tmp_path):
     with Store.open(tmp_path / "poppy.db") as store:
         row = _record(store, "op_1", "r1", "Cancel sub_6Tc1")
         store.save_resource_read(
-            ResourceRead(row, None, "get_subscription", datetime.now(timezone.utc), True, {})
+            ResourceRead(row, None, "get_subscription", datetime.now(UTC), True, {})
         )
         db = sqlite3.connect(store.path)
         db.execute("UPDATE resource_reads SET body_json = 'not json'")

@@ -17,6 +17,7 @@ from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
 from poppy_tui.safety.checker import CHECKER_VERSION
+from datetime import UTC
 
 DOCUMENT = {
     "protocol_version": "0.4",
@@ -53,9 +54,9 @@ def _check(path, rows, batches):
 
 
 def revision_checks_now():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @pytest.fixture
@@ -159,14 +160,14 @@ def test_expire_due_keeps_the_soonest_expiry_and_still_expires_on_time(tmp_path)
     """expire_due remembers the soonest expiry until any connection commits (the idle-CPU target,
     docs/benchmarks.md): an operation still expires when its time comes, and one another process
     records is seen."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from poppy_tui.agent.store import Status
 
     path = tmp_path / "poppy.db"
     with Store.open(path) as store:
         first = _record(store, "op_1", "r1", "Refund order A-1")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         assert store.expire_due(now) == []
         assert store.expire_due(now) == []  # from what it remembers
         with Store.open(path) as other:  # another process: expires sooner than anything known
@@ -190,4 +191,4 @@ def test_expire_due_keeps_the_soonest_expiry_and_still_expires_on_time(tmp_path)
         assert store.expire_due(now) == []
         assert store.expire_due(now + timedelta(minutes=2)) == [second]
         assert store.get_operation(second).status == Status.EXPIRED
-        assert store.expire_due(datetime(2099, 1, 2, tzinfo=timezone.utc)) == [first]
+        assert store.expire_due(datetime(2099, 1, 2, tzinfo=UTC)) == [first]

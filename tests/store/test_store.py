@@ -4,7 +4,7 @@ import os
 import sqlite3
 import stat
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -118,10 +118,10 @@ def test_an_approval_whose_terms_expired_is_never_claimed(store):
     request_id = store.add_request(
         company.id, ApiRequest("POST", "http://127.0.0.1:9/api/x", {"a": 1}), "cli"
     )
-    soon = (datetime.now(timezone.utc) + timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    soon = (datetime.now(UTC) + timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
     result = store.record_operation(company.id, request_id, company.session_id, op(expires=soon))
     store.approve(result.operation_row, result.revision_id, grace_seconds=0)
-    later = datetime.now(timezone.utc) + timedelta(seconds=31)
+    later = datetime.now(UTC) + timedelta(seconds=31)
     assert store.claim_due("a", 30, now=later) is None
     assert store.get_operation(result.operation_row).status == Status.APPROVED
     assert store.claim_due("a", 30).id == result.operation_row  # before its expiry it is due
@@ -134,7 +134,7 @@ def test_nothing_is_due_during_the_grace_period(seeded):
     store, _, _, result = seeded
     store.approve(result.operation_row, result.revision_id, grace_seconds=60)
     assert store.claim_due("a", 30) is None
-    later = datetime.now(timezone.utc) + timedelta(seconds=61)
+    later = datetime.now(UTC) + timedelta(seconds=61)
     assert store.claim_due("a", 30, now=later).id == result.operation_row
 
 
@@ -171,7 +171,7 @@ def test_declined_is_never_due(seeded):
     store, _, _, result = seeded
     store.decline(result.operation_row, result.revision_id)
     assert store.get_operation(result.operation_row).status == Status.DECLINED
-    assert store.claim_due("a", 30, now=datetime.now(timezone.utc) + timedelta(days=1)) is None
+    assert store.claim_due("a", 30, now=datetime.now(UTC) + timedelta(days=1)) is None
     with pytest.raises(StateError):
         store.approve(result.operation_row, result.revision_id, 0)
 
@@ -243,7 +243,7 @@ def test_attempt_lifecycle_and_lapsed_lease_resumes(seeded):
     )
     with pytest.raises(StateError, match="another sender"):
         store.start_attempt(result.operation_row, "other")
-    later = datetime.now(timezone.utc) + timedelta(seconds=1)
+    later = datetime.now(UTC) + timedelta(seconds=1)
     resumed = store.claim_due("alive", 30, now=later)
     assert resumed.id == result.operation_row and resumed.status == Status.SENDING
     second = store.start_attempt(result.operation_row, "alive")
@@ -264,9 +264,7 @@ def test_retry_schedule_blocks_claims_until_due(seeded):
     store.start_attempt(result.operation_row, "a")
     store.schedule_retry(result.operation_row, "a", 30, "HTTP 503")
     assert store.claim_due("b", 30) is None
-    assert (
-        store.claim_due("b", 30, now=datetime.now(timezone.utc) + timedelta(seconds=31)) is not None
-    )
+    assert store.claim_due("b", 30, now=datetime.now(UTC) + timedelta(seconds=31)) is not None
 
 
 def test_resolving_an_unknown_outcome(seeded):
@@ -557,7 +555,7 @@ def test_claim_due_many_takes_up_to_the_limit_oldest_first_in_one_statement(stor
         # Leased by "a": another dispatcher gets only what is left, then nothing.
         assert [op.id for op in other.claim_due_many("b", 30, 10)] == rows[3:]
         assert other.claim_due_many("b", 30, 10) == []
-    lapsed = datetime.now(timezone.utc) + timedelta(seconds=31)
+    lapsed = datetime.now(UTC) + timedelta(seconds=31)
     assert sorted(op.id for op in store.claim_due_many("c", 30, 10, now=lapsed)) == rows
 
 
@@ -606,7 +604,7 @@ def test_claim_due_many_skips_what_is_not_due(store):
     assert store.send_now([rows[1]]) == [rows[1]]
     assert [op.id for op in store.claim_due_many("a", 30, 10)] == [rows[1]]
     assert store.claim_due_many("a", 30, 10, operation_row=rows[0]) == []
-    later = datetime.now(timezone.utc) + timedelta(seconds=61)
+    later = datetime.now(UTC) + timedelta(seconds=61)
     assert [
         op.id for op in store.claim_due_many("a", 30, 10, now=later, operation_row=rows[0])
     ] == [rows[0]]

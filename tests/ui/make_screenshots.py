@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp

@@ -83,7 +83,7 @@ def test_tool_arguments_are_typed_from_the_schema():
 
 
 @pytest.mark.parametrize(
-    "seconds, shown",
+    ("seconds", "shown"),
     [
         (-1, "expired"),
         (0, "expired"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -111,7 +111,7 @@ def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: S
     )
     (changed,) = watcher.changes()
     assert changed.kind == "new_revision" and changed.amount == "USD 80.00"
-    send_through(store, row, datetime.now(timezone.utc), Status.OUTCOME_UNKNOWN, "timed out")
+    send_through(store, row, datetime.now(UTC), Status.OUTCOME_UNKNOWN, "timed out")
     (settled,) = watcher.changes()
     assert settled.kind == "settled" and settled.status == Status.OUTCOME_UNKNOWN
     assert "OUTCOME UNKNOWN" in settled.message and settled.severity == "error"
@@ -147,9 +147,7 @@ async def test_a_settled_send_is_announced(store):
     app = RecordingApp(StoreAgent(store, with_notifications("osc9")))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
-        send_through(
-            store, row, datetime.now(timezone.utc), Status.PERFORMED, "performed", {"ok": True}
-        )
+        send_through(store, row, datetime.now(UTC), Status.PERFORMED, "performed", {"ok": True})
         await wait_for(pilot, lambda: app.written)
         await poll_seen(pilot)
     assert app.written == [
@@ -220,7 +218,7 @@ async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
             lambda: "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render()),
         )
         assert isinstance(app.screen, QuitScreen) and app.is_running  # still sending
-        later = datetime.now(timezone.utc) + timedelta(seconds=601)  # the grace period over
+        later = datetime.now(UTC) + timedelta(seconds=601)  # the grace period over
         send_through(store, row, later, Status.PERFORMED, "performed")  # the dispatcher's part
         await wait_for(pilot, lambda: not app.is_running)
 

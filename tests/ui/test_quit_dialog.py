@@ -4,7 +4,7 @@ loopback: the grace period is ended in the store (committed like the decision), 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -82,7 +82,7 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
             lambda: (
                 store.get_operation(kept).send_after is not None
                 and datetime.fromisoformat(store.get_operation(kept).send_after)
-                <= datetime.now(timezone.utc)
+                <= datetime.now(UTC)
             ),
         )
         await pilot.pause()
@@ -92,9 +92,7 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
         sent_now = again.get_operation(kept)
         assert sent_now.status == Status.APPROVED
         assert sent_now.send_after is not None
-        assert datetime.fromisoformat(sent_now.send_after) <= datetime.now(
-            timezone.utc
-        )  # not in an hour
+        assert datetime.fromisoformat(sent_now.send_after) <= datetime.now(UTC)  # not in an hour
         assert again.get_operation(taken_back).status == Status.WITHDRAWN
         assert again.get_operation(taken_back).send_after is None
         assert again.claim_due("another-process", 30) is not None  # due now, for any dispatcher

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -252,7 +252,7 @@ async def test_decline_during_the_grace_period_also_asks_first(store, make_agent
 
 
 async def test_an_expired_operation_cannot_be_approved(store, agent):
-    row = jacket(store, expires_at=datetime.now(timezone.utc) - timedelta(seconds=5))
+    row = jacket(store, expires_at=datetime.now(UTC) - timedelta(seconds=5))
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
@@ -272,7 +272,7 @@ async def test_an_expired_operation_cannot_be_approved(store, agent):
 async def test_approve_goes_dim_when_the_revision_expires_on_screen(store, agent):
     # The app's clock is ours to move, so a loaded machine can't let the revision expire
     # before approve has armed.
-    now = [datetime.now(timezone.utc)]
+    now = [datetime.now(UTC)]
     row = jacket(store, expires_at=now[0] + timedelta(minutes=10))
     app = PoppyApp(agent, clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
@@ -357,7 +357,7 @@ async def test_outcome_unknown_explains_and_takes_the_persons_answer(store, agen
     send_through(
         store,
         row,
-        datetime.now(timezone.utc),
+        datetime.now(UTC),
         Status.OUTCOME_UNKNOWN,
         "connection dropped",
         http_status=None,

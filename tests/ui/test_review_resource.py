@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import time
 from datetime import timedelta
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec

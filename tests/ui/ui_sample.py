@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 
 # Snapshots and screenshots freeze time here: far enough ahead that no real dispatcher expires it.
-FIXED_NOW = datetime(2030, 1, 15, 12, 0, 0, tzinfo=timezone.utc)
+FIXED_NOW = datetime(2030, 1, 15, 12, 0, 0, tzinfo=UTC)
 
 HOSTILE_SUMMARY = (
     "Cancel your **Fiber 500** plan at the end of this month. "
@@ -119,7 +119,7 @@ async def poll_seen(pilot, timeout: float = 10.0) -> None:
 
 
 def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def company_document(
@@ -178,7 +178,7 @@ def add_operation(
         "operation_id": operation_id,
         "revision": revision,
         "summary": summary,
-        "expires_at": rfc3339(expires_at or datetime.now(timezone.utc) + timedelta(hours=1)),
+        "expires_at": rfc3339(expires_at or datetime.now(UTC) + timedelta(hours=1)),
     }
     if terms is not None:
         raw["terms"] = terms

@@ -10,7 +10,8 @@ import asyncio
 import http.cookiejar
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 import httpx2
 

@@ -25,7 +25,8 @@ import select
 import socket
 import urllib.request
 from types import ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import anyio
 import h11

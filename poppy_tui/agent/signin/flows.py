@@ -16,7 +16,8 @@ import asyncio
 import json
 import webbrowser
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
+from collections.abc import Awaitable, Callable
 from urllib.parse import quote
 
 import httpx2

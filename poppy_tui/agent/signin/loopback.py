@@ -48,7 +48,7 @@ class LoopbackReceiver:
             self._server.close()
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 2.0)
-            except (asyncio.TimeoutError, RuntimeError):
+            except (TimeoutError, RuntimeError):
                 pass
             self._server = None
 
@@ -74,12 +74,7 @@ class LoopbackReceiver:
                         status, text = 200, "poppy-tui received the sign-in."
                     else:
                         status, text = 409, "poppy-tui already received this sign-in."
-        except (
-            asyncio.TimeoutError,
-            asyncio.IncompleteReadError,
-            asyncio.LimitOverrunError,
-            ValueError,
-        ):
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass
         body = _PAGE.format(text=text).encode()
         reason = {200: "OK", 400: "Bad Request", 409: "Conflict"}[status]

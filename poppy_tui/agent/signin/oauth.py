@@ -12,7 +12,8 @@ decompression and within the overall deadline, else one line naming the server.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Awaitable
 
 import httpx2
 from authlib.common.urls import add_params_to_qs
@@ -53,7 +54,7 @@ async def within(call: Awaitable[T], timeout_seconds: float) -> T:
         return await asyncio.wait_for(call, limit)
     except NoCompleteAnswer:
         raise  # one request's own deadline, which names its server
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise NoCompleteAnswer(f"no complete answer within {limit:g} s") from None
 
 

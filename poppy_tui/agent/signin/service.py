@@ -21,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx2
@@ -256,7 +257,7 @@ class SignIns:
             cached = self._cached(record)
             return cached.token if cached is not None and cached.usable() else None
 
-    def _cached(self, record: SignInRecord) -> "AccessToken | None":
+    def _cached(self, record: SignInRecord) -> AccessToken | None:
         """The access token in memory, if it belongs to the sign-in the store holds now. One from
         an earlier sign-in (the person signed in again, maybe in another poppy-tui process) is
         dropped: the refresh token that sign-in kept gives this process the new one."""

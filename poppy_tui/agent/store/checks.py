@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from poppy_tui.agent.store.connection import StoreBase, stamp
 from poppy_tui.agent.store.durability import Durability

@@ -11,7 +11,7 @@ import os
 import re
 import sqlite3
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from poppy_tui.agent.store.durability import Durability, WalFlusher
@@ -19,7 +19,8 @@ from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Mapping, Sequence, TypeVar
+    from typing import Any, TypeVar
+    from collections.abc import Iterator, Mapping, Sequence
 
     _S = TypeVar("_S", bound="StoreBase")
 
@@ -40,12 +41,12 @@ class StateError(RuntimeError):
 
 
 def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def stamp(value: datetime | None = None) -> str:
     """UTC, fixed width (YYYY-MM-DDTHH:MM:SS.ffffffZ), so text comparison in SQL is time comparison."""
-    value = (value or now_utc()).astimezone(timezone.utc)
+    value = (value or now_utc()).astimezone(UTC)
     return value.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 

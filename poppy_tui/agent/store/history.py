@@ -7,7 +7,8 @@ from poppy_tui.agent.store.status import OperationRow, Status, loads
 
 TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, Iterable
+    from typing import Any
+    from collections.abc import Iterable
 
 
 # How much of each summary soonest_to_expire reads: enough for its first line's first 400

@@ -21,7 +21,7 @@ def signed_in_account(db: Any, company_id: int) -> str | None:
     return row[0] if row is not None and row[0] else None
 
 
-def other_account(db: Any, op: "OperationRecord") -> str | None:
+def other_account(db: Any, op: OperationRecord) -> str | None:
     """The account signed in now at op's Company when it is known and not op's own; else None."""
     if not op.account_owned or not op.account:
         return None
@@ -37,7 +37,7 @@ def other_account(db: Any, op: "OperationRecord") -> str | None:
     return current
 
 
-def other_account_now(store: Any, op: "OperationRecord") -> str | None:
+def other_account_now(store: Any, op: OperationRecord) -> str | None:
     """other_account, read through a Store (for the agent, the CLI and the TUI)."""
     return other_account(store._db, op)
 

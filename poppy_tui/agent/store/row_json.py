@@ -18,7 +18,7 @@ from poppy_tui.agent.store.status import Status
 
 TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Iterable, Iterator
+    from collections.abc import Iterable, Iterator
 
 # SQLite escapes '"', '\' and the characters below U+0020 in JSON strings exactly as Python's
 # json does; characters from U+007F up it leaves as they are, and `ensure_ascii` (docs/cli.md:

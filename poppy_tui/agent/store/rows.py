@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from poppy_tui.agent.store.connection import parse_stamp
 from poppy_tui.agent.store.records import (

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
+from collections.abc import Awaitable, Callable
 from urllib.parse import quote
 
 import httpx2
@@ -296,7 +297,7 @@ class Ingested:
         default_factory=list
     )  # `authorization` events: sign-in asked for
 
-    def extend(self, other: "Ingested") -> None:
+    def extend(self, other: Ingested) -> None:
         self.messages.extend(other.messages)
         self.operation_rows.extend(r for r in other.operation_rows if r not in self.operation_rows)
         self.problems.extend(other.problems)

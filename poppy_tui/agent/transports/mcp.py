@@ -12,7 +12,8 @@ import asyncio
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncGenerator, Callable, cast
+from typing import Any, cast
+from collections.abc import AsyncGenerator, Callable
 
 import httpx2
 from mcp.client.session import ClientSession

@@ -12,7 +12,8 @@ and the stream is broken off, so the SDK never sees the ambiguous message.
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator, Callable
+from typing import Any
+from collections.abc import AsyncIterator, Callable
 
 import httpx2
 

@@ -12,7 +12,8 @@ the scopes it needs (conventions.py holds the challenge's form).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from poppy_tui.demo.accounts.tokens import AccessToken, TokenStore
 from poppy_tui.demo.sessions import Refusal

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from authlib.oauth2.rfc6749 import AuthorizationServer, OAuth2Payload, OAuth2Request
 from authlib.oauth2.rfc6749 import grants

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from authlib.oauth2.rfc6749.errors import OAuth2Error
 from joserfc import jws

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Coroutine
+from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Coroutine
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -28,7 +29,7 @@ class TitleBar(Static):
     DEFAULT_CLASSES = "title-bar"
 
 
-def nav_bar(app: "PoppyApp", current: str | None, title: str, typing: bool) -> Content:
+def nav_bar(app: PoppyApp, current: str | None, title: str, typing: bool) -> Content:
     """'poppy  i Inbox  h History …' with the screen you are on marked: the same keys go to the
     same screens from everywhere, and the bar says which ones they are."""
     from poppy_tui.ui.navigation import NAV_ITEMS
@@ -68,7 +69,7 @@ class PoppyScreen(Screen):
         return self.run_worker(work, group=group, exclusive=True)
 
     @property
-    def poppy(self) -> "PoppyApp":
+    def poppy(self) -> PoppyApp:
         return self.app  # type: ignore[return-value]
 
     @property
@@ -76,7 +77,7 @@ class PoppyScreen(Screen):
         return self.poppy.agent
 
     @property
-    def store(self) -> "Store":
+    def store(self) -> Store:
         return self.poppy.agent.store
 
     @property

@@ -23,7 +23,8 @@ Every Company string is shown through ui/safe.py.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on

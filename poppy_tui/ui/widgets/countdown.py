@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import datetime, UTC
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.widgets import Static
@@ -14,7 +14,7 @@ from poppy_tui.ui.format import countdown, local_time
 def app_now(widget: object) -> datetime:
     """The app's injectable clock, or the real one outside a PoppyApp."""
     clock: Callable[[], datetime] | None = getattr(getattr(widget, "app", None), "clock", None)
-    return clock() if clock is not None else datetime.now(timezone.utc)
+    return clock() if clock is not None else datetime.now(UTC)
 
 
 class Countdown(Static):

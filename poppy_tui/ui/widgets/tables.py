@@ -8,7 +8,7 @@ its width by the sanitiser, with its visible "…(+N chars)" marker, never silen
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 from textual.widgets import DataTable
