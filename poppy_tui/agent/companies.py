@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 import httpx2
 
 from poppy_tui.safety.wording import possessive
+from poppy_tui.agent.clock import now_utc
 from poppy_tui.agent.net.http import HttpAnswer, parse_json_body, request
 from poppy_tui.agent.store import CompanyRecord, Store
 from poppy_tui.protocol.conventions import (
@@ -34,7 +35,6 @@ from poppy_tui.protocol.discovery import (
     parse_poppy_json,
 )
 from poppy_tui.protocol.header_values import entity_tag
-from poppy_tui.protocol.timestamps import utcnow as now_utc
 from poppy_tui.protocol.errors import InvalidDiscovery
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 

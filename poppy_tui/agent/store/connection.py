@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from datetime import datetime, UTC
 from pathlib import Path
 
+from poppy_tui.agent import clock
 from poppy_tui.agent.store.durability import Durability, WalFlusher
 from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -41,7 +42,7 @@ class StateError(RuntimeError):
 
 
 def now_utc() -> datetime:
-    return datetime.now(UTC)
+    return clock.now_utc()
 
 
 def stamp(value: datetime | None = None) -> str:
