@@ -125,6 +125,7 @@ class Agent:
         lease_seconds: float | None = None,
         backoff: BackoffPolicy | None = None,
         reply_wait_seconds: float | None = None,
+        inline_retry_seconds: float | None = None,
     ) -> None:
         # None: opened on first use (Agent.open(lazy_store=True)); until then `reader` serves lists.
         self._store = store
@@ -139,6 +140,9 @@ class Agent:
         self._lease_seconds = lease_seconds  # None: the dispatcher's default
         self._backoff = backoff
         self._reply_wait_seconds = reply_wait_seconds
+        # None: the dispatcher's default. 0: every wait before a resend goes to the store
+        # (next_attempt_at), none is spent inside a pass (the simulation's clock moves by hand).
+        self._inline_retry_seconds = inline_retry_seconds
         self._identity: AgentIdentity | None = None
         self._mcp: Any = None
         # Sign-in (spec 5.4): the access token a signed-in request carries, or None when signed
@@ -221,10 +225,15 @@ class Agent:
 
     @cached_property
     def dispatcher(self) -> Dispatcher:
-        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
+        from poppy_tui.agent.dispatcher import (
+            DEFAULT_INLINE_RETRY_SECONDS,
+            DEFAULT_LEASE_SECONDS,
+            Dispatcher,
+        )
         from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS
 
         lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
+        inline = self._inline_retry_seconds
         dispatcher = Dispatcher(
             self.store,
             self._send_approval,
@@ -236,6 +245,7 @@ class Agent:
             prober=self._find_out,
             probe_after=FIRST_PROBE_SECONDS,
             signable=self.signing_key_loaded,
+            inline_retry_seconds=DEFAULT_INLINE_RETRY_SECONDS if inline is None else inline,
         )
         dispatcher.sign_in_state = self._sign_in_state
         dispatcher.token_refused = self._token_refused
