@@ -19,13 +19,3 @@ def sim_company() -> Iterator[SimCompany]:
     company = SimCompany(World(SimClock()))
     yield company
     company.stop()
-
-
-def pytest_collection_modifyitems(items) -> None:
-    # A killed Agent's MCP session tasks are cancelled before they ran: their coroutines were
-    # never awaited, which Python warns about when they are collected. That is the kill, not a bug.
-    for item in items:
-        if item.nodeid.startswith("tests/simulation/"):
-            item.add_marker(
-                pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")
-            )

@@ -6,8 +6,9 @@ test_findings.py replays each open one as a strict xfail. When a finding is fixe
 starts to pass (XPASS fails the run): delete the entry here and the marker there, and the test
 stays as a plain regression test.
 
-`POPPY_SIM_STRICT=1` tolerates none of them: the simulation then fails on the first it meets
-(how it was shown to find them on the code before the fixes, docs/development.md).
+`POPPY_SIM_STRICT=1` tolerates none of them, `POPPY_SIM_STRICT=A52` not that one: the simulation
+then fails on the first it meets (how it was shown to find them on the code before the fixes,
+docs/development.md).
 """
 
 from __future__ import annotations
@@ -48,8 +49,30 @@ KNOWN_FINDINGS: dict[str, KnownFinding] = {
 }
 
 
-def strict() -> bool:
-    return os.environ.get("POPPY_SIM_STRICT", "") not in ("", "0")
+def strict(key: str) -> bool:
+    """Whether the finding `key` fails the run now: POPPY_SIM_STRICT=1 (all of them), or a
+    comma-separated list of keys (those), e.g. POPPY_SIM_STRICT=A52."""
+    value = os.environ.get("POPPY_SIM_STRICT", "").strip()
+    if value in ("", "0"):
+        return False
+    return value == "1" or key in {k.strip() for k in value.split(",")}
+
+
+class InvariantBroken(AssertionError):
+    """An invariant the simulation checks is broken; `key` names the finding it matches, if any."""
+
+    key: str | None = None
+
+
+_BROKEN: dict[str | None, type[InvariantBroken]] = {None: InvariantBroken}
+
+
+def broken_error(key: str | None) -> type[InvariantBroken]:
+    """The exception a break matching finding `key` raises (so a strict xfail can name it)."""
+    if key not in _BROKEN:
+        name = "Broken" + "".join(part.capitalize() for part in str(key).split("-"))
+        _BROKEN[key] = type(name, (InvariantBroken,), {"key": key})
+    return _BROKEN[key]
 
 
 class Findings:
@@ -59,8 +82,8 @@ class Findings:
         self.noted: dict[str, str] = {}
 
     def broken(self, key: str | None, message: str) -> None:
-        if key is not None and key in KNOWN_FINDINGS and not strict():
+        if key is not None and key in KNOWN_FINDINGS and not strict(key):
             self.noted.setdefault(key, message)
             return
         label = f"[{key}] " if key else ""
-        raise AssertionError(f"{label}{message}")
+        raise broken_error(key)(f"{label}{message}")

@@ -130,6 +130,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         )
         COVERAGE.update(seen)
         COVERAGE["worlds"] += 1
+        COVERAGE["steps"] += self.step
 
     def _next_step(self) -> int:
         self.step += 1
