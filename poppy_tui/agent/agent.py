@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from poppy_tui.agent import companies as discovery
     from poppy_tui.agent.dispatcher import Dispatcher
     from poppy_tui.agent.identity import AgentIdentity
+    from poppy_tui.agent.lifecycle import Explanation
     from poppy_tui.agent.outcome_probe import OutcomeProbe
     from poppy_tui.agent.resource_read import ResourceReader
     from poppy_tui.agent.store.resource_reads import ResourceRead
@@ -125,6 +126,7 @@ class Agent:
         lease_seconds: float | None = None,
         backoff: BackoffPolicy | None = None,
         reply_wait_seconds: float | None = None,
+        inline_retry_seconds: float | None = None,
     ) -> None:
         # None: opened on first use (Agent.open(lazy_store=True)); until then `reader` serves lists.
         self._store = store
@@ -139,6 +141,9 @@ class Agent:
         self._lease_seconds = lease_seconds  # None: the dispatcher's default
         self._backoff = backoff
         self._reply_wait_seconds = reply_wait_seconds
+        # None: the dispatcher's default; 0: every retry delay goes through the store's schedule
+        # (next_attempt_at), so a pass never waits real time (a simulation with its own clock).
+        self._inline_retry_seconds = inline_retry_seconds
         self._identity: AgentIdentity | None = None
         self._mcp: Any = None
         # Sign-in (spec 5.4): the access token a signed-in request carries, or None when signed
@@ -221,7 +226,11 @@ class Agent:
 
     @cached_property
     def dispatcher(self) -> Dispatcher:
-        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
+        from poppy_tui.agent.dispatcher import (
+            DEFAULT_INLINE_RETRY_SECONDS,
+            DEFAULT_LEASE_SECONDS,
+            Dispatcher,
+        )
         from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS
 
         lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
@@ -236,6 +245,11 @@ class Agent:
             prober=self._find_out,
             probe_after=FIRST_PROBE_SECONDS,
             signable=self.signing_key_loaded,
+            inline_retry_seconds=(
+                DEFAULT_INLINE_RETRY_SECONDS
+                if self._inline_retry_seconds is None
+                else self._inline_retry_seconds
+            ),
         )
         dispatcher.sign_in_state = self._sign_in_state
         dispatcher.token_refused = self._token_refused
@@ -832,6 +846,16 @@ class Agent:
 
     def resolve_unknown(self, operation_row: int, performed: bool) -> OperationRecord:
         return self.store.resolve_unknown(operation_row, performed)
+
+    def explain(self, operation_row: int) -> Explanation:
+        """Where the operation stands, as the person is told it everywhere (agent/lifecycle):
+        on its way and when, or why not. Reads the store and the clock; loads no key."""
+        from poppy_tui.agent import clock
+        from poppy_tui.agent.lifecycle import explain
+
+        unsignable = None if self.signing_key_loaded() else self.startup_signing_problem()
+        facts = self.store.lifecycle_facts(operation_row, unsignable)
+        return explain(facts, clock.now_utc())
 
     # ---- sending ---------------------------------------------------------------------------------
 
