@@ -89,7 +89,7 @@ def open_agent(tmp_path) -> Agent:
 
 def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves(tmp_path, bulk):
     agent = open_agent(tmp_path)
-    per_company = agent.dispatcher._per_company
+    per_company = agent.dispatcher.per_company
     database = agent.store.path
     unrecorded: list[str] = []
     lock = threading.Lock()
@@ -220,7 +220,7 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     bulk.state.on_approval = check_durable
     bulk.state.approval_delay = 0.02
 
-    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
+    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher.per_company + 3)
     assert len(commit_of_key) == len(rows)
     assert early == []
     assert all(count == 1 for count in bulk.state.perform_count.values()) and len(
@@ -232,7 +232,7 @@ def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_i
     tmp_path, bulk
 ):
     agent = open_agent(tmp_path)
-    per_company = agent.dispatcher._per_company
+    per_company = agent.dispatcher.per_company
     bulk.state.approval_delay = 0.05  # sends overlap, so their answers arrive together
     settle_groups: list[int] = []
     settle_many = agent.store.settle_many
