@@ -24,6 +24,7 @@ from poppy_tui.agent.lifecycle import (
     Due,
     Facts,
     Holds,
+    NewRevision,
     Policy,
     ResolveUnknown,
     SendNow,
@@ -156,7 +157,14 @@ def _fact_variants():
 
 def _events():
     yield from (Approve(REV1, 5), Approve(REV2, 5), Decline(REV1), Decline(REV2), Withdraw())
-    yield from (ResolveUnknown(True), ResolveUnknown(False), SendNow(), Tick(), Due())
+    yield from (
+        ResolveUnknown(True),
+        ResolveUnknown(False),
+        SendNow(),
+        Tick(),
+        Due(),
+        NewRevision(),
+    )
     for kind in AnswerKind:
         yield Answer(kind, "x", revision="2", started_at=ago(1))
         yield Answer(kind, "x", revision="2", started_at=ago(1), cut_off_success=True)

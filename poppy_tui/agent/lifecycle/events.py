@@ -97,6 +97,15 @@ class Answer:
     jitter: float = 1.0  # where in the backoff's jitter range the delay falls (0..1)
 
 
+# ---- a new revision, not in answer to our approval ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewRevision:
+    """A new revision of the operation arrived in answer to a request (not to its approval), or
+    in a conversation: the Company's terms changed (Ops 3, "New terms")."""
+
+
 # ---- sign-in, leases, restarts ------------------------------------------------------------------
 
 
@@ -125,6 +134,7 @@ Event = (
     | Tick
     | Due
     | Answer
+    | NewRevision
     | SignedIn
     | SenderGone
 )

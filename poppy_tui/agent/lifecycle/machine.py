@@ -24,6 +24,7 @@ from poppy_tui.agent.lifecycle.events import (
     Decline,
     Due,
     Event,
+    NewRevision,
     ResolveUnknown,
     SendNow,
     SenderGone,
@@ -44,6 +45,8 @@ class Do(StrEnum):
     RECORD_RESOLUTION = "record the person's resolution"
     END_GRACE = "send_after = now"
     REFUSE = "refuse, saying why (nothing recorded)"
+    SUPERSEDE = "record the revision; clear the approval (it was for other terms)"
+    RECORD_REVISION = "record the revision"
     EXPIRE = "record it expired (nothing sent)"
     SEND = "commit an attempt (fsynced), then send the same approval"
     SETTLE = "finish the attempt and end the send"
@@ -430,6 +433,40 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("send now", frozenset({Status.APPROVED}), SendNow, _in_grace, None, Do.END_GRACE),
     Rule("send now (nothing to end)", ALL, SendNow, None, None, Do.NOTHING),
+    # New terms, not in answer to our approval (the approval of other terms must not be sent).
+    Rule(
+        "new terms while approved",
+        frozenset({Status.APPROVED}),
+        NewRevision,
+        None,
+        Status.PENDING,
+        Do.SUPERSEDE,
+        _says("a new revision arrived before sending; approve again"),
+    ),
+    Rule(
+        "new terms to decide on",
+        frozenset(
+            {
+                Status.PENDING,
+                Status.WITHDRAWN,
+                Status.DECLINED,
+                Status.EXPIRED,
+                Status.NOT_PERFORMED,
+            }
+        ),
+        NewRevision,
+        None,
+        Status.PENDING,
+        Do.RECORD_REVISION,
+    ),
+    Rule(
+        "new terms once sent",
+        frozenset({Status.SENDING, Status.OUTCOME_UNKNOWN, Status.PERFORMED}),
+        NewRevision,
+        None,
+        None,
+        Do.RECORD_REVISION,
+    ),
     # The clock.
     Rule("expire", UNSENT, Tick, _current_expired, Status.EXPIRED, Do.EXPIRE),
     Rule("time passes", ALL, Tick, None, None, Do.NOTHING),
