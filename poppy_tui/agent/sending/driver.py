@@ -125,7 +125,7 @@ class Driver:
         except StateError as exc:
             # Declined, withdrawn, superseded or expired between the claim and the send: nothing
             # was sent for this claim. Give the lease back so the next decision isn't delayed.
-            log.info("operation %s not sent: %s", op.id, exc)
+            log.info("operation %s not sent: %s", op.id, exc, exc_info=True)
             self.store.release_lease(op.id, self.owner)
         finally:
             self.handling -= 1
