@@ -148,6 +148,7 @@ def _fact_variants():
                 attempts=(AttemptFact(REV1, ago(30), "not_sent"),),
             )
             yield facts(status, holds=Holds(unsignable="no keyring"))
+            yield facts(status, holds=Holds(other_account="signed in there as B"))
             yield facts(status, waiting_sign_in="waiting for sign-in: x", send_after=later(5))
             yield facts(status, current_revision_id=REV2)
         else:
@@ -368,3 +369,5 @@ def test_the_explanation_names_the_send_time_and_the_retry_time():
     assert retry.why == Why.RETRY_WAIT and retry.on_its_way and "HTTP 503" in retry.sentence()
     held = explain(facts(holds=Holds(same_action="the same request was approved before")), NOW)
     assert held.why == Why.HELD_SAME_ACTION and not held.on_its_way
+    other = explain(facts(Status.APPROVED, holds=Holds(other_account="signed in as B")), NOW)
+    assert other.why == Why.HELD_OTHER_ACCOUNT and not other.on_its_way and other.at == later(900)

@@ -135,6 +135,15 @@ def _approved(f: Facts, now: datetime) -> Explanation:
             f"not sent: {f.waiting_sign_in} (kept until its terms expire at {{at}})",
             expires,
         )
+    if f.holds.other_account:
+        # Signed in there as another account: the approval can't go with that token (Ops 3).
+        return Explanation(
+            status,
+            Why.HELD_OTHER_ACCOUNT,
+            False,
+            f"not sent yet: {f.holds.other_account} (kept until its terms expire at {{at}})",
+            expires,
+        )
     when = f.send_after if status == Status.APPROVED else f.next_attempt_at
     if f.holds.unsignable:
         return Explanation(
