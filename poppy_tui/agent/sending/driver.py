@@ -42,7 +42,7 @@ from poppy_tui.agent.store import (
     Store,
 )
 from poppy_tui.agent.store.lifecycle_facts import facts_of
-from poppy_tui.agent.store.store import now_utc
+from poppy_tui.agent.store.store import now_utc, parse_stamp
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
 from poppy_tui.protocol.challenges import INVALID_TOKEN
@@ -172,10 +172,8 @@ class Driver:
         exchange = await self._send_guarded(
             sending, Approval(op.operation_id, approved.revision), lease
         )
-        if (
-            exchange is None
-        ):  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
-            return None
+        if exchange is None:
+            return None  # lease lost mid-send: the attempt stays "interrupted" for whoever is next
         exchange = dataclasses.replace(exchange, outcome=as_approval_answer(exchange.outcome))
         finished = (
             attempt.id,
@@ -258,7 +256,7 @@ class Driver:
             exchange,
             op.operation_id,
             approved.revision,
-            started_at=_parse(attempt.started_at),
+            started_at=parse_stamp(attempt.started_at),
             cut_off_success=cut_off,
             token_refused=token_refused,
             signed_in_since=signed_in_since,
@@ -400,9 +398,3 @@ class Driver:
             log.exception("sending operation %s failed inside poppy-tui", op.id)
             detail = f"poppy-tui failed while sending ({type(exc).__name__}: {exc})"
             return Exchange(Unknown(detail), None, {"error": detail}, op.session_id, detail)
-
-
-def _parse(text: str):  # noqa: ANN202
-    from poppy_tui.agent.store.store import parse_stamp
-
-    return parse_stamp(text)
