@@ -23,6 +23,7 @@ from poppy_tui.agent.lifecycle import (
     Do,
     Due,
     Facts,
+    FoundOut,
     Holds,
     NewRevision,
     Policy,
@@ -174,6 +175,11 @@ def _events():
         SignedIn(False),
         SignedIn(True, other_account=True),
         SenderGone("x"),
+    )
+    yield from (
+        FoundOut(Status.PERFORMED),
+        FoundOut(Status.NOT_PERFORMED),
+        FoundOut(None, later(30)),
     )
 
 

@@ -15,7 +15,8 @@ API (stable; docs/state-machine.md is drawn from it):
   A revision's timers are its own: `Facts.window_start()` counts only the approved revision's
   attempts (since it last waited for sign-in).
 - Events (events.py): the person's `Approve`, `Decline`, `Withdraw`, `ResolveUnknown`,
-  `SendNow`; new terms not in answer to an approval, `NewRevision`; the clock's `Tick`; a dispatcher's `Due` (it holds the lease, the time has come);
+  `SendNow`; new terms not in answer to an approval, `NewRevision`; what the outcome probe found out,
+  `FoundOut`; the clock's `Tick`; a dispatcher's `Due` (it holds the lease, the time has come);
   the Company's `Answer` (an `AnswerKind`: performed, new_revision, same_revision,
   other_operation, refused, broke_protocol, retry_later, in_doubt, in_doubt_final, not_sent,
   sign_in, other_account); `SignedIn`; `SenderGone` (a lease lapsed on an unfinished attempt).
@@ -45,6 +46,7 @@ _WHERE = {
     "Decline": "events",
     "Due": "events",
     "Event": "events",
+    "FoundOut": "events",
     "NewRevision": "events",
     "ResolveUnknown": "events",
     "SendNow": "events",
@@ -73,6 +75,7 @@ if TYPE_CHECKING:
         Decline,
         Due,
         Event,
+        FoundOut,
         NewRevision,
         ResolveUnknown,
         SendNow,
@@ -98,6 +101,7 @@ __all__ = [
     "Event",
     "Explanation",
     "Facts",
+    "FoundOut",
     "Holds",
     "NewRevision",
     "NoRule",

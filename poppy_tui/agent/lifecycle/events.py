@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from poppy_tui.agent.lifecycle.states import Status
+
 
 # ---- the person (at poppy-tui's own interface only) ---------------------------------------------
 
@@ -97,6 +99,19 @@ class Answer:
     jitter: float = 1.0  # where in the backoff's jitter range the delay falls (0..1)
 
 
+# ---- finding out another way (Ops 7) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FoundOut:
+    """The outcome probe (agent/outcome_probe.py) looked: `settles` is what a definite answer it
+    found says (performed, not_performed), or None; `next_look` when to look again (None: no more,
+    the approved terms expired)."""
+
+    settles: Status | None = None
+    next_look: datetime | None = None
+
+
 # ---- a new revision, not in answer to our approval ----------------------------------------------
 
 
@@ -135,6 +150,7 @@ Event = (
     | Due
     | Answer
     | NewRevision
+    | FoundOut
     | SignedIn
     | SenderGone
 )

@@ -24,6 +24,7 @@ from poppy_tui.agent.lifecycle.events import (
     Decline,
     Due,
     Event,
+    FoundOut,
     NewRevision,
     ResolveUnknown,
     SendNow,
@@ -47,6 +48,7 @@ class Do(StrEnum):
     REFUSE = "refuse, saying why (nothing recorded)"
     SUPERSEDE = "record the revision; clear the approval (it was for other terms)"
     RECORD_REVISION = "record the revision"
+    LOOK_AGAIN = "keep what was found; look again at `at`"
     EXPIRE = "record it expired (nothing sent)"
     SEND = "commit an attempt (fsynced), then send the same approval"
     SETTLE = "finish the attempt and end the send"
@@ -187,6 +189,16 @@ def _kind(*kinds: AnswerKind, success: bool | None = None, doubt: bool | None = 
         extra.append("nothing in doubt")
     guard.__doc__ = names + (f" ({', '.join(extra)})" if extra else "")
     return guard
+
+
+def _found_performed(f: Facts, e: Any, now: datetime, p: Policy) -> bool:
+    """it found a definite answer: performed"""
+    return bool(e.settles == Status.PERFORMED)
+
+
+def _found_not_performed(f: Facts, e: Any, now: datetime, p: Policy) -> bool:
+    """it found a definite answer: not performed"""
+    return bool(e.settles == Status.NOT_PERFORMED)
 
 
 def _resumable(f: Facts, e: Any, now: datetime, p: Policy) -> bool:
@@ -607,6 +619,41 @@ RULES: tuple[Rule, ...] = (
         lambda f, e, now, p: {"detail": e.detail},
     ),
     Rule("no definite answer: resend", SENDING, Answer, _kind(*RETRIES), None, Do.RETRY, _retry),
+    # Finding out another way (the outcome probe, Ops 7); the person's word wins meanwhile.
+    Rule(
+        "found out: performed",
+        frozenset({Status.OUTCOME_UNKNOWN}),
+        FoundOut,
+        _found_performed,
+        Status.PERFORMED,
+        Do.SETTLE,
+    ),
+    Rule(
+        "found out: not performed",
+        frozenset({Status.OUTCOME_UNKNOWN}),
+        FoundOut,
+        _found_not_performed,
+        Status.NOT_PERFORMED,
+        Do.SETTLE,
+    ),
+    Rule(
+        "nothing definite found",
+        frozenset({Status.OUTCOME_UNKNOWN}),
+        FoundOut,
+        None,
+        None,
+        Do.LOOK_AGAIN,
+        lambda f, e, now, p: {"at": e.next_look},
+    ),
+    Rule(
+        "found out once resolved",
+        ALL - {Status.OUTCOME_UNKNOWN},
+        FoundOut,
+        None,
+        None,
+        Do.REFUSE,
+        _says("the person resolved it meanwhile: their word stands"),
+    ),
     # Sign-in changes, leases, restarts.
     Rule(
         "signed in",
