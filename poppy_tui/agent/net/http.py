@@ -17,7 +17,7 @@ import httpx2
 
 from poppy_tui.agent.net.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
-from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
+from poppy_tui.protocol.jsonlimits import MalformedJson, json_depth, loads_strict
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 
 USER_AGENT = "poppy-tui/0.1"
@@ -163,7 +163,7 @@ def parse_json_body(raw: bytes) -> Any:
         return None
     try:
         value = loads_strict(raw)
-    except DuplicateMember as exc:
+    except MalformedJson as exc:
         raise ValueError(f"the body is malformed: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"the body is not valid JSON ({exc})") from None
