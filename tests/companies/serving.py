@@ -45,5 +45,11 @@ class LoopbackServer:
             time.sleep(0.01)
 
     def stop(self) -> None:
+        # Without waiting for open connections (uvicorn's graceful shutdown would): a read the
+        # agent started on arrival may still be talking to us when the test's Company fixture,
+        # set up after the agent's, is torn down before it.
         self._server.should_exit = True
+        self._server.force_exit = True
         self._thread.join(10)
+        if self._thread.is_alive():
+            raise RuntimeError(f"the test Company at {self.base_url} did not stop within 10 s")
