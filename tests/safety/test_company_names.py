@@ -321,10 +321,7 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
                     return False
                 return True
 
-            for _ in range(200):
-                if await offered():
-                    break
-                await pilot.pause(0.05)
+            await wait_for(pilot, offered, describe=lambda: "the Company offered in the list")
             await wait_for(pilot, lambda: bool(app.screen.query(MessageView)))
             labels = [str(m.render()).split("\n", 1)[0] for m in app.screen.query(MessageView)]
             assert labels == [f"{NAME_MARK} {LOOKALIKE}"]

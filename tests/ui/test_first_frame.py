@@ -27,7 +27,14 @@ from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.stylesheet import StableStylesheet
 from poppy_tui.ui.widgets.operation_list import OperationTable
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_company, add_operation, ui_config
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    StoreAgent,
+    add_company,
+    add_operation,
+    ui_config,
+    wait_for,
+)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -256,20 +263,23 @@ async def every_row_shown(pilot, app) -> OperationTable:
     """The inbox's table once the rows added after the first frame are all in (10 s at most):
     the whole list read (not only the first frame's rows) and each of its rows added."""
     table = app.screen.query_one("#pending-table", OperationTable)
-    for _ in range(200):
-        await pilot.pause(0.05)
-        if table.complete and not app.screen.partial:
-            break
+    await wait_for(
+        pilot,
+        lambda: table.complete and not app.screen.partial,
+        describe=lambda: f"every row shown ({table.row_count} so far)",
+    )
     return table
 
 
 async def every_row_checked(pilot, app) -> OperationTable:
     """The inbox's table once every row has its checks (computed and stored by the checks' thread)."""
     table = await every_row_shown(pilot, app)
-    for _ in range(400):
-        if all(item.checked for item in table.items.values()):
-            break
-        await pilot.pause(0.05)
+    await wait_for(
+        pilot,
+        lambda: all(item.checked for item in table.items.values()),
+        20,
+        describe=lambda: f"{sum(not i.checked for i in table.items.values())} rows unchecked",
+    )
     return table
 
 
@@ -342,10 +352,7 @@ async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again
         table.move_cursor(row=120)
         chosen = table.selected_row_key()
         app.notify_store_changed()  # rebuilt: row 120 comes back only after the first chunks
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if table.complete:
-                break
+        await wait_for(pilot, lambda: table.complete, describe=lambda: "the table rebuilt")
         assert table.row_count == 150
         assert table.selected_row_key() == chosen
 
@@ -449,19 +456,14 @@ async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(s
     # (Rich, per column) was most of the empty inbox's refresh before its first frame.
     app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(100):  # mounted right after the first frame (hidden, empty)
-            if app.screen.query("#pending-table"):
-                break
-            await pilot.pause(0.05)
+        # Mounted right after the first frame (hidden, empty).
+        await wait_for(pilot, lambda: app.screen.query("#pending-table"))
         pending = app.screen.query_one("#pending-table", OperationTable)
         assert app.screen.query_one("#pending-empty").display and not pending.display
         assert not pending.columns
         fill(store, 2)
         app.notify_store_changed()
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if pending.row_count == 2:
-                break
+        await wait_for(pilot, lambda: pending.row_count == 2)
         assert pending.display and pending.row_count == 2
         assert [column.label.plain for column in pending.columns.values()][0] == "Company"
 
@@ -513,10 +515,8 @@ async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_s
     async with app.run_test(size=(120, 36)) as pilot:
         await every_row_shown(pilot, app)
         assert app.progress_at_ready is None
-        for _ in range(100):  # mounted right after the first frame, hidden while empty
-            if app.screen.query("#progress-table"):
-                break
-            await pilot.pause(0.05)
+        # Mounted right after the first frame, hidden while empty.
+        await wait_for(pilot, lambda: app.screen.query("#progress-table"))
         progress = app.screen.query_one("#progress-table", OperationTable)
         assert not progress.display and not app.screen.query_one("#progress-title").display
         # Between the pending rows and the hint, as it was composed before.
@@ -529,10 +529,7 @@ async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_s
         )
         app.agent.approve(rows[0], store.get_operation(rows[0]).current.id)
         app.notify_store_changed()
-        for _ in range(100):
-            if str(rows[0]) in progress.items:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: str(rows[0]) in progress.items)
         assert progress.display and list(progress.items) == [str(rows[0])]
         assert str(app.screen.query_one("#progress-title").render()) == "In progress (1)"
 

@@ -50,10 +50,7 @@ async def test_rows_show_while_their_checks_are_still_being_computed(store, monk
         await _wait_rows(pilot, pending)
         # The checks' thread starts once the first frame is on screen, which may be a moment
         # after the rows are in the table.
-        for _ in range(100):
-            if app.screen.checking:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.screen.checking, describe=lambda: "the checks started")
         # The rows are on screen while no check has finished: the badge says so.
         assert str(rows["flight"]) in pending.items and app.screen.checking
         assert "checking…" in _row_text(pending, rows["flight"])

@@ -53,13 +53,16 @@ def plain_text(renderable) -> str:
 
 async def shown_text_once(pilot, app, marker: str, timeout: float = 10.0) -> str:
     """The screen's text once `marker` is in it (the record builds after the screen mounts)."""
-    text = ""
-    for _ in range(int(timeout / 0.05)):
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
-        if marker in text:
-            break
-        await pilot.pause(0.05)
-    return text
+
+    def text() -> str:
+        return " ".join(str(w.render()) for w in app.screen.query("Static"))
+
+    return await wait_for(
+        pilot,
+        lambda: marker in (shown := text()) and shown,
+        timeout,
+        describe=lambda: f"{marker!r} shown; the screen says {text()!r}",
+    )
 
 
 async def settle(pilot) -> None:
@@ -405,12 +408,13 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         # Waits for behaviour, not for a time: a loaded machine may take several seconds
         # to run the restart timer twice.
-        for _ in range(400):
-            await pilot.pause(0.05)
-            # The restart and its toast are separate messages: wait for both, not just the first.
-            if len(starts) >= 2 and any("Sending stopped" in m for m in notes):
-                break
-        assert len(starts) >= 2
+        # The restart and its toast are separate messages: wait for both, not just the first.
+        await wait_for(
+            pilot,
+            lambda: len(starts) >= 2 and any("Sending stopped" in m for m in notes),
+            20,
+            describe=lambda: f"{len(starts)} starts, toasts {notes}",
+        )
         messages = [m for m in notes]
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
 

@@ -13,6 +13,7 @@ from poppy_tui.agent.store import CompanyRecord, Status, Store
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
+from tests.waiting import wait_until
 
 # Snapshots and screenshots freeze time here: far enough ahead that no real dispatcher expires it.
 FIXED_NOW = datetime(2030, 1, 15, 12, 0, 0, tzinfo=UTC)
@@ -27,17 +28,13 @@ HOSTILE_SUMMARY = (
 
 async def wait_for(
     pilot, condition, timeout: float = 10.0, step: float = 0.05, describe=None
-) -> None:
+) -> Any:
     """Let the app run until `condition()` holds; fail after `timeout` seconds, with `describe()`
-    (what the screen shows, say) in the message when given."""
-    for _ in range(int(timeout / step)):
-        if condition():
-            return
-        await pilot.pause(step)
-    if not condition():
-        raise AssertionError(
-            "timed out waiting" + (f": {describe()}" if describe is not None else "")
-        )
+    (what the screen shows, say) in the message when given (tests/waiting.py, stepping with the
+    Pilot's pause so the app handles its messages and timers meanwhile)."""
+    return await wait_until(
+        condition, timeout=timeout, step=step, describe=describe, pause=pilot.pause
+    )
 
 
 def record_notifications(app) -> list[str]:
@@ -485,10 +482,11 @@ __all__ = [
 
 async def checks_shown(pilot) -> None:
     """Wait until the inbox's badges are in: checks are computed in a thread after the rows show."""
-    for _ in range(200):
-        if not any(getattr(s, "checking", False) for s in pilot.app.screen_stack):
-            break
-        await pilot.pause(0.05)
+    await wait_for(
+        pilot,
+        lambda: not any(getattr(s, "checking", False) for s in pilot.app.screen_stack),
+        describe="the inbox's checks never finished",
+    )
     await pilot.pause()
 
 
@@ -503,10 +501,13 @@ async def steady(pilot) -> None:
         widget.cursor_blink = False
     screens = [s for s in app.screen_stack if isinstance(s, ReviewScreen)]
     await checks_shown(pilot)
-    for _ in range(100):
-        if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
-            break
-        await pilot.pause(0.05)
+    await wait_for(
+        pilot,
+        lambda: all(
+            s.record is None or not s.record.status.is_open or s.can_approve() for s in screens
+        ),
+        describe="a review never became approvable",
+    )
     await workers_done(pilot)
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
