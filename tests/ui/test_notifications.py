@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta, UTC
+from datetime import datetime, UTC
 
 import pytest
 
@@ -204,24 +204,36 @@ async def test_quit_with_an_approval_in_its_grace_period_asks_first(store, make_
     )  # still queued for the next dispatcher
 
 
-async def test_quit_and_send_waits_until_the_approval_has_an_answer(store, make_agent):
+async def test_quit_and_send_waits_until_the_approval_has_an_answer(make_agent, start):
+    """The real dispatcher sends the approval to the demo Company, which takes 3 s to perform it:
+    the quit dialog says it is sending until the answer is in, then the app quits."""
     from poppy_tui.ui.screens.quit_dialog import QuitScreen
 
-    row = approved_in_grace(store)
-    app = PoppyApp(make_agent())
+    shop = start("perform_seconds=3")
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    asked = await agent.call_api(
+        company,
+        "POST",
+        "/api/orders/ord_7Hk2/exchanges",
+        {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+    )
+    row = asked.operation_row
+    agent.store.approve(row, agent.store.get_operation(row).current.id, grace_seconds=600)
+    app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
-        await pilot.press("s")
+        await pilot.press("s")  # send now: the grace period is cut short
         await wait_for(
             pilot,
             lambda: "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render()),
         )
         assert isinstance(app.screen, QuitScreen) and app.is_running  # still sending
-        later = datetime.now(UTC) + timedelta(seconds=601)  # the grace period over
-        send_through(store, row, later, Status.PERFORMED, "performed")  # the dispatcher's part
-        await wait_for(pilot, lambda: not app.is_running)
+        await wait_for(pilot, lambda: not app.is_running, 30, describe=lambda: "the app quit")
+    assert agent.store.get_operation(row).status == Status.PERFORMED
+    assert shop.state.performed("exc_5Rt2") == 1
 
 
 async def test_quit_with_nothing_in_flight_quits_at_once(store, make_agent):
