@@ -1,7 +1,8 @@
 """Fixtures any test folder uses: Companies on loopback. The demo Company (poppy_tui/demo, started
 fresh for each test; a folder that needs it wrapped or set up otherwise overrides `start` or
-`company` by name) and the strict Company (tests/companies/strict_company.py, written from the
-operations extension's text alone).
+`company` by name), the strict Company (tests/companies/strict_company.py, written from the
+operations extension's text alone) and Birch Market (`birch`, tests/companies/account_company.py:
+accounts, sign-in and account-owned operations). The sign-in stand-ins are in tests/signed_in.py.
 
 And for every test module: what it left open is closed when it ends, and a module that leaves
 many descriptors open fails.
@@ -25,7 +26,16 @@ import pytest
 
 from poppy_tui.demo.server import RunningCompany
 from poppy_tui.demo.testing import company as demo_company
+from tests.companies.account_company import AccountCompany
 from tests.companies.strict_company import StrictCompany
+
+# Birch Market's accounts and the scopes of the tokens it knows (tests/companies/account_company.py):
+# the orders scope is what its orders need; tok_alice_read is signed in without it.
+BIRCH_TOKENS = {
+    "tok_alice": ("alice", ("poppy:read", "orders")),
+    "tok_bob": ("bob", ("poppy:read", "orders")),
+    "tok_alice_read": ("alice", ("poppy:read",)),
+}
 
 
 @pytest.fixture
@@ -48,6 +58,16 @@ def strict() -> Iterator[StrictCompany]:
     """The strict Company on 127.0.0.1, stopped after the test; tests steer it through strict.state.
     A folder or file that needs it set up otherwise overrides this fixture by its name."""
     company = StrictCompany()
+    yield company
+    company.stop()
+
+
+@pytest.fixture
+def birch() -> Iterator[AccountCompany]:
+    """Birch Market (tests/companies/account_company.py, written from the spec alone) on
+    127.0.0.1, knowing BIRCH_TOKENS; stopped after the test."""
+    company = AccountCompany()
+    company.state.tokens.update(BIRCH_TOKENS)
     yield company
     company.stop()
 

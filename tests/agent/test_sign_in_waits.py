@@ -7,33 +7,15 @@ from __future__ import annotations
 from datetime import timedelta
 
 import jwt
-import pytest
 
 from poppy_tui.agent.store import Status
 from poppy_tui.agent.store.connection import now_utc, parse_stamp
-from tests.companies.account_company import NAME, AccountCompany
+from tests.companies.account_company import NAME
+from tests.signed_in import Tokens
 from tests.waiting import wait_until
 
 # Shorter than the time the person takes to sign in below: the wait must not count against it.
 TINY_WINDOW = 0.3
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("poppy:read", "orders"))
-    yield company
-    company.stop()
-
-
-class Tokens:
-    """The access token a request carries (None: signed out), as sign-in's token store gives it."""
-
-    def __init__(self, token: str | None = None) -> None:
-        self.token = token
-
-    async def __call__(self, company) -> str | None:
-        return self.token
 
 
 async def setup(make_agent, birch, token: str | None, **config):
