@@ -21,6 +21,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +37,38 @@ BIRCH_TOKENS = {
     "tok_bob": ("bob", ("poppy:read", "orders")),
     "tok_alice_read": ("alice", ("poppy:read",)),
 }
+
+
+# How many processes `python -m pytest` runs the suite in (pyproject's addopts: `-n auto`, which
+# asks pytest_xdist_auto_num_workers below). The suite mostly waits (servers, child processes,
+# timers): on 2 cores a whole run spends about a third of its wall time on the CPU, so more workers
+# than cores pay off (docs/development.md, "Parallel tests", has the measurements).
+WORKERS = 4
+# Runs of this many test files or fewer stay in one process (no workers to start): the usual
+# `python -m pytest -q tests/x/test_y.py` while working. `-n 0` always means one process, `-n N`
+# exactly N workers; PYTEST_XDIST_AUTO_NUM_WORKERS sets what `auto` means.
+IN_PROCESS_UP_TO_FILES = 2
+
+
+def _named_files(config: pytest.Config) -> int | None:
+    """How many test files the command line names, or None when it names a folder (or nothing)."""
+    files = 0
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::", 1)[0])
+        if not path.is_file():
+            return None
+        files += 1
+    return files
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if chosen:
+        return int(chosen)
+    named = _named_files(config)
+    if named is not None and named <= IN_PROCESS_UP_TO_FILES:
+        return 0
+    return WORKERS
 
 
 @pytest.fixture

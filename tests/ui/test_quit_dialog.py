@@ -68,7 +68,12 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store, 
     taken_back = add_operation(store, company, "exc_8Lm3", JACKET_SUMMARY, terms=jacket_terms())
     for row in (kept, taken_back):
         store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
-    app = PoppyApp(make_agent())  # no dispatcher: what "s" itself records
+    agent = make_agent()
+    # The real Agent with its dispatcher switched off: the test is about what "s" itself records,
+    # which a running dispatcher would act on at once (tests/ui/test_notifications.py has the
+    # quit-and-send with the dispatcher sending to a Company).
+    agent.run_dispatcher = None
+    app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
