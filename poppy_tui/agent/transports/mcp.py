@@ -152,7 +152,7 @@ class McpTransport:
         # Each MCP call is several HTTP requests, each with its own Session JWT: the next one is
         # signed while the one before waits (Sessions.sign_spares).
         options = guarded_client_options(
-            httpx2, self._allow_loopback, while_waiting=self._sessions.sign_spares
+            self._allow_loopback, while_waiting=self._sessions.sign_spares
         )
         options["transport"] = StrictJsonTransport(options["transport"], auth.note_malformed)
         return httpx2.AsyncClient(
