@@ -132,7 +132,8 @@ def public_jwk(key: ec.EllipticCurvePublicKey) -> dict[str, str]:
     """The key as an EC JWK (RFC 7518 6.2.1), as PyJWT writes it."""
     import jwt
 
-    return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    jwk: dict[str, str] = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    return jwk
 
 
 def jwk_thumbprint(jwk: dict[str, Any]) -> str:
