@@ -73,7 +73,10 @@ def check_settings(
     Raises ConfigError naming the file, the line (when `text` is given), the key and the fix."""
     from poppy_tui.agent import config_model
 
-    return config_model.check_settings(dict(data), source, text)
+    try:
+        return config_model.check_settings(dict(data), source, text)
+    except config_model.InvalidConfig as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def read_settings(path: Path, checked_dir: Path | None = None) -> dict[str, Any]:

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import json
 import re
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from poppy_tui.agent.config_file import (
-    DESKTOP_CHOICES,
-    KEY_STORAGE_CHOICES,
-    LOG_LEVEL_CHOICES,
-    ConfigError,
-)
+
+class InvalidConfig(ValueError):
+    """What is wrong with a config file, in one line (config_file.py raises it as ConfigError)."""
 
 
 class _Table(BaseModel):
@@ -113,18 +111,11 @@ class ConfigFile(_Table):
     )
 
 
-_CHOICES = {
-    "key_storage": KEY_STORAGE_CHOICES,
-    "log_level": LOG_LEVEL_CHOICES,
-    "notifications.desktop": DESKTOP_CHOICES,
-}
-
-
 def check_settings(
     data: dict[str, Any], source: str = "config", text: str | None = None
 ) -> dict[str, Any]:
     """The settings in `data` (a parsed config.toml) that the file sets, checked and normalised
-    (numbers as floats). Raises ConfigError naming the file, the line (found in `text`, the
+    (numbers as floats). Raises InvalidConfig naming the file, the line (found in `text`, the
     file's text, when given), the key, the value and what is allowed."""
     try:
         checked = ConfigFile.model_validate(data)
@@ -133,14 +124,14 @@ def check_settings(
     return checked.model_dump(exclude_unset=True)
 
 
-def config_error(exc: ValidationError, source: str, text: str | None) -> ConfigError:
+def config_error(exc: ValidationError, source: str, text: str | None) -> InvalidConfig:
     """The first problem pydantic found, as one line: `FILE:LINE: what is wrong and what is
     allowed, got VALUE`."""
     error = exc.errors(include_url=False)[0]
     loc = tuple(str(part) for part in error["loc"])
     line = _line_of(text, loc) if text is not None else None
     where = f"{source}:{line}" if line is not None else source
-    return ConfigError(f"{where}: {_problem(loc, error['type'], _Shown(error.get('input')))}")
+    return InvalidConfig(f"{where}: {_problem(loc, error['type'], _Shown(error.get('input')))}")
 
 
 class _Shown:
@@ -184,13 +175,14 @@ def _problem(loc: tuple[str, ...], kind: str, value: Any) -> str:
     if name == "notifications" and len(loc) == 1:
         return f"[notifications] must be a table (toast, bell, desktop), got {value!r}"
     key = ".".join(loc[:2]) if name == "notifications" else name
-    if key in _CHOICES:
-        return f"{key} must be one of {', '.join(_CHOICES[key])}, got {value!r}"
     field = (
         NotificationsTable.model_fields[loc[1]]
         if name == "notifications"
         else ConfigFile.model_fields[name]
     )
+    if typing.get_origin(field.annotation) is Literal:
+        choices = ", ".join(str(choice) for choice in typing.get_args(field.annotation))
+        return f"{key} must be one of {choices}, got {value!r}"
     if field.annotation is bool:
         return f"{key} must be true or false, got {value!r}"
     if name == "theme":

@@ -16,7 +16,8 @@ import pytest
 from poppy_tui.agent import config_file
 from poppy_tui.agent.config import Config, ConfigError, NotificationSettings, load_config_file
 from poppy_tui.agent.config_file import SCHEMA_FILE, read_settings
-from poppy_tui.agent.config_model import ConfigFile, NotificationsTable, check_settings, schema_text
+from poppy_tui.agent.config_file import check_settings
+from poppy_tui.agent.config_model import ConfigFile, NotificationsTable, schema_text
 
 
 def test_the_shipped_schema_is_the_models():
@@ -33,6 +34,17 @@ def test_the_schema_refers_to_nothing():
 def test_the_model_version_is_the_shipped_schemas():
     # Remembered settings are used only under the model that made them (config_file._recall).
     assert zlib.crc32(SCHEMA_FILE.read_bytes()) == config_file.MODEL_VERSION
+
+
+def test_the_choices_named_elsewhere_are_the_models():
+    import typing
+
+    def choices(field) -> tuple[str, ...]:
+        return typing.get_args(field.annotation)
+
+    assert choices(ConfigFile.model_fields["key_storage"]) == config_file.KEY_STORAGE_CHOICES
+    assert choices(ConfigFile.model_fields["log_level"]) == config_file.LOG_LEVEL_CHOICES
+    assert choices(NotificationsTable.model_fields["desktop"]) == config_file.DESKTOP_CHOICES
 
 
 def test_config_has_the_models_fields_and_defaults():
