@@ -131,7 +131,7 @@ def _run(args: Any) -> int:
         return int(Exit.INTERRUPTED)
     except expected_errors() as exc:  # evaluated only once something was raised
         return _report(exc)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - logged with its traceback (_report_unexpected), or raised again
         return _report_unexpected(exc)
 
 

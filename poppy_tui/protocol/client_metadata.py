@@ -195,7 +195,7 @@ def parse_jwks(document: Any) -> dict[str, ec.EllipticCurvePublicKey]:
             key = jwt.algorithms.ECAlgorithm.from_jwk(
                 json.dumps({k: entry[k] for k in ("kty", "crv", "x", "y")})
             )
-        except Exception as exc:  # from_jwk raises TypeError/ValueError/binascii.Error/KeyError
+        except Exception as exc:  # noqa: BLE001 - a hostile JWKS: from_jwk raises TypeError, ValueError, KeyError...
             raise IdentityError(
                 f"key {kid[:64]!r} in the JWKS can't be read ({type(exc).__name__})"
             ) from None

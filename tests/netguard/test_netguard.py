@@ -126,7 +126,7 @@ def _host_echo_server(address: str):
     from http.server import BaseHTTPRequestHandler
 
     class Echo(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             body = (self.headers.get("Host") or "").encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")

@@ -187,7 +187,7 @@ class McpTransport:
                             outcome = await work(session)
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:  # noqa: BLE001 - the SDK raises exception groups and its own errors
+        except BaseException as exc:  # the SDK raises exception groups and its own errors
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             failure = exc
