@@ -89,7 +89,9 @@ _HEADER_LINE = re.compile(
 
 def redact(text: str) -> str:
     """`text` with every secret it holds replaced by [redacted] (see the module's docstring)."""
-    for value in sorted(list(_secrets), key=len, reverse=True):
+    with _lock:
+        named = sorted(_secrets, key=len, reverse=True)
+    for value in named:
         if value in text:
             text = text.replace(value, REDACTED)
     text = _JWT.sub(REDACTED, text)

@@ -473,9 +473,8 @@ class PoppyApp(App[None]):
             isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)
         ):
             return False
-        if action == "quit" and getattr(self.screen, "TYPING", False):
-            return False  # a "q" in a message or a field is a letter; Esc, then q
-        return True
+        # A "q" in a message or a field is a letter; Esc, then q.
+        return not (action == "quit" and getattr(self.screen, "TYPING", False))
 
     # ---- navigation -----------------------------------------------------------------------
     # One model: each global key always shows the same screen, at its top level. Screens opened

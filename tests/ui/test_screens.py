@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -46,7 +47,7 @@ def plain_text(renderable) -> str:
 
     if isinstance(renderable, str) or hasattr(renderable, "plain"):
         return str(getattr(renderable, "plain", renderable))
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -411,7 +412,7 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
             if len(starts) >= 2 and any("Sending stopped" in m for m in notes):
                 break
         assert len(starts) >= 2
-        messages = [m for m in notes]
+        messages = list(notes)
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
 
 

@@ -95,7 +95,7 @@ def make_client(
         # A user's proxy settings are honoured, but never for loopback: the demo and tests
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
-        mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
+        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
     )
 
 

@@ -118,7 +118,7 @@ def oauth_client(
         **guarded_client_options(allow_loopback),
         headers={"User-Agent": USER_AGENT},
         trust_env=True,
-        mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
+        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
     )
 
     def private_key_jwt(
