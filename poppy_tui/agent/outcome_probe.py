@@ -300,8 +300,8 @@ class OutcomeProbe:
         company = self.store.get_company(sending.company.id)
         try:
             document = await self._agent.fetch_openapi(company)
-        except Exception as exc:  # noqa: BLE001 - no OpenAPI is only no way to look
-            log.info("no OpenAPI to read %s's state from: %s", company.name, exc)
+        except Exception as exc:  # logged: no OpenAPI is only no way to look
+            log.info("no OpenAPI to read %s's state from: %s", company.name, exc, exc_info=True)
             return
         url = resource_url(request.url, document)
         if url is None:
