@@ -30,7 +30,7 @@ async def test_times_out_with_what_it_waited_for_and_what_it_saw():
     with pytest.raises(
         TimedOut, match=r"after 0.05 s waiting: the approval sent \(last seen: \[\]\)"
     ):
-        await wait_until(lambda: [], timeout=0.05, describe="the approval sent")
+        await wait_until(list, timeout=0.05, describe="the approval sent")
     with pytest.raises(AssertionError, match="screen says 'Inbox'"):
         await wait_until(lambda: False, timeout=0.01, describe=lambda: "screen says 'Inbox'")
 

@@ -48,7 +48,7 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
         self._jobs_lock = threading.Lock()
         self._shut_down = False
         self._max_threads = max_threads
-        self._threads = 0
+        self._live_threads = 0
         self._jobs: collections.deque[Callable[[], None]] = collections.deque()
 
     def submit(
@@ -70,8 +70,8 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
             if self._shut_down:
                 raise RuntimeError("cannot schedule new futures after shutdown")
             self._jobs.append(job)
-            if self._threads < self._max_threads:
-                self._threads += 1
+            if self._live_threads < self._max_threads:
+                self._live_threads += 1
                 threading.Thread(target=self._work, name="poppy-blocking-call", daemon=True).start()
         return future
 
@@ -79,7 +79,7 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
         while True:
             with self._jobs_lock:
                 if not self._jobs:
-                    self._threads -= 1
+                    self._live_threads -= 1
                     return
                 job = self._jobs.popleft()
             job()

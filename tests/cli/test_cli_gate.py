@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -338,7 +339,7 @@ def test_completion_scripts_name_the_path_their_shell_reads(cli, shell):
         lines[:8]
     )  # shtab's own suggestion, a folder bash never reads
     assert "poppy-tui completion bash > ~/.local/share/bash-completion/completions/poppy-tui" in (
-        open("docs/cli.md", encoding="utf-8").read()
+        Path("docs/cli.md").read_text(encoding="utf-8")
     )
 
 

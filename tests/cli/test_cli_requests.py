@@ -55,7 +55,7 @@ def decide_in_background(home: Path, approve: bool = True, count: int = 1) -> th
     def person() -> None:
         try:
             decide(home, approve, count)
-        except BaseException as exc:  # surfaced by the test through the thread's `errors`
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the test through the thread's `errors`
             errors.append(exc)
 
     thread = threading.Thread(target=person, daemon=True)

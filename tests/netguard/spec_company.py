@@ -89,7 +89,7 @@ class SpecCompany:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 if self.path == DISCOVERY_PATH:
                     company.discovery_requests.append(
                         {k.lower(): v for k, v in self.headers.items()}
@@ -113,7 +113,7 @@ class SpecCompany:
                     return self._send(200, json.dumps(company.document()).encode(), headers)
                 return company._hostile(self, self.path.lstrip("/"))
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body_bytes = self.rfile.read(length)
                 headers = {k.lower(): v for k, v in self.headers.items()}

@@ -142,7 +142,7 @@ class _SpecCompany(BaseHTTPRequestHandler):
 
     name = LOOKALIKE
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:  # the stdlib's name
         if self.path != "/.well-known/poppy.json":
             self.send_error(404)
             return

@@ -31,7 +31,7 @@ VERSIONS = sorted(int(p.stem[1:]) for p in OLD.glob("v*.sql"))
 
 def test_every_schema_version_up_to_todays_has_a_store_made_by_its_own_code():
     wanted = [v for v in range(1, SCHEMA_VERSION + 1) if v not in NEVER_RELEASED]
-    assert VERSIONS == wanted, (
+    assert wanted == VERSIONS, (
         f"old stores for {VERSIONS}, schema at {SCHEMA_VERSION}: make the missing ones with "
         "`python tests/store/old_stores/make.py N` (docs/development.md, 'Store migrations')"
     )

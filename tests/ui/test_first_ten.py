@@ -324,7 +324,7 @@ async def a_pressed_on_review(
         await wait_for(pilot, lambda: any("Nothing was approved" in m for m in notes))
         await settle(pilot)
         assert app.screen is screen  # no confirmation
-        return banner, [m for m in notes]
+        return banner, list(notes)
 
 
 async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store, make_app):
@@ -394,7 +394,7 @@ async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path, ma
         )
         app.notify_store_changed()
         await wait_for(pilot, lambda: any(m.startswith("Performed:") for m in notes))
-        said = [m for m in notes]
+        said = list(notes)
         assert any(
             m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
             for m in said

@@ -132,7 +132,7 @@ async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_not
         row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
         await wait_for(pilot, lambda: app.bells)
         await poll_seen(pilot)
-        toasts = [m for m in notes]
+        toasts = list(notes)
     (toast,) = [m for m in toasts if "asks for your approval" in m]
     assert "USD 70.00" in toast and f"operation {row}" in toast
     assert "\\x1b]0;pwned\\x07" in toast and not SEQUENCE_ENDERS.search(toast)
@@ -166,7 +166,7 @@ async def test_every_channel_can_be_turned_off(store, make_agent):
         # The poll saw the new operation and the notifier was told of it: it stayed quiet.
         await poll_seen(pilot)
         await wait_for(pilot, lambda: app.screen.query_one("#pending-table").row_count == 1)
-        toasts = [m for m in notes]
+        toasts = list(notes)
     assert app.bells == 0 and app.written == []
     assert not any("asks for your approval" in m for m in toasts)
 

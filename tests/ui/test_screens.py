@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -44,7 +45,7 @@ def plain_text(renderable) -> str:
 
     if isinstance(renderable, str) or hasattr(renderable, "plain"):
         return str(getattr(renderable, "plain", renderable))
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -410,7 +411,7 @@ async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypa
             20,
             describe=lambda: f"{len(starts)} starts, toasts {notes}",
         )
-        messages = [m for m in notes]
+        messages = list(notes)
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
 
 

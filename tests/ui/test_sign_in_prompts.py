@@ -136,7 +136,7 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
         await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "talk-input")
         await pilot.press(*"order oats", "enter")
         await wait_for(pilot, lambda: screen.awaiting_sign_in is not None, timeout=15)
-        messages = [m for m in notes]
+        messages = list(notes)
         assert any(
             f"Sign in to {NAME} to continue (scopes orders)" in m and "Ctrl+G" in m
             for m in messages

@@ -83,7 +83,7 @@ def make_client(
     the same netguard transport: one HTTP library. Redirects are never followed implicitly: a redirected approval would leave the
     interface that returned the operation, and discovery checks every hop.
     `while_waiting` runs each time a request has been sent, while its answer is awaited (netguard)."""
-    options = guarded_client_options(httpx2, allow_loopback, pool_limits(httpx2), while_waiting)
+    options = guarded_client_options(allow_loopback, pool_limits(), while_waiting)
     return httpx2.AsyncClient(
         **options,
         timeout=httpx2.Timeout(
@@ -95,7 +95,7 @@ def make_client(
         # A user's proxy settings are honoured, but never for loopback: the demo and tests
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
-        mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
+        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
     )
 
 
