@@ -26,7 +26,7 @@ from poppy_tui.agent.background import BackgroundTasks
 from poppy_tui.agent.company_access import CompanyAccess
 from poppy_tui.agent.config import Config, load_config
 from poppy_tui.agent.errors import AgentError, ApprovalUnsignable
-from poppy_tui.agent.outcome_wait import SETTLED  # noqa: F401 (imported from here too)
+from poppy_tui.agent.outcome_wait import SETTLED
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.request_results import ConversationResult, RequestResult
 from poppy_tui.agent.signing import Signing

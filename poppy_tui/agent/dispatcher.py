@@ -147,7 +147,7 @@ class Dispatcher:
                         count += 1
                         try:
                             await self._driver.handle(batch[0], started=started, hand_on=hand_on)
-                        except Exception:  # noqa: BLE001 - logged as a send task's would be
+                        except Exception:  # logged as a send task's would be
                             log.exception("sending operation %s failed", batch[0].id)
                         if not running:
                             break

@@ -7,6 +7,7 @@ and the time; it decides nothing (machine.step does).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -44,7 +45,7 @@ class Explanation:
     line: str  # one sentence, without the time (`sentence` adds it)
     at: datetime | None = None  # when: the send time, the retry, the expiry, the next look
 
-    def sentence(self, time_text=None) -> str:  # noqa: ANN001 - a callable datetime -> str
+    def sentence(self, time_text: Callable[[datetime], str] | None = None) -> str:
         """The line with its time, written by `time_text` (default: ISO 8601 in UTC)."""
         if self.at is None or "{at}" not in self.line:
             return self.line.replace(" {at}", "")

@@ -5,6 +5,7 @@ Classifying only; what each kind leads to is the lifecycle's (machine.RULES)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from poppy_tui.agent.lifecycle.events import Answer, AnswerKind
 from poppy_tui.agent.transports import Exchange
@@ -32,7 +33,7 @@ def answer_of(
 ) -> Answer:
     """`exchange.outcome` as outcomes.as_approval_answer reads it; `revision`: the one approved."""
 
-    def answer(kind: AnswerKind, detail: str, **more) -> Answer:  # noqa: ANN003
+    def answer(kind: AnswerKind, detail: str, **more: Any) -> Answer:
         return Answer(
             kind,
             detail,

@@ -83,7 +83,7 @@ class AttemptCommits:
                 [row for row, _ in waiting], self.owner, Durability.AWAITED
             )
             commit = self.store.take_awaited()
-        except Exception as exc:  # noqa: BLE001 - e.g. StoreError: none of them was committed
+        except Exception as exc:  # e.g. StoreError: none of them was committed
             log.warning("%d attempts could not be recorded", len(waiting), exc_info=True)
             for _, future in waiting:
                 future.set_exception(exc)
@@ -94,7 +94,7 @@ class AttemptCommits:
             # about half as much again as the fsync; the loop is held for the fsync alone).
             try:
                 self.store.sync_through(commit)
-            except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
+            except Exception as exc:  # not on disk: none of these may be sent
                 log.warning("the attempts could not be made durable", exc_info=True)
                 release(waiting, results, exc)
                 return
@@ -104,17 +104,21 @@ class AttemptCommits:
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
 
-    async def _release_when_durable(self, waiting: Waiting, results: list, commit: int) -> None:
+    async def _release_when_durable(
+        self, waiting: Waiting, results: list[AttemptRecord | StateError], commit: int
+    ) -> None:
         try:
             await asyncio.to_thread(self.store.sync_through, commit)
-        except Exception as exc:  # noqa: BLE001 - not on disk: none of these may be sent
+        except Exception as exc:  # not on disk: none of these may be sent
             log.warning("the attempts could not be made durable", exc_info=True)
             release(waiting, results, exc)
             return
         release(waiting, results)
 
 
-def release(waiting: Waiting, results: list, failure: Exception | None = None) -> None:
+def release(
+    waiting: Waiting, results: list[AttemptRecord | StateError], failure: Exception | None = None
+) -> None:
     """Let the sends of a group go, once its fsync returned; or fail them all when it failed:
     the attempts are committed but maybe not durable, so their operations keep an unfinished
     attempt, which every later pass treats as in doubt (never as unsent)."""

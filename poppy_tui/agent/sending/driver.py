@@ -30,7 +30,7 @@ from poppy_tui.agent.sending.answers import answer_of, cut_off_success
 from poppy_tui.agent.sending.attempts import AttemptCommits
 from poppy_tui.agent.sending.leases import Lease, keep_lease
 from poppy_tui.agent.sending.port import DispatchAgent
-from poppy_tui.agent.sending.settles import Settles
+from poppy_tui.agent.sending.settles import Finished, Settles
 from poppy_tui.agent.sending.turns import Turns
 from poppy_tui.agent.sessions import spares_wanted
 from poppy_tui.agent.store import (
@@ -224,7 +224,7 @@ class Driver:
         facts: Facts,
         attempt: AttemptRecord,
         exchange: Exchange,
-        finished: tuple,
+        finished: Finished,
     ) -> tuple[Answer, Step]:
         """The answer, and the lifecycle's Step for it; first what the answer tells sign-in."""
         cut_off = cut_off_success(sending.interface, finished[1], finished[2])
@@ -269,7 +269,7 @@ class Driver:
         op: OperationRecord,
         sending: OperationRecord,
         exchange: Exchange,
-        finished: tuple,
+        finished: Finished,
         decided: Step,
         signed_in_since: bool = False,
     ) -> float | None:
@@ -394,7 +394,7 @@ class Driver:
             log.warning("operation %s not sent: %s", op.id, exc, exc_info=True)
             detail = f"not sent: {exc}"
             return Exchange(NotSent(detail), None, {"error": detail}, op.session_id, detail)
-        except Exception as exc:  # noqa: BLE001 - a bug of ours must not look like "not sent"
+        except Exception as exc:  # a bug of ours must not look like "not sent"
             log.exception("sending operation %s failed inside poppy-tui", op.id)
             detail = f"poppy-tui failed while sending ({type(exc).__name__}: {exc})"
             return Exchange(Unknown(detail), None, {"error": detail}, op.session_id, detail)

@@ -9,6 +9,7 @@ import logging
 import os
 import socket
 import uuid
+from typing import Any
 
 from poppy_tui.agent.store import Store, StoreError
 
@@ -25,7 +26,7 @@ class Lease:
     def __init__(self) -> None:
         self.lost = asyncio.Event()
         # The task awaiting the send, while it does: losing the lease cancels it there.
-        self.sending: asyncio.Task | None = None
+        self.sending: asyncio.Task[Any] | None = None
         self.renewal: asyncio.TimerHandle | None = None
 
     def lose(self) -> None:
@@ -62,7 +63,7 @@ def keep_lease(store: Store, op_row: int, owner: str, lease_seconds: float, leas
             if loop.time() - last_ok > lease_seconds * 0.7:
                 lease.lose()
                 return
-        except Exception:  # noqa: BLE001 - unsure whether we hold it: stop, as if lost
+        except Exception:  # unsure whether we hold it: stop, as if lost
             log.exception("renewing the lease of operation %s failed", op_row)
             lease.lose()
             return

@@ -20,6 +20,11 @@ log = logging.getLogger(__name__)
 # Outcomes are committed together, at the latest this long after the first.
 SETTLE_GATHER_SECONDS = 0.005
 
+# An attempt as it is finished: (attempt id, outcome, HTTP status, response, detail).
+Finished = tuple[int, str, int | None, Any, str | None]
+# One of Store.settle_many's items.
+Settle = tuple[Finished | None, int, str, Status, Any, str | None, float | None]
+
 
 class Settles:
     def __init__(self, store: Store, owner: str, probe_after: float | None) -> None:
@@ -27,7 +32,7 @@ class Settles:
         self.owner = owner
         # An outcome left unknown is first looked at this long after (outcome_probe.py).
         self._probe_after = probe_after
-        self._queue: list[tuple] = []
+        self._queue: list[Settle] = []
         self._timer: asyncio.TimerHandle | None = None
         # Operations settled (committed), in that order, kept from collect() on until take():
         # headless sending reports them even when an approval made meanwhile was claimed and
@@ -40,7 +45,7 @@ class Settles:
         status: Status,
         detail: str,
         outcome: Any = None,
-        finished: tuple | None = None,
+        finished: Finished | None = None,
     ) -> None:
         probe = self._probe_after if status == Status.OUTCOME_UNKNOWN else None
         self._queue.append((finished, op_row, self.owner, status, outcome, detail, probe))
@@ -57,7 +62,7 @@ class Settles:
             return
         try:
             results = self.store.settle_many(group)
-        except Exception as exc:  # noqa: BLE001 - called from timers and other commits: never raise
+        except Exception as exc:  # called from timers and other commits: never raise
             # None of them was committed: their attempts stay unfinished (in doubt) and their
             # leases lapse, so the same approvals are resent, as after a crash.
             log.warning(

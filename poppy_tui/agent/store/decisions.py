@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
+from typing import Any
 
-from poppy_tui.agent.lifecycle.events import Approve, Decline, ResolveUnknown, SendNow, Withdraw
+from poppy_tui.agent.lifecycle.events import (
+    Approve,
+    Decline,
+    Event,
+    ResolveUnknown,
+    SendNow,
+    Withdraw,
+)
 from poppy_tui.agent.lifecycle.machine import Do, Step, step
 from poppy_tui.agent.store.connection import StateError, now_utc, stamp
 from poppy_tui.agent.store.durability import Durability
@@ -23,7 +31,15 @@ from poppy_tui.protocol.ids import new_id
 class DecisionStore(FactsStore):
     """Approve, decline, withdraw, resolve an unknown outcome, end a grace period."""
 
-    def _decided(self, db, operation_row: int, event, now: datetime, verb: str, holds=False):  # noqa: ANN001
+    def _decided(
+        self,
+        db: Any,
+        operation_row: int,
+        event: Event,
+        now: datetime,
+        verb: str,
+        holds: bool = False,
+    ) -> tuple[OperationRecord, Step]:
         """The operation as it is under the write lock, and the lifecycle's Step for `event`;
         StateError (nothing written) when the lifecycle refuses it."""
         row = db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()
@@ -177,7 +193,7 @@ class DecisionStore(FactsStore):
             self._event(operation_row, "resolved", decided.to.value)
         return self.get_operation(operation_row)
 
-    def _resolve(self, db, op: OperationRecord, decided: Step, note: str | None) -> None:  # noqa: ANN001
+    def _resolve(self, db: Any, op: OperationRecord, decided: Step, note: str | None) -> None:
         db.execute(
             "UPDATE operations SET status=?, lease_owner=NULL, lease_until=NULL, next_attempt_at=NULL,"
             " outcome_detail=?, updated_at=? WHERE id=? AND status=?",

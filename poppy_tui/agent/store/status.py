@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import namedtuple
-from poppy_tui.agent.lifecycle.states import Status  # noqa: F401 (the lifecycle's, read from here too)
+from poppy_tui.agent.lifecycle.states import Status as Status  # the lifecycle's, read from here too
 
 
 TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)
