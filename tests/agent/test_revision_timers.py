@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -23,6 +23,7 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.agent.store.connection import parse_stamp
 from poppy_tui.protocol.retry import BackoffPolicy
 from tests.companies.fares_company import FaresCompany
+from tests.waiting import wait_until
 
 from .conftest import TEST_CONFIG
 
@@ -206,14 +207,6 @@ async def test_the_retry_window_of_new_terms_counts_from_their_own_first_send(pa
 # ---- one operation's retries never delay another's first send --------------------------------------
 
 
-async def until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "the condition was not met in time"
-        await asyncio.sleep(0.02)
-
-
 @pytest.mark.parametrize("retry_after", [10, 60], ids=["waited-in-the-pass", "waited-in-the-store"])
 @pytest.mark.parametrize("approved_by", ["this process", "another process"])
 async def test_an_approval_goes_on_its_first_turn_while_another_waits_for_its_retry_after(
@@ -232,14 +225,20 @@ async def test_an_approval_goes_on_its_first_turn_while_another_waits_for_its_re
         b = await ask(agent, company, "api", "f2")
         agent.approve(a, agent.store.get_operation(a).current.id)
         running = asyncio.create_task(agent.run_dispatcher(stop))
-        await until(lambda: len(fares.state.approvals_for("f1")) == 1)
+        await wait_until(
+            lambda: len(fares.state.approvals_for("f1")) == 1, timeout=30, describe="A's first send"
+        )
         b_revision = agent.store.get_operation(b).current.id
         if approved_by == "this process":
             agent.approve(b, b_revision)
         else:
             with Store.open(agent.store.path) as other:
                 other.approve(b, b_revision, 0.0)
-        await until(lambda: agent.store.get_operation(b).status == Status.PERFORMED)
+        await wait_until(
+            lambda: agent.store.get_operation(b).status == Status.PERFORMED,
+            timeout=30,
+            describe="B performed",
+        )
         assert len(fares.state.approvals_for("f1")) == 1  # A still waits its Retry-After
         assert agent.store.get_operation(a).status == Status.SENDING
         assert fares.state.perform_count == {"chg_f2_api": 1}
