@@ -295,6 +295,10 @@ def test_a_retry_never_waits_past_the_window_or_the_expiry():
     assert not step(
         facts(Status.SENDING), Answer(AnswerKind.IN_DOUBT, "reset"), NOW, every_wait_stored
     ).inline
+    # Even a wait of 0 s (its window or terms end now): the next pass, not this one, goes on.
+    ending = facts(Status.SENDING, approved_expires_at=NOW)
+    zero = step(ending, Answer(AnswerKind.RETRY_LATER, "busy"), NOW, every_wait_stored)
+    assert zero.delay(NOW) == 0 and not zero.inline
 
 
 def test_the_second_revision_answered_with_a_third_needs_a_new_approval_and_in_doubt_does_not():

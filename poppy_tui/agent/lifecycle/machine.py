@@ -353,7 +353,9 @@ def _retry(f: Facts, e: Any, now: datetime, p: Policy) -> dict[str, Any]:
     }
     return {
         "at": now + timedelta(seconds=delay),
-        "inline": delay <= p.inline_retry_seconds,
+        # inline_retry_seconds 0: every wait goes through the store, even one of 0 s (a clock that
+        # does not move between two sends must not make one pass resend for ever).
+        "inline": p.inline_retry_seconds > 0 and delay <= p.inline_retry_seconds,
         "detail": words[e.kind],
     }
 
