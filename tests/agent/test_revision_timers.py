@@ -18,6 +18,7 @@ import pytest
 
 from poppy_tui.agent import clock
 from poppy_tui.agent.agent import Agent
+from poppy_tui.agent.dispatcher import DEFAULT_PER_COMPANY, Dispatcher
 from poppy_tui.agent.lifecycle import Why
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.agent.store.connection import parse_stamp
@@ -209,14 +210,19 @@ async def test_the_retry_window_of_new_terms_counts_from_their_own_first_send(pa
 
 @pytest.mark.parametrize("retry_after", [10, 60], ids=["waited-in-the-pass", "waited-in-the-store"])
 @pytest.mark.parametrize("approved_by", ["this process", "another process"])
+@pytest.mark.parametrize("turns", [DEFAULT_PER_COMPANY, 1], ids=["8-turns", "1-turn"])
 async def test_an_approval_goes_on_its_first_turn_while_another_waits_for_its_retry_after(
-    paths, fares, retry_after, approved_by
+    paths, fares, retry_after, approved_by, turns
 ):
     """A's Company answers 503 with Retry-After; B, of the same Company, is approved after that.
-    B reaches the Company before A's next attempt: it never waits behind A's retries. (Real time:
-    the dispatcher of the TUI as it runs, with its default in-process retry waits.)"""
+    B reaches the Company before A's next attempt: it never waits behind A's retries, not even
+    when the Company has one send turn (A waits holding its lease, not the turn). (Real time: the
+    dispatcher of the TUI as it runs, with its default in-process retry waits.)"""
     fares.state.scripts["f1"] = [f"busy:{retry_after}"] * 5
     agent = open_agent(paths, inline_retry_seconds=None)
+    agent.dispatcher = Dispatcher(
+        agent, lease_seconds=5.0, backoff=BACKOFF, probe_after=1.0, per_company=turns
+    )
     stop = asyncio.Event()
     running: asyncio.Task | None = None
     try:
@@ -226,7 +232,9 @@ async def test_an_approval_goes_on_its_first_turn_while_another_waits_for_its_re
         agent.approve(a, agent.store.get_operation(a).current.id)
         running = asyncio.create_task(agent.run_dispatcher(stop))
         await wait_until(
-            lambda: len(fares.state.approvals_for("f1")) == 1, timeout=30, describe="A's first send"
+            lambda: [t.outcome for t in agent.store.attempts(a)] == ["retry_later"],
+            timeout=30,
+            describe="A's first send answered 503, A waiting to resend",
         )
         b_revision = agent.store.get_operation(b).current.id
         if approved_by == "this process":
