@@ -20,7 +20,8 @@ API (stable; docs/state-machine.md is drawn from it):
   the Company's `Answer` (an `AnswerKind`: performed, new_revision, same_revision,
   other_operation, refused, broke_protocol, retry_later, in_doubt, in_doubt_final, not_sent,
   sign_in, other_account); `SignedIn`; `SenderGone` (a lease lapsed on an unfinished attempt).
-- `step(facts, event, now, policy=None) -> Step` (machine.py): the first of `RULES` that matches
+- `step(facts, event, now, policy=None) -> Step` (machine.py): the first of `RULES` (rules.py; their
+  conditions and words in conditions.py, the Step and Rule types in steps.py) that matches
   decides; a Step names its `rule`, the state it leads `to`, what to `do` (`Do`), the `detail`
   recorded, and `at` (the send time, the retry's time, how long a wait lasts). `NoRule` is a hole.
 - `explain(facts, now) -> Explanation` (explanation.py): `why` (a `Why`), `on_its_way`, `line`, `at`,
