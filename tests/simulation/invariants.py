@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from poppy_tui.agent.agent import SETTLED, Agent
+from poppy_tui.agent.lifecycle import Why
 from poppy_tui.agent.store import OperationRecord, Status
 from poppy_tui.agent.store.connection import parse_stamp
+from poppy_tui.cli.output import where_it_stands
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 
 from .known_findings import Findings
@@ -170,32 +172,54 @@ def check_outcomes(world: World, agent: Agent, model: Model, findings: Findings)
                 )
 
 
+# Why an approval may be neither sent nor on its way: each is told to the person (explain).
+TOLD_WHY_NOT = frozenset({Why.SIGN_IN, Why.HELD_OTHER_ACCOUNT, Why.UNSIGNABLE, Why.EXPIRED})
+
+
 def check_on_its_way(
     agent: Agent, model: Model, findings: Findings, now: datetime, lease_seconds: float
 ) -> None:
-    """Every approval is on its way (a send time that comes) or says why not: none sits
-    approved, or waiting to be resent, past its time with no reason recorded."""
+    """Every approval is on its way (a send time that comes) or the person is told why not, in
+    the same words everywhere (Agent.explain, which `show` prints): after a pass at `now`, none
+    sits approved, or waiting to be resent, past its time with no reason told."""
     # Right after a pass at `now`, whatever was due is handled, but what a dead Agent still
     # holds: its lease lapses `lease_seconds` after its last claim, at the latest.
-    if model.kills and now <= model.kills[-1] + timedelta(
+    killed_lately = bool(model.kills) and now <= model.kills[-1] + timedelta(
         seconds=lease_seconds + LEASE_SLACK_SECONDS
-    ):
-        return
+    )
     slack = timedelta(seconds=LEASE_SLACK_SECONDS)
     for row in sorted(model.rows):
         op = agent.store.get_operation(row)
-        if op.status not in (Status.APPROVED, Status.SENDING) or op.waiting_sign_in:
+        if op.status not in (Status.APPROVED, Status.SENDING):
             continue
-        approved = _approved_revision(agent, op)
-        if approved is not None and approved.expires_at <= now:
-            continue  # expire_due / the expiry settle are the next pass's
+        said = agent.explain(row)
+        shown = where_it_stands(agent.store, op)
+        if (shown.why, shown.on_its_way, shown.sentence()) != (
+            said.why,
+            said.on_its_way,
+            said.sentence(),
+        ):
+            findings.broken(
+                None,
+                f"{op.operation_id}: `show` says {shown.sentence()!r}, the agent {said.sentence()!r}",
+            )
+        if not said.on_its_way:
+            if said.why not in TOLD_WHY_NOT:
+                findings.broken(
+                    None,
+                    f"{op.operation_id} is {op.status.value}, not on its way, and the reason "
+                    f"given is {said.why.value}: {said.sentence()!r}",
+                )
+            continue
+        if killed_lately:
+            continue  # a dead Agent's lease may still hold it; it lapses by then
         times = (
             [op.send_after, op.next_attempt_at]
             if op.status == Status.APPROVED
             else [op.next_attempt_at or op.updated_at]
         )
         due = max(parse_stamp(t) for t in times if t)
-        if now - due <= slack:
+        if now - due <= slack and (said.at is None or now - said.at <= slack):
             continue
         attempts = agent.store.attempts(row)
         earlier = [a for a in attempts if a.revision_id != op.approved_revision_id]
@@ -203,8 +227,8 @@ def check_on_its_way(
         findings.broken(
             "A52" if a52 else None,
             f"{op.operation_id} sits {op.status.value} since {due:%H:%M:%S} (now {now:%H:%M:%S}): "
-            f"its send time passed with nothing sent and no reason told "
-            f"(detail: {op.outcome_detail!r}; attempts: {[(a.revision_id, a.outcome) for a in attempts]})",
+            f"its send time passed with nothing sent, and the person is told "
+            f"{said.sentence()!r} (attempts: {[(a.revision_id, a.outcome) for a in attempts]})",
         )
 
 
