@@ -6,7 +6,10 @@ test_findings.py replays each open one as a strict xfail. When a finding is fixe
 starts to pass (XPASS fails the run): delete the entry here and the marker there, and the test
 stays as a plain regression test.
 
-`POPPY_SIM_STRICT=1` tolerates none of them, `POPPY_SIM_STRICT=A52` not that one: the simulation
+Fixed so far (their tests in test_findings.py are plain regression tests now): A52, an approval
+of new terms given after the retry window never sent (life, the lifecycle's revision timers).
+
+`POPPY_SIM_STRICT=1` tolerates none of them, `POPPY_SIM_STRICT=A51` not that one: the simulation
 then fails on the first it meets (how it was shown to find them on the code before the fixes,
 docs/development.md).
 """
@@ -28,12 +31,6 @@ KNOWN_FINDINGS: dict[str, KnownFinding] = {
     f.key: f
     for f in (
         KnownFinding(
-            "A52",
-            "life: agent/dispatcher.py (_window_start/_window_end/_should_stop)",
-            "an approval of a new revision given more than retry_window_seconds after the first "
-            "revision was sent is never sent: it sits approved past its send time",
-        ),
-        KnownFinding(
             "A51",
             "holds: protocol/requests.py action_key, agent/store/same_action.py",
             "in conversations the same-action key ignores the conversation: the same words in "
@@ -51,7 +48,7 @@ KNOWN_FINDINGS: dict[str, KnownFinding] = {
 
 def strict(key: str) -> bool:
     """Whether the finding `key` fails the run now: POPPY_SIM_STRICT=1 (all of them), or a
-    comma-separated list of keys (those), e.g. POPPY_SIM_STRICT=A52."""
+    comma-separated list of keys (those), e.g. POPPY_SIM_STRICT=A51."""
     value = os.environ.get("POPPY_SIM_STRICT", "").strip()
     if value in ("", "0"):
         return False
