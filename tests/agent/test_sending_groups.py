@@ -42,9 +42,9 @@ async def approved_operations(agent: Agent, base_url: str, count: int) -> list[i
 def approve_then_dispatch(
     agent: Agent, base_url: str, count: int, passes: int = 1, until_due: bool = False
 ) -> tuple[list[int], list[int]]:
-    """`count` operations approved, then `passes` dispatch passes, each after the last once
-    something is due again when `until_due` (a lease lapsed, say); the rows, and how many each
-    pass sent. The agent is closed after."""
+    """`count` operations approved, then `passes` dispatch passes, each after the last once the
+    leases it left have all lapsed when `until_due`; the rows, and how many each pass sent. The
+    agent is closed after."""
 
     async def work() -> tuple[list[int], list[int]]:
         try:
@@ -52,10 +52,12 @@ def approve_then_dispatch(
             sent = []
             for n in range(passes):
                 if n and until_due:
+                    # Every lease the last pass left has lapsed (each was renewed on its own
+                    # timer, so they end at different moments), not only the first.
                     await wait_until(
-                        lambda: (due := agent.dispatcher.next_due_in()) is not None and due <= 0,
+                        lambda: all(lapsed(agent, row) for row in rows),
                         timeout=30,
-                        describe="nothing became due",
+                        describe="the leases left by the last pass lapsed",
                     )
                 sent.append(await agent.dispatch_once())
             return rows, sent
@@ -63,6 +65,13 @@ def approve_then_dispatch(
             await agent.aclose()
 
     return asyncio.run(work())
+
+
+def lapsed(agent: Agent, row: int) -> bool:
+    from poppy_tui.agent import clock
+
+    lease_until = agent.store.lifecycle_facts(row).lease_until
+    return lease_until is None or lease_until <= clock.now_utc()
 
 
 def send_all_in_one_pass(agent: Agent, base_url: str, count: int) -> list[int]:
