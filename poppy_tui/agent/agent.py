@@ -27,6 +27,7 @@ from poppy_tui.agent.store.status import Status
 if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
     from poppy_tui.agent.store.reader import InboxReader
+    from poppy_tui.agent.store.requests import Requester
     import httpx2
     from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -540,6 +541,8 @@ class Agent:
         path_or_url: str,
         body: Any = None,
         origin: str = "cli",
+        *,
+        requester: Requester | None = None,
     ) -> RequestResult:
         from poppy_tui.agent import companies as discovery
 
@@ -551,7 +554,7 @@ class Agent:
         from poppy_tui.protocol.requests import ApiRequest
 
         request = ApiRequest(method=method.upper(), url=url, body=body)
-        request_id = self.store.add_request(company.id, request, origin)
+        request_id = self.store.add_request(company.id, request, origin, requester)
         # The first request's own key; the approval's resend gets another (Ops 6).
         from poppy_tui.agent.transports.api import WRITE_METHODS
 
@@ -570,7 +573,13 @@ class Agent:
         return self._result(company, request_id, exchange, "api", declared)
 
     async def call_tool(
-        self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
+        self,
+        company: CompanyRecord,
+        tool: str,
+        arguments: dict | None = None,
+        origin: str = "cli",
+        *,
+        requester: Requester | None = None,
     ) -> RequestResult:
         from poppy_tui.agent import companies as discovery
 
@@ -581,7 +590,7 @@ class Agent:
         from poppy_tui.protocol.requests import McpRequest
 
         request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
-        request_id = self.store.add_request(company.id, request, origin)
+        request_id = self.store.add_request(company.id, request, origin, requester)
         declared = self.sessions.declares_operations(company)
         exchange = await self._first_request(
             lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id),
@@ -750,6 +759,8 @@ class Agent:
         text: str,
         conversation_row: int | None = None,
         origin: str = "cli",
+        *,
+        requester: Requester | None = None,
     ) -> ConversationResult:
         from poppy_tui.protocol.outcomes import NotPerformed
         from poppy_tui.agent import companies as discovery
@@ -765,7 +776,9 @@ class Agent:
         if endpoint is None:
             raise AgentError(f"{company.name} offers no conversations in its poppy.json")
         declared = self.sessions.declares_operations(company)
-        said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
+        said = await self.conversations.say(
+            company, endpoint, text, conversation_row, origin, requester=requester
+        )
         await self._notice_refused_token(company, said.exchange)
         why = said.exchange.detail or _short(said.exchange)
         outcome = said.exchange.outcome
