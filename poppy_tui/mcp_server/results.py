@@ -17,6 +17,8 @@ from poppy_tui.mcp_server import company_text
 from poppy_tui.mcp_server.company_text import quoted
 
 SUMMARY_CHARS_IN_PROGRESS = 300
+# poppy-tui's own lines (details, errors) are never cut short of this.
+OWN_TEXT_CHARS = 4000
 
 # What each state means for the agent that asked, in poppy-tui's words.
 STATE_TEXT = {
@@ -176,9 +178,12 @@ def request_result(
     outcome: str, status: int | None, body: Any, detail: str, sign_in: bool = False
 ) -> CallToolResult:
     """A request answered without an operation: performed, refused, or no definite answer."""
+    undelivered = outcome == "not_performed" and detail.startswith("not delivered")
     meaning = {
         "performed": "performed: the Company did it",
-        "not_performed": "not performed: the Company did not do it",
+        "not_performed": "not performed: the request never reached the Company"
+        if undelivered
+        else "not performed: the Company did not do it",
         "unknown": "outcome unknown: no definite answer; the Company may have acted on it, check before trying again",
     }.get(outcome, outcome)
     data: dict[str, Any] = {
@@ -197,7 +202,12 @@ def request_result(
             "on the Companies screen), then make the request again."
         )
     if detail:
-        lines.append(quoted("Detail", company_text.line(detail, 400)))
+        # poppy-tui's words, whole (a fix at the end of the line must arrive), though they may
+        # quote the Company's: sanitised all the same, and labelled for what they are.
+        data["detail"] = company_text.line(detail, OWN_TEXT_CHARS)
+        lines.append(
+            f"Detail (poppy-tui's words; any Company words in it are untrusted): «{data['detail']}»"
+        )
     if body is not None:
         lines.append(
             quoted("Company's response", json.dumps(data["response"], ensure_ascii=False, indent=2))

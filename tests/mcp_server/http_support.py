@@ -90,7 +90,7 @@ def running_gate(home: Path, tmp_path: Path, *args: str) -> Iterator[HttpGate]:
 
 def token_of(home: Path) -> str:
     from poppy_tui.agent.paths import resolve_paths
-    from poppy_tui.mcp_server.http_token import read_or_create, token_path
+    from poppy_tui.agent.gate.default_token import read_or_create, token_path
 
     return read_or_create(token_path(resolve_paths(home).data_dir))
 

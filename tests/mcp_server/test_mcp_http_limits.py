@@ -14,7 +14,8 @@ import pytest
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
 from poppy_tui.mcp_server.http_gate import parse_listen, serve_http
-from poppy_tui.mcp_server.http_token import TokenFile, token_path
+from poppy_tui.agent.gate.credentials import Credentials
+from poppy_tui.agent.gate.default_token import read_or_create, token_path
 from tests.mcp_server.conftest import person_agent
 from tests.mcp_server.http_support import INITIALIZE, MCP_HEADERS
 
@@ -35,14 +36,16 @@ def rpc_answer(response: httpx2.Response) -> dict:
 async def gate(home, **limits):
     """serve_http on 127.0.0.1 in this loop: (url, the Agent, a client with the token)."""
     agent = person_agent(home)
-    tokens = TokenFile(token_path(resolve_paths(home).data_dir))
+    data_dir = resolve_paths(home).data_dir
+    token = read_or_create(token_path(data_dir))
+    credentials = Credentials(data_dir)
     stopping = asyncio.Event()
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     serving = asyncio.create_task(
         serve_http(
             agent,
             parse_listen("127.0.0.1:0"),
-            tokens,
+            credentials,
             allowed_hosts=[],
             tls=None,
             started=ready.set_result,
@@ -52,7 +55,7 @@ async def gate(home, **limits):
     )
     try:
         url = await asyncio.wait_for(ready, 30)
-        headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens.current().decode()}"}
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
         async with httpx2.AsyncClient(headers=headers, timeout=30) as client:
             yield url, agent, client
     finally:

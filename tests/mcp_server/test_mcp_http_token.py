@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from poppy_tui.mcp_server.http_token import TokenError, TokenFile, read_or_create, rotate
+from poppy_tui.agent.gate.default_token import TokenError, TokenFile, read_or_create, rotate
 
 
 def test_first_uses_at_once_agree_on_one_token(tmp_path):
