@@ -78,14 +78,14 @@ def bench(registered):
 
 
 @contextlib.asynccontextmanager
-async def mcp_client(home: Path, tmp_path: Path) -> AsyncIterator[Any]:
-    """`poppy-tui mcp` as a subprocess, through the MCP SDK's stdio client."""
+async def mcp_client(home: Path, tmp_path: Path, *args: str) -> AsyncIterator[Any]:
+    """`poppy-tui mcp ARGS...` as a subprocess, through the MCP SDK's stdio client."""
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "poppy_tui", "mcp"],
+        args=["-m", "poppy_tui", "mcp", *args],
         env=subprocess_env(home),
         cwd=str(tmp_path),
     )

@@ -127,7 +127,9 @@ class RequesterStore(StoreBase):
         """Every agent the store has seen (a tool called, or a request made), by name."""
         used = {
             r[0]: (r[1], loads(r[2]))
-            for r in self._db.execute("SELECT name, last_used_at, client FROM gate_agents").fetchall()
+            for r in self._db.execute(
+                "SELECT name, last_used_at, client FROM gate_agents"
+            ).fetchall()
         }
         asked = {
             r[0]: r[1]
