@@ -85,8 +85,8 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
         "mcp",
         "run poppy-tui as an MCP server for AI agents (stdin/stdout, or --http)",
         "Run an MCP server on stdin/stdout (add it to an MCP client's configuration; see docs/mcp.md), or with "
-        "--http on streamable HTTP, for agents in containers and on other machines (a bearer token is required; "
-        "'poppy-tui mcp token' prints it). Its tools list Companies, make requests through their API, MCP tools "
+        "--http on streamable HTTP, for agents in containers and on other machines (each agent needs a bearer "
+        "token: 'poppy-tui mcp token --agent NAME' makes one). Its tools list Companies, make requests through their API, MCP tools "
         "and conversations, and wait for the person's decision on operations. No tool approves or declines: only "
         "the person, in the TUI.",
     )
@@ -139,7 +139,8 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
     actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION")
     token = actions.add_parser(
         "token",
-        help="make an agent's bearer token for 'mcp --http' (--agent NAME), or print the default one",
+        help="make an agent's bearer token for 'mcp --http' (--agent NAME), or print the default "
+        "one; --rotate replaces it",
         description="With --agent NAME: make a bearer token for the agent NAME and print it, once: only its hash "
         "is kept (in the home, readable only by you), so copy it to the agent now. --rotate gives NAME a new one "
         "(the old one is refused at once, also by a server already running, and its sessions close). "

@@ -84,3 +84,16 @@ def asked_by_json(asked: Iterable[Any]) -> list[dict[str, Any]]:
 def is_new_agent(asked: Iterable[Any]) -> bool:
     """Whether any agent that asked for it had never asked before: the review marks it."""
     return any(a.agent is not None and a.first_request for a in asked)
+
+
+# In a table's narrow column: the agent's name alone, or the interface in one word.
+SHORT_WORDS = {"cli": "CLI", "tui": "you", "demo": "demo", "refresh": "—"}
+
+
+def short_requester(origin: object, agent: object = None) -> str:
+    """`laptop`, `CLI`, `you`: who asked, in a table cell (which cuts it visibly)."""
+    if agent is not None:
+        return agent_name(agent)
+    if origin == "mcp":
+        return "agent"
+    return SHORT_WORDS.get(str(origin), "—")

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.safety.who_asked import short_requester
 from poppy_tui.ui.format import (
     IN_PROGRESS_STATUSES,
     INBOX_STATUSES,
@@ -59,6 +60,7 @@ COLUMNS = (
     ("status", "Status", 15),
     ("decision", "Decision", 22),
     ("via", "Via", 12),
+    ("asked", "Asked by", 12),
     (
         "summary",
         "Summary",
@@ -306,6 +308,7 @@ class HistoryScreen(PoppyScreen):
                 "status": record_status_label(row),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),
+                "asked": short_requester(row.origin, row.requester),  # safety/who_asked.py
                 "decided": local_time(row.decided_at) if row.decided_at else "—",
                 "outcome": row.outcome_detail or "—",
             }
@@ -317,7 +320,7 @@ class HistoryScreen(PoppyScreen):
                         "\n",
                         cell(decision_text(row, with_revision=False), 20),
                         "\n",
-                        cell(f"via {values['via']}", 20),
+                        cell(f"via {values['via']}, {values['asked']}", 20),
                     ),
                     Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
                     key=str(row.id),
