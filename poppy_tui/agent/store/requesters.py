@@ -131,13 +131,13 @@ class RequesterStore(StoreBase):
                 "SELECT name, last_used_at, client FROM gate_agents"
             ).fetchall()
         }
-        asked = {
-            r[0]: r[1]
-            for r in self._db.execute(
-                "SELECT requester, max(created_at) FROM requests WHERE requester IS NOT NULL"
-                " GROUP BY requester"
-            ).fetchall()
-        }
+        # The newest request of each (SQLite takes the other columns from the max() row).
+        latest = self._db.execute(
+            "SELECT requester, max(id), created_at, requester_client FROM requests"
+            " WHERE requester IS NOT NULL GROUP BY requester"
+        ).fetchall()
+        asked = {r[0]: r[2] for r in latest}
+        said = {r[0]: loads(r[3]) for r in latest}
         waiting = {
             r[0]: r[1]
             for r in self._db.execute(
@@ -153,7 +153,7 @@ class RequesterStore(StoreBase):
             name: GateActivity(
                 last_used_at=used.get(name, (None, None))[0],
                 last_asked_at=asked.get(name),
-                client=used.get(name, (None, None))[1],
+                client=used.get(name, (None, None))[1] or said.get(name),
                 waiting=waiting.get(name, 0),
             )
             for name in set(used) | set(asked)

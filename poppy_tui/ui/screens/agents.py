@@ -17,29 +17,30 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from poppy_tui.safety.who_asked import agent_name, client_claim
-from poppy_tui.ui.format import local_time
+from poppy_tui.ui.format import local_time, relative
 from poppy_tui.ui.safe import cell
 from poppy_tui.ui.screens.base import SCREENS_CSS, PoppyScreen
+from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
 # Narrow: who, when it last asked, what waits; wide: all of it.
 COLUMNS = (
-    ("name", "Agent", 16),
-    ("token", "Token", 10),
-    ("last_asked", "Last asked", 19),
+    ("name", "Agent", 14),
+    ("token", "Token", 8),
+    ("last_asked_ago", "Last asked", 14),
     ("waiting", "Waiting", 7),
-    ("client", "Client (its claim)", 0),
+    ("client", "Its client says", 0),
 )
-WIDE_FROM = 120
+WIDE_FROM = 150
 WIDE_COLUMNS = (
     ("name", "Agent", 24),
-    ("token", "Token", 16),
-    ("created", "Created", 19),
-    ("last_used", "Last used", 19),
-    ("last_asked", "Last asked", 19),
+    ("token", "Token", 8),
+    ("created", "Created", 23),
+    ("last_used", "Last used", 23),
+    ("last_asked", "Last asked", 23),
     ("waiting", "Waiting", 7),
-    ("client", "Client (its claim)", 0),
+    ("client", "Its client says", 0),
 )
 REFRESH_SECONDS = 2.0
 
@@ -120,8 +121,16 @@ class AgentsScreen(PoppyScreen):
     def on_mount(self) -> None:
         self.set_interval(REFRESH_SECONDS, self.refresh_data)
 
+    @property
+    def data_dir(self) -> Any:
+        """Where the gate's token files are: the data folder, the store's own."""
+        from pathlib import Path
+
+        paths = getattr(self.agent, "paths", None)
+        return paths.data_dir if paths is not None else Path(self.store.path).parent
+
     def refresh_data(self) -> None:
-        self.lines, problem = agent_lines(self.agent.paths.data_dir, self.store)
+        self.lines, problem = agent_lines(self.data_dir, self.store)
         table = self.query_one("#agents-table", DataTable)
         cursor = table.cursor_row
         width = self.app.size.width
@@ -129,11 +138,13 @@ class AgentsScreen(PoppyScreen):
         rest = remaining_width(width, (w for k, _, w in columns if w), minimum=12, chrome=4)
         set_columns(table, [(k, label, w or rest) for k, label, w in columns])
         table.clear()
+        now = app_now(self)
         for line in self.lines:
             values = {
                 "name": agent_name(line.name),
-                "token": ("yes, sees all" if line.see_all else "yes") if line.has_token else "none",
-                "created": local_time(line.created_at) if line.created_at else "—",
+                "token": ("sees all" if line.see_all else "yes") if line.has_token else "none",
+                "last_asked_ago": relative(line.last_asked_at, now) or "never",
+                "created": _token_time(line.created_at),
                 "last_used": local_time(line.last_used_at) if line.last_used_at else "never",
                 "last_asked": local_time(line.last_asked_at) if line.last_asked_at else "never",
                 "waiting": str(line.waiting),
@@ -143,7 +154,7 @@ class AgentsScreen(PoppyScreen):
         if self.lines:
             table.move_cursor(row=min(cursor, len(self.lines) - 1))
         help_text = (
-            "r: revoke the selected agent's token (it is refused at once; its operations stay)\n"
+            "r: revoke the selected agent's token (refused at once; its operations stay)\n"
             "poppy-tui mcp token --agent NAME gives an agent a token of its own."
             if self.lines
             else "No agents yet. poppy-tui mcp token --agent NAME gives one a name and a token\n"
@@ -181,7 +192,7 @@ class AgentsScreen(PoppyScreen):
         from poppy_tui.agent.gate.roster import revoke
 
         try:
-            ended = revoke(self.agent.paths.data_dir, name)
+            ended = revoke(self.data_dir, name)
         except RegistryError as exc:
             self.notify(str(exc), severity="error", markup=False, timeout=10)
             return
@@ -192,6 +203,18 @@ class AgentsScreen(PoppyScreen):
             markup=False,
         )
         self.refresh_data()
+
+
+def _token_time(text: str | None) -> str:
+    """When a token was made (RFC 3339, as the agents file keeps it), as poppy writes a moment."""
+    from datetime import datetime
+
+    if not text:
+        return "—"
+    try:
+        return local_time(datetime.fromisoformat(text.replace("Z", "+00:00")))
+    except ValueError:
+        return "—"
 
 
 class RevokeAgentScreen(ModalScreen[bool]):

@@ -59,8 +59,7 @@ COLUMNS = (
     ("company", "Company", 22),
     ("status", "Status", 15),
     ("decision", "Decision", 22),
-    ("via", "Via", 12),
-    ("asked", "Asked by", 12),
+    ("via", "Via, asked by", 16),  # the interface, and who asked (safety/who_asked.py)
     (
         "summary",
         "Summary",
@@ -308,7 +307,7 @@ class HistoryScreen(PoppyScreen):
                 "status": record_status_label(row),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),
-                "asked": short_requester(row.origin, row.requester),  # safety/who_asked.py
+                "asked": short_requester(row.origin, row.requester),
                 "decided": local_time(row.decided_at) if row.decided_at else "—",
                 "outcome": row.outcome_detail or "—",
             }
@@ -329,7 +328,9 @@ class HistoryScreen(PoppyScreen):
                 continue
             table.add_row(
                 *(
-                    first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
+                    first_line_text(row.summary, summary)
+                    if k == "summary"
+                    else cell(f"{values['via']}, {values['asked']}" if k == "via" else values[k], w)
                     for k, _, w in columns
                 ),
                 key=str(row.id),

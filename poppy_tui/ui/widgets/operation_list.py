@@ -306,11 +306,11 @@ class OperationTable(DataTable):
         if not self.compact:
             return name
         # The badge under the name; the interface goes under the expiry (see _expires_cell).
-        second = (
-            self._checks_cell(item)
-            if "checks" in self.wide_keys
-            else Text(self._via(item), style="dim")
-        )
+        if "checks" in self.wide_keys:
+            second = self._checks_cell(item)
+        else:  # the interface and who asked (the in-progress table has no expiry column)
+            second = Text(self._via(item) + ", ", style="dim")
+            second.append_text(self._asked_cell(item, WIDTHS["company"] - len(second.plain)))
         return Text.assemble(name, "\n", second, no_wrap=True)
 
     def _via(self, item: InboxItem) -> str:
