@@ -278,3 +278,21 @@ def test_tokens_are_unknown_to_other_agents_files_and_raw_refusals_close(home, t
                 headers={**MCP_HEADERS, "Authorization": f"Bearer {laptop}"},
             )
             assert good.status_code == 200
+
+
+async def test_an_agent_continues_its_own_conversation_never_anothers(home, shop, tmp_path):
+    alpha, beta = agent_token(home, "alpha"), agent_token(home, "beta")
+    overseer = agent_token(home, "overseer", "--see-all")
+    say = {"company": "Manzanita", "text": "Hello, what can you do?", "wait_seconds": 0}
+    with running_gate(home, tmp_path) as gate:
+        async with http_session(gate.url, alpha) as a, http_session(gate.url, beta) as b:
+            first = await a.call_tool("talk_to_company", {**say, "new_conversation": True})
+            mine = first.structured_content["conversation"]
+            # beta asks to continue "the latest conversation": it gets one of its own.
+            theirs = (await b.call_tool("talk_to_company", say)).structured_content["conversation"]
+            assert theirs != mine
+            again = (await a.call_tool("talk_to_company", say)).structured_content["conversation"]
+            assert again == mine  # alpha goes on in its own
+        async with http_session(gate.url, overseer) as c:
+            latest = (await c.call_tool("talk_to_company", say)).structured_content["conversation"]
+            assert latest in (mine, theirs)  # it sees everything: the latest of them all

@@ -58,3 +58,12 @@ async def test_with_the_key_storage_the_docs_name_it_works(bare_home, tmp_path):
         )
     assert described.is_error is False and described.structured_content["api_operations"]
     assert cancelled.structured_content["result"] == "waiting_for_person"
+    # The stdio gate's --agent is who asked, as the person named it.
+    from poppy_tui.agent.paths import resolve_paths
+    from poppy_tui.agent.store import Store
+
+    with Store.open(resolve_paths(bare_home).database) as store:
+        row = cancelled.structured_content["operation"]["operation"]
+        [asked] = store.asked_by(row)
+    assert (asked.origin, asked.agent, asked.first_request) == ("mcp", "newcomer", True)
+    assert asked.client == {"name": "mcp", "version": asked.client["version"]}  # the SDK's claim
