@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from tests.store.migration_support import undo_who_asked
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.schema import SCHEMA_VERSION
 from poppy_tui.protocol.discovery import parse_poppy_json
@@ -48,6 +49,7 @@ def test_operations_from_before_the_migration_are_kept_and_session_bound(tmp_pat
     db.execute("ALTER TABLE operations DROP COLUMN waiting_sign_in")
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
     db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
+    undo_who_asked(db)  # migration 10's
     db.execute(f"PRAGMA user_version={ACCOUNT_OWNED_MIGRATION - 1}")
     db.commit()
     db.close()

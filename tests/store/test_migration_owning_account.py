@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from tests.store.migration_support import undo_who_asked
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.agent.store.schema import SCHEMA_VERSION
 from poppy_tui.agent.store.sign_ins import save_sign_in
@@ -55,6 +56,7 @@ def _old_store(path) -> tuple[int, int]:
         assert store.get_operation(row).account == "alice"
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE operations DROP COLUMN account")
+    undo_who_asked(db)  # migration 10's
     db.execute(f"PRAGMA user_version={OWNING_ACCOUNT_MIGRATION - 1}")
     db.commit()
     db.close()

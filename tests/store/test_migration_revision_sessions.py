@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from tests.store.migration_support import undo_who_asked
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.schema import SCHEMA_VERSION
 from poppy_tui.protocol.discovery import parse_poppy_json
@@ -47,6 +48,7 @@ def test_revisions_from_before_the_migration_keep_the_operations_session(tmp_pat
     db = sqlite3.connect(path)  # back to the schema before: no revisions.session_id
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")
     db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
+    undo_who_asked(db)  # migration 10's
     db.execute(f"PRAGMA user_version={REVISION_SESSIONS_MIGRATION - 1}")
     db.commit()
     db.close()

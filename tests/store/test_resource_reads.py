@@ -9,6 +9,7 @@ from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.resource_reads import ResourceRead
 from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
 from tests.store.test_revision_checks import _record
+from tests.store.migration_support import undo_who_asked
 
 RESOURCE_READS_MIGRATION = next(i for i, sql in enumerate(MIGRATIONS, 1) if "resource_reads" in sql)
 
@@ -54,6 +55,7 @@ def test_a_store_from_before_the_reads_opens_with_everything_kept(tmp_path):
     db = sqlite3.connect(path)
     db.execute("DROP TABLE resource_reads")
     db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
+    undo_who_asked(db)  # migration 10's
     db.execute(f"PRAGMA user_version={RESOURCE_READS_MIGRATION - 1}")
     db.commit()
     db.close()

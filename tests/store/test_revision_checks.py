@@ -17,6 +17,7 @@ from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
 from poppy_tui.safety.checker import CHECKER_VERSION
+from tests.store.migration_support import undo_who_asked
 from datetime import UTC
 
 DOCUMENT = {
@@ -146,6 +147,7 @@ def test_a_database_from_before_the_checks_gains_the_table_with_everything_kept(
     db.execute("DROP TABLE revision_checks")
     db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
     db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
+    undo_who_asked(db)  # migration 10's
     db.execute("PRAGMA user_version=4")  # the schema before migration 5 made revision_checks
     db.commit()
     db.close()

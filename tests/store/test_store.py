@@ -12,6 +12,7 @@ from poppy_tui.agent.store import StateError, Status, Store, StoreError
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
+from tests.store.migration_support import undo_who_asked
 
 FUTURE = "2099-01-01T00:00:00Z"
 
@@ -616,6 +617,7 @@ def test_the_claims_index_is_made_for_an_older_file(tmp_path):
         s._db.execute("DROP INDEX operations_due")
         s._db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
         s._db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
+        undo_who_asked(s._db)  # migration 10's
         s._db.execute("PRAGMA user_version=5")
     with Store.open(path) as s:
         names = [r[1] for r in s._db.execute("PRAGMA index_list(operations)").fetchall()]
