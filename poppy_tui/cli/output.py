@@ -470,7 +470,7 @@ def _revision_change(revisions: list[Any]) -> str:
 
     try:
         kind = diff_revisions(revisions[-2].as_operation(), revisions[-1].as_operation()).kind.label
-    except Exception:  # a stored revision that no longer parses: say only that it is new
+    except Exception:  # noqa: BLE001 - a stored revision that no longer parses: say only that it is new
         return "a new revision"
     return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(
         kind, "a new revision"

@@ -309,7 +309,8 @@ async def serve_http(
             await asyncio.sleep(REVOCATION_CHECK_SECONDS)
             try:
                 await app.revoke_gone()
-            except Exception:  # noqa: BLE001 - the watch goes on; the guard refuses them anyway
+            # The watch goes on; the guard refuses them anyway (logged with its traceback).
+            except Exception:
                 log.warning("could not close a revoked agent's sessions", exc_info=True)
 
     announcing = asyncio.ensure_future(announce())

@@ -406,7 +406,8 @@ class HttpGuard:
 
         try:
             await self.app(scope, receive, discard)
-        except Exception:  # noqa: BLE001 - one session that won't end must not keep the others open
+        # One session that won't end must not keep the others open (logged with its traceback).
+        except Exception:
             log.warning("could not end a session of a revoked agent", exc_info=True)
 
     def _refusal(self, scope: Scope) -> Refusal | GateAgent:

@@ -219,7 +219,8 @@ def build_server(agent: Any, stdio_agent: GateAgent = DEFAULT_CALLER) -> MCPServ
         who = caller(context)
         try:
             agent.store.record_gate_use(who.name, who.requester.client_json())
-        except Exception:  # noqa: BLE001 - a note of use must never cost the call
+        # A note of use must never cost the call (logged with its traceback).
+        except Exception:
             log.warning("could not record the agent's use of the gate", exc_info=True)
         return who
 
@@ -230,7 +231,7 @@ def build_server(agent: Any, stdio_agent: GateAgent = DEFAULT_CALLER) -> MCPServ
             raise
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - one clear line for the client; the record stays in the store
+        except Exception as exc:  # one clear line for the client; the record stays in the store
             log.debug("tool failed", exc_info=True)
             # poppy-tui's own words (they may quote a Company's, which are sanitised too): whole,
             # so that a fix at the end of the line arrives.

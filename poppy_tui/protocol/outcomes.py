@@ -193,9 +193,8 @@ def _what_failed(status: int | None, error: str | None) -> str:
 
 
 def _error_code(body: Any) -> str | None:
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
-        return body["error"]
-    return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, str) else None
 
 
 def conversation_reply(message: Any, operation_id: str) -> str:

@@ -17,6 +17,7 @@ from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status, Store
 from tests.companies.bulk_company import BulkCompany
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -51,10 +52,11 @@ def approve_then_dispatch(
             sent = []
             for n in range(passes):
                 if n and until_due:
-                    deadline = asyncio.get_running_loop().time() + 30
-                    while (due := agent.dispatcher.next_due_in()) is None or due > 0:
-                        assert asyncio.get_running_loop().time() < deadline, "nothing became due"
-                        await asyncio.sleep(0.02)
+                    await wait_until(
+                        lambda: (due := agent.dispatcher.next_due_in()) is not None and due <= 0,
+                        timeout=30,
+                        describe="nothing became due",
+                    )
                 sent.append(await agent.dispatch_once())
             return rows, sent
         finally:
@@ -309,18 +311,17 @@ def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(t
             op = agent.store.get_operation(result.operation_row)
             agent.approve(op.id, op.current.id)
 
-            async def settled() -> Status:
-                while (status := agent.store.get_operation(op.id).status) in (
-                    Status.APPROVED,
-                    Status.SENDING,
-                ):
-                    await asyncio.sleep(0.02)
-                return status
-
             try:
-                return await asyncio.wait_for(
-                    settled(), 60
-                )  # a guard against hanging, not a speed test
+                # The timeout guards against hanging; it is not a speed test.
+                return await wait_until(
+                    lambda: (
+                        (status := agent.store.get_operation(op.id).status)
+                        not in (Status.APPROVED, Status.SENDING)
+                        and status
+                    ),
+                    timeout=60,
+                    describe="the approval settled",
+                )
             finally:
                 stop.set()
                 await runner

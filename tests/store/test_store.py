@@ -12,7 +12,6 @@ from poppy_tui.agent.store import StateError, Status, Store, StoreError
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
-from tests.store.migration_support import undo_who_asked
 
 FUTURE = "2099-01-01T00:00:00Z"
 
@@ -609,20 +608,6 @@ def test_claim_due_many_skips_what_is_not_due(store):
     assert [
         op.id for op in store.claim_due_many("a", 30, 10, now=later, operation_row=rows[0])
     ] == [rows[0]]
-
-
-def test_the_claims_index_is_made_for_an_older_file(tmp_path):
-    path = tmp_path / "poppy.db"
-    with Store.open(path) as s:
-        s._db.execute("DROP INDEX operations_due")
-        s._db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
-        s._db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
-        undo_who_asked(s._db)  # migration 10's
-        s._db.execute("PRAGMA user_version=5")
-    with Store.open(path) as s:
-        names = [r[1] for r in s._db.execute("PRAGMA index_list(operations)").fetchall()]
-        assert "operations_due" in names
-        assert s.claim_due_many("a", 30, 1) == []
 
 
 def test_an_attempt_is_refused_with_its_reason_and_nothing_written(store):

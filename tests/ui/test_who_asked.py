@@ -18,14 +18,13 @@ from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
     FIXED_NOW,
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     jacket_terms,
     record_notifications,
     started,
-    ui_config,
     wait_for,
+    without_reads,
 )
 
 SMALL = (80, 24)
@@ -68,9 +67,9 @@ def two_askers(store) -> tuple[int, int]:
     return jacket, odd
 
 
-async def test_the_inbox_review_and_confirmation_name_who_asked(store):
+async def test_the_inbox_review_and_confirmation_name_who_asked(store, make_agent):
     jacket, odd = two_askers(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0)))
+    app = PoppyApp(without_reads(make_agent(arm_delay_seconds=0)))
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot)
         table = app.screen.query_one("#pending-table", OperationTable)
@@ -97,10 +96,8 @@ async def test_the_inbox_review_and_confirmation_name_who_asked(store):
         await pilot.press("escape")
 
 
-async def test_history_its_record_and_the_toast_name_who_asked(store):
-    app = PoppyApp(
-        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
-    )
+async def test_history_its_record_and_the_toast_name_who_asked(store, make_agent):
+    app = PoppyApp(without_reads(make_agent()), initial_screen="history", clock=lambda: FIXED_NOW)
     said = record_notifications(app)
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await started(pilot)
@@ -118,13 +115,15 @@ async def test_history_its_record_and_the_toast_name_who_asked(store):
         assert "asked by NEW agent «laptop»" in screen_text(app)
 
 
-async def test_the_agents_screen_lists_each_agent_and_revokes_after_a_confirmation(store):
+async def test_the_agents_screen_lists_each_agent_and_revokes_after_a_confirmation(
+    store, make_agent
+):
     data_dir = store.path.parent
     laptop = create(registry_path(data_dir), "laptop")
     create(registry_path(data_dir), "overseer", see_all=True)
     two_askers(store)
     store.record_gate_use("laptop", HOSTILE_CLIENT.client_json())
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(without_reads(make_agent()), clock=lambda: FIXED_NOW)
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot)
         await pilot.press("m")
