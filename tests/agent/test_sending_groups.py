@@ -42,9 +42,9 @@ async def approved_operations(agent: Agent, base_url: str, count: int) -> list[i
 def approve_then_dispatch(
     agent: Agent, base_url: str, count: int, passes: int = 1, until_due: bool = False
 ) -> tuple[list[int], list[int]]:
-    """`count` operations approved, then `passes` dispatch passes, each after the last once
-    something is due again when `until_due` (a lease lapsed, say); the rows, and how many each
-    pass sent. The agent is closed after."""
+    """`count` operations approved, then `passes` dispatch passes, each after the last once the
+    leases it left have all lapsed when `until_due`; the rows, and how many each pass sent. The
+    agent is closed after."""
 
     async def work() -> tuple[list[int], list[int]]:
         try:
@@ -52,10 +52,12 @@ def approve_then_dispatch(
             sent = []
             for n in range(passes):
                 if n and until_due:
+                    # Every lease the last pass left has lapsed (each was renewed on its own
+                    # timer, so they end at different moments), not only the first.
                     await wait_until(
-                        lambda: (due := agent.dispatcher.next_due_in()) is not None and due <= 0,
+                        lambda: all(lapsed(agent, row) for row in rows),
                         timeout=30,
-                        describe="nothing became due",
+                        describe="the leases left by the last pass lapsed",
                     )
                 sent.append(await agent.dispatch_once())
             return rows, sent
@@ -63,6 +65,13 @@ def approve_then_dispatch(
             await agent.aclose()
 
     return asyncio.run(work())
+
+
+def lapsed(agent: Agent, row: int) -> bool:
+    from poppy_tui.agent import clock
+
+    lease_until = agent.store.lifecycle_facts(row).lease_until
+    return lease_until is None or lease_until <= clock.now_utc()
 
 
 def send_all_in_one_pass(agent: Agent, base_url: str, count: int) -> list[int]:
@@ -91,7 +100,7 @@ def open_agent(tmp_path) -> Agent:
 
 def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves(tmp_path, bulk):
     agent = open_agent(tmp_path)
-    per_company = agent.dispatcher._per_company
+    per_company = agent.dispatcher.per_company
     database = agent.store.path
     unrecorded: list[str] = []
     lock = threading.Lock()
@@ -222,7 +231,7 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     bulk.state.on_approval = check_durable
     bulk.state.approval_delay = 0.02
 
-    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
+    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher.per_company + 3)
     assert len(commit_of_key) == len(rows)
     assert early == []
     assert all(count == 1 for count in bulk.state.perform_count.values()) and len(
@@ -234,7 +243,7 @@ def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_i
     tmp_path, bulk
 ):
     agent = open_agent(tmp_path)
-    per_company = agent.dispatcher._per_company
+    per_company = agent.dispatcher.per_company
     bulk.state.approval_delay = 0.05  # sends overlap, so their answers arrive together
     settle_groups: list[int] = []
     settle_many = agent.store.settle_many

@@ -242,6 +242,7 @@ def test_show_json_shape(cli, queue):
         "account",
         "signed_in_as_other_account",
         "requested_by",
+        "where_it_stands",
     }
     # Who asked: the CLI (the queue fixture adds its requests as the CLI does), with no agent.
     assert [(a["origin"], a["agent"], a["first_request"]) for a in data["requested_by"]] == [
@@ -260,6 +261,12 @@ def test_show_json_shape(cli, queue):
         data["resource_now"] is None
     )  # never read: this queue was written straight into the store
     assert data["status"] == "declined"
+    assert data["where_it_stands"] == {
+        "why": "declined",
+        "on_its_way": False,
+        "at": None,
+        "says": "declined; nothing was sent",
+    }
     assert data["request"] == {
         "interface": "api",
         "method": "POST",
