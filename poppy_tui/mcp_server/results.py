@@ -141,12 +141,32 @@ def keep_waiting_hint(record: OperationRecord) -> str:
     )
 
 
+def where_it_stands_json(stands: Any, held: str | None) -> dict[str, Any]:
+    """The lifecycle's explanation (agent/lifecycle: the words the TUI and `show` say), for one
+    agent: held for an earlier operation in doubt, it says `held` (the caller's own view, which
+    names no operation it may not read) instead of the store's reason, which names them all."""
+    says = stands.sentence()
+    if stands.why == "held_same_action":
+        says = f"can't be approved yet: {held or 'an earlier approval of the same request is in doubt'}"
+    return {
+        "why": str(stands.why),
+        "on_its_way": stands.on_its_way,
+        "at": stands.at.isoformat() if stands.at is not None else None,
+        "says": company_text.line(says, OWN_TEXT_CHARS),
+    }
+
+
 def operation_result(
-    record: OperationRecord, *, returned: bool = True, waited: bool = True, held: str | None = None
+    record: OperationRecord,
+    *,
+    returned: bool = True,
+    waited: bool = True,
+    held: str | None = None,
+    stands: Any = None,
 ) -> CallToolResult:
     """An operation's state as a tool result: settled, or still waiting (the client may wait on).
     `held`: why the person can't approve it yet (an earlier approval of the same action is in
-    doubt, Ops 7), in poppy-tui's words."""
+    doubt, Ops 7), in poppy-tui's words. `stands`: the lifecycle's Explanation of it now."""
     status = record.status.value
     state = "waiting_for_person" if record.status in (Status.PENDING,) else status
     if getattr(record, "waiting_sign_in", None) and record.status in (
@@ -167,6 +187,8 @@ def operation_result(
     }
     if held and not settled:
         data["held"] = True
+    if stands is not None:
+        data["where_it_stands"] = where_it_stands_json(stands, held)
     if settled and record.outcome is not None:
         data["response"] = final_response(record)
     if not settled:

@@ -200,7 +200,9 @@ def build_server(agent: Any, stdio_agent: GateAgent = DEFAULT_CALLER) -> MCPServ
         return in_doubt_reason(earlier)
 
     def result_of(record: OperationRecord, who: Caller) -> CallToolResult:
-        return results.operation_result(record, held=held(record, who))
+        return results.operation_result(
+            record, held=held(record, who), stands=agent.explain(record.id)
+        )
 
     async def settle(
         row: int, wait_seconds: float, context: Context, request_id: int | None = None
