@@ -24,6 +24,7 @@ import httpx2
 from poppy_tui.agent.net import http
 from poppy_tui.agent.sessions import Sessions
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
+from poppy_tui.agent.store.requests import Requester
 from poppy_tui.agent.transports import Exchange
 from poppy_tui.agent.transports.signed import signed_exchange
 from poppy_tui.protocol import conventions as c
@@ -511,11 +512,16 @@ class Conversations:
         text: str,
         conversation_row: int | None,
         origin: str,
+        *,
+        requester: Requester | None = None,
     ) -> Said:
         message = agent_message(new_id("msg_"), text)
         if conversation_row is None:
             request_id = self._store.add_request(
-                company.id, ConversationRequest(endpoint, None, message["id"], text), origin
+                company.id,
+                ConversationRequest(endpoint, None, message["id"], text),
+                origin,
+                requester,
             )
             exchange = await self._deliver(
                 lambda: self._transport.create(company, endpoint, message, company.session_id)
@@ -550,6 +556,7 @@ class Conversations:
                 company.id,
                 ConversationRequest(endpoint, conversation_id, message["id"], text),
                 origin,
+                requester,
             )
             # Kept before it is sent: a resend after a timeout is this very message.
             self._store.add_message(conversation_row, message, "user")
