@@ -126,9 +126,9 @@ class SignInScreen(ModalScreen[bool]):
                 ),
                 id="sign-in-title",
             )
-            scopes = (
-                " ".join(self.scopes) if self.scopes else "everything this kind of sign-in offers"
-            )
+            # A new grant replaces the old one: what it holds is asked for again with what is needed.
+            asked = self.agent.signins.scopes_to_ask(company, self.scopes)
+            scopes = " ".join(asked) if asked else "everything this kind of sign-in offers"
             yield Static(
                 Content.assemble(("Scopes  ", "dim"), safe_line_content(scopes, 300)),
                 id="sign-in-scopes",
