@@ -488,7 +488,9 @@ async def test_a_sign_in_for_more_access_asks_for_what_is_held_too(setup):
         "poppy:read",
         "poppy:write",
     )
-    flow = await setup.signins.begin(setup.company, "device", scopes=["poppy:write"], sleep=Sleeps())
+    flow = await setup.signins.begin(
+        setup.company, "device", scopes=["poppy:write"], sleep=Sleeps()
+    )
     await flow.start()
     await _approve_device(flow.link, setup.auth)
     grant = await flow.wait()
