@@ -141,6 +141,12 @@ def local_time(value: datetime | str | None) -> str:
     return "—" if value is None else value.astimezone().strftime(TIME_FORMAT)
 
 
+def local_date(value: datetime | str | None) -> str:
+    """The day of a moment, in local time ('2026-12-03'), where a list has no room for the time."""
+    value = _moment(value)
+    return "—" if value is None else value.astimezone().strftime("%Y-%m-%d")
+
+
 def relative(value: datetime | str | None, now: datetime) -> str:
     """'in 14m 57s', '3m 02s ago', 'now': said beside a local_time, never instead of it."""
     value = _moment(value)

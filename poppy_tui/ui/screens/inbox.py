@@ -61,6 +61,7 @@ class InboxScreen(PoppyScreen):
         # show first, badges fill in as each batch is checked. Never computed on the event loop.
         self._checked: dict[int, StoredChecks] = {}
         self._send_after: dict[tuple[int, str], str | None] = {}
+        self._declined: dict[tuple[int, int, str], str | None] = {}
         self.checking = False  # a thread is computing checks the store doesn't have yet
         # Checks are per revision: a row's new revision is checked like its first. What the thread
         # was given, by (row, revision), so one that fails isn't retried in a loop.
@@ -404,11 +405,37 @@ class InboxScreen(PoppyScreen):
             if key not in self._send_after:
                 self._send_after[key] = self.store.get_operation(row.id).send_after
             send_after = self._send_after[key]
+        declined = self._declined_before(row)
         if checked is None:
-            return InboxItem(row=row, send_after=send_after, checked=False)
+            return InboxItem(row=row, send_after=send_after, checked=False, declined=declined)
         return InboxItem(
-            row=row, amount=checked.amount, findings=checked.findings, send_after=send_after
+            row=row,
+            amount=checked.amount,
+            findings=checked.findings,
+            send_after=send_after,
+            declined=declined,
         )
+
+    def _declined_before(self, row: OperationRow) -> str | None:
+        """When the person declined an earlier revision of this row's operation (a later request
+        brought a new one): only rows with a decision and more than one revision are read, once
+        per revision."""
+        if (
+            row.revision_count < 2
+            or row.decided_at is None
+            or row.status not in (Status.PENDING, Status.WITHDRAWN)
+            or not self.poppy.painted
+        ):
+            return None
+        key = _revision_key(row)
+        if key not in self._declined:
+            from poppy_tui.agent.earlier_decline import declined_earlier
+
+            try:
+                self._declined[key] = declined_earlier(self.store, self.store.get_operation(row.id))
+            except KeyError:
+                return None
+        return self._declined[key]
 
     @work(thread=True, group="inbox-checks", exit_on_error=False)
     def _check(self, operation_rows: list[int]) -> None:

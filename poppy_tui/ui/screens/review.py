@@ -363,6 +363,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         banner = self.query_one("#outcome", OutcomeBanner)
         banner.arming_left = self.arming_left
         banner.unsignable = lambda: getattr(self.app, "unsignable", None)
+        from poppy_tui.agent.earlier_decline import declined_earlier
+
+        banner.declined_before = declined_earlier(self.store, record)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)

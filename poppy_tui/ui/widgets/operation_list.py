@@ -13,7 +13,13 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from poppy_tui.agent.store.status import OperationRow, Status
-from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
+from poppy_tui.ui.format import (
+    countdown,
+    interface_label,
+    local_date,
+    parse_stamp,
+    status_label,
+)
 from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
@@ -71,6 +77,7 @@ class InboxItem:
     findings: tuple[Any, ...] = field(default=())
     send_after: str | None = None  # for the grace countdown of approved operations
     checked: bool = True  # False: its checks are still being computed (amount and badge to follow)
+    declined: str | None = None  # when the person declined an earlier revision (a stamp)
 
 
 class OperationTable(DataTable):
@@ -350,10 +357,13 @@ class OperationTable(DataTable):
         withdrawn = item.row.status == Status.WITHDRAWN
         width = self.summary_chars()
         apart = self._apart.get(str(item.row.id))
-        key = (item.row.id, item.row.revision, width, withdrawn, self.compact, apart)
+        key = (item.row.id, item.row.revision, width, withdrawn, self.compact, apart, item.declined)
         cached = self._summaries.get(key)
         if cached is None:
             prefix = "(withdrawn) " if withdrawn else ""
+            if item.declined:
+                # Not a plain "waiting for you": the person said no to this action before.
+                prefix += f"(you declined an earlier revision on {local_date(item.declined)}) "
             lines = SUMMARY_LINES if self.compact else WIDE_SUMMARY_LINES
             room = width * lines - len(prefix)
             summary = item.row.summary

@@ -42,6 +42,8 @@ class OutcomeBanner(Static):
         self.arming_left: Callable[[], float] = lambda: 0.0
         # Why approvals can't be signed on this machine (no usable keyring, say), or None.
         self.unsignable: Callable[[], str | None] = lambda: None
+        # When the person declined an earlier revision of this operation (agent/earlier_decline.py).
+        self.declined_before: str | None = None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -101,6 +103,10 @@ class OutcomeBanner(Static):
                 f"WITHDRAWN — nothing was sent. {approve.replace('approve…', 'approve again…')}   "
                 f"{key('decline', 'd')}: decline…"
             )
+            if self.declined_before:
+                return Content.assemble(
+                    (head, "bold"), "\n", declined_before_line(self.declined_before)
+                )
         elif status == Status.APPROVED:
             left = self.grace_left()
             if left is not None and left > 0:
@@ -146,11 +152,28 @@ class OutcomeBanner(Static):
             return Content.assemble((head, "bold"), "\n", WAITING_SIGN_IN_MEANING)
         if status not in EXPLAINED:
             return Content.assemble((head, "bold"))
+        if status == Status.PENDING and self.declined_before:
+            # Not a plain "waiting": the person said no to this action once already.
+            return Content.assemble(
+                (head, "bold"),
+                "\n",
+                declined_before_line(self.declined_before),
+            )
         return Content.assemble((head, "bold"), "\n", status_meaning(status))
 
 
+def declined_before_line(stamp: str) -> str:
+    return (
+        f"You declined an earlier revision on {local_time(stamp)}; the Company sent this new one "
+        "(to a later request). Nothing has been done."
+    )
+
+
 # Attempt outcomes whose stored word would mislead in the list of attempts.
-ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}
+ATTEMPT_LABELS = {
+    "sign_in_required": "the Company asked for sign-in; nothing performed",
+    "not_sent": "not delivered: nothing reached the Company",
+}
 
 
 def _repeats(detail: str, attempt: AttemptRecord) -> bool:
