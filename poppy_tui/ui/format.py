@@ -102,11 +102,14 @@ def interface_label(interface: str) -> str:
 
 
 def countdown(seconds: float) -> str:
-    """'4m 05s', '2h 03m', '3d 04h'; 'expired' once it has passed."""
+    """'4m 05s', '2h 03m', '3d 04h', '7973 years' (from a thousand days on: an expiry in the
+    year 9999 must fit the inbox's column); 'expired' once it has passed."""
     if seconds <= 0:
         return "expired"
     total = int(seconds)
     days, rest = divmod(total, 86400)
+    if days >= 1000:
+        return f"{days // 365} years"
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
