@@ -546,6 +546,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
 
         self.app.push_screen(
             ConfirmApproveScreen(
+                operation_row=record.id,
                 company_name=record.company.name,
                 company_domain=record.company.domain,
                 amount=self.checked.amount,
@@ -604,6 +605,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 company_domain=record.company.domain,
                 summary=record.current.summary,
                 approved=record.status == Status.APPROVED,
+                operation_row=record.id,
+                revision_id=revision_id,
+                send_after=record.send_after,
             ),
             confirmed,
         )
@@ -645,7 +649,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
             self.refresh_data()
 
-        self.app.push_screen(ResolveOutcomeScreen(self.record.company.name), answered)
+        self.app.push_screen(ResolveOutcomeScreen(self.record.company.name, row), answered)
 
     def _cancel_confirm(self) -> None:
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
