@@ -427,13 +427,20 @@ class PoppyApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters typed in a dialog must not switch screens behind it, and on a screen where
         # the person types (New request, Talk) a letter is text, never a screen switch: Esc first.
-        if action in NAVIGATION and (
-            isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)
-        ):
+        if action in NAVIGATION and (isinstance(self.screen, ModalScreen) or self._typing()):
             return False
-        if action == "quit" and getattr(self.screen, "TYPING", False):
+        if action == "quit" and self._typing():
             return False  # a "q" in a message or a field is a letter; Esc, then q
         return True
+
+    def _typing(self) -> bool:
+        """Letters are text on a screen where the person types (New request, Talk), while
+        something there has the keys; with nothing focused (back from a review opened there)
+        they are commands again."""
+        screen = self.screen
+        return bool(getattr(screen, "TYPING", False)) and (
+            isinstance(screen, ModalScreen) or screen.focused is not None
+        )
 
     # ---- navigation -----------------------------------------------------------------------
     # One model: each global key always shows the same screen, at its top level. Screens opened

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from rich.text import Text
 from textual import work
@@ -184,6 +184,12 @@ class HistoryScreen(PoppyScreen):
             self._debounce.stop()
         self.page = 0
         self._debounce = self.set_timer(TEXT_DEBOUNCE_SECONDS, self.refresh_data)
+
+    def enter_moves_focus_to(self, field: Input) -> tuple[Any, bool] | None:
+        # Enter in the search box gives the keys back to the table at once (ui/typed_keys.py).
+        if field.id == "history-search":
+            return self.query_one("#history-table"), True
+        return None
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.query_one("#history-table").focus()
