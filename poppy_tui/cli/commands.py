@@ -66,9 +66,12 @@ def run(args: argparse.Namespace) -> int:
         from poppy_tui.cli.completion import cmd_completion
 
         return cmd_completion(args)
-    from poppy_tui.cli.home import require_existing_home
+    from poppy_tui.cli.home import named_home, require_existing_home
 
-    require_existing_home(getattr(args, "home", None))
+    home = named_home(getattr(args, "home", None))
+    # The demo makes its own home afresh each time (cli/demo.py), so it may create the folder.
+    if home is not None and (not args.demo or not home[0].strip()):
+        require_existing_home(home[0], named=home[1])
     ctx = load_context(args)
     if args.demo:
         from poppy_tui.cli.demo import run_demo
