@@ -134,7 +134,12 @@ def open_tui(ctx: Context) -> int:
         try:
             if ctx.config.companies:
                 run(discover_listed(agent))
-            run_tui(agent, config_file=ctx.config_file)
+            from poppy_tui.agent.demo_marker import stopped_demo
+
+            # A demo's home opened after the demo ended: its Company is gone (cli/demo.py).
+            run_tui(
+                agent, config_file=ctx.config_file, stopped_demo=stopped_demo(ctx.paths.data_dir)
+            )
         finally:
             close_agent(agent)
     finally:

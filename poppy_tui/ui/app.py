@@ -82,9 +82,12 @@ class PoppyApp(App[None]):
         config_file: Path | None = None,
         demo: bool = False,
         notice: Any = None,
+        stopped_demo: Any = None,
     ) -> None:
         """`notice`: what the inbox says at its top until dismissed or until an operation arrives
-        (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in)."""
+        (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in).
+        `stopped_demo`: the agent/demo_marker.DemoRun of a demo's home opened after the demo
+        ended: its Company is gone, so nothing of it is sent, and the screens say so."""
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(
@@ -105,6 +108,7 @@ class PoppyApp(App[None]):
         self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
+        self.stopped_demo: Any = stopped_demo
         self.notice: Any = notice
         self.notice_baseline: int | None = None  # how many waited when the notice was first shown
         self.unsignable: str | None = None  # why approvals can't be signed here, once known
@@ -267,9 +271,21 @@ class PoppyApp(App[None]):
             for screen in self.screen_stack:
                 screen.post_message(StoreChanged())  # an open review's banner says it now
 
+    def stopped_company(self, base_url: str) -> bool:
+        """This Company ran in a demo that has ended: nothing can reach it any more."""
+        stopped = self.stopped_demo
+        return stopped is not None and stopped.base_url.rstrip("/") == base_url.rstrip("/")
+
     def _start_dispatcher(self) -> None:
         run = getattr(self.agent, "run_dispatcher", None)
         if run is None:
+            return
+        if self.stopped_demo is not None and all(
+            self.stopped_company(c.base_url) for c in self.agent.store.list_companies()
+        ):
+            # Nothing here can be sent: the only Company is a demo's that has stopped, and a
+            # sender would retry a port nothing listens on until the terms expire.
+            log.info("a stopped demo's home: no dispatcher")
             return
         self._dispatcher_stop = asyncio.Event()
         # The callable, not a coroutine: an app that exits before the worker starts leaves nothing unawaited.

@@ -199,9 +199,7 @@ def test_a_company_with_a_bad_etag_keeps_working_from_the_cli(cli, home, etag):
     assert all("if-none-match" not in seen for seen in shop.discovery_requests)
 
 
-def test_the_demo_may_start_in_a_poppy_tui_home_that_does_not_exist_yet(
-    cli, tmp_path, monkeypatch
-):
+def test_the_demo_may_start_in_a_poppy_tui_home_that_does_not_exist_yet(cli, tmp_path, monkeypatch):
     """--demo makes its home afresh each time: a missing POPPY_TUI_HOME is not refused for it
     (here it stops at the next check, the terminal it needs, not at the home)."""
     monkeypatch.setenv("POPPY_TUI_HOME", str(tmp_path / "new"))

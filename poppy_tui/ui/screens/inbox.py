@@ -406,15 +406,29 @@ class InboxScreen(PoppyScreen):
                 self._send_after[key] = self.store.get_operation(row.id).send_after
             send_after = self._send_after[key]
         declined = self._declined_before(row)
+        stopped = self._stopped_domain is not None and row.company_domain == self._stopped_domain
         if checked is None:
-            return InboxItem(row=row, send_after=send_after, checked=False, declined=declined)
+            return InboxItem(
+                row=row, send_after=send_after, checked=False, declined=declined, stopped=stopped
+            )
         return InboxItem(
             row=row,
             amount=checked.amount,
             findings=checked.findings,
             send_after=send_after,
             declined=declined,
+            stopped=stopped,
         )
+
+    @property
+    def _stopped_domain(self) -> str | None:
+        """The domain of a demo Company that has stopped (agent/demo_marker.py), if any."""
+        stopped = getattr(self.poppy, "stopped_demo", None)
+        if stopped is None:
+            return None
+        from urllib.parse import urlsplit
+
+        return urlsplit(stopped.base_url).netloc
 
     def _declined_before(self, row: OperationRow) -> str | None:
         """When the person declined an earlier revision of this row's operation (a later request

@@ -162,7 +162,22 @@ class QuitScreen(ModalScreen[None]):
         self.refresh_bindings()
 
     def action_leave_queued(self) -> None:
+        if self.demo:
+            self._withdraw_unsent()
         self.app.exit()
+
+    def _withdraw_unsent(self) -> None:
+        """In the demo, `l` says the approvals will never be sent (its Company stops with the
+        TUI): those still in their grace period are withdrawn, so the store says so too, and a
+        later look at the demo's home never shows them on their way (one being sent can't be
+        taken back; the demo's home says its Company stopped, agent/demo_marker.py)."""
+        agent = self.app.agent  # type: ignore[attr-defined]
+        for row in self.left:
+            try:
+                if agent.store.get_operation(row).status == Status.APPROVED:
+                    agent.withdraw(row)
+            except Exception:  # noqa: BLE001 - its first attempt began meanwhile: it goes as it is
+                continue
 
     def action_stay(self) -> None:
         self.dismiss(None)

@@ -366,11 +366,21 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         from poppy_tui.agent.earlier_decline import declined_earlier
 
         banner.declined_before = declined_earlier(self.store, record)
+        banner.company_stopped = self._company_stopped(record)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)
         )
         self._update_footer()
+
+    def _company_stopped(self, record: OperationRecord) -> str | None:
+        """Its Company ran in a demo that has ended (agent/demo_marker.py): what to say, or None."""
+        stopped = getattr(self.app, "stopped_demo", None)
+        if stopped is None or not self.poppy.stopped_company(record.company.base_url):
+            return None
+        from poppy_tui.agent.demo_marker import stopped_demo_line
+
+        return stopped_demo_line(stopped, plain_line(record.company.name, 60))
 
     # ---- arming ---------------------------------------------------------------------------
 

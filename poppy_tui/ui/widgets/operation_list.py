@@ -78,6 +78,7 @@ class InboxItem:
     send_after: str | None = None  # for the grace countdown of approved operations
     checked: bool = True  # False: its checks are still being computed (amount and badge to follow)
     declined: str | None = None  # when the person declined an earlier revision (a stamp)
+    stopped: bool = False  # its Company ran in a demo that has ended: nothing is sent to it
 
 
 class OperationTable(DataTable):
@@ -391,6 +392,8 @@ class OperationTable(DataTable):
 
     def _status_cell(self, item: InboxItem, now: datetime) -> Text:
         status = item.row.status
+        if item.stopped and status in (Status.APPROVED, Status.SENDING):
+            return Text("not sent: demo stopped", style=f"bold {self._color('warning')}")
         if status == Status.APPROVED:
             send_after = parse_stamp(item.send_after)
             if send_after is not None and send_after > now:

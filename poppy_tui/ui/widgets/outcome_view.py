@@ -44,6 +44,8 @@ class OutcomeBanner(Static):
         self.unsignable: Callable[[], str | None] = lambda: None
         # When the person declined an earlier revision of this operation (agent/earlier_decline.py).
         self.declined_before: str | None = None
+        # Its Company ran in a demo that has ended (agent/demo_marker.py): the line to say, or None.
+        self.company_stopped: str | None = None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -95,6 +97,16 @@ class OutcomeBanner(Static):
                 ),
                 "\n",
                 f"Approvals can't be signed here: {plain_line(unsignable, 600)}",
+            )
+        if self.company_stopped and status in (Status.APPROVED, Status.SENDING):
+            # Not "SENDING — attempt 6": nothing can reach a demo Company that has stopped.
+            return Content.assemble(
+                (
+                    "NOT SENT — the demo Company has stopped, so this approval will not be sent",
+                    "bold",
+                ),
+                "\n",
+                self.company_stopped,
             )
         if status == Status.PENDING:
             head = f"WAITING FOR YOUR DECISION — {approve}   {key('decline', 'd')}: decline…"
