@@ -32,6 +32,8 @@ from poppy_tui.ui.widgets.countdown import Countdown, app_now
 
 # How often an open dialog looks at the clock (expiry, the grace period) between store changes.
 FOLLOW_SECONDS = 0.25
+# A screen this short gets the dialogs' compact layout.
+SHORT_BELOW_LINES = 24
 
 Answer = TypeVar("Answer")
 
@@ -69,9 +71,18 @@ class OperationDialog(ModalScreen[Answer], Generic[Answer]):
         self.closed_why: str | None = None  # the line said when it closed by itself
 
     def on_mount(self) -> None:
+        self._fit_height()
         if self.operation_row is not None:
             self.set_interval(FOLLOW_SECONDS, self._look)
             self.call_after_refresh(self._look)
+
+    def on_resize(self) -> None:
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        # Below 24 lines the dialog drops its spacing and its mouse buttons, so what it says and
+        # its keys (the help line, the footer) stay on screen (walk C7: they were cut off).
+        self.set_class(self.app.size.height < SHORT_BELOW_LINES, "-short")
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self._look()
@@ -123,8 +134,11 @@ class ConfirmApproveScreen(OperationDialog[bool]):
         expires_at: datetime,
         grace_seconds: float,
         resource_note: tuple[Content, bool] | None = None,
+        unseen: bool = False,
     ) -> None:
         super().__init__(operation_row, id="confirm-approve")
+        # Part of the summary and terms was never on screen (a small window): said, not refused.
+        self.unseen = unseen
         self.expired = False  # the revision expired while the dialog was open: nothing to approve
         # The resource as read again just before this dialog (review.py): (line, changed since
         # the review opened).
@@ -169,6 +183,14 @@ class ConfirmApproveScreen(OperationDialog[bool]):
             if self.resource_note is not None:
                 note, changed = self.resource_note
                 yield Static(note, id="confirm-resource", classes="-danger" if changed else "")
+            if self.unseen:
+                yield Static(
+                    Content(
+                        "NOTE: part of the summary and terms was not on screen. Esc, then PgDn on "
+                        "the review, to read all of it."
+                    ),
+                    id="confirm-unseen",
+                )
             yield Static(
                 Content.assemble(
                     ("Revision ", "dim"),

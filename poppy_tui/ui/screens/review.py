@@ -41,6 +41,7 @@ from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_count
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.resource_view import ResourceView
+from poppy_tui.ui.screens.review_fit import ReviewFit
 from poppy_tui.ui.screens.review_resource import ResourceSection
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
@@ -55,7 +56,7 @@ def revision_change(diff: Any) -> str:
     return label if label in ("new terms", "new expiry") else "same"
 
 
-class ReviewScreen(ResourceSection, PoppyScreen):
+class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
@@ -124,11 +125,14 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 Content("Operation as received (j hides)"), classes="section-title", id="json-title"
             )
             yield Static(id="operation-json", classes="operation-json")
+        yield Static(id="review-more", classes="review-more")  # ui/screens/review_fit.py
         yield PoppyFooter()
 
     async def on_mount(self) -> None:
         self.query_one("#operation-json").display = False
         self.query_one("#json-title").display = False
+        self.query_one("#review-more").display = False
+        self._follow_fit()
         self.set_interval(0.5, self._update_footer)
         # Not awaited here: a screen still mounting shows no footer, and its keys wait unanswered.
         self.refresh_data()
@@ -246,6 +250,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.query_one("#request", RequestView).show_request(record.request)
         self.query_one("#operation-json", Static).update(json_content(current.raw))
         self.shown_revision_id = current.id
+        self.new_revision_shown()
         self.store.mark_seen(current.id)
         self.arm()
         await self._begin_resource(record)
@@ -568,6 +573,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 expires_at=record.current.expires_at,
                 grace_seconds=self.agent.config.grace_seconds,
                 resource_note=resource_note,
+                unseen=not self.summary_seen,
             ),
             confirmed,
         )
