@@ -87,8 +87,17 @@ class OperationDialog(ModalScreen[Answer], Generic[Answer]):
     def on_store_changed(self, message: StoreChanged) -> None:
         self._look()
 
+    def dismiss(self, result: Any = None) -> Any:
+        self._answered = True  # nothing more to follow: a look after this would close it again
+        return super().dismiss(result)
+
     def _look(self) -> None:
-        if self.operation_row is None or not self.is_attached or self.closed_why is not None:
+        if (
+            self.operation_row is None
+            or getattr(self, "_answered", False)
+            or not self.is_attached
+            or self.app.screen is not self
+        ):
             return
         try:
             record = self.app.agent.store.get_operation(self.operation_row)  # type: ignore[attr-defined]
@@ -357,6 +366,7 @@ class ConfirmDeclineScreen(OperationDialog[bool]):
         self.approved = approved
         self.revision_id = revision_id
         self.send_after = send_after  # while approved: when the grace period ends
+        self.too_late = False  # the approval is being sent: y declines nothing any more
 
     def consequence(self, now: datetime | None = None) -> str:
         if not self.approved:
@@ -405,22 +415,45 @@ class ConfirmDeclineScreen(OperationDialog[bool]):
                 return
             self.approved = status == Status.APPROVED
             self.send_after = record.send_after if self.approved else None
-            text = self.consequence(now)
-            explain = self.query_one("#decline-explain", Static)
-            if str(explain.render()) != text:
-                explain.update(Content(text))
+            self._say(self.consequence(now))
+            return
+        if status == Status.SENDING and not record.waiting_sign_in:
+            # Too late to decline, and not over yet: said here, closed with how it ends.
+            if not self.too_late:
+                self.too_late = True
+                self.query_one("#decline-title", Static).update(
+                    Content.styled("Too late to decline: your approval is being sent", "bold")
+                )
+                self.query_one("#decline-help", Static).update(Content("Esc or n: close."))
+                self.query_one("#decline-yes").display = False
+                self.refresh_bindings()
+            self._say(
+                "The grace period ended while this dialog was open, and your approval is being "
+                "sent now; it can no longer be declined. This closes with how it ends."
+            )
             return
         self.close(declined_too_late(status, record), False)
 
+    def _say(self, text: str) -> None:
+        explain = self.query_one("#decline-explain", Static)
+        if str(explain.render()) != text:
+            explain.update(Content(text))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "confirm":
+            return not self.too_late
+        return True
+
     def action_confirm(self) -> None:
-        self.dismiss(True)
+        if not self.too_late:
+            self.dismiss(True)
 
     def action_cancel(self) -> None:
         self.dismiss(False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "decline-yes")
+        self.dismiss(event.button.id == "decline-yes" and not self.too_late)
 
 
 def declined_too_late(status: Status, record: Any) -> str:
