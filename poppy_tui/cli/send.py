@@ -50,6 +50,7 @@ def _waits(record: OperationRecord, wait: object) -> None:
 
 def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
     from poppy_tui.agent.demo_marker import stopped_demo, stopped_demo_line
+    from poppy_tui.safety.error_line import error_line
     from poppy_tui.agent.headless import in_flight, send_approved, waiting_for_sign_in
     from poppy_tui.cli.context import open_agent
     from poppy_tui.cli.event_loop import ctrl_c as watched_ctrl_c
@@ -121,7 +122,7 @@ def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
                 # `send --watch` sends it), as long as its terms are valid.
                 note(
                     f"operation {record.id} ({safe_line(record.company.name, 60)}, {safe_line(record.operation_id, 60)}): "
-                    f"{safe_line(record.waiting_sign_in or '', 400)}; kept until its terms expire. Run: poppy-tui signin "
+                    f"{error_line(record.waiting_sign_in or '', 400)}; kept until its terms expire. Run: poppy-tui signin "
                     f"{safe_line(record.company.name, 80)!r}, then poppy-tui send"
                 )
             if args.json:

@@ -29,6 +29,7 @@ from poppy_tui.ui.safe import (
     company_label,
     diff_revisions,
     json_content,
+    plain_error,
     plain_line,
     safe_content,
     safe_line_content,
@@ -592,7 +593,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         except (
             Exception
         ) as exc:  # StateError from the store: expired, superseded, decided elsewhere
-            self.notify(f"Not approved: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(f"Not approved: {plain_error(exc)}", severity="error", markup=False)
         else:
             # No number here: a toast can't count down, and the banner above does.
             self.notify(
@@ -632,7 +633,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         try:
             self.agent.decline(operation_row, revision_id)
         except Exception as exc:
-            self.notify(f"Not declined: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(f"Not declined: {plain_error(exc)}", severity="error", markup=False)
         # Done: the banner says so, once.
         self.refresh_data()
 
@@ -642,7 +643,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         try:
             self.agent.withdraw(self.record.id)
         except Exception as exc:  # too late: the first attempt already started
-            self.notify(f"Could not withdraw: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(f"Could not withdraw: {plain_error(exc)}", severity="error", markup=False)
         else:
             # The "Approved. It is sent when the countdown ends" toast would outlive what it says.
             self.app.clear_notifications()
@@ -662,7 +663,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
             try:
                 self.agent.resolve_unknown(row, performed)
             except Exception as exc:
-                self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
+                self.notify(f"Not recorded: {plain_error(exc)}", severity="error", markup=False)
             self.refresh_data()
 
         self.app.push_screen(ResolveOutcomeScreen(self.record.company.name, row), answered)

@@ -37,7 +37,7 @@ from textual.widgets import Button, Footer, Input, Static
 
 from poppy_tui.safety.web_host import show_host
 from poppy_tui.safety.wording import followed_by, possessive
-from poppy_tui.ui.safe import plain_line, safe_line_content, strong
+from poppy_tui.ui.safe import plain_error, plain_line, safe_line_content, strong
 from poppy_tui.ui.screens.base import SCREENS_CSS
 from poppy_tui.ui.typed_keys import TYPED_FOCUS_BINDINGS, TypedFocus
 
@@ -222,7 +222,8 @@ class SignInScreen(TypedFocus, ModalScreen[bool]):
 
     def status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#sign-in-status", Static)
-        status.update(safe_line_content(text, 400))
+        # Cut, if ever, in its middle: a refusal's end says what to do (safety/error_line.py).
+        status.update(Content(plain_error(text, 400)))
         status.set_class(error, "-error")
         self._changed()
 

@@ -87,7 +87,7 @@ class OutcomeBanner(Static):
         unsignable = self.unsignable() if status in (Status.PENDING, Status.WITHDRAWN) else None
         if unsignable:
             # Said here, where the person looks, rather than in a toast that covers the review.
-            from poppy_tui.ui.safe import plain_line
+            from poppy_tui.ui.safe import plain_error
 
             return Content.assemble(
                 (
@@ -96,7 +96,7 @@ class OutcomeBanner(Static):
                     "bold",
                 ),
                 "\n",
-                f"Approvals can't be signed here: {plain_line(unsignable, 600)}",
+                f"Approvals can't be signed here: {plain_error(unsignable, 600)}",
             )
         if self.company_stopped and status in (Status.APPROVED, Status.SENDING):
             # Not "SENDING — attempt 6": nothing can reach a demo Company that has stopped.
