@@ -120,6 +120,7 @@ class PoppyApp(App[None]):
         self.painted = False  # the first frame is on screen; screens may read the store
         self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
         self._outcome_watcher: Any = None  # made at its first look, after the first frame
+        self._outcomes_toasted: set[int] = set()  # since the notifier last announced
         # Where the store stood when the app began: notifications start watching after the first
         # frame, and announce what was updated after this (another process's new operation that
         # arrived while the first frame was drawn included). One indexed read.
@@ -382,9 +383,11 @@ class PoppyApp(App[None]):
             return
         # A review: its banner says how a send ended. The stack is empty while the app shuts down.
         shown = getattr(self.screen_stack[-1], "operation_row", None) if self.screen_stack else None
-        self.notifier.announce(
-            events, frozenset({shown}) if isinstance(shown, int) else frozenset()
-        )
+        said = set(self._outcomes_toasted)
+        self._outcomes_toasted.clear()
+        if isinstance(shown, int):
+            said.add(shown)
+        self.notifier.announce(events, frozenset(said))
 
     def get_driver_class(self) -> Any:
         """Textual's driver for this platform, made to hand the app the driver it runs with
@@ -429,6 +432,7 @@ class PoppyApp(App[None]):
             self.log.warning(f"outcome check failed: {exc}")
             return
         for toast in toasts:
+            self._outcomes_toasted.add(toast.operation_row)  # the notifier's toast would repeat it
             # The review of that operation says it in its banner; once is enough there.
             if getattr(self.screen, "operation_row", None) == toast.operation_row:
                 continue

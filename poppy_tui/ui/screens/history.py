@@ -274,6 +274,18 @@ class HistoryScreen(PoppyScreen):
     def _show_pager(self, total: int | None) -> None:
         first = self.page * PAGE_SIZE + 1 if self.rows else 0
         of = str(total) if total is not None else "…"
+        if total == 0:
+            # Not a blank table and "0–0 of 0" (walk K14): say why it is empty.
+            filtered = any(value is not None for value in self._filters().values())
+            self.query_one("#history-pager", Static).update(
+                Content(
+                    "Nothing matches these filters: change the Company, the status or the "
+                    "search (/) to see more."
+                    if filtered
+                    else "No operations yet: they appear here once a Company asks for an approval."
+                )
+            )
+            return
         self.query_one("#history-pager", Static).update(
             Content(
                 f"{first}–{self.page * PAGE_SIZE + len(self.rows)} of {of}   "

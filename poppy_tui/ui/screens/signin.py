@@ -366,7 +366,8 @@ class SignInScreen(TypedFocus, ModalScreen[bool]):
                 else []
             ),
             Input(
-                placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
+                # Short enough for the box at 80 columns (walk K12: cut mid-sentence).
+                placeholder="Browser can't come back? Paste the address it ended on",
                 id="sign-in-paste",
             ),
         )

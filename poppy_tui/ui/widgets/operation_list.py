@@ -31,6 +31,8 @@ WIDTHS = {"company": 20, "checks": 16, "expires": 10, "amount": 12, "via": 4, "s
 # under the Company's name, and each row wraps its summary over up to SUMMARY_LINES lines.
 COMPACT_BELOW = 140
 COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
+# Below this many columns the compact table drops the amount as well.
+NARROW_BELOW = 80
 SUMMARY_LINES = 4
 # Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
 WIDE_SUMMARY_LINES = 2
@@ -128,7 +130,10 @@ class OperationTable(DataTable):
         labels = dict(self._labels)
         if self.compact:
             # The status says more than the amount while a send is under way; the review has both.
-            dropped = {"amount"} if "status" in self.wide_keys else set()
+            # Below 80 columns the amount gives way to the summary too: the columns otherwise ran
+            # off the right edge at 60 (walk K10); the review and the confirmation say the amount.
+            narrow = self.app.size.width < NARROW_BELOW
+            dropped = {"amount"} if "status" in self.wide_keys or narrow else set()
             self.column_keys = tuple(
                 k for k in self.wide_keys if k in COMPACT_COLUMNS and k not in dropped
             )
