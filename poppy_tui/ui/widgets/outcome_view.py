@@ -137,7 +137,20 @@ class OutcomeBanner(Static):
             why = (
                 record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
             )
-            why = plain_line(why if why.startswith("as ") else f"— {why}")
+            if not why.startswith("as "):
+                # The Company's ask once, under a short head (walk K7: six lines at 80x24, the
+                # ask said in the head, the meaning, the attempt and the detail).
+                return Content.assemble(
+                    (
+                        f"WAITING FOR SIGN-IN — {key('sign_in_to_send', 's')}: sign in, and your "
+                        "approval is sent",
+                        "bold",
+                    ),
+                    "\n",
+                    f"You approved; the Company asked: {plain_line(why, 300)}. Nothing is sent "
+                    "until then; your approval is kept until the terms expire.",
+                )
+            why = plain_line(why)
             head = (
                 f"WAITING FOR SIGN-IN {why}. "
                 f"Press {key('sign_in_to_send', 's')} to sign in; your approval is then sent again (before it expires)"
@@ -214,7 +227,11 @@ def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord])
         if attempt.detail and not _repeats(attempt.detail, attempt):
             # Details can quote a Company's error body.
             parts += ["    ", safe_content(attempt.detail), "\n"]
-    if record.outcome_detail and not (attempts and _repeats(record.outcome_detail, attempts[-1])):
+    if (
+        record.outcome_detail
+        and not (attempts and _repeats(record.outcome_detail, attempts[-1]))
+        and not (record.waiting_sign_in and record.outcome_detail in record.waiting_sign_in)
+    ):  # (a sign-in ask the banner says already: once)
         parts += [("Detail: ", "bold"), safe_content(record.outcome_detail), "\n"]
     if record.outcome is not None:
         parts += [("Company's answer\n", "bold"), json_content(record.outcome)]
