@@ -86,3 +86,18 @@ async def test_once_the_summary_and_terms_were_on_screen_nothing_more_is_said(
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         assert not app.screen.query("#confirm-unseen")
         assert _on_screen(app, app.screen.query_one("#confirm-help"))
+
+
+async def test_at_80x24_the_review_keeps_its_lines_for_the_body(make_agent, store):
+    """At 80x24 the body shows the findings and the start of the summary: no line is spent
+    saying more is below (the scrollbar says it), and the confirmation adds no note."""
+    row = _jacket(store)
+    app = PoppyApp(make_agent(grace_seconds=60))
+    async with app.run_test(size=(80, 24)) as pilot:
+        review = await _review(app, pilot, row)
+        await wait_for(pilot, lambda: not review.fit_pending)
+        assert not review.summary_seen  # the terms are below: only the line is not said
+        assert not review.query_one("#review-more").display
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        assert not app.screen.query("#confirm-unseen")

@@ -574,7 +574,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
                 expires_at=record.current.expires_at,
                 grace_seconds=self.agent.config.grace_seconds,
                 resource_note=resource_note,
-                unseen=not self.summary_seen,
+                unseen=self.is_short() and not self.summary_seen,
             ),
             confirmed,
         )

@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from poppy_tui.ui.screens.confirm_approve import SHORT_BELOW_LINES
+
 if TYPE_CHECKING:
     from poppy_tui.ui.widgets.summary_view import SummaryView
 
@@ -25,14 +27,24 @@ class ReviewFit(Screen):
         view = self._body()
         self.watch(view, "scroll_y", self._fit_later, init=False)
         self.watch(view, "virtual_size", self._fit_later, init=False)
-        self.watch(view, "size", self._fit_later, init=False)
+
+    def is_short(self) -> bool:
+        """Below 24 lines: the fixed header and banner leave the body a few lines, and what is
+        below them is said (at 80x24 and more the body shows the findings and the summary)."""
+        return self.app.size.height < SHORT_BELOW_LINES
+
+    def on_resize(self) -> None:
+        self._fit_later()  # a new size shows more or less of the body
 
     def _body(self) -> SummaryView:
         from poppy_tui.ui.widgets.summary_view import SummaryView
 
         return self.query_one("#summary-view", SummaryView)
 
+    fit_pending = False  # a look is scheduled (tests wait for it to settle)
+
     def _fit_later(self, *_: object) -> None:
+        self.fit_pending = True
         self.call_after_refresh(self.check_fit)
 
     def new_revision_shown(self) -> None:
@@ -41,8 +53,9 @@ class ReviewFit(Screen):
         self._fit_later()
 
     def check_fit(self) -> None:
-        if not self.is_mounted:
-            return
+        self.fit_pending = False
+        if not self.is_mounted or not self.is_current:
+            return  # under a dialog nothing of it moves: the line stays as it was
         view = self._body()
         end = self.query_one("#terms")
         if not end.display or end.region.height == 0:
@@ -52,8 +65,10 @@ class ReviewFit(Screen):
             self.summary_seen = True
         more = self.query_one("#review-more", Static)
         hidden = max(0, view.virtual_size.height - int(view.scroll_y) - view.size.height)
-        shown = not self.summary_seen and hidden > 0
+        shown = self.is_short() and not self.summary_seen and hidden > 0
         text = f"↓ {hidden} more lines below: the summary and terms go on (PgDn)" if shown else ""
         if str(more.render()) != text:
             more.update(Content(text))
-        more.display = shown
+        if more.display != shown:
+            more.display = shown
+            self._fit_later()  # the body is a line shorter (or longer) now: count again
