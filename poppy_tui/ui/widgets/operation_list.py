@@ -299,7 +299,7 @@ class OperationTable(DataTable):
             return None
         try:
             return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        except Exception:
+        except Exception:  # noqa: BLE001 - no cell under the cursor (CellDoesNotExist): no row
             return None
 
     def tick(self) -> None:
@@ -320,7 +320,7 @@ class OperationTable(DataTable):
         try:
             if self.get_cell(key, column) == value:
                 return
-        except Exception:  # the row went away between the refresh and this tick
+        except Exception:  # noqa: BLE001 - the row went away between the refresh and this tick
             return
         self.update_cell(key, column, value)
 
@@ -427,5 +427,5 @@ class OperationTable(DataTable):
         # Rich Text can't resolve $variables, so take the theme's value (themes change colours, not meaning).
         try:
             return self.app.theme_variables.get(name, "red")
-        except Exception:
+        except Exception:  # noqa: BLE001 - no app or theme yet: the default colour
             return "red"
