@@ -82,7 +82,9 @@ def current_wait(
         )
     words = ATTEMPT_WORDS.get(last.outcome or "", f"ended {last.outcome}")
     status = f" (HTTP {last.http_status})" if last.http_status else ""
-    first = _stamp(attempts[0].started_at)
+    # The retry window is the approved revision's own (Ops §7; audit A52): counted from its
+    # first attempt, not from an earlier revision's.
+    first = _stamp(next(a for a in attempts if a.revision_id == last.revision_id).started_at)
     resend_until = (
         expires if first is None else min(expires, first + timedelta(seconds=retry_window))
     )
