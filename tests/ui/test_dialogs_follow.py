@@ -254,7 +254,10 @@ async def test_a_confirmation_closes_when_another_window_declines(tmp_path, stri
 
 
 async def test_the_outcome_dialog_closes_when_the_outcome_is_found_out(tmp_path, strict):
-    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>")]
+    # Performed, then a 500 to the approval and to poppy-tui's own probe (a resend of the same
+    # approval, a second after): the outcome stays unknown until the other window records it.
+    # One 500 only let the probe find it out before `r` was pressed, under load.
+    strict.state.approval_answers = [RawAnswer(500, "text/html", b"<h1>oops</h1>")] * 4
     async with reviewing(tmp_path, strict, (80, 24), approve=True, retry_window_seconds=0.0) as (
         app,
         pilot,
@@ -269,8 +272,7 @@ async def test_the_outcome_dialog_closes_when_the_outcome_is_found_out(tmp_path,
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, ResolveOutcomeScreen))
         dialog = app.screen
-        # Recorded in another window, unless poppy-tui's own probe (a resend of the same
-        # approval, which the Company answers with its first answer) found it out first.
+        # Recorded in another window.
         with Store.open(agent.store.path) as elsewhere, contextlib.suppress(StateError):
             elsewhere.resolve_unknown(row, True)
         await wait_for(pilot, lambda: not isinstance(app.screen, ResolveOutcomeScreen))
