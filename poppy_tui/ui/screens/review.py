@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -55,6 +56,9 @@ def revision_change(diff: Any) -> str:
     (poppy_tui.safety's RevisionKind), "same" otherwise."""
     label = diff.kind.label
     return label if label in ("new terms", "new expiry") else "same"
+
+
+log = logging.getLogger(__name__)
 
 
 class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
@@ -373,11 +377,24 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
 
         banner.declined_before = declined_earlier(self.store, record)
         banner.company_stopped = self._company_stopped(record)
+        banner.where_it_stands = self._where_it_stands(record)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)
         )
         self._update_footer()
+
+    def _where_it_stands(self, record: OperationRecord) -> Any:
+        """The lifecycle's explanation of an approval on its way or held (Agent.explain): the
+        words `poppy-tui show` prints, so the two can't disagree. None for other states."""
+        explain = getattr(self.agent, "explain", None)
+        if explain is None or record.status not in (Status.APPROVED, Status.SENDING):
+            return None
+        try:
+            return explain(record.id)
+        except Exception:  # logged: a locked store; the banner says the status alone
+            log.warning("explaining operation %s failed", record.id, exc_info=True)
+            return None
 
     def _company_stopped(self, record: OperationRecord) -> str | None:
         """Its Company ran in a demo that has ended (agent/demo_marker.py): what to say, or None."""

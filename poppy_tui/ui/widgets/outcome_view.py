@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual.content import Content
 from textual.widgets import Static
@@ -46,6 +47,8 @@ class OutcomeBanner(Static):
         self.declined_before: str | None = None
         # Its Company ran in a demo that has ended (agent/demo_marker.py): the line to say, or None.
         self.company_stopped: str | None = None
+        # An approval's agent/lifecycle Explanation (Agent.explain), the words `show` prints.
+        self.where_it_stands: Any = None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -128,6 +131,12 @@ class OutcomeBanner(Static):
                 )
             else:
                 head = "APPROVED — the grace period is over; sending now"
+                where = self.where_it_stands
+                if where is not None and not where.on_its_way:
+                    # Held (another account, unsignable here, expired): said, not "sending now".
+                    return Content.assemble(
+                        ("APPROVED — not sent", "bold"), "\n", where_line(where)
+                    )
         elif status == Status.SENDING and record.waiting_sign_in:
             # The approval is kept; the Company wants the person signed in first (Ops 3).
             from poppy_tui.ui.safe import plain_line
@@ -184,7 +193,24 @@ class OutcomeBanner(Static):
                 "\n",
                 declined_before_line(self.declined_before),
             )
+        if status == Status.SENDING and self.where_it_stands is not None:
+            # Where it stands as the lifecycle explains it (as `show` says it), then the promise.
+            return Content.assemble(
+                (head, "bold"),
+                "\n",
+                f"{where_line(self.where_it_stands)}. Retries reuse the same approval, so it is "
+                "done at most once.",
+            )
         return Content.assemble((head, "bold"), "\n", status_meaning(status))
+
+
+def where_line(where: Any) -> str:
+    """An Explanation's sentence (Company-written detail in it made one safe line), with its
+    time as every screen writes one."""
+    from poppy_tui.ui.safe import plain_line
+
+    said = plain_line(where.sentence(local_time), 400)
+    return said[:1].upper() + said[1:]
 
 
 def declined_before_line(stamp: str) -> str:
