@@ -143,7 +143,8 @@ async def discover(
     try:
         url = discovery_url(domain_or_url, allow_loopback)
     except InvalidDiscovery as exc:
-        raise DiscoveryError(f"{domain_or_url!r} can't be used: {exc}") from None
+        # The reason alone: "company: can't be used: …" said it twice (walk K3).
+        raise DiscoveryError(f"{domain_or_url!r} can't be used: {exc.reason}") from None
     try:
         final_url, answer = await fetch_document(
             client, url, allow_loopback, MAX_DISCOVERY_BYTES, "poppy.json"

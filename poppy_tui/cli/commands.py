@@ -7,6 +7,7 @@ Nothing here can approve or decline: those are the person's, in the TUI.
 from __future__ import annotations
 
 import json
+import shlex
 import re
 import sys
 
@@ -72,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
         from poppy_tui.cli.completion import cmd_completion
 
         return cmd_completion(args)
-    from poppy_tui.cli.home import require_existing_home
+    from poppy_tui.cli.home import named_home, require_existing_home
 
-    require_existing_home(getattr(args, "home", None))
+    home = named_home(getattr(args, "home", None))
+    # The demo makes its own home afresh each time (cli/demo.py), so it may create the folder.
+    if home is not None and (not args.demo or not home[0].strip()):
+        require_existing_home(home[0], named=home[1])
     ctx = load_context(args)
     if args.demo:
         from poppy_tui.cli.demo import run_demo
@@ -137,7 +141,12 @@ def open_tui(ctx: Context) -> int:
         try:
             if ctx.config.companies:
                 run(discover_listed(agent))
-            run_tui(agent, config_file=ctx.config_file)
+            from poppy_tui.agent.demo_marker import stopped_demo
+
+            # A demo's home opened after the demo ended: its Company is gone (cli/demo.py).
+            run_tui(
+                agent, config_file=ctx.config_file, stopped_demo=stopped_demo(ctx.paths.data_dir)
+            )
         finally:
             close_agent(agent)
     finally:
@@ -328,7 +337,11 @@ async def finish_request(
     http: bool,
     as_json: bool = False,
     timeout: float | None = None,
+    company: Any = None,
+    reading: bool = False,
 ) -> int:
+    """`company`: named in the sign-in line's command; `reading`: a GET, which is refused or
+    answered, not "performed"."""
     answer = {
         "outcome": result.outcome,
         "http_status": result.status,
@@ -349,9 +362,10 @@ async def finish_request(
     detail = f": {safe_line(result.detail, 400)}" if result.detail else ""
     challenge = getattr(result, "challenge", None)
     if challenge is not None and challenge.needs_sign_in:
-        note(
-            f"not performed{status}{detail}; sign in with 'poppy-tui signin COMPANY', then ask again"
-        )
+        # The command to type, not a placeholder (walk K11); a read is not "performed".
+        name = shlex.quote(safe_line(company.name, 80)) if company is not None else "COMPANY"
+        what = "not read" if reading else "not performed"
+        note(f"{what}{status}{detail}; sign in (poppy-tui signin {name}), then ask again")
         return Exit.SIGN_IN_REQUIRED
     if result.outcome == "not_performed":
         note(f"not performed{status}{detail}")
@@ -381,7 +395,9 @@ def cmd_call(ctx: Context, args: argparse.Namespace) -> int:
     async def work(agent: Agent) -> int:
         company = need_company(agent, args.company)
         result = await agent.call_api(company, method, args.path, body)
-        return await finish_request(agent, result, args.wait, True, args.json, args.timeout)
+        return await finish_request(
+            agent, result, args.wait, True, args.json, args.timeout, company, method == "GET"
+        )
 
     return with_agent(ctx, work)
 
@@ -397,7 +413,9 @@ def cmd_tool(ctx: Context, args: argparse.Namespace) -> int:
     async def work(agent: Agent) -> int:
         company = need_company(agent, args.company)
         result = await agent.call_tool(company, args.tool, arguments)
-        return await finish_request(agent, result, args.wait, False, args.json, args.timeout)
+        return await finish_request(
+            agent, result, args.wait, False, args.json, args.timeout, company
+        )
 
     return with_agent(ctx, work)
 

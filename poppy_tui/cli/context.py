@@ -84,11 +84,17 @@ def run_tui(
     config_file: Path | None = None,
     demo: bool = False,
     notice: Any = None,
+    stopped_demo: Any = None,
 ) -> None:
     from poppy_tui.ui.app import PoppyApp
 
     PoppyApp(
-        agent, initial_screen=initial_screen, config_file=config_file, demo=demo, notice=notice
+        agent,
+        initial_screen=initial_screen,
+        config_file=config_file,
+        demo=demo,
+        notice=notice,
+        stopped_demo=stopped_demo,
     ).run()
 
 

@@ -241,6 +241,7 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
     from poppy_tui.demo.server import start_company
 
     company = start_company(faults, accounts=demo_accounts() if accounts else None)
+    run_record = _mark_running(demo.paths, company.base_url)
     try:
         described = faults.describe()
         note(f"Demo Company Manzanita Outfitters is running at {company.base_url}")
@@ -271,9 +272,71 @@ def run_demo(ctx: Context, faults_spec: str | None, accounts: bool | None = None
                 demo=True,
                 notice=demo_notice(report, len(waiting)),
             )
+            decided = _what_became_of_decisions(agent)
         finally:
             close_agent(agent)
     finally:
         company.stop()
+        _mark_stopped(demo.paths, run_record)
+    for line in decided:
+        note(line)
     note("Demo Company stopped. Run 'poppy-tui --demo' again for a fresh start.")
     return Exit.OK
+
+
+def _mark_running(paths: Paths, base_url: str) -> Any:
+    """The demo's home says whose it is (agent/demo_marker.py): a reader of it later knows its
+    Company stopped, so nothing left there is shown as being sent."""
+    import os
+
+    from poppy_tui.agent.demo_marker import DemoRun, write_demo_run
+    from poppy_tui.agent.store.connection import stamp
+
+    run = DemoRun(base_url, os.getpid(), stamp())
+    try:
+        write_demo_run(paths.data_dir, run)
+    except OSError:
+        return None
+    return run
+
+
+def _mark_stopped(paths: Paths, run: Any) -> None:
+    from dataclasses import replace as replaced
+
+    from poppy_tui.agent.demo_marker import write_demo_run
+    from poppy_tui.agent.store.connection import stamp
+
+    if run is None:
+        return
+    try:
+        write_demo_run(paths.data_dir, replaced(run, stopped_at=stamp()))
+    except OSError:
+        pass
+
+
+def _what_became_of_decisions(agent: Agent) -> list[str]:
+    """After the TUI, a line for each operation the person decided (walk K6: after `s`, the
+    shell said nothing of what was sent): performed, declined, withdrawn and not sent..."""
+    from poppy_tui.agent.store import Status
+    from poppy_tui.cli.output import status_text
+
+    try:
+        rows = agent.store.list_operations(tuple(Status), limit=1000, newest_first=False)
+    except Exception:  # noqa: BLE001 - a summary only: the store keeps the truth
+        return []
+    lines = []
+    for row in rows:
+        if row.status == Status.PENDING:
+            continue
+        record = agent.store.get_operation(row.id)
+        if row.status == Status.WITHDRAWN:
+            said = "not sent: your approval was withdrawn (quitting without sending it)"
+        elif row.status in (Status.APPROVED, Status.SENDING):
+            said = "not sent, and never will be: the demo Company has stopped"
+        else:
+            said = status_text(record)
+        lines.append(
+            f"operation {record.id} ({safe_line(record.company.name, 60)}, "
+            f"{safe_line(record.operation_id, 60)}): {said}"
+        )
+    return (["What became of your decisions:", *["  " + line for line in lines]]) if lines else []

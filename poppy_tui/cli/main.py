@@ -62,7 +62,7 @@ def bare_start(argv: Sequence[str]) -> Any:
 
 def _report(exc: BaseException) -> int:
     from poppy_tui.agent.config import ConfigError
-    from poppy_tui.cli.output import safe_line
+    from poppy_tui.safety.error_line import error_line
 
     code = getattr(exc, "code", None) if isinstance(exc, CliError) else None
     challenge = getattr(exc, "challenge", None)  # AgentError: the Company asked for sign-in
@@ -77,7 +77,8 @@ def _report(exc: BaseException) -> int:
         where = exc.filename if exc.filename is not None else ""
         message = f"can't use {where}: {exc.strerror}" if where else exc.strerror
     # Error text can quote a Company (a name, a reason): it gets the same treatment as any Company text.
-    print(f"{PROG}: {safe_line(message, 1000)}", file=sys.stderr)
+    # Cut, if ever, in its middle: the fix is at its end (safety/error_line.py).
+    print(f"{PROG}: {error_line(message, 1000)}", file=sys.stderr)
     return int(code)
 
 

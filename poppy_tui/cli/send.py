@@ -29,13 +29,36 @@ def _said(record: OperationRecord) -> None:
     )
 
 
+def _named(record: OperationRecord) -> str:
+    return (
+        f"operation {record.id} ({safe_line(record.company.name, 60)}, "
+        f"{safe_line(record.operation_id, 60)})"
+    )
+
+
+def _waits(record: OperationRecord, wait: object) -> None:
+    """Each wait as it begins: which operation, why, until when (agent/send_waits.py)."""
+    from poppy_tui.agent.clock import now_utc
+    from poppy_tui.agent.send_waits import Wait, wait_line
+
+    assert isinstance(wait, Wait)
+    line = wait_line(wait, now_utc())
+    shown = safe_line(wait.detail, 200) if wait.detail else ""
+    detail = f": {shown}" if shown and wait.key[0] == "retry" and shown not in line else ""
+    note(f"{_named(record)}: {line}{detail}")
+
+
 def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
+    from poppy_tui.agent.demo_marker import stopped_demo, stopped_demo_line
+    from poppy_tui.safety.error_line import error_line
     from poppy_tui.agent.headless import in_flight, send_approved, waiting_for_sign_in
     from poppy_tui.cli.context import open_agent
     from poppy_tui.cli.event_loop import ctrl_c as watched_ctrl_c
     from poppy_tui.cli.event_loop import run
 
     agent = open_agent(ctx)
+    # A demo's home after the demo ended: its Company is gone, so its approvals can't be sent.
+    stopped = stopped_demo(ctx.paths.data_dir)
 
     async def session() -> int:
         stop = asyncio.Event()
@@ -52,17 +75,43 @@ def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
             ctrl_c.first = stop.set
         try:
             waiting = in_flight(agent.store)
+            never = [
+                row
+                for row in waiting
+                if stopped is not None
+                and agent.store.get_operation(row).company.base_url.rstrip("/")
+                == stopped.base_url.rstrip("/")
+            ]
+            for row in never:
+                assert stopped is not None
+                record = agent.store.get_operation(row)
+                note(
+                    f"{_named(record)}: not sent, and it won't be: "
+                    + stopped_demo_line(stopped, safe_line(record.company.name, 60))
+                )
+            waiting = [row for row in waiting if row not in never]
             if waiting:
                 note(
                     f"sending {len(waiting)} approved operation(s): {', '.join(map(str, waiting))}"
                 )
-            elif not args.watch:
+            elif not args.watch and not never:
                 note("nothing approved is waiting to be sent")
             if args.watch:
                 note(
                     "watching for approvals to send; stop with Ctrl-C or SIGTERM (anything queued stays queued)"
                 )
-            settled = await send_approved(agent, watch=args.watch, stop=stop, on_settled=_said)
+            settled = (
+                await send_approved(
+                    agent,
+                    watch=args.watch,
+                    stop=stop,
+                    on_settled=_said,
+                    on_wait=_waits,
+                    never=frozenset(never),
+                )
+                if waiting or args.watch
+                else []
+            )
             kept = (
                 []
                 if args.watch
@@ -73,7 +122,7 @@ def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
                 # `send --watch` sends it), as long as its terms are valid.
                 note(
                     f"operation {record.id} ({safe_line(record.company.name, 60)}, {safe_line(record.operation_id, 60)}): "
-                    f"{safe_line(record.waiting_sign_in or '', 400)}; kept until its terms expire. Run: poppy-tui signin "
+                    f"{error_line(record.waiting_sign_in or '', 400)}; kept until its terms expire. Run: poppy-tui signin "
                     f"{safe_line(record.company.name, 80)!r}, then poppy-tui send"
                 )
             if args.json:
@@ -96,6 +145,7 @@ def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
         codes += [Exit.SIGN_IN_REQUIRED] * len(
             kept
         )  # kept for after sign-in: the person has to act
+        codes += [Exit.ERROR] * len(never)  # its Company can't be reached: it is gone
         return first_failure(codes)
 
     return int(run(session()))

@@ -118,10 +118,10 @@ def check_url(url: object, where: str, allow_loopback_http: bool) -> str:
         raise InvalidDiscovery(where, "must not carry credentials")
     bad_host = host_problem(hostname) or _port_problem(parts)
     if bad_host:
-        raise InvalidDiscovery(where, f"can't be used: {bad_host}")
+        raise InvalidDiscovery(where, bad_host)  # said once by the caller: "can't use X: …"
     refused = literal_problem(hostname, allow_loopback=True)  # loopback: the scheme rules below
     if refused:
-        raise InvalidDiscovery(where, f"can't be used: {refused}")
+        raise InvalidDiscovery(where, refused)
     if parts.scheme == "https":
         if is_loopback_host(hostname) and not allow_loopback_http:
             raise InvalidDiscovery(

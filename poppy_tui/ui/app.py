@@ -89,9 +89,12 @@ class PoppyApp(App[None]):
         config_file: Path | None = None,
         demo: bool = False,
         notice: Any = None,
+        stopped_demo: Any = None,
     ) -> None:
         """`notice`: what the inbox says at its top until dismissed or until an operation arrives
-        (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in)."""
+        (a str, or ui/screens/inbox_notice.StartNotice to offer Ctrl+G for a sign-in).
+        `stopped_demo`: the agent/demo_marker.DemoRun of a demo's home opened after the demo
+        ended: its Company is gone, so nothing of it is sent, and the screens say so."""
         mode, _, argument = initial_screen.partition(":")
         if mode not in self.MODES and mode not in ("review", "help"):
             raise ValueError(
@@ -112,6 +115,7 @@ class PoppyApp(App[None]):
         self.stylesheet = StableStylesheet(variables=self.theme_variables)
         self.agent = agent
         self.demo = demo  # `poppy-tui --demo`: its Company stops when the TUI does
+        self.stopped_demo: Any = stopped_demo
         self.notice: Any = notice
         self.notice_baseline: int | None = None  # how many waited when the notice was first shown
         self.unsignable: str | None = None  # why approvals can't be signed here, once known
@@ -123,6 +127,7 @@ class PoppyApp(App[None]):
         self.painted = False  # the first frame is on screen; screens may read the store
         self.keymap_overrides: dict[str, str] = dict(getattr(agent.config, "keybindings", {}) or {})
         self._outcome_watcher: Any = None  # made at its first look, after the first frame
+        self._outcomes_toasted: set[int] = set()  # since the notifier last announced
         # Where the store stood when the app began: notifications start watching after the first
         # frame, and announce what was updated after this (another process's new operation that
         # arrived while the first frame was drawn included). One indexed read.
@@ -292,9 +297,21 @@ class PoppyApp(App[None]):
             for screen in self.screen_stack:
                 screen.post_message(StoreChanged())  # an open review's banner says it now
 
+    def stopped_company(self, base_url: str) -> bool:
+        """This Company ran in a demo that has ended: nothing can reach it any more."""
+        stopped = self.stopped_demo
+        return stopped is not None and stopped.base_url.rstrip("/") == base_url.rstrip("/")
+
     def _start_dispatcher(self) -> None:
         run = getattr(self.agent, "run_dispatcher", None)
         if run is None:
+            return
+        if self.stopped_demo is not None and all(
+            self.stopped_company(c.base_url) for c in self.agent.store.list_companies()
+        ):
+            # Nothing here can be sent: the only Company is a demo's that has stopped, and a
+            # sender would retry a port nothing listens on until the terms expire.
+            log.info("a stopped demo's home: no dispatcher")
             return
         self._dispatcher_stop = asyncio.Event()
         # The callable, not a coroutine: an app that exits before the worker starts leaves nothing unawaited.
@@ -415,9 +432,11 @@ class PoppyApp(App[None]):
             return
         # A review: its banner says how a send ended. The stack is empty while the app shuts down.
         shown = getattr(self.screen_stack[-1], "operation_row", None) if self.screen_stack else None
-        self.notifier.announce(
-            events, frozenset({shown}) if isinstance(shown, int) else frozenset()
-        )
+        said = set(self._outcomes_toasted)
+        self._outcomes_toasted.clear()
+        if isinstance(shown, int):
+            said.add(shown)
+        self.notifier.announce(events, frozenset(said))
 
     def get_driver_class(self) -> Any:
         """Textual's driver for this platform, made to hand the app the driver it runs with
@@ -462,6 +481,7 @@ class PoppyApp(App[None]):
             log.warning("looking for outcomes to announce failed", exc_info=True)
             return
         for toast in toasts:
+            self._outcomes_toasted.add(toast.operation_row)  # the notifier's toast would repeat it
             # The review of that operation says it in its banner; once is enough there.
             if getattr(self.screen, "operation_row", None) == toast.operation_row:
                 continue
@@ -476,12 +496,19 @@ class PoppyApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters typed in a dialog must not switch screens behind it, and on a screen where
         # the person types (New request, Talk) a letter is text, never a screen switch: Esc first.
-        if action in NAVIGATION and (
-            isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)
-        ):
+        if action in NAVIGATION and (isinstance(self.screen, ModalScreen) or self._typing()):
             return False
         # A "q" in a message or a field is a letter; Esc, then q.
-        return not (action == "quit" and getattr(self.screen, "TYPING", False))
+        return not (action == "quit" and self._typing())
+
+    def _typing(self) -> bool:
+        """Letters are text on a screen where the person types (New request, Talk), while
+        something there has the keys; with nothing focused (back from a review opened there)
+        they are commands again."""
+        screen = self.screen
+        return bool(getattr(screen, "TYPING", False)) and (
+            isinstance(screen, ModalScreen) or screen.focused is not None
+        )
 
     # ---- navigation -----------------------------------------------------------------------
     # One model: each global key always shows the same screen, at its top level. Screens opened

@@ -102,11 +102,14 @@ def interface_label(interface: str) -> str:
 
 
 def countdown(seconds: float) -> str:
-    """'4m 05s', '2h 03m', '3d 04h'; 'expired' once it has passed."""
+    """'4m 05s', '2h 03m', '3d 04h', '7973 years' (from a thousand days on: an expiry in the
+    year 9999 must fit the inbox's column); 'expired' once it has passed."""
     if seconds <= 0:
         return "expired"
     total = int(seconds)
     days, rest = divmod(total, 86400)
+    if days >= 1000:
+        return f"{days // 365} years"
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
@@ -139,6 +142,12 @@ def local_time(value: datetime | str | None) -> str:
     """The one way poppy writes a moment: local time with its zone, '2026-12-03 07:14:27 UTC'."""
     value = _moment(value)
     return "—" if value is None else value.astimezone().strftime(TIME_FORMAT)
+
+
+def local_date(value: datetime | str | None) -> str:
+    """The day of a moment, in local time ('2026-12-03'), where a list has no room for the time."""
+    value = _moment(value)
+    return "—" if value is None else value.astimezone().strftime("%Y-%m-%d")
 
 
 def relative(value: datetime | str | None, now: datetime) -> str:

@@ -46,6 +46,7 @@ class Event:
     amount: str | None  # sanitised
     status: Status
     asked_by: str = ""  # who asked, sanitised (safety/who_asked.py): "agent «laptop»", "the CLI"
+    expiry_only: bool = False  # a new revision whose summary and terms are the same
 
     @property
     def message(self) -> str:
@@ -53,6 +54,12 @@ class Event:
         who = f", asked by {self.asked_by}" if self.asked_by else ""
         if self.kind == "new_operation":
             return f"{self.company} asks for your approval{money} (operation {self.operation_row}{who})"
+        if self.kind == "new_revision" and self.expiry_only:
+            # Not "changed the terms": the review says "(2 of 2, new expiry only)" (walk K1).
+            return (
+                f"{self.company} sent a new expiry for the same terms{money}: review again "
+                f"(operation {self.operation_row}{who})"
+            )
         if self.kind == "new_revision":
             return f"{self.company} changed the terms{money}: review again (operation {self.operation_row}{who})"
         said = {
@@ -78,6 +85,18 @@ def _amount(store: Store, row: int) -> str | None:
         log.warning("operation %s's amount can't be read for its notification", row, exc_info=True)
         return None
     return sanitize_line(amount, AMOUNT_CHARS).text if amount else None
+
+
+def _expiry_only(store: Store, row: int) -> bool:
+    """The latest revision changed only expires_at (safety's RevisionKind "new expiry")."""
+    try:
+        revisions = store.revisions(row)
+        if len(revisions) < 2:
+            return False
+        before, now = revisions[-2], revisions[-1]
+        return (before.summary, before.terms) == (now.summary, now.terms)
+    except Exception:  # noqa: BLE001 - a notification that says "changed the terms" still says it
+        return False
 
 
 class OperationWatcher:
@@ -113,6 +132,7 @@ class OperationWatcher:
                         _amount(self.store, row.id),
                         row.status,
                         requester_text(row.origin, row.requester),
+                        kind == "new_revision" and _expiry_only(self.store, row.id),
                     )
                 )
         return events
@@ -201,7 +221,8 @@ class Notifier:
 
     def announce(self, events: list[Event], on_screen: frozenset[int] = frozenset()) -> None:
         """Toast, desktop notification and bell for `events`; no toast for a send that settled
-        while its own review is on screen (`on_screen`): the banner there says it already."""
+        while its own review is on screen, or whose outcome had its own toast (`on_screen`): the
+        banner or that toast says it already (walk K5: two toasts for one send)."""
         if not events:
             return
         for event in events:

@@ -310,6 +310,14 @@ def plain_line(text: Any, max_chars: int = 300) -> str:
     return sanitize_line("" if text is None else str(text), max_chars).text
 
 
+def plain_error(text: Any, max_chars: int = 600) -> str:
+    """An error for a toast or status line: cut, if ever, in its middle, so the fix at its end
+    stays whole (safety/error_line.py)."""
+    from poppy_tui.safety.error_line import error_line
+
+    return error_line(text, max_chars)
+
+
 def strong(text: str, max_chars: int):
     """A Company-supplied name or amount on one line, in bold."""
     from poppy_tui.safety.summary import safe_line_content

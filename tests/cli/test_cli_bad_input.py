@@ -40,6 +40,7 @@ def test_a_mistyped_company_is_one_line_and_never_looked_up(cli, home, target, e
     assert run.code == Exit.USAGE, run.err
     assert expected in run.err
     assert len(run.err.strip().splitlines()) == 1
+    assert run.err.count("can't") <= 1  # said once (walk K3: "can't use …: can't be used: …")
     # Refused before any connection: no resolver or connect error is quoted.
     assert "resolve" not in run.err and "Connect" not in run.err and "Traceback" not in run.err
     # The plain-http note belongs only to a refusal about the scheme.
@@ -137,3 +138,12 @@ def test_a_company_unlike_any_still_gets_the_list_and_the_add_hint(cli, bench_go
     assert run.code == Exit.ERROR
     assert "unknown company 'Zzyzx' (known: Bench Goods (127.0.0.1:" in run.err
     assert "poppy-tui companies add" in run.err
+
+
+def test_a_long_error_line_keeps_the_fix_at_its_end(cli, home):
+    """An error cut at its end lost the fix (walk C3, and K3's kin): cut in the middle instead."""
+    run = cli("call", "x" * 3000, "GET", "/")
+    assert run.code != 0
+    [line] = run.err.strip().splitlines()
+    assert len(line) <= 1100 and "…(+" in line
+    assert line.endswith("poppy-tui companies add DOMAIN'"), line[-120:]

@@ -5,6 +5,7 @@ Company"; poppy.json caching, digest 1.1), against the spec-only test Company
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 
@@ -116,6 +117,52 @@ def test_home_that_does_not_exist_is_refused_and_not_created(cli, tmp_path, monk
     )  # locate creates nothing
 
 
+@pytest.mark.parametrize("command", [["pending"], ["companies", "list"], ["send"], ["mcp"]])
+def test_a_poppy_tui_home_that_does_not_exist_is_refused_like_home(
+    cli, tmp_path, monkeypatch, command
+):
+    """Walk C2: a mistyped POPPY_TUI_HOME silently started an empty home, which --home refuses."""
+    missing = tmp_path / "missing-home-typo"
+    monkeypatch.setenv("POPPY_TUI_HOME", str(missing))
+    run = cli(*command)
+    assert run.code == Exit.USAGE, (run.out, run.err)
+    [line] = run.err.strip().splitlines()  # the fix in one line
+    assert f"POPPY_TUI_HOME={missing} doesn't exist" in line and f"mkdir -p {missing}" in line
+    assert not missing.exists()
+    assert cli("locate", "db").code == 0 and not missing.exists()  # locate only prints
+    missing.mkdir()  # the fix the line gives
+    assert cli("pending").code == Exit.OK
+
+
+def test_the_demos_home_named_before_any_demo_ran_says_to_start_the_demo(
+    cli, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("POPPY_TUI_HOME", raising=False)
+    data = cli("locate", "data").out.strip()
+    monkeypatch.setenv("POPPY_TUI_HOME", f"{data}/demo")  # README's two-window recipe
+    run = cli("companies", "list")
+    assert run.code == Exit.USAGE and "start the demo first" in run.err, run.err
+
+
+def test_an_empty_poppy_tui_home_means_unset_and_a_home_that_cant_hold_one_is_refused(
+    cli, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("POPPY_TUI_HOME", "")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    assert cli("locate", "data").out.strip().startswith(str(tmp_path / "xdg"))
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        run = cli("--home", str(locked), "pending")
+        if os.geteuid() != 0:  # root may write anywhere
+            assert run.code == Exit.USAGE and "can't hold a poppy-tui home" in run.err, run.err
+    finally:
+        locked.chmod(0o700)
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
@@ -150,3 +197,11 @@ def test_a_company_with_a_bad_etag_keeps_working_from_the_cli(cli, home, etag):
         called = cli("call", shop.domain, "POST", "/api/orders", "--body", "{}")
     assert called.code == Exit.PENDING and "Traceback" not in called.err
     assert all("if-none-match" not in seen for seen in shop.discovery_requests)
+
+
+def test_the_demo_may_start_in_a_poppy_tui_home_that_does_not_exist_yet(cli, tmp_path, monkeypatch):
+    """--demo makes its home afresh each time: a missing POPPY_TUI_HOME is not refused for it
+    (here it stops at the next check, the terminal it needs, not at the home)."""
+    monkeypatch.setenv("POPPY_TUI_HOME", str(tmp_path / "new"))
+    run = cli("--demo")
+    assert run.code == Exit.USAGE and "needs a terminal" in run.err and "exist" not in run.err

@@ -389,3 +389,48 @@ def test_the_waiting_line_speaks_of_zero_one_and_many():
     assert waiting_line(0).startswith("No operation waits")
     assert waiting_line(1).startswith("1 operation waits") and "review it," in waiting_line(1)
     assert waiting_line(3).startswith("3 operations wait")
+
+
+def _press_until(terminal: Terminal, key: bytes, pattern: str, tries: int = 30) -> None:
+    """Press `key` until `pattern` shows (a key pressed while approve is still dimmed says why)."""
+    for _ in range(tries):
+        terminal.press(key)
+        try:
+            terminal.read_until(pattern, timeout=1)
+            return
+        except AssertionError:
+            continue
+    terminal.read_until(pattern, timeout=5)
+
+
+def test_the_demos_leave_is_honest_after_it_ends(home):
+    """Walk C8: after `a`, `y`, `q`, `l` ("quit without sending it: ... it will never be sent"),
+    the demo's home said SENDING to a Company that was gone, and `poppy-tui send` waited in
+    silence. Now the approval is withdrawn as the dialog says, the shell says what became of it,
+    the home knows its Company stopped, and `send` there says so and exits."""
+    (home / "config" / "config.toml").write_text('key_storage = "file"\ngrace_seconds = 300\n')
+    terminal = Terminal("--demo", "--no-accounts", home=home)
+    try:
+        terminal.read_until(r"Manzanita Outfitters", after="Opening the inbox")
+        _press_until(terminal, b"\r", r"discovered at")  # the review's header
+        _press_until(terminal, b"a", r"Approve this operation")
+        terminal.press(b"y")
+        terminal.read_until(r"withdraw", timeout=20)
+        terminal.press(b"q")
+        terminal.read_until(r"never be sent", timeout=20, flat=True)
+        terminal.press(b"l")
+        assert terminal.wait(30) == Exit.OK, terminal.text[-3000:]
+    finally:
+        terminal.close()
+    flat = terminal.flat
+    assert "What became of your decisions:" in flat
+    assert "not sent: your approval was withdrawn (quitting without sending it)" in flat
+    demo_home = resolve_paths(home).data_dir / "demo"
+    marker = json.loads((demo_home / "data" / "demo.json").read_text())
+    assert marker["stopped_at"] is not None
+    with Store.open(demo_paths(resolve_paths(home)).database) as store:
+        assert [r.status for r in store.list_operations([Status.APPROVED, Status.SENDING])] == []
+        assert store.list_operations([Status.WITHDRAWN])
+    run = run_process("send", home=demo_home, POPPY_TUI_KEY_STORAGE="file")
+    assert run.code == Exit.OK, run.err  # nothing of it left to send, and said at once
+    assert "nothing approved is waiting to be sent" in run.err

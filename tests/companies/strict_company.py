@@ -98,6 +98,9 @@ class StrictState:
     )  # operation_id -> [first response]
     perform_count: dict[str, int] = field(default_factory=dict)
     expiry_seconds: float = 600.0
+    # The expires_at the Company writes instead of now + expiry_seconds, as text (any RFC 3339
+    # date-time: "9999-12-31T23:59:59Z", "1969-07-20T20:17:00Z"); its revisions are valid anyway.
+    expires_at_text: str | None = None
     # Faults: answer this status (after performing) to the next N approvals that perform or replay.
     error_after_perform: int | None = None
     error_after_perform_times: int = 0
@@ -181,7 +184,7 @@ class StrictState:
             "revision": revision.revision,
             "summary": summary,
             "terms": terms,
-            "expires_at": _stamp(revision.expires_at),
+            "expires_at": self.expires_at_text or _stamp(revision.expires_at),
         }
 
     def perform(self, revision: Revision) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 import json
-from datetime import datetime, timedelta, UTC
+from datetime import datetime, timedelta, timezone, UTC
 
 import pytest
 
@@ -175,3 +175,32 @@ def test_a_surrogate_pair_is_an_ordinary_character():
         {**json.loads(json.dumps(ex.OPERATION)), "summary": json.loads('"Exchange \\ud83e\\udde5"')}
     )
     assert op.summary == "Exchange \U0001f9e5"
+
+
+@pytest.mark.parametrize(
+    ("text", "counted_as"),
+    [
+        ("9999-12-31T23:59:59Z", datetime(9999, 12, 30, tzinfo=UTC)),
+        ("9999-12-31T23:59:59-05:00", datetime(9999, 12, 30, tzinfo=UTC)),  # past year 9999 in UTC
+        ("9999-12-31T23:59:60Z", datetime(9999, 12, 30, tzinfo=UTC)),
+        ("9999-12-29T10:00:00Z", datetime(9999, 12, 29, 10, tzinfo=UTC)),  # exact while it can be
+        ("1969-07-20T20:17:00Z", datetime(1969, 7, 20, 20, 17, tzinfo=UTC)),
+        ("0001-01-01T00:00:00+05:00", datetime(1, 1, 2, tzinfo=UTC)),  # before year 1 in UTC
+        ("0000-01-01T00:00:00Z", datetime(1, 1, 2, tzinfo=UTC)),
+        ("0000-02-29T12:00:00Z", datetime(1, 1, 2, tzinfo=UTC)),  # 0000 is a leap year
+    ],
+)
+def test_every_rfc3339_year_is_an_expiry_and_the_text_is_kept(text, counted_as):
+    """Audit A49: RFC 3339 allows years 0000 to 9999 with any offset. Each is accepted: counted
+    exactly while shown in every time zone, else as the nearest moment that is, and kept as sent."""
+    op = parse_operation(dict(ex.OPERATION, expires_at=text))
+    assert op.expires_at == counted_as and op.expires_at_text == text
+    op.expires_at.astimezone(timezone(timedelta(hours=14)))  # shown east of UTC: no overflow
+    op.expires_at.astimezone(timezone(timedelta(hours=-12)))
+    op.expires_at + timedelta(seconds=1)  # a second added (the dispatcher's hold): no overflow
+
+
+@pytest.mark.parametrize("text", ["0000-02-30T00:00:00Z", "9999-13-01T00:00:00Z"])
+def test_a_date_no_calendar_has_is_still_refused(text):
+    with pytest.raises(InvalidOperation, match="not a real date-time"):
+        parse_operation(dict(ex.OPERATION, expires_at=text))

@@ -477,3 +477,38 @@ async def test_a_token_endpoint_that_trickles_is_abandoned_at_the_overall_deadli
         SignInError, match=f"no complete answer within 2 s from {setup.auth.domain}"
     ):
         await flow.wait()
+
+
+async def test_a_sign_in_for_more_access_asks_for_what_is_held_too(setup):
+    """A new grant replaces the old one: asking only for the missing scope would lose the rest
+    (walk B1: a sign-in for `bookings` left every read 403 `insufficient_scope`)."""
+    await _mediated_sign_in(setup)  # Mediated grants poppy:read only
+    assert setup.signins.status(setup.company).scopes == ("poppy:read",)
+    assert setup.signins.scopes_to_ask(setup.company, ["poppy:write"]) == (
+        "poppy:read",
+        "poppy:write",
+    )
+    flow = await setup.signins.begin(
+        setup.company, "device", scopes=["poppy:write"], sleep=Sleeps()
+    )
+    await flow.start()
+    await _approve_device(flow.link, setup.auth)
+    grant = await flow.wait()
+
+    device_request = [s for s in setup.auth.received if s.path == "/oauth/device"][-1]
+    assert _form(device_request)["scope"] == "poppy:read poppy:write"
+    assert grant.scopes == ("poppy:read", "poppy:write")
+    assert setup.signins.status(setup.company).scopes == ("poppy:read", "poppy:write")
+    assert setup.signins.covers(setup.company, ["poppy:read"])
+
+
+async def test_held_scopes_the_kind_cannot_grant_are_not_asked_for(setup):
+    await _mediated_sign_in(setup)
+    # Direct grants poppy:read poppy:write orders: the held poppy:read is asked again with orders.
+    assert setup.signins.scopes_to_ask(
+        setup.company, ["orders"], ("poppy:read", "poppy:write", "orders")
+    ) == ("poppy:read", "orders")
+    # A kind that can't grant a held scope isn't asked for it (it would refuse the whole sign-in).
+    assert setup.signins.scopes_to_ask(setup.company, ["poppy:write"], ("poppy:write",)) == (
+        "poppy:write",
+    )

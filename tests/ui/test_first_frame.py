@@ -45,7 +45,7 @@ import gc, json, sys
 import poppy_tui.cli.commands as commands
 from poppy_tui.cli.main import main
 
-def run_tui(agent, initial_screen="inbox", config_file=None):
+def run_tui(agent, initial_screen="inbox", config_file=None, stopped_demo=None):
     from poppy_tui.ui.app import PoppyApp
     seen = {}
 
@@ -59,7 +59,9 @@ def run_tui(agent, initial_screen="inbox", config_file=None):
             seen["collector_on_after"] = gc.isenabled()
             seen["frozen_after"] = gc.get_freeze_count()
 
-    app = Probe(agent, initial_screen=initial_screen, config_file=config_file)
+    app = Probe(
+        agent, initial_screen=initial_screen, config_file=config_file, stopped_demo=stopped_demo
+    )
     agent.prepare_network = lambda: app.call_from_thread(app.exit)
     app.run(headless=True)
     print(json.dumps(seen), file=sys.stderr)

@@ -4,6 +4,7 @@ Through the real Agent on temporary paths."""
 
 from __future__ import annotations
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.agent.agent import Agent
@@ -32,3 +33,23 @@ async def test_at_80_columns_the_decision_column_reads_as_a_decision(tmp_path):
         assert not any(revision[:8] in line for lines in who.values() for line in lines)
     finally:
         agent.store.close()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)])
+async def test_a_filter_that_matches_nothing_says_so(agent, store, size):
+    """Walk K14: a blank table and "0–0 of 0", with no "nothing matches" line."""
+    from textual.widgets import Input
+
+    build_sample(store)
+    app = PoppyApp(agent, initial_screen="history")
+    async with app.run_test(size=size) as pilot:
+        table = app.screen.query_one("#history-table")
+        await wait_for(pilot, lambda: app.painted and table.row_count > 0)
+        app.screen.query_one("#history-search", Input).value = "no such words anywhere"
+        pager = app.screen.query_one("#history-pager")
+        await wait_for(
+            pilot,
+            lambda: "Nothing matches these filters" in str(pager.render()),
+            describe=lambda: str(pager.render()),
+        )
+        assert table.row_count == 0 and pager.region.bottom <= size[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, UTC
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -118,6 +118,29 @@ def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: S
     assert watcher.changes() == []
 
 
+def test_a_new_expiry_only_is_not_announced_as_changed_terms(store: Store):
+    """Walk K1: "changed the terms: review again" while the review said "new expiry only"."""
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    watcher = OperationWatcher(store)
+    watcher.changes()
+    add_operation(store, company, "can_2", JACKET_SUMMARY, terms=jacket_terms())
+    watcher.changes()
+    later = datetime.now(UTC) + timedelta(hours=3)
+    add_operation(
+        store,
+        company,
+        "can_2",
+        JACKET_SUMMARY,
+        terms=jacket_terms(),
+        expires_at=later,
+        revision="r2",
+    )
+    (changed,) = watcher.changes()
+    assert changed.kind == "new_revision" and changed.expiry_only
+    assert "sent a new expiry for the same terms" in changed.message
+    assert "changed the terms" not in changed.message
+
+
 # ---- in the TUI ------------------------------------------------------------------------------
 
 
@@ -146,6 +169,7 @@ async def test_a_settled_send_is_announced(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
     row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
     app = RecordingApp(make_agent(config=with_notifications("osc9")))
+    notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
         send_through(store, row, datetime.now(UTC), Status.PERFORMED, "performed", {"ok": True})
@@ -154,6 +178,9 @@ async def test_a_settled_send_is_announced(store, make_agent):
     assert app.written == [
         f"\x1b]9;poppy-tui: Manzanita Outfitters: performed USD 70.00 (operation {row})\x07"
     ]
+    # One toast for one send (walk K5: two said the same).
+    sends = [m for m in notes if "performed" in m.lower()]
+    assert len(sends) == 1, sends
 
 
 async def test_every_channel_can_be_turned_off(store, make_agent):
@@ -291,3 +318,24 @@ def test_in_a_real_terminal_no_company_escape_reaches_it(tmp_path):
     assert not SEQUENCE_ENDERS.search(notification)
     # Nothing the Company wrote ran as an escape anywhere on screen: no title set, no clipboard write.
     assert "\x1b]0;pwned" not in raw and "\x1b]52;" not in raw and "\x9d" not in raw
+
+
+async def test_a_send_seen_on_its_way_gets_one_toast_not_two(store, make_agent):
+    """Walk K5: "Performed: … confirmed it did this" and "…: performed USD 10.00" for one send."""
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
+    store.approve(row, store.get_operation(row).current.id, grace_seconds=3600)
+    agent = make_agent(config=with_notifications("off"))
+    agent.run_dispatcher = None  # the test plays the send (send_through); nothing else may claim it
+    app = RecordingApp(agent)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await started(pilot)
+        await poll_seen(pilot)
+        store.send_now([row])
+        send_through(store, row, datetime.now(UTC), Status.PERFORMED, "performed", {"ok": True})
+        await wait_for(pilot, lambda: any("erformed" in m for m in notes))
+        await poll_seen(pilot)
+        await poll_seen(pilot)
+    sends = [m for m in notes if "erformed" in m]
+    assert len(sends) == 1 and sends[0].startswith("Performed: Manzanita Outfitters"), sends

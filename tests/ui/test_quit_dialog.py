@@ -173,3 +173,29 @@ async def test_send_now_does_not_wait_on_an_approval_that_waits_for_sign_in(tmp_
     finally:
         agent.store.close()
         birch.stop()
+
+
+FITTING = (
+    "Move your jacket fitting (bkg_2Fm8) at Manzanita Outfitters Portland from Thu, Dec 10 at "
+    "10:00 AM to Tue, Dec 8 at 2:00 PM (Pacific time), for a $10.00 change fee charged to the "
+    "Visa ending 4242."
+)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)])
+async def test_the_quit_dialog_keeps_a_moves_new_time(make_agent, store, size):
+    """Walk K4: the dialog cut the fitting move before its new time, which the inbox keeps."""
+    from tests.ui.ui_sample import add_company, add_operation
+
+    company = add_company(store, "Manzanita Outfitters", 8401)
+    row = add_operation(store, company, "bkc_3", FITTING)
+    store.approve(row, store.get_operation(row).current.id, grace_seconds=3600)
+    app = PoppyApp(make_agent())
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.painted)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        line = app.screen.query_one(f"#quit-operation-{row}")
+        shown = " ".join(str(line.render()).split())
+        assert "to Tue, Dec 8 at 2:00 PM" in shown, shown
+        assert line.region.right <= size[0]

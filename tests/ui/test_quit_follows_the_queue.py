@@ -108,3 +108,21 @@ async def test_in_the_demo_leaving_it_queued_says_it_is_never_sent(tmp_path, str
         assert agent.store.get_operation(row).status == Status.APPROVED
     finally:
         agent.store.close()
+
+
+async def test_in_the_demo_l_withdraws_what_it_says_will_never_be_sent(tmp_path, strict):
+    """The demo's `l` says the approval will never be sent (its Company stops now): the store
+    says so too, so the demo's home never shows it on its way later (walk C8)."""
+    agent, row = await approved_cancellation(tmp_path, strict)
+    try:
+        app = PoppyApp(agent, demo=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.painted)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+            await pilot.press("l")
+            await wait_for(pilot, lambda: not app.is_running)
+        assert agent.store.get_operation(row).status == Status.WITHDRAWN
+        assert strict.state.approvals_received() == []
+    finally:
+        agent.store.close()

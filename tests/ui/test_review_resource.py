@@ -198,16 +198,33 @@ async def test_unchanged_state_is_said_in_the_confirmation(tmp_path, juniper, re
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         note = str(app.screen.query_one("#confirm-resource", Static).render())
+        # Named as the review's section names it (where from, when), with a verdict (walk K2:
+        # "Now read at 02:01:44" said neither).
+        assert note.startswith("Now (read from GET /orders/ord_true at "), note
         if read_ago:
             assert len(juniper.state.reads) == reads + 1
-            assert note.startswith("Now") and note.endswith(
-                ": unchanged since you opened the review"
-            ), note
-            assert "read again at " in note
+            assert note.endswith(": unchanged since you opened the review"), note
         else:
             assert len(juniper.state.reads) == reads  # seconds old: not read again
-            assert note.startswith("Now") and "read at " in note, note
+            assert ": as the review shows it (" in note and "nothing read since" in note, note
             assert "unchanged" not in note and "CHANGED" not in note
+
+
+async def test_a_read_that_times_out_before_the_confirmation_is_named_and_said(
+    tmp_path, juniper, monkeypatch
+):
+    import poppy_tui.agent.resource_read as resource_read
+
+    monkeypatch.setattr(resource_read, "CONFIRM_DEADLINE_SECONDS", 0.5)
+    monkeypatch.setattr(resource_read, "READ_DEADLINE_SECONDS", 0.5)
+    juniper.state.trickle_seconds = 0.05
+    async with reviewing(tmp_path, juniper, "ord_slow", size=SMALL) as (app, pilot, screen):
+        await wait_for(pilot, lambda: screen.can_approve())
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen), timeout=20)
+        note = str(app.screen.query_one("#confirm-resource", Static).render())
+        assert note.startswith("Now"), note  # the section's name, as the review's title says it
+        assert "couldn't read it again: no complete answer within 0.5 s" in note, note
 
 
 async def test_the_keys_are_remappable_and_listed_in_help(tmp_path, juniper):

@@ -217,3 +217,34 @@ async def test_x_dismisses_the_notice_of_operations_that_arrived_expired(signed_
         await pilot.press("x")
         await wait_for(pilot, lambda: not notice.display)
         assert app.notice is None
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 15)])
+async def test_ctrl_g_after_the_demos_failed_sign_in_says_the_waiting_message_again(
+    signed_out, size
+):
+    """Walk C4: with the demo's sign-in failed, the inbox has its notice and the Talk message
+    that met a sign-in challenge; Ctrl+G signed in but never said the message again, though the
+    notice says it waits for the sign-in."""
+    from poppy_tui.cli.demo import SeedReport, demo_notice
+
+    agent, company = signed_out
+    said = await agent.say(company, FITTING, origin="demo")
+    assert said.challenge is not None and not said.operation_rows
+    report = SeedReport(company.id, "That email and password don't match an account")
+    app = PoppyApp(agent, notice=demo_notice(report, 0), demo=True)
+    async with app.run_test(size=size) as pilot:
+        notice = app.screen.query_one("#inbox-notice", Static)
+        await wait_for(pilot, lambda: notice.display)
+        assert FITTING[:20] in str(notice.render()).replace("\n", " ")
+        await pilot.press("ctrl+g")
+        await _confirm_device_in_a_browser(pilot, app)
+        await wait_for(
+            pilot,
+            lambda: any(
+                r.interface == "conversation" for r in agent.store.list_operations([Status.PENDING])
+            ),
+            timeout=20,
+        )
+    # Signed in for everything the demo's sign-in would have given, not only what Talk needed.
+    assert agent.signins.covers(company, ["poppy:read", "bookings"])

@@ -105,6 +105,8 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         )
         assert "Your approval is being sent" not in banner
         assert "kept until the terms expire" in banner
+        assert banner.count(f"Sign in to {NAME} to continue") == 1  # said once (walk K7)
+        assert len(banner.splitlines()) == 2
         attempts = str(review.query_one("#progress").render())
         assert "asked for sign-in" in attempts and "not_performed" not in attempts
         await pilot.press("s")

@@ -143,6 +143,23 @@ class SignIns:
         record = self.status(company)
         return record is not None and set(scopes) <= set(record.scopes)
 
+    def scopes_to_ask(
+        self,
+        company: CompanyRecord,
+        needed: tuple[str, ...] | list[str] | None,
+        allowed: tuple[str, ...] | None = None,
+    ) -> tuple[str, ...]:
+        """What a sign-in asks for: the scopes needed, plus those the current sign-in holds (a new
+        grant replaces the old one, so asking only for what is missing would lose the rest: a
+        sign-in for `bookings` must keep `poppy:read`). Held scopes this kind can't grant are left
+        out (asking for them would be refused). Without `needed`: everything the kind offers."""
+        if not needed:
+            return tuple(allowed or ())
+        record = self.status(company)
+        held = record.scopes if record is not None else ()
+        kept = [s for s in held if allowed is None or s in allowed]
+        return tuple(dict.fromkeys([*kept, *needed]))
+
     async def begin(
         self,
         company: CompanyRecord,
@@ -166,7 +183,7 @@ class SignIns:
                 f"{company.name} does not offer {kind} sign-in (it offers: {offered})"
             )
         allowed = offer.scopes_for(kind)
-        asked = tuple(dict.fromkeys(scopes)) if scopes else allowed
+        asked = self.scopes_to_ask(company, scopes, allowed)
         extra = [s for s in asked if s not in allowed]
         if extra:
             raise SignInError(

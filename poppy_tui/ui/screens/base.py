@@ -13,6 +13,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from poppy_tui.ui.messages import StoreChanged
+from poppy_tui.ui.typed_keys import TYPED_FOCUS_BINDINGS, TypedFocus
 
 if TYPE_CHECKING:
     from poppy_tui.agent.store import Store
@@ -51,9 +52,11 @@ def nav_bar(app: PoppyApp, current: str | None, title: str, typing: bool) -> Con
     return Content.assemble(*parts)
 
 
-class PoppyScreen(Screen):
-    """Screens re-read the store when it changes (polled by the app) and when shown again."""
+class PoppyScreen(TypedFocus, Screen):
+    """Screens re-read the store when it changes (polled by the app) and when shown again.
+    Tab, Shift+Tab and a focus-moving Enter move focus as typed (ui/typed_keys.py)."""
 
+    BINDINGS = TYPED_FOCUS_BINDINGS
     TITLE_TEXT = "poppy"
     CSS_PATH: ClassVar[str | None] = SCREENS_CSS
     # The global key that shows this screen (navigation.NAV_ITEMS), None for screens opened from another.

@@ -207,6 +207,13 @@ class CompaniesScreen(PoppyScreen):
             return self.focused is not None and self.focused.id == "add-company"
         return True
 
+    def enter_moves_focus_to(self, field: Input) -> tuple[Any, bool] | None:
+        # Enter in the add box adds what was typed and gives the keys back to the table, at once:
+        # a key typed right after it is a command, not more text (ui/typed_keys.py).
+        if field.id == "add-company":
+            return self.query_one("#companies-table"), True
+        return None
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         if text:

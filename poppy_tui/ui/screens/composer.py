@@ -82,6 +82,8 @@ class ComposerScreen(PoppyScreen):
         self.last_result: Any = None
         # (company, action, built request, challenge) after a sign-in challenge: ctrl+g signs in, then resends.
         self.awaiting_sign_in: tuple[Any, Any, Any, Any] | None = None
+        self._back_from_review = False  # a review the answer opened is on top of this screen
+        self._keys_free = False  # nothing focused since: the bar says the keys work
 
     def compose(self) -> ComposeResult:
         yield from self.title_bar()
@@ -325,7 +327,33 @@ class ComposerScreen(PoppyScreen):
             parts += ["\n", json_content(result.body)]
         result_view.update(Content.assemble(*parts))
         if result.outcome == "operation" and result.operation_row is not None:
+            # Back from the review (Esc), no field has the keys, so the next key is a command
+            # (t Talk, i Inbox), not text typed into the request (walk C6); Tab goes back in.
+            # Nothing focused now, and nothing focused for us when the review closes.
+            self._back_from_review = True
+            self.set_focus(None)
+            self.AUTO_FOCUS = ""  # type: ignore[misc]  # (on the instance, as the app does)
             self.poppy.open_review(result.operation_row)
+
+    def on_screen_resume(self) -> None:
+        if self._back_from_review:
+            self._back_from_review = False
+            self.set_focus(None)
+            self.call_after_refresh(self._focus_as_usual)
+
+    def _focus_as_usual(self) -> None:
+        self.AUTO_FOCUS = type(self).AUTO_FOCUS  # type: ignore[misc]
+        if self.focused is None:  # the bar says the keys work, until a field has them again
+            from poppy_tui.ui.screens.base import TitleBar, nav_bar
+
+            for bar in self.query("#title-bar").results(TitleBar):
+                bar.update(nav_bar(self.poppy, self.NAV_MODE, self.TITLE_TEXT, False))
+            self._keys_free = True
+
+    def on_descendant_focus(self) -> None:
+        if self._keys_free:  # a field has the keys again: "Esc first"
+            self._keys_free = False
+            self.fit_chrome()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "sign_in_and_resend":

@@ -34,8 +34,12 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     from poppy_tui.ui.screens.review import ReviewScreen
     from poppy_tui.ui.screens.signin import SignInScreen
 
+    from poppy_tui.ui.screens.inbox import InboxScreen
+    from poppy_tui.ui.typed_keys import TYPED_FOCUS_BINDINGS
+
     def bindings(items: Iterable[Binding | tuple[str, ...]]) -> list[Binding]:
-        return [b for b in items if isinstance(b, Binding)]
+        # Tab and Enter moving focus as typed (ui/typed_keys.py) are what those keys always do.
+        return [b for b in items if isinstance(b, Binding) and b not in TYPED_FOCUS_BINDINGS]
 
     return [
         (
@@ -45,7 +49,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ),
         (
             "Inbox",
-            [],
+            bindings(InboxScreen.BINDINGS),  # the notice's keys (walk K15: they were missing)
             [("up/down", "move"), ("enter", "review the operation"), ("tab", "next table")],
         ),
         (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from rich.text import Text
 from textual import work
@@ -186,6 +186,12 @@ class HistoryScreen(PoppyScreen):
         self.page = 0
         self._debounce = self.set_timer(TEXT_DEBOUNCE_SECONDS, self.refresh_data)
 
+    def enter_moves_focus_to(self, field: Input) -> tuple[Any, bool] | None:
+        # Enter in the search box gives the keys back to the table at once (ui/typed_keys.py).
+        if field.id == "history-search":
+            return self.query_one("#history-table"), True
+        return None
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.query_one("#history-table").focus()
 
@@ -269,6 +275,18 @@ class HistoryScreen(PoppyScreen):
     def _show_pager(self, total: int | None) -> None:
         first = self.page * PAGE_SIZE + 1 if self.rows else 0
         of = str(total) if total is not None else "…"
+        if total == 0:
+            # Not a blank table and "0–0 of 0" (walk K14): say why it is empty.
+            filtered = any(value is not None for value in self._filters().values())
+            self.query_one("#history-pager", Static).update(
+                Content(
+                    "Nothing matches these filters: change the Company, the status or the "
+                    "search (/) to see more."
+                    if filtered
+                    else "No operations yet: they appear here once a Company asks for an approval."
+                )
+            )
+            return
         self.query_one("#history-pager", Static).update(
             Content(
                 f"{first}–{self.page * PAGE_SIZE + len(self.rows)} of {of}   "

@@ -20,6 +20,11 @@ from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.operation_list import PROGRESS_COLUMNS, InboxItem, OperationTable
 
 
+def _revision_key(row: OperationRow) -> tuple[int, int, str]:
+    """Which revision of the operation a row shows: checks are kept per revision."""
+    return (row.id, row.revision_count, row.revision)
+
+
 def check_missing(*args: Any, **kwargs: Any) -> None:
     # Imported when first needed, in the checking thread: the checks pull in the whole safety
     # package (~0.2 s), which must not stand between the start and the first frame.
@@ -56,15 +61,18 @@ class InboxScreen(PoppyScreen):
         # show first, badges fill in as each batch is checked. Never computed on the event loop.
         self._checked: dict[int, StoredChecks] = {}
         self._send_after: dict[tuple[int, str], str | None] = {}
+        self._declined: dict[tuple[int, int, str], str | None] = {}
         self.checking = False  # a thread is computing checks the store doesn't have yet
-        self._attempted: set[int] = set()
-        self._handed: set[int] = (
-            set()
-        )  # the rows the current (or last) thread was given  # rows handed to that thread (one that fails isn't retried in a loop)
+        # Checks are per revision: a row's new revision is checked like its first. What the thread
+        # was given, by (row, revision), so one that fails isn't retried in a loop.
+        self._attempted: set[tuple[int, int, str]] = set()
+        self._handed: set[tuple[int, int, str]] = set()
+        self._revision_key: dict[int, tuple[int, int, str]] = {}  # each listed row's, now
         self.loaded = False
         # The store's change token when the rows were read: the app doesn't read them again at
         # on_ready when nothing was committed since (they were read at mount, for the first frame).
         self.read_at_token: Any = None
+        self._checks_token: Any = None  # the store's change token when the checks' thread began
         self._checks_waiting: list[int] = []  # rows to check once the first frame is on screen
         # Before the first frame only the rows it shows are read, with their stored checks
         # (reading and building all 500 was ~10 ms of it); first_frame_shown reads the rest.
@@ -182,13 +190,19 @@ class InboxScreen(PoppyScreen):
                 )
         self.partial = not self.poppy.painted
         rows = [r.id for r in (*pending, *progress)]
-        # One query for the rows' stored checks; rows still unchecked show "checking…".
+        self._revision_key = {r.id: _revision_key(r) for r in (*pending, *progress)}
+        # One query for the rows' stored checks (of each row's current revision); rows still
+        # unchecked show "checking…".
         self._checked = self.reader.current_checks(rows, CHECKER_VERSION)
         if pending_table is not None:
             pending_table.show_items([self._item(r) for r in pending], others=others)
         if progress_table is not None:
             progress_table.show_items([self._item(r) for r in progress])
-        missing = [row for row in rows if row not in self._checked and row not in self._attempted]
+        missing = [
+            row
+            for row in rows
+            if row not in self._checked and self._revision_key[row] not in self._attempted
+        ]
         if missing and not self.checking:
             if self.poppy.painted:
                 self._checks_waiting = []
@@ -377,8 +391,10 @@ class InboxScreen(PoppyScreen):
 
     def _start_checks(self, missing: list[int]) -> None:
         self.checking = True
-        self._attempted.update(missing)
-        self._handed = set(missing)
+        self._checks_token = self.read_at_token
+        handed = {self._revision_key[row] for row in missing if row in self._revision_key}
+        self._attempted |= handed
+        self._handed = handed
         self._check(missing)
 
     def _item(self, row: OperationRow) -> InboxItem:
@@ -389,11 +405,51 @@ class InboxScreen(PoppyScreen):
             if key not in self._send_after:
                 self._send_after[key] = self.store.get_operation(row.id).send_after
             send_after = self._send_after[key]
+        declined = self._declined_before(row)
+        stopped = self._stopped_domain is not None and row.company_domain == self._stopped_domain
         if checked is None:
-            return InboxItem(row=row, send_after=send_after, checked=False)
+            return InboxItem(
+                row=row, send_after=send_after, checked=False, declined=declined, stopped=stopped
+            )
         return InboxItem(
-            row=row, amount=checked.amount, findings=checked.findings, send_after=send_after
+            row=row,
+            amount=checked.amount,
+            findings=checked.findings,
+            send_after=send_after,
+            declined=declined,
+            stopped=stopped,
         )
+
+    @property
+    def _stopped_domain(self) -> str | None:
+        """The domain of a demo Company that has stopped (agent/demo_marker.py), if any."""
+        stopped = getattr(self.poppy, "stopped_demo", None)
+        if stopped is None:
+            return None
+        from urllib.parse import urlsplit
+
+        return urlsplit(stopped.base_url).netloc
+
+    def _declined_before(self, row: OperationRow) -> str | None:
+        """When the person declined an earlier revision of this row's operation (a later request
+        brought a new one): only rows with a decision and more than one revision are read, once
+        per revision."""
+        if (
+            row.revision_count < 2
+            or row.decided_at is None
+            or row.status not in (Status.PENDING, Status.WITHDRAWN)
+            or not self.poppy.painted
+        ):
+            return None
+        key = _revision_key(row)
+        if key not in self._declined:
+            from poppy_tui.agent.earlier_decline import declined_earlier
+
+            try:
+                self._declined[key] = declined_earlier(self.store, self.store.get_operation(row.id))
+            except KeyError:
+                return None
+        return self._declined[key]
 
     @work(thread=True, group="inbox-checks", exit_on_error=False)
     def _check(self, operation_rows: list[int]) -> None:
@@ -419,14 +475,19 @@ class InboxScreen(PoppyScreen):
 
     def _checks_done(self) -> None:
         self.checking = False
-        unchecked = {int(key) for table in self.query(OperationTable) for key in table.items} - set(
-            self._checked
-        )
+        unchecked = {
+            self._revision_key[row]
+            for row in {int(key) for table in self.query(OperationTable) for key in table.items}
+            - set(self._checked)
+            if row in self._revision_key
+        }
         # Rows the thread stopped without checking are tried again at the next change of the
-        # store (not at once, so a failure can't spin); rows that arrived meanwhile go now.
+        # store (not at once, so a failure can't spin); rows (or revisions) that arrived
+        # meanwhile go now. A store changed while checking is read again: a batch checked the
+        # revision that was current when it began, and the store knows which is current now.
         failed = unchecked & self._handed
         self._attempted -= failed
-        if unchecked - failed:
+        if unchecked - failed or self._checks_token != self.reader.change_token():
             self.refresh_data()
 
     def _tick(self) -> None:

@@ -25,6 +25,12 @@ SIGNED_IN_SINCE = (
     "Signed in. The demo's requests went out before that, signed out: make them again from New "
     "request (n) or Talk (t), or quit and run poppy-tui --demo for a fresh start."
 )
+# The same, when Ctrl+G also said the waiting Talk message again (its answer arrives here).
+SIGNED_IN_SAID_AGAIN = (
+    "Signed in, and your message in Talk was said again: its operation arrives here. The demo's "
+    "other requests went out signed out: make them again from New request (n), or quit and run "
+    "poppy-tui --demo for a fresh start."
+)
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,12 @@ def inbox_notice(app: Any, pending_count: int) -> Notice | None:
             app.notice = started = None
     parts: list[Content] = []
     target: SignInTarget | None = None
+    stopped = getattr(app, "stopped_demo", None)
+    if stopped is not None:
+        # A demo's home opened again after the demo ended (agent/demo_marker.py).
+        from poppy_tui.agent.demo_marker import stopped_demo_line
+
+        parts.append(Content.styled(stopped_demo_line(stopped), "bold"))
     if started is not None:
         keys = ["x: dismiss"]
         if started.sign_in_company is not None:
@@ -82,10 +94,13 @@ def inbox_notice(app: Any, pending_count: int) -> Notice | None:
             )
         else:
             line = Content.assemble(said, ".")
-        if target is None and ask.text:
-            target = SignInTarget(
-                ask.company.id, ask.challenge.scopes, ask.conversation_row, ask.text
-            )
+        if ask.text and (
+            target is None or (target.text is None and target.company_id == ask.company.id)
+        ):
+            # A start notice's sign-in at the same Company (the demo's failed one) signs in for
+            # everything, then says this message again too (walk C4: it only signed in).
+            scopes = () if target is not None else ask.challenge.scopes
+            target = SignInTarget(ask.company.id, scopes, ask.conversation_row, ask.text)
             line = Content.assemble(line, "  ", ("Ctrl+G: sign in, then it is said again", "bold"))
         parts.append(line)
     if not parts:
@@ -102,8 +117,13 @@ async def sign_in_then_ask_again(app: Any, target: SignInTarget) -> None:
     if not await sign_in(app, target.company_id, scopes):
         return
     started: StartNotice | None = getattr(app, "notice", None)
+    says_again = target.text is not None and target.conversation_row is not None
     if started is not None and started.sign_in_company == target.company_id:
-        app.notice = replace(started, text=SIGNED_IN_SINCE, sign_in_company=None)
+        app.notice = replace(
+            started,
+            text=SIGNED_IN_SAID_AGAIN if says_again else SIGNED_IN_SINCE,
+            sign_in_company=None,
+        )
     if target.text is None or target.conversation_row is None:
         return
     company = app.agent.store.get_company(target.company_id)

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from poppy_tui.agent.store import Status, Store
-from poppy_tui.ui.safe import first_line, plain_line, safe_line_content
+from poppy_tui.ui.safe import plain_line, safe_line_content
 
 IN_FLIGHT = (Status.APPROVED, Status.SENDING)
 # How an approval that left the queue while the dialog was open ended, in the dialog's words.
@@ -72,7 +72,7 @@ class QuitScreen(ModalScreen[None]):
     AUTO_FOCUS = None
     DEFAULT_CSS = """
     QuitScreen { align: center middle; }
-    #quit-dialog { width: 80; height: auto; padding: 1 2; background: $panel; border: thick $warning; }
+    #quit-dialog { width: 80; max-width: 100%; height: auto; max-height: 100%; overflow-y: auto; padding: 1 2; background: $panel; border: thick $warning; }
     #quit-title { text-style: bold; margin-bottom: 1; }
     #quit-help { margin-top: 1; color: $text-muted; }
     """
@@ -97,7 +97,7 @@ class QuitScreen(ModalScreen[None]):
             store = self.app.agent.store  # type: ignore[attr-defined]
             for row in self.rows[:LISTED]:
                 yield Static(
-                    self._operation_line(store.get_operation(row)),
+                    self._operation_line(store.get_operation(row), width=self._line_width()),
                     classes="quit-operation",
                     id=f"quit-operation-{row}",
                 )
@@ -107,13 +107,23 @@ class QuitScreen(ModalScreen[None]):
             yield Static(Content(""), id="quit-progress")
         yield Footer()
 
+    def _line_width(self) -> int:
+        return max(20, min(76, self.app.size.width - 8))  # the dialog's border and padding
+
     @staticmethod
-    def _operation_line(record: Any, settled: str = "") -> Content:
+    def _operation_line(record: Any, settled: str = "", width: int = 72) -> Content:
+        """Over two lines, its beginning and its end kept: a move's new time is at its end (walk
+        K4: "Move your jacket fitting … at Manzanita Outfitters …(+134 chars)")."""
+        from poppy_tui.ui.safe import plain_line, wrapped_first_line
+
+        name = plain_line(record.company.name, 40)
+        prefix = f"{record.id}  {name}: "
+        summary = wrapped_first_line(record.current.summary, width, 2, indent=len(prefix) % width)
         return Content.assemble(
             f"{record.id}  ",
             safe_line_content(record.company.name, 40),
             ": ",
-            first_line(record.current.summary, 60),
+            Content(summary),
             (settled, "bold"),
         )
 
@@ -149,7 +159,9 @@ class QuitScreen(ModalScreen[None]):
                 record = store.get_operation(row)
                 self.query_one(f"#quit-operation-{row}", Static).update(
                     self._operation_line(
-                        record, f"  (now {STATUS_WORDS.get(record.status, record.status.value)})"
+                        record,
+                        f"  (now {STATUS_WORDS.get(record.status, record.status.value)})",
+                        self._line_width(),
                     )
                 )
         self.left = left
@@ -162,7 +174,22 @@ class QuitScreen(ModalScreen[None]):
         self.refresh_bindings()
 
     def action_leave_queued(self) -> None:
+        if self.demo:
+            self._withdraw_unsent()
         self.app.exit()
+
+    def _withdraw_unsent(self) -> None:
+        """In the demo, `l` says the approvals will never be sent (its Company stops with the
+        TUI): those still in their grace period are withdrawn, so the store says so too, and a
+        later look at the demo's home never shows them on their way (one being sent can't be
+        taken back; the demo's home says its Company stopped, agent/demo_marker.py)."""
+        agent = self.app.agent  # type: ignore[attr-defined]
+        for row in self.left:
+            try:
+                if agent.store.get_operation(row).status == Status.APPROVED:
+                    agent.withdraw(row)
+            except Exception:  # noqa: BLE001 - its first attempt began meanwhile: it goes as it is
+                continue
 
     def action_stay(self) -> None:
         self.dismiss(None)

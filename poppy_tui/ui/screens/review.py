@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -29,6 +30,7 @@ from poppy_tui.ui.safe import (
     company_label,
     diff_revisions,
     json_content,
+    plain_error,
     plain_line,
     safe_content,
     safe_line_content,
@@ -42,6 +44,7 @@ from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_count
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.resource_view import ResourceView
+from poppy_tui.ui.screens.review_fit import ReviewFit
 from poppy_tui.ui.screens.review_resource import ResourceSection
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
@@ -56,7 +59,10 @@ def revision_change(diff: Any) -> str:
     return label if label in ("new terms", "new expiry") else "same"
 
 
-class ReviewScreen(ResourceSection, PoppyScreen):
+log = logging.getLogger(__name__)
+
+
+class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
@@ -125,11 +131,14 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 Content("Operation as received (j hides)"), classes="section-title", id="json-title"
             )
             yield Static(id="operation-json", classes="operation-json")
+        yield Static(id="review-more", classes="review-more")  # ui/screens/review_fit.py
         yield PoppyFooter()
 
     async def on_mount(self) -> None:
         self.query_one("#operation-json").display = False
         self.query_one("#json-title").display = False
+        self.query_one("#review-more").display = False
+        self._follow_fit()
         self.set_interval(0.5, self._update_footer)
         # Not awaited here: a screen still mounting shows no footer, and its keys wait unanswered.
         self.refresh_data()
@@ -248,6 +257,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.query_one("#request", RequestView).show_request(record.request)
         self.query_one("#operation-json", Static).update(json_content(current.raw))
         self.shown_revision_id = current.id
+        self.new_revision_shown()
         self.store.mark_seen(current.id)
         self.arm()
         await self._begin_resource(record)
@@ -365,11 +375,37 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         banner = self.query_one("#outcome", OutcomeBanner)
         banner.arming_left = self.arming_left
         banner.unsignable = lambda: getattr(self.app, "unsignable", None)
+        from poppy_tui.agent.earlier_decline import declined_earlier
+
+        banner.declined_before = declined_earlier(self.store, record)
+        banner.company_stopped = self._company_stopped(record)
+        banner.where_it_stands = self._where_it_stands(record)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)
         )
         self._update_footer()
+
+    def _where_it_stands(self, record: OperationRecord) -> Any:
+        """The lifecycle's explanation of an approval on its way or held (Agent.explain): the
+        words `poppy-tui show` prints, so the two can't disagree. None for other states."""
+        explain = getattr(self.agent, "explain", None)
+        if explain is None or record.status not in (Status.APPROVED, Status.SENDING):
+            return None
+        try:
+            return explain(record.id)
+        except Exception:  # logged: a locked store; the banner says the status alone
+            log.warning("explaining operation %s failed", record.id, exc_info=True)
+            return None
+
+    def _company_stopped(self, record: OperationRecord) -> str | None:
+        """Its Company ran in a demo that has ended (agent/demo_marker.py): what to say, or None."""
+        stopped = getattr(self.app, "stopped_demo", None)
+        if stopped is None or not self.poppy.stopped_company(record.company.base_url):
+            return None
+        from poppy_tui.agent.demo_marker import stopped_demo_line
+
+        return stopped_demo_line(stopped, plain_line(record.company.name, 60))
 
     # ---- arming ---------------------------------------------------------------------------
 
@@ -545,6 +581,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
 
         self.app.push_screen(
             ConfirmApproveScreen(
+                operation_row=record.id,
                 company_name=record.company.name,
                 company_domain=record.company.domain,
                 amount=self.checked.amount,
@@ -557,6 +594,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 grace_seconds=self.agent.config.grace_seconds,
                 resource_note=resource_note,
                 asked_by=tuple(self.store.asked_by(record.id)),
+                unseen=self.is_short() and not self.summary_seen,
             ),
             confirmed,
         )
@@ -573,7 +611,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         try:
             self.agent.approve(operation_row, revision_id)
         except Exception as exc:  # noqa: BLE001 - said in a toast (StateError: expired, superseded, decided elsewhere)
-            self.notify(f"Not approved: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(f"Not approved: {plain_error(exc)}", severity="error", markup=False)
         else:
             # No number here: a toast can't count down, and the banner above does.
             self.notify(
@@ -602,6 +640,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 company_domain=record.company.domain,
                 summary=record.current.summary,
                 approved=record.status == Status.APPROVED,
+                operation_row=record.id,
+                revision_id=revision_id,
+                send_after=record.send_after,
             ),
             confirmed,
         )
@@ -610,7 +651,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         try:
             self.agent.decline(operation_row, revision_id)
         except Exception as exc:  # noqa: BLE001 - said in a toast; nothing was decided
-            self.notify(f"Not declined: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(f"Not declined: {plain_error(exc)}", severity="error", markup=False)
         # Done: the banner says so, once.
         self.refresh_data()
 
@@ -620,7 +661,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         try:
             self.agent.withdraw(self.record.id)
         except Exception as exc:  # noqa: BLE001 - said in a toast: too late, the first attempt started
-            self.notify(f"Could not withdraw: {plain_line(exc)}", severity="error", markup=False)
+            self.notify(f"Could not withdraw: {plain_error(exc)}", severity="error", markup=False)
         else:
             # The "Approved. It is sent when the countdown ends" toast would outlive what it says.
             self.app.clear_notifications()
@@ -640,10 +681,10 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             try:
                 self.agent.resolve_unknown(row, performed)
             except Exception as exc:  # noqa: BLE001 - said in a toast; nothing was recorded
-                self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
+                self.notify(f"Not recorded: {plain_error(exc)}", severity="error", markup=False)
             self.refresh_data()
 
-        self.app.push_screen(ResolveOutcomeScreen(self.record.company.name), answered)
+        self.app.push_screen(ResolveOutcomeScreen(self.record.company.name, row), answered)
 
     def _cancel_confirm(self) -> None:
         from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen

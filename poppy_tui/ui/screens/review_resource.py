@@ -192,34 +192,43 @@ class ResourceSection(Screen):
             self._start_read()
 
     def _confirm_note(self) -> tuple[Content, bool] | None:
-        """What the confirmation says about the resource: (line, changed since the review opened)."""
+        """What the confirmation says about the resource: (line, changed since the review opened).
+        It names the read as the review's section title does (where from, and when), with a
+        verdict: as shown on the review, unchanged, CHANGED, or why it couldn't be read again."""
         from poppy_tui.safety.resource_checks import resource_rows
-        from poppy_tui.ui.widgets.resource_view import clock_time
 
         read = self.resource_read
-        if read is None or not read.source:
+        if read is None:
             return None
+        if not read.source:
+            if read.ok or not read.problem or read.problem == "nowhere to read it":
+                return None  # nowhere to read it from: the review says so, and there is no read
+            # It timed out (or failed) before it knew where from: still a read that didn't answer.
+            return Content.assemble(
+                resource_title(None).partition(":")[0],  # the section's name, as its title has it
+                ": couldn't read it again: ",
+                plain_line(read.problem, 200),
+            ), False
+        title = resource_title(read)
         if not read.ok:
             return Content.assemble(
-                ("Now      ", "dim"),
-                "couldn't read it again: ",
-                plain_line(read.problem or "no answer", 200),
+                title, ": couldn't read it again: ", plain_line(read.problem or "no answer", 200)
             ), False
-        at = clock_time(read.read_at)
         opened = self.opened_read
         if opened is None or opened is read or not opened.ok:
-            return Content.assemble(("Now      ", "dim"), f"read at {at}"), False
+            age = max(0, int((app_now(self) - read.read_at).total_seconds()))
+            return Content.assemble(
+                title, f": as the review shows it ({age} s ago; nothing read since)"
+            ), False
         before, after = dict(resource_rows(opened.body)), dict(resource_rows(read.body))
         changes = [
             key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)
         ]
         if not changes:
-            return Content.assemble(
-                ("Now      ", "dim"), f"read again at {at}: unchanged since you opened the review"
-            ), False
+            return Content.assemble(title, ": unchanged since you opened the review"), False
         parts: list[Content | str | tuple[str, str]] = [
             ("CHANGED ", "bold"),
-            f"since you opened the review (read again at {at}): ",
+            f"since you opened the review ({title}): ",
         ]
         for number, key in enumerate(changes[:3]):
             parts += [

@@ -37,8 +37,9 @@ from textual.widgets import Button, Footer, Input, Static
 
 from poppy_tui.safety.web_host import show_host
 from poppy_tui.safety.wording import followed_by, possessive
-from poppy_tui.ui.safe import plain_line, safe_line_content, strong
+from poppy_tui.ui.safe import plain_error, plain_line, safe_line_content, strong
 from poppy_tui.ui.screens.base import SCREENS_CSS
+from poppy_tui.ui.typed_keys import TYPED_FOCUS_BINDINGS, TypedFocus
 
 KIND_LABELS = {
     "device": ("d", "Device: confirm a code on the Company's site"),
@@ -77,12 +78,15 @@ async def sign_in(
     return bool(signed_in)
 
 
-class SignInScreen(ModalScreen[bool]):
+class SignInScreen(TypedFocus, ModalScreen[bool]):
     CSS_PATH = SCREENS_CSS
     AUTO_FOCUS = None
     # Letters here are the dialog's keys or text in its fields: never a screen switch or quit behind it.
     TYPING = True
+    # Tab and Enter move from field to field as typed, however fast (ui/typed_keys.py): a burst
+    # from a password manager put the password in the Email field, in clear text (walk C1).
     BINDINGS = [
+        *TYPED_FOCUS_BINDINGS,
         Binding("escape", "cancel", "Cancel", id="cancel_sign_in"),
         Binding("d", "start('device')", "Device", id="sign_in_device"),
         Binding("b", "start('direct')", "Browser", id="sign_in_direct"),
@@ -126,9 +130,9 @@ class SignInScreen(ModalScreen[bool]):
                 ),
                 id="sign-in-title",
             )
-            scopes = (
-                " ".join(self.scopes) if self.scopes else "everything this kind of sign-in offers"
-            )
+            # A new grant replaces the old one: what it holds is asked for again with what is needed.
+            asked = self.agent.signins.scopes_to_ask(company, self.scopes)
+            scopes = " ".join(asked) if asked else "everything this kind of sign-in offers"
             yield Static(
                 Content.assemble(("Scopes  ", "dim"), safe_line_content(scopes, 300)),
                 id="sign-in-scopes",
@@ -164,8 +168,8 @@ class SignInScreen(ModalScreen[bool]):
     # ---- keys and fitting -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "start":  # (while a field has the focus, its letters are text)
-            return not self.busy and parameters[0] in self.offered
+        if action == "start":  # letters are text while a form takes them, focused or not yet
+            return not self.busy and not self._typing() and parameters[0] in self.offered
         if action == "copy_link":
             return self.link is not None
         return True
@@ -218,7 +222,8 @@ class SignInScreen(ModalScreen[bool]):
 
     def status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#sign-in-status", Static)
-        status.update(safe_line_content(text, 400))
+        # Cut, if ever, in its middle: a refusal's end says what to do (safety/error_line.py).
+        status.update(Content(plain_error(text, 400)))
         status.set_class(error, "-error")
         self._changed()
 
@@ -361,7 +366,8 @@ class SignInScreen(ModalScreen[bool]):
                 else []
             ),
             Input(
-                placeholder="If the browser can't come back here: paste the address it ended on, then Enter",
+                # Short enough for the box at 80 columns (walk K12: cut mid-sentence).
+                placeholder="Browser can't come back? Paste the address it ended on",
                 id="sign-in-paste",
             ),
         )
@@ -414,7 +420,8 @@ class SignInScreen(ModalScreen[bool]):
         else:
             self.status(followed_by(refused, "try again"), error=True)
         self._show_keys()
-        self.call_after_refresh(lambda: self.query_one("#sign-in-field-0", Input).focus())
+        # Now, not after a refresh: a key typed as the form appears goes into its first field.
+        self.set_focus(self.query_one("#sign-in-field-0", Input))
 
     async def _code_form(self, message: str) -> None:
         shown = message or "The Company sent you a one-time code."
@@ -430,9 +437,19 @@ class SignInScreen(ModalScreen[bool]):
         self.busy = False
         self.status("Enter the code, then Enter.")
         self._show_keys()
-        self.call_after_refresh(lambda: self.query_one("#sign-in-code-input", Input).focus())
+        self.set_focus(self.query_one("#sign-in-code-input", Input))
 
     # ---- input ------------------------------------------------------------------------------------
+
+    def enter_moves_focus_to(self, field: Input) -> tuple[Any, bool] | None:
+        """Enter in a Mediated field before the last moves to the next one at once; on the last
+        (and in the code and paste boxes) it submits, once the field has every key typed."""
+        if not (field.id or "").startswith("sign-in-field-"):
+            return None
+        fields = list(self.query(".sign-in-field").results(Input))
+        if field not in fields or field is fields[-1]:
+            return None
+        return fields[fields.index(field) + 1], False
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:

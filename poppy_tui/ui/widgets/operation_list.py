@@ -13,7 +13,13 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from poppy_tui.agent.store.status import OperationRow, Status
-from poppy_tui.ui.format import countdown, interface_label, parse_stamp, status_label
+from poppy_tui.ui.format import (
+    countdown,
+    interface_label,
+    local_date,
+    parse_stamp,
+    status_label,
+)
 from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_lines_apart, wrapped_first_line
 from poppy_tui.ui.widgets.countdown import app_now
 from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
@@ -33,6 +39,8 @@ WIDTHS = {
 # under the Company's name, and each row wraps its summary over up to SUMMARY_LINES lines.
 COMPACT_BELOW = 140
 COMPACT_WIDTHS = {"company": 20, "expires": 8, "amount": 10, "status": 22}
+# Below this many columns the compact table drops the amount as well.
+NARROW_BELOW = 80
 SUMMARY_LINES = 4
 # Wide, a summary that doesn't fit its line goes on to a second rather than being cut early.
 WIDE_SUMMARY_LINES = 2
@@ -81,6 +89,8 @@ class InboxItem:
     findings: tuple[Any, ...] = field(default=())
     send_after: str | None = None  # for the grace countdown of approved operations
     checked: bool = True  # False: its checks are still being computed (amount and badge to follow)
+    declined: str | None = None  # when the person declined an earlier revision (a stamp)
+    stopped: bool = False  # its Company ran in a demo that has ended: nothing is sent to it
 
 
 class OperationTable(DataTable):
@@ -112,6 +122,7 @@ class OperationTable(DataTable):
         self._generation = 0  # which show_items the pending chunks belong to
         self._lines = 0
         self._selecting: str | None = None  # the cursor goes back here once its row is added
+        self._cursor_when_selecting = 0  # ...if it is still where it was then
         self._chunk_queued = False
 
     def _widths(self) -> dict[str, int]:
@@ -129,7 +140,10 @@ class OperationTable(DataTable):
         labels = dict(self._labels)
         if self.compact:
             # The status says more than the amount while a send is under way; the review has both.
-            dropped = {"amount"} if "status" in self.wide_keys else set()
+            # Below 80 columns the amount gives way to the summary too: the columns otherwise ran
+            # off the right edge at 60 (walk K10); the review and the confirmation say the amount.
+            narrow = self.app.size.width < NARROW_BELOW
+            dropped = {"amount"} if "status" in self.wide_keys or narrow else set()
             self.column_keys = tuple(
                 k for k in self.wide_keys if k in COMPACT_COLUMNS and k not in dropped
             )
@@ -141,29 +155,66 @@ class OperationTable(DataTable):
         return [(k, labels[k], summary if k == "summary" else widths[k]) for k in self.column_keys]
 
     def show_items(self, items: list[InboxItem], others: list[str] | None = None) -> None:
-        """Rows for the screen first, the rest right after each refresh, in chunks: the first
-        frame costs the same with 50,000 pending as with 50 (the first-frame target,
-        docs/benchmarks.md). `others`: the summaries of the whole list when `items` are only its
-        first rows (the first frame's), so alike summaries are told apart as they will be once
-        every row is there."""
-        selected = self._selecting or self.selected_row_key()
-        if items:  # an empty table is hidden (the inbox says so in words): no header to measure
-            set_columns(self, self._layout())
-        self.clear()
+        """Show these rows, in this order, updating the table in place: a row whose place and
+        height are the same keeps its row (only cells that changed are written), one that left is
+        removed, and only from the first row out of place on are rows taken out and added again.
+        The cursor is the person's: it stays on the row it is on now (read now, never remembered
+        from an earlier refresh), and a scroll the person made is kept where nothing moved.
+
+        Rows for the screen first, the rest right after each refresh, in chunks: the first frame
+        costs the same with 50,000 pending as with 50 (the first-frame target, docs/benchmarks.md).
+        `others`: the summaries of the whole list when `items` are only its first rows (the first
+        frame's), so alike summaries are told apart as they will be once every row is there."""
+        cursor_key = self.selected_row_key()
+        rebuilt = set_columns(self, self._layout()) if items else False
+        initial = rebuilt or not self.row_count
         self._generation += 1
         self.items = {str(item.row.id): item for item in items}
         # Summaries that begin alike are shown from where they part, if they'd be cut before it.
         summaries = [item.row.summary for item in items]
         apart = first_lines_apart(summaries + (others or []), len(items))
         self._apart = {str(item.row.id): text for item, text in zip(items, apart, strict=True)}
-        self._to_add = list(self.items)
-        self._lines = 0
-        self._selecting = selected if selected in self.items else None
         shown = {item.row.id for item in items}
         self._summaries = {k: v for k, v in self._summaries.items() if k[0] in shown}
         self._chunk_queued = False
-        first = self.first_rows()
-        self._add_rows(first, lines=first)
+        wanted = list(self.items)
+        for row in list(self.ordered_rows):  # rows that left the list
+            if row.key.value not in self.items:
+                self.remove_row(row.key)
+        kept = 0
+        self._lines = 0
+        for row in list(self.ordered_rows):
+            key = row.key.value
+            if key is None or kept >= len(wanted) or wanted[kept] != key:
+                break
+            cells = self._cells(self.items[key])
+            if self._height(cells) != row.height:
+                break  # a new summary takes more or fewer lines: added again, below
+            for column, value in zip(self.column_keys, cells, strict=True):
+                self._update_if_changed(key, column, value)
+            self._lines += row.height
+            kept += 1
+        if kept == 0 and self.row_count:
+            self.clear()  # nothing stays: one clear, not a removal (and re-indexing) per row
+        for row in list(self.ordered_rows)[kept:]:  # out of place from here: added again in order
+            self.remove_row(row.key)
+        self._to_add = wanted[kept:]
+        self._selecting = cursor_key if cursor_key in self._to_add else None
+        self._cursor_when_selecting = self.cursor_row
+        if initial:
+            first = self.first_rows()
+            self._add_rows(first, lines=first)
+        else:
+            self._add_rows(ROWS_PER_CHUNK)
+        if cursor_key is not None and cursor_key in self.rows:
+            index = self.get_row_index(cursor_key)
+            if index != self.cursor_row:  # rows above it came or went: the same row, not index
+                self.move_cursor(row=index, scroll=False)
+        self.styles.height = self._lines + 1
+
+    @staticmethod
+    def _height(cells: list[Text]) -> int:
+        return max(len(c.plain.split("\n")) for c in cells)
 
     def first_rows(self) -> int:
         """How many rows go in before the first frame: as many as the table has lines to show
@@ -179,13 +230,16 @@ class OperationTable(DataTable):
             if lines is not None and self._lines >= lines:
                 break
             cells = self._cells(self.items[key])
-            height = max(len(c.plain.split("\n")) for c in cells)
+            height = self._height(cells)
             self._lines += height
             self.add_row(*cells, key=key, height=height)
             added += 1
         del self._to_add[:added]
         if self._selecting is not None and self._selecting in self.rows:
-            self.move_cursor(row=self.get_row_index(self._selecting))
+            # The cursor's row was taken out to be added again: back on it, unless the person
+            # moved the cursor meanwhile (their key wins over a refresh).
+            if self.cursor_row == self._cursor_when_selecting:
+                self.move_cursor(row=self.get_row_index(self._selecting), scroll=False)
             self._selecting = None
         # Every row's lines and the header; max-height in the stylesheet caps it. (height: auto
         # would follow the rows only after a relayout that adding rows doesn't trigger.)
@@ -328,10 +382,13 @@ class OperationTable(DataTable):
         withdrawn = item.row.status == Status.WITHDRAWN
         width = self.summary_chars()
         apart = self._apart.get(str(item.row.id))
-        key = (item.row.id, item.row.revision, width, withdrawn, self.compact, apart)
+        key = (item.row.id, item.row.revision, width, withdrawn, self.compact, apart, item.declined)
         cached = self._summaries.get(key)
         if cached is None:
             prefix = "(withdrawn) " if withdrawn else ""
+            if item.declined:
+                # Not a plain "waiting for you": the person said no to this action before.
+                prefix += f"(you declined an earlier revision on {local_date(item.declined)}) "
             lines = SUMMARY_LINES if self.compact else WIDE_SUMMARY_LINES
             room = width * lines - len(prefix)
             summary = item.row.summary
@@ -361,6 +418,8 @@ class OperationTable(DataTable):
 
     def _status_cell(self, item: InboxItem, now: datetime) -> Text:
         status = item.row.status
+        if item.stopped and status in (Status.APPROVED, Status.SENDING):
+            return Text("not sent: demo stopped", style=f"bold {self._color('warning')}")
         if status == Status.APPROVED:
             send_after = parse_stamp(item.send_after)
             if send_after is not None and send_after > now:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual.content import Content
 from textual.widgets import Static
@@ -42,6 +43,12 @@ class OutcomeBanner(Static):
         self.arming_left: Callable[[], float] = lambda: 0.0
         # Why approvals can't be signed on this machine (no usable keyring, say), or None.
         self.unsignable: Callable[[], str | None] = lambda: None
+        # When the person declined an earlier revision of this operation (agent/earlier_decline.py).
+        self.declined_before: str | None = None
+        # Its Company ran in a demo that has ended (agent/demo_marker.py): the line to say, or None.
+        self.company_stopped: str | None = None
+        # An approval's agent/lifecycle Explanation (Agent.explain), the words `show` prints.
+        self.where_it_stands: Any = None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -83,7 +90,7 @@ class OutcomeBanner(Static):
         unsignable = self.unsignable() if status in (Status.PENDING, Status.WITHDRAWN) else None
         if unsignable:
             # Said here, where the person looks, rather than in a toast that covers the review.
-            from poppy_tui.ui.safe import plain_line
+            from poppy_tui.ui.safe import plain_error
 
             return Content.assemble(
                 (
@@ -92,7 +99,17 @@ class OutcomeBanner(Static):
                     "bold",
                 ),
                 "\n",
-                f"Approvals can't be signed here: {plain_line(unsignable, 600)}",
+                f"Approvals can't be signed here: {plain_error(unsignable, 600)}",
+            )
+        if self.company_stopped and status in (Status.APPROVED, Status.SENDING):
+            # Not "SENDING — attempt 6": nothing can reach a demo Company that has stopped.
+            return Content.assemble(
+                (
+                    "NOT SENT — the demo Company has stopped, so this approval will not be sent",
+                    "bold",
+                ),
+                "\n",
+                self.company_stopped,
             )
         if status == Status.PENDING:
             head = f"WAITING FOR YOUR DECISION — {approve}   {key('decline', 'd')}: decline…"
@@ -101,6 +118,10 @@ class OutcomeBanner(Static):
                 f"WITHDRAWN — nothing was sent. {approve.replace('approve…', 'approve again…')}   "
                 f"{key('decline', 'd')}: decline…"
             )
+            if self.declined_before:
+                return Content.assemble(
+                    (head, "bold"), "\n", declined_before_line(self.declined_before)
+                )
         elif status == Status.APPROVED:
             left = self.grace_left()
             if left is not None and left > 0:
@@ -110,6 +131,12 @@ class OutcomeBanner(Static):
                 )
             else:
                 head = "APPROVED — the grace period is over; sending now"
+                where = self.where_it_stands
+                if where is not None and not where.on_its_way:
+                    # Held (another account, unsignable here, expired): said, not "sending now".
+                    return Content.assemble(
+                        ("APPROVED — not sent", "bold"), "\n", where_line(where)
+                    )
         elif status == Status.SENDING and record.waiting_sign_in:
             # The approval is kept; the Company wants the person signed in first (Ops 3).
             from poppy_tui.ui.safe import plain_line
@@ -119,7 +146,20 @@ class OutcomeBanner(Static):
             why = (
                 record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
             )
-            why = plain_line(why if why.startswith("as ") else f"— {why}")
+            if not why.startswith("as "):
+                # The Company's ask once, under a short head (walk K7: six lines at 80x24, the
+                # ask said in the head, the meaning, the attempt and the detail).
+                return Content.assemble(
+                    (
+                        f"WAITING FOR SIGN-IN — {key('sign_in_to_send', 's')}: sign in, and your "
+                        "approval is sent",
+                        "bold",
+                    ),
+                    "\n",
+                    f"You approved; the Company asked: {plain_line(why, 300)}. Nothing is sent "
+                    "until then; your approval is kept until the terms expire.",
+                )
+            why = plain_line(why)
             head = (
                 f"WAITING FOR SIGN-IN {why}. "
                 f"Press {key('sign_in_to_send', 's')} to sign in; your approval is then sent again (before it expires)"
@@ -146,11 +186,45 @@ class OutcomeBanner(Static):
             return Content.assemble((head, "bold"), "\n", WAITING_SIGN_IN_MEANING)
         if status not in EXPLAINED:
             return Content.assemble((head, "bold"))
+        if status == Status.PENDING and self.declined_before:
+            # Not a plain "waiting": the person said no to this action once already.
+            return Content.assemble(
+                (head, "bold"),
+                "\n",
+                declined_before_line(self.declined_before),
+            )
+        if status == Status.SENDING and self.where_it_stands is not None:
+            # Where it stands as the lifecycle explains it (as `show` says it), then the promise.
+            return Content.assemble(
+                (head, "bold"),
+                "\n",
+                f"{where_line(self.where_it_stands)}. Retries reuse the same approval, so it is "
+                "done at most once.",
+            )
         return Content.assemble((head, "bold"), "\n", status_meaning(status))
 
 
+def where_line(where: Any) -> str:
+    """An Explanation's sentence (Company-written detail in it made one safe line), with its
+    time as every screen writes one."""
+    from poppy_tui.ui.safe import plain_line
+
+    said = plain_line(where.sentence(local_time), 400)
+    return said[:1].upper() + said[1:]
+
+
+def declined_before_line(stamp: str) -> str:
+    return (
+        f"You declined an earlier revision on {local_time(stamp)}; the Company sent this new one "
+        "(to a later request). Nothing has been done."
+    )
+
+
 # Attempt outcomes whose stored word would mislead in the list of attempts.
-ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}
+ATTEMPT_LABELS = {
+    "sign_in_required": "the Company asked for sign-in; nothing performed",
+    "not_sent": "not delivered: nothing reached the Company",
+}
 
 
 def _repeats(detail: str, attempt: AttemptRecord) -> bool:
@@ -179,7 +253,11 @@ def progress_content(record: OperationRecord, attempts: Sequence[AttemptRecord])
         if attempt.detail and not _repeats(attempt.detail, attempt):
             # Details can quote a Company's error body.
             parts += ["    ", safe_content(attempt.detail), "\n"]
-    if record.outcome_detail and not (attempts and _repeats(record.outcome_detail, attempts[-1])):
+    if (
+        record.outcome_detail
+        and not (attempts and _repeats(record.outcome_detail, attempts[-1]))
+        and not (record.waiting_sign_in and record.outcome_detail in record.waiting_sign_in)
+    ):  # (a sign-in ask the banner says already: once)
         parts += [("Detail: ", "bold"), safe_content(record.outcome_detail), "\n"]
     if record.outcome is not None:
         parts += [("Company's answer\n", "bold"), json_content(record.outcome)]

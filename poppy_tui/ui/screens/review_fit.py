@@ -1,0 +1,74 @@
+"""A review in a small window says what it can't show (docs/tui.md, "Narrow terminals"): while
+the summary and the terms have not all been on screen, a line under the scrolling part says how
+many more lines are below, and the confirmation says that part of them was not on screen
+(approving stays possible: the person may know the terms). A part of ReviewScreen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Static
+
+from poppy_tui.ui.screens.confirm_approve import SHORT_BELOW_LINES
+
+if TYPE_CHECKING:
+    from poppy_tui.ui.widgets.summary_view import SummaryView
+
+
+class ReviewFit(Screen):
+    """A base of ReviewScreen: `summary_seen`, and the "more below" line (#review-more)."""
+
+    summary_seen = False  # the end of the terms (or of the summary) has been on screen
+
+    def _follow_fit(self) -> None:
+        """Called once mounted: look again whenever the body scrolls or changes size."""
+        view = self._body()
+        self.watch(view, "scroll_y", self._fit_later, init=False)
+        self.watch(view, "virtual_size", self._fit_later, init=False)
+
+    def is_short(self) -> bool:
+        """Below 24 lines: the fixed header and banner leave the body a few lines, and what is
+        below them is said (at 80x24 and more the body shows the findings and the summary)."""
+        return self.app.size.height < SHORT_BELOW_LINES
+
+    def on_resize(self) -> None:
+        self._fit_later()  # a new size shows more or less of the body
+
+    def _body(self) -> SummaryView:
+        from poppy_tui.ui.widgets.summary_view import SummaryView
+
+        return self.query_one("#summary-view", SummaryView)
+
+    fit_pending = False  # a look is scheduled (tests wait for it to settle)
+
+    def _fit_later(self, *_: object) -> None:
+        self.fit_pending = True
+        self.call_after_refresh(self.check_fit)
+
+    def new_revision_shown(self) -> None:
+        """New terms are unread again, wherever the body was scrolled."""
+        self.summary_seen = False
+        self._fit_later()
+
+    def check_fit(self) -> None:
+        self.fit_pending = False
+        if not self.is_mounted or not self.is_current:
+            return  # under a dialog nothing of it moves: the line stays as it was
+        view = self._body()
+        end = self.query_one("#terms")
+        if not end.display or end.region.height == 0:
+            end = self.query_one("#summary")
+        visible = view.region
+        if visible.height > 0 and end.region.bottom <= visible.bottom and end.region.height > 0:
+            self.summary_seen = True
+        more = self.query_one("#review-more", Static)
+        hidden = max(0, view.virtual_size.height - int(view.scroll_y) - view.size.height)
+        shown = self.is_short() and not self.summary_seen and hidden > 0
+        text = f"↓ {hidden} more lines below: the summary and terms go on (PgDn)" if shown else ""
+        if str(more.render()) != text:
+            more.update(Content(text))
+        if more.display != shown:
+            more.display = shown
+            self._fit_later()  # the body is a line shorter (or longer) now: count again
