@@ -27,9 +27,7 @@ from tests.cli.cli_support import readable, subprocess_env
 
 START_TIMEOUT_SECONDS = 60.0
 COOKIE = "__Host-poppy-device"
-CONFIG = (
-    'key_storage = "file"\ngrace_seconds = 60\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
-)
+CONFIG = 'key_storage = "file"\ngrace_seconds = 60\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
 
 
 def make_home(root: Path, config: str = CONFIG) -> Path:
@@ -79,7 +77,11 @@ class WebServer:
 
 def start_web(home: Path, logs: Path, *args: str, expect_url: bool = True) -> WebServer:
     log = logs / f"web-{time.monotonic_ns()}.stderr"
-    argv = list(args) if any(a.startswith("--listen") for a in args) else ["--listen", "127.0.0.1:0", *args]
+    argv = (
+        list(args)
+        if any(a.startswith("--listen") for a in args)
+        else ["--listen", "127.0.0.1:0", *args]
+    )
     with open(log, "w") as errors:
         process = subprocess.Popen(
             [sys.executable, "-m", "poppy_tui", "web", *argv],
@@ -101,7 +103,9 @@ def start_web(home: Path, logs: Path, *args: str, expect_url: bool = True) -> We
     server = WebServer(process, found.group(1) if found else "", line, log, home)
     if expect_url and not found:
         code = server.stop()
-        raise AssertionError(f"poppy-tui web did not start (exit {code}): {server.out!r} {server.err!r}")
+        raise AssertionError(
+            f"poppy-tui web did not start (exit {code}): {server.out!r} {server.err!r}"
+        )
     return server
 
 
@@ -216,3 +220,22 @@ def wait_until(condition: Any, what: str, timeout: float = 30.0) -> Any:
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+_bookings = iter(range(100, 100_000))
+
+
+def new_booking(company: Any, trip: str = "Faro, 2 nights") -> str:
+    """A booking of its own at the strict Company (its cancel has an operation_id of its own)."""
+    booking = f"bk_{next(_bookings)}"
+    company.state.bookings[booking] = {
+        "id": booking,
+        "trip": trip,
+        "status": "confirmed",
+        "date": "2026-11-30",
+    }
+    return booking
+
+
+def queue_cancel(home: Path, company: Any, trip: str = "Faro, 2 nights") -> int:
+    return queue(home, f"/bookings/{new_booking(company, trip)}/cancel")
