@@ -23,18 +23,24 @@ _TAGS = {BOLD: "strong", ITALIC: "em"}
 
 def _spans_html(text: str, spans: list[tuple[int, int, str]]) -> Markup:
     """`text` with style spans (possibly nested or overlapping) as escaped segments, each wrapped
-    in the tags of the styles over it."""
-    cuts = sorted({0, len(text), *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
+    in the tags of the styles over it. One sweep over the span edges: a hostile summary can hold
+    hundreds of thousands of tokens."""
+    edges: dict[int, list[tuple[str, int]]] = {0: [], len(text): []}
+    for start, end, style in spans:
+        if start < end:
+            edges.setdefault(start, []).append((style, 1))
+            edges.setdefault(end, []).append((style, -1))
+    active = {PLACEHOLDER_STYLE: 0, BOLD: 0, ITALIC: 0}
+    cuts = sorted(edges)
     out: list[str] = []
     for start, end in zip(cuts, cuts[1:], strict=False):
-        if start >= end:
-            continue
+        for style, step in edges[start]:
+            active[style] = active.get(style, 0) + step
         piece = str(escape(text[start:end]))
-        styles = {style for s, e, style in spans if s <= start and end <= e}
-        if PLACEHOLDER_STYLE in styles:
+        if active[PLACEHOLDER_STYLE] > 0:
             piece = f'<span class="tok">{piece}</span>'
         for style in (ITALIC, BOLD):
-            if style in styles:
+            if active[style] > 0:
                 piece = f"<{_TAGS[style]}>{piece}</{_TAGS[style]}>"
         out.append(piece)
     return Markup("".join(out))  # noqa: S704 - built from escape()d pieces and our own tags
