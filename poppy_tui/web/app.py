@@ -103,6 +103,7 @@ class WebApp:
     def starlette(self) -> Starlette:
         routes = [
             Route("/", self.home),
+            Route("/favicon.ico", lambda request: Response(status_code=204)),
             Route("/pair/{code}", self.pair, methods=["GET", "POST"]),
             Route("/op/{row:int}", self.review),
             Route("/op/{row:int}/approve", self.approve_ask, methods=["POST"]),

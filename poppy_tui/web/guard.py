@@ -15,7 +15,7 @@ Before (in this order; each refusal a short plain-text page, and a log line that
 After, on every answer: `Cache-Control: no-store` (a review or a credential never sits in a
 cache), a strict Content-Security-Policy (scripts and styles only from this server's own files,
 nothing inline, no framing: `frame-ancestors 'none'`, with X-Frame-Options for older browsers),
-no MIME sniffing, no Referer (a pairing link's code never leaves in one).
+no MIME sniffing, no Referer to another site (a pairing link's code never leaves in one; "same-origin", as "no-referrer" makes browsers send `Origin: null` with the page's own form posts).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),

@@ -156,7 +156,7 @@ def test_every_answer_is_uncached_unframeable_and_has_no_cors(web, phone):
         assert answer.headers["cache-control"] == "no-store"
         assert answer.headers["x-frame-options"] == "DENY"
         assert answer.headers["x-content-type-options"] == "nosniff"
-        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["referrer-policy"] == "same-origin"
         assert not any(name.startswith("access-control-") for name in answer.headers)
         assert "server" not in answer.headers
     assert answers[5].status_code == 405
