@@ -174,3 +174,7 @@ def checks_summary(dangers: int, warnings: int) -> str:
     if warnings:
         parts.append(plural(warnings, "warning"))
     return " and ".join(parts) if parts else "no dangers or warnings"
+
+
+# Attempt outcomes whose stored word would mislead in the list of attempts.
+ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}

@@ -22,20 +22,13 @@ from collections.abc import AsyncIterator, Callable
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import (
-    HTMLResponse,
-    JSONResponse,
-    RedirectResponse,
-    Response,
-    StreamingResponse,
-)
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from poppy_tui.agent.paired_devices import Device, DeviceBook, DeviceError
 from poppy_tui.agent.review_words import not_approved_message
 from poppy_tui.agent.status_words import checks_summary, plural
-from poppy_tui.agent.store.records import Status
 from poppy_tui.web import html, views
 from poppy_tui.web.guard import BodyTooLarge
 from poppy_tui.web.session import (
@@ -83,6 +76,8 @@ class WebApp:
         self.arming = ArmingClock(settings.arm_delay_seconds)
         self.pairing_attempts = AttemptLimit(PAIRING_ATTEMPTS_PER_MINUTE, 60.0)
         self.streams: dict[int, int] = {}
+        # Resource reads started when a review is first shown (the TUI reads on opening too).
+        self.reads: set[asyncio.Task] = set()
         self.stopping = asyncio.Event()
         self.passkeys: Any = None
         if settings.require_passkey:
@@ -203,6 +198,26 @@ class WebApp:
 
     # ---- the list and the review ------------------------------------------------------------
 
+    def _read_resource(self, row: int) -> None:
+        """Read the operation's resource from the Company in the background; its commit wakes
+        the live pages, which then show it (and what it says against the terms)."""
+        reader = getattr(self.agent, "read_resource", None)
+        if reader is None or len(self.reads) > 8:
+            return
+        task = asyncio.ensure_future(reader(row))
+        self.reads.add(task)
+
+        def done(finished: asyncio.Task) -> None:
+            self.reads.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.warning(
+                    "reading the resource of operation %s failed",
+                    row,
+                    exc_info=finished.exception(),
+                )
+
+        task.add_done_callback(done)
+
     async def home(self, request: Request) -> Response:
         device = self.device(request)
         if device is None:
@@ -216,6 +231,8 @@ class WebApp:
         except KeyError:
             return None
         revision_id = shown if shown is not None else record.current.id
+        if self.arming.left(device.id, row, record.current.id) >= self.arming.delay:
+            self._read_resource(row)  # first shown to this device: read the resource now
         self.arming.shown(device.id, row, record.current.id)
         return views.review(
             self.agent,
@@ -456,4 +473,4 @@ def build(agent: Any, devices: DeviceBook, settings: Settings) -> tuple[WebApp, 
     return web, web.starlette()
 
 
-__all__ = ["JSONResponse", "Settings", "WebApp", "build", "Status"]
+__all__ = ["Settings", "WebApp", "build"]

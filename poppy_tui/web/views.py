@@ -20,6 +20,7 @@ from poppy_tui.agent.review_words import (
     severity_label,
 )
 from poppy_tui.agent.status_words import (
+    ATTEMPT_LABELS,
     IN_PROGRESS_STATUSES,
     INBOX_STATUSES,
     checks_summary,
@@ -59,7 +60,6 @@ class Row:
     expires_in: str
     dangers: int
     warnings: int
-    checking: bool
     requester: Markup | None = None
 
 
@@ -93,7 +93,6 @@ def _rows(store: Any, rows: list[Any], now: datetime, min_read_seconds: float) -
                 expires_in=countdown((row.expires_at - now).total_seconds()),
                 dangers=dangers,
                 warnings=warnings,
-                checking=checks is None and False,
                 requester=html.line(requester, 60) if requester else None,
             )
         )
@@ -192,7 +191,6 @@ def review(
     from poppy_tui.agent.revision_checks import check_record
     from poppy_tui.agent.store.owning_account import other_account_now
     from poppy_tui.safety.account_owner import owner_line
-    from poppy_tui.safety.discrepancies import diff_revisions
     from poppy_tui.safety.terms_values import terms_rows
 
     store = agent.store
@@ -204,12 +202,14 @@ def review(
     done_before = store.same_action_performed(record.id) if is_open else []
     other = other_account_now(store, record) if is_open else None
     checked = check_record(store, record, now, agent.config.min_read_seconds)
+    resource = _resource(store, record, checked)
     findings = review_findings(
         record,
         held=held,
         done_before=done_before,
         other_account=other,
         checked=checked.findings,
+        resource=resource["findings"] if resource else (),
     )
     dangers, warnings = badge_counts(findings)
     shown = current.id if shown_revision_id is None else shown_revision_id
@@ -253,7 +253,6 @@ def review(
     changes: list[Markup] = []
     if checked.previous_operation is not None and checked.operation is not None:
         changes = _changes(checked.previous, checked.previous_operation, checked.operation)
-    _ = diff_revisions  # imported with the checks; _changes uses it
     terms = (
         None
         if current.terms is None
@@ -325,8 +324,40 @@ def review(
             "checks": checks_summary(dangers, warnings),
             "arming_left": round(arming_left, 1),
             "arming_only": arming_only,
+            "resource": resource,
         },
     )
+
+
+# While the decision is still to be carried out, the resource as read from the Company now is
+# compared with the terms (safety/resource_checks.py), as on the TUI's review.
+BEFORE_SENDING = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
+
+
+def _resource(store: Any, record: Any, checked: Any) -> dict[str, Any] | None:
+    from poppy_tui.safety.resource_checks import compare_resource, resource_rows, source_label
+
+    if record.status not in BEFORE_SENDING or checked.operation is None:
+        return None
+    read = store.resource_read(record.id)
+    if read is None:
+        return None
+    if not read.ok:
+        return {
+            "findings": (),
+            "source": html.line(source_label(read.source), 200) if read.source else None,
+            "read_at": local_time(read.read_at),
+            "problem": html.line(read.problem or "nothing usable came back", 300),
+            "rows": [],
+        }
+    comparison = compare_resource(checked.operation.terms, read.body, source_label(read.source))
+    return {
+        "findings": comparison.findings,
+        "source": html.line(source_label(read.source), 200),
+        "read_at": local_time(read.read_at),
+        "problem": None,
+        "rows": [(html.line(k, 200), html.text(v)) for k, v in resource_rows(read.body)],
+    }
 
 
 def _parse(stamp: str) -> datetime | None:
@@ -393,9 +424,6 @@ def _request(request: Any) -> list[tuple[str, Markup]]:
             ("Text", html.text(request.text)),
         ]
     return [("Request", html.text(repr(request)))]
-
-
-ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}
 
 
 def _attempt_line(attempt: Any) -> Markup:

@@ -72,33 +72,63 @@ def browser(
     return driver
 
 
+def loaded(driver: Any) -> bool:
+    """The page and its script are in (the script's handlers are set on DOMContentLoaded, before
+    `complete`): a click before then would miss them, as a person's very quick tap would."""
+    try:
+        return driver.execute_script("return document.readyState") == "complete"
+    except Exception:  # navigating: no document to ask
+        return False
+
+
 def wait(driver: Any, condition: Any, what: str, timeout: float = 20.0) -> Any:
+    """Until the page is loaded and `condition(driver)` holds."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
-        lambda d: condition(d), message=f"timed out waiting for {what}"
+        lambda d: loaded(d) and condition(d), message=f"timed out waiting for {what}"
     )
 
 
 def text(driver: Any) -> str:
     """The page's text; "" while it is being replaced (a navigation, a live update)."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
 
     try:
         return driver.find_element(By.TAG_NAME, "body").text
-    except (StaleElementReferenceException, NoSuchElementException):
+    except WebDriverException:  # stale, gone, or "does not belong to the document" mid-swap
         return ""
 
 
-def on_screen(driver: Any, element: Any) -> bool:
-    """Whether the element is inside the viewport, whole, without scrolling."""
+def on_screen(driver: Any, element_id: str) -> bool:
+    """Whether the control with that id is inside the viewport, whole, without scrolling, and at
+    least 44 px each way (read in one script: a live update may replace it at any moment)."""
     box = driver.execute_script(
-        "const r = arguments[0].getBoundingClientRect();"
+        "const e = document.getElementById(arguments[0]); if (!e) return null;"
+        "const r = e.getBoundingClientRect();"
         "return [r.top, r.bottom, r.left, r.right, innerHeight, innerWidth, r.height, r.width];",
-        element,
+        element_id,
     )
+    if box is None:
+        return False
     top, bottom, left, right, height, width, tall, wide = box
     return (
         top >= 0 and left >= 0 and bottom <= height and right <= width and tall >= 44 and wide >= 44
     )
+
+
+def press(driver: Any, element_id: str, what: str | None = None) -> None:
+    """Click the control with that id, once it is there: a live update can replace the part of
+    the page it is in between finding it and clicking it (then it is found again)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    def clicked(d: Any) -> bool:
+        try:
+            d.find_element(By.ID, element_id).click()
+        except WebDriverException:
+            return False
+        return True
+
+    wait(driver, clicked, what or f"#{element_id} to click")

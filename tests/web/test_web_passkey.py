@@ -12,7 +12,7 @@ import pytest
 from poppy_tui.agent.paired_devices import DeviceBook
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
-from tests.web.browser_support import browser, needs_chromium, text, wait
+from tests.web.browser_support import browser, needs_chromium, press, text, wait
 from tests.web.web_support import WebServer, new_link, queue_cancel, running_web, status_of
 
 pytestmark = needs_chromium
@@ -42,16 +42,10 @@ def laptop(guarded) -> Iterator[object]:
     driver.quit()
 
 
-def by_id(driver, element_id):
-    from selenium.webdriver.common.by import By
-
-    return driver.find_element(By.ID, element_id)
-
-
 def confirm_page(driver, server, row: int) -> None:
     driver.get(f"{server.url}/op/{row}")
     wait(driver, lambda d: "Summary — written by the Company" in text(d), "the review")
-    by_id(driver, "approve").click()
+    press(driver, "approve")
     wait(driver, lambda d: "Approve this operation?" in text(d), "the confirmation")
 
 
@@ -65,7 +59,7 @@ def test_pair_and_add_a_passkey_on_localhost(guarded, web_home, laptop):
     laptop.find_element(By.ID, "name").send_keys("laptop")
     laptop.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait(laptop, lambda d: "A passkey for approvals" in text(d), "the passkey page")
-    by_id(laptop, "passkey-add").click()
+    press(laptop, "passkey-add")
     wait(laptop, lambda d: "Waiting for you" in text(d), "the list once the passkey is added")
     assert len(laptop.get_credentials()) == 1  # the authenticator holds it; we keep its public key
     with DeviceBook.open(resolve_paths(web_home).data_dir) as book:
@@ -77,7 +71,7 @@ def test_an_approval_goes_with_a_user_verified_passkey(guarded, web_home, travel
     row = queue_cancel(web_home, travel, "Nazaré, 2 nights")
     confirm_page(laptop, guarded, row)
     assert "Your passkey is asked for" in text(laptop)
-    by_id(laptop, "confirm-approve").click()
+    press(laptop, "confirm-approve")
     wait(laptop, lambda d: "APPROVED — sending in" in text(d), "the approval")
     assert status_of(web_home, row) == Status.APPROVED
     with DeviceBook.open(resolve_paths(web_home).data_dir) as book:
@@ -139,7 +133,7 @@ def test_no_approval_without_the_passkey_or_with_another_operations(
     laptop.set_user_verified(False)
     try:
         confirm_page(laptop, guarded, second)
-        by_id(laptop, "confirm-approve").click()
+        press(laptop, "confirm-approve")
         wait(laptop, lambda d: "The passkey step did not complete" in text(d), "the failure")
         assert status_of(web_home, second) == Status.PENDING
     finally:
@@ -157,8 +151,8 @@ def test_declining_needs_no_passkey(guarded, web_home, travel, laptop):
     row = queue_cancel(web_home, travel, "Aveiro, 1 night")
     laptop.get(f"{guarded.url}/op/{row}")
     wait(laptop, lambda d: "Summary — written by the Company" in text(d), "the review")
-    by_id(laptop, "decline").click()
+    press(laptop, "decline")
     wait(laptop, lambda d: "Decline this operation?" in text(d), "the decline confirmation")
-    by_id(laptop, "confirm-decline").click()
+    press(laptop, "confirm-decline")
     wait(laptop, lambda d: "DECLINED — you declined" in text(d), "declined")
     assert status_of(web_home, row) == Status.DECLINED

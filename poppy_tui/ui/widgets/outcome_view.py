@@ -76,8 +76,8 @@ class OutcomeBanner(Static):
         return Content.assemble((said.head(), "bold"), "\n", said.meaning)
 
 
-# Attempt outcomes whose stored word would mislead in the list of attempts.
-ATTEMPT_LABELS = {"sign_in_required": "the Company asked for sign-in; nothing performed"}
+# Attempt outcomes whose stored word would mislead in the list of attempts (shared with the web page).
+from poppy_tui.agent.status_words import ATTEMPT_LABELS  # noqa: E402
 
 
 def _repeats(detail: str, attempt: AttemptRecord) -> bool:
