@@ -25,7 +25,7 @@ def add_web_commands(
         "as in the TUI (see docs/web.md). It listens on 127.0.0.1 and a free port unless --listen says "
         "otherwise, and prints its address. 'poppy-tui web pair' shows a one-time pairing link and its QR "
         "code; 'web devices' lists the paired devices; 'web revoke NAME' ends one at once. A paired device "
-        "can approve: treat it like the terminal.",
+        "holds the power to decide that the terminal has: treat it like the terminal.",
     )
     web.add_argument(
         "--listen",

@@ -92,6 +92,9 @@ class WebApp:
             lstrip_blocks=True,
         )
         self.templates.globals.update(plural=plural, checks_summary=checks_summary)
+        # Our sentences that quote a Company's words (a hold's reason, a refusal, the banner) were
+        # sanitised where they were made; once more here, so a page can't show a raw control.
+        self.templates.filters["clean"] = lambda value: html.line(value, 2000)
 
     # ---- plumbing ---------------------------------------------------------------------------
 
