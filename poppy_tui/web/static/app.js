@@ -68,6 +68,7 @@ async function refresh() {
       }
       return;
     }
+    if (fresh.innerHTML === live.innerHTML) return;  // nothing new: leave the page (and focus) alone
     const focused = document.activeElement && document.activeElement.id;
     live.replaceWith(fresh);
     document.title = page.title;
