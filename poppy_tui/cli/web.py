@@ -181,8 +181,9 @@ def cmd_web_serve(ctx: Context, args: argparse.Namespace) -> int:
     quiet_server_logs()
     agent = open_agent(ctx)
 
-    def started(url: str) -> None:
-        print(f"poppy-tui web: serving the approval page at {url}", flush=True)
+    def started(url: str, local: str) -> None:
+        behind = f" (listening on {local.split('://', 1)[1]})" if args.public_url else ""
+        print(f"poppy-tui web: serving the approval page at {url}{behind}", flush=True)
         note(
             "poppy-tui web: 'poppy-tui web pair' shows a link that pairs a device; nothing is shown "
             "to a browser that isn't paired. Ctrl-C stops it; waiting operations stay in the queue"

@@ -87,8 +87,12 @@ class PasskeyCeremonies:
         credential = request.cookies.get(COOKIE, "")
         if not self.web.csrf.valid(credential, request.headers.get("x-csrf-token")):
             return JSONResponse({"error": "reload the page (CSRF token)"}, status_code=403)
+        from poppy_tui.web.guard import BodyTooLarge
+
         try:
             body = json.loads(await request.body() or b"{}")
+        except BodyTooLarge:
+            return JSONResponse({"error": "too large"}, status_code=413)
         except ValueError:
             return JSONResponse({"error": "not JSON"}, status_code=400)
         if not isinstance(body, dict):

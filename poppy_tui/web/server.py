@@ -167,11 +167,12 @@ async def serve(
     tls: ssl.SSLContext | None,
     require_passkey: bool = False,
     public_url: str | None = None,
-    started: Callable[[str], None],
+    started: Callable[[str, str], None],
     stopping: asyncio.Event | None = None,
     dispatch: bool = True,
 ) -> None:
-    """Serve until SIGINT/SIGTERM (or `stopping` is set); `started(url)` once it accepts requests."""
+    """Serve until SIGINT/SIGTERM (or `stopping` is set); `started(url, local)` once it accepts
+    requests: the address browsers use, and where it listens (the same but behind a tunnel)."""
     import uvicorn
 
     from poppy_tui.agent.paired_devices import DeviceBook, announce_server, forget_server
@@ -226,7 +227,8 @@ async def serve(
                 return
             await asyncio.sleep(0.02)
         announce_server(data_dir, address.url, require_passkey)
-        started(address.url)
+        shown = f"[{listen.address}]" if ":" in listen.address else listen.address
+        started(address.url, f"{'https' if tls else 'http'}://{shown}:{port}")
         if stopping is not None:
             await stopping.wait()
             web.stopping.set()

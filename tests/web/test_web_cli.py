@@ -150,3 +150,27 @@ def test_over_tls_and_with_a_passkey_it_is_served_by_name(web_home, tmp_path):
     with running_web(web_home, tmp_path, "--require-passkey") as server:
         assert server.url.startswith("http://localhost:")
     assert "approving on the page needs a passkey" in server.err
+
+
+def test_behind_a_tunnel_its_public_origin_pairs_and_decides(web_home, travel, tmp_path):
+    from tests.web.web_support import device_cookie, new_link
+
+    public = "https://poppy.example.net"
+    with running_web(web_home, tmp_path, "--public-url", public) as server:
+        assert server.url == public  # the address it announces, and pairing links start with
+        link = new_link(web_home)
+        assert link.startswith(public + "/pair/")
+        local = server.local
+        assert local.startswith("http://127.0.0.1:")
+        path = link.split(public, 1)[1]
+        as_tunnel = {"host": "poppy.example.net", "origin": public}
+        with httpx.Client(base_url=local) as client:
+            paired = client.post(path, data={"name": "far phone"}, headers=as_tunnel)
+            assert paired.status_code == 303
+            cookie = {"cookie": f"__Host-poppy-device={device_cookie(paired)['value']}"}
+            row = queue_cancel(web_home, travel)
+            page = client.get(f"/op/{row}", headers={**as_tunnel, **cookie})
+            assert page.status_code == 200
+            # Another site's Origin is still refused, through the tunnel's name too.
+            evil = {**as_tunnel, **cookie, "origin": "https://evil.test"}
+            assert client.post(f"/op/{row}/decline/yes", headers=evil).status_code == 403

@@ -53,6 +53,7 @@ class WebServer:
         self.home = home
         self.out = ""
         self.err = ""
+        self.local = url  # where it listens, when browsers reach it elsewhere (--public-url)
 
     @property
     def port(self) -> int:
@@ -99,8 +100,9 @@ def start_web(home: Path, logs: Path, *args: str, expect_url: bool = True) -> We
             line = process.stdout.readline()
             if not line:
                 break
-    found = re.search(r"at (https?://\S+)$", line.strip())
+    found = re.search(r"at (https?://[^\s]+)(?: \(listening on ([^)]+)\))?$", line.strip())
     server = WebServer(process, found.group(1) if found else "", line, log, home)
+    server.local = f"http://{found.group(2)}" if found and found.group(2) else server.url
     if expect_url and not found:
         code = server.stop()
         raise AssertionError(
