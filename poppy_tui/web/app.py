@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -150,6 +150,8 @@ class WebApp:
             return _text(413, "That request is too large for this page. Nothing was changed.")
         except TimeoutError:
             return _text(408, "The request was not sent in time. Nothing was changed.")
+        except ClientDisconnect:  # the device went away mid-form: nothing is decided
+            return _text(400, "The connection closed before the form came. Nothing was changed.")
         fields = {key: str(value) for key, value in form.items() if isinstance(value, str)}
         if device is not None and not self.csrf.valid(
             request.cookies.get(COOKIE, ""), fields.get(CSRF_FIELD)

@@ -349,6 +349,25 @@ def test_decline_asks_once_with_the_summary_then_is_final(web, web_home, travel,
     )
 
 
+def test_a_connection_closed_mid_form_decides_nothing(web, web_home, travel, phone):
+    import socket
+    from urllib.parse import urlencode
+
+    row = queue_cancel(web_home, travel)
+    body = urlencode(form(phone, row)).encode()
+    head = (
+        f"POST /op/{row}/decline/yes HTTP/1.1\r\nHost: {web.host}\r\nOrigin: {web.url}\r\n"
+        f"Cookie: __Host-poppy-device={phone.credential}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", web.port), timeout=10) as sock:
+        sock.sendall(head + body[: len(body) // 2])  # then the phone loses its connection
+    # The server goes on answering, and the half-sent decline decided nothing.
+    assert phone.get(f"/op/{row}").status_code == 200
+    assert status_of(web_home, row) == Status.PENDING
+
+
 def test_pairing_attempts_are_limited(web):
     # Last in the module: it uses up the server's pairing attempts for a minute.
     with httpx.Client(base_url=web.url) as client:
