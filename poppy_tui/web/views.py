@@ -174,6 +174,8 @@ class Review:
     can_resolve: bool
     waiting_sign_in: bool
     unsignable: str | None
+    raw: Markup = Markup("")
+    requester: Markup | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -319,6 +321,8 @@ def review(
         can_resolve=record.status == Status.OUTCOME_UNKNOWN,
         waiting_sign_in=bool(record.waiting_sign_in),
         unsignable=problem,
+        raw=html.json_text(current.raw),
+        requester=html.line(asked, 80) if (asked := getattr(record, "requester", None)) else None,
         extra={
             "meaning": record_status_meaning(record),
             "checks": checks_summary(dangers, warnings),

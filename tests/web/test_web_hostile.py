@@ -25,7 +25,7 @@ OUR_TAGS = {
     "html", "head", "meta", "title", "link", "script", "body", "header", "main", "footer", "a",
     "span", "div", "section", "p", "h1", "h2", "h3", "strong", "em", "table", "thead", "tbody",
     "tr", "th", "td", "dl", "dt", "dd", "pre", "nav", "form", "input", "button", "ul", "li",
-    "code", "kbd", "br",
+    "code", "kbd", "br", "details", "summary",
 }  # fmt: skip
 OUR_ATTRIBUTES = {
     "lang", "charset", "name", "content", "rel", "href", "src", "defer", "class", "id", "role",

@@ -316,6 +316,23 @@ def test_approve_confirms_with_the_company_and_amount_then_records_before_sendin
     assert len(travel.state.approvals_received()) == before
 
 
+def test_the_review_shows_the_operation_as_received_folded_and_escaped(
+    web, web_home, travel, phone
+):
+    row = queue_cancel(web_home, travel, "Lagos <b>3</b> nights")
+    page = phone.get(f"/op/{row}").text
+    folded = re.search(
+        r'<details class="raw">\s*<summary>Operation as received</summary>\s*<pre>(.*?)</pre>',
+        page,
+        re.S,
+    )
+    assert folded, "the review has no folded 'Operation as received'"
+    received = html.unescape(folded.group(1))
+    assert '"operation_id"' in received and '"revision"' in received
+    assert "<b>3</b>" in received  # the Company's JSON, shown as text
+    assert "<b>" not in folded.group(1)
+
+
 def test_a_stale_revision_is_not_approved(web, web_home, travel, phone):
     row = queue(web_home, "/bookings/bk_1/rebook", {"date": "2026-12-01"})
     fields = form(phone, row)
