@@ -47,7 +47,7 @@ def _book(ctx: Context):
 
     try:
         return DeviceBook.open(ctx.paths.ensure().data_dir)
-    except Exception as exc:  # sqlite3.Error, OSError: one line
+    except Exception as exc:  # noqa: BLE001 - sqlite3.Error, OSError: said in one line
         raise CliError(f"can't open the paired devices' file: {exc}") from None
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
-from poppy_tui.agent.listen import Served, host_key, split_host  # noqa: F401 (imported from here too)
+from poppy_tui.agent.listen import Served, host_key, split_host
 from poppy_tui.mcp_server.http_token import TokenFile
 
 log = logging.getLogger(__name__)

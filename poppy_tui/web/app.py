@@ -336,7 +336,7 @@ class WebApp:
             used_passkey = True
         try:
             self.agent.approve(row, revision_id)
-        except Exception as exc:  # StateError: expired, superseded, decided elsewhere; unsignable
+        except Exception as exc:  # noqa: BLE001 - said on the page (StateError: expired, superseded, decided elsewhere; unsignable)
             return self._again(request, device, row, f"Not approved: {html.plain(exc)}")
         self.devices.record_decision(device.id, row, revision_id, "approve", used_passkey)
         return RedirectResponse(f"/op/{row}?said=approved", status_code=303)
@@ -367,7 +367,7 @@ class WebApp:
             return self._again(request, device, row, "Not declined: the form named no revision.")
         try:
             self.agent.decline(row, revision_id)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - said on the page; nothing was declined
             return self._again(request, device, row, f"Not declined: {html.plain(exc)}")
         self.devices.record_decision(device.id, row, revision_id, "decline")
         return RedirectResponse(f"/op/{row}", status_code=303)
@@ -379,7 +379,7 @@ class WebApp:
         device, row, _form = got
         try:
             self.agent.withdraw(row)
-        except Exception as exc:  # too late: the first attempt already started
+        except Exception as exc:  # noqa: BLE001 - said on the page: too late, the first attempt started
             return self._again(request, device, row, f"Could not withdraw: {html.plain(exc)}")
         self.devices.record_decision(device.id, row, None, "withdraw")
         return RedirectResponse(f"/op/{row}", status_code=303)
@@ -406,7 +406,7 @@ class WebApp:
             return self._again(request, device, row, "Not recorded: the form gave no answer.")
         try:
             self.agent.resolve_unknown(row, answer == "yes")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - said on the page; nothing was recorded
             return self._again(request, device, row, f"Not recorded: {html.plain(exc)}")
         self.devices.record_decision(device.id, row, None, f"resolve:{answer}")
         return RedirectResponse(f"/op/{row}", status_code=303)

@@ -164,7 +164,7 @@ class PasskeyCeremonies:
                 expected_origin=self.origin,
                 require_user_verification=True,
             )
-        except Exception as exc:  # any malformed or failed ceremony: one line, nothing kept
+        except Exception as exc:  # noqa: BLE001 - any malformed or failed ceremony: one line, nothing kept
             return JSONResponse({"error": f"not accepted: {str(exc)[:200]}"}, status_code=400)
         self.devices.add_passkey(
             device.id, verified.credential_id, verified.credential_public_key, verified.sign_count
@@ -229,7 +229,7 @@ class PasskeyCeremonies:
             client_data = parse_client_data_json(
                 base64url_to_bytes(body["response"]["clientDataJSON"])
             )
-        except Exception:
+        except Exception:  # noqa: BLE001 - a malformed answer: said on the page, nothing approved
             return "the passkey's answer could not be read"
         bound = (review.record.id, review.revision_id)
         if not self._take(client_data.challenge, "approve", device, bound):
@@ -247,7 +247,7 @@ class PasskeyCeremonies:
                 credential_current_sign_count=key.sign_count,
                 require_user_verification=True,
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failed check: said on the page, nothing approved
             return f"the passkey's answer was not accepted ({str(exc)[:200]})"
         self.devices.used_passkey(key.credential_id, verified.new_sign_count)
         return None

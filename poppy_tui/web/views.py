@@ -5,6 +5,7 @@ screen: agent/review_words.py). Everything a Company wrote is Markup from web/ht
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,8 @@ from poppy_tui.agent.status_words import (
 )
 from poppy_tui.agent.store.records import Status
 from poppy_tui.web import html
+
+log = logging.getLogger(__name__)
 
 DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 RECENT = 20
@@ -78,6 +81,7 @@ def _rows(store: Any, rows: list[Any], now: datetime, min_read_seconds: float) -
                 checked = check_record(store, store.get_operation(row.id), now, min_read_seconds)
                 amount, findings = checked.amount, checked.findings
             except Exception:  # a damaged row still lists; its review says why
+                log.warning("checking operation %s for the list failed", row.id, exc_info=True)
                 amount, findings = None, ()
         dangers, warnings = badge_counts(findings)
         requester = getattr(row, "requester", None)

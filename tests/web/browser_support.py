@@ -77,7 +77,7 @@ def loaded(driver: Any) -> bool:
     `complete`): a click before then would miss them, as a person's very quick tap would."""
     try:
         return driver.execute_script("return document.readyState") == "complete"
-    except Exception:  # navigating: no document to ask
+    except Exception:  # noqa: BLE001 - navigating: no document to ask
         return False
 
 
