@@ -23,8 +23,11 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def phone(web) -> Iterator[object]:
+def phone(web, web_home) -> Iterator[object]:
+    """A phone paired through the page, as a person pairs one (so every test that uses it finds
+    it paired, in whatever order the tests run)."""
     driver = browser(phone=True, resolve={"rebind.test": "127.0.0.1"})
+    pair(driver, web_home, "my phone")
     yield driver
     driver.quit()
 
@@ -93,7 +96,11 @@ def test_an_unpaired_browser_sees_nothing(web, web_home, travel, desktop):
 def test_pair_see_it_arrive_approve_and_see_it_performed(web, web_home, travel, phone):
     from selenium.webdriver.common.by import By
 
-    pair(phone, web_home, "my phone")
+    # The fixture paired it through the page: its name is the person's, its credential a hash.
+    with DeviceBook.open(resolve_paths(web_home).data_dir) as book:
+        assert "my phone" in [device.name for device in book.devices()]
+    phone.get(web.url + "/")
+    wait(phone, lambda d: "Waiting for you" in text(d), "the list")
     # A new operation shows on the open list without a reload (server-sent events).
     row = queue_cancel(web_home, travel, "Lagos, 4 nights")
     wait(phone, lambda d: "Lagos, 4 nights" in text(d), "the new operation on the open list")
@@ -195,6 +202,7 @@ def test_the_page_does_not_render_in_a_frame_of_another_site(
     from selenium.webdriver.common.by import By
 
     row = queue_cancel(web_home, travel, "Tavira, 3 nights")
+    open_review(phone, web, row)  # paired: on its own, the page shows it
     elsewhere.pages["frame"] = (
         f'<p>clickjacking</p><iframe id="x" src="{web.url}/op/{row}" width="400" height="600">'
         "</iframe>"

@@ -16,7 +16,9 @@ from poppy_tui.agent.store import Status
 from tests.cli.cli_support import run_main
 from tests.web.web_support import (
     Browserless,
+    make_home,
     queue_cancel,
+    register,
     running_web,
     status_of,
 )
@@ -135,7 +137,10 @@ def _self_signed(folder):
     return paths
 
 
-def test_over_tls_and_with_a_passkey_it_is_served_by_name(web_home, tmp_path):
+def test_over_tls_and_with_a_passkey_it_is_served_by_name(tmp_path):
+    # A home of its own: a second `poppy-tui web` on the module's home would take over its
+    # announcement (web pair's address) and remove it on stopping.
+    web_home = make_home(tmp_path / "home")
     pem = _self_signed(tmp_path)
     trusted = ssl.create_default_context(cafile=str(pem["cert"]))
     with running_web(
@@ -152,9 +157,11 @@ def test_over_tls_and_with_a_passkey_it_is_served_by_name(web_home, tmp_path):
     assert "approving on the page needs a passkey" in server.err
 
 
-def test_behind_a_tunnel_its_public_origin_pairs_and_decides(web_home, travel, tmp_path):
+def test_behind_a_tunnel_its_public_origin_pairs_and_decides(travel, tmp_path):
     from tests.web.web_support import device_cookie, new_link
 
+    web_home = make_home(tmp_path / "home")  # its own, as above
+    register(web_home, travel.base_url)
     public = "https://poppy.example.net"
     with running_web(web_home, tmp_path, "--public-url", public) as server:
         assert server.url == public  # the address it announces, and pairing links start with

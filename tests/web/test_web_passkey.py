@@ -27,7 +27,7 @@ def guarded(web_home, tmp_path_factory) -> Iterator[WebServer]:
 
 
 @pytest.fixture(scope="module")
-def laptop(guarded) -> Iterator[object]:
+def laptop(guarded, web_home) -> Iterator[object]:
     from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 
     driver = browser(size=(1024, 900))
@@ -38,8 +38,24 @@ def laptop(guarded) -> Iterator[object]:
     options.has_user_verification = True
     options.is_user_verified = True
     driver.add_virtual_authenticator(options)
+    pair_with_a_passkey(driver, web_home)
     yield driver
     driver.quit()
+
+
+def pair_with_a_passkey(driver, home) -> None:
+    """Paired through the page as `localhost`, then a passkey added: what the person does first
+    (in the fixture, so each test finds the laptop ready in whatever order the tests run)."""
+    from selenium.webdriver.common.by import By
+
+    link = new_link(home)
+    assert link.startswith("http://localhost:")
+    driver.get(link)
+    driver.find_element(By.ID, "name").send_keys("laptop")
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, lambda d: "A passkey for approvals" in text(d), "the passkey page")
+    press(driver, "passkey-add")
+    wait(driver, lambda d: "Waiting for you" in text(d), "the list once the passkey is added")
 
 
 def confirm_page(driver, server, row: int) -> None:
@@ -50,17 +66,8 @@ def confirm_page(driver, server, row: int) -> None:
 
 
 def test_pair_and_add_a_passkey_on_localhost(guarded, web_home, laptop):
-    from selenium.webdriver.common.by import By
-
+    # The fixture paired the laptop and added its passkey through the page (pair_with_a_passkey).
     assert guarded.url.startswith("http://localhost:")
-    link = new_link(web_home)
-    assert link.startswith("http://localhost:")
-    laptop.get(link)
-    laptop.find_element(By.ID, "name").send_keys("laptop")
-    laptop.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait(laptop, lambda d: "A passkey for approvals" in text(d), "the passkey page")
-    press(laptop, "passkey-add")
-    wait(laptop, lambda d: "Waiting for you" in text(d), "the list once the passkey is added")
     assert len(laptop.get_credentials()) == 1  # the authenticator holds it; we keep its public key
     with DeviceBook.open(resolve_paths(web_home).data_dir) as book:
         device = next(d for d in book.devices() if d.name == "laptop")
