@@ -26,6 +26,8 @@ from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from collections.abc import Iterator
 
+from poppy_tui.agent import clock
+
 FILE_NAME = "web-devices.sqlite3"
 SERVER_FILE = "web-server.json"
 # A pairing link is valid this long, and for one use.
@@ -98,7 +100,7 @@ class Passkey:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC)
+    return clock.now_utc()
 
 
 def _stamp(moment: datetime) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import datetime, UTC
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from collections.abc import AsyncIterator, Callable
@@ -26,6 +26,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response, Stream
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from poppy_tui.agent.clock import now_utc
 from poppy_tui.agent.paired_devices import Device, DeviceBook, DeviceError
 from poppy_tui.agent.review_words import not_approved_message
 from poppy_tui.agent.status_words import checks_summary, plural
@@ -62,7 +63,8 @@ class Settings:
     require_passkey: bool = False
     # The WebAuthn relying party, set when a passkey is required: (rp_id, origin).
     relying_party: tuple[str, str] | None = None
-    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    # The agent's clock (agent/clock.py), so the page and the store agree on "now".
+    clock: Callable[[], datetime] = now_utc
 
 
 class WebApp:
