@@ -64,6 +64,7 @@ class Row:
     dangers: int
     warnings: int
     requester: Markup | None = None
+    awaits_decision: bool = False  # its expiry counts down beside it
 
 
 def _rows(store: Any, rows: list[Any], now: datetime, min_read_seconds: float) -> list[Row]:
@@ -98,6 +99,7 @@ def _rows(store: Any, rows: list[Any], now: datetime, min_read_seconds: float) -
                 dangers=dangers,
                 warnings=warnings,
                 requester=html.line(requester, 60) if requester else None,
+                awaits_decision=row.status in (Status.PENDING, Status.WITHDRAWN),
             )
         )
     return out
@@ -180,6 +182,8 @@ class Review:
     unsignable: str | None
     raw: Markup = Markup("")
     requester: Markup | None = None
+    # Where it stands, in the words `poppy-tui show` (and the MCP tools) say it: Agent.explain.
+    where: Markup = Markup("")
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -273,6 +277,7 @@ def review(
         else None
     )
     attempts = store.attempts(record.id)
+    where = agent.explain(record.id).sentence(local_time)
     store.mark_seen(current.id)
     return Review(
         record=record,
@@ -326,6 +331,8 @@ def review(
         waiting_sign_in=bool(record.waiting_sign_in),
         unsignable=problem,
         raw=html.json_text(current.raw),
+        # The explanation quotes what the Company and the sign-in said (holds, outcome details).
+        where=html.line(where, 600),
         requester=html.line(asked, 80) if (asked := getattr(record, "requester", None)) else None,
         extra={
             "meaning": record_status_meaning(record),

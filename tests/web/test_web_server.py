@@ -15,11 +15,13 @@ import pytest
 from poppy_tui.agent.paired_devices import FILE_NAME, DeviceBook
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
+from poppy_tui.agent.status_words import local_time
 from tests.web.web_support import (
     Browserless,
     device_cookie,
     make_home,
     new_link,
+    person_agent,
     queue,
     queue_cancel,
     running_web,
@@ -333,6 +335,59 @@ def test_the_review_shows_the_operation_as_received_folded_and_escaped(
     assert '"operation_id"' in received and '"revision"' in received
     assert "<b>3</b>" in received  # the Company's JSON, shown as text
     assert "<b>" not in folded.group(1)
+
+
+def where_it_stands(browser: Browserless, row: int) -> str:
+    page = browser.get(f"/op/{row}").text
+    found = re.search(
+        r'<p class="where" id="where"><span class="label">Where it stands:</span> (.*?)</p>', page
+    )
+    assert found, "the review says nothing of where it stands"
+    return html.unescape(found.group(1))
+
+
+def explained(home, row: int):
+    agent = person_agent(home)
+    try:
+        return agent.explain(row)
+    finally:
+        agent.store.close()
+
+
+def shown_by_the_cli(home, row: int, capsys) -> str:
+    from poppy_tui.cli.main import main
+
+    capsys.readouterr()
+    assert main(["--home", str(home), "show", str(row)]) == 0
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if line.startswith("Where it stands: ")]
+    return line.removeprefix("Where it stands: ")
+
+
+def test_where_it_stands_is_said_in_the_words_of_agent_explain_as_show_says_it(
+    web, web_home, travel, phone, capsys
+):
+    """The page's "Where it stands" is Agent.explain's sentence (its time in the page's local
+    form), the sentence `poppy-tui show` prints (in UTC): one source, so they can't disagree."""
+    row = queue_cancel(web_home, travel, "Braga, 1 night")
+    fields = form(phone, row)
+    seen = []
+
+    def agrees() -> None:
+        said = explained(web_home, row)
+        assert where_it_stands(phone, row) == said.sentence(local_time)
+        assert shown_by_the_cli(web_home, row, capsys) == said.sentence()
+        seen.append(said.why.value)
+
+    agrees()  # waiting for the person
+    assert phone.post(f"/op/{row}/approve/yes", fields).status_code == 303
+    agrees()  # approved, in its grace period (60 s here): on its way, and when
+    assert phone.post(f"/op/{row}/withdraw", {"csrf": fields["csrf"]}).status_code == 303
+    agrees()  # withdrawn: waiting for the person again
+    assert phone.post(f"/op/{row}/decline/yes", form(phone, row)).status_code == 303
+    agrees()  # declined: nothing was sent
+    assert seen == ["waiting_for_you", "grace", "waiting_for_you", "declined"]
+    assert where_it_stands(phone, row) == "declined; nothing was sent"
 
 
 def test_a_stale_revision_is_not_approved(web, web_home, travel, phone):
