@@ -4,9 +4,9 @@ steps, instead of sleeping a guessed duration that a loaded machine may not have
 
 from __future__ import annotations
 
-import asyncio
-import time
 from datetime import datetime, UTC
+
+from tests.waiting import wait_until, wait_until_blocking
 
 STEP_SECONDS = 0.02
 
@@ -25,12 +25,14 @@ def _check(moment: datetime, limit: float) -> None:
 async def until_past(moment: datetime, limit: float = 30.0) -> None:
     """Return once the wall clock is past `moment` (aware); fail if it is more than `limit` s away."""
     _check(moment, limit)
-    while _left(moment) >= 0:
-        await asyncio.sleep(STEP_SECONDS)
+    await wait_until(
+        lambda: _left(moment) < 0, timeout=limit + 1, step=STEP_SECONDS, describe=f"past {moment}"
+    )
 
 
 def until_past_blocking(moment: datetime, limit: float = 30.0) -> None:
     """until_past, for tests outside an event loop."""
     _check(moment, limit)
-    while _left(moment) >= 0:
-        time.sleep(STEP_SECONDS)
+    wait_until_blocking(
+        lambda: _left(moment) < 0, timeout=limit + 1, step=STEP_SECONDS, describe=f"past {moment}"
+    )

@@ -20,6 +20,7 @@ import contextlib
 import gc
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -69,6 +70,51 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if named is not None and named <= IN_PROCESS_UP_TO_FILES:
         return 0
     return WORKERS
+
+
+_SUITE_STARTED: list[float] = []
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _SUITE_STARTED.append(time.time())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The controller of a run of the whole suite (no paths, -k or -m) records what it took,
+    for the benchmarks' suite row (tests/suite_record.py)."""
+    config = session.config
+    whole = (
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.keyword
+        and not config.option.markexpr
+        and not config.option.collectonly
+    )
+    if hasattr(config, "workerinput") or not whole or not _SUITE_STARTED:
+        return
+    import platform
+    import subprocess
+
+    from tests import suite_record
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=config.rootpath,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    suite_record.write(
+        {
+            "finished": time.time(),
+            "seconds": round(time.time() - _SUITE_STARTED[0], 1),
+            "exit": int(exitstatus),
+            "collected": session.testscollected,
+            "failed": session.testsfailed,
+            "workers": getattr(config.option, "numprocesses", None) or 0,
+            "python": platform.python_version(),
+            "root": str(config.rootpath),
+            "commit": commit,
+        }
+    )
 
 
 @pytest.fixture

@@ -19,6 +19,8 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
+from tests.tested_package import PACKAGE
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "conformance.md"
 
@@ -91,7 +93,7 @@ def merged_pending_tests(text: str, root: Path = ROOT) -> list[str]:
     return merged
 
 
-def missing_code(text: str, root: Path = ROOT) -> list[str]:
+def missing_code(text: str, root: Path = PACKAGE.parent) -> list[str]:
     missing = []
     for file, name in set(CODE_REF.findall(text)):
         path = root / "poppy_tui" / file

@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from tests.tested_package import PACKAGE
+
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
@@ -24,7 +26,7 @@ def _declared() -> set[str]:
 
 def _imported_top_levels() -> set[str]:
     found: set[str] = set()
-    for path in (ROOT / "poppy_tui").rglob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -90,3 +92,20 @@ def test_plain_pytest_collects_from_the_root_and_from_a_subfolder():
     from_below = _plain_pytest(ROOT / "tests" / "protocol")
     assert from_below.returncode == 0, from_below.stdout[-2000:] + from_below.stderr[-2000:]
     assert "test_operation.py" in from_below.stdout
+
+
+def test_the_classifiers_name_the_pythons_ci_runs_on():
+    """.ci/run tests this interpreter (3.11, the oldest requires-python allows) and the other
+    Pythons it lists; the classifiers say exactly those minor versions."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    listed = ci.split("OTHER_PYTHONS=(", 1)[1].split(")", 1)[0]
+    minors = set(re.findall(r"versions/(3\.\d+)\.\d+/bin/python", listed))
+    if "/usr/bin/python3" in listed:
+        minors.add("3.11")  # Debian 12's, 3.11.2
+    minors.add(PYPROJECT["project"]["requires-python"].removeprefix(">="))
+    classified = {
+        c.rsplit(" :: ", 1)[1]
+        for c in PYPROJECT["project"]["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    }
+    assert classified == minors == {"3.11", "3.12", "3.13"}

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.tested_package import PACKAGE
+
 LIBRARIES = ("httpx", "httpx2", "httpcore", "httpcore2", "textual", "mcp", "mcp_types")
-SOURCES = sorted((ROOT / "poppy_tui").rglob("*.py"))
+SOURCES = sorted(PACKAGE.rglob("*.py"))
 
 
 def _library(module: str) -> bool:
@@ -155,7 +156,7 @@ class _Anything(frozenset):
         return isinstance(name, str) and _private(name)
 
 
-def _problems(path: Path, root: Path = ROOT) -> list[str]:
+def _problems(path: Path, root: Path = PACKAGE.parent) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for parent in ast.walk(tree):
         for child in ast.iter_child_nodes(parent):
@@ -171,9 +172,7 @@ def _problems(path: Path, root: Path = ROOT) -> list[str]:
     return finder.problems
 
 
-@pytest.mark.parametrize(
-    "path", SOURCES, ids=[str(p.relative_to(ROOT / "poppy_tui")) for p in SOURCES]
-)
+@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(PACKAGE)) for p in SOURCES])
 def test_no_private_part_of_httpx_httpcore_textual_or_mcp_is_used(path):
     assert _problems(path) == []
 

@@ -34,6 +34,7 @@ from poppy_tui.agent.signing import Signing
 if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
     from poppy_tui.agent.store.reader import InboxReader
+    from poppy_tui.agent.store.requests import Requester
     import httpx2
     from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -356,17 +357,29 @@ class Agent(Signing, CompanyAccess):
         path_or_url: str,
         body: Any = None,
         origin: str = "cli",
+        *,
+        requester: Requester | None = None,
     ) -> RequestResult:
         from poppy_tui.agent import requesting
 
-        return await requesting.call_api(self, company, method, path_or_url, body, origin)
+        return await requesting.call_api(
+            self, company, method, path_or_url, body, origin, requester=requester
+        )
 
     async def call_tool(
-        self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
+        self,
+        company: CompanyRecord,
+        tool: str,
+        arguments: dict | None = None,
+        origin: str = "cli",
+        *,
+        requester: Requester | None = None,
     ) -> RequestResult:
         from poppy_tui.agent import requesting
 
-        return await requesting.call_tool(self, company, tool, arguments, origin)
+        return await requesting.call_tool(
+            self, company, tool, arguments, origin, requester=requester
+        )
 
     async def say(
         self,
@@ -374,10 +387,14 @@ class Agent(Signing, CompanyAccess):
         text: str,
         conversation_row: int | None = None,
         origin: str = "cli",
+        *,
+        requester: Requester | None = None,
     ) -> ConversationResult:
         from poppy_tui.agent import requesting
 
-        return await requesting.say(self, company, text, conversation_row, origin)
+        return await requesting.say(
+            self, company, text, conversation_row, origin, requester=requester
+        )
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:
         from poppy_tui.agent import requesting

@@ -43,6 +43,7 @@ from poppy_tui.protocol.outcomes import (
     Unknown,
     as_approval_answer,
     conversation_reply,
+    describe,
 )
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
 from poppy_tui.protocol.timestamps import parse_rfc3339
@@ -244,7 +245,7 @@ class OutcomeProbe:
         attempt = self.store.start_probe_attempt(sending.id, self.owner)
         exchange = await self._send(sending, Approval(sending.operation_id, revision))
         outcome = as_approval_answer(exchange.outcome)
-        detail = exchange.detail or _describe(outcome)
+        detail = exchange.detail or describe(outcome)
         self.store.finish_attempt(
             attempt.id, outcome_name(outcome), exchange.status, exchange.response, detail
         )
@@ -326,7 +327,7 @@ class OutcomeProbe:
             found.notes.append(f"GET {url} says: {_short(json.dumps(body, ensure_ascii=False))}")
         else:
             found.notes.append(
-                f"GET {url} could not be read ({_short(exchange.detail or _describe(exchange.outcome))})"
+                f"GET {url} could not be read ({_short(exchange.detail or describe(exchange.outcome))})"
             )
 
     async def _read_conversation(self, sending: OperationRecord, found: _Found) -> bool:
@@ -425,11 +426,3 @@ def _capped(value: Any) -> Any:
 
 def _short(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _describe(outcome: Any) -> str:
-    for name in ("detail", "error"):
-        value = getattr(outcome, name, None)
-        if value:
-            return str(value)
-    return type(outcome).__name__

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from poppy_tui.agent.config import Config
     from poppy_tui.agent.sessions import Sessions
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
+    from poppy_tui.agent.store.requests import Requester
     from poppy_tui.agent.transports import Exchange
     from poppy_tui.agent.transports.api import ApiTransport
     from poppy_tui.agent.transports.conversation import Conversations
@@ -62,6 +63,8 @@ async def call_api(
     path_or_url: str,
     body: Any = None,
     origin: str = "cli",
+    *,
+    requester: Requester | None = None,
 ) -> RequestResult:
     import uuid
 
@@ -75,7 +78,7 @@ async def call_api(
     except ValueError as exc:
         raise AgentError(str(exc)) from None
     request = ApiRequest(method=method.upper(), url=url, body=body)
-    request_id = agent.store.add_request(company.id, request, origin)
+    request_id = agent.store.add_request(company.id, request, origin, requester)
     # The first request's own key; the approval's resend gets another (Ops 6).
     key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
     idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
@@ -95,6 +98,8 @@ async def call_tool(
     tool: str,
     arguments: dict | None = None,
     origin: str = "cli",
+    *,
+    requester: Requester | None = None,
 ) -> RequestResult:
     from poppy_tui.agent import companies as discovery
     from poppy_tui.protocol.requests import McpRequest
@@ -104,7 +109,7 @@ async def call_tool(
     if url is None:
         raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
     request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
-    request_id = agent.store.add_request(company.id, request, origin)
+    request_id = agent.store.add_request(company.id, request, origin, requester)
     declared = agent.sessions.declares_operations(company)
     exchange = await _first_request(
         agent,
@@ -121,6 +126,8 @@ async def say(
     text: str,
     conversation_row: int | None = None,
     origin: str = "cli",
+    *,
+    requester: Requester | None = None,
 ) -> ConversationResult:
     from poppy_tui.agent import companies as discovery
     from poppy_tui.protocol.outcomes import NotPerformed, describe
@@ -136,7 +143,9 @@ async def say(
     if endpoint is None:
         raise AgentError(f"{company.name} offers no conversations in its poppy.json")
     declared = agent.sessions.declares_operations(company)
-    said = await agent.conversations.say(company, endpoint, text, conversation_row, origin)
+    said = await agent.conversations.say(
+        company, endpoint, text, conversation_row, origin, requester=requester
+    )
     await _notice_refused_token(agent, company, said.exchange)
     why = said.exchange.detail or describe(said.exchange.outcome)
     outcome = said.exchange.outcome

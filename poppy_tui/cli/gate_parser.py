@@ -85,8 +85,8 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
         "mcp",
         "run poppy-tui as an MCP server for AI agents (stdin/stdout, or --http)",
         "Run an MCP server on stdin/stdout (add it to an MCP client's configuration; see docs/mcp.md), or with "
-        "--http on streamable HTTP, for agents in containers and on other machines (a bearer token is required; "
-        "'poppy-tui mcp token' prints it). Its tools list Companies, make requests through their API, MCP tools "
+        "--http on streamable HTTP, for agents in containers and on other machines (each agent needs a bearer "
+        "token: 'poppy-tui mcp token --agent NAME' makes one). Its tools list Companies, make requests through their API, MCP tools "
         "and conversations, and wait for the person's decision on operations. No tool approves or declines: only "
         "the person, in the TUI.",
     )
@@ -123,19 +123,71 @@ def add_gate_commands(command: Command, global_options: Callable[..., None] | No
     mcp.add_argument(
         "--tls-key", metavar="FILE", help="with --http: the PEM private key for --tls-cert"
     )
+    mcp.add_argument(
+        "--agent",
+        dest="stdio_agent",
+        metavar="NAME",
+        help="on stdin/stdout: the name of the agent this gate serves (its requests are recorded "
+        "and shown as NAME's; it reads only the operations they returned). Default: 'default'",
+    )
+    mcp.add_argument(
+        "--see-all",
+        dest="stdio_see_all",
+        action="store_true",
+        help="on stdin/stdout: the agent reads every operation, not only its own requests'",
+    )
     actions = mcp.add_subparsers(dest="mcp_command", metavar="ACTION")
     token = actions.add_parser(
         "token",
-        help="print the bearer token agents need for 'mcp --http' (made on first use); --rotate replaces it",
-        description="Print the bearer token that 'poppy-tui mcp --http' requires (Authorization: Bearer TOKEN). "
-        "It is made on first use and kept in the home, readable only by you (mode 0600). --rotate replaces it: "
-        "the old token is refused at once, also by a server already running.",
+        help="make an agent's bearer token for 'mcp --http' (--agent NAME), or print the default "
+        "one; --rotate replaces it",
+        description="With --agent NAME: make a bearer token for the agent NAME and print it, once: only its hash "
+        "is kept (in the home, readable only by you), so copy it to the agent now. --rotate gives NAME a new one "
+        "(the old one is refused at once, also by a server already running, and its sessions close). "
+        "--see-all lets NAME read every operation, not only those its own requests returned. Without --agent: "
+        "print the token of the agent 'default' (the one token from before agents had names; made on first "
+        "use, kept readable by you alone, mode 0600); --rotate replaces it.",
         allow_abbrev=False,
     )
     if global_options is not None:
         global_options(token, suppress=True)
     token.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="the agent the token is for (1 to 40 letters, digits, '.', '_' or '-')",
+    )
+    token.add_argument(
+        "--see-all",
+        action="store_true",
+        help="with --agent: the agent reads every operation, not only its own requests'",
+    )
+    token.add_argument(
         "--rotate", action="store_true", help="make a new token; the old one stops working at once"
+    )
+    agents = actions.add_parser(
+        "agents",
+        help="list the agents that have a token: name, created, last used, operations waiting",
+        description="List the gate's agents: each one with a token (the 'default' one and every 'mcp token "
+        "--agent NAME'), and each stdio gate's --agent name seen in requests; when each was made, when it last "
+        "called a tool, when it last made a request, what its MCP client says it is, and how many of the "
+        "operations its requests returned wait for you.",
+        allow_abbrev=False,
+    )
+    if global_options is not None:
+        global_options(agents, suppress=True)
+    agents.add_argument("--json", action="store_true", help=JSON_HELP)
+    revoke = actions.add_parser(
+        "revoke",
+        help="end an agent's token at once: its next request gets 401 and its sessions close",
+        description="End the token of the agent NAME: a running 'poppy-tui mcp --http' refuses it from its next "
+        "request (401) and closes the agent's open sessions and waiting calls at once. Its operations stay in "
+        "the queue for you. 'default' removes the default token ('poppy-tui mcp token' makes a new one).",
+        allow_abbrev=False,
+    )
+    if global_options is not None:
+        global_options(revoke, suppress=True)
+    revoke.add_argument(
+        "name", metavar="NAME", help="the agent (as 'poppy-tui mcp agents' lists it)"
     )
     send = command(
         "send",

@@ -258,6 +258,8 @@ def row_json(row: OperationRow) -> dict[str, Any]:
         "outcome_detail": row.outcome_detail,
         # An approval held back until the person signs in again: status stays "sending".
         "waiting_sign_in": row.waiting_sign_in,
+        # Who asked for the current terms (docs/cli.md; the agent's name through the gate).
+        "requested_by": {"origin": row.origin, "agent": row.requester},
     }
 
 
@@ -281,6 +283,8 @@ def _request_json(record: OperationRecord) -> dict[str, Any]:
 
 
 def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
+    from poppy_tui.safety.who_asked import asked_by_json
+
     revisions = store.revisions(record.id)
     names = {r.id: r.revision for r in revisions}
     return {
@@ -303,6 +307,8 @@ def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
         "decisions": [_decision_json(d, names) for d in store.decisions(record.id)],
         "attempts": [_attempt_json(a, names) for a in store.attempts(record.id)],
         "events": [_event_json(e) for e in store.events(record.id)],
+        # Everyone whose request returned it, first asker first (safety/who_asked.py).
+        "requested_by": asked_by_json(store.asked_by(record.id)),
         "outcome": record.outcome,
         "outcome_detail": record.outcome_detail,
         "unknown_reason": store.unknown_reason(record.id)
@@ -434,10 +440,13 @@ def settled_expiry_text(status: Any, value: datetime) -> str:
 
 
 def row_line(row: OperationRow) -> str:
+    from poppy_tui.safety.who_asked import requester_text
+
     status = status_name(row)
     return (
         f"{row.id}  {status}  {_company_marked_name(row.company_name, row.company_domain, 60)}  "
-        f"{settled_expiry_text(row.status, row.expires_at)}\n"
+        f"{settled_expiry_text(row.status, row.expires_at)}  "
+        f"asked by {requester_text(row.origin, row.requester)}\n"
         f"{COMPANY_INDENT}{safe_line(row.summary)}"
     )
 
@@ -551,6 +560,8 @@ def _resource_lines(store: Store, record: OperationRecord) -> list[str]:
 
 def show_text(store: Store, record: OperationRecord) -> str:
     """One operation, linear and labelled, for reading aloud as well as reading."""
+    from poppy_tui.safety.who_asked import asked_by_line
+
     revisions = store.revisions(record.id)
     names = {r.id: r.revision for r in revisions}
     current = record.current
@@ -560,6 +571,7 @@ def show_text(store: Store, record: OperationRecord) -> str:
         f"Status: {status_name(record)}: {status_text(record)}",
         f"Where it stands: {safe_line(where_it_stands(store, record).sentence(), 600)}",
         f"Asked through: {_asked_through(record)}",
+        f"Asked by: {asked_by_line(store.asked_by(record.id))}",
     ]
     body = getattr(record.request, "body", None)
     arguments = getattr(record.request, "arguments", None)

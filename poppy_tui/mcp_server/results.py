@@ -17,6 +17,8 @@ from poppy_tui.mcp_server import company_text
 from poppy_tui.mcp_server.company_text import quoted
 
 SUMMARY_CHARS_IN_PROGRESS = 300
+# poppy-tui's own lines (details, errors) are never cut short of this.
+OWN_TEXT_CHARS = 4000
 
 # What each state means for the agent that asked, in poppy-tui's words.
 STATE_TEXT = {
@@ -139,12 +141,32 @@ def keep_waiting_hint(record: OperationRecord) -> str:
     )
 
 
+def where_it_stands_json(stands: Any, held: str | None) -> dict[str, Any]:
+    """The lifecycle's explanation (agent/lifecycle: the words the TUI and `show` say), for one
+    agent: held for an earlier operation in doubt, it says `held` (the caller's own view, which
+    names no operation it may not read) instead of the store's reason, which names them all."""
+    says = stands.sentence()
+    if stands.why == "held_same_action":
+        says = f"can't be approved yet: {held or 'an earlier approval of the same request is in doubt'}"
+    return {
+        "why": str(stands.why),
+        "on_its_way": stands.on_its_way,
+        "at": stands.at.isoformat() if stands.at is not None else None,
+        "says": company_text.line(says, OWN_TEXT_CHARS),
+    }
+
+
 def operation_result(
-    record: OperationRecord, *, returned: bool = True, waited: bool = True, held: str | None = None
+    record: OperationRecord,
+    *,
+    returned: bool = True,
+    waited: bool = True,
+    held: str | None = None,
+    stands: Any = None,
 ) -> CallToolResult:
     """An operation's state as a tool result: settled, or still waiting (the client may wait on).
     `held`: why the person can't approve it yet (an earlier approval of the same action is in
-    doubt, Ops 7), in poppy-tui's words."""
+    doubt, Ops 7), in poppy-tui's words. `stands`: the lifecycle's Explanation of it now."""
     status = record.status.value
     state = "waiting_for_person" if record.status in (Status.PENDING,) else status
     if getattr(record, "waiting_sign_in", None) and record.status in (
@@ -165,6 +187,8 @@ def operation_result(
     }
     if held and not settled:
         data["held"] = True
+    if stands is not None:
+        data["where_it_stands"] = where_it_stands_json(stands, held)
     if settled and record.outcome is not None:
         data["response"] = final_response(record)
     if not settled:
@@ -176,9 +200,12 @@ def request_result(
     outcome: str, status: int | None, body: Any, detail: str, sign_in: bool = False
 ) -> CallToolResult:
     """A request answered without an operation: performed, refused, or no definite answer."""
+    undelivered = outcome == "not_performed" and detail.startswith("not delivered")
     meaning = {
         "performed": "performed: the Company did it",
-        "not_performed": "not performed: the Company did not do it",
+        "not_performed": "not performed: the request never reached the Company"
+        if undelivered
+        else "not performed: the Company did not do it",
         "unknown": "outcome unknown: no definite answer; the Company may have acted on it, check before trying again",
     }.get(outcome, outcome)
     data: dict[str, Any] = {
@@ -197,7 +224,12 @@ def request_result(
             "on the Companies screen), then make the request again."
         )
     if detail:
-        lines.append(quoted("Detail", company_text.line(detail, 400)))
+        # poppy-tui's words, whole (a fix at the end of the line must arrive), though they may
+        # quote the Company's: sanitised all the same, and labelled for what they are.
+        data["detail"] = company_text.line(detail, OWN_TEXT_CHARS)
+        lines.append(
+            f"Detail (poppy-tui's words; any Company words in it are untrusted): «{data['detail']}»"
+        )
     if body is not None:
         lines.append(
             quoted("Company's response", json.dumps(data["response"], ensure_ascii=False, indent=2))

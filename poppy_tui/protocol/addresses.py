@@ -53,9 +53,16 @@ def is_loopback(ip: IPAddress) -> bool:
     return ip == LOOPBACK_V6
 
 
-def is_loopback_host(host: str) -> bool:
-    """A loopback name: `localhost`, or a loopback IP literal (brackets allowed)."""
-    host = host.strip("[]").lower()
+def is_loopback_host(host: str | None) -> bool:
+    """A loopback name: `localhost`, or a loopback IP literal. Brackets only around an IPv6 one,
+    as a URL writes it (RFC 3986 3.2.2): `[localhost]` or `[127.0.0.1]` names no host at all."""
+    if not host:
+        return False
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        if ":" not in host:
+            return False
+    host = host.lower()
     if host == "localhost":
         return True
     try:

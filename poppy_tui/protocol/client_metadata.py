@@ -11,7 +11,6 @@ and embedded keys are refused. A loopback Company may accept a loopback `http://
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from poppy_tui.protocol import conventions as c
+from poppy_tui.protocol.addresses import is_loopback_host
 
 MAX_CLIENT_ID_LENGTH = 2048
 MAX_KEYS = 32
@@ -29,22 +29,15 @@ class IdentityError(ValueError):
     """The agent's identity documents break a rule; the message names the rule."""
 
 
-def is_loopback_host(host: str | None) -> bool:
-    if not host:
-        return False
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def check_client_id(client_id: Any, allow_loopback: bool = False) -> str:
     """The client_id itself: an absolute HTTPS URL with a path, no query or fragment."""
     if not isinstance(client_id, str) or not client_id or len(client_id) > MAX_CLIENT_ID_LENGTH:
         raise IdentityError("client_id must be a URL")
-    parts = urlsplit(client_id)
+    try:
+        parts = urlsplit(client_id)
+        parts.port  # noqa: B018 - a port out of range raises here, as a bracket that holds no IP does above
+    except ValueError:
+        raise IdentityError(f"client_id is not a URL (got {client_id[:200]!r})") from None
     if parts.scheme == "http" and allow_loopback and is_loopback_host(parts.hostname):
         pass
     elif parts.scheme != "https" or not parts.hostname:

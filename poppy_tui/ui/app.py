@@ -45,6 +45,12 @@ def _companies() -> Screen:
     return CompaniesScreen()
 
 
+def _agents() -> Screen:
+    from poppy_tui.ui.screens.agents import AgentsScreen
+
+    return AgentsScreen()
+
+
 def _compose() -> Screen:
     from poppy_tui.ui.screens.composer import ComposerScreen
 
@@ -68,6 +74,7 @@ class PoppyApp(App[None]):
         "inbox": _inbox,
         "history": _history,
         "companies": _companies,
+        "agents": _agents,
         "compose": _compose,
         "talk": _talk,
     }
@@ -495,6 +502,9 @@ class PoppyApp(App[None]):
 
     def action_show_companies(self) -> None:
         self.go("companies")
+
+    def action_show_agents(self) -> None:
+        self.go("agents")
 
     def action_compose(self) -> None:
         self.go("compose")

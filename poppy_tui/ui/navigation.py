@@ -8,13 +8,22 @@ from __future__ import annotations
 from textual.binding import Binding, BindingType
 
 # Actions that switch screens: never from a dialog or a screen where the person types.
-NAVIGATION = {"show_inbox", "show_history", "show_companies", "compose", "talk", "help"}
+NAVIGATION = {
+    "show_inbox",
+    "show_history",
+    "show_companies",
+    "show_agents",
+    "compose",
+    "talk",
+    "help",
+}
 # The screens the global keys go to, in the order the navigation bar lists them:
 # (mode, binding id, default key, label).
 NAV_ITEMS = (
     ("inbox", "inbox", "i", "Inbox"),
     ("history", "history", "h", "History"),
     ("companies", "companies", "c", "Companies"),
+    ("agents", "agents", "m", "Agents"),
     ("compose", "compose", "n", "New request"),
     ("talk", "talk", "t", "Talk"),
 )
@@ -24,6 +33,7 @@ GLOBAL_BINDINGS: list[BindingType] = [
     Binding("i", "show_inbox", "Inbox", id="inbox", show=False),
     Binding("h", "show_history", "History", id="history", show=False),
     Binding("c", "show_companies", "Companies", id="companies", show=False),
+    Binding("m", "show_agents", "Agents", id="agents", show=False),  # the gate's (MCP) agents
     Binding("n", "compose", "New request", id="compose", show=False),
     Binding("t", "talk", "Talk", id="talk", show=False),
     Binding("question_mark,f1", "help", "Help", id="help"),

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 
 from poppy_tui.agent.store import OperationRow, Status, Store
 from poppy_tui.safety.sanitize import sanitize_line
+from poppy_tui.safety.who_asked import requester_text
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +45,16 @@ class Event:
     company: str  # sanitised
     amount: str | None  # sanitised
     status: Status
+    asked_by: str = ""  # who asked, sanitised (safety/who_asked.py): "agent «laptop»", "the CLI"
 
     @property
     def message(self) -> str:
         money = f" {self.amount}" if self.amount else ""
+        who = f", asked by {self.asked_by}" if self.asked_by else ""
         if self.kind == "new_operation":
-            return f"{self.company} asks for your approval{money} (operation {self.operation_row})"
+            return f"{self.company} asks for your approval{money} (operation {self.operation_row}{who})"
         if self.kind == "new_revision":
-            return f"{self.company} changed the terms{money}: review again (operation {self.operation_row})"
+            return f"{self.company} changed the terms{money}: review again (operation {self.operation_row}{who})"
         said = {
             Status.PERFORMED: "performed",
             Status.NOT_PERFORMED: "not performed",
@@ -109,6 +112,7 @@ class OperationWatcher:
                         sanitize_line(row.company_name, NAME_CHARS).text,
                         _amount(self.store, row.id),
                         row.status,
+                        requester_text(row.origin, row.requester),
                     )
                 )
         return events

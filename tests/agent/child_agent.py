@@ -24,15 +24,19 @@ from tests.waiting import wait_until, wait_until_blocking
 CONFIG = Config(
     grace_seconds=0.0, request_timeout_seconds=10.0, retry_window_seconds=60.0, key_storage="file"
 )
+# Short, so the parent's resume after a kill -9 waits little for the dead sender's lease to lapse.
 LEASE_SECONDS = 2.0
+# Two live dispatchers: long enough that a heartbeat delayed on a loaded machine (the suite runs in
+# parallel) never lets the other take a send over; which one claims each is what is tested.
+DISPATCH_LEASE_SECONDS = 15.0
 BACKOFF = BackoffPolicy(base_seconds=0.05, cap_seconds=0.4)
 
 
-def open_agent(config_dir: str, data_dir: str) -> Agent:
+def open_agent(config_dir: str, data_dir: str, lease_seconds: float = LEASE_SECONDS) -> Agent:
     return Agent.open(
         Paths(Path(config_dir), Path(data_dir)),
         CONFIG,
-        lease_seconds=LEASE_SECONDS,
+        lease_seconds=lease_seconds,
         backoff=BACKOFF,
     )
 
@@ -54,7 +58,7 @@ async def ask_approve_send(config_dir: str, data_dir: str, base_url: str) -> Non
 
 
 async def dispatch(config_dir: str, data_dir: str, go_file: str) -> None:
-    agent = open_agent(config_dir, data_dir)
+    agent = open_agent(config_dir, data_dir, DISPATCH_LEASE_SECONDS)
     Path(
         f"{go_file}.ready.{os.getpid()}"
     ).touch()  # the parent starts both at once when both are here

@@ -5,8 +5,8 @@
            same Poppy headers (a Session JWT signed beforehand, untimed, for each round), and curl
            for information. If httpie isn't installed (`pip install httpie`), curl is the anchor
            and the figure says so.
-  pending  `poppy-tui pending --json` with PENDING (10,000) operations pending, against
-           `python -c pass` (the same interpreter).
+  pending  `poppy-tui pending --json` with PENDING (10,000) operations pending, against its floor
+           (below; the target) and `python -c pass` (the same interpreter; for information).
   pending (none)  the same command with nothing pending: what it costs before any operation.
   floor    a six-line sqlite3 script (_FLOOR_SCRIPT) printing the same fields of the same 10,000
            operations in the same order, tab-separated: no CLI, no JSON, no checks. The least any
@@ -38,7 +38,9 @@ from common import REPO, Figure, child_env, write_home
 
 PATH = "/api/bookings/bkg_2Fm8"
 PENDING = 10_000
-PENDING_TARGET = 3.0
+# `pending --json` with 10,000 pending against its floor (the bare sqlite3 script printing the
+# same fields): what the command adds beyond reading and printing them (docs/benchmarks.md).
+PENDING_TARGET = 2.0
 
 
 # The least any Python program can do to print the pending operations: open the store, read the
@@ -233,6 +235,19 @@ def run(rounds: int) -> list[Figure]:
         figures.append(
             Figure(section, "call (one GET) / curl", value, "x", detail + "; for information")
         )
+    floor_name = f"floor: sqlite3 script printing the same fields ({PENDING:,} pending)"
+    value, detail = ratio(f"poppy-tui pending --json ({PENDING:,} pending)", floor_name)
+    figures.append(
+        Figure(
+            section,
+            f"pending --json, {PENDING:,} pending / its floor (the bare sqlite3 script)",
+            value,
+            "x",
+            detail + "; the same interpreter, the same store, the same rounds",
+            PENDING_TARGET,
+            f"<= {PENDING_TARGET:g}x",
+        )
+    )
     value, detail = ratio(f"poppy-tui pending --json ({PENDING:,} pending)", "python -c pass")
     figures.append(
         Figure(
@@ -240,9 +255,7 @@ def run(rounds: int) -> list[Figure]:
             f"pending --json, {PENDING:,} pending / python -c pass",
             value,
             "x",
-            detail,
-            PENDING_TARGET,
-            f"<= {PENDING_TARGET:g}x",
+            detail + "; for information (the target is against the floor, the row above)",
         )
     )
     value, detail = ratio("poppy-tui pending --json (none pending)", "python -c pass")

@@ -30,7 +30,10 @@ from pathlib import Path
 
 from common import CompanyProcess, Figure
 
-TARGET_RATIO = 1.5
+# The agent's round trip against the like-for-like bare client: it keeps the durable record the
+# bare client doesn't (the decision and the attempt fsynced before the approval leaves), which is
+# the point of the program (docs/benchmarks.md).
+TARGET_RATIO = 1.6
 REPEATS = 3
 BOOKING = "/api/bookings/bkg_2Fm8/change"
 

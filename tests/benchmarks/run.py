@@ -7,6 +7,7 @@ firstframe, idle and historyscale build stores of 50,000 pending operations and 
 1,000,000 records (the last takes minutes and ~2 GB); --stores DIR keeps them for later runs.
 commands (cost per command, docs/benchmarks.md) uses httpie's `http` as its anchor when installed
 (`pip install httpie`), else curl; sending (target 3) sends 1,000 approvals.
+suite reports the whole suite's wall time: the last recorded run's, or timed now with --run-suite.
 peers compares the empty store's first frame with Posting's and Harlequin's (bench_peers.py): they
 are optional anchors, never poppy-tui dependencies, installed with pip into their own venvs under
 --peers-venvs DIR (default STORES/peers) on first use, and skipped with a note when that fails.
@@ -43,6 +44,8 @@ SECTIONS += ("firstframe", "idle", "historyscale")
 SECTIONS += ("commands", "sending")
 # The first frame against Posting and Harlequin (bench_peers.py), for scale.
 SECTIONS += ("peers",)
+# The suite's wall time (bench_suite.py): the last whole run's, or timed afresh with --run-suite.
+SECTIONS += ("suite",)
 
 
 def _machine() -> str:
@@ -168,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the peers section's venvs of Posting and Harlequin (default: STORES/peers; "
         "without --stores they are installed afresh in every run)",
     )
+    parser.add_argument(
+        "--run-suite",
+        action="store_true",
+        help="time `python -m pytest -q` now for the suite section, instead of reading the last "
+        "whole run's record (bench_suite.py)",
+    )
     args = parser.parse_args(argv)
     wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = set(wanted) - set(SECTIONS)
@@ -237,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
                     import bench_sending
 
                     got = bench_sending.run(200 if args.quick else 1000, 1 if args.quick else 5)
+                elif section == "suite":
+                    import bench_suite
+
+                    got = bench_suite.run(fresh=args.run_suite)
                 elif section == "peers":
                     import bench_peers
 

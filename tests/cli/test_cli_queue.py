@@ -118,7 +118,10 @@ def test_pending_json_shape(cli, queue):
         "decided_at",
         "outcome_detail",
         "waiting_sign_in",
+        "requested_by",
     }
+    # The queue fixture added its requests as the CLI does.
+    assert first["requested_by"] == {"origin": "cli", "agent": None}
     assert first["company"] == {
         "id": queue["company"].id,
         "name": "Manzanita Outfitters",
@@ -238,8 +241,13 @@ def test_show_json_shape(cli, queue):
         "account_owned",
         "account",
         "signed_in_as_other_account",
+        "requested_by",
         "where_it_stands",
     }
+    # Who asked: the CLI (the queue fixture adds its requests as the CLI does), with no agent.
+    assert [(a["origin"], a["agent"], a["first_request"]) for a in data["requested_by"]] == [
+        ("cli", None, False)
+    ]
     assert (
         data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
     )

@@ -69,7 +69,7 @@ def test_call_without_wait_never_reports_another_requests_performed(cli, home, s
 
 
 def test_call_with_wait_says_the_same(cli, home, strict):
-    rebooked_bk_1(home, strict)
+    row = rebooked_bk_1(home, strict)
     run = cli(
         "call",
         strict.base_url,
@@ -80,6 +80,14 @@ def test_call_with_wait_says_the_same(cli, home, strict):
         "--wait",
     )
     assert run.code == Exit.NOT_PERFORMED, (run.out, run.err)
+    text = run.out + run.err
+    # The same words as without --wait: never "performed" for bk_2, and which request the outcome
+    # belongs to.
+    assert "performed by the Company" not in text.replace("not performed by the Company", "")
+    assert "/bookings/bk_1/rebook" in text and f"operation {row}: not performed" in text
+    assert strict.state.bookings["bk_2"]["date"] == "2026-11-20"  # indeed not performed
+    with Store.open(resolve_paths(home).database) as store:
+        assert [d.decision for d in store.decisions(row)] == ["approved"]  # nothing new decided
 
 
 def test_an_operation_in_a_success_answer_is_unknown_not_performed_and_not_queued(

@@ -286,7 +286,7 @@ def test_building_only_the_chosen_command_parses_alike(argv):
 def test_mcp_token_reads_a_file_and_loads_no_server(home):
     code, modules, out = loaded_by(home, "mcp", "token")
     assert code == 0 and len(out.splitlines()[0]) >= 43, out
-    assert "poppy_tui.mcp_server.http_token" in modules
+    assert "poppy_tui.agent.gate.default_token" in modules
     assert not present(
         modules,
         EVERYWHERE

@@ -78,15 +78,18 @@ def bench(registered):
 
 
 @contextlib.asynccontextmanager
-async def mcp_client(home: Path, tmp_path: Path) -> AsyncIterator[Any]:
-    """`poppy-tui mcp` as a subprocess, through the MCP SDK's stdio client."""
+async def mcp_client(
+    home: Path, tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[Any]:
+    """`poppy-tui mcp ARGS...` as a subprocess (with `env` added to its environment), through
+    the MCP SDK's stdio client."""
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "poppy_tui", "mcp"],
-        env=subprocess_env(home),
+        args=["-m", "poppy_tui", "mcp", *args],
+        env={**subprocess_env(home), **(env or {})},
         cwd=str(tmp_path),
     )
     with open(tmp_path / "mcp-server.stderr", "w") as errlog:

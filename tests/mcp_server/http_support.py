@@ -88,16 +88,32 @@ def running_gate(home: Path, tmp_path: Path, *args: str) -> Iterator[HttpGate]:
         gate.stop()
 
 
+def agent_token(home: Path, name: str, *options: str) -> str:
+    """`poppy-tui --home HOME mcp token --agent NAME OPTIONS...`: the token it prints (once)."""
+    import io
+
+    from poppy_tui.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--home", str(home), "mcp", "token", "--agent", name, *options])
+    assert code == 0, err.getvalue()
+    return out.getvalue().strip()
+
+
 def token_of(home: Path) -> str:
     from poppy_tui.agent.paths import resolve_paths
-    from poppy_tui.mcp_server.http_token import read_or_create, token_path
+    from poppy_tui.agent.gate.default_token import read_or_create, token_path
 
     return read_or_create(token_path(resolve_paths(home).data_dir))
 
 
 @contextlib.asynccontextmanager
-async def http_session(url: str, token: str | None, *, verify: Any = True) -> AsyncIterator[Any]:
-    """The MCP SDK's ClientSession over its streamable-HTTP client, with the bearer token."""
+async def http_session(
+    url: str, token: str | None, *, verify: Any = True, **session: Any
+) -> AsyncIterator[Any]:
+    """The MCP SDK's ClientSession over its streamable-HTTP client, with the bearer token;
+    `session`: ClientSession's own arguments (client_info, callbacks)."""
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -107,9 +123,9 @@ async def http_session(url: str, token: str | None, *, verify: Any = True) -> As
         headers=headers, timeout=httpx2.Timeout(30, read=300), verify=verify
     ) as client:
         async with streamable_http_client(url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+            async with ClientSession(read, write, **session) as opened:
+                await opened.initialize()
+                yield opened
 
 
 INITIALIZE = {
@@ -147,4 +163,85 @@ def raw_post(
         return client.post(url, json=INITIALIZE if body is None else body, headers=sent)
 
 
-__all__ = ["start_gate", "running_gate", "token_of", "http_session", "raw_post", "INITIALIZE"]
+VERSION = "2025-06-18"
+
+
+def rpc_answer(response: Any) -> dict:
+    """The JSON-RPC message in a JSON or an SSE answer (an httpx2 response)."""
+    import json
+
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return response.json()
+    data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+    return json.loads([d for d in data if d][-1])
+
+
+@contextlib.asynccontextmanager
+async def in_process_gate(home, token: str | None = None, **limits):
+    """serve_http on 127.0.0.1 in this loop, with small `limits` where a test wants them: (url, the
+    Agent, an httpx2 client with `token`, else the default agent's)."""
+    import asyncio
+
+    import httpx2
+
+    from poppy_tui.agent.gate.credentials import Credentials
+    from poppy_tui.agent.gate.default_token import read_or_create, token_path
+    from poppy_tui.agent.paths import resolve_paths
+    from poppy_tui.mcp_server.http_gate import parse_listen, serve_http
+    from tests.mcp_server.conftest import person_agent
+
+    agent = person_agent(home)
+    data_dir = resolve_paths(home).data_dir
+    token = token or read_or_create(token_path(data_dir))
+    credentials = Credentials(data_dir)
+    stopping = asyncio.Event()
+    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    serving = asyncio.create_task(
+        serve_http(
+            agent,
+            parse_listen("127.0.0.1:0"),
+            credentials,
+            allowed_hosts=[],
+            tls=None,
+            started=ready.set_result,
+            stopping=stopping,
+            **limits,
+        )
+    )
+    try:
+        url = await asyncio.wait_for(ready, 30)
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as client:
+            yield url, agent, client
+    finally:
+        stopping.set()
+        await asyncio.wait_for(serving, 30)
+        await agent.aclose()
+
+
+async def call(
+    client, url: str, session: str, method: str, params: dict | None = None, id: int | None = 2
+):
+    body = {
+        "jsonrpc": "2.0",
+        "method": method,
+        **({"id": id} if id is not None else {}),
+        **({"params": params} if params is not None else {}),
+    }
+    return await client.post(
+        url, json=body, headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": VERSION}
+    )
+
+
+__all__ = [
+    "in_process_gate",
+    "call",
+    "rpc_answer",
+    "start_gate",
+    "running_gate",
+    "token_of",
+    "agent_token",
+    "http_session",
+    "raw_post",
+    "INITIALIZE",
+]

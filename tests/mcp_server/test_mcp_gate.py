@@ -89,6 +89,7 @@ async def test_api_request_waits_for_the_person_then_returns_the_companys_respon
     data = result.structured_content
     assert result.is_error is False, text_of(result)
     assert data["result"] == "performed" and data["settled"] is True
+    assert data["where_it_stands"]["says"] == "performed by the Company"
     assert data["operation"]["operation"] == row
     assert data["operation"]["operation_id"] == "exc_5Rt2"
     assert data["response"], text_of(result)
@@ -116,6 +117,10 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
         assert data["result"] == "waiting_for_person" and data["settled"] is False
         number = data["operation"]["operation"]
         assert f"operation={number}" in data["next_step"]
+        # Where it stands, in the lifecycle's words (as the TUI and `show` say it).
+        stands = data["where_it_stands"]
+        assert (stands["why"], stands["on_its_way"]) == ("waiting_for_you", False), stands
+        assert stands["says"].startswith("waiting for your decision until its terms expire at ")
         status = await session.call_tool("operation_status", {"operation": str(number)})
         assert status.structured_content["operation"]["status"] == "pending"
 
@@ -135,6 +140,7 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
         finally:
             await agent.aclose()
     assert result.structured_content["result"] == "declined"
+    assert result.structured_content["where_it_stands"]["why"] == "declined"
     assert result.is_error is True
     assert "nothing was sent" in text_of(result)
 

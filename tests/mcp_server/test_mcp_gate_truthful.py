@@ -107,7 +107,29 @@ async def test_an_operation_held_for_an_earlier_one_in_doubt_says_why_it_cant_be
         ).status == Status.OUTCOME_UNKNOWN
     finally:
         await agent.aclose()
-    async with mcp_client(home, tmp_path) as session:
+    # An agent that reads every operation is told which one holds it; one that reads only its own
+    # is told why, without the other's number (it isn't one of its requests').
+    async with mcp_client(home, tmp_path, "--agent", "scoped") as session:
+        mine = await session.call_tool(
+            "call_api",
+            {
+                "company": strict.base_url,
+                "method": "POST",
+                "path": "/bookings/bk_1/cancel",
+                "body": {},
+                "wait_seconds": 0,
+            },
+        )
+    scoped = mine.structured_content
+    assert scoped["held"] is True and "not one of yours" in scoped["meaning"], scoped
+    assert f"operation {first.operation_row} (" not in scoped["meaning"]
+    # Where it stands, in the lifecycle's words, scoped the same way.
+    stands = scoped["where_it_stands"]
+    assert (stands["why"], stands["on_its_way"]) == ("held_same_action", False), stands
+    assert "not one of yours" in stands["says"] and f"operation {first.operation_row}" not in str(
+        stands
+    )
+    async with mcp_client(home, tmp_path, "--see-all") as session:
         result = await session.call_tool(
             "call_api",
             {
@@ -129,3 +151,5 @@ async def test_an_operation_held_for_an_earlier_one_in_doubt_says_why_it_cant_be
             "can't be approved yet" in data["meaning"]
             and f"operation {first.operation_row} (" in data["meaning"]
         )
+        assert data["where_it_stands"]["why"] == "held_same_action"
+        assert f"operation {first.operation_row} (" in data["where_it_stands"]["says"]

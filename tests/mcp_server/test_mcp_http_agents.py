@@ -1,8 +1,10 @@
-"""Sixteen agents, each in a process of its own, reach one person's queue through `poppy-tui mcp
---http` at once, with the CLI and `poppy-tui send --watch` on the same store, while the person
-approves in the TUI (Pilot): every operation recorded once, performed once, and every waiting call
-gets the outcome of its own operation. The Company (tests/companies/bulk_company.py) is written
-from the spec alone: one operation per item."""
+"""Sixteen agents under two names (eight with each name's token), each in a process of its own,
+reach one person's queue through `poppy-tui mcp --http` at once, with the CLI and `poppy-tui send
+--watch` on the same store, while the person approves in the TUI (Pilot): every operation
+recorded once, with who asked, performed once; every waiting call gets the outcome of its own
+operation; and each agent reads exactly its own name's operations, not the other name's nor the
+CLI's. The Company (tests/companies/bulk_company.py) is written from the spec alone: one
+operation per item."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.ui.app import PoppyApp
 from tests.cli.cli_support import subprocess_env
 from tests.mcp_server.conftest import approve_in_tui, person_agent
-from tests.mcp_server.http_support import running_gate, token_of
+from tests.mcp_server.http_support import agent_token, running_gate
 from tests.ui.ui_sample import wait_for
 
 pytestmark = pytest.mark.slow
@@ -25,17 +27,30 @@ pytestmark = pytest.mark.slow
 AGENTS = 16
 AGENT_SCRIPT = Path(__file__).with_name("http_agent_process.py")
 CLI_ITEM = 99
+NAMES = ("alpha", "beta")
+
+
+def name_of(item: int) -> str:
+    return NAMES[(item - 1) * len(NAMES) // AGENTS]
 
 
 async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui_and_cli(
     home, bench, tmp_path
 ):
     env = subprocess_env(home)
+    tokens = {name: agent_token(home, name) for name in NAMES}
     with running_gate(home, tmp_path) as gate:
         agents = [
             subprocess.Popen(
-                [sys.executable, str(AGENT_SCRIPT), gate.url, "Bench Goods", str(item)],
-                env={**env, "MCP_TOKEN": token_of(home)},
+                [
+                    sys.executable,
+                    str(AGENT_SCRIPT),
+                    gate.url,
+                    "Bench Goods",
+                    str(item),
+                    str(AGENTS + 3),  # every operation number there is, and two more
+                ],
+                env={**env, "MCP_TOKEN": tokens[name_of(item)]},
                 cwd=str(tmp_path),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -105,6 +120,7 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
                         describe=lambda: "the CLI's operation performed",
                     )
                     everything = agent.store.list_operations(list(Status), limit=100)
+                    asked = {r.operation_id: agent.store.asked_by(r.id) for r in everything}
             finally:
                 await agent.aclose()
         finally:
@@ -128,6 +144,18 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
         assert data["response"] == {"item": item, "status": "cancelled"}
         assert any("waiting for the person to decide" in message for message in answer["progress"])
     assert sorted(r["item"] for r in results) == list(range(1, AGENTS + 1))
+    # Who asked is recorded for each, by the name of the token it came with (the CLI's as the CLI).
+    for item in range(1, AGENTS + 1):
+        assert [(a.origin, a.agent) for a in asked[f"cxl_{item}"]] == [("mcp", name_of(item))]
+    assert [(a.origin, a.agent) for a in asked[f"cxl_{CLI_ITEM}"]] == [("cli", None)]
+    # Each agent read exactly its own name's operations: eight, not the other name's nor the CLI's.
+    rows = {r.operation_id: r.id for r in everything}
+    for answer in results:
+        mine = {
+            rows[f"cxl_{i}"] for i in range(1, AGENTS + 1) if name_of(i) == name_of(answer["item"])
+        }
+        assert len(mine) == AGENTS // len(NAMES)
+        assert set(answer["visible"]) == mine, (answer["item"], answer["visible"], mine)
     # Recorded once each (16 agents + the CLI), none lost, each performed exactly once at the Company.
     assert sorted(r.operation_id for r in everything) == sorted(
         [f"cxl_{i}" for i in range(1, AGENTS + 1)] + [f"cxl_{CLI_ITEM}"]

@@ -140,8 +140,10 @@ async def test_a_rotated_token_is_refused_by_the_running_server_at_once(
         newest = capsys.readouterr().out.strip()
         assert raw_post(gate.url, token=newest).status_code == 200
     assert_no_token_in(gate, old, new, newest)
-    assert "can be read by others (mode 0644): every request is refused" in gate.err
-    assert "mcp-http-token is gone: every request is refused" in gate.err
+    assert (
+        "can be read by others (mode 0644): the token of the agent 'default' is refused" in gate.err
+    )
+    assert "mcp-http-token is gone: the token of the agent 'default' is refused" in gate.err
 
 
 def test_the_token_is_made_on_first_use_with_mode_0600_and_kept(home, tmp_path, capsys):
@@ -279,7 +281,15 @@ def test_a_non_loopback_listen_needs_allow_remote(home, capsys, listen):
         (["mcp", "--allow-remote"], "only with --http"),
         (["mcp", "--http", "--allow-host", "a.example:80"], "without a port"),
         (["mcp", "--http", "--tls-cert", "c.pem"], "go together"),
-        (["mcp", "--http", "token"], "only --rotate"),
+        (["mcp", "--http", "token"], "takes only --agent, --see-all and --rotate"),
+        (["mcp", "--agent", "a", "agents"], "takes none of the gate's options"),
+        (["mcp", "--http", "--agent", "laptop"], "work only on stdin/stdout"),
+        (["mcp", "--http", "--see-all"], "work only on stdin/stdout"),
+        (["mcp", "--agent", "two words"], "--agent: an agent's name is"),
+        (["mcp", "token", "--agent", "default"], "choose another name"),
+        (["mcp", "token", "--agent", "x\x1b[2J"], "an agent's name is"),
+        (["mcp", "token", "--see-all"], "--see-all goes with --agent NAME"),
+        (["mcp", "token", "--agent", "nobody", "--rotate"], "there is no agent 'nobody'"),
     ],
 )
 def test_bad_http_options_are_usage_errors(home, capsys, argv, says):

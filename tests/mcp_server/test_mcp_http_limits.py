@@ -4,76 +4,15 @@ the queue are untouched, and room comes back when a session ends or idles out.""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 
-import httpx2
 import pytest
 
-from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
-from poppy_tui.mcp_server.http_gate import parse_listen, serve_http
-from poppy_tui.mcp_server.http_token import TokenFile, token_path
-from tests.mcp_server.conftest import person_agent
-from tests.mcp_server.http_support import INITIALIZE, MCP_HEADERS
+from tests.mcp_server.http_support import INITIALIZE, VERSION, call, rpc_answer
+from tests.mcp_server.http_support import in_process_gate as gate
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
-
-VERSION = "2025-06-18"
-
-
-def rpc_answer(response: httpx2.Response) -> dict:
-    """The JSON-RPC message in a JSON or an SSE answer."""
-    if response.headers.get("content-type", "").startswith("application/json"):
-        return response.json()
-    data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
-    return json.loads([d for d in data if d][-1])
-
-
-@contextlib.asynccontextmanager
-async def gate(home, **limits):
-    """serve_http on 127.0.0.1 in this loop: (url, the Agent, a client with the token)."""
-    agent = person_agent(home)
-    tokens = TokenFile(token_path(resolve_paths(home).data_dir))
-    stopping = asyncio.Event()
-    ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    serving = asyncio.create_task(
-        serve_http(
-            agent,
-            parse_listen("127.0.0.1:0"),
-            tokens,
-            allowed_hosts=[],
-            tls=None,
-            started=ready.set_result,
-            stopping=stopping,
-            **limits,
-        )
-    )
-    try:
-        url = await asyncio.wait_for(ready, 30)
-        headers = {**MCP_HEADERS, "Authorization": f"Bearer {tokens.current().decode()}"}
-        async with httpx2.AsyncClient(headers=headers, timeout=30) as client:
-            yield url, agent, client
-    finally:
-        stopping.set()
-        await asyncio.wait_for(serving, 30)
-        await agent.aclose()
-
-
-async def call(
-    client, url: str, session: str, method: str, params: dict | None = None, id: int | None = 2
-):
-    body = {
-        "jsonrpc": "2.0",
-        "method": method,
-        **({"id": id} if id is not None else {}),
-        **({"params": params} if params is not None else {}),
-    }
-    return await client.post(
-        url, json=body, headers={"Mcp-Session-Id": session, "Mcp-Protocol-Version": VERSION}
-    )
 
 
 async def test_sessions_past_the_limit_get_503_and_nothing_is_lost(home, birchwood):

@@ -88,6 +88,10 @@ async def test_every_input_schema_is_typed_valid_2020_12_and_takes_integer_numbe
         schema = tool.input_schema
         jsonschema.Draft202012Validator.check_schema(schema)
         assert schema["type"] == "object"
+        # Strict: clients that require it (the OpenAI Agents SDK) can use every tool.
+        assert schema["additionalProperties"] is False, name
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft202012Validator(schema).validate(samples[name] | {"aprove": True})
         for prop in schema.get("properties", {}).values():
             assert _types_of(prop), (name, prop)
         jsonschema.Draft202012Validator(schema).validate(samples[name])
@@ -107,6 +111,21 @@ async def test_every_input_schema_is_typed_valid_2020_12_and_takes_integer_numbe
             "integer",
             "string",
         }
+
+
+async def test_an_argument_no_schema_names_is_refused_not_dropped(home, birchwood):
+    async with gate(home) as client:
+        for name, arguments in sample_arguments(1, 1).items():
+            refused = await client.call_tool(name, arguments | {"approve": True})
+            assert refused.is_error, name
+            said = refused.content[0].text
+            assert f"{name} takes no argument 'approve'" in said and "it takes" in said, said
+        misspelt = await client.call_tool(
+            "call_api",
+            {"company": 1, "method": "POST", "path": CANCEL, "body": {}, "wait_secs": 0},
+        )
+        assert misspelt.is_error and "'wait_secs'" in misspelt.content[0].text
+    assert birchwood.performed == [] and birchwood.bodies == []  # nothing reached the Company
 
 
 async def test_tools_that_only_read_say_so_and_the_ones_that_send_do_not(home, birchwood):

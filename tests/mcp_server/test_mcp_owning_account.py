@@ -40,7 +40,12 @@ async def test_operation_status_says_it_is_held_for_its_account(home, birch, tmp
         )
     finally:
         await agent.aclose()
+    # The person's own request (the CLI's write path): an agent that reads only its own requests'
+    # operations is told there is no such operation; one started with --see-all reads it.
     async with mcp_client(home, tmp_path) as session:
+        hidden = await session.call_tool("operation_status", {"operation": str(row)})
+    assert hidden.is_error and f"no operation '{row}'" in hidden.content[0].text
+    async with mcp_client(home, tmp_path, "--see-all") as session:
         status = await session.call_tool("operation_status", {"operation": str(row)})
     data = status.structured_content
     assert data["result"] == "waiting_for_person" and data["held"] is True, data

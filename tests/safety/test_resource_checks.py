@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from poppy_tui.safety.findings import CODES
 from poppy_tui.safety.resource_checks import compare_resource
 
@@ -30,10 +32,24 @@ def codes(terms, resource, source=SOURCE):
     return [f.code for f in compare_resource(terms, resource, source).findings]
 
 
-def test_codes_are_registered_as_dangers():
-    assert {
-        CODES[c] for c in ("resource_mismatch", "resource_state", "resource_price_mismatch")
-    } == {"danger"}
+@pytest.mark.parametrize(
+    ("terms", "code"),
+    [
+        ({"order_id": "ord_7Hk2", "item_id": "itm_9Zz"}, "resource_mismatch"),
+        ({"order_id": "ord_7Hk2", "item_id": "itm_8Rb"}, "resource_state"),
+        (
+            {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "price": {"amount": "99.00"}},
+            "resource_price_mismatch",
+        ),
+    ],
+    ids=["mismatch", "state", "price"],
+)
+def test_each_difference_found_is_a_danger_that_holds_the_approval_back(terms, code):
+    """What compare_resource finds comes out as a danger (what the review and the confirmation
+    count and show first), not merely a code listed as one."""
+    found = compare_resource(terms, ORDER, SOURCE).findings
+    assert [(f.code, f.severity) for f in found] == [(code, "danger")]
+    assert CODES[code] == "danger"  # and docs/safety.md's table says so (safety/findings.py)
 
 
 def test_an_exchange_of_an_item_the_order_does_not_hold_is_a_danger():

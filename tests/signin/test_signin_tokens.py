@@ -183,9 +183,24 @@ async def test_a_bad_access_token_from_a_refresh_is_not_used(setup, case, caplog
 
 
 async def test_a_huge_expires_in_is_a_long_life_not_a_crash(setup):
+    import time
+
+    from poppy_tui.protocol.signin import MAX_EXPIRES_IN_SECONDS
+
     setup.auth.token_answer = {"expires_in": 10**400}
+    began = time.time()
     grant = await _mediated(setup)
-    assert grant.kind == "mediated" and await setup.signins.access_token(setup.company)
+    assert grant.kind == "mediated"
+    first = await setup.signins.access_token(setup.company)
+    assert first
+    # A long life, bounded: ten years from the sign-in, not 10**400 seconds (nor a crash).
+    kept = setup.signins.vault.access(setup.signins.status(setup.company).issuer)
+    assert kept is not None and kept.token == first
+    assert began + MAX_EXPIRES_IN_SECONDS <= kept.expires_at <= time.time() + MAX_EXPIRES_IN_SECONDS
+    # So it is used as it is, a year from now too: no refresh (the refresh token is not spent).
+    assert kept.fresh(60, now=time.time() + 365 * 86400)
+    assert await setup.signins.access_token(setup.company) == first
+    assert not any(g.revoked for g in setup.auth.grants.values())
 
 
 @pytest.mark.parametrize(

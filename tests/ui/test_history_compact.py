@@ -26,8 +26,9 @@ async def test_at_80_columns_the_decision_column_reads_as_a_decision(tmp_path):
             table = app.screen.query_one("#history-table")
             await wait_for(pilot, lambda: app.painted and table.row_count > 0)
             who = {int(key.value): str(table.get_row(key)[1]).splitlines() for key in table.rows}
-        assert who[rows["performed"]][1:] == ["approved", "via API"]
-        assert who[rows["declined"]][1:] == ["declined", "via MCP"]
+        # The interface and who asked (the sample's requests are the CLI's).
+        assert who[rows["performed"]][1:] == ["approved", "via API, CLI"]
+        assert who[rows["declined"]][1:] == ["declined", "via MCP, CLI"]
         assert not any(revision[:8] in line for lines in who.values() for line in lines)
     finally:
         agent.store.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, UTC
 from collections.abc import Iterator
 
 import pytest
@@ -23,7 +23,7 @@ from poppy_tui.ui.screens.help import HelpScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.resource_view import ResourceView
 from tests.companies.resource_company import ResourceCompany
-from tests.ui.ui_sample import ui_config, wait_for
+from tests.ui.ui_sample import ui_config, wait_for, workers_done
 
 BIG, SMALL = (160, 48), (80, 24)
 
@@ -184,15 +184,30 @@ async def test_read_again_on_demand_and_before_the_confirmation(tmp_path, junipe
         assert app.screen.dangers >= 1
 
 
-async def test_unchanged_state_is_said_in_the_confirmation(tmp_path, juniper):
+@pytest.mark.parametrize("read_ago", [0, 60], ids=["read-seconds-ago", "read-a-minute-ago"])
+async def test_unchanged_state_is_said_in_the_confirmation(tmp_path, juniper, read_ago):
+    """A read seconds old is shown as it is ("read at"); an older one is read again before the
+    confirmation, which says the state is unchanged since the review opened."""
     async with reviewing(tmp_path, juniper, "ord_true", size=SMALL) as (app, pilot, screen):
         await wait_for(pilot, lambda: screen.can_approve())
+        reads = len(juniper.state.reads)
+        # The review's one read, as if made `read_ago` seconds ago (it is the one it opened with).
+        screen.opened_read = screen.resource_read = dataclasses.replace(
+            screen.resource_read, read_at=datetime.now(UTC) - timedelta(seconds=read_ago)
+        )
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
         note = str(app.screen.query_one("#confirm-resource", Static).render())
-        assert note.startswith("Now") and (
-            "unchanged since you opened the review" in note or "read at" in note
-        )
+        if read_ago:
+            assert len(juniper.state.reads) == reads + 1
+            assert note.startswith("Now") and note.endswith(
+                ": unchanged since you opened the review"
+            ), note
+            assert "read again at " in note
+        else:
+            assert len(juniper.state.reads) == reads  # seconds old: not read again
+            assert note.startswith("Now") and "read at " in note, note
+            assert "unchanged" not in note and "CHANGED" not in note
 
 
 async def test_the_keys_are_remappable_and_listed_in_help(tmp_path, juniper):
@@ -240,8 +255,15 @@ async def test_a_decided_operation_reads_nothing_and_titles_its_last_read(tmp_pa
             assert not any(
                 f.code.startswith("resource_") for f in screen.findings
             )  # compared only before
+            # g is handled (its binding is off once decided: the key does nothing) and nothing is
+            # read: a key the screen does handle, pressed after it, shows the first was handled.
+            view = screen.query_one("#resource", ResourceView)
+            folded = view.folded
             await pilot.press("g")
-            await pilot.pause()
+            await pilot.press("v")  # show/hide, handled after g
+            await wait_for(pilot, lambda: view.folded != folded, describe=lambda: "v handled")
+            await workers_done(pilot)
+            assert not any(w.group == "resource-read" for w in app.workers if not w.is_finished)
             assert len(juniper.state.reads) == reads
     finally:
         await agent.aclose()

@@ -12,6 +12,7 @@ from typing import Any
 
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.store import CompanyRecord, Status, Store
+from poppy_tui.agent.store.requests import Requester
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
@@ -163,6 +164,8 @@ def add_operation(
     expires_at: datetime | None = None,
     revision: str = "r1",
     request: Any = None,
+    origin: str = "cli",
+    requester: Any = None,
 ) -> int:
     if request is None:
         # The jacket exchange's request; any other operation asks for its own (named by its id):
@@ -172,7 +175,7 @@ def add_operation(
         if operation_id != "exc_5Rt2":
             body["ref"] = operation_id
         request = ApiRequest("POST", f"{company.base_url}/api/orders/ord_7Hk2/exchange", body)
-    request_id = store.add_request(company.id, request, "test")
+    request_id = store.add_request(company.id, request, origin, requester)
     raw: dict[str, Any] = {
         "operation_id": operation_id,
         "revision": revision,
@@ -248,6 +251,9 @@ def build_sample(store: Store, now: datetime = FIXED_NOW) -> dict[str, int]:
         terms=jacket_terms(),
         expires_at=now + timedelta(minutes=15),
         revision="1791487200-k3Jd9Qx2mW8v",
+        # Asked for by an agent through the gate (its first request), as its client says it is.
+        origin="mcp",
+        requester=Requester("laptop", "Claude Code", "2.1.0"),
     )
     # The order as the Company answered its GET just before (the review's "Now" section).
     from poppy_tui.agent.store.resource_reads import ResourceRead

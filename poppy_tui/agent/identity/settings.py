@@ -20,10 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from poppy_tui.agent.paths import Paths
 from poppy_tui.protocol import conventions as c
+from poppy_tui.protocol.addresses import is_loopback_host
 from poppy_tui.protocol.client_metadata import (
     IdentityError,
     check_client_id,
-    is_loopback_host,
     redirect_uri_allowed,
     same_domain,
 )

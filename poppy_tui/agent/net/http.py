@@ -59,7 +59,7 @@ UNKNOWN_ERRORS: tuple[type[BaseException], ...] = (
 
 
 # A mount of None means "the client's own transport", i.e. no proxy, for these hosts.
-_LOOPBACK_PATTERNS = ("all://127.0.0.1", "all://localhost", "all://[::1]")
+LOOPBACK_PATTERNS = ("all://127.0.0.1", "all://localhost", "all://[::1]")
 
 
 class ResponseTooLarge(ValueError):
@@ -95,7 +95,7 @@ def make_client(
         # A user's proxy settings are honoured, but never for loopback: the demo and tests
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
-        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
+        mounts=dict.fromkeys(LOOPBACK_PATTERNS),
     )
 
 

@@ -19,14 +19,19 @@ import httpx2
 from authlib.common.urls import add_params_to_qs
 from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuthError
 
-from poppy_tui.agent.net.http import USER_AGENT, ResponseTooLarge, overall_deadline, read_bounded
+from poppy_tui.agent.net.http import (
+    LOOPBACK_PATTERNS,
+    USER_AGENT,
+    ResponseTooLarge,
+    overall_deadline,
+    read_bounded,
+)
 from poppy_tui.agent.net.netguard import guarded_client_options
 from poppy_tui.agent.signin.errors import SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
 from poppy_tui.protocol.conventions import CLIENT_ASSERTION_TYPE, MAX_SIGNIN_ANSWER_BYTES
 
 AUTH_METHOD = "private_key_jwt"
-_LOOPBACK_PATTERNS = ("all://127.0.0.1", "all://localhost", "all://[::1]")
 
 __all__ = ["AUTH_METHOD", "OAuthError", "oauth_client", "describe_failure", "within"]
 
@@ -118,7 +123,7 @@ def oauth_client(
         **guarded_client_options(allow_loopback),
         headers={"User-Agent": USER_AGENT},
         trust_env=True,
-        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
+        mounts=dict.fromkeys(LOOPBACK_PATTERNS),
     )
 
     def private_key_jwt(

@@ -93,7 +93,9 @@ class HistoryStore(StoreBase):
                    o.created_at, o.updated_at,
                    (SELECT max(d.decided_at) FROM decisions d WHERE d.operation_row = o.id),
                    (SELECT ar.revision FROM revisions ar WHERE ar.id = o.approved_revision_id),
-                   o.outcome_detail, o.waiting_sign_in
+                   o.outcome_detail, o.waiting_sign_in,
+                   (SELECT q.origin FROM requests q WHERE q.id = r.request_id),
+                   (SELECT q.requester FROM requests q WHERE q.id = r.request_id)
             FROM operations o
             JOIN companies c ON c.id = o.company_id
             JOIN revisions r ON r.id = o.current_revision_id
@@ -122,6 +124,8 @@ class HistoryStore(StoreBase):
                 approved_revision=r[15],
                 outcome_detail=r[16],
                 waiting_sign_in=r[17],
+                origin=r[18],
+                requester=r[19],
             )
             for r in rows
         ]

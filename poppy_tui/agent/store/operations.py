@@ -25,12 +25,13 @@ from poppy_tui.agent.store.rows import (
     _operation,
     _revision,
 )
+from poppy_tui.agent.store.requesters import RequesterStore
 from poppy_tui.agent.store.requests import RequestStore
 from poppy_tui.protocol.operation import Operation
 from poppy_tui.protocol.requests import RequestDescription
 
 
-class OperationStore(RequestStore):
+class OperationStore(RequestStore, RequesterStore):
     """Operations, revisions, and the decisions, attempts and events of one operation."""
 
     def _next_attempt(
@@ -169,6 +170,7 @@ class OperationStore(RequestStore):
             self._event(op_row, "received", f"revision {operation.revision}")
         else:
             op_row, status, previous = int(row[0]), Status(row[1]), row[2]
+        self.link_request_operation(db, request_id, op_row)  # who asked (requesters.py)
         existing = (
             None
             if new_operation

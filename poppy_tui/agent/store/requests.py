@@ -1,7 +1,9 @@
-"""The requests poppy-tui sent for the person, and the first answer to each."""
+"""The requests poppy-tui sent for the person, who asked for each, and the first answer to each."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from poppy_tui.agent.store.connection import StoreBase, stamp
@@ -10,14 +12,56 @@ from poppy_tui.agent.store.records import loads, request_of
 from poppy_tui.agent.store.rows import _dumps
 from poppy_tui.protocol.requests import RequestDescription, request_to_json
 
+# What an MCP client says it is (clientInfo) is kept to this many characters a field: a claim.
+CLIENT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Requester:
+    """Who made a request through the gate (`poppy-tui mcp`): the agent, by the name its token
+    has (or the one the person gave a stdio gate), and what its MCP client says it is
+    (clientInfo's name and version: the client's claim, never checked)."""
+
+    agent: str
+    client_name: str | None = None
+    client_version: str | None = None
+
+    def client_json(self) -> str | None:
+        if self.client_name is None and self.client_version is None:
+            return None
+        return json.dumps(
+            {
+                "name": None if self.client_name is None else self.client_name[:CLIENT_CHARS],
+                "version": None
+                if self.client_version is None
+                else self.client_version[:CLIENT_CHARS],
+            },
+            ensure_ascii=False,
+        )
+
 
 class RequestStore(StoreBase):
     """Requests and their first answers."""
 
-    def add_request(self, company_id: int, request: RequestDescription, origin: str) -> int:
+    def add_request(
+        self,
+        company_id: int,
+        request: RequestDescription,
+        origin: str,
+        requester: Requester | None = None,
+    ) -> int:
         cursor = self._write_one(
-            "INSERT INTO requests (company_id, interface, request_json, origin, created_at) VALUES (?,?,?,?,?)",
-            (company_id, request.interface, request_to_json(request), origin, stamp()),
+            "INSERT INTO requests (company_id, interface, request_json, origin, created_at, requester,"
+            " requester_client) VALUES (?,?,?,?,?,?,?)",
+            (
+                company_id,
+                request.interface,
+                request_to_json(request),
+                origin,
+                stamp(),
+                None if requester is None else requester.agent,
+                None if requester is None else requester.client_json(),
+            ),
             Durability.SOON,
         )
         assert cursor.lastrowid is not None  # set by every INSERT

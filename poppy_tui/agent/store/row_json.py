@@ -42,7 +42,9 @@ _TAIL = """json_object(
     'approved_revision', (SELECT ar.revision FROM revisions ar WHERE ar.id = o.approved_revision_id),
     'created_at', o.created_at, 'updated_at', o.updated_at,
     'decided_at', (SELECT max(d.decided_at) FROM decisions d WHERE d.operation_row = o.id),
-    'outcome_detail', o.outcome_detail, 'waiting_sign_in', o.waiting_sign_in)"""
+    'outcome_detail', o.outcome_detail, 'waiting_sign_in', o.waiting_sign_in,
+    'requested_by', (SELECT json_object('origin', q.origin, 'agent', q.requester)
+                     FROM requests q WHERE q.id = r.request_id))"""
 
 # Rows fetched (and lines handed on) at a time: the output is written as it is read, so 10,000
 # operations never sit in memory as one text.

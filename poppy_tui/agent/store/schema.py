@@ -204,6 +204,34 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE operations ADD COLUMN account TEXT;
     """,
+    # 10: who asked. `requester`: the agent that made a request through the gate (`poppy-tui
+    # mcp`), by the name its token has (or the one the person gave a stdio gate); NULL where the
+    # origin says it all (the CLI, the TUI, the demo). Requests the gate made before agents had
+    # names were all the one unnamed agent's, which is called `default` now. `requester_client`:
+    # what that agent's MCP client said it is (clientInfo name and version, JSON): a claim, never
+    # checked. `request_operations`: every operation each request returned (a request answered
+    # with an operation another request returned first gets no revision of its own, yet it
+    # returned it); what an agent may read through the gate is what its own requests returned.
+    # `gate_agents`: when each agent last called a tool, and the client it last said it was.
+    """
+    ALTER TABLE requests ADD COLUMN requester TEXT;
+    ALTER TABLE requests ADD COLUMN requester_client TEXT;
+    UPDATE requests SET requester = 'default' WHERE origin = 'mcp';
+    CREATE INDEX IF NOT EXISTS requests_requester ON requests (requester, id) WHERE requester IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS request_operations (
+        request_id INTEGER NOT NULL REFERENCES requests(id),
+        operation_row INTEGER NOT NULL REFERENCES operations(id),
+        PRIMARY KEY (request_id, operation_row)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS request_operations_operation ON request_operations (operation_row);
+    INSERT OR IGNORE INTO request_operations (request_id, operation_row)
+        SELECT request_id, operation_row FROM revisions;
+    CREATE TABLE IF NOT EXISTS gate_agents (
+        name TEXT PRIMARY KEY,
+        last_used_at TEXT NOT NULL,
+        client TEXT
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -57,6 +57,10 @@ class OperationRow(NamedTuple):
     outcome_detail: str | None
     # An approval held back until the person signs in again: why.
     waiting_sign_in: str | None = None
+    # Who asked (for the current terms): the request's origin ('mcp' for the gate, 'cli', 'tui',
+    # 'demo') and, through the gate, the agent's name (store/requesters.py).
+    origin: str | None = None
+    requester: str | None = None
 
 
 def loads(text: str | None) -> Any:

@@ -9,17 +9,16 @@ from collections.abc import Awaitable, Callable
 import httpx2
 
 from poppy_tui.agent.net import http
-from poppy_tui.agent.sessions import Sessions, is_invalid_session
+from poppy_tui.agent.sessions import Sessions
 from poppy_tui.agent.store import CompanyRecord
-from poppy_tui.agent.transports import Exchange, carried
+from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports.signed import signed_exchange
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, encode_approval_header
-from poppy_tui.protocol.challenges import parse_challenge
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     BadResponse,
-    NotPerformed,
     NotSent,
     Performed,
     RetryLater,
@@ -66,64 +65,27 @@ class ApiTransport:
     ) -> Exchange:
         client = await self._client()
         content = encode_body(req.body)
-        retried = False
-        while True:
-            token = await self._sessions.access_token(company)
-            account = self._sessions.signed_in_account(company) if token is not None else None
-            headers = await self._sessions.signed_in_headers(company, session_id, token)
-            headers["Accept"] = "application/json"
-            if content is not None:
-                headers["Content-Type"] = "application/json"
-            if idempotency_key:
-                headers[c.HEADER_IDEMPOTENCY_KEY] = idempotency_header(idempotency_key)
-            if approval is not None:
-                headers[c.HEADER_APPROVAL] = encode_approval_header(approval)
-            answer = await http.request(
-                client, req.method, req.url, headers=headers, content=content
-            )
-            if isinstance(answer, (NotSent, Unknown)):
-                return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
-            if is_invalid_session(answer.status, answer.body):
-                verdict = self._sessions.on_invalid_session(
-                    company, session_id, approval is not None, retried, account_owned
-                )
-                if verdict.retry:
-                    company, session_id, retried = verdict.company, verdict.company.session_id, True
-                    continue
-                outcome = NotPerformed(answer.status, "invalid_session", answer.body)
-                return Exchange(
-                    outcome,
-                    answer.status,
-                    answer.for_record(),
-                    session_id,
-                    verdict.detail,
-                    True,
-                    token_fingerprint=carried(token),
-                    account=account,
-                )
-            challenge = parse_challenge(answer.status, answer.headers, answer.body)
-            if challenge is not None:
-                outcome = NotPerformed(answer.status, challenge.error, answer.body)
-                detail = self._sessions.challenge_detail(company, challenge)
-                return Exchange(
-                    outcome,
-                    answer.status,
-                    answer.for_record(),
-                    session_id,
-                    detail,
-                    challenge=challenge,
-                    token_fingerprint=carried(token),
-                    account=account,
-                )
-            return Exchange(
-                self._classify(company, answer),
-                answer.status,
-                answer.for_record(),
-                session_id,
-                "started a new Session (invalid_session)" if retried else "",
-                token_fingerprint=carried(token),
-                account=account,
-            )
+        headers = {}
+        if idempotency_key:
+            headers[c.HEADER_IDEMPOTENCY_KEY] = idempotency_header(idempotency_key)
+        if approval is not None:
+            headers[c.HEADER_APPROVAL] = encode_approval_header(approval)
+
+        async def send(sent: dict[str, str]) -> http.HttpAnswer | NotSent | Unknown:
+            return await http.request(client, req.method, req.url, headers=sent, content=content)
+
+        return await signed_exchange(
+            self._sessions,
+            company,
+            session_id,
+            send,
+            self._classify,
+            json_body=content is not None,
+            carries_approval=approval is not None,
+            account_owned=account_owned,
+            headers=headers,
+            new_session_detail="started a new Session (invalid_session)",
+        )
 
     def _classify(self, company: CompanyRecord, answer: http.HttpAnswer):
         ok = 200 <= answer.status < 300

@@ -22,16 +22,17 @@ from urllib.parse import quote
 import httpx2
 
 from poppy_tui.agent.net import http
-from poppy_tui.agent.sessions import Sessions, is_invalid_session
+from poppy_tui.agent.sessions import Sessions
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
-from poppy_tui.agent.transports import Exchange, carried
+from poppy_tui.agent.store.requests import Requester
+from poppy_tui.agent.transports import Exchange
+from poppy_tui.agent.transports.signed import signed_exchange
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_to_message_extensions
 from poppy_tui.protocol.challenges import (
     SIGN_IN_REQUIRED,
     Challenge,
     challenge_from_fields,
-    parse_challenge,
 )
 from poppy_tui.protocol.errors import InvalidMessage, ProtocolError
 from poppy_tui.protocol.ids import is_valid_id, new_id
@@ -45,6 +46,7 @@ from poppy_tui.protocol.outcomes import (
     RetryLater,
     Unknown,
     conversation_reply,
+    describe,
 )
 from poppy_tui.protocol.requests import ConversationRequest
 from poppy_tui.protocol.retry import BackoffPolicy, parse_retry_after
@@ -205,62 +207,28 @@ class ConversationTransport:
         content = (
             None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         )
-        retried = False
-        while True:
-            token = await self._sessions.access_token(company)
-            account = self._sessions.signed_in_account(company) if token is not None else None
-            headers = await self._sessions.signed_in_headers(company, session_id, token)
-            headers["Accept"] = "application/json"
-            if content is not None:
-                headers["Content-Type"] = "application/json"
-            answer = await http.request(
+
+        async def send(sent: dict[str, str]) -> http.HttpAnswer | NotSent | Unknown:
+            return await http.request(
                 client,
                 method,
                 url,
-                headers=headers,
+                headers=sent,
                 content=content,
                 params=params,
                 extra_read_seconds=read_timeout_extra,
             )
-            if isinstance(answer, (NotSent, Unknown)):
-                return Exchange(answer, None, {"error": answer.detail}, session_id, answer.detail)
-            if is_invalid_session(answer.status, answer.body):
-                verdict = self._sessions.on_invalid_session(
-                    company, session_id, carries_approval, retried, account_owned
-                )
-                if verdict.retry:
-                    company, session_id, retried = verdict.company, verdict.company.session_id, True
-                    continue
-                return Exchange(
-                    NotPerformed(answer.status, "invalid_session", answer.body),
-                    answer.status,
-                    answer.for_record(),
-                    session_id,
-                    verdict.detail,
-                    True,
-                    token_fingerprint=carried(token),
-                    account=account,
-                )
-            challenge = parse_challenge(answer.status, answer.headers, answer.body)
-            if challenge is not None:
-                return Exchange(
-                    NotPerformed(answer.status, challenge.error, answer.body),
-                    answer.status,
-                    answer.for_record(),
-                    session_id,
-                    self._sessions.challenge_detail(company, challenge),
-                    challenge=challenge,
-                    token_fingerprint=carried(token),
-                    account=account,
-                )
-            return Exchange(
-                _classify(answer),
-                answer.status,
-                answer.for_record(),
-                session_id,
-                token_fingerprint=carried(token),
-                account=account,
-            )
+
+        return await signed_exchange(
+            self._sessions,
+            company,
+            session_id,
+            send,
+            lambda _company, answer: _classify(answer),
+            json_body=content is not None,
+            carries_approval=carries_approval,
+            account_owned=account_owned,
+        )
 
 
 def _classify(answer: http.HttpAnswer):
@@ -486,7 +454,7 @@ class Conversations:
                 continue
             if not isinstance(outcome, Performed):
                 got.problems.append(
-                    f"could not read the conversation: {exchange.detail or _short(outcome)}"
+                    f"could not read the conversation: {exchange.detail or describe(outcome)}"
                 )
                 return got
             try:
@@ -544,11 +512,16 @@ class Conversations:
         text: str,
         conversation_row: int | None,
         origin: str,
+        *,
+        requester: Requester | None = None,
     ) -> Said:
         message = agent_message(new_id("msg_"), text)
         if conversation_row is None:
             request_id = self._store.add_request(
-                company.id, ConversationRequest(endpoint, None, message["id"], text), origin
+                company.id,
+                ConversationRequest(endpoint, None, message["id"], text),
+                origin,
+                requester,
             )
             exchange = await self._deliver(
                 lambda: self._transport.create(company, endpoint, message, company.session_id)
@@ -583,6 +556,7 @@ class Conversations:
                 company.id,
                 ConversationRequest(endpoint, conversation_id, message["id"], text),
                 origin,
+                requester,
             )
             # Kept before it is sent: a resend after a timeout is this very message.
             self._store.add_message(conversation_row, message, "user")
@@ -785,11 +759,3 @@ class Conversations:
 def _words_only(verdict: Exchange) -> bool:
     """A reply that says nothing structured about the operation (conventions.py): words."""
     return isinstance(verdict.outcome, Unknown) and verdict.final
-
-
-def _short(outcome: Any) -> str:
-    for name in ("detail", "error"):
-        value = getattr(outcome, name, None)
-        if value:
-            return str(value)
-    return type(outcome).__name__

@@ -38,7 +38,7 @@ from poppy_tui.agent.net.http import (
 from poppy_tui.agent.sessions import Sessions, is_invalid_session
 from poppy_tui.agent.store import CompanyRecord
 from poppy_tui.agent.transports import Exchange, carried
-from poppy_tui.agent.transports.mcp_strict import StrictJsonTransport
+from poppy_tui.agent.transports.mcp_strict import StrictJsonTransport, jsonrpc_method
 from poppy_tui.protocol.approval import Approval, approval_to_mcp_meta
 from poppy_tui.protocol.challenges import Challenge, challenge_from_fields, parse_challenge
 from poppy_tui.protocol.errors import ProtocolError, ProtocolViolation
@@ -96,7 +96,7 @@ class PoppyAuth(httpx2.Auth):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         request.headers.update(self.header_factory())
-        method = _jsonrpc_method(request)
+        method = jsonrpc_method(request)
         record = self.seen.setdefault(method, _Seen()) if method else None
         if record is not None:
             record.sent = True
@@ -112,16 +112,6 @@ class PoppyAuth(httpx2.Auth):
 
     def sync_auth_flow(self, request: httpx2.Request):  # pragma: no cover - the SDK is async only
         raise RuntimeError("poppy-tui's MCP client is async only")
-
-
-def _jsonrpc_method(request: httpx2.Request) -> str | None:
-    if request.method != "POST":
-        return None
-    try:
-        message = json.loads(request.content)
-    except (ValueError, httpx2.RequestNotRead):
-        return None
-    return message.get("method") if isinstance(message, dict) else None
 
 
 async def _small_json_body(response: httpx2.Response) -> Any:

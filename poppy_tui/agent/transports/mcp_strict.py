@@ -101,7 +101,7 @@ class StrictJsonTransport(httpx2.AsyncBaseTransport):
         response = await self._inner.handle_async_request(request)
         kind = response.headers.get("content-type", "")
         if "json" in kind or "event-stream" in kind:
-            method = _method_of(request)
+            method = jsonrpc_method(request)
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             if encoding not in ("", "identity"):
                 # Asked for identity; compressed bytes could hide a duplicate from the check.
@@ -123,7 +123,8 @@ class StrictJsonTransport(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _method_of(request: httpx2.Request) -> str | None:
+def jsonrpc_method(request: httpx2.Request) -> str | None:
+    """The JSON-RPC method a POST of the MCP client carries (`tools/call`...), else None."""
     if request.method != "POST":
         return None
     try:

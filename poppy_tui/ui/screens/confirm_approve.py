@@ -7,6 +7,7 @@ the mouse only.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,6 +20,7 @@ from poppy_tui.ui.format import checks_summary, plural
 from poppy_tui.ui.safe import company_content, first_line, safe_line_content, strong
 from poppy_tui.ui.screens.base import SCREENS_CSS
 from poppy_tui.ui.widgets.countdown import Countdown
+from poppy_tui.ui.who_asked import asked_by_parts
 
 
 def company_line(company_name: str, company_domain: str) -> Content:
@@ -69,8 +71,10 @@ class ConfirmApproveScreen(ModalScreen[bool]):
         expires_at: datetime,
         grace_seconds: float,
         resource_note: tuple[Content, bool] | None = None,
+        asked_by: tuple[Any, ...] = (),
     ) -> None:
         super().__init__(id="confirm-approve")
+        self.asked_by = asked_by  # who asked (ui/who_asked.py)
         # The resource as read again just before this dialog (review.py): (line, changed since
         # the review opened).
         self.resource_note = resource_note
@@ -92,6 +96,11 @@ class ConfirmApproveScreen(ModalScreen[bool]):
                 company_line(self.company_name, self.company_domain),
                 id="confirm-company",
             )
+            if self.asked_by:
+                yield Static(
+                    Content.assemble(*asked_by_parts(self.asked_by, label="Asked by ")),
+                    id="confirm-asked",
+                )
             amount = (
                 Content.assemble(("Amount   ", "dim"), strong(self.amount, 60))
                 if self.amount

@@ -19,6 +19,7 @@ from poppy_tui.ui.screens.base import SCREENS_CSS
 def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
     """(screen, bindings, extra (keys, what) rows for keys widgets handle themselves)."""
     from poppy_tui.ui.navigation import GLOBAL_BINDINGS
+    from poppy_tui.ui.screens.agents import AgentsScreen, RevokeAgentScreen
     from poppy_tui.ui.screens.companies import CompaniesScreen
     from poppy_tui.ui.screens.composer import ComposerScreen
     from poppy_tui.ui.screens.confirm_approve import (
@@ -68,6 +69,8 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
             [("enter", "make a request to the Company")],
         ),
         ("Devices (poppy-tui web)", bindings(DevicesScreen.BINDINGS), []),
+        ("Agents", bindings(AgentsScreen.BINDINGS), []),
+        ("Revoke agent", bindings(RevokeAgentScreen.BINDINGS), []),
         (
             "Sign in",
             bindings(SignInScreen.BINDINGS),

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.records import OperationRow, Status
+from poppy_tui.safety.who_asked import short_requester
 from poppy_tui.ui.format import (
     IN_PROGRESS_STATUSES,
     INBOX_STATUSES,
@@ -58,7 +59,7 @@ COLUMNS = (
     ("company", "Company", 22),
     ("status", "Status", 15),
     ("decision", "Decision", 22),
-    ("via", "Via", 12),
+    ("via", "Via, asked by", 16),  # the interface, and who asked (safety/who_asked.py)
     (
         "summary",
         "Summary",
@@ -306,6 +307,7 @@ class HistoryScreen(PoppyScreen):
                 "status": record_status_label(row),
                 "decision": decision_text(row),
                 "via": interface_label(row.interface),
+                "asked": short_requester(row.origin, row.requester),
                 "decided": local_time(row.decided_at) if row.decided_at else "—",
                 "outcome": row.outcome_detail or "—",
             }
@@ -317,7 +319,7 @@ class HistoryScreen(PoppyScreen):
                         "\n",
                         cell(decision_text(row, with_revision=False), 20),
                         "\n",
-                        cell(f"via {values['via']}", 20),
+                        cell(f"via {values['via']}, {values['asked']}", 20),
                     ),
                     Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
                     key=str(row.id),
@@ -326,7 +328,9 @@ class HistoryScreen(PoppyScreen):
                 continue
             table.add_row(
                 *(
-                    first_line_text(row.summary, summary) if k == "summary" else cell(values[k], w)
+                    first_line_text(row.summary, summary)
+                    if k == "summary"
+                    else cell(f"{values['via']}, {values['asked']}" if k == "via" else values[k], w)
                     for k, _, w in columns
                 ),
                 key=str(row.id),

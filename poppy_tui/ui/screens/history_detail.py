@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import Status
+from poppy_tui.ui.who_asked import asked_by_parts
 from poppy_tui.ui.format import (
     interface_label,
     local_time,
@@ -79,6 +80,7 @@ class HistoryDetailScreen(PoppyScreen):
             safe_line_content(record.operation_id, 80),
             ("   via ", "dim"),
             interface_label(record.interface),
+            *asked_by_parts(store.asked_by(record.id)),  # ui/who_asked.py
             "\n",
             ("Status  ", "dim"),
             (record_status_label(record).upper(), "bold"),

@@ -35,6 +35,7 @@ from poppy_tui.ui.safe import (
     strong,
 )
 from poppy_tui.ui.screens.base import PoppyScreen
+from poppy_tui.ui.who_asked import asked_by_parts
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.countdown import Countdown, app_now
 from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
@@ -216,6 +217,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 interface_label(record.interface),
                 ("   received ", "dim"),
                 local_time(current.received_at),
+                *asked_by_parts(self.store.asked_by(record.id)),  # ui/who_asked.py
                 # Returned signed in: the account's (Ops 3), and which one, where known.
                 *(
                     (("\nbelongs to ", "dim"), owner_line(record.account))
@@ -527,6 +529,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
                 expires_at=record.current.expires_at,
                 grace_seconds=self.agent.config.grace_seconds,
                 resource_note=resource_note,
+                asked_by=tuple(self.store.asked_by(record.id)),
             ),
             confirmed,
         )

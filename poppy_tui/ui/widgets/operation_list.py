@@ -20,7 +20,15 @@ from poppy_tui.ui.widgets.discrepancy_panel import badge_counts
 from poppy_tui.ui.widgets.tables import remaining_width, set_columns
 
 # Content widths of every column but the summary, which takes what is left.
-WIDTHS = {"company": 20, "checks": 16, "expires": 10, "amount": 12, "via": 4, "status": 26}
+WIDTHS = {
+    "company": 20,
+    "checks": 16,
+    "expires": 10,
+    "amount": 12,
+    "via": 4,
+    "asked": 10,
+    "status": 26,
+}
 # Below this many columns the table is laid out for the width on purpose: Checks and Via go
 # under the Company's name, and each row wraps its summary over up to SUMMARY_LINES lines.
 COMPACT_BELOW = 140
@@ -41,6 +49,7 @@ PENDING_COLUMNS = (
     ("expires", "Expires in"),
     ("amount", "Amount"),
     ("via", "Via"),
+    ("asked", "Asked by"),
     ("summary", "Summary"),
 )
 PROGRESS_COLUMNS = (
@@ -48,6 +57,7 @@ PROGRESS_COLUMNS = (
     ("status", "Status"),
     ("amount", "Amount"),
     ("via", "Via"),
+    ("asked", "Asked by"),
     ("summary", "Summary"),
 )
 # What each compact column shows; "company" carries the checks and the interface on its second line.
@@ -281,6 +291,7 @@ class OperationTable(DataTable):
                 item.amount or ("—" if item.checked else "…"), self._widths()["amount"]
             ),
             "via": lambda: Text(VIA.get(row.interface, interface_label(row.interface))),
+            "asked": lambda: self._asked_cell(item, WIDTHS["asked"]),
             "status": lambda: self._status_cell(item, now),
             "summary": lambda: self._summary_cell(item),
         }
@@ -295,15 +306,23 @@ class OperationTable(DataTable):
         if not self.compact:
             return name
         # The badge under the name; the interface goes under the expiry (see _expires_cell).
-        second = (
-            self._checks_cell(item)
-            if "checks" in self.wide_keys
-            else Text(self._via(item), style="dim")
-        )
+        if "checks" in self.wide_keys:
+            second = self._checks_cell(item)
+        else:  # the interface and who asked (the in-progress table has no expiry column)
+            second = Text(self._via(item) + ", ", style="dim")
+            second.append_text(self._asked_cell(item, WIDTHS["company"] - len(second.plain)))
         return Text.assemble(name, "\n", second, no_wrap=True)
 
     def _via(self, item: InboxItem) -> str:
         return VIA.get(item.row.interface, interface_label(item.row.interface))
+
+    def _asked_cell(self, item: InboxItem, width: int) -> Text:
+        """Who asked (safety/who_asked.py): an agent's name, the CLI, you."""
+        from poppy_tui.safety.who_asked import short_requester
+
+        shown = cell(short_requester(item.row.origin, item.row.requester), width)
+        shown.stylize("dim")
+        return shown
 
     def _summary_cell(self, item: InboxItem) -> Text:
         withdrawn = item.row.status == Status.WITHDRAWN
@@ -334,8 +353,10 @@ class OperationTable(DataTable):
         else:
             style = f"bold {self._color('warning')}" if left < 60 else ""
             shown = Text(countdown(left), style=style)
-        if self.compact:
+        if self.compact:  # under the expiry: the interface, then who asked
             shown.append("\n" + self._via(item), style="dim")
+            shown.append("\n")
+            shown.append_text(self._asked_cell(item, COMPACT_WIDTHS["expires"]))
         return shown
 
     def _status_cell(self, item: InboxItem, now: datetime) -> Text:

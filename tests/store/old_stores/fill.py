@@ -258,6 +258,29 @@ def fill(path: Path) -> dict[str, Any]:
                 {"order_id": "ord_7Hk2", "status": "delivered"},
             )
         )
+    if version >= 10:  # who asked: an agent through the gate, then a second asker of its terms
+        from poppy_tui.agent.store.requests import Requester
+
+        raw = {
+            "operation_id": "exc_agent",
+            "revision": "r1",
+            "summary": "Exchange the socks.",
+            "expires_at": _rfc3339(now + timedelta(days=3650)),
+        }
+        for origin, requester in (
+            ("mcp", Requester("laptop", "claude-code", "2.1.0")),
+            ("cli", None),
+        ):
+            request_id = store.add_request(
+                manzanita.id,
+                ApiRequest("POST", f"{manzanita.base_url}/api/orders/exc_agent", {"n": 1}),
+                origin,
+                requester,
+            )
+            store.record_operation(
+                manzanita.id, request_id, manzanita.session_id, parse_operation(raw)
+            )
+        store.record_gate_use("laptop", Requester("laptop", "claude-code", "2.1.0").client_json())
     # Everything committed before reading back (some writes are grouped and flushed later).
     flush = getattr(store, "flush", None)
     if flush is not None:
@@ -283,6 +306,12 @@ def fill(path: Path) -> dict[str, Any]:
     if version >= 8:
         read = store.resource_read(pending)
         made["resource_reads"][str(pending)] = [read.source, read.ok, read.body]
+    made["asked_by"] = {}
+    if version >= 10:
+        for row in made["operations"]:
+            made["asked_by"][row] = [
+                [a.origin, a.agent, a.client, a.first_request] for a in store.asked_by(int(row))
+            ]
     made["listed_companies"] = sorted(c.name for c in store.list_companies())
     store.close()
     return made

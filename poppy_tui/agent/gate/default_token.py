@@ -1,5 +1,9 @@
-"""The bearer token of `poppy-tui mcp --http`: made on first use, kept in the home (mode 0600),
-printed by `poppy-tui mcp token`, replaced by `poppy-tui mcp token --rotate`.
+"""The token of the agent named `default`: the one bearer token of `poppy-tui mcp --http` from
+before agents had names, so that a token given out then keeps working. Made on first use by
+`poppy-tui mcp token`, kept in the home (mode 0600; this one is kept, not only its hash, because
+`poppy-tui mcp token` prints it again, as it always did), replaced by `poppy-tui mcp token
+--rotate`, ended by `poppy-tui mcp revoke default` (the file is removed). Named agents' tokens
+are in registry.py, as hashes only.
 
 Standard library only (no MCP SDK, no agent), so `poppy-tui mcp token` stays a short command.
 A running server holds a `TokenFile` and asks it on every request; that costs one stat() and
@@ -14,10 +18,12 @@ import os
 import secrets
 from pathlib import Path
 
+from poppy_tui.agent.gate.private_files import write_private
+
 FILE_NAME = "mcp-http-token"
+DEFAULT_AGENT = "default"
 # secrets.token_urlsafe(32): 32 random bytes (256 bits), 43 URL-safe characters.
 TOKEN_BYTES = 32
-_MODE = 0o600
 
 
 class TokenError(Exception):
@@ -29,29 +35,7 @@ def token_path(data_dir: Path) -> Path:
 
 
 def _write_new(path: Path, token: str, *, replace: bool) -> None:
-    """Write `token` to a fresh temporary file created with mode 0600 (never wider, not even for
-    a moment), then move it into place: os.replace for a rotation, os.link for a first creation
-    (which fails if another process got there first, so two first uses agree on one token)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(temporary, flags, _MODE)
-    try:
-        try:
-            os.fchmod(fd, _MODE)  # a umask can only narrow the mode; this makes it exact
-            os.write(fd, (token + "\n").encode("ascii"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if replace:
-            os.replace(temporary, path)
-        else:
-            os.link(temporary, path)
-    finally:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+    write_private(path, (token + "\n").encode("ascii"), replace=replace)
 
 
 def _read(path: Path) -> str:
@@ -101,13 +85,17 @@ _GONE = (-1, -1, -1, -1, -1, -1)
 
 
 class TokenFile:
-    """The token a server accepts now: the file's, re-read when it changes."""
+    """The token a server accepts now: the file's, re-read when it changes. `create`: make one
+    first if there is none (a server doesn't: a revoked `default` stays revoked)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
         self.path = path
         self._seen: tuple[int, ...] | None = None
         self._token: bytes | None = None
-        read_or_create(path)
+        if create:
+            read_or_create(path)
+        elif not path.exists():
+            self._seen = _GONE  # never made, or revoked: nothing to say about it
         self.current()
 
     def current(self) -> bytes | None:
@@ -150,8 +138,10 @@ class TokenFile:
         import logging
 
         logging.getLogger(__name__).warning(
-            "%s: every request is refused until 'poppy-tui mcp token --rotate' makes a new token",
+            "%s: the token of the agent %r is refused until 'poppy-tui mcp token --rotate' makes a "
+            "new one (named agents' tokens are not affected)",
             why,
+            DEFAULT_AGENT,
         )
 
     def accepts(self, presented: bytes) -> bool:
