@@ -32,6 +32,7 @@ from poppy_tui.agent.status_words import (
     record_status_meaning,
 )
 from poppy_tui.agent.store.records import Status
+from poppy_tui.safety.who_asked import asked_by_line, short_requester
 from poppy_tui.web import html
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,8 @@ def _rows(store: Any, rows: list[Any], now: datetime, min_read_seconds: float) -
                 log.warning("checking operation %s for the list failed", row.id, exc_info=True)
                 amount, findings = None, ()
         dangers, warnings = badge_counts(findings)
-        requester = getattr(row, "requester", None)
+        # Who asked, as the TUI's inbox row says it (safety/who_asked.py: already neutralised).
+        requester = short_requester(row.origin, row.requester) if row.origin else None
         out.append(
             Row(
                 id=row.id,
@@ -98,7 +100,7 @@ def _rows(store: Any, rows: list[Any], now: datetime, min_read_seconds: float) -
                 expires_in=countdown((row.expires_at - now).total_seconds()),
                 dangers=dangers,
                 warnings=warnings,
-                requester=html.line(requester, 60) if requester else None,
+                requester=Markup.escape(requester) if requester else None,
                 awaits_decision=row.status in (Status.PENDING, Status.WITHDRAWN),
             )
         )
@@ -333,7 +335,10 @@ def review(
         raw=html.json_text(current.raw),
         # The explanation quotes what the Company and the sign-in said (holds, outcome details).
         where=html.line(where, 600),
-        requester=html.line(asked, 80) if (asked := getattr(record, "requester", None)) else None,
+        # Everyone who asked, as the TUI's review header and `show` say it (safety/who_asked.py).
+        requester=Markup.escape(asked_by_line(asked))
+        if (asked := store.asked_by(record.id))
+        else None,
         extra={
             "meaning": record_status_meaning(record),
             "checks": checks_summary(dangers, warnings),

@@ -390,6 +390,21 @@ def test_where_it_stands_is_said_in_the_words_of_agent_explain_as_show_says_it(
     assert where_it_stands(phone, row) == "declined; nothing was sent"
 
 
+def test_who_asked_is_said_as_the_tui_and_show_say_it(web, web_home, travel, phone, capsys):
+    from poppy_tui.cli.main import main
+
+    row = queue_cancel(web_home, travel, "Faro, 3 nights")  # through the agent, origin "cli"
+    page = html.unescape(phone.get(f"/op/{row}").text)
+    capsys.readouterr()
+    assert main(["--home", str(web_home), "show", str(row)]) == 0
+    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Asked by: ")]
+    asked = line.removeprefix("Asked by: ")
+    assert asked == "the CLI"
+    assert f", asked by {asked}</p>" in page
+    listing = html.unescape(phone.get("/").text)
+    assert '<span class="who">asked by CLI</span>' in listing  # the inbox row's short form
+
+
 def test_a_stale_revision_is_not_approved(web, web_home, travel, phone):
     row = queue(web_home, "/bookings/bk_1/rebook", {"date": "2026-12-01"})
     fields = form(phone, row)
