@@ -105,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
         from poppy_tui.cli import gate
 
         return gate.HANDLERS[args.command](ctx, args)
+    if args.command == "web":
+        from poppy_tui.cli.web import cmd_web
+
+        return cmd_web(ctx, args)
     return handlers[args.command](ctx, args)
 
 

@@ -383,6 +383,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     add_signin_commands(command)
     add_identity_commands(command)
+    from poppy_tui.cli.web_parser import add_web_commands
+
+    add_web_commands(command, _global_options)
     locate.add_argument("--json", action="store_true", help=JSON_HELP)
     config = command("config", "check a config file")
     config_commands = config.add_subparsers(

@@ -19,19 +19,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import signal
-import socket
 import ssl
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Iterator
 
+# Where to listen, TLS and the Host names served: shared with `poppy-tui web` (agent/listen.py).
+from poppy_tui.agent.listen import (  # noqa: F401 (imported from here by the CLI and tests)
+    Listen,
+    ListenError,
+    Served,
+    bind,
+    host_key,
+    parse_listen,
+    served_names,
+    tls_context,
+)
 from poppy_tui.agent.gate.credentials import Credentials
 from poppy_tui.mcp_server.http_connections import ConnectionPool
-from poppy_tui.mcp_server.http_guard import AgentLimits, HttpGuard, Served, host_key
+from poppy_tui.mcp_server.http_guard import AgentLimits, HttpGuard
 
 log = logging.getLogger(__name__)
 
@@ -51,115 +58,6 @@ SHUTDOWN_GRACE_SECONDS = 3
 # The loggers of the serving side: warnings and errors reach stderr; uvicorn's access log is off
 # (it would print every request line; none holds the token, but nothing needs them).
 SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "mcp", "poppy_tui.mcp_server", "poppy_tui.agent.gate")
-
-
-class ListenError(ValueError):
-    """A --listen, --allow-host or TLS setting that can't be used (a usage error)."""
-
-
-@dataclass(frozen=True)
-class Listen:
-    host: str  # as given, e.g. "127.0.0.1", "::1", "localhost", "0.0.0.0"
-    address: str  # the address to bind
-    port: int
-    loopback: bool
-
-    @property
-    def every_address(self) -> bool:
-        return ipaddress.ip_address(self.address).is_unspecified
-
-    @property
-    def family(self) -> int:
-        return socket.AF_INET6 if ":" in self.address else socket.AF_INET
-
-
-def parse_listen(text: str) -> Listen:
-    """`HOST:PORT` (`[v6]:PORT` for an IPv6 address); port 0 picks a free one."""
-    text = text.strip()
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port_text = rest[1:] if rest.startswith(":") else None
-    else:
-        host, colon, port_text = text.rpartition(":")
-        if not colon or ":" in host:
-            port_text = None
-    if not host or port_text is None or not port_text.isdigit() or int(port_text) > 65535:
-        raise ListenError(
-            f"--listen wants HOST:PORT (e.g. 127.0.0.1:8765, [::1]:8765; port 0 picks a free one), "
-            f"got {text[:100]!r}"
-        )
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        try:
-            found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-        except socket.gaierror as exc:
-            raise ListenError(f"--listen: can't resolve {host[:100]!r}: {exc.strerror}") from None
-        address = ipaddress.ip_address(found[0][4][0])
-        # A name that resolves to loopback here may resolve elsewhere tomorrow: all of its
-        # addresses must be loopback to count as loopback.
-        loopback = all(ipaddress.ip_address(entry[4][0]).is_loopback for entry in found)
-    else:
-        loopback = address.is_loopback
-    return Listen(host=host, address=address.compressed, port=int(port_text), loopback=loopback)
-
-
-def served_names(listen: Listen, allowed_hosts: list[str]) -> frozenset[str]:
-    """The Host names requests may use: the listen host and address, the loopback names when it
-    listens on loopback (or on every address, loopback included), and every --allow-host."""
-    names = {host_key(listen.host), host_key(listen.address)}
-    if listen.loopback or listen.every_address:
-        names |= {"localhost", "127.0.0.1", "::1"}
-    for name in allowed_hosts:
-        key = host_key(name)
-        if not key or any(ch in key for ch in "/@ ?#[]") or (":" in key and not _is_ip(key)):
-            raise ListenError(
-                f"--allow-host wants a host name or address without a port, got {name[:100]!r}"
-            )
-        names.add(key)
-    names.discard("0.0.0.0")
-    names.discard("::")
-    return frozenset(names)
-
-
-def _is_ip(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def tls_context(cert: Path | None, key: Path | None) -> ssl.SSLContext | None:
-    """The server's TLS context from PEM files (checked now, so a bad file is one clear line)."""
-    if cert is None and key is None:
-        return None
-    if cert is None or key is None:
-        raise ListenError("--tls-cert and --tls-key go together")
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    try:
-        context.load_cert_chain(str(cert), str(key))
-    except (OSError, ssl.SSLError) as exc:
-        raise ListenError(f"can't use --tls-cert {cert} with --tls-key {key}: {exc}") from None
-    return context
-
-
-def bind(listen: Listen) -> socket.socket:
-    sock = socket.socket(listen.family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if listen.family == socket.AF_INET6:
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        sock.bind((listen.address, listen.port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ListenError(
-            f"can't listen on {listen.address}:{listen.port}: {exc.strerror or exc}"
-        ) from None
-    sock.setblocking(False)
-    return sock
 
 
 def endpoint_url(listen: Listen, port: int, tls: bool) -> str:

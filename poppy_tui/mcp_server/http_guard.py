@@ -32,7 +32,6 @@ configured by http_gate; this adds `Retry-After` to a 503 that lacks one.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import time
@@ -42,6 +41,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
 from poppy_tui.agent.gate.credentials import Credentials, GateAgent
+from poppy_tui.agent.listen import Served, host_key, split_host
 from poppy_tui.mcp_server.callers import scope_user
 from poppy_tui.mcp_server.http_connections import ConnectionPool
 
@@ -59,67 +59,6 @@ PROTOCOL_VERSION = b"mcp-protocol-version"
 # At most one log line per kind of refusal in this many seconds (a flood must not flood stderr).
 LOG_EVERY_SECONDS = 10.0
 UNAUTHORIZED_CODE = -32001  # a JSON-RPC server error code (the -32000..-32099 range)
-
-
-def host_key(name: str) -> str:
-    """A host name or address as compared here: lower case, no brackets, no trailing dot;
-    an IPv6 address in its compressed form."""
-    name = name.strip().lower().rstrip(".")
-    if name.startswith("[") and name.endswith("]"):
-        name = name[1:-1]
-    try:
-        return ipaddress.ip_address(name).compressed
-    except ValueError:
-        return name
-
-
-def split_host(value: str) -> tuple[str, int | None] | None:
-    """`name`, `name:port`, `[v6]` or `[v6]:port` as (host_key, port); None if malformed."""
-    value = value.strip()
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0:
-            return None
-        name, rest = value[1:end], value[end + 1 :]
-        if rest and not rest.startswith(":"):
-            return None
-        port_text = rest[1:] if rest else None
-    elif value.count(":") == 1:
-        name, port_text = value.split(":")
-    elif ":" in value:
-        return None  # a bare IPv6 address needs brackets in Host
-    else:
-        name, port_text = value, None
-    if not name:
-        return None
-    if port_text is None:
-        return host_key(name), None
-    if not port_text.isdigit() or len(port_text) > 5:
-        return None
-    return host_key(name), int(port_text)
-
-
-@dataclass(frozen=True)
-class Served:
-    """Where this server answers: its scheme, port and the host names it is known by."""
-
-    scheme: str  # "http" or "https"
-    port: int
-    names: frozenset[str]  # host_key()s
-
-    @property
-    def default_port(self) -> int:
-        return 443 if self.scheme == "https" else 80
-
-    def is_own_origin(self, scheme: str, name: str, port: int | None) -> bool:
-        return (
-            scheme == self.scheme
-            and name in self.names
-            and (port if port is not None else self.default_port) == self.port
-        )
-
-    def shown_names(self) -> list[str]:
-        return [f"[{name}]" if ":" in name else name for name in sorted(self.names)]
 
 
 def _json_error(status: int, message: str, code: int) -> tuple[bytes, list[tuple[bytes, bytes]]]:

@@ -30,6 +30,9 @@ COMMANDS = (
     "mcp",
     "send",
     "completion",
+    # Serves the page a paired device decides on, as the person does in the TUI: the command
+    # itself decides nothing, and takes no option that would (docs/web.md).
+    "web",
 )
 HEAVY = (
     "textual",

@@ -54,6 +54,11 @@ EVERYWHERE = {
     "poppy_tui.demo",
     "poppy_tui.agent.transports.mcp",
     "poppy_tui.safety.discrepancies",
+    # `poppy-tui web`'s page and what it serves with, only for that command.
+    "poppy_tui.web",
+    "poppy_tui.cli.web",
+    "jinja2",
+    "webauthn",
 }
 
 
@@ -265,6 +270,11 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
         ["mcp", "token"],
         ["mcp", "token", "--rotate", "--home", "h"],
         ["mcp", "--http", "--allow-remote", "--tls-cert", "c", "--tls-key", "k"],
+        ["web"],
+        ["web", "--listen", "127.0.0.1:0", "--require-passkey", "--allow-host", "a"],
+        ["web", "pair", "--json"],
+        ["web", "devices", "--home", "h"],
+        ["web", "revoke", "my phone"],
     ],
 )
 def test_building_only_the_chosen_command_parses_alike(argv):
@@ -306,6 +316,17 @@ def test_mcp_help_loads_no_server_and_shows_no_token(home):
             modules,
             EVERYWHERE
             | {"uvicorn", "starlette", "httpx2", "poppy_tui.agent", "poppy_tui.mcp_server"},
+        )
+
+
+def test_web_devices_and_help_load_no_server(home):
+    for argv in (["web", "devices"], ["web", "--help"], ["web", "pair", "--help"]):
+        code, modules, out = loaded_by(home, *argv)
+        assert code == 0, out
+        assert not present(
+            modules,
+            (EVERYWHERE - {"poppy_tui.cli.web"})
+            | {"uvicorn", "starlette", "httpx2", "asyncio", "markupsafe", "segno"},
         )
 
 

@@ -12,7 +12,8 @@ import pytest
 from poppy_tui.agent.store import Status
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.sizes import SMALLEST
-from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, where_line
+from poppy_tui.agent.review_words import where_line
+from poppy_tui.ui.widgets.outcome_view import OutcomeBanner
 from tests.ui.ui_sample import (
     JACKET_SUMMARY,
     add_company,

@@ -75,6 +75,9 @@ class CompaniesScreen(PoppyScreen):
         Binding("s", "sign_in", "Sign in", id="sign_in_company"),
         Binding("o", "sign_out", "Sign out", id="sign_out_company"),
         Binding("escape", "leave_add", "Leave the box", id="leave_add_company"),
+        # Not in the footer (at 80 columns it would push Back, Help and Quit off): the help line
+        # under the table names it, and Help lists it.
+        Binding("p", "devices", "Devices: pair a phone", id="pair_devices", show=False),
     ]
 
     def __init__(self) -> None:
@@ -94,7 +97,7 @@ class CompaniesScreen(PoppyScreen):
             # its meaning began the next.
             Content(
                 "Enter: make a request to the selected Company   t: talk to its agent\n"
-                "s: sign in at it   o: sign out\n"
+                "s: sign in at it   o: sign out   p: pair a phone (poppy-tui web)\n"
                 "A Company without operations v2 asks for approval on its own site instead."
             ),
             id="companies-help",
@@ -195,6 +198,11 @@ class CompaniesScreen(PoppyScreen):
                 timeout=15,
             )
         self.refresh_data()
+
+    def action_devices(self) -> None:
+        from poppy_tui.ui.screens.devices import DevicesScreen
+
+        self.app.push_screen(DevicesScreen())
 
     def action_add(self) -> None:
         self.query_one("#add-company").focus()

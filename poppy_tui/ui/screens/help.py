@@ -28,6 +28,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
         ResolveOutcomeScreen,
     )
     from poppy_tui.ui.screens.conversation import ConversationScreen, OperationCard
+    from poppy_tui.ui.screens.devices import DevicesScreen
     from poppy_tui.ui.screens.history import HistoryScreen
     from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
     from poppy_tui.ui.screens.quit_dialog import QuitScreen
@@ -71,6 +72,7 @@ def binding_groups() -> list[tuple[str, list[Binding], list[tuple[str, str]]]]:
             bindings(CompaniesScreen.BINDINGS),
             [("enter", "make a request to the Company")],
         ),
+        ("Devices (poppy-tui web)", bindings(DevicesScreen.BINDINGS), []),
         ("Agents", bindings(AgentsScreen.BINDINGS), []),
         ("Revoke agent", bindings(RevokeAgentScreen.BINDINGS), []),
         (

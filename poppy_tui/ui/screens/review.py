@@ -22,9 +22,9 @@ from textual.widgets import Static
 
 from poppy_tui.agent.store.owning_account import other_account_now
 from poppy_tui.agent.store.records import OperationRecord, Status
-from poppy_tui.safety.account_owner import other_account_findings, other_account_reason, owner_line
+from poppy_tui.safety.account_owner import owner_line
 from poppy_tui.ui.checks import Checked, check_record
-from poppy_tui.ui.format import interface_label, local_time, record_status_label, status_label
+from poppy_tui.ui.format import interface_label, local_time, status_label
 from poppy_tui.ui.safe import (
     company_content,
     company_label,
@@ -268,24 +268,15 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
     def findings(self) -> tuple[Any, ...]:
         """Everything the panel shows, danger first: what holds the approval back (first among the
         dangers), the revision's checks and those of its resource as read now."""
-        from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
+        from poppy_tui.agent.review_words import review_findings
 
-        record = self.record
-        base = (
-            *other_account_findings(
-                record.company.name if record else "",
-                record.account if record else None,
-                self.other_account,
-            ),
-            *in_doubt_findings(self.held),
-            *performed_findings(self.done_before),
-            *(self.checked.findings if self.checked is not None else ()),
-        )
-        if not self.resource_findings:
-            return tuple(base)
-        rank = {"danger": 0, "warning": 1, "info": 2}
-        return tuple(
-            sorted((*base, *self.resource_findings), key=lambda f: rank.get(f.severity, 3))
+        return review_findings(
+            self.record,
+            held=self.held,
+            done_before=self.done_before,
+            other_account=self.other_account,
+            checked=self.checked.findings if self.checked is not None else (),
+            resource=self.resource_findings,
         )
 
     async def _show_findings(self) -> None:
@@ -432,32 +423,18 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
 
     def _approve_blocked(self) -> tuple[str, bool] | None:
         """(why, for good): for good when waiting won't help (unreadable, settled, expired)."""
-        record = self.record
-        if record is None or self.checked is None:
-            return "the operation is still loading", False
-        if self.checked.operation is None:
-            return "poppy could not read this operation, so there is nothing exact to approve", True
-        if record.current.id != self.shown_revision_id:
-            return "new terms arrived; read them first", False
-        if not record.status.is_open:
-            return f"it is not waiting for a decision (it is {record_status_label(record)})", True
-        if record.current.expires_at <= app_now(self):
-            return "this revision has expired", True
-        if self.held:
-            from poppy_tui.safety.request_reuse import in_doubt_reason
+        from poppy_tui.agent.review_words import approve_blocked
 
-            return in_doubt_reason(self.held), False
-        if self.other_account is not None and record.account is not None:
-            return other_account_reason(
-                record.company.name, record.account, self.other_account
-            ), False
-        left = self.arming_left()
-        if left > 0:
-            return (
-                f"approve is available in {left:.1f} s, so that you read the operation first",
-                False,
-            )
-        return None
+        return approve_blocked(
+            self.record,
+            loaded=self.checked is not None,
+            readable=self.checked is not None and self.checked.operation is not None,
+            shown_revision_id=self.shown_revision_id,
+            now=app_now(self),
+            held=self.held,
+            other_account=self.other_account,
+            arming_left=self.arming_left(),
+        )
 
     def _update_footer(self) -> None:
         """Re-show the footer when what the keys can do changed: arming completed, the revision
@@ -524,13 +501,9 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
             self._say_why_not_approved(blocked)
 
     def _say_why_not_approved(self, blocked: tuple[str, bool]) -> None:
-        why, for_good = blocked
-        # "Not yet" only where waiting helps: an operation already performed, declined or expired
-        # will never be approvable here.
-        lead = "Can't approve" if for_good else "Not yet"
-        self.notify(
-            f"{lead}: {why}. Nothing was approved.", severity="warning", markup=False, timeout=3
-        )
+        from poppy_tui.agent.review_words import not_approved_message
+
+        self.notify(not_approved_message(blocked), severity="warning", markup=False, timeout=3)
 
     def action_approve(self) -> None:
         blocked = self._approve_blocked()

@@ -10,27 +10,20 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from poppy_tui.ui.format import checks_summary
-
-SEVERITY_LABEL = {"danger": "DANGER:", "warning": "WARNING:", "info": "NOTE:"}
-
-
-def badge_counts(findings: Iterable[Any]) -> tuple[int, int]:
-    """(dangers, warnings): what the inbox badge counts."""
-    dangers = warnings = 0
-    for finding in findings:
-        if finding.severity == "danger":
-            dangers += 1
-        elif finding.severity == "warning":
-            warnings += 1
-    return dangers, warnings
+# The words are the review's, shared with `poppy-tui web` (agent/review_words.py).
+from poppy_tui.agent.review_words import (  # noqa: F401 (imported from here too)
+    SEVERITY_LABEL,
+    badge_counts,
+    checks_title,
+    severity_label,
+)
 
 
 def finding_line(finding: Any) -> Content:
     # Here, not at the top: the inbox imports this module for badge_counts, before its first frame.
     from poppy_tui.ui.safe import safe_content, safe_line_content
 
-    label = SEVERITY_LABEL.get(finding.severity, finding.severity.upper() + ":")
+    label = severity_label(finding.severity)
     # The message may quote the Company's text, so it goes through safe_content.
     parts: list[Content | str | tuple[str, str]] = [
         (label, "bold"),
@@ -55,14 +48,7 @@ class DiscrepancyPanel(Vertical):
         yield from self._lines()
 
     def _lines(self) -> list[Static]:
-        dangers, warnings = badge_counts(self._findings)
-        if dangers or warnings:
-            title = f"Checks: {checks_summary(dangers, warnings)} — read these before the summary"
-        elif self._findings:
-            title = "Checks: nothing wrong found, notes below"
-        else:
-            title = "Checks: the summary, the terms and your request agree"
-        lines = [Static(Content(title), classes="discrepancy-title")]
+        lines = [Static(Content(checks_title(self._findings)), classes="discrepancy-title")]
         lines += [Static(finding_line(f), classes=f"finding -{f.severity}") for f in self._findings]
         return lines
 

@@ -9,21 +9,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
-from poppy_tui.ui.format import (
-    WAITING_SIGN_IN_MEANING,
-    countdown,
-    local_time,
-    parse_stamp,
-    status_meaning,
-)
+from poppy_tui.ui.format import local_time, parse_stamp
 from poppy_tui.ui.safe import json_content, safe_content
 from poppy_tui.ui.widgets.countdown import app_now
 
 KeyFor = Callable[[str, str], str]
-
-# The banner's first line says the outcome; the explanation under it only where it adds
-# something (what to do, what happens next), so the review says each outcome once.
-EXPLAINED = (Status.PENDING, Status.SENDING, Status.OUTCOME_UNKNOWN)
 
 
 def _default_key(binding_id: str, default: str) -> str:
@@ -77,154 +67,27 @@ class OutcomeBanner(Static):
                 self.update(content)
 
     def banner_content(self) -> Content:
+        from poppy_tui.agent.review_words import banner
+
         record = self.record
         assert record is not None
-        status = record.status
-        key = self.key_for
-        arming = self.arming_left()
-        approve = (
-            f"{key('approve', 'a')}: approve… (available in {arming:.1f} s)"
-            if arming > 0
-            else f"{key('approve', 'a')}: approve…"
+        said = banner(
+            record,
+            app_now(self),
+            key_for=self.key_for,
+            arming_left=self.arming_left(),
+            unsignable=self.unsignable(),
+            company_stopped=self.company_stopped,
+            declined_before=self.declined_before,
+            where_it_stands=self.where_it_stands,
         )
-        unsignable = self.unsignable() if status in (Status.PENDING, Status.WITHDRAWN) else None
-        if unsignable:
-            # Said here, where the person looks, rather than in a toast that covers the review.
-            from poppy_tui.ui.safe import plain_error
-
-            return Content.assemble(
-                (
-                    f"WAITING FOR YOUR DECISION — approving is unavailable on this machine   "
-                    f"{key('decline', 'd')}: decline…",
-                    "bold",
-                ),
-                "\n",
-                f"Approvals can't be signed here: {plain_error(unsignable, 600)}",
-            )
-        if self.company_stopped and status in (Status.APPROVED, Status.SENDING):
-            # Not "SENDING — attempt 6": nothing can reach a demo Company that has stopped.
-            return Content.assemble(
-                (
-                    "NOT SENT — the demo Company has stopped, so this approval will not be sent",
-                    "bold",
-                ),
-                "\n",
-                self.company_stopped,
-            )
-        if status == Status.PENDING:
-            head = f"WAITING FOR YOUR DECISION — {approve}   {key('decline', 'd')}: decline…"
-        elif status == Status.WITHDRAWN:
-            head = (
-                f"WITHDRAWN — nothing was sent. {approve.replace('approve…', 'approve again…')}   "
-                f"{key('decline', 'd')}: decline…"
-            )
-            if self.declined_before:
-                return Content.assemble(
-                    (head, "bold"), "\n", declined_before_line(self.declined_before)
-                )
-        elif status == Status.APPROVED:
-            left = self.grace_left()
-            if left is not None and left > 0:
-                head = (
-                    f"APPROVED — sending in {countdown(left)}. Press {key('withdraw', 'w')} to withdraw; "
-                    "nothing has been sent yet"
-                )
-            else:
-                head = "APPROVED — the grace period is over; sending now"
-                where = self.where_it_stands
-                if where is not None and not where.on_its_way:
-                    # Held (another account, unsignable here, expired): said, not "sending now".
-                    return Content.assemble(
-                        ("APPROVED — not sent", "bold"), "\n", where_line(where)
-                    )
-        elif status == Status.SENDING and record.waiting_sign_in:
-            # The approval is kept; the Company wants the person signed in first (Ops 3).
-            from poppy_tui.ui.safe import plain_line
-
-            # "waiting for sign-in: why" or, held for its account, "waiting for sign-in as "A": why":
-            # the head says the first words once.
-            why = (
-                record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
-            )
-            if not why.startswith("as "):
-                # The Company's ask once, under a short head (walk K7: six lines at 80x24, the
-                # ask said in the head, the meaning, the attempt and the detail).
-                return Content.assemble(
-                    (
-                        f"WAITING FOR SIGN-IN — {key('sign_in_to_send', 's')}: sign in, and your "
-                        "approval is sent",
-                        "bold",
-                    ),
-                    "\n",
-                    f"You approved; the Company asked: {plain_line(why, 300)}. Nothing is sent "
-                    "until then; your approval is kept until the terms expire.",
-                )
-            why = plain_line(why)
-            head = (
-                f"WAITING FOR SIGN-IN {why}. "
-                f"Press {key('sign_in_to_send', 's')} to sign in; your approval is then sent again (before it expires)"
-            )
-        elif status == Status.SENDING:
-            head = f"SENDING — attempt {record.attempt_count}"
-            if record.next_attempt_at:
-                retry_at = parse_stamp(record.next_attempt_at)
-                if retry_at is not None:
-                    wait = (retry_at - app_now(self)).total_seconds()
-                    head += f"; next retry in {countdown(wait)}" if wait > 0 else "; retrying now"
-        elif status == Status.PERFORMED:
-            head = "PERFORMED — the Company confirmed it did this"
-        elif status == Status.NOT_PERFORMED:
-            head = "NOT PERFORMED — the Company did not do this"
-        elif status == Status.OUTCOME_UNKNOWN:
-            head = f"OUTCOME UNKNOWN — press {key('resolve', 'r')} once you have checked with the Company"
-        elif status == Status.DECLINED:
-            head = "DECLINED — you declined; the action was not performed"
-        else:
-            head = "EXPIRED — this can no longer be approved; the action was not performed"
-        if status == Status.SENDING and record.waiting_sign_in:
-            # Not "being sent": nothing goes out until the person signs in.
-            return Content.assemble((head, "bold"), "\n", WAITING_SIGN_IN_MEANING)
-        if status not in EXPLAINED:
-            return Content.assemble((head, "bold"))
-        if status == Status.PENDING and self.declined_before:
-            # Not a plain "waiting": the person said no to this action once already.
-            return Content.assemble(
-                (head, "bold"),
-                "\n",
-                declined_before_line(self.declined_before),
-            )
-        if status == Status.SENDING and self.where_it_stands is not None:
-            # Where it stands as the lifecycle explains it (as `show` says it), then the promise.
-            return Content.assemble(
-                (head, "bold"),
-                "\n",
-                f"{where_line(self.where_it_stands)}. Retries reuse the same approval, so it is "
-                "done at most once.",
-            )
-        return Content.assemble((head, "bold"), "\n", status_meaning(status))
+        if said.meaning is None:
+            return Content.assemble((said.head(), "bold"))
+        return Content.assemble((said.head(), "bold"), "\n", said.meaning)
 
 
-def where_line(where: Any) -> str:
-    """An Explanation's sentence (Company-written detail in it made one safe line), with its
-    time as every screen writes one."""
-    from poppy_tui.ui.safe import plain_line
-
-    said = plain_line(where.sentence(local_time), 400)
-    return said[:1].upper() + said[1:]
-
-
-def declined_before_line(stamp: str) -> str:
-    return (
-        f"You declined an earlier revision on {local_time(stamp)}; the Company sent this new one "
-        "(to a later request). Nothing has been done."
-    )
-
-
-# Attempt outcomes whose stored word would mislead in the list of attempts.
-ATTEMPT_LABELS = {
-    "sign_in_required": "the Company asked for sign-in; nothing performed",
-    "not_sent": "not delivered: nothing reached the Company",
-}
+# Attempt outcomes whose stored word would mislead in the list of attempts (shared with the web page).
+from poppy_tui.agent.status_words import ATTEMPT_LABELS  # noqa: E402
 
 
 def _repeats(detail: str, attempt: AttemptRecord) -> bool:
