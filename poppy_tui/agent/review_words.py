@@ -203,7 +203,12 @@ def banner(
     if company_stopped and status in (Status.APPROVED, Status.SENDING):
         # Not "SENDING — attempt 6": nothing can reach a demo Company that has stopped.
         return Banner(
-            (("NOT SENT — the demo Company has stopped, so this approval will not be sent", False),),
+            (
+                (
+                    "NOT SENT — the demo Company has stopped, so this approval will not be sent",
+                    False,
+                ),
+            ),
             company_stopped,
         )
     parts: tuple[tuple[str, bool], ...]

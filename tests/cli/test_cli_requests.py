@@ -335,8 +335,16 @@ def test_wait_as_a_real_program_decided_by_another_process(home, shop, cli):
         "call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", home=home
     )
     try:
+        # The person decides once the program has said it waits (decided sooner, it says
+        # "approved; it will be sent…" instead, as true but not what this test is about).
+        said = ""
+        while "needs your approval" not in said:
+            line = agent.stderr.readline()
+            assert line, f"the agent exited before waiting: {said}"
+            said += line
         decide(home, approve=True)
         out, err = agent.communicate(timeout=60)
+        err = said + err
     finally:
         if agent.poll() is None:
             agent.kill()

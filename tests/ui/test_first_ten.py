@@ -303,8 +303,10 @@ async def test_the_review_header_keeps_via_and_its_interface_together_at_80_colu
         await review_shown(pilot)
         line = app.screen.query_one("#operation-line")
         shown = [line.render_line(y).text.rstrip() for y in range(line.size.height)]
-        assert len(shown) == 2 and shown[0].endswith("(1 of 1)"), shown
+        # The id and revision, then via and when, then who asked (the CLI made this request).
+        assert shown[0].endswith("(1 of 1)"), shown
         assert shown[1].startswith("via MCP   received "), shown
+        assert shown[2:] == ["asked by the CLI"], shown
 
 
 async def a_pressed_on_review(
@@ -339,7 +341,11 @@ async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store, make_a
 @pytest.mark.parametrize(
     ("screen", "selector", "line"),
     [
-        ("companies", "#companies-help", "s: sign in at it   o: sign out"),
+        (
+            "companies",
+            "#companies-help",
+            "s: sign in at it   o: sign out   p: pair a phone (poppy-tui web)",
+        ),
         (
             "help",
             ".field-help",

@@ -58,7 +58,9 @@ class ReviewFit(Screen):
             return  # under a dialog nothing of it moves: the line stays as it was
         view = self._body()
         end = self.query_one("#terms")
-        if not end.display or end.region.height == 0:
+        if not end.display:
+            # No terms: the summary is the end. Terms shown but with no region on screen are
+            # below the view (or not laid out yet): not seen, whatever the summary's place.
             end = self.query_one("#summary")
         visible = view.region
         if visible.height > 0 and end.region.bottom <= visible.bottom and end.region.height > 0:
