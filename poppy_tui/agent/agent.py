@@ -833,6 +833,11 @@ class Agent:
     def resolve_unknown(self, operation_row: int, performed: bool) -> OperationRecord:
         return self.store.resolve_unknown(operation_row, performed)
 
+    def confirm_account(self, operation_row: int) -> Any:
+        from poppy_tui.agent.account_hold import confirm_account  # Ops 3: the person's word
+
+        return confirm_account(self, operation_row)
+
     # ---- sending ---------------------------------------------------------------------------------
 
     async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:

@@ -157,7 +157,7 @@ async def test_an_approval_being_sent_holds_the_same_action(make_agent, strict):
 
 
 async def approved_in_doubt_in_a_conversation(agent, company, booking: str):
-    """"What about <booking>?", then "Yes please, go ahead": the operation the Company Agent then
+    """ "What about <booking>?", then "Yes please, go ahead": the operation the Company Agent then
     returns, approved; the Company says how it went in words only, so its outcome is unknown."""
     proposed = await agent.say(company, f"What about {booking}?", None)
     said = await agent.say(company, "Yes please, go ahead", proposed.conversation_row)

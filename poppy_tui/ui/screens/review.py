@@ -19,9 +19,8 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from poppy_tui.agent.store.owning_account import other_account_now
 from poppy_tui.agent.store.records import OperationRecord, Status
-from poppy_tui.safety.account_owner import other_account_findings, other_account_reason, owner_line
+from poppy_tui.safety.account_owner import account_findings, other_account_reason, owner_line
 from poppy_tui.ui.checks import Checked, check_record
 from poppy_tui.ui.format import interface_label, local_time, record_status_label, status_label
 from poppy_tui.ui.safe import (
@@ -69,6 +68,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         Binding("v", "toggle_resource", "Now: show/hide", id="toggle_resource", show=False),
         Binding("g", "read_resource", "Read it again", id="read_resource", show=False),
         Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
+        # The person's word that the sign-in now is the operation's account (Ops 3), where
+        # poppy-tui can't tell: its held approval then goes with it.
+        Binding("u", "confirm_account", "It's that account", id="confirm_account"),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -89,6 +91,10 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         # The account signed in now at the Company, when it is another known account than the
         # one this account-owned operation belongs to (Ops 3): approving waits for sign-in as it.
         self.other_account: str | None = None
+        # What the sign-in now is to this account-owned operation (store/owning_account.py):
+        # another account, or not shown to be its own (then its approval is held until the
+        # person says, with `confirm_account`); None for a Session's operation or once settled.
+        self.account_standing: Any = None
         # The resource the operation changes, as read from the Company (agent/resource_read.py):
         # the latest read, the first one since the review opened (or new terms came), what the
         # terms name in it, and whether the section is folded (the person's choice wins).
@@ -145,13 +151,24 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.record = record
         held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
         done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
-        other = other_account_now(self.store, record) if record.status.is_open else None
-        held_changed = (held, done_before, other) != (
+        standing = (
+            self.store.account_standing(record)
+            if record.account_owned and not record.status.is_final
+            else None
+        )
+        other = (
+            standing.current
+            if standing is not None and standing.standing == "other" and record.status.is_open
+            else None
+        )
+        held_changed = (held, done_before, other, standing) != (
             self.held,
             self.done_before,
             self.other_account,
+            self.account_standing,
         )
         self.held, self.done_before, self.other_account = held, done_before, other
+        self.account_standing = standing
         if record.current.id != previous_id:
             await self._show_revision(record)
             if previous_id is not None:
@@ -259,11 +276,15 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
 
         record = self.record
+        standing = self.account_standing
+        shown = standing is not None and (
+            standing.standing == "unconfirmed" or self.other_account is not None
+        )
         base = (
-            *other_account_findings(
-                record.company.name if record else "",
-                record.account if record else None,
-                self.other_account,
+            *(
+                account_findings(record.company.name, record.account, standing)
+                if record is not None and shown
+                else ()
             ),
             *in_doubt_findings(self.held),
             *performed_findings(self.done_before),
@@ -363,6 +384,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         banner = self.query_one("#outcome", OutcomeBanner)
         banner.arming_left = self.arming_left
         banner.unsignable = lambda: getattr(self.app, "unsignable", None)
+        banner.account_hold = self._account_hold(record)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)
@@ -430,6 +452,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             self.arming_left() > 0,
             bool(self.record and self.record.waiting_sign_in),
             self.other_account,
+            self._unconfirmed(),
         )
         if state != self._footer_state:
             self._footer_state = state
@@ -450,8 +473,11 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         if action == "sign_in":
             # Waiting for sign-in, or held while signed in as another account than its own (Ops 3).
             return bool(
-                self.record is not None and (self.record.waiting_sign_in or self.other_account)
+                self.record is not None
+                and (self.record.waiting_sign_in or self.other_account or self._unconfirmed())
             )
+        if action == "confirm_account":
+            return self._unconfirmed()
         if action == "read_resource":
             return self._can_read()
         if action == "toggle_resource":
@@ -462,7 +488,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
         again (it checks on every pass whether the agent is signed in at that Company)."""
         record = self.record
-        if record is None or not (record.waiting_sign_in or self.other_account):
+        if record is None or not (
+            record.waiting_sign_in or self.other_account or self._unconfirmed()
+        ):
             return
         from poppy_tui.ui.screens.signin import open_sign_in
 
@@ -472,6 +500,59 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             self.refresh_data()
 
         open_sign_in(self.app, record.company.id, None, done)
+
+    # ---- the account the sign-in is (Ops 3) --------------------------------------------------
+
+    def _unconfirmed(self) -> bool:
+        standing = self.account_standing
+        return standing is not None and standing.standing == "unconfirmed"
+
+    def _account_hold(self, record: OperationRecord) -> tuple[str, str] | None:
+        """What the banner says of the sign-in now, for a kept approval (OutcomeBanner.account_hold)."""
+        from poppy_tui.safety.account_owner import other_account_wait, unconfirmed_account_hold
+
+        standing = self.account_standing
+        if standing is None:
+            return None
+        if standing.standing == "other" and record.account and standing.current:
+            return "other", other_account_wait(
+                record.company.name, record.account, standing.current
+            )
+        if standing.standing == "unconfirmed":
+            hold = unconfirmed_account_hold(record.company.name, record.account, standing.current)
+            return "unconfirmed", hold[0].upper() + hold[1:]
+        return None
+
+    def action_confirm_account(self) -> None:
+        """The person says the sign-in now is this operation's account: kept, and a held
+        approval goes with it. Not while the review is arming: a key typed before reading."""
+        record = self.record
+        if record is None or not self._unconfirmed():
+            return
+        left = self.arming_left()
+        if left > 0:
+            self.notify(
+                f"Not yet: read the operation first ({left:.1f} s). Nothing was recorded.",
+                severity="warning",
+                markup=False,
+                timeout=3,
+            )
+            return
+        try:
+            self.agent.confirm_account(record.id)
+        except Exception as exc:  # StateError: the sign-in changed, or it was settled meanwhile
+            self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
+        else:
+            self.notify(
+                "Recorded: this sign-in is its account. "
+                + (
+                    "Its approval goes with it now."
+                    if record.status in (Status.APPROVED, Status.SENDING)
+                    else "An approval goes with it."
+                ),
+                markup=False,
+            )
+        self.refresh_data()
 
     # ---- decisions ------------------------------------------------------------------------
 

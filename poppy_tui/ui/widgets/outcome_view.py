@@ -42,6 +42,11 @@ class OutcomeBanner(Static):
         self.arming_left: Callable[[], float] = lambda: 0.0
         # Why approvals can't be signed on this machine (no usable keyring, say), or None.
         self.unsignable: Callable[[], str | None] = lambda: None
+        # Why a kept approval waits now because of the sign-in at its Company (Ops 3), from the
+        # review (safety/account_owner): ("other", line naming both accounts) or
+        # ("unconfirmed", the held line); said instead of the line the wait began with, which
+        # the sign-in since may have made untrue ("Sign in to … to continue").
+        self.account_hold: tuple[str, str] | None = None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -53,6 +58,9 @@ class OutcomeBanner(Static):
         for status in Status:
             self.set_class(record.status == status, f"-{status.value.replace('_', '-')}")
         self._refresh_text()
+
+    def _held_unconfirmed(self) -> bool:
+        return self.account_hold is not None and self.account_hold[0] == "unconfirmed"
 
     def grace_left(self) -> float | None:
         if self.record is None or self.record.status != Status.APPROVED:
@@ -110,15 +118,33 @@ class OutcomeBanner(Static):
                 )
             else:
                 head = "APPROVED — the grace period is over; sending now"
+        elif status == Status.SENDING and record.waiting_sign_in and self._held_unconfirmed():
+            from poppy_tui.ui.safe import plain_line
+
+            assert self.account_hold is not None
+            return Content.assemble(
+                (
+                    f"HELD — is this sign-in the account it belongs to? "
+                    f"{key('confirm_account', 'u')}: it is, send it   "
+                    f"{key('sign_in_to_send', 's')}: sign in as it",
+                    "bold",
+                ),
+                "\n",
+                plain_line(self.account_hold[1], 600),
+            )
         elif status == Status.SENDING and record.waiting_sign_in:
             # The approval is kept; the Company wants the person signed in first (Ops 3).
             from poppy_tui.ui.safe import plain_line
 
-            # "waiting for sign-in: why" or, held for its account, "waiting for sign-in as "A": why":
-            # the head says the first words once.
-            why = (
-                record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
+            # "waiting for sign-in: why" or, held for its account, "waiting for sign-in as "A": why"
+            # (the sign-in now, where it is another account's: both named): the head says the
+            # first words once.
+            waiting = (
+                self.account_hold[1]
+                if self.account_hold is not None and self.account_hold[0] == "other"
+                else record.waiting_sign_in
             )
+            why = waiting.removeprefix("waiting for sign-in").removeprefix(":").strip()
             why = plain_line(why if why.startswith("as ") else f"— {why}")
             head = (
                 f"WAITING FOR SIGN-IN {why}. "
