@@ -514,20 +514,22 @@ _BEFORE_SENDING = ("pending", "withdrawn", "approved")
 
 
 def _resource_comparison(store: Store, record: OperationRecord) -> tuple[Any, Any]:
-    """(the last read of the resource the operation changes, its comparison with the terms or None)."""
+    """(the last read of the resource the operation changes, its comparison with the terms: all
+    checks before the decision is carried out, only the promise-like text flagged after)."""
     read = store.resource_read(record.id)
-    if read is None or not read.ok or record.status.value not in _BEFORE_SENDING:
+    if read is None or not read.ok:
         return read, None
     from poppy_tui.safety.resource_checks import compare_resource, source_label
 
-    return read, compare_resource(record.current.terms, read.body, source_label(read.source))
+    terms = record.current.terms if record.status.value in _BEFORE_SENDING else None
+    return read, compare_resource(terms, read.body, source_label(read.source))
 
 
 def _resource_json(store: Store, record: OperationRecord) -> dict[str, Any] | None:
     read, comparison = _resource_comparison(store, record)
     if read is None:
         return None
-    found = {**read.to_json(), "revision": None, "findings": [], "terms_name": []}
+    found = {**read.to_json(), "revision": None, "findings": [], "terms_name": [], "flagged": []}
     found.pop("revision_row", None)
     if read.revision_id is not None:
         found["revision"] = next(
@@ -539,33 +541,48 @@ def _resource_json(store: Store, record: OperationRecord) -> dict[str, Any] | No
             for f in comparison.findings
         ]
         found["terms_name"] = sorted(comparison.named)
+        found["flagged"] = sorted(comparison.flagged)
     return found
 
 
 def _resource_lines(store: Store, record: OperationRecord) -> list[str]:
-    """The resource as last read before the decision (agent/resource_read.py), as the review shows it."""
+    """The resource as last read (agent/resource_read.py), as the review shows it: what the
+    Company's API says, set apart from the terms and never part of what the person approves."""
     read, comparison = _resource_comparison(store, record)
     if read is None:
         return []
     from poppy_tui.safety.resource_checks import resource_rows, source_label
 
-    if not read.source:
-        return [
-            f"Now: nothing to read it from ({safe_line(read.problem or 'no read offered', 300)})"
-        ]
-    lines = [f"Now (read from {source_label(read.source)} at {stamp_text(read.read_at)}):"]
+    settled = record.status.value not in _BEFORE_SENDING
+    head = (
+        "Before the decision, what the Company's API said (not part of the deal)"
+        if settled
+        else "Now, what the Company's API says (not part of what you approve)"
+    )
+    if read.state == "no_read_offered":
+        reason = (read.problem or "").removeprefix("no read offered").lstrip(": ")
+        return [f"{head}: no read offered ({safe_line(reason or 'nothing safe to read', 300)})"]
+    where = f" from {source_label(read.source)}" if read.source else ""
     if not read.ok:
-        lines.append(
-            f"{COMPANY_INDENT}couldn't read it: {safe_line(read.problem or 'no answer', 300)}"
-        )
-        return lines
+        return [
+            f"{head}: couldn't read it{where} at {stamp_text(read.read_at)}: "
+            f"{safe_line(read.problem or 'no answer', 300)}"
+        ]
+    lines = [f"{head}, read{where} at {stamp_text(read.read_at)}:"]
     named = comparison.named if comparison is not None else frozenset()
+    flagged = comparison.flagged if comparison is not None else frozenset()
     for key, value in resource_rows(read.body):
+        if key in flagged:
+            lines.append(
+                f"{COMPANY_INDENT}! {safe_line(key, 80)}: {safe_line(value)} "
+                "(reads like a promise: binds nothing)"
+            )
+            continue
         mark = "> " if key in named else ""
         lines.append(f"{COMPANY_INDENT}{mark}{safe_line(key, 80)}: {safe_line(value)}")
     if named:
         lines.append(f"{COMPANY_INDENT}(> marks a field the terms name)")
-    if comparison is not None:
+    if comparison is not None and not settled:
         for finding in comparison.findings:
             lines.append(f"{finding.severity.upper()}: {safe_line(finding.message, 600)}")
     return lines

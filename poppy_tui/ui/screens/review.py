@@ -102,6 +102,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.opened_read: Any = None
         self.resource_findings: tuple[Any, ...] = ()
         self._resource_named: frozenset[str] = frozenset()
+        self._resource_flagged: frozenset[str] = frozenset()
         self._resource_folded: bool | None = None
         self._reading = False
 
@@ -120,7 +121,9 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             yield SummaryText(id="summary")
             yield Static(Content("Terms — written by the Company"), classes="section-title")
             yield TermsTable(id="terms")
-            yield Static(Content("Now"), classes="section-title", id="resource-title")
+            yield Static(
+                Content("Now"), classes="section-title resource-title", id="resource-title"
+            )
             yield ResourceView(id="resource")
             yield Static(Content("What you asked for"), classes="section-title")
             yield RequestView(id="request")
@@ -389,6 +392,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)
         )
+        self._follow_status()
         self._update_footer()
 
     # ---- arming ---------------------------------------------------------------------------
