@@ -238,6 +238,8 @@ def test_show_json_shape(cli, queue):
         "account_owned",
         "account",
         "signed_in_as_other_account",
+        "account_standing",
+        "account_held",
     }
     assert (
         data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
