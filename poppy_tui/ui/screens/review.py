@@ -70,7 +70,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
         # The person's word that the sign-in now is the operation's account (Ops 3), where
         # poppy-tui can't tell: its held approval then goes with it.
-        Binding("u", "confirm_account", "It's that account", id="confirm_account"),
+        Binding("u", "confirm_account", "Same account, send", id="confirm_account"),
         Binding("escape", "back", "Back", id="back"),
     ]
 
