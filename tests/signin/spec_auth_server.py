@@ -126,6 +126,8 @@ class SpecAuthCompany:
     approval_accounts: list[str | None] = field(default_factory=list)
     # How it says who signed in: "none", "id_token", "userinfo" or "jwt_access" (see above).
     account_proof: str = "none"
+    # Where its metadata says userinfo is, when not its own /oauth/userinfo (a hostile host).
+    userinfo_url: str | None = None
     # The key its ID tokens and JWT access tokens are signed with (nobody checks: they come
     # straight from its token endpoint).
     signing_key: Any = field(default_factory=lambda: _new_signing_key())
@@ -190,7 +192,7 @@ class SpecAuthCompany:
             "device_authorization_endpoint": f"{self.base_url}/oauth/device",
             "code_challenge_methods_supported": ["S256"],
             **(
-                {"userinfo_endpoint": f"{self.base_url}/oauth/userinfo"}
+                {"userinfo_endpoint": self.userinfo_url or f"{self.base_url}/oauth/userinfo"}
                 if self.account_proof == "userinfo"
                 else {}
             ),

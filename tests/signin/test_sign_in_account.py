@@ -223,3 +223,57 @@ async def test_an_id_token_for_another_issuer_or_agent_or_expired_names_nothing(
         grant = await device_sign_in(setup, USER["email"])
         assert grant.account is None, change
         await setup.signins.sign_out(setup.company)
+
+
+async def direct_sign_in(setup, email: str):
+    """Direct Sign-In as `email`: the Company's authorize page driven as a browser would, the
+    redirect pasted back (complete), as when the browser can't come back here."""
+    from urllib.parse import parse_qs, urlsplit
+
+    import httpx
+
+    flow = await setup.signins.begin(
+        setup.company, "direct", scopes=["poppy:read", "orders"], open_browser=lambda _url: False
+    )
+    url = await flow.start()
+    async with httpx.AsyncClient(trust_env=False, follow_redirects=False) as browser:
+        form = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+        form |= {"email": email, "password": setup.auth.users()[email], "decision": "allow"}
+        answer = await browser.post(url.split("?")[0], data=form)
+    assert answer.status_code == 302
+    return await flow.complete(answer.headers["location"])
+
+
+@pytest.mark.parametrize("proof", ["none", "id_token"])
+async def test_direct_sign_in_with_an_opaque_token_asks_and_with_an_id_token_knows(setup, proof):
+    """Direct Sign-In: with an opaque token another person's sign-in holds the owner's approval
+    for the person's word; with an ID token it is another named account, refused outright."""
+    setup.auth.account_proof = proof
+    setup.auth.more_users[BOB["email"]] = BOB["password"]
+    first = await direct_sign_in(setup, USER["email"])
+    assert first.account == (USER["email"] if proof == "id_token" else None)
+    op = await ordered(setup)
+    await setup.signins.sign_out(setup.company)
+    await direct_sign_in(setup, BOB["email"])
+    standing = setup.agent.store.account_standing(op)
+    if proof == "none":
+        assert standing.standing == "unconfirmed"
+        setup.agent.approve(op.id, op.current.id)
+        waiting = await setup.agent.wait_for_outcome(op.id, timeout=10)
+        assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    else:
+        assert (standing.standing, standing.current) == ("other", BOB["email"])
+        with pytest.raises(StateError):
+            setup.agent.approve(op.id, op.current.id)
+    assert setup.auth.approval_accounts == []
+
+
+async def test_a_userinfo_endpoint_off_the_companys_hosts_is_never_sent_the_token(setup):
+    """The metadata names a userinfo endpoint on another host (`localhost`, not the issuer's
+    127.0.0.1, though it reaches this very server): the access token never goes there, and the
+    sign-in simply names no account."""
+    setup.auth.account_proof = "userinfo"
+    setup.auth.userinfo_url = f"http://localhost:{setup.auth.port}/oauth/userinfo"
+    grant = await device_sign_in(setup, USER["email"])
+    assert grant.account is None
+    assert not any(s.path == "/oauth/userinfo" for s in setup.auth.received)

@@ -266,3 +266,22 @@ async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_aske
         )
         assert "waiting for sign-in" not in banner  # said once, in the head
     assert birch.state.approval_users == []
+
+
+def test_a_held_approval_for_the_persons_word_is_announced_as_such():
+    """The toast for an approval held because the sign-in can't be shown to be its account says
+    what to press, not that the Company asked for sign-in."""
+    from types import SimpleNamespace
+
+    from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
+    from poppy_tui.ui.outcome_toasts import waiting_toast
+
+    row = SimpleNamespace(
+        id=7,
+        company_name=NAME,
+        summary="Order 2 kg of oats",
+        waiting_sign_in=f"{UNCONFIRMED_WAIT_PREFIX}: this operation belongs to …",
+    )
+    toast = waiting_toast(row)
+    assert toast.message.startswith(f"Not sent: {NAME} — is this sign-in the account")
+    assert "press u" in toast.message and "asked you to sign in" not in toast.message
