@@ -317,10 +317,10 @@ def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
         # and the other account signed in there now, if any (then it can't be approved or sent).
         "account_owned": record.account_owned,
         "account": record.account,
-        "signed_in_as_other_account": _other_account(store, record),
+        "signed_in_as_other_account": _accounts().other_account_of(store, record),
         # Whether the sign-in now is shown to be its account (same, other, unconfirmed: held until
         # the person says in the review; signed_out), and the line that says why it is held.
-        **_account_standing_json(store, record),
+        **_accounts().account_standing_json(store, record),
         # Earlier operations for the same action whose outcome is not known: this one can't be approved yet.
         "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)]
         if record.status.is_open
@@ -328,65 +328,6 @@ def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
-
-
-def _other_account(store: Store, record: OperationRecord) -> str | None:
-    from poppy_tui.agent.store.owning_account import other_account_now
-
-    return other_account_now(store, record)
-
-
-def _account_standing_json(store: Store, record: OperationRecord) -> dict[str, Any]:
-    standing = store.account_standing(record) if record.account_owned else None
-    held = _account_hold(store, record)
-    return {
-        "account_standing": standing.standing if standing is not None else None,
-        "account_held": held,
-    }
-
-
-def _account_hold(store: Store, record: OperationRecord) -> str | None:
-    """Why its approval is held for the sign-in now, in the review's and the MCP gate's words."""
-    if not record.account_owned or record.status.is_final:
-        return None
-    from poppy_tui.safety.account_owner import unconfirmed_account_hold
-
-    standing = store.account_standing(record)
-    if standing is None or standing.standing != "unconfirmed":
-        return None
-    return unconfirmed_account_hold(record.company.name, record.account, standing.current)
-
-
-def waiting_line(store: Store, record: OperationRecord) -> str:
-    """Why a kept approval waits, true now: the sign-in at its Company since the wait began may
-    be another account (both named) or one not shown to be its own (the person's word asked),
-    whatever line the wait began with ("Sign in to … to continue")."""
-    standing = store.account_standing(record) if record.account_owned else None
-    if standing is not None and standing.standing in ("other", "unconfirmed"):
-        from poppy_tui.safety.account_owner import account_wait
-
-        if standing.standing == "unconfirmed" or record.account:
-            return account_wait(record.company.name, record.account, standing)
-    return record.waiting_sign_in or ""
-
-
-def _account_lines(store: Store, record: OperationRecord) -> list[str]:
-    """Whose the operation is (Ops 3) and, signed in there as another account or one not shown
-    to be its own, why it waits."""
-    if not record.account_owned:
-        return []
-    from poppy_tui.safety.account_owner import other_account_reason, owner_line
-
-    lines = [f"Belongs to: {owner_line(record.account)}"]
-    other = _other_account(store, record)
-    if other is not None and record.account is not None and not record.status.is_final:
-        lines.append(
-            f"Can't be approved now: {other_account_reason(record.company.name, record.account, other)}"
-        )
-    held = _account_hold(store, record)
-    if held is not None:
-        lines.append(f"Held: {held}")
-    return lines
 
 
 def _decision_json(decision: DecisionRecord, names: dict[int, str]) -> dict[str, Any]:
@@ -507,6 +448,18 @@ def _revision_change(revisions: list[Any]) -> str:
     return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(
         kind, "a new revision"
     )
+
+
+def _accounts() -> Any:
+    """The account part (cli/account_output.py), loaded when an operation is shown."""
+    from poppy_tui.cli import account_output
+
+    return account_output
+
+
+def waiting_line(store: Store, record: OperationRecord) -> str:
+    """Why a kept approval waits, true now (cli/account_output.waiting_line)."""
+    return _accounts().waiting_line(store, record)
 
 
 # Statuses whose resource is still compared with the terms: the decision is not carried out yet.
@@ -642,7 +595,7 @@ def show_text(store: Store, record: OperationRecord) -> str:
     lines.append(
         f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}"
     )
-    lines.extend(_account_lines(store, record))
+    lines.extend(_accounts().account_lines(store, record))
     held = store.earlier_in_doubt(record.id) if record.status.is_open else []
     if held:
         from poppy_tui.safety.request_reuse import in_doubt_reason

@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
-from poppy_tui.safety.account_owner import account_findings, other_account_reason, owner_line
+from poppy_tui.safety.account_owner import other_account_reason, owner_line
 from poppy_tui.ui.checks import Checked, check_record
 from poppy_tui.ui.format import interface_label, local_time, record_status_label, status_label
 from poppy_tui.ui.safe import (
@@ -40,6 +40,7 @@ from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_count
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.resource_view import ResourceView
+from poppy_tui.ui.screens.review_account import AccountSection
 from poppy_tui.ui.screens.review_resource import ResourceSection
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
@@ -54,7 +55,7 @@ def revision_change(diff: Any) -> str:
     return label if label in ("new terms", "new expiry") else "same"
 
 
-class ReviewScreen(ResourceSection, PoppyScreen):
+class ReviewScreen(AccountSection, ResourceSection, PoppyScreen):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
@@ -154,16 +155,7 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         self.record = record
         held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
         done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
-        standing = (
-            self.store.account_standing(record)
-            if record.account_owned and not record.status.is_final
-            else None
-        )
-        other = (
-            standing.current
-            if standing is not None and standing.standing == "other" and record.status.is_open
-            else None
-        )
+        standing, other = self._standing_of(record)
         held_changed = (held, done_before, other, standing) != (
             self.held,
             self.done_before,
@@ -278,17 +270,8 @@ class ReviewScreen(ResourceSection, PoppyScreen):
         dangers), the revision's checks and those of its resource as read now."""
         from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
 
-        record = self.record
-        standing = self.account_standing
-        shown = standing is not None and (
-            standing.standing == "unconfirmed" or self.other_account is not None
-        )
         base = (
-            *(
-                account_findings(record.company.name, record.account, standing)
-                if record is not None and shown
-                else ()
-            ),
+            *self._account_findings(),
             *in_doubt_findings(self.held),
             *performed_findings(self.done_before),
             *(self.checked.findings if self.checked is not None else ()),
@@ -504,59 +487,6 @@ class ReviewScreen(ResourceSection, PoppyScreen):
             self.refresh_data()
 
         open_sign_in(self.app, record.company.id, None, done)
-
-    # ---- the account the sign-in is (Ops 3) --------------------------------------------------
-
-    def _unconfirmed(self) -> bool:
-        standing = self.account_standing
-        return standing is not None and standing.standing == "unconfirmed"
-
-    def _account_hold(self, record: OperationRecord) -> tuple[str, str] | None:
-        """What the banner says of the sign-in now, for a kept approval (OutcomeBanner.account_hold)."""
-        from poppy_tui.safety.account_owner import other_account_wait, unconfirmed_account_hold
-
-        standing = self.account_standing
-        if standing is None:
-            return None
-        if standing.standing == "other" and record.account and standing.current:
-            return "other", other_account_wait(
-                record.company.name, record.account, standing.current
-            )
-        if standing.standing == "unconfirmed":
-            hold = unconfirmed_account_hold(record.company.name, record.account, standing.current)
-            return "unconfirmed", hold[0].upper() + hold[1:]
-        return None
-
-    def action_confirm_account(self) -> None:
-        """The person says the sign-in now is this operation's account: kept, and a held
-        approval goes with it. Not while the review is arming: a key typed before reading."""
-        record = self.record
-        if record is None or not self._unconfirmed():
-            return
-        left = self.arming_left()
-        if left > 0:
-            self.notify(
-                f"Not yet: read the operation first ({left:.1f} s). Nothing was recorded.",
-                severity="warning",
-                markup=False,
-                timeout=3,
-            )
-            return
-        try:
-            self.agent.confirm_account(record.id)
-        except Exception as exc:  # StateError: the sign-in changed, or it was settled meanwhile
-            self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
-        else:
-            self.notify(
-                "Recorded: this sign-in is its account. "
-                + (
-                    "Its approval goes with it now."
-                    if record.status in (Status.APPROVED, Status.SENDING)
-                    else "An approval goes with it."
-                ),
-                markup=False,
-            )
-        self.refresh_data()
 
     # ---- decisions ------------------------------------------------------------------------
 
