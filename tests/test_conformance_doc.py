@@ -193,7 +193,7 @@ def test_the_checker_notices_a_test_or_code_that_is_gone():
         "`tests/no_such_file.py::test_anything` "
         "`tests/test_conformance_doc.py::test_every_cited_test_exists[a-b]` "
         "`edges2:tests/agent/test_not_merged.py::test_later` "
-        "`agent/dispatcher.py:Dispatcher._drive` `agent/dispatcher.py:Dispatcher._gone` "
+        "`agent/dispatcher.py:Dispatcher.dispatch_once` `agent/dispatcher.py:Dispatcher._gone` "
         "`agent/no_such_module.py:thing`"
     )
     assert missing_tests(text) == [

@@ -1,18 +1,20 @@
 """The `Agent` facade: the only entry point the UI and CLI use to talk to Companies.
 
-It wires the pieces together (store, Sessions, transports, dispatcher) and turns what each
-interface answered into a `RequestResult` or `ConversationResult`. Every request is recorded
-before it is sent, every first response after; operations are kept the moment they arrive.
+A thin face over the parts: it builds them on first use (store, Sessions, transports, sign-in,
+the dispatcher and the outcome probe) and wires them together. What a request's answer means
+for its caller is request_results.py; which transport an approval goes through,
+transports/routing.py; waiting for an outcome, outcome_wait.py; what happens to an operation,
+the lifecycle (agent/lifecycle), which the store persists and the dispatcher carries out. Every
+request is recorded before it is sent, every first response after; operations are kept the
+moment they arrive.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import threading
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from collections.abc import Awaitable, Callable
 
 # Only what constructing an Agent and reading the store need is imported here: the TUI's first
@@ -20,9 +22,14 @@ from collections.abc import Awaitable, Callable
 # cryptography and jwt through keys and identity) is imported where first used, and the parts
 # built on it are made on first use (cached properties below); so are the request types, uuid
 # and hashlib, which only sending needs.
+from poppy_tui.agent.background import BackgroundTasks
+from poppy_tui.agent.company_access import CompanyAccess
 from poppy_tui.agent.config import Config, load_config
+from poppy_tui.agent.errors import AgentError, ApprovalUnsignable
+from poppy_tui.agent.outcome_wait import SETTLED
 from poppy_tui.agent.paths import Paths
-from poppy_tui.agent.store.status import Status
+from poppy_tui.agent.request_results import ConversationResult, RequestResult
+from poppy_tui.agent.signing import Signing
 
 if TYPE_CHECKING:
     from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
@@ -30,83 +37,31 @@ if TYPE_CHECKING:
     import httpx2
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    from poppy_tui.agent import companies as discovery
     from poppy_tui.agent.dispatcher import Dispatcher
     from poppy_tui.agent.identity import AgentIdentity
+    from poppy_tui.agent.lifecycle import Explanation
     from poppy_tui.agent.outcome_probe import OutcomeProbe
     from poppy_tui.agent.resource_read import ResourceReader
     from poppy_tui.agent.store.resource_reads import ResourceRead
     from poppy_tui.agent.sessions import Sessions
-    from poppy_tui.agent.signin.identity import ClientIdentity
     from poppy_tui.agent.signin.service import SignIns
     from poppy_tui.agent.transports import Exchange
     from poppy_tui.agent.transports.api import ApiTransport
     from poppy_tui.agent.transports.conversation import Conversations
     from poppy_tui.protocol.approval import Approval
-    from poppy_tui.protocol.challenges import Challenge
     from poppy_tui.protocol.retry import BackoffPolicy
 
-# Statuses wait_for_outcome returns on: the send is over, or the person said no.
-SETTLED = frozenset(
-    {
-        Status.PERFORMED,
-        Status.NOT_PERFORMED,
-        Status.OUTCOME_UNKNOWN,
-        Status.DECLINED,
-        Status.EXPIRED,
-    }
-)
-# A first request (no approval yet) is resent on its own only when that is safe: it never
-# left (NotSent), or the Company asked us to wait briefly and the request is idempotent
-# (a GET, or a write carrying its Idempotency-Key).
-FIRST_REQUEST_SENDS = 3
-FIRST_REQUEST_MAX_WAIT = 5.0
+__all__ = [
+    "SETTLED",
+    "Agent",
+    "AgentError",
+    "ApprovalUnsignable",
+    "ConversationResult",
+    "RequestResult",
+]
 
 
-class AgentError(RuntimeError):
-    """Something the person asked for can't be done (no such interface, a bad URL, ...)."""
-
-    def __init__(self, message: str, challenge: Challenge | None = None) -> None:
-        super().__init__(message)
-        self.challenge = (
-            challenge  # set when the Company asked for sign-in (or refused our identity)
-        )
-
-
-class ApprovalUnsignable(AgentError):
-    """An approval can't be given: nothing could send it, as requests can't be signed here."""
-
-
-@dataclass(frozen=True)
-class RequestResult:
-    outcome: Literal["performed", "operation", "not_performed", "unknown"]
-    status: int | None  # HTTP status where there is one
-    body: Any  # parsed JSON body / tool result (wire names) / conversation reply
-    operation_row: int | None  # the stored operation when outcome == "operation"
-    detail: str = ""
-    request_id: int | None = None
-    challenge: Challenge | None = (
-        None  # sign in (or more scopes) to go on, or the Company refused our identity
-    )
-    # The stored revision the answer carried, when outcome == "operation": what an approval of
-    # these terms names (Store.approve refuses it once a newer revision has arrived).
-    revision_row: int | None = None
-
-
-@dataclass(frozen=True)
-class ConversationResult:
-    conversation_row: int
-    conversation_id: str
-    messages: list[dict]  # Company messages received in answer, as sent (unsanitised)
-    operation_rows: list[int]  # operations (or new revisions) those messages carried
-    delivered: bool = True  # False when our message could not be delivered (see detail)
-    detail: str = ""
-    problems: list[str] = field(default_factory=list)
-    challenge: Challenge | None = None  # an `authorization` event, or a challenge to our message
-    request_id: int | None = None  # our message, as a stored request (see outcome_for_request)
-
-
-class Agent:
+class Agent(Signing, CompanyAccess):
     """Cheap to construct: the store and config are all it holds at first. Sessions, the
     transports, the dispatcher, sign-in and the outcome probe are built on first use (each a
     cached property; a test may assign its own), so the TUI paints before any of them exists."""
@@ -125,6 +80,7 @@ class Agent:
         lease_seconds: float | None = None,
         backoff: BackoffPolicy | None = None,
         reply_wait_seconds: float | None = None,
+        inline_retry_seconds: float | None = None,
     ) -> None:
         # None: opened on first use (Agent.open(lazy_store=True)); until then `reader` serves lists.
         self._store = store
@@ -139,13 +95,16 @@ class Agent:
         self._lease_seconds = lease_seconds  # None: the dispatcher's default
         self._backoff = backoff
         self._reply_wait_seconds = reply_wait_seconds
+        # None: the dispatcher's default; 0: every retry delay goes through the store's schedule
+        # (next_attempt_at), so a pass never waits real time (a simulation with its own clock).
+        self._inline_retry_seconds = inline_retry_seconds
         self._identity: AgentIdentity | None = None
         self._mcp: Any = None
         # Sign-in (spec 5.4): the access token a signed-in request carries, or None when signed
         # out. Unset means sign-in's own (self.signins.access_token); tests assign their own.
         self._access_token_source: Any = Agent._UNSET
         # Reads of arriving operations' resources (resource_read.py), running as tasks.
-        self._resource_reads: set[asyncio.Task] = set()
+        self._resource_reads = BackgroundTasks("reading a resource")
 
     # ---- parts built on first use ------------------------------------------------------------
 
@@ -169,13 +128,6 @@ class Agent:
     def reader(self) -> Any:
         """What lists and polls read: the light InboxReader until the store is needed, else the store."""
         return self._reader if self._reader is not None else self.store
-
-    def _key_loader(self) -> ec.EllipticCurvePrivateKey:
-        if self._key is not None:
-            return self._key
-        from poppy_tui.agent.keys import load_or_create_key
-
-        return load_or_create_key(self.paths, self.config)
 
     @property
     def access_token_source(self) -> Callable[[CompanyRecord], Awaitable[str | None]] | None:
@@ -221,25 +173,35 @@ class Agent:
 
     @cached_property
     def dispatcher(self) -> Dispatcher:
-        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS, Dispatcher
+        """Sends what is approved (dispatcher.py), using this facade through sending/port.py."""
+        from poppy_tui.agent.dispatcher import DEFAULT_INLINE_RETRY_SECONDS, Dispatcher
         from poppy_tui.agent.outcome_probe import FIRST_PROBE_SECONDS
 
-        lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
-        dispatcher = Dispatcher(
-            self.store,
-            self._send_approval,
-            self.config,
+        inline = self._inline_retry_seconds
+        return Dispatcher(
+            self,
             self._owner,
-            lease,
-            self._backoff,
-            preflight=self.signing_problem,
-            prober=self._find_out,
+            self.lease_seconds,
+            self.backoff,
+            DEFAULT_INLINE_RETRY_SECONDS if inline is None else inline,
             probe_after=FIRST_PROBE_SECONDS,
-            signable=self.signing_key_loaded,
         )
-        dispatcher.sign_in_state = self._sign_in_state
-        dispatcher.token_refused = self._token_refused
-        return dispatcher
+
+    @property
+    def lease_seconds(self) -> float:
+        """How long a sender's lease lasts unless renewed (the dispatcher's default unless given)."""
+        if self._lease_seconds is not None:
+            return self._lease_seconds
+        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS
+
+        return DEFAULT_LEASE_SECONDS
+
+    @cached_property
+    def backoff(self) -> BackoffPolicy:
+        """How long to wait before resending (protocol/retry.py), as given or the default."""
+        from poppy_tui.protocol.retry import BackoffPolicy
+
+        return self._backoff or BackoffPolicy()
 
     @cached_property
     def signins(self) -> SignIns:
@@ -257,11 +219,9 @@ class Agent:
     @cached_property
     def outcome_probe(self) -> OutcomeProbe:
         """Ops 7's "find out another way" for unknown outcomes, run by the dispatcher's loop."""
-        from poppy_tui.agent.dispatcher import DEFAULT_LEASE_SECONDS
         from poppy_tui.agent.outcome_probe import OutcomeProbe
 
-        lease = self._lease_seconds if self._lease_seconds is not None else DEFAULT_LEASE_SECONDS
-        return OutcomeProbe(self, self._send_approval, self.dispatcher.owner, lease)
+        return OutcomeProbe(self, self.send_approval, self.dispatcher.owner, self.lease_seconds)
 
     @cached_property
     def resource_reader(self) -> ResourceReader:
@@ -286,33 +246,13 @@ class Agent:
             operation_row, READ_DEADLINE_SECONDS if deadline is None else deadline
         )
 
-    def _read_resource_soon(self, operation_row: int) -> None:
+    def read_resource_soon(self, operation_row: int) -> None:
         """A task, so the answer to the request that returned the operation never waits for it."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        task = loop.create_task(self.read_resource(operation_row))
-        self._resource_reads.add(task)
-        task.add_done_callback(self._resource_read_done)
+        self._resource_reads.start(self.read_resource(operation_row))
 
     async def settle_resource_reads(self, timeout: float) -> None:
         """Wait up to `timeout` for the reads started on arrival, then stop what is left."""
-        pending = list(self._resource_reads)
-        if not pending:
-            return
-        _, late = await asyncio.wait(pending, timeout=timeout)
-        for task in late:
-            task.cancel()
-        if late:
-            await asyncio.wait(late, timeout=1.0)
-
-    def _resource_read_done(self, task: asyncio.Task) -> None:
-        self._resource_reads.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            import logging
-
-            logging.getLogger(__name__).warning("reading a resource failed: %s", task.exception())
+        await self._resource_reads.settle(timeout)
 
     def prepare_network(self) -> None:
         """Import and build everything sending needs, now. The TUI calls it in a thread after its
@@ -383,16 +323,12 @@ class Agent:
         if "sessions" in self.__dict__:
             self.sessions.sign_spares()
 
-    def _client_identity(self) -> ClientIdentity:
-        """Who the agent is at a Company's authorization server: its identity (spec 4.1)."""
-        return self.identity
-
     async def _access_token(self, company: CompanyRecord) -> str | None:
         """`access_token_source`'s answer: the token a signed-in request carries, or None."""
         source = self.access_token_source
         return None if source is None else await source(company)
 
-    async def _sign_in_state(self, company: CompanyRecord) -> str | None:
+    async def sign_in_state(self, company: CompanyRecord) -> str | None:
         """A fingerprint of the access token now (never the token itself), or None signed out."""
         from poppy_tui.agent.transports import carried
 
@@ -400,7 +336,7 @@ class Agent:
             await self.sessions.access_token(company)
         )  # as the transports name a sent token
 
-    async def _token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
+    async def token_refused(self, company: CompanyRecord, fingerprint: str | None) -> None:
         """The Company answered the access token with this fingerprint with 401 invalid_token."""
         source = self._access_token_source
         ours = source is Agent._UNSET or (
@@ -411,127 +347,7 @@ class Agent:
             return  # a token source of the caller's own (a test, an embedding program): theirs to renew
         await self.signins.token_refused(company, fingerprint)
 
-    async def _notice_refused_token(self, company: CompanyRecord, exchange: Exchange) -> None:
-        """A first request whose access token the Company refused (invalid_token): the sign-in is
-        renewed or ended now, so `signin` and the Companies screen tell the truth."""
-        from poppy_tui.protocol.challenges import INVALID_TOKEN
-
-        challenge = exchange.challenge
-        refused = exchange.token_fingerprint  # the token the request carried, not the one held now
-        if challenge is not None and challenge.error == INVALID_TOKEN and refused is not None:
-            await self._token_refused(company, refused)
-
-    def signing_key(self) -> ec.EllipticCurvePrivateKey:
-        """Load (or create) the signing key now, so a missing keyring is reported up front."""
-        return self.identity.key
-
-    @property
-    def identity(self) -> AgentIdentity:
-        """Who this agent is to Companies (spec 4.1). Read from identity.json on first use; a
-        development identity (loopback client_id) is served on 127.0.0.1 from then on."""
-        if self._identity is None:
-            from poppy_tui.agent.identity import load_identity
-
-            self._identity = load_identity(self.paths, self.config.allow_loopback, self._key_loader)
-        return self._identity
-
-    def signing_key_loaded(self) -> bool:
-        """Whether the signing key is loaded (it is kept from then on), known without touching
-        the keyring: an agent that only browses never loads it."""
-        return self._identity is not None and self._identity.key_loaded
-
-    def signing_problem(self) -> str | None:
-        """Why requests (approvals included) can't be signed on this machine, with the fix; or None.
-        Loads the key (once: it is kept after the first success)."""
-        if self.signing_key_loaded():
-            return None  # asked before every send: once loaded, nothing more to look at
-        from poppy_tui.agent.keys import KeyStorageError
-        from poppy_tui.protocol.client_metadata import IdentityError
-
-        try:
-            self.signing_key()
-        except (KeyStorageError, IdentityError) as exc:
-            # No key, or no identity (identity.json unreadable, or none and no loopback allowed).
-            return str(exc)
-        return None
-
-    def startup_signing_problem(self) -> str | None:
-        """signing_problem without touching the secret when the keyring can be judged by its
-        backend alone: for a warning when the TUI starts, which must not wait on a keyring prompt."""
-        from poppy_tui.agent.keys import KeyStorageError, keyring_problem, storage_mode
-
-        try:
-            if storage_mode(self.config) == "keyring" and keyring_problem() is None:
-                return None  # a usable backend; the secret itself is read at the first approval
-        except KeyStorageError as exc:
-            return str(exc)
-        # An unusable backend is refused before any secret is touched; a key file is cheap to read.
-        return self.signing_problem()
-
-    # ---- Companies -----------------------------------------------------------------------------
-
-    async def add_company(self, domain_or_url: str) -> CompanyRecord:
-        from poppy_tui.agent import companies as discovery
-
-        return await discovery.discover(
-            await self._http(), self.store, domain_or_url, self.config.allow_loopback
-        )
-
-    async def refresh_company(
-        self, company: CompanyRecord, force: bool = False
-    ) -> discovery.Refreshed:
-        """poppy.json brought up to date as its HTTP caching allows (`force`: ask now, conditionally)."""
-        from poppy_tui.agent import companies as discovery
-
-        return await discovery.refresh(
-            await self._http(),
-            self.store,
-            self.store.get_company(company.id),
-            self.config.allow_loopback,
-            force,
-        )
-
-    async def _fresh(self, company: CompanyRecord) -> CompanyRecord:
-        """The Company with an up-to-date poppy.json, read before a new request decides whether to
-        declare the operations extension. A failed refresh keeps the stored copy."""
-        return (await self.refresh_company(company)).company
-
-    def remove_company(self, company: CompanyRecord) -> CompanyRecord:
-        return self.store.remove_company(company.id)
-
-    def match_companies(self, key: str) -> list[CompanyRecord]:
-        """Every Company `key` (name, domain, URL) could mean: one, none, or several (ambiguous)."""
-        from poppy_tui.agent import companies as discovery
-
-        text = key.strip()
-        found = self.store.match_companies(text)
-        if not found and "://" in text:
-            found = self.store.match_companies(discovery.origin_of(text))
-        return found
-
-    def find_company(self, key: str) -> CompanyRecord | None:
-        found = self.match_companies(key)
-        return found[0] if len(found) == 1 else None
-
-    async def fetch_openapi(self, company: CompanyRecord) -> dict:
-        from poppy_tui.agent import companies as discovery
-
-        return await discovery.fetch_openapi(
-            await self._http(), company, self.config.allow_loopback, self.sessions.headers(company)
-        )
-
-    async def list_tools(self, company: CompanyRecord) -> list[dict]:
-        from poppy_tui.agent import companies as discovery
-
-        url = discovery.mcp_url(company)
-        if url is None:
-            raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
-        try:
-            return await self.mcp.list_tools(self.store.get_company(company.id), url)
-        except RuntimeError as exc:
-            raise AgentError(str(exc)) from None
-
-    # ---- requests --------------------------------------------------------------------------------
+    # ---- requests (requesting.py) -----------------------------------------------------------------
 
     async def call_api(
         self,
@@ -541,208 +357,16 @@ class Agent:
         body: Any = None,
         origin: str = "cli",
     ) -> RequestResult:
-        from poppy_tui.agent import companies as discovery
+        from poppy_tui.agent import requesting
 
-        company = await self._fresh(company)
-        try:
-            url = discovery.resolve_api_url(company, path_or_url, self.config.allow_loopback)
-        except ValueError as exc:
-            raise AgentError(str(exc)) from None
-        from poppy_tui.protocol.requests import ApiRequest
-
-        request = ApiRequest(method=method.upper(), url=url, body=body)
-        request_id = self.store.add_request(company.id, request, origin)
-        # The first request's own key; the approval's resend gets another (Ops 6).
-        from poppy_tui.agent.transports.api import WRITE_METHODS
-
-        import uuid
-
-        key = str(uuid.uuid4()) if request.method in WRITE_METHODS else None
-        idempotent = key is not None or request.method in ("GET", "HEAD", "OPTIONS")
-        declared = self.sessions.declares_operations(company)
-        exchange = await self._first_request(
-            lambda c: self.api.send(c, request, session_id=c.session_id, idempotency_key=key),
-            company,
-            idempotent,
-        )
-        await self._notice_refused_token(company, exchange)
-        company = await self._recheck_after(exchange, company)
-        return self._result(company, request_id, exchange, "api", declared)
+        return await requesting.call_api(self, company, method, path_or_url, body, origin)
 
     async def call_tool(
         self, company: CompanyRecord, tool: str, arguments: dict | None = None, origin: str = "cli"
     ) -> RequestResult:
-        from poppy_tui.agent import companies as discovery
+        from poppy_tui.agent import requesting
 
-        company = await self._fresh(company)
-        url = discovery.mcp_url(company)
-        if url is None:
-            raise AgentError(f"{company.name} lists no MCP server in its poppy.json")
-        from poppy_tui.protocol.requests import McpRequest
-
-        request = McpRequest(server_url=url, tool=tool, arguments=dict(arguments or {}))
-        request_id = self.store.add_request(company.id, request, origin)
-        declared = self.sessions.declares_operations(company)
-        exchange = await self._first_request(
-            lambda c: self.mcp.call(c, url, tool, request.arguments, session_id=c.session_id),
-            company,
-            False,
-        )
-        await self._notice_refused_token(company, exchange)
-        company = await self._recheck_after(exchange, company)
-        return self._result(company, request_id, exchange, "mcp", declared)
-
-    async def _recheck_after(self, exchange: Exchange, company: CompanyRecord) -> CompanyRecord:
-        """After `extension_required`, read poppy.json again now (conditionally): the copy that
-        decided what to declare may be out of date, and the explanation should say so."""
-        from poppy_tui.protocol.outcomes import NotPerformed
-
-        outcome = exchange.outcome
-        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
-            return (await self.refresh_company(company, force=True)).company
-        return company
-
-    async def _first_request(self, send, company: CompanyRecord, idempotent: bool) -> Exchange:
-        from poppy_tui.protocol.outcomes import NotSent, RetryLater
-
-        exchange: Exchange | None = None
-        for number in range(1, FIRST_REQUEST_SENDS + 1):
-            # Read again before a resend: another process may have started a new Session meanwhile.
-            exchange = await send(company if number == 1 else self.store.get_company(company.id))
-            outcome = exchange.outcome
-            again = isinstance(outcome, NotSent) or (
-                idempotent
-                and isinstance(outcome, RetryLater)
-                and (outcome.retry_after or 0) <= FIRST_REQUEST_MAX_WAIT
-            )
-            if not again or number == FIRST_REQUEST_SENDS:
-                return exchange
-            retry_after = outcome.retry_after if isinstance(outcome, RetryLater) else None
-            await asyncio.sleep(
-                min(self.dispatcher._backoff.delay(number, retry_after), FIRST_REQUEST_MAX_WAIT)
-            )
-        assert exchange is not None
-        return exchange
-
-    def _result(
-        self,
-        company: CompanyRecord,
-        request_id: int,
-        exchange: Exchange,
-        interface: str,
-        declared: bool | None = None,
-    ) -> RequestResult:
-        from poppy_tui.protocol.outcomes import (
-            ApprovalRequired,
-            BadResponse,
-            NotPerformed,
-            NotSent,
-            Performed,
-            RetryLater,
-            Unknown,
-        )
-        from poppy_tui.agent import companies as discovery
-
-        outcome = exchange.outcome
-        if not isinstance(outcome, ApprovalRequired):  # else kept with the operation, in one commit
-            self.store.set_first_response(request_id, exchange.status, exchange.response)
-        body = (
-            exchange.response.get("body")
-            if interface == "api" and isinstance(exchange.response, dict)
-            else exchange.response
-        )
-        if isinstance(outcome, Performed):
-            return RequestResult(
-                "performed", exchange.status, body, None, exchange.detail, request_id
-            )
-        if isinstance(outcome, ApprovalRequired):
-            recorded = self.store.record_operation(
-                company.id,
-                request_id,
-                exchange.session_id,
-                outcome.operation,
-                exchange.carrier_text,
-                interface,
-                first_response=(exchange.status, exchange.response),
-                account_owned=exchange.signed_in,
-                account=exchange.account if exchange.signed_in else None,
-            )
-            detail = "the Company needs the person's approval before it does this"
-            self._read_resource_soon(recorded.operation_row)
-            if not recorded.new_operation:
-                # As this request's caller must read it: another request's outcome is not theirs.
-                stored = self.store.get_operation(recorded.operation_row)
-                current = self.outcome_for_request(stored, request_id)
-                if current is not stored:
-                    detail = current.outcome_detail or detail
-                elif current.status not in (Status.PENDING, Status.WITHDRAWN):
-                    detail = f"this operation is already {current.status.value}"
-            return RequestResult(
-                "operation",
-                exchange.status,
-                body,
-                recorded.operation_row,
-                detail,
-                request_id,
-                revision_row=recorded.revision_id,
-            )
-        if isinstance(outcome, RetryLater):
-            wait = (
-                f", retry after {outcome.retry_after:g}s" if outcome.retry_after is not None else ""
-            )
-            return RequestResult(
-                "unknown",
-                exchange.status,
-                body,
-                None,
-                f"the Company is busy or still working on it ({outcome.detail}{wait})",
-                request_id,
-            )
-        if isinstance(outcome, Unknown):
-            return RequestResult(
-                "unknown",
-                exchange.status,
-                body,
-                None,
-                f"no complete answer ({outcome.detail}); the Company may have acted on it",
-                request_id,
-            )
-        if isinstance(outcome, NotSent):
-            return RequestResult(
-                "not_performed", None, None, None, f"not delivered: {outcome.detail}", request_id
-            )
-        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
-            if declared is None:
-                declared = self.sessions.declares_operations(company)
-            detail = discovery.explain_extension_required(company, outcome.body, declared)
-            return RequestResult("not_performed", exchange.status, body, None, detail, request_id)
-        if isinstance(outcome, NotPerformed):
-            detail = exchange.detail or f"the Company refused it ({outcome.error})"
-            return RequestResult(
-                "not_performed", exchange.status, body, None, detail, request_id, exchange.challenge
-            )
-        assert isinstance(outcome, BadResponse)
-        if outcome.success:
-            # A success status with an operation in it: not "performed" (Ops 5), not an operation
-            # to approve either (Ops 4 carries one only in a refusal); whether it was done is unclear.
-            return RequestResult(
-                "unknown",
-                exchange.status,
-                body,
-                None,
-                f"{outcome.error}; check with the Company whether it was done before asking again",
-                request_id,
-            )
-        return RequestResult(
-            "not_performed",
-            exchange.status,
-            body,
-            None,
-            f"the Company's answer can't be used: {outcome.error}",
-            request_id,
-        )
-
-    # ---- conversations ---------------------------------------------------------------------------
+        return await requesting.call_tool(self, company, tool, arguments, origin)
 
     async def say(
         self,
@@ -751,61 +375,14 @@ class Agent:
         conversation_row: int | None = None,
         origin: str = "cli",
     ) -> ConversationResult:
-        from poppy_tui.protocol.outcomes import NotPerformed
-        from poppy_tui.agent import companies as discovery
+        from poppy_tui.agent import requesting
 
-        company = await self._fresh(company)
-        if not text.strip():
-            raise AgentError("there is nothing to say")
-        endpoint = discovery.conversation_endpoint(company)
-        if conversation_row is not None:
-            _, owner_company, endpoint, _, _ = self.store.get_conversation(conversation_row)
-            if owner_company != company.id:
-                raise AgentError("that conversation is with another Company")
-        if endpoint is None:
-            raise AgentError(f"{company.name} offers no conversations in its poppy.json")
-        declared = self.sessions.declares_operations(company)
-        said = await self.conversations.say(company, endpoint, text, conversation_row, origin)
-        await self._notice_refused_token(company, said.exchange)
-        why = said.exchange.detail or _short(said.exchange)
-        outcome = said.exchange.outcome
-        if isinstance(outcome, NotPerformed) and outcome.error == "extension_required":
-            company = await self._recheck_after(said.exchange, company)
-            why = discovery.explain_extension_required(company, outcome.body, declared)
-        if said.conversation_row is None:
-            raise AgentError(
-                f"{company.name} did not start the conversation: {why}", said.exchange.challenge
-            )
-        detail = "" if said.delivered else f"the message was not delivered: {why}"
-        for row in said.ingested.operation_rows:
-            self._read_resource_soon(row)
-        challenge = said.exchange.challenge or next(iter(said.ingested.challenges), None)
-        return ConversationResult(
-            said.conversation_row,
-            said.conversation_id or "",
-            said.ingested.messages,
-            said.ingested.operation_rows,
-            said.delivered,
-            detail,
-            said.ingested.problems,
-            challenge,
-            said.request_id,
-        )
+        return await requesting.say(self, company, text, conversation_row, origin)
 
     async def refresh_conversation(self, conversation_row: int) -> ConversationResult:
-        _, company_id, _, conversation_id, _ = self.store.get_conversation(conversation_row)
-        company = self.store.get_company(company_id)
-        got = await self.conversations.read(company, conversation_row)
-        return ConversationResult(
-            conversation_row,
-            conversation_id,
-            got.messages,
-            got.operation_rows,
-            True,
-            "; ".join(got.problems),
-            got.problems,
-            next(iter(got.challenges), None),
-        )
+        from poppy_tui.agent import requesting
+
+        return await requesting.refresh_conversation(self, conversation_row)
 
     # ---- decisions (only the person at the TUI makes these) ------------------------------------
 
@@ -838,63 +415,36 @@ class Agent:
 
         return confirm_account(self, operation_row)
 
-    # ---- sending ---------------------------------------------------------------------------------
+    def explain(self, operation_row: int) -> Explanation:
+        """Where the operation stands, as the person is told it everywhere (agent/lifecycle):
+        on its way and when, or why not. Reads the store and the clock; loads no key."""
+        from poppy_tui.agent import clock
+        from poppy_tui.agent.lifecycle import explain
 
-    async def _send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        unsignable = None if self.signing_key_loaded() else self.startup_signing_problem()
+        facts = self.store.lifecycle_facts(operation_row, unsignable)
+        return explain(facts, clock.now_utc())
+
+    # ---- sending (what the dispatcher uses: sending/port.py) --------------------------------------
+
+    async def send_approval(self, op: OperationRecord, approval: Approval) -> Exchange:
+        """Put the approval on the wire: through the interface of the request that returned the
+        approved revision (transports/routing.py). An operation returned signed out can be
+        approved only in its own Session; one returned signed in is the account's, approved from
+        the agent's current Session (Ops 3), and only with a token of that account
+        (account_hold.py)."""
         from poppy_tui.agent.account_hold import send_for_its_account
+        from poppy_tui.agent.transports.routing import send_over
 
-        # An operation returned signed out can be approved only in its own Session; one returned
-        # signed in is the account's, approved from the agent's current Session (Ops 3), and only
-        # with a token of that account (account_hold.py).
         session_id = (
             self.store.get_company(op.company.id).session_id if op.account_owned else op.session_id
         )
         return await send_for_its_account(
-            self.store, op, session_id, lambda: self._send_over(op, approval, session_id)
+            self.store, op, session_id, lambda: send_over(self, op, approval, session_id)
         )
 
-    async def _send_over(
-        self, op: OperationRecord, approval: Approval, session_id: str
-    ) -> Exchange:
-        from poppy_tui.protocol.outcomes import NotPerformed
-        from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
-
-        # `op.request` is the request that returned the approved revision (the dispatcher sees
-        # to it); its type says which interface the approval goes through (Ops 6).
-        request = op.request
-        if isinstance(request, ApiRequest):
-            return await self.api.send(
-                op.company,
-                request,
-                session_id=session_id,
-                approval=approval,
-                idempotency_key=op.idempotency_key,
-                account_owned=op.account_owned,
-            )
-        if isinstance(request, McpRequest):
-            return await self.mcp.call(
-                op.company,
-                request.server_url,
-                request.tool,
-                request.arguments,
-                session_id=session_id,
-                approval=approval,
-                account_owned=op.account_owned,
-            )
-        if isinstance(request, ConversationRequest):
-            return await self.conversations.send_approval(op, approval)
-        from poppy_tui.agent.transports import Exchange
-
-        detail = f"poppy-tui can't send an approval over {request.interface!r}"
-        return Exchange(
-            NotPerformed(None, "unsupported_interface", None),
-            None,
-            {"error": detail},
-            op.session_id,
-            detail,
-        )
-
-    async def _find_out(self) -> int:
+    async def find_out(self) -> int:
+        """Find out about the unknown outcomes that are due (outcome_probe.py)."""
         return await self.outcome_probe.probe_once()
 
     async def dispatch_once(self) -> int:
@@ -911,75 +461,18 @@ class Agent:
 
         With `request_id` (the caller's own request), the record is as that request's caller
         must read it: see `outcome_for_request`."""
-        op = await self._wait_for_outcome(operation_row, timeout)
+        from poppy_tui.agent.outcome_wait import wait_for_outcome
+
+        dispatcher = self.dispatcher
+        op = await wait_for_outcome(
+            self.store, dispatcher.dispatch_once, dispatcher.next_due_in, operation_row, timeout
+        )
         return op if request_id is None else self.outcome_for_request(op, request_id)
 
     def outcome_for_request(self, op: OperationRecord, request_id: int) -> OperationRecord:
-        """The operation as the caller of one request sees it. When the Company reused the
-        operation_id for a different request (which Ops §3 forbids) and the approved revision
-        answered that other request, what was performed is not what this caller asked for:
-        for them it is not performed, and the other request's answer is not theirs to print."""
-        if op.approved_revision_id is None or op.status not in SETTLED:
-            return op
-        requests = {
-            rev_id: (q_id, request)
-            for rev_id, _, q_id, request in self.store.revision_requests(op.id)
-        }
-        approved = requests.get(op.approved_revision_id)
-        if approved is None or approved[0] == request_id:
-            return op
-        try:
-            mine, _, _ = self.store.get_request(request_id)
-        except KeyError:
-            return op
-        # Here, not at the top: it loads the sanitiser (and regex), which `call` never needs.
-        from poppy_tui.safety.request_reuse import describe_request, different_requests
+        """The operation as the caller of one request sees it (outcome_wait.outcome_for_request):
+        not performed for them when the approval went with another request the Company gave the
+        same operation_id (Ops 3 forbids it)."""
+        from poppy_tui.agent.outcome_wait import outcome_for_request
 
-        if not different_requests(mine, approved[1]):
-            return op  # the same action through another request (another interface, say)
-        return dataclasses.replace(
-            op,
-            status=Status.NOT_PERFORMED,
-            outcome=None,
-            outcome_detail=(
-                f"the approval went with a different request that the Company gave the same operation_id "
-                f"({describe_request(approved[1])}); your request ({describe_request(mine)}) was not performed "
-                f"by it (the other request is {op.status.value})"
-            ),
-        )
-
-    async def _wait_for_outcome(self, operation_row: int, timeout: float | None) -> OperationRecord:
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
-        attempts_seen = len(self.store.attempts(operation_row))
-        while True:
-            op = self.store.get_operation(operation_row)
-            if op.status in SETTLED:
-                return op
-            if (
-                op.status == Status.PENDING
-                and len(self.store.attempts(operation_row)) > attempts_seen
-            ):
-                return op  # a send answered with new terms: the person has to decide again
-            if op.waiting_sign_in and len(self.store.attempts(operation_row)) > attempts_seen:
-                return op  # a send met a sign-in challenge: the person has to sign in first
-            if deadline is not None and loop.time() >= deadline:
-                return op
-            await self.dispatch_once()
-            op = self.store.get_operation(operation_row)
-            if op.status in SETTLED:
-                return op
-            due = self.dispatcher.next_due_in()
-            pause = 0.25 if due is None else min(0.25, max(0.02, due))
-            if deadline is not None:
-                pause = min(pause, max(0.0, deadline - loop.time()))
-            await asyncio.sleep(pause)
-
-
-def _short(exchange: Exchange) -> str:
-    outcome = exchange.outcome
-    for name in ("detail", "error"):
-        value = getattr(outcome, name, None)
-        if value:
-            return str(value)
-    return type(outcome).__name__
+        return outcome_for_request(self.store, op, request_id)

@@ -1,6 +1,9 @@
-"""config.toml: validated strictly, with errors that name the file, the key and the fix.
+"""config.toml's settings as the program uses them (Config), built from checked settings.
 
-The reading and checking are in config_file.py (light, for commands that need no Config)."""
+The file's typed model, with its checks and errors, is config_model.py; the reading (and the
+record of a file already checked) is config_file.py. Config is a plain frozen dataclass so that
+building it costs no pydantic (the TUI builds it before its first frame); config_model's fields
+and defaults are the same (tests/agent/test_config_model.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,11 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
-from poppy_tui.agent.config_file import (  # noqa: F401 (ConfigError and the choices are imported from here too)
-    DESKTOP_CHOICES,
-    KEY_STORAGE_CHOICES,
-    ConfigError,
-    check_settings,
-    read_settings,
-)
+# Imported from here too: re-exported by name.
+from poppy_tui.agent.config_file import DESKTOP_CHOICES as DESKTOP_CHOICES
+from poppy_tui.agent.config_file import KEY_STORAGE_CHOICES as KEY_STORAGE_CHOICES
+from poppy_tui.agent.config_file import ConfigError as ConfigError
+from poppy_tui.agent.config_file import check_settings, read_settings
 from poppy_tui.agent.paths import Paths
 
 
@@ -50,6 +51,8 @@ class Config:
     retry_window_seconds: float = 600.0
     # Allow plain-http Companies on loopback addresses (the demo and tests). Never other hosts.
     allow_loopback: bool = True
+    # What the log file keeps (agent/logfile.py); POPPY_TUI_LOG_LEVEL wins.
+    log_level: str = "info"
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
 
 
@@ -60,6 +63,10 @@ def parse_config(data: Mapping[str, Any], source: str = "config") -> Config:
 def config_from_settings(settings: Mapping[str, Any]) -> Config:
     """Config from settings already checked (config_file.check_settings)."""
     values = dict(settings)
+    if "companies" in values:
+        values["companies"] = tuple(values["companies"])
+    if "keybindings" in values:
+        values["keybindings"] = dict(values["keybindings"])
     if "notifications" in values:
         values["notifications"] = NotificationSettings(**values["notifications"])
     return Config(**values)

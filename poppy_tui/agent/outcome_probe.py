@@ -36,7 +36,7 @@ from poppy_tui.agent.store import OperationRecord, StateError, Status, Store, St
 from poppy_tui.agent.store.store import now_utc
 from poppy_tui.agent.transports import Exchange, outcome_name
 from poppy_tui.protocol.approval import Approval
-from poppy_tui.protocol.openapi import resource_url  # noqa: F401 (one rule, importable from here too)
+from poppy_tui.protocol.openapi import resource_url  # one rule, importable from here too
 from poppy_tui.protocol.outcomes import (
     ApprovalRequired,
     NotSent,
@@ -139,7 +139,7 @@ class OutcomeProbe:
             except StateError as exc:  # resolved by the person meanwhile: their word stands
                 log.info("finding out about operation %s stopped: %s", op.id, exc)
                 self.store.release_lease(op.id, self.owner)
-            except Exception:  # noqa: BLE001 - one Company's oddity must not stop the others
+            except Exception:  # one Company's oddity must not stop the others
                 log.exception("finding out about operation %s failed", op.id)
                 # Look again later, not on the very next pass: a failure must not become a loop.
                 try:
@@ -296,7 +296,7 @@ class OutcomeProbe:
         except KeyStorageError as exc:
             detail = f"not sent: {exc}"
             return Exchange(NotSent(detail), None, {"error": detail}, sending.session_id, detail)
-        except Exception as exc:  # noqa: BLE001 - a bug of ours must not settle anything
+        except Exception as exc:  # a bug of ours must not settle anything
             log.exception("resending operation %s failed inside poppy-tui", sending.id)
             detail = f"poppy-tui failed while resending ({type(exc).__name__}: {exc})"
             return Exchange(Unknown(detail), None, {"error": detail}, sending.session_id, detail)
@@ -309,8 +309,8 @@ class OutcomeProbe:
         company = self.store.get_company(sending.company.id)
         try:
             document = await self._agent.fetch_openapi(company)
-        except Exception as exc:  # noqa: BLE001 - no OpenAPI is only no way to look
-            log.info("no OpenAPI to read %s's state from: %s", company.name, exc)
+        except Exception as exc:  # logged: no OpenAPI is only no way to look
+            log.info("no OpenAPI to read %s's state from: %s", company.name, exc, exc_info=True)
             return
         url = resource_url(request.url, document)
         if url is None:

@@ -25,6 +25,11 @@ class Paths(namedtuple("Paths", ("config_dir", "data_dir"))):
         return self.data_dir / "poppy.db"
 
     @property
+    def log_file(self) -> Path:
+        """The log a person can attach to a bug report (agent/logfile.py); rotated beside it."""
+        return self.data_dir / "poppy-tui.log"
+
+    @property
     def key_file(self) -> Path:
         """Only used when the user opts in to the file fallback for the signing key."""
         return self.data_dir / "agent-key.pem"

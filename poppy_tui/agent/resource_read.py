@@ -155,7 +155,7 @@ class ResourceReader:
             problem = f"no complete answer within {deadline:g} s"
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a bug of ours must not take the review down
+        except Exception as exc:  # a bug of ours must not take the review down
             log.exception(
                 "reading the resource of operation %s failed inside poppy-tui", operation_row
             )

@@ -7,6 +7,7 @@ screen calls it directly (fresh, with the current time), lists read what check_m
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +21,8 @@ from poppy_tui.protocol.operation import Operation
 from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.safety.discrepancies import Finding, check_operation, key_amount
 from poppy_tui.safety.request_reuse import reuse_findings
+
+log = logging.getLogger(__name__)
 
 UNREADABLE = Finding(
     "danger",
@@ -47,11 +50,13 @@ def check_record(
     previous = store.previous_seen_revision(record.id, record.current.id)
     try:
         operation = record.current.as_operation()
-    except Exception:  # a damaged record must show as a danger, not crash the inbox
+    except Exception:  # logged: a damaged record must show as a danger, not crash the inbox
+        log.warning("operation %s's revision can't be read", record.id, exc_info=True)
         return Checked(None, previous, None, (UNREADABLE,))
     try:
         previous_operation = previous.as_operation() if previous else None
-    except Exception:
+    except Exception:  # logged: the checks go on without the comparison
+        log.warning("operation %s's previous revision can't be read", record.id, exc_info=True)
         previous_operation = None
     findings = check_operation(
         operation,
@@ -98,8 +103,9 @@ def check_missing(
             for row in missing[start : start + BATCH]:
                 try:
                     record = store.get_operation(row)
-                except Exception:
-                    continue  # gone or unreadable: the list shows what it can, the review says why
+                except Exception:  # logged: the list shows what it can, the review says why
+                    log.info("operation %s is gone or unreadable", row, exc_info=True)
+                    continue
                 checked = check_record(store, record, now(), min_read_seconds)
                 saved.append((record.current.id, checked.amount, checked.findings))
                 findings = tuple(

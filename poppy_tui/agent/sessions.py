@@ -196,7 +196,7 @@ class Sessions:
             now = time.time()
             try:
                 token = signer.sign(session_claims(*key, now=now), c.SESSION_JWT_TYP)
-            except Exception:  # noqa: BLE001 - the next request signs its own, and says why if it can't
+            except Exception:  # the next request signs its own, and says why if it can't
                 log.debug("a spare Session JWT could not be signed", exc_info=True)
                 continue
             self._spares[key] = _Spare(token, signer, now)
@@ -220,7 +220,7 @@ class Sessions:
         with a challenge the person can act on."""
         try:
             token = await self.token_source(company)
-        except Exception:  # noqa: BLE001 - sign-in trouble must not turn into "not sent"
+        except Exception:  # sign-in trouble must not turn into "not sent"
             log.warning(
                 "the access token for company %s could not be read", company.id, exc_info=True
             )

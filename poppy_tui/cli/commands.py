@@ -10,6 +10,7 @@ import json
 import re
 import sys
 
+from poppy_tui.agent.config_file import SCHEMA_FILE
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.cli.context import (
     Context,
@@ -62,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "locate":
         # Works even when config.toml is broken: that is when people need to find it.
         return cmd_locate(args)
+    if args.command == "config":
+        # Before the home's config is read: checking a broken one is what it is for.
+        from poppy_tui.cli.config_commands import cmd_config
+
+        return cmd_config(args)
     if args.command == "completion":
         from poppy_tui.cli.completion import cmd_completion
 
@@ -545,6 +551,8 @@ def cmd_locate(args: argparse.Namespace) -> int:
         "config": config_file_of(args, paths),
         "data": paths.data_dir,
         "db": paths.database,
+        "log": paths.log_file,
+        "schema": SCHEMA_FILE,
     }[args.what]
     emit(to_json({args.what: str(where)}) if getattr(args, "json", False) else str(where))
     return Exit.OK

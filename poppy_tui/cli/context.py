@@ -92,10 +92,19 @@ def run_tui(
     ).run()
 
 
+def open_log(ctx: Context) -> None:
+    """The log of the home's data folder (agent/logfile.py), for the TUI and every command that
+    talks to Companies: what they catch and carry on from is written there with its traceback."""
+    from poppy_tui.agent.logfile import open_log as open_log_file
+
+    open_log_file(ctx.paths.log_file, ctx.config.log_level)
+
+
 def open_agent(ctx: Context, *, lazy_store: bool = False) -> Agent:
     from poppy_tui.agent.agent import Agent
 
     ctx.paths.ensure()
+    open_log(ctx)
     return Agent.open(ctx.paths, ctx.config, lazy_store=lazy_store)
 
 

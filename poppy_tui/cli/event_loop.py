@@ -22,6 +22,7 @@ such a call leaves behind is harmless to drop: the commits an fsync covers are a
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import signal
 import threading
@@ -31,22 +32,31 @@ from collections.abc import Callable, Coroutine
 T = TypeVar("T")
 
 
-class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
-    """Each job in a daemon thread of its own; shutdown() never waits for a job still running.
-    A ThreadPoolExecutor only in name, which loop.set_default_executor requires: its own pool of
-    joined workers is never started (submit and shutdown are replaced)."""
+# As many blocking calls at once as ThreadPoolExecutor's own default allows on a small machine;
+# more wait their turn (a burst of DNS lookups no longer starts a thread each).
+MAX_BLOCKING_THREADS = 16
 
-    def __init__(self) -> None:
+
+class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
+    """Jobs run in at most MAX_BLOCKING_THREADS daemon threads, which shutdown() never waits for.
+    A ThreadPoolExecutor only in name, which loop.set_default_executor requires: its own pool of
+    joined workers is never started (submit and shutdown are replaced). A thread takes queued jobs
+    until none is left, then ends, so an idle command keeps no threads."""
+
+    def __init__(self, max_threads: int = MAX_BLOCKING_THREADS) -> None:
         super().__init__(max_workers=1)
         self._jobs_lock = threading.Lock()
         self._shut_down = False
+        self._max_threads = max_threads
+        self._live_threads = 0
+        self._jobs: collections.deque[Callable[[], None]] = collections.deque()
 
     def submit(
         self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
     ) -> concurrent.futures.Future[T]:
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
-        def work() -> None:
+        def job() -> None:
             if not future.set_running_or_notify_cancel():
                 return
             try:
@@ -59,8 +69,20 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
         with self._jobs_lock:
             if self._shut_down:
                 raise RuntimeError("cannot schedule new futures after shutdown")
-            threading.Thread(target=work, name="poppy-blocking-call", daemon=True).start()
+            self._jobs.append(job)
+            if self._live_threads < self._max_threads:
+                self._live_threads += 1
+                threading.Thread(target=self._work, name="poppy-blocking-call", daemon=True).start()
         return future
+
+    def _work(self) -> None:
+        while True:
+            with self._jobs_lock:
+                if not self._jobs:
+                    self._live_threads -= 1
+                    return
+                job = self._jobs.popleft()
+            job()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         # `wait` is not honoured on purpose: a job still running is one nothing awaits any more.

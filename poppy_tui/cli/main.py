@@ -131,6 +131,25 @@ def _run(args: Any) -> int:
         return int(Exit.INTERRUPTED)
     except expected_errors() as exc:  # evaluated only once something was raised
         return _report(exc)
+    except Exception as exc:  # noqa: BLE001 - logged with its traceback (_report_unexpected), or raised again
+        return _report_unexpected(exc)
+
+
+def _report_unexpected(exc: Exception) -> int:
+    """A failure of ours: its traceback to the log, one line naming the log to the terminal. A
+    command that opened no log (it talked to no Company) raises it as it is."""
+    logfile = sys.modules.get("poppy_tui.agent.logfile")
+    where = logfile.where() if logfile is not None else ""
+    if not where:
+        raise exc
+    import logging
+
+    logging.getLogger(__name__).error("poppy-tui failed", exc_info=exc)
+    from poppy_tui.cli.output import safe_line
+
+    said = safe_line(f"{type(exc).__name__}: {exc}", 500)
+    print(f"{PROG}: poppy-tui failed ({said}). {where}", file=sys.stderr)
+    return int(Exit.ERROR)
 
 
 if __name__ == "__main__":

@@ -325,8 +325,27 @@ def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
         "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)]
         if record.status.is_open
         else [],
+        # On its way (and when), or why not: the lifecycle's explanation, as the TUI says it.
+        "where_it_stands": explanation_json(where_it_stands(store, record)),
         "created_at": record.created_at,
         "updated_at": record.updated_at,
+    }
+
+
+def where_it_stands(store: Store, record: OperationRecord) -> Any:
+    """agent/lifecycle's explanation of the operation now (the same words everywhere)."""
+    from poppy_tui.agent import clock
+    from poppy_tui.agent.lifecycle import explain
+
+    return explain(store.lifecycle_facts(record.id), clock.now_utc())
+
+
+def explanation_json(said: Any) -> dict[str, Any]:
+    return {
+        "why": said.why.value,
+        "on_its_way": said.on_its_way,
+        "at": said.at.isoformat() if said.at is not None else None,
+        "says": said.sentence(),
     }
 
 
@@ -443,7 +462,7 @@ def _revision_change(revisions: list[Any]) -> str:
 
     try:
         kind = diff_revisions(revisions[-2].as_operation(), revisions[-1].as_operation()).kind.label
-    except Exception:  # a stored revision that no longer parses: say only that it is new
+    except Exception:  # noqa: BLE001 - a stored revision that no longer parses: say only that it is new
         return "a new revision"
     return {"new terms": "the terms changed", "new expiry": "new expiry only"}.get(
         kind, "a new revision"
@@ -550,6 +569,7 @@ def show_text(store: Store, record: OperationRecord) -> str:
         f"Operation {record.id}: {safe_line(record.operation_id, 100)}",
         f"Company: {_company_label_text(record.company.name, record.company.domain)}",
         f"Status: {status_name(record)}: {status_text(record)}",
+        f"Where it stands: {safe_line(where_it_stands(store, record).sentence(), 600)}",
         f"Asked through: {_asked_through(record)}",
     ]
     body = getattr(record.request, "body", None)

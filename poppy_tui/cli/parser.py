@@ -375,14 +375,30 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     locate = command("locate", "print where poppy-tui keeps its files")
     locate.add_argument(
         "what",
-        choices=("config", "data", "db"),
-        help="config: the config file; data: the data folder; db: the database",
+        choices=("config", "data", "db", "log", "schema"),
+        help="config: the config file; data: the data folder; db: the database; log: the log "
+        "file; schema: config.toml's JSON Schema",
     )
     from poppy_tui.cli.account_parsers import add_identity_commands, add_signin_commands
 
     add_signin_commands(command)
     add_identity_commands(command)
     locate.add_argument("--json", action="store_true", help=JSON_HELP)
+    config = command("config", "check a config file")
+    config_commands = config.add_subparsers(
+        dest="config_command", metavar="ACTION", parser_class=_Parser
+    )
+    config_commands.required = True
+    check = config_commands.add_parser(
+        "check",
+        help="say whether a config file is valid, or what is wrong and on which line",
+        allow_abbrev=False,
+    )
+    _global_options(check, suppress=True)
+    check.add_argument(
+        "path", metavar="PATH", nargs="?", help="the file (default: the one poppy-tui reads)"
+    )
+    check.add_argument("--json", action="store_true", help=JSON_HELP)
     return parser
 
 

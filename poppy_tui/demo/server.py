@@ -187,7 +187,7 @@ def start_company(
     def run() -> None:
         try:
             server.run(sockets=[sock])
-        except BaseException as exc:  # reported to the starting thread below
+        except BaseException as exc:  # noqa: BLE001 - reported to the starting thread below
             failure.append(exc)
         finally:
             sock.close()

@@ -80,7 +80,7 @@ class SessionVerifier:
             ) from None
         except InvalidSession as exc:
             raise _invalid(str(exc)) from None
-        except Exception as exc:  # an unreadable JWT is an invalid Session, never a 500
+        except Exception as exc:  # noqa: BLE001 - an unreadable JWT is an invalid Session, never a 500
             raise _invalid(f"the Session JWT could not be read ({type(exc).__name__})") from None
         with self._lock:
             self._forget_expired()

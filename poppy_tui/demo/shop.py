@@ -24,7 +24,7 @@ try:
     from zoneinfo import ZoneInfo
 
     STORE_TZ: Any = ZoneInfo("America/Los_Angeles")
-except Exception:  # no tz database: a fixed offset keeps dates readable
+except (ImportError, KeyError):  # no tz database (ZoneInfoNotFoundError): a fixed offset
     STORE_TZ = timezone(timedelta(hours=-8), "PT")
 
 CURRENCY = "USD"

@@ -139,6 +139,10 @@ class TokenFile:
                     token = _read(self.path)
                 except (OSError, TokenError) as exc:
                     self._refuse_all(str(exc))
+            if token:
+                from poppy_tui.agent import logfile
+
+                logfile.secret(token)  # never written to the log, whoever would quote it
             self._seen, self._token = seen, token.encode("ascii") if token else None
         return self._token
 

@@ -200,7 +200,7 @@ def build_server(agent: Any) -> MCPServer:
             raise
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - one clear line for the client; the record stays in the store
+        except Exception as exc:  # one clear line for the client; the record stays in the store
             log.debug("tool failed", exc_info=True)
             raise ToolError(
                 f"poppy-tui: {company_text.line(str(exc) or type(exc).__name__, 500)}"

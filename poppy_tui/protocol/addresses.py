@@ -4,19 +4,33 @@ The one place these rules live. Pure: no resolution, no sockets. `agent/net/netg
 them to the addresses a name actually resolves to, right before it connects to one of them;
 `protocol/discovery.py` applies them early to URLs written with an IP literal.
 
-Never allowed: private, link-local, reserved, multicast, unspecified addresses, and IPv6 forms
-that carry such an IPv4 address inside them: IPv4-mapped (::ffff:0:0/96), IPv4-translated
-(::ffff:0:0:0/96, RFC 2765 SIIT), IPv4-compatible (::/96), NAT64 (64:ff9b::/96 embeds one in its last 32 bits; the local-use 64:ff9b:1::/48 is
-refused whole, as where it embeds one depends on the network), 6to4 (2002::/16) and Teredo.
-The deprecated site-local range fec0::/10 (RFC 3879) is refused too: Python's `is_global`
-counts it as global, but routers that still honour it keep it inside a site, like a private range.
-Loopback only when the caller allows it (the demo and tests) and only by a loopback name.
+Which addresses are reachable on the internet is read from the IANA Special-Purpose Address
+Registries, written down in protocol/special_addresses.py (its source and date there), never from
+the interpreter's `ipaddress` tables (`is_global`, `is_private`, `is_loopback`), which differ
+between Python releases: the same address is decided alike on every Python. `ipaddress` only
+parses here. Never allowed: every registry block that is not globally reachable (private,
+shared, link-local, documentation, benchmarking, reserved, the unspecified address, IPv4-mapped
+`::ffff:0:0/96`, the local-use NAT64 prefix 64:ff9b:1::/48, ...), multicast, the deprecated
+site-local range fec0::/10 (RFC 3879: routers that still honour it keep it inside a site, like a
+private range), Teredo (2001::/32, whose reach depends on a tunnel server), and the IPv6 forms
+that carry an IPv4 address which is refused: NAT64 (64:ff9b::/96, globally reachable in the
+registry, embeds one in its last 32 bits), 6to4 (2002::/16, whose reach the registry leaves to
+the IPv4 address it embeds), IPv4-translated (::ffff:0:0:0/96, RFC 2765 SIIT) and
+IPv4-compatible (::/96). Loopback only when the caller allows it (the demo and tests) and only by
+a loopback name.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+
+from poppy_tui.protocol.special_addresses import (
+    IPV4_MULTICAST,
+    IPV6_MULTICAST,
+    IPV6_SITE_LOCAL,
+    special_block,
+)
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -25,7 +39,18 @@ NAT64_LOCAL_USE = ipaddress.ip_network("64:ff9b:1::/48")
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 # RFC 2765 (SIIT) "IPv4-translated" addresses carry an IPv4 address in their last 32 bits.
 IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
-SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+SITE_LOCAL = IPV6_SITE_LOCAL
+# The registries' two Loopback rows (RFC 1122, RFC 4291). Python 3.13's `is_loopback` also counts
+# ::ffff:127.0.0.1, 3.11's does not; here it is the rows, on every Python.
+LOOPBACK_V4 = ipaddress.ip_network("127.0.0.0/8")
+LOOPBACK_V6 = ipaddress.ip_address("::1")
+
+
+def is_loopback(ip: IPAddress) -> bool:
+    """One of the registries' Loopback addresses (127.0.0.0/8, ::1)."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip in LOOPBACK_V4
+    return ip == LOOPBACK_V6
 
 
 def is_loopback_host(host: str) -> bool:
@@ -34,7 +59,7 @@ def is_loopback_host(host: str) -> bool:
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return is_loopback(ipaddress.ip_address(host))
     except ValueError:
         return False
 
@@ -63,7 +88,7 @@ def embedded_ipv4(ip: IPAddress) -> ipaddress.IPv4Address | None:
 def address_refusal(ip: IPAddress, allow_loopback: bool) -> str | None:
     """Why `ip` may not be connected to ("a private ... address"), or None. `allow_loopback`
     already includes the rule that the host was named as loopback."""
-    if ip.is_loopback:
+    if is_loopback(ip):
         return None if allow_loopback else "a loopback address, allowed only for local Companies"
     if isinstance(ip, ipaddress.IPv6Address):
         if ip in SITE_LOCAL:
@@ -71,13 +96,20 @@ def address_refusal(ip: IPAddress, allow_loopback: bool) -> str | None:
         if ip in NAT64_LOCAL_USE:
             return "a local-use NAT64 address (64:ff9b:1::/48), which may reach any private IPv4 address"
         inner = embedded_ipv4(ip)
-        if inner is not None and (inner.is_loopback or not inner.is_global):
+        if inner is not None and address_refusal(inner, False) is not None:
             return f"an IPv6 address that reaches the private, loopback or reserved IPv4 address {inner}"
         if ip.teredo is not None:
             return "a Teredo tunnel address"
-    if not ip.is_global or ip.is_multicast:
-        return "a private, link-local or reserved address"
-    return None
+    if ip in (IPV4_MULTICAST if isinstance(ip, ipaddress.IPv4Address) else IPV6_MULTICAST):
+        return "a multicast address"
+    block = special_block(ip)
+    # "N/A" (6to4, Teredo): reachable as far as the embedded IPv4 address is, checked above.
+    if block is None or block.globally_reachable is not False:
+        return None
+    return (
+        f"a private or special-purpose address ({block.name}, {block.network}, {block.rfc}), "
+        "not reachable on the internet"
+    )
 
 
 def address_problem(host: str, addresses: Iterable[str], allow_loopback: bool) -> str | None:

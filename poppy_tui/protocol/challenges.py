@@ -34,7 +34,7 @@ _KINDS: dict[str, Literal["sign_in", "scope", "identity"]] = {
     SIGN_IN_REQUIRED: "sign_in",
     INVALID_TOKEN: "sign_in",
     INSUFFICIENT_SCOPE: "scope",
-    **{code: "identity" for code in c.IDENTITY_REJECTED_ERRORS},
+    **dict.fromkeys(c.IDENTITY_REJECTED_ERRORS, "identity"),
 }
 # auth-param = token BWS "=" BWS ( token / quoted-string )  (RFC 9110 11.2)
 _PARAM = re.compile(

@@ -132,7 +132,8 @@ def public_jwk(key: ec.EllipticCurvePublicKey) -> dict[str, str]:
     """The key as an EC JWK (RFC 7518 6.2.1), as PyJWT writes it."""
     import jwt
 
-    return json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    jwk: dict[str, str] = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    return jwk
 
 
 def jwk_thumbprint(jwk: dict[str, Any]) -> str:
@@ -194,7 +195,7 @@ def parse_jwks(document: Any) -> dict[str, ec.EllipticCurvePublicKey]:
             key = jwt.algorithms.ECAlgorithm.from_jwk(
                 json.dumps({k: entry[k] for k in ("kty", "crv", "x", "y")})
             )
-        except Exception as exc:  # from_jwk raises TypeError/ValueError/binascii.Error/KeyError
+        except Exception as exc:  # noqa: BLE001 - a hostile JWKS: from_jwk raises TypeError, ValueError, KeyError...
             raise IdentityError(
                 f"key {kid[:64]!r} in the JWKS can't be read ({type(exc).__name__})"
             ) from None

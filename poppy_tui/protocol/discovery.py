@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from ipaddress import ip_address
 from urllib.parse import SplitResult, urlsplit
 
-from poppy_tui.protocol.addresses import is_loopback_host, literal_problem
+# is_loopback_host is imported from here too (agent/companies.py, agent/signin/service.py).
+from poppy_tui.protocol.addresses import is_loopback_host as is_loopback_host
+from poppy_tui.protocol.addresses import literal_problem
 from poppy_tui.protocol.conventions import (
     CONVERSATION_PROTOCOL_TYPE,
     DISCOVERY_DEFAULT_FRESH_SECONDS,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 
@@ -54,7 +55,11 @@ def _surrogate(text: str) -> str | None:
     return None
 
 
-class DuplicateMember(ValueError):
+class MalformedJson(ValueError):
+    """JSON that parses, but not one way only or not as I-JSON (RFC 7493) allows: refused."""
+
+
+class DuplicateMember(MalformedJson):
     """A JSON object names the same member twice. Parsers disagree on which one counts (the
     first, the last, both), so a Company document like that means different things to different
     readers: it is refused as malformed, never read one way."""
@@ -76,10 +81,37 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+class NonFiniteNumber(MalformedJson):
+    """NaN, Infinity, -Infinity (which JSON doesn't have, though Python's json reads them) or a
+    number too large for a double (1e999, which Python reads as infinity). I-JSON (RFC 7493
+    2.2) refuses both: an amount that reads as infinity could never be checked or shown."""
+
+    def __init__(self, text: str) -> None:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        super().__init__(f"the number {shown!a} is not a finite number")
+
+
+def _refuse_constant(text: str) -> Any:
+    raise NonFiniteNumber(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise NonFiniteNumber(text)
+    return value
+
+
 def loads_strict(data: bytes | str) -> Any:
-    """json.loads that refuses duplicate member names (DuplicateMember, a ValueError).
-    Every JSON document from a Company is read with this."""
-    return json.loads(data, object_pairs_hook=_refuse_duplicates)
+    """json.loads that refuses duplicate member names (DuplicateMember) and numbers that aren't
+    finite (NonFiniteNumber), both MalformedJson, a ValueError. Every JSON document from a
+    Company is read with this."""
+    return json.loads(
+        data,
+        object_pairs_hook=_refuse_duplicates,
+        parse_constant=_refuse_constant,
+        parse_float=_finite_float,
+    )
 
 
 def canonical_json(value: Any) -> str:
@@ -94,7 +126,7 @@ def loads_bounded(data: bytes | str, max_bytes: int) -> Any:
         raise ValueError(f"is {size} bytes, more than the {max_bytes} allowed")
     try:
         return loads_strict(data)
-    except DuplicateMember as exc:
+    except MalformedJson as exc:
         raise ValueError(f"is malformed: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"is not valid JSON ({exc})") from None

@@ -62,7 +62,7 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
         pattern = [s for s in template.split("/") if s]
         if not _names_one_resource(pattern):
             continue
-        for base in range(0, len(segments) - len(pattern) + 1):
+        for base in range(len(segments) - len(pattern) + 1):
             window = segments[base : base + len(pattern)]
             if base + len(pattern) >= len(segments):
                 break  # the request's own path: never read

@@ -193,9 +193,8 @@ def _what_failed(status: int | None, error: str | None) -> str:
 
 
 def _error_code(body: Any) -> str | None:
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
-        return body["error"]
-    return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, str) else None
 
 
 def conversation_reply(message: Any, operation_id: str) -> str:
@@ -218,3 +217,13 @@ def conversation_reply(message: Any, operation_id: str) -> str:
     if status in c.CONVERSATION_IN_PROGRESS_STATUSES:
         return "in_progress"
     return "words"
+
+
+def describe(outcome: object) -> str:
+    """What an outcome says of itself, in one line: its detail, else its error, else the name of
+    its kind (the attempt row's detail when the transport gave none)."""
+    for name in ("detail", "error"):
+        value = getattr(outcome, name, None)
+        if value:
+            return str(value)
+    return type(outcome).__name__

@@ -46,8 +46,17 @@ class BackoffPolicy:
     ) -> float:
         """Delay before retry number `attempt` (1 = first retry)."""
         uniform = rng.uniform if rng is not None else random.uniform
+        return self._delay(attempt, retry_after, uniform(self.jitter_low, 1.0))
+
+    def delay_at(self, attempt: int, retry_after: float | None, jitter: float) -> float:
+        """`delay` with its jitter fixed: 0 the shortest the policy allows, 1 the longest. The
+        lifecycle (agent/lifecycle) is pure, so the caller draws the jitter and passes it."""
+        where = min(1.0, max(0.0, jitter))
+        return self._delay(attempt, retry_after, self.jitter_low + (1.0 - self.jitter_low) * where)
+
+    def _delay(self, attempt: int, retry_after: float | None, factor: float) -> float:
         raw = min(self.base_seconds * self.factor ** max(0, attempt - 1), self.cap_seconds)
-        delay = raw * uniform(self.jitter_low, 1.0)
+        delay = raw * factor
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.max_retry_after_seconds))
         return delay

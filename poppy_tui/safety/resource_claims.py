@@ -123,9 +123,13 @@ def _resource_at(resource: Mapping[str, Any], path: Path) -> tuple[Path, Any] | 
     """The resource's value at the terms' own path, else under the same key at its top level."""
     node: Any = resource
     for step in path:
-        if isinstance(node, Mapping) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+        if (
+            isinstance(node, Mapping)
+            and step in node
+            or isinstance(node, list)
+            and isinstance(step, int)
+            and 0 <= step < len(node)
+        ):
             node = node[step]
         else:
             break

@@ -145,10 +145,7 @@ def _scan(text: str, line: bool) -> tuple[dict[str, str], set[str]]:
 def _looks_like_action_markup(text: str) -> bool:
     if "[" not in text:
         return False
-    for tag in _TAG_RE.finditer(text):
-        if _ACTION_OR_LINK_RE.search(tag.group()):
-            return True
-    return False
+    return any(_ACTION_OR_LINK_RE.search(tag.group()) for tag in _TAG_RE.finditer(text))
 
 
 def _apply(text: str, table: dict[str, str]) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -259,9 +256,7 @@ def reading_text(text: str) -> str:
         hit = _classify(ch)
         if hit is None:
             continue
-        if hit[1] == "control":
-            table[ord(ch)] = " "
-        elif ord(ch) in _BLANK_FILLERS:
+        if hit[1] == "control" or ord(ch) in _BLANK_FILLERS:
             table[ord(ch)] = " "
         else:
             table[ord(ch)] = None

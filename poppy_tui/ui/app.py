@@ -125,6 +125,7 @@ class PoppyApp(App[None]):
         self.config_file = config_file
         self._theme_ready = False
         self._terminal_fd: int | None = None  # the terminal watched for a hang-up, from on_ready
+        self._poll_failing = False  # the store poll failed and has not worked since
 
     @property
     def outcome_watcher(self) -> Any:
@@ -157,6 +158,7 @@ class PoppyApp(App[None]):
 
     def on_mount(self) -> None:
         self.add_mode(self.DEFAULT_MODE, type(self).MODES[self.DEFAULT_MODE])  # its screen is built
+        self._open_log()
         theme = getattr(self.agent.config, "theme", None)
         if theme:
             if theme in self.available_themes:
@@ -171,6 +173,22 @@ class PoppyApp(App[None]):
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         self._theme_ready = True  # from here on a theme change is the person's choice
+
+    def _open_log(self) -> None:
+        """The home's log (agent/logfile.py), unless one is open (the CLI opened it: cli/context.py)
+        or the app runs headless (tests, screenshots), whose process keeps its own."""
+        from poppy_tui.agent import logfile
+
+        paths = getattr(self.agent, "paths", None)
+        if logfile.current() is None and paths is not None and not self.is_headless:
+            logfile.open_log(paths.log_file, getattr(self.agent.config, "log_level", None))
+
+    def log_hint(self) -> str:
+        """' Details in <log>.' for an error toast, or '' when no log is open."""
+        from poppy_tui.agent import logfile
+
+        where = logfile.where()
+        return f" {where}" if where else ""
 
     def watch_theme(self, theme: str) -> None:
         if not self._theme_ready or self.config_file is None:
@@ -281,16 +299,29 @@ class PoppyApp(App[None]):
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name == "network" and event.state == WorkerState.ERROR:
-            self.log.warning(f"preparing the network stack failed: {event.worker.error}")
-            return
-        if event.worker.name != "dispatcher" or event.state != WorkerState.ERROR:
+        if event.worker.name not in ("network", "dispatcher") or event.state != WorkerState.ERROR:
             return
         from poppy_tui.ui.safe import plain_line
 
+        error = event.worker.error
+        if event.worker.name == "network":
+            # The dispatcher is started all the same and says so if it can't send.
+            log.error("preparing the network stack failed", exc_info=error)
+            self.notify(
+                f"Preparing to send failed: {plain_line(error)}.{self.log_hint()}",
+                severity="error",
+                markup=False,
+                timeout=15,
+            )
+            return
+        log.error(
+            "sending stopped; the dispatcher starts again in %g s",
+            DISPATCHER_RESTART_SECONDS,
+            exc_info=error,
+        )
         self.notify(
-            f"Sending stopped: {plain_line(event.worker.error)}. Approvals are kept; trying again in "
-            f"{DISPATCHER_RESTART_SECONDS:g} s.",
+            f"Sending stopped: {plain_line(error)}. Approvals are kept; trying again in "
+            f"{DISPATCHER_RESTART_SECONDS:g} s.{self.log_hint()}",
             severity="error",
             markup=False,
             timeout=DISPATCHER_RESTART_SECONDS,
@@ -328,9 +359,22 @@ class PoppyApp(App[None]):
                 return
         try:
             token = self.reader.change_token()
-        except Exception as exc:  # a locked or vanished database must not kill the UI
-            self.log.warning(f"store poll failed: {exc}")
+        except Exception as exc:  # logged: a locked or vanished database must not kill the UI
+            if not self._poll_failing:  # once per outage, not twice a second
+                self._poll_failing = True
+                log.warning("reading the queue for changes failed", exc_info=True)
+                from poppy_tui.ui.safe import plain_line
+
+                self.notify(
+                    f"Can't read the queue for changes: {plain_line(exc)}. Trying again."
+                    f"{self.log_hint()}",
+                    severity="warning",
+                    markup=False,
+                )
             return
+        if self._poll_failing:
+            self._poll_failing = False
+            log.info("reading the queue for changes works again")
         if token != self._change_token:
             self._change_token = token
             self.notify_store_changed()
@@ -359,10 +403,8 @@ class PoppyApp(App[None]):
             return
         try:
             events = watcher.changes()
-        except (
-            Exception
-        ) as exc:  # a locked database must not kill the UI; the next poll looks again
-            self.log.warning(f"notifications: {exc}")
+        except Exception:  # logged: a locked database; the next poll looks again
+            log.warning("looking for what to notify failed", exc_info=True)
             return
         # A review: its banner says how a send ended. The stack is empty while the app shuts down.
         shown = getattr(self.screen_stack[-1], "operation_row", None) if self.screen_stack else None
@@ -409,8 +451,8 @@ class PoppyApp(App[None]):
     def _announce_outcomes(self) -> None:
         try:
             toasts = self.outcome_watcher.check(self.agent.store)
-        except Exception as exc:  # a locked database: the next change looks again
-            self.log.warning(f"outcome check failed: {exc}")
+        except Exception:  # logged: a locked database; the next change looks again
+            log.warning("looking for outcomes to announce failed", exc_info=True)
             return
         for toast in toasts:
             # The review of that operation says it in its banner; once is enough there.
@@ -431,9 +473,8 @@ class PoppyApp(App[None]):
             isinstance(self.screen, ModalScreen) or getattr(self.screen, "TYPING", False)
         ):
             return False
-        if action == "quit" and getattr(self.screen, "TYPING", False):
-            return False  # a "q" in a message or a field is a letter; Esc, then q
-        return True
+        # A "q" in a message or a field is a letter; Esc, then q.
+        return not (action == "quit" and getattr(self.screen, "TYPING", False))
 
     # ---- navigation -----------------------------------------------------------------------
     # One model: each global key always shows the same screen, at its top level. Screens opened

@@ -11,6 +11,7 @@ controls, and the field separator), so no escape sequence from a Company reaches
 
 from __future__ import annotations
 
+import logging
 import os
 import unicodedata
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from collections.abc import Callable, Mapping
 
 from poppy_tui.agent.store import OperationRow, Status, Store
 from poppy_tui.safety.sanitize import sanitize_line
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -68,7 +71,8 @@ def _amount(store: Store, row: int) -> str | None:
 
     try:
         amount = key_amount(store.get_operation(row).current.as_operation())
-    except Exception:  # noqa: BLE001 - a notification without an amount is still a notification
+    except Exception:  # logged: a notification without an amount is still a notification
+        log.warning("operation %s's amount can't be read for its notification", row, exc_info=True)
         return None
     return sanitize_line(amount, AMOUNT_CHARS).text if amount else None
 

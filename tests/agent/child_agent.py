@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 
 from poppy_tui.agent.agent import Agent
@@ -20,6 +19,7 @@ from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
 from poppy_tui.protocol.retry import BackoffPolicy
+from tests.waiting import wait_until, wait_until_blocking
 
 CONFIG = Config(
     grace_seconds=0.0, request_timeout_seconds=10.0, retry_window_seconds=60.0, key_storage="file"
@@ -58,16 +58,16 @@ async def dispatch(config_dir: str, data_dir: str, go_file: str) -> None:
     Path(
         f"{go_file}.ready.{os.getpid()}"
     ).touch()  # the parent starts both at once when both are here
-    while not os.path.exists(go_file):
-        time.sleep(0.005)
+    # A short step: both children should start dispatching as nearly together as they can.
+    wait_until_blocking(lambda: os.path.exists(go_file), timeout=30, step=0.005, describe=go_file)
     handled = 0
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    async def dispatched_all() -> bool:
+        nonlocal handled
         handled += await agent.dispatch_once()
-        open_ops = agent.store.count_operations([Status.APPROVED, Status.SENDING])
-        if open_ops == 0:
-            break
-        await asyncio.sleep(0.01)
+        return agent.store.count_operations([Status.APPROVED, Status.SENDING]) == 0
+
+    await wait_until(dispatched_all, timeout=30, step=0.01, describe="approvals left to send")
     print(f"handled {handled} owner {agent.dispatcher.owner}", flush=True)
     await agent.aclose()
 

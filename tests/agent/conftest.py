@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
@@ -32,8 +32,10 @@ TEST_CONFIG = Config(grace_seconds=0.0, request_timeout_seconds=5.0, retry_windo
 
 
 @pytest.fixture
-def make_agent(paths: Paths) -> Iterator[Callable[..., Agent]]:
-    """make_agent(**config overrides, lease_seconds=..., paths=...) -> Agent, closed after the test."""
+async def make_agent(paths: Paths) -> AsyncIterator[Callable[..., Agent]]:
+    """make_agent(**config overrides, lease_seconds=..., paths=...) -> Agent, closed after the test
+    (aclose: the reads it started on arrival end before the test's loop does; a read left to the
+    loop's closing cancellation held each such test for the MCP SDK's 10 s shutdown)."""
     made: list[Agent] = []
 
     def _make(
@@ -55,7 +57,7 @@ def make_agent(paths: Paths) -> Iterator[Callable[..., Agent]]:
 
     yield _make
     for agent in made:
-        agent.store.close()
+        await agent.aclose()
 
 
 @pytest.fixture

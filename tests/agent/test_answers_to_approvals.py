@@ -50,6 +50,7 @@ IN_DOUBT = {
         500, "application/json", b'{"error":"internal_error","error":"oops"}'
     ),
     "500 cut off": RawAnswer(500, "application/json", b'{"error":"internal', cut_off=True),
+    "500 NaN": RawAnswer(500, "application/json", b'{"error":"internal","retry_in":NaN}'),
     "302 redirect": RawAnswer(302, "text/html", b"", {"location": "/bookings/bk_1"}),
     "408 request timeout": RawAnswer(408, "application/json", b'{"error":"timeout"}'),
 }

@@ -12,6 +12,7 @@ import pytest
 
 from poppy_tui.agent.store import StateError, Status
 from tests.clock_waits import until_past
+from tests.waiting import wait_until
 
 from .company_app import Answer, Rule, is_api_approval, is_api_first_request, operation_for
 
@@ -151,8 +152,11 @@ async def test_withdraw_impossible_once_sending_started(make_agent, start):
     _, op = await ask(agent, shop)
     agent.approve(op.id, op.current.id)
     task = asyncio.create_task(agent.dispatch_once())
-    while agent.store.get_operation(op.id).status != Status.SENDING:
-        await asyncio.sleep(0.01)
+    await wait_until(
+        lambda: agent.store.get_operation(op.id).status == Status.SENDING,
+        step=0.01,
+        describe="the approval being sent",
+    )
     with pytest.raises(StateError):
         agent.withdraw(op.id)
     with pytest.raises(StateError):
@@ -533,8 +537,9 @@ async def test_a_resend_carries_the_approved_revisions_request_not_a_newer_one(
     company, op = await ask(agent, shop)
     agent.approve(op.id, op.current.id)
     sending = asyncio.create_task(agent.wait_for_outcome(op.id, timeout=30))
-    while not shop.requests(is_api_approval):
-        await asyncio.sleep(0.01)
+    await wait_until(
+        lambda: shop.requests(is_api_approval), step=0.01, describe="the first send's answer"
+    )
     other = make_agent()  # a script asking again, through its own Agent on the same store
     larger = {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-l"}
     again = await other.call_api(company, "POST", EXCHANGE, larger)

@@ -1,5 +1,5 @@
-"""config.toml's checked settings are remembered in the data folder while the file is unchanged
-(agent/config_file.py): an edit is always seen, a broken file is always refused."""
+"""config.toml's checked settings are remembered in the data folder while the file and the model
+are unchanged (agent/config_file.py): an edit is always seen, a broken file is always refused."""
 
 from __future__ import annotations
 
@@ -97,14 +97,27 @@ def test_a_damaged_record_means_parsing_again(tmp_path, settled, record):
     assert read_settings(config, tmp_path) == {"grace_seconds": 2.0}
 
 
-def test_a_record_is_checked_again(tmp_path, settled):
-    """The record says what the file held; a wrong value in it is still refused, not trusted."""
+def test_a_record_of_another_model_version_is_not_used(tmp_path, settled, monkeypatch):
+    """Settings remembered under an older model (another schema) are parsed and checked again."""
     config = write(tmp_path / "config.toml", "grace_seconds = 2\n")
     read_settings(config, tmp_path)
     record = json.loads((tmp_path / CHECKED_FILE).read_text())
-    record["settings"]["grace_seconds"] = 10**9
+    record["settings"]["grace_seconds"] = 7.0  # what that model had made of it, say
+    record["model"] = config_file.MODEL_VERSION + 1
     (tmp_path / CHECKED_FILE).write_text(json.dumps(record))
     assert read_settings(config, tmp_path) == {"grace_seconds": 2.0}  # parsed again
+
+
+@pytest.mark.parametrize(
+    "settings", [{"grace_secs": 2.0}, [], {"notifications": {"beep": True}}, {"notifications": 3}]
+)
+def test_a_record_of_another_shape_is_not_used(tmp_path, settled, settings):
+    config = write(tmp_path / "config.toml", "grace_seconds = 2\n")
+    read_settings(config, tmp_path)
+    record = json.loads((tmp_path / CHECKED_FILE).read_text())
+    record["settings"] = settings
+    (tmp_path / CHECKED_FILE).write_text(json.dumps(record))
+    assert read_settings(config, tmp_path) == {"grace_seconds": 2.0}
 
 
 def test_another_config_file_is_not_read_from_the_record(tmp_path, settled):

@@ -13,7 +13,7 @@ EXCHANGE_TEXT = "I'd like to exchange my Stormline jacket for the insulated one"
 
 
 def posts(shop, path_part="/messages"):
-    return [r for r in shop.requests(lambda r: r.method == "POST" and path_part in r.path)]
+    return list(shop.requests(lambda r: r.method == "POST" and path_part in r.path))
 
 
 async def start_exchange(agent, shop):

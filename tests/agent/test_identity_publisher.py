@@ -144,7 +144,14 @@ def test_a_port_held_by_another_program_is_left_and_the_move_recorded(home, case
             publisher.stop(genuine.port)
 
 
-def test_a_port_held_by_another_poppy_tui_of_this_home_is_shared(home):
+@pytest.mark.parametrize("proxy", [None, "http://127.0.0.1:9"])
+def test_a_port_held_by_another_poppy_tui_of_this_home_is_shared(home, monkeypatch, proxy):
+    """Asked directly, whatever proxy the environment names (the check never uses one)."""
+    if proxy is not None:
+        for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.setenv(name, proxy)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
     key = ec.generate_private_key(ec.SECP256R1())
     port = free_loopback_port()
     settings, metadata, jwks = _ours(home, port, key)

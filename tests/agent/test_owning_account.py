@@ -15,43 +15,10 @@ import pytest
 
 from poppy_tui.agent.store import Status
 from poppy_tui.agent.store.connection import StateError
-from poppy_tui.agent.store.sign_ins import delete_sign_in, save_sign_in
-from tests.companies.account_company import NAME, AccountCompany
+from tests.companies.account_company import NAME
+from tests.signed_in import SignedIn
 
 ALICE, BOB = "alice@birch.test", "bob@birch.test"
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("poppy:read", "orders"))
-    company.state.tokens["tok_bob"] = ("bob", ("poppy:read", "orders"))
-    yield company
-    company.stop()
-
-
-class SignedIn:
-    """The agent's sign-in at Birch Market: the token its requests carry and the account it named."""
-
-    def __init__(self, agent, company) -> None:
-        self.agent, self.company, self.token = agent, company, None
-
-    async def __call__(self, company) -> str | None:  # the agent's access_token_source
-        return self.token
-
-    def as_(self, token: str | None, account: str | None) -> None:
-        self.token = token
-        if token is None:
-            delete_sign_in(self.agent.store, self.company.id)
-        else:
-            save_sign_in(
-                self.agent.store,
-                self.company.id,
-                self.company.base_url,
-                "mediated",
-                ("orders",),
-                account,
-            )
 
 
 async def setup(make_agent, birch, token: str | None = "tok_alice", account: str | None = ALICE):

@@ -17,6 +17,7 @@ from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status, Store
 from tests.companies.bulk_company import BulkCompany
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -41,9 +42,9 @@ async def approved_operations(agent: Agent, base_url: str, count: int) -> list[i
 def approve_then_dispatch(
     agent: Agent, base_url: str, count: int, passes: int = 1, until_due: bool = False
 ) -> tuple[list[int], list[int]]:
-    """`count` operations approved, then `passes` dispatch passes, each after the last once
-    something is due again when `until_due` (a lease lapsed, say); the rows, and how many each
-    pass sent. The agent is closed after."""
+    """`count` operations approved, then `passes` dispatch passes, each after the last once the
+    leases it left have all lapsed when `until_due`; the rows, and how many each pass sent. The
+    agent is closed after."""
 
     async def work() -> tuple[list[int], list[int]]:
         try:
@@ -51,16 +52,26 @@ def approve_then_dispatch(
             sent = []
             for n in range(passes):
                 if n and until_due:
-                    deadline = asyncio.get_running_loop().time() + 30
-                    while (due := agent.dispatcher.next_due_in()) is None or due > 0:
-                        assert asyncio.get_running_loop().time() < deadline, "nothing became due"
-                        await asyncio.sleep(0.02)
+                    # Every lease the last pass left has lapsed (each was renewed on its own
+                    # timer, so they end at different moments), not only the first.
+                    await wait_until(
+                        lambda: all(lapsed(agent, row) for row in rows),
+                        timeout=30,
+                        describe="the leases left by the last pass lapsed",
+                    )
                 sent.append(await agent.dispatch_once())
             return rows, sent
         finally:
             await agent.aclose()
 
     return asyncio.run(work())
+
+
+def lapsed(agent: Agent, row: int) -> bool:
+    from poppy_tui.agent import clock
+
+    lease_until = agent.store.lifecycle_facts(row).lease_until
+    return lease_until is None or lease_until <= clock.now_utc()
 
 
 def send_all_in_one_pass(agent: Agent, base_url: str, count: int) -> list[int]:
@@ -89,7 +100,7 @@ def open_agent(tmp_path) -> Agent:
 
 def test_many_approvals_go_a_few_at_a_time_each_attempt_on_disk_before_it_leaves(tmp_path, bulk):
     agent = open_agent(tmp_path)
-    per_company = agent.dispatcher._per_company
+    per_company = agent.dispatcher.per_company
     database = agent.store.path
     unrecorded: list[str] = []
     lock = threading.Lock()
@@ -220,7 +231,7 @@ def test_each_group_is_fsynced_before_any_of_its_requests_leaves_while_the_loop_
     bulk.state.on_approval = check_durable
     bulk.state.approval_delay = 0.02
 
-    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher._per_company + 3)
+    rows = send_all_in_one_pass(agent, bulk.base_url, 2 * agent.dispatcher.per_company + 3)
     assert len(commit_of_key) == len(rows)
     assert early == []
     assert all(count == 1 for count in bulk.state.perform_count.values()) and len(
@@ -232,7 +243,7 @@ def test_answers_that_arrive_together_are_settled_in_one_commit_each_kept_with_i
     tmp_path, bulk
 ):
     agent = open_agent(tmp_path)
-    per_company = agent.dispatcher._per_company
+    per_company = agent.dispatcher.per_company
     bulk.state.approval_delay = 0.05  # sends overlap, so their answers arrive together
     settle_groups: list[int] = []
     settle_many = agent.store.settle_many
@@ -309,18 +320,17 @@ def test_an_approval_recorded_in_the_same_process_wakes_the_running_dispatcher(t
             op = agent.store.get_operation(result.operation_row)
             agent.approve(op.id, op.current.id)
 
-            async def settled() -> Status:
-                while (status := agent.store.get_operation(op.id).status) in (
-                    Status.APPROVED,
-                    Status.SENDING,
-                ):
-                    await asyncio.sleep(0.02)
-                return status
-
             try:
-                return await asyncio.wait_for(
-                    settled(), 60
-                )  # a guard against hanging, not a speed test
+                # The timeout guards against hanging; it is not a speed test.
+                return await wait_until(
+                    lambda: (
+                        (status := agent.store.get_operation(op.id).status)
+                        not in (Status.APPROVED, Status.SENDING)
+                        and status
+                    ),
+                    timeout=60,
+                    describe="the approval settled",
+                )
             finally:
                 stop.set()
                 await runner

@@ -4,36 +4,18 @@ account_company.py, written from the spec alone), over real HTTP, API and conver
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import jwt
-import pytest
 
 from poppy_tui.agent.store import Status
 from poppy_tui.agent.store.connection import now_utc, parse_stamp
-from tests.companies.account_company import NAME, AccountCompany
+from tests.companies.account_company import NAME
+from tests.signed_in import Tokens
+from tests.waiting import wait_until
 
 # Shorter than the time the person takes to sign in below: the wait must not count against it.
 TINY_WINDOW = 0.3
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("poppy:read", "orders"))
-    yield company
-    company.stop()
-
-
-class Tokens:
-    """The access token a request carries (None: signed out), as sign-in's token store gives it."""
-
-    def __init__(self, token: str | None = None) -> None:
-        self.token = token
-
-    async def __call__(self, company) -> str | None:
-        return self.token
 
 
 async def setup(make_agent, birch, token: str | None, **config):
@@ -48,9 +30,13 @@ async def wait_past_the_window(agent, op_row: int, window: float) -> None:
     """Until the retry window, counted from the first attempt, is over (short polls, no fixed pause);
     the dispatcher runs meanwhile, as the TUI's would."""
     first = parse_stamp(agent.store.attempts(op_row)[0].started_at)
-    while now_utc() <= first + timedelta(seconds=window * 2):
+    past = first + timedelta(seconds=window * 2)
+
+    async def dispatched_past_it() -> bool:
         await agent.dispatch_once()
-        await asyncio.sleep(0.02)
+        return now_utc() > past
+
+    await wait_until(dispatched_past_it, timeout=window * 2 + 30, describe=f"the clock past {past}")
 
 
 def sid_of(token: str) -> str:

@@ -4,31 +4,10 @@ accounts written from the spec alone (tests/companies/account_company.py), over 
 from __future__ import annotations
 
 import jwt
-import pytest
 
 from poppy_tui.agent.store import Status
-from tests.companies.account_company import NAME, AccountCompany
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("poppy:read", "orders"))
-    company.state.tokens["tok_alice_read"] = ("alice", ("poppy:read",))
-    yield company
-    company.stop()
-
-
-class Tokens:
-    """What h/signin's token store does for a request: the current token, or None when signed out."""
-
-    def __init__(self, token: str | None = None) -> None:
-        self.token = token
-        self.asked = 0
-
-    async def __call__(self, company) -> str | None:
-        self.asked += 1
-        return self.token
+from tests.companies.account_company import NAME
+from tests.signed_in import Tokens
 
 
 def sid_of(headers: dict) -> str:

@@ -172,13 +172,13 @@ async def test_the_same_action_across_interfaces_is_no_reuse(make_agent, strict)
 
 async def probe_when_due(agent, row):
     """Run the dispatcher (which finds out about unknown outcomes) once the probe is due."""
-    import asyncio
+    from tests.waiting import wait_until
 
-    for _ in range(400):
-        due = agent.dispatcher.next_due_in()
-        if due is not None and due <= 0:
-            break
-        await asyncio.sleep(0.05 if due is None else min(0.05, due))
+    await wait_until(
+        lambda: (due := agent.dispatcher.next_due_in()) is not None and due <= 0,
+        timeout=20,
+        describe="the outcome probe never became due",
+    )
     await agent.dispatch_once()
     return agent.store.get_operation(row)
 

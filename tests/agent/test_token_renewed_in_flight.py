@@ -15,20 +15,11 @@ import asyncio
 import pytest
 
 from poppy_tui.agent.store import Status
-from tests.companies.account_company import AccountCompany
+from tests.signed_in import Tokens
 from tests.companies.hold import Hold
 
-from .test_signed_in import Tokens
 
 ORDERS = ("poppy:read", "orders")
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ORDERS)
-    yield company
-    company.stop()
 
 
 async def _an_order(agent, company, interface: str) -> int:

@@ -53,7 +53,7 @@ async def _agent_run(base_url: str, data_root: Path, first_item: int, count: int
             pass
         elapsed = time.perf_counter() - started
         statuses = [agent.store.get_operation(row).status for row in rows]
-        assert all(s == Status.PERFORMED for s in statuses), {s for s in statuses}
+        assert all(s == Status.PERFORMED for s in statuses), set(statuses)
         return elapsed
     finally:
         await agent.aclose()

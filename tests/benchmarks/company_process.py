@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from poppy_tui.demo.server import start_company  # noqa: E402
+from poppy_tui.demo.server import start_company
 
 BOOKING_ID = "bkg_2Fm8"
 

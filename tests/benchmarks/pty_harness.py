@@ -66,7 +66,7 @@ class Running:
 
     def cpu_seconds(self) -> float:
         """user + system CPU of the child so far, from /proc (the child is one process)."""
-        fields = open(f"/proc/{self.proc.pid}/stat").read().rsplit(")", 1)[1].split()
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def drain(self, seconds: float) -> None:

@@ -23,6 +23,7 @@ COMMANDS = (
     "history",
     "show",
     "locate",
+    "config",
     "signin",
     "signout",
     "identity",

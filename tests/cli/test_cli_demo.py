@@ -15,6 +15,7 @@ from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.demo import demo_config, demo_paths, seed
 from poppy_tui.cli.exit_codes import Exit
+from tests.waiting import wait_until
 
 
 async def test_demo_requests_leave_one_operation_waiting_per_interface(home, company, capsys):
@@ -242,9 +243,10 @@ async def test_demo_with_accounts_signs_in_first_then_three_operations_wait(
 
     async def the_person() -> None:
         async with httpx.AsyncClient() as browser:
-            while not shop.accounts.tokens.devices():
-                await asyncio.sleep(0.05)
-            code = shop.accounts.tokens.devices()[0].user_code
+            devices = await wait_until(
+                shop.accounts.tokens.devices, timeout=30, describe="a device sign-in started"
+            )
+            code = devices[0].user_code
             await browser.post(
                 shop.accounts.url("/device/verify"),
                 data={

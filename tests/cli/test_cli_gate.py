@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from cli_support import run_process, start_process
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.exit_codes import Exit
+from tests.waiting import wait_until_blocking
 
 EXCHANGE = ("POST", "/api/orders/ord_7Hk2/exchanges")
 EXCHANGE_BODY = json.dumps({"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
@@ -72,10 +74,12 @@ def test_send_watch_sends_approvals_made_later_and_stops_on_sigterm(cli, home, s
             said += line
         assert process.poll() is None
         approve(home, row)
-        deadline = time.monotonic() + 30
-        while status_of(home, row) != Status.PERFORMED:
-            assert time.monotonic() < deadline, "the watching sender never sent the approval"
-            time.sleep(0.05)
+        wait_until_blocking(
+            lambda: status_of(home, row) == Status.PERFORMED,
+            timeout=30,
+            step=0.05,
+            describe="the watching sender never sent the approval",
+        )
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
         err = said + err
@@ -168,16 +172,14 @@ def test_wait_timeout_that_is_not_reached_reports_the_outcome(cli, home, shop):
     import threading
 
     def person() -> None:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with Store.open(resolve_paths(home).database) as store:
-                rows = store.list_operations([Status.PENDING])
-                if rows:
-                    store.approve(
-                        rows[0].id, store.get_operation(rows[0].id).current.id, grace_seconds=0
-                    )
-                    return
-            time.sleep(0.05)
+        with Store.open(resolve_paths(home).database) as store:
+            rows = wait_until_blocking(
+                lambda: store.list_operations([Status.PENDING]),
+                timeout=20,
+                step=0.05,
+                describe="an operation to approve",
+            )
+            store.approve(rows[0].id, store.get_operation(rows[0].id).current.id, grace_seconds=0)
 
     threading.Thread(target=person, daemon=True).start()
     run = cli("call", shop.domain, *EXCHANGE, "--body", EXCHANGE_BODY, "--wait", "--timeout", "60")
@@ -337,7 +339,7 @@ def test_completion_scripts_name_the_path_their_shell_reads(cli, shell):
         lines[:8]
     )  # shtab's own suggestion, a folder bash never reads
     assert "poppy-tui completion bash > ~/.local/share/bash-completion/completions/poppy-tui" in (
-        open("docs/cli.md", encoding="utf-8").read()
+        Path("docs/cli.md").read_text(encoding="utf-8")
     )
 
 

@@ -240,6 +240,7 @@ def test_show_json_shape(cli, queue):
         "signed_in_as_other_account",
         "account_standing",
         "account_held",
+        "where_it_stands",
     }
     assert (
         data["unknown_reason"] is None and data["found_out"] == [] and data["next_look_at"] is None
@@ -254,6 +255,12 @@ def test_show_json_shape(cli, queue):
         data["resource_now"] is None
     )  # never read: this queue was written straight into the store
     assert data["status"] == "declined"
+    assert data["where_it_stands"] == {
+        "why": "declined",
+        "on_its_way": False,
+        "at": None,
+        "says": "declined; nothing was sent",
+    }
     assert data["request"] == {
         "interface": "api",
         "method": "POST",

@@ -5,8 +5,8 @@ the TUI's write path, Store.approve / Store.decline, never through a CLI command
 from __future__ import annotations
 
 import json
+import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from cli_support import run_process, start_process
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.cli.exit_codes import Exit
+from tests.waiting import wait_until_blocking
 
 EXCHANGE = ("POST", "/api/orders/ord_7Hk2/exchanges")
 EXCHANGE_BODY = json.dumps({"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"})
@@ -33,15 +34,12 @@ def operations(home: Path):
 
 def decide(home: Path, approve: bool = True, count: int = 1, timeout: float = 30.0) -> list[int]:
     """Be the person at the TUI: wait for `count` open operations, then decide each."""
-    deadline = time.monotonic() + timeout
     with Store.open(database(home)) as store:
-        while True:
-            rows = store.list_operations([Status.PENDING])
-            if len(rows) >= count:
-                break
-            if time.monotonic() > deadline:
-                raise AssertionError(f"only {len(rows)} pending operations after {timeout}s")
-            time.sleep(0.05)
+        rows = wait_until_blocking(
+            lambda: rows if len(rows := store.list_operations([Status.PENDING])) >= count else [],
+            timeout=timeout,
+            describe=lambda: f"{count} pending operations (of {len(store.list_operations())})",
+        )
         for row in rows:
             record = store.get_operation(row.id)
             if approve:
@@ -57,7 +55,7 @@ def decide_in_background(home: Path, approve: bool = True, count: int = 1) -> th
     def person() -> None:
         try:
             decide(home, approve, count)
-        except BaseException as exc:  # surfaced by the test through the thread's `errors`
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the test through the thread's `errors`
             errors.append(exc)
 
     thread = threading.Thread(target=person, daemon=True)
@@ -389,6 +387,7 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import load_config
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
+from tests.waiting import wait_until
 
 
 async def main():
@@ -400,8 +399,11 @@ async def main():
     for row in agent.store.list_operations([Status.PENDING]):
         record = agent.store.get_operation(row.id)
         agent.store.approve(record.id, record.current.id, grace_seconds=0)
-    while any(not row.status.is_final for row in agent.store.list_operations()):
-        await asyncio.sleep(0.05)
+    await wait_until(
+        lambda: all(row.status.is_final for row in agent.store.list_operations()),
+        timeout=80,
+        describe="every operation settled",
+    )
     stop.set()
     await dispatcher
     await agent.aclose()
@@ -436,9 +438,13 @@ def test_two_agents_and_the_tui_share_one_queue_without_double_sends(home, shop,
             while "waiting for a decision" not in line:
                 line = agent.stderr.readline()
                 assert line, f"agent exited early with {agent.wait()}"
+        # The person's script imports tests/waiting.py: the folder above tests/ on its path too
+        # (after the package's, which is what it runs).
+        env = subprocess_env(home)
+        env["PYTHONPATH"] += os.pathsep + str(Path(__file__).resolve().parents[2])
         person = subprocess.run(
             [sys.executable, "-c", PERSON],
-            env=subprocess_env(home),
+            env=env,
             capture_output=True,
             text=True,
             timeout=90,

@@ -13,6 +13,7 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import load_config
 from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status
+from tests.waiting import wait_until
 
 
 def unknown_then_looked_at(home, strict) -> int:
@@ -32,8 +33,11 @@ def unknown_then_looked_at(home, strict) -> int:
             assert (
                 await agent.wait_for_outcome(op.id, timeout=30)
             ).status == Status.OUTCOME_UNKNOWN
-            while (agent.dispatcher.next_due_in() or 0) > 0:  # until the probe is due
-                await asyncio.sleep(0.02)
+            await wait_until(
+                lambda: (agent.dispatcher.next_due_in() or 0) <= 0,
+                timeout=30,
+                describe="the outcome probe due",
+            )
             await agent.dispatch_once()
             return op.id
         finally:
@@ -97,8 +101,9 @@ def test_call_wait_gets_only_its_own_requests_outcome(cli, home, strict):
     async def other_request_approved() -> None:
         agent = Agent.open(paths, load_config(paths))
         try:
-            while not agent.store.list_operations():
-                await asyncio.sleep(0.05)
+            await wait_until(
+                agent.store.list_operations, timeout=30, describe="the first request recorded"
+            )
             company = agent.find_company("Strict Travel")
             second = await agent.call_api(
                 company, "POST", "/bookings/bk_2/rebook", {"date": "2026-12-07"}

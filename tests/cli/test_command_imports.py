@@ -74,6 +74,18 @@ def loaded_by(home, *argv: str) -> tuple[int, set[str], str]:
     return done.returncode, set(json.loads(modules)), done.stdout + "\n".join(said)
 
 
+def remembered(home, monkeypatch) -> None:
+    """The home's config.toml as every command but the first after an edit finds it: checked
+    already, its settings remembered in the data folder (agent/config_file.py). A file written
+    just now is parsed with the typed model (pydantic) each time, for two seconds."""
+    from poppy_tui.agent import config_file
+
+    monkeypatch.setattr(config_file, "_SETTLED_NS", -(10**18))  # as if written minutes ago
+    (home / "data").mkdir(exist_ok=True)
+    config_file.read_settings(home / "config" / "config.toml", home / "data")
+    assert (home / "data" / config_file.CHECKED_FILE).is_file()
+
+
 def present(modules: set[str], names: set[str]) -> set[str]:
     """Which of `names` (packages or modules) were loaded, counting their submodules."""
     return {n for n in names if any(m == n or m.startswith(n + ".") for m in modules)}
@@ -125,6 +137,7 @@ def test_help_is_as_wide_as_shutil_says(monkeypatch, columns):
 
 
 def test_help_wraps_to_columns(home, monkeypatch):
+    remembered(home, monkeypatch)
     monkeypatch.setenv("COLUMNS", "50")
     code, _, out = loaded_by(home, "pending", "--help")
     assert code == 0 and "Oldest first." in out
@@ -138,7 +151,8 @@ def test_help_wraps_to_columns(home, monkeypatch):
     )  # wrapped only when shown
 
 
-def test_pending_reads_the_store_without_the_network_stack(home):
+def test_pending_reads_the_store_without_the_network_stack(home, monkeypatch):
+    remembered(home, monkeypatch)
     code, modules, out = loaded_by(home, "pending", "--json")
     assert code == 0 and json.loads(out) == {"operations": []}
     assert "poppy_tui.agent.store" in modules  # it did read the store
@@ -171,6 +185,8 @@ def test_pending_reads_the_store_without_the_network_stack(home):
             "poppy_tui.agent.store.store",
             "poppy_tui.agent.store.dispatch",
             "poppy_tui.agent.config",
+            "poppy_tui.agent.config_model",
+            "pydantic",
             "poppy_tui.protocol",
         },
     )
@@ -187,10 +203,14 @@ def test_pending_reads_a_checked_config_from_its_record(home, monkeypatch):
     assert (home / "data" / config_file.CHECKED_FILE).is_file()
     code, modules, out = loaded_by(home, "pending", "--json")
     assert code == 0 and json.loads(out) == {"operations": []}
-    assert not present(modules, {"tomllib", "dataclasses", "typing"})
+    assert not present(modules, {"tomllib", "dataclasses", "typing", "pydantic", "pydantic_core"})
     config.write_text("grace_seconds = [\n")  # changed: parsed again, and refused
     code, modules, out = loaded_by(home, "pending", "--json")
     assert code == 2 and "is not valid TOML" in out and "tomllib" in modules
+    config.write_text("grace_seconds = 4000\n")  # valid TOML: checked by the typed model
+    code, modules, out = loaded_by(home, "pending", "--json")
+    assert code == 2 and "config.toml:1: grace_seconds must be between" in out
+    assert "poppy_tui.agent.config_model" in modules
 
 
 def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict):
@@ -227,6 +247,9 @@ def test_call_loads_one_transport_and_no_text_checks_for_a_json_get(home, strict
         ["say", "shop", "hi", "--new"],
         ["show", "3", "--json"],
         ["locate", "db"],
+        ["locate", "log", "--json"],
+        ["config", "check"],
+        ["config", "check", "other.toml", "--json", "--home", "h"],
         ["--demo", "--faults", "slow=1"],
         ["history", "--status", "pending,declined"],
         ["history", "--since", "2026-12-01"],
@@ -297,6 +320,8 @@ def test_mcp_help_loads_no_server_and_shows_no_token(home):
         ["nope"],
         ["--", "pending"],
         ["locate", "elsewhere"],
+        ["config"],
+        ["config", "validate"],
     ],
 )
 def test_building_only_the_chosen_command_refuses_alike(argv, capsys):

@@ -96,3 +96,52 @@ def test_a_run_that_ends_by_itself_gives_its_result_and_leaves_sigint_as_it_was(
     """)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["42", "True"]
+
+
+def test_blocking_calls_run_in_a_bounded_number_of_daemon_threads_that_end_when_idle():
+    """A burst of blocking calls (DNS lookups of many Companies at once) waits for a thread rather
+    than starting one each; every call still runs, and no thread is left once they are done."""
+    import threading
+
+    from poppy_tui.cli.event_loop import DaemonThreadExecutor
+
+    def ours() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "poppy-blocking-call"]
+
+    executor = DaemonThreadExecutor(max_threads=4)
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def blocked(number: int) -> int:
+        started.release()
+        release.wait(ENDS_WITHIN_SECONDS)
+        return number
+
+    futures = [executor.submit(blocked, number) for number in range(40)]
+    for _ in range(4):  # the first four are running, each in a thread of its own
+        assert started.acquire(timeout=ENDS_WITHIN_SECONDS)
+    running = ours()  # started in submit(): none more for the other 36, which wait their turn
+    assert len(running) == 4 and all(t.daemon for t in running)
+    release.set()
+    assert [f.result(timeout=ENDS_WITHIN_SECONDS) for f in futures] == list(range(40))
+    for thread in running:
+        thread.join(ENDS_WITHIN_SECONDS)
+    assert ours() == []
+    executor.shutdown()
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        executor.submit(blocked, 0)
+
+
+def test_an_exception_in_a_blocking_call_reaches_its_awaiter_and_the_thread_goes_on():
+    from poppy_tui.cli.event_loop import DaemonThreadExecutor
+
+    executor = DaemonThreadExecutor(max_threads=1)
+
+    def fail() -> None:
+        raise OSError("no route to host")
+
+    failing = executor.submit(fail)
+    after = executor.submit(lambda: "next")
+    with pytest.raises(OSError, match="no route"):
+        failing.result(timeout=ENDS_WITHIN_SECONDS)
+    assert after.result(timeout=ENDS_WITHIN_SECONDS) == "next"

@@ -81,7 +81,7 @@ def build_mcp_read_app(state: McpReadState, base_url: str) -> Starlette:
     else:
 
         @mcp.tool(description="Get a subscription.")
-        def get_subscription(subscription_id: str) -> CallToolResult:  # noqa: F811
+        def get_subscription(subscription_id: str) -> CallToolResult:
             state.calls.append(("get_subscription", {"subscription_id": subscription_id}))
             data = subscription(subscription_id)
             return CallToolResult(content=_text(str(data)), structured_content=data)

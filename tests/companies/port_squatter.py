@@ -18,7 +18,7 @@ class PortSquatter:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 outer.requests.append(self.path)
                 if redirect_to is not None:
                     self.send_response(302)

@@ -7,11 +7,12 @@ import asyncio
 import contextlib
 import socket
 import threading
-import time
 from typing import Any
 from collections.abc import Callable
 
 import uvicorn
+
+from tests.waiting import wait_until_blocking
 
 HOST = "127.0.0.1"
 
@@ -38,12 +39,21 @@ class LoopbackServer:
             target=lambda: asyncio.run(self._server.serve(sockets=[sock])), daemon=True
         )
         self._thread.start()
-        deadline = time.monotonic() + 15
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{what} did not start")
-            time.sleep(0.01)
+        wait_until_blocking(
+            lambda: self._server.started or not self._thread.is_alive(),
+            timeout=15,
+            step=0.01,
+            describe=f"{what} starting",
+        )
+        if not self._server.started:
+            raise RuntimeError(f"{what} did not start")
 
     def stop(self) -> None:
+        # Without waiting for open connections (uvicorn's graceful shutdown would): a read the
+        # agent started on arrival may still be talking to us when the test's Company fixture,
+        # set up after the agent's, is torn down before it.
         self._server.should_exit = True
+        self._server.force_exit = True
         self._thread.join(10)
+        if self._thread.is_alive():
+            raise RuntimeError(f"the test Company at {self.base_url} did not stop within 10 s")

@@ -18,6 +18,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.demo.accounts.service import AccountsOptions
 from poppy_tui.demo.accounts.users import DEMO_PASSWORD, DEMO_USERNAME
 from tests.keyring_support import MemoryKeyring, memory_keyring  # noqa: F401 (shared autouse fixture)
+from tests.waiting import wait_until
 
 EXCHANGE_BODY = {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"}
 
@@ -174,7 +175,6 @@ async def test_demo_conversation_approval_waits_for_sign_in_past_the_window_then
 ):
     """Probe P11b and P16 on the demo: an account's exchange from a conversation, approved after
     signing out, with a retry window much shorter than the time until the person signs in again."""
-    import asyncio
     from datetime import timedelta
 
     from poppy_tui.agent.store.connection import now_utc, parse_stamp
@@ -204,9 +204,13 @@ async def test_demo_conversation_approval_waits_for_sign_in_past_the_window_then
         waiting = await agent.wait_for_outcome(op.id, timeout=15)
         assert waiting.status == Status.SENDING and waiting.waiting_sign_in, waiting.outcome_detail
         first = parse_stamp(agent.store.attempts(op.id)[0].started_at)
-        while now_utc() <= first + timedelta(seconds=0.6):
+        past = first + timedelta(seconds=0.6)
+
+        async def dispatched_past_it() -> bool:
             await agent.dispatch_once()
-            await asyncio.sleep(0.02)
+            return now_utc() > past
+
+        await wait_until(dispatched_past_it, timeout=30, describe=f"the clock past {past}")
         assert shop.state.performed(op.operation_id) == 0
         await _mediated_sign_in(agent, company)
         done = await agent.wait_for_outcome(op.id, timeout=20)

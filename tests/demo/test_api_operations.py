@@ -13,6 +13,7 @@ import pytest
 from poppy_tui.demo.testing import AgentSession
 from poppy_tui.protocol.approval import parse_approval_header
 from tests.clock_waits import until_past_blocking
+from tests.waiting import wait_until
 
 from .helpers import SPEC_BODY, SPEC_PATH, SPEC_SUMMARY, approval_of, propose, send_approved
 
@@ -183,12 +184,11 @@ async def test_check2_while_performing_is_503_with_retry_after(start):
             )
 
         first = asyncio.ensure_future(approved())
-        for _ in range(1000):  # until the Company is performing the first (for 1 s)
-            if company.desk.in_progress(operation["operation_id"]):
-                break
-            await asyncio.sleep(0.01)
-        else:
-            raise AssertionError("the first approved request never started performing")
+        await wait_until(  # until the Company is performing the first (for 1 s)
+            lambda: company.desk.in_progress(operation["operation_id"]),
+            step=0.01,
+            describe="the first approved request performing",
+        )
         duplicate = await approved()
         assert duplicate.status_code == 503
         assert duplicate.headers["Retry-After"] == "1"

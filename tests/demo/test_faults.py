@@ -14,6 +14,7 @@ import pytest
 from poppy_tui.demo import Faults, serve_company
 from poppy_tui.demo.testing import AgentSession, company as company_cm
 from tests.clock_waits import until_past_blocking
+from tests.waiting import wait_until_blocking
 
 from .helpers import SPEC_BODY, SPEC_PATH, propose, send_approved
 
@@ -147,15 +148,17 @@ def test_fixed_port(start):
     probe = start()
     port = probe.port
     probe.stop()
-    deadline = time.monotonic() + 10
-    while True:  # until nothing listens on the port any more
+
+    def nothing_listens() -> bool:
         with socket.socket() as knock:
-            if knock.connect_ex(("127.0.0.1", port)) != 0:
-                break
-        assert time.monotonic() < deadline, f"port {port} still answers after stop()"
-        time.sleep(0.02)
+            return knock.connect_ex(("127.0.0.1", port)) != 0
+
+    wait_until_blocking(nothing_listens, describe=f"port {port} still answers after stop()")
     company = start(port=port)
     assert company.base_url == f"http://127.0.0.1:{port}"
+    # And it is the Company that answers there, not only a URL that names the port.
+    document = httpx.get(company.discovery_url, timeout=10).json()
+    assert document["organization"]["domain"] == company.domain == f"127.0.0.1:{port}"
 
 
 def test_nothing_reaches_the_terminal(start, capfd):

@@ -13,6 +13,8 @@ from poppy_tui.demo.testing import AgentSession, mcp_session
 from poppy_tui.protocol.approval import approval_to_mcp_meta
 from poppy_tui.protocol.operation import operation_from_mcp_result
 
+from tests.waiting import wait_until
+
 from .helpers import SPEC_SUMMARY, approval_of
 
 EXCHANGE = {
@@ -165,12 +167,11 @@ async def test_while_performing_mcp_answers_http_503_with_retry_after(start):
     async with mcp_session(company, agent) as session:
         operation, meta = await exchange_asked(session)
         first = asyncio.ensure_future(session.call_tool("exchange_item", EXCHANGE, meta=meta))
-        for _ in range(1000):  # until the Company is performing the first (for 1 s)
-            if company.desk.in_progress(operation["operation_id"]):
-                break
-            await asyncio.sleep(0.01)
-        else:
-            raise AssertionError("the first approved call never started performing")
+        await wait_until(  # until the Company is performing the first (for 1 s)
+            lambda: company.desk.in_progress(operation["operation_id"]),
+            step=0.01,
+            describe="the first approved call performing",
+        )
         async with mcp_session(company, agent) as second:
             with pytest.raises(MCPError) as caught:
                 await second.call_tool("exchange_item", EXCHANGE, meta=meta)
@@ -246,14 +247,6 @@ async def test_drop_after_perform_over_mcp(start):
     assert company.state.performed("exc_5Rt2") == 1
 
 
-async def _until(condition, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "the condition never held"
-        await asyncio.sleep(0.02)
-
-
 async def test_check1_comes_before_check2_over_mcp(start):
     """While A's operation is being performed, B naming it gets a request without an approval
     (a new operation of its own), not 503 "being performed": that would be check 2 before check
@@ -263,7 +256,11 @@ async def test_check1_comes_before_check2_over_mcp(start):
     async with mcp_session(company, owner) as session:
         operation, meta = await exchange_asked(session)
         performing = asyncio.ensure_future(session.call_tool("exchange_item", EXCHANGE, meta=meta))
-        await _until(lambda: company.context.desk.in_progress(operation["operation_id"]))
+        await wait_until(
+            lambda: company.context.desk.in_progress(operation["operation_id"]),
+            timeout=20,
+            describe="A's operation performing",
+        )
         other = AgentSession.at(company)
         async with mcp_session(company, other) as second:
             answered = await second.call_tool("exchange_item", EXCHANGE, meta=meta)

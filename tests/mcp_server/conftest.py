@@ -4,7 +4,6 @@ client over stdio, and the person: the TUI (Pilot) on the same store."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
@@ -21,6 +20,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.cli.main import main
 from tests.cli.cli_support import make_home, subprocess_env
 from tests.mcp_server.spec_company import start_spec_company
+from tests.waiting import wait_until
 
 CONFIG = (
     'key_storage = "file"\ngrace_seconds = 0\narm_delay_seconds = 0\nrequest_timeout_seconds = 10\n'
@@ -105,24 +105,24 @@ def person_agent(home: Path, **config: Any) -> Agent:
 
 async def wait_for_status(agent: Agent, statuses: set[Status], timeout: float = 30.0) -> int:
     """The first operation in one of `statuses`, once there is one."""
-    for _ in range(int(timeout / 0.05)):
-        rows = agent.store.list_operations(list(statuses), newest_first=False)
-        if rows:
-            return rows[0].id
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no operation reached {statuses} in {timeout}s")
+    rows = await wait_until(
+        lambda: agent.store.list_operations(list(statuses), newest_first=False),
+        timeout=timeout,
+        describe=f"an operation in {sorted(statuses)}",
+    )
+    return rows[0].id
 
 
 async def open_review(app, pilot, row: int):
     from poppy_tui.ui.screens.review import ReviewScreen
 
     app.open_review(row)
-    for _ in range(200):
-        await pilot.pause(0.05)
-        screen = app.screen
-        if isinstance(screen, ReviewScreen) and screen.can_approve():
-            return screen
-    raise AssertionError("the review never became approvable")
+    await wait_until(
+        lambda: isinstance(app.screen, ReviewScreen) and app.screen.can_approve(),
+        pause=pilot.pause,
+        describe=lambda: f"the review approvable (the screen is {type(app.screen).__name__})",
+    )
+    return app.screen
 
 
 async def approve_in_tui(app, pilot, row: int) -> None:
@@ -131,17 +131,18 @@ async def approve_in_tui(app, pilot, row: int) -> None:
 
     await open_review(app, pilot, row)
     await pilot.press("a")
-    for _ in range(100):
-        await pilot.pause(0.05)
-        if isinstance(app.screen, ConfirmApproveScreen):
-            break
+    await wait_until(
+        lambda: isinstance(app.screen, ConfirmApproveScreen),
+        pause=pilot.pause,
+        describe="the confirmation shown",
+    )
     await pilot.press("y")
     # The approval is recorded (the confirmation's callback ran).
-    for _ in range(200):
-        if app.agent.store.decisions(row):
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the approval was never recorded")
+    await wait_until(
+        lambda: app.agent.store.decisions(row),
+        pause=pilot.pause,
+        describe="the approval recorded",
+    )
 
 
 __all__ = [

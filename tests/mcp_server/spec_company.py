@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.waiting import wait_until_blocking
+
 REVISION = "rev-0001"
 OPERATION_ID = "cxl_Birch42"
 SUMMARY = "Cancel your cleaning appointment apt_77 on 12 December, for a late-cancellation fee of EUR 25.00."
@@ -144,8 +146,7 @@ def start_spec_company(summary: str = SUMMARY, name: str = "Birchwood Dental") -
     company.server = server
     company.thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     company.thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the spec Company did not start"
-        time.sleep(0.01)
+    wait_until_blocking(
+        lambda: server.started, timeout=10, step=0.01, describe="the spec Company starting"
+    )
     return company

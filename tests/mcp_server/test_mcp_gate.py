@@ -20,6 +20,7 @@ from tests.mcp_server.conftest import (
     wait_for_status,
 )
 from tests.ui.ui_sample import wait_for
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -78,10 +79,8 @@ async def test_api_request_waits_for_the_person_then_returns_the_companys_respon
             app = PoppyApp(agent)
             async with app.run_test(size=(120, 36)) as pilot:
                 row = await wait_for_status(agent, {Status.PENDING})
-                for _ in range(200):  # the call tells its client it waits before the person decides
-                    if progress:
-                        break
-                    await pilot.pause(0.05)
+                # The call tells its client it waits before the person decides.
+                await wait_for(pilot, lambda: progress, describe=lambda: "the call's progress")
                 assert not call.done()
                 await approve_in_tui(app, pilot, row)
                 result = await asyncio.wait_for(call, 60)
@@ -323,10 +322,11 @@ async def test_an_approval_withdrawn_while_the_client_waits_is_reported_as_withd
             app = PoppyApp(agent)
             async with app.run_test(size=(120, 36)) as pilot:
                 await approve_in_tui(app, pilot, number)
-                for _ in range(100):
-                    if agent.store.get_operation(number).status == Status.APPROVED:
-                        break
-                    await pilot.pause(0.05)
+                await wait_for(
+                    pilot,
+                    lambda: agent.store.get_operation(number).status == Status.APPROVED,
+                    describe=lambda: "the operation approved",
+                )
                 # The waiting call has seen the approval (and says so) before it is withdrawn.
                 await wait_for(
                     pilot, lambda: any("approved by the person" in m for m in said), timeout=30
@@ -392,11 +392,7 @@ async def test_a_client_that_goes_away_mid_wait_leaves_the_operation_queued(home
                 "call_api", {**EXCHANGE, "wait_seconds": 600}, progress_callback=on_progress
             )
         )
-        for _ in range(400):
-            if progress:
-                break
-            await asyncio.sleep(0.05)
-        assert progress, "the call never said it waits"
+        await wait_until(lambda: progress, timeout=20, describe="the call saying it waits")
         call.cancel()
     # The server process is gone; the operation waits for the person, exactly as before.
     agent = person_agent(home)

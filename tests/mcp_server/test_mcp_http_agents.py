@@ -18,21 +18,13 @@ from poppy_tui.ui.app import PoppyApp
 from tests.cli.cli_support import subprocess_env
 from tests.mcp_server.conftest import approve_in_tui, person_agent
 from tests.mcp_server.http_support import running_gate, token_of
+from tests.ui.ui_sample import wait_for
 
 pytestmark = pytest.mark.slow
 
 AGENTS = 16
 AGENT_SCRIPT = Path(__file__).with_name("http_agent_process.py")
 CLI_ITEM = 99
-
-
-async def wait_until(predicate, pilot, what: str, timeout: float = 60.0):
-    for _ in range(int(timeout / 0.05)):
-        value = predicate()
-        if value:
-            return value
-        await pilot.pause(0.05)
-    raise AssertionError(f"{what}: not within {timeout}s")
 
 
 async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui_and_cli(
@@ -89,7 +81,9 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
                         )
                         return rows if len(rows) == AGENTS + 1 else None
 
-                    rows = await wait_until(pending, pilot, "all 17 operations waiting", timeout=90)
+                    rows = await wait_for(
+                        pilot, pending, 90, describe=lambda: "all 17 operations waiting"
+                    )
                     # The person decides last-come first, so no call can be matched up by order.
                     for record in sorted(rows, key=lambda r: r.operation_id, reverse=True):
                         await approve_in_tui(app, pilot, record.id)
@@ -97,15 +91,18 @@ async def test_sixteen_agents_in_separate_processes_share_one_queue_with_the_tui
                     def finished():
                         return all(p.poll() is not None for p in agents)
 
-                    await wait_until(finished, pilot, "every agent's call returned", timeout=90)
+                    await wait_for(
+                        pilot, finished, 90, describe=lambda: "every agent's call returned"
+                    )
                     everything = agent.store.list_operations(list(Status), limit=100)
-                    await wait_until(
+                    await wait_for(
+                        pilot,
                         lambda: all(
                             agent.store.get_operation(r.id).status == Status.PERFORMED
                             for r in everything
                         ),
-                        pilot,
-                        "the CLI's operation performed",
+                        60,
+                        describe=lambda: "the CLI's operation performed",
                     )
                     everything = agent.store.list_operations(list(Status), limit=100)
             finally:

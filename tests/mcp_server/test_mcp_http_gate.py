@@ -20,6 +20,7 @@ from poppy_tui.cli.main import main
 from poppy_tui.ui.app import PoppyApp
 from tests.mcp_server.conftest import approve_in_tui, person_agent, wait_for_status
 from tests.mcp_server.http_support import http_session, raw_post, running_gate, start_gate, token_of
+from tests.ui.ui_sample import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -490,13 +491,9 @@ async def test_tools_over_http_wait_with_progress_for_the_person_and_none_can_ap
                 app = PoppyApp(agent)
                 async with app.run_test(size=(120, 36)) as pilot:
                     row = await wait_for_status(agent, {Status.PENDING})
-                    for _ in range(
-                        400
-                    ):  # the progress notification arrives over the stream before any decision
-                        if progress:
-                            break
-                        await pilot.pause(0.05)
-                    assert progress and not call.done()
+                    # The progress notification arrives over the stream before any decision.
+                    await wait_for(pilot, lambda: progress, 20, describe=lambda: "progress")
+                    assert not call.done()
                     await approve_in_tui(app, pilot, row)
                     result = await asyncio.wait_for(call, 60)
             finally:

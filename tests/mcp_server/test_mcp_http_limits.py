@@ -17,6 +17,7 @@ from poppy_tui.mcp_server.http_gate import parse_listen, serve_http
 from poppy_tui.mcp_server.http_token import TokenFile, token_path
 from tests.mcp_server.conftest import person_agent
 from tests.mcp_server.http_support import INITIALIZE, MCP_HEADERS
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -131,13 +132,13 @@ async def test_an_idle_session_is_reclaimed(home):
     async with gate(home, max_sessions=1, session_idle_seconds=0.5) as (url, agent, client):
         opened = await client.post(url, json=INITIALIZE)
         assert opened.status_code == 200
-        for _ in range(400):  # refused while it is open, admitted once it idled out
+
+        async def admitted() -> bool:  # refused while it is open, admitted once it idled out
             reopened = await client.post(url, json=INITIALIZE)
-            if reopened.status_code == 200:
-                break
-            assert reopened.status_code == 503
-            await asyncio.sleep(0.05)
-        assert reopened.status_code == 200
+            assert reopened.status_code in (200, 503)
+            return reopened.status_code == 200
+
+        await wait_until(admitted, timeout=20, step=0.05, describe="a new session admitted")
         assert (
             await call(client, url, opened.headers["mcp-session-id"], "tools/list", {})
         ).status_code == 404

@@ -8,21 +8,16 @@ from __future__ import annotations
 import pytest
 
 from poppy_tui.agent.store.sign_ins import save_sign_in
-from tests.companies.account_company import AccountCompany
 from tests.mcp_server.conftest import mcp_client, person_agent, register
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def birch(home):
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("orders",))
-    try:
-        register(home, company.base_url)
-        yield company
-    finally:
-        company.stop()
+def birch(birch, home):
+    """Birch Market (tests/conftest.py), known to the home."""
+    register(home, birch.base_url)
+    return birch
 
 
 async def test_operation_status_says_it_is_held_for_its_account(home, birch, tmp_path):

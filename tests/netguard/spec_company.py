@@ -42,6 +42,8 @@ class SpecCompany:
     host: str = "127.0.0.1"  # the address it listens on; it is always addressed as localhost
     mcp_sse: bool = False  # MCP answers as server-sent events instead of JSON
     mcp_trickle: bool = False  # tools/call answered as an event stream that trickles forever
+    # The tool result's operation states its amount as NaN (JSON has no NaN; the SDK reads it).
+    mcp_nan: bool = False
     _server: Any = None
 
     @property
@@ -87,7 +89,7 @@ class SpecCompany:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 if self.path == DISCOVERY_PATH:
                     company.discovery_requests.append(
                         {k.lower(): v for k, v in self.headers.items()}
@@ -111,7 +113,7 @@ class SpecCompany:
                     return self._send(200, json.dumps(company.document()).encode(), headers)
                 return company._hostile(self, self.path.lstrip("/"))
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body_bytes = self.rfile.read(length)
                 headers = {k.lower(): v for k, v in self.headers.items()}
@@ -151,6 +153,12 @@ class SpecCompany:
                     )
                 if self.path.startswith("/mcp"):
                     return company._mcp(self, body_bytes)
+                if self.path == "/api/infinite-amount":
+                    body = (
+                        b'{"error":"approval_required","operation":{"operation_id":"inf_1","revision":"r1",'
+                        b'"summary":"Charge $5.00.","terms":{"amount":1e999},"expires_at":"2099-01-01T00:00:00Z"}}'
+                    )
+                    return self._send(403, body, {"Content-Type": "application/json"})
                 if self.path == "/api/duplicate-summary":
                     body = (
                         b'{"error":"approval_required","operation":{"operation_id":"dup_1","revision":"r1",'
@@ -197,6 +205,13 @@ class SpecCompany:
         elif message.get("method") == "tools/list":
             result = json.dumps(
                 {"tools": [{"name": "order_bike", "inputSchema": {"type": "object"}}]}
+            )
+        elif self.mcp_nan:
+            result = (
+                '{"isError": true, "content": [{"type": "text", "text": "Needs approval."}], '
+                '"structuredContent": {"operation": {"operation_id": "nan_1", "revision": "r1", '
+                '"summary": "Order a bicycle.", "terms": {"amount": NaN}, '
+                '"expires_at": "2099-01-01T00:00:00Z"}}}'
             )
         else:
             result = (

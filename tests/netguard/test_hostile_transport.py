@@ -10,7 +10,12 @@ import pytest
 from poppy_tui.agent.companies import DiscoveryError, discover, fetch_json
 from poppy_tui.agent.net.http import make_client, overall_deadline, parse_json_body, request
 from poppy_tui.agent.store import Store
-from poppy_tui.protocol.jsonlimits import DuplicateMember, loads_bounded, loads_strict
+from poppy_tui.protocol.jsonlimits import (
+    DuplicateMember,
+    NonFiniteNumber,
+    loads_bounded,
+    loads_strict,
+)
 from poppy_tui.protocol.outcomes import Unknown
 
 from tests.netguard.spec_company import SpecCompany
@@ -28,6 +33,25 @@ def test_duplicate_members_are_refused_naming_the_member_at_any_depth():
         loads_bounded('{"x": 1, "x": 1}', 1000)
     # The same name in two different objects is fine.
     assert loads_strict(b'{"a": {"n": 1}, "b": {"n": 2}}') == {"a": {"n": 1}, "b": {"n": 2}}
+
+
+@pytest.mark.parametrize(
+    "number", ["NaN", "Infinity", "-Infinity", "1e999", "-1e400", "123456789e999"]
+)
+def test_numbers_json_does_not_have_or_a_double_cannot_hold_are_refused(number):
+    # Python's json reads all of these (NaN as nan, 1e999 as inf); I-JSON (RFC 7493 2.2) doesn't.
+    with pytest.raises(NonFiniteNumber, match="not a finite number"):
+        loads_strict(f'{{"terms": {{"price": {{"amount": {number}}}}}}}')
+    with pytest.raises(ValueError, match="malformed.*not a finite number"):
+        parse_json_body(f'{{"operation": {{"n": [{number}]}}}}'.encode())
+    with pytest.raises(ValueError, match="malformed.*not a finite number"):
+        loads_bounded(f"[{number}]", 1000)
+
+
+def test_finite_numbers_at_the_edges_of_a_double_are_read_as_they_are():
+    value = loads_strict(b"[1.7976931348623157e308, -1e308, 5e-324, 1e-400, 0.1, 10, -0.0]")
+    assert value[:3] == [1.7976931348623157e308, -1e308, 5e-324]
+    assert value[3] == 0.0 and value[4] == 0.1 and value[5] == 10 and isinstance(value[5], int)
 
 
 async def test_a_trickled_body_is_abandoned_at_the_overall_deadline():
@@ -103,6 +127,25 @@ async def test_an_operation_with_two_summaries_is_refused_naming_the_member(make
         result = await agent.call_api(record, "POST", "/api/duplicate-summary", {"x": 1})
     assert result.outcome != "operation" and result.operation_row is None
     assert "'summary' appears twice" in result.detail
+
+
+async def test_an_operation_with_an_infinite_amount_is_refused(make_agent):
+    with SpecCompany() as company:
+        agent = make_agent()
+        record = await agent.add_company(company.base_url)
+        result = await agent.call_api(record, "POST", "/api/infinite-amount", {"x": 1})
+    assert result.outcome != "operation" and result.operation_row is None
+    assert "'1e999' is not a finite number" in result.detail
+
+
+@pytest.mark.parametrize("sse", [False, True], ids=["json", "event-stream"])
+async def test_an_mcp_tool_result_with_nan_is_refused_before_the_sdk_reads_it(make_agent, sse):
+    with SpecCompany(mcp_sse=sse, mcp_nan=True) as company:
+        agent = make_agent(request_timeout_seconds=2.0)
+        record = await agent.add_company(company.base_url)
+        result = await agent.call_tool(record, "order_bike", {})
+    assert result.outcome != "operation" and result.operation_row is None
+    assert "'NaN' is not a finite number" in result.detail and "tools/call" in result.detail
 
 
 @pytest.mark.parametrize("sse", [False, True], ids=["json", "event-stream"])

@@ -20,6 +20,7 @@ import pytest
 from poppy_tui.agent.net.http import HttpAnswer, make_client, request
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 from tests.netguard.test_guarded_stream import LoopbackServer
+from tests.waiting import wait_until
 
 
 def answer(body: bytes, *headers: bytes, status: bytes = b"200 OK") -> bytes:
@@ -159,8 +160,7 @@ async def test_a_request_cancelled_while_it_waits_leaves_no_connection_to_reuse(
             pending = asyncio.ensure_future(
                 request(client, "POST", f"{server.base_url}/slow", content=b"{}")
             )
-            while not server.requests:
-                await asyncio.sleep(0.01)
+            await wait_until(lambda: server.requests, step=0.01, describe="the request received")
             pending.cancel()  # as a lost lease stops a send: its answer not read yet
             with pytest.raises(asyncio.CancelledError):
                 await pending

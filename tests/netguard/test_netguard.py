@@ -81,10 +81,10 @@ async def test_the_mcp_client_is_guarded_the_same_way(company):
 
     from poppy_tui.agent.net.netguard import guarded_client_options
 
-    async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=False)) as client:
+    async with httpx2.AsyncClient(**guarded_client_options(allow_loopback=False)) as client:
         with pytest.raises(httpx2.ConnectError, match="loopback"):
             await client.post(company.base_url + "/mcp", json={})
-    async with httpx2.AsyncClient(**guarded_client_options(httpx2, allow_loopback=True)) as client:
+    async with httpx2.AsyncClient(**guarded_client_options(allow_loopback=True)) as client:
         assert (await client.get(company.discovery_url)).status_code == 200
 
 
@@ -126,7 +126,7 @@ def _host_echo_server(address: str):
     from http.server import BaseHTTPRequestHandler
 
     class Echo(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             body = (self.headers.get("Host") or "").encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")

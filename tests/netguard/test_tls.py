@@ -162,7 +162,7 @@ async def test_the_mcp_and_sign_in_client_checks_certificates_the_same_way(tmp_p
         issue(trusted_ca, tmp_path / "other", ["shop.example"], ip=None)
     ) as server:
         async with httpx2.AsyncClient(
-            **netguard.guarded_client_options(httpx2, allow_loopback=True)
+            **netguard.guarded_client_options(allow_loopback=True)
         ) as client:
             with pytest.raises(httpx2.ConnectError, match="localhost"):
                 await client.get(f"{server.base_url}/x")

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 
+from tests.waiting import wait_until_blocking
+
 REPO = Path(__file__).resolve().parents[2]
 CHILDREN = Path(__file__).resolve().parent / "children"
 PYTHON = sys.executable
@@ -368,11 +370,14 @@ class RestartableCompany:
 
         thread = threading.Thread(target=run, daemon=True, name=f"restartable-company-{self.port}")
         thread.start()
-        deadline = time.monotonic() + 15
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the demo Company did not start")
-            time.sleep(0.01)
+        wait_until_blocking(
+            lambda: server.started or not thread.is_alive(),
+            timeout=15,
+            step=0.01,
+            describe="the demo Company starting",
+        )
+        if not server.started:
+            raise RuntimeError("the demo Company did not start")
         self._server, self._thread = server, thread
         return self
 
@@ -385,12 +390,11 @@ class RestartableCompany:
 
     def wait_idle(self, timeout: float = 30.0) -> None:
         """Until the Company has finished every request it is still handling."""
-        deadline = time.monotonic() + timeout
-        while self.requests_in_flight:
-            assert time.monotonic() < deadline, (
-                f"{self.requests_in_flight} request(s) still in the Company"
-            )
-            time.sleep(0.02)
+        wait_until_blocking(
+            lambda: not self.requests_in_flight,
+            timeout=timeout,
+            describe=lambda: f"{self.requests_in_flight} request(s) still in the Company",
+        )
 
     def performed(self, operation_id: str = EXCHANGE_OPERATION_ID) -> int:
         return self.context.shop.performed(operation_id)

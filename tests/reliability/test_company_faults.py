@@ -21,6 +21,7 @@ from poppy_tui.agent.store import StateError, Status
 from poppy_tui.demo.faults import Faults
 from poppy_tui.protocol.retry import BackoffPolicy
 from tests.reliability.support import EXCHANGE_BODY, EXCHANGE_PATH, RestartableCompany
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -76,10 +77,11 @@ async def test_company_down_then_back_the_same_approval_is_delivered_once(home):
         op = agent.store.get_operation(row)
         agent.approve(row, op.current.id)
         waiting = asyncio.create_task(agent.wait_for_outcome(row, timeout=30))
-        for _ in range(1500):  # until a send has been refused (the Company is down)
-            if any(a.outcome == "not_sent" for a in agent.store.attempts(row)):
-                break
-            await asyncio.sleep(0.02)
+        await wait_until(  # until a send has been refused (the Company is down)
+            lambda: any(a.outcome == "not_sent" for a in agent.store.attempts(row)),
+            timeout=30,
+            describe="a send refused",
+        )
         refused = [a.outcome for a in agent.store.attempts(row)]
         assert refused and set(refused) <= {"not_sent", None}, refused
         company.start()  # the same shop and ledger, back on the same port

@@ -86,7 +86,7 @@ def guarded(parser: str, allowed: tuple[type[BaseException], ...], fn, *args, **
         return fn(*args, **kwargs), None
     except allowed as exc:
         return None, exc
-    except Exception as exc:  # noqa: BLE001 - the point of the test
+    except Exception as exc:  # the point of the test
         if known_bug(parser, exc) is not None:
             return None, exc
         raise AssertionError(

@@ -16,7 +16,6 @@ Then a fresh Agent opens the same store and runs the dispatcher. Whatever the st
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from datetime import datetime, UTC
@@ -30,6 +29,7 @@ from poppy_tui.agent.paths import resolve_paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.agent.store.store import parse_stamp
 from poppy_tui.demo.faults import Faults
+from tests.waiting import wait_until, wait_until_blocking
 from tests.reliability.support import (
     EXCHANGE_OPERATION_ID,
     RestartableCompany,
@@ -139,9 +139,12 @@ async def test_withdrawn_after_a_restart_during_the_grace_period_is_never_sent(h
         grace_ends = datetime.fromisoformat(fresh.store.get_operation(row).send_after)
         fresh.withdraw(row)
         # Passes until the grace period is really over (it would have been sent then), and one after.
-        while datetime.now(UTC) <= grace_ends:
+
+        async def dispatched_past_the_grace() -> bool:
             await fresh.dispatch_once()
-            await asyncio.sleep(0.05)
+            return datetime.now(UTC) > grace_ends
+
+        await wait_until(dispatched_past_the_grace, timeout=30, describe="the grace period over")
         await fresh.dispatch_once()
         assert fresh.store.get_operation(row).status == Status.WITHDRAWN
         assert not fresh.store.attempts(row)
@@ -168,22 +171,16 @@ async def test_killed_after_the_attempt_is_committed_before_the_request_leaves(h
     assert company.approval_requests == 1
 
 
-def until(condition, failure: str, seconds: float = 10.0) -> None:
-    """Poll the Company's state (it changes on its own thread) until condition() holds; fail with
-    `failure` after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, failure
-        time.sleep(0.01)
-
-
 async def killed_while_performing(home: Path, company: RestartableCompany, **env: str) -> None:
     """The agent killed while the (slow) Company performs its approval, then resumed: delivered
     once, and the dead sender's attempt counted as interrupted."""
     write_config(home, grace_seconds=0)
     with child("agent_step.py", str(home), company.base_url, "in-flight", **env) as agent:
         row = row_of(agent.expect("sending"))
-        until(company.in_progress, "the Company never started performing")
+        # The Company's state changes on its own thread.
+        wait_until_blocking(
+            company.in_progress, step=0.01, describe="the Company started performing"
+        )
         agent.kill9()
     assert company.performed() == 0 and company.in_progress()
     final, attempts, decisions = await resume(home, row)
@@ -315,7 +312,9 @@ async def test_other_interfaces_killed_after_the_company_performed(home, company
     ) as agent:
         row = row_of(agent.expect("answered"))
         # a conversation's Company agent reports in a later message
-        until(lambda: company.performed() > 0, "the Company never performed")
+        wait_until_blocking(
+            lambda: company.performed() > 0, step=0.01, describe="the Company performed"
+        )
         agent.kill9()
     op, attempts, _ = snapshot(home, row)
     assert op.status == Status.SENDING and attempts[-1].finished_at is None, (
@@ -343,13 +342,14 @@ async def test_killed_while_finding_out_resends_the_same_approval_once_the_lease
         paths = resolve_paths(home)
         fresh = Agent.open(paths, load_config(paths), lease_seconds=1)
         try:
-            deadline = time.monotonic() + 30
-            while (
-                fresh.store.get_operation(row).status == Status.OUTCOME_UNKNOWN
-                and time.monotonic() < deadline
-            ):
+
+            async def found_out() -> bool:
+                if fresh.store.get_operation(row).status != Status.OUTCOME_UNKNOWN:
+                    return True
                 await fresh.dispatch_once()
-                await asyncio.sleep(0.05)
+                return False
+
+            await wait_until(found_out, timeout=30, step=0.05, describe="the outcome found out")
             final = fresh.store.get_operation(row)
             attempts = fresh.store.attempts(row)
             assert final.status == Status.PERFORMED, final.outcome_detail

@@ -142,7 +142,7 @@ class _SpecCompany(BaseHTTPRequestHandler):
 
     name = LOOKALIKE
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:  # the stdlib's name
         if self.path != "/.well-known/poppy.json":
             self.send_error(404)
             return
@@ -229,21 +229,20 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
     from poppy_tui.ui.screens.composer import ComposerScreen
     from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
     from tests.ui.ui_sample import (
-        StoreAgent,
         add_company,
+        agents_on,
         add_operation,
         review_shown,
         started,
-        ui_config,
         wait_for,
     )
 
     monkeypatch.setenv("TZ", "UTC")
-    with Store.open(tmp_path / "poppy.db") as store:
+    with Store.open(tmp_path / "poppy.db") as store, agents_on(store.path) as make_agent:
         fake = add_company(store, LOOKALIKE, 8411)
         add_company(store, HONEST, 8412)
         row = add_operation(store, fake, "exc_1", "Pay $5.00 for a thing.")
-        app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="companies")
+        app = PoppyApp(make_agent(), initial_screen="companies")
         async with app.run_test(size=(120, 36)) as pilot:
             await started(pilot)
             table = app.screen.query_one("#companies-table", DataTable)
@@ -270,7 +269,7 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             assert f"{NAME_MARK} {LOOKALIKE}  127.0.0.1:8411" in options
             assert f"{HONEST}  127.0.0.1:8412" in options
 
-        inbox = PoppyApp(StoreAgent(store, ui_config()))
+        inbox = PoppyApp(make_agent())
         async with inbox.run_test(size=(120, 36)) as pilot:
             await started(pilot)
             table = inbox.screen.query_one("#pending-table", DataTable)
@@ -281,7 +280,7 @@ async def test_the_tui_marks_a_look_alike_everywhere_its_name_is_shown(tmp_path,
             assert shown.startswith(f"{NAME_MARK} ") and shown.endswith("…")
             assert f"{NAME_MARK} {LOOKALIKE}".startswith(shown[:-1])
 
-        review = PoppyApp(StoreAgent(store, ui_config()), initial_screen=f"review:{row}")
+        review = PoppyApp(make_agent(), initial_screen=f"review:{row}")
         async with review.run_test(size=(120, 36)) as pilot:
             screen = await review_shown(pilot)
             header = str(screen.query_one("#company-line").render())
@@ -299,10 +298,10 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
 
     from poppy_tui.ui.app import PoppyApp
     from poppy_tui.ui.screens.conversation import MessageView
-    from tests.ui.ui_sample import StoreAgent, add_company, ui_config, wait_for
+    from tests.ui.ui_sample import add_company, agents_on, wait_for
 
     monkeypatch.setenv("TZ", "UTC")
-    with Store.open(tmp_path / "poppy.db") as store:
+    with Store.open(tmp_path / "poppy.db") as store, agents_on(store.path) as make_agent:
         fake = add_company(store, LOOKALIKE, 8411, talk=True)
         conversation = store.upsert_conversation(
             fake.id, "http://127.0.0.1:8411/conversations", "conv_1"
@@ -310,7 +309,7 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
         store.add_message(
             conversation, {"id": "msg_1", "role": "company", "text": "Hello"}, "company"
         )
-        app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="talk")
+        app = PoppyApp(make_agent(), initial_screen="talk")
         async with app.run_test(size=(120, 36)) as pilot:
             select = app.screen.query_one("#talk-company", Select)
 
@@ -321,10 +320,7 @@ async def test_talk_marks_a_look_alike_on_each_of_its_messages(tmp_path, monkeyp
                     return False
                 return True
 
-            for _ in range(200):
-                if await offered():
-                    break
-                await pilot.pause(0.05)
+            await wait_for(pilot, offered, describe=lambda: "the Company offered in the list")
             await wait_for(pilot, lambda: bool(app.screen.query(MessageView)))
             labels = [str(m.render()).split("\n", 1)[0] for m in app.screen.query(MessageView)]
             assert labels == [f"{NAME_MARK} {LOOKALIKE}"]

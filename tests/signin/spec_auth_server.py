@@ -53,6 +53,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from tests.companies.hold import Hold
+from tests.waiting import wait_until_blocking
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
@@ -725,11 +726,14 @@ class Served:
 
         self._thread = threading.Thread(target=run, daemon=True, name=f"spec-auth-{company.port}")
         self._thread.start()
-        deadline = time.monotonic() + 15
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the spec authorization server did not start")
-            time.sleep(0.01)
+        wait_until_blocking(
+            lambda: self._server.started or not self._thread.is_alive(),
+            timeout=15,
+            step=0.01,
+            describe="the spec authorization server starting",
+        )
+        if not self._server.started:
+            raise RuntimeError("the spec authorization server did not start")
 
     def stop(self) -> None:
         self._server.should_exit = True

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-import time
 from datetime import timedelta
 
 import httpx
@@ -28,6 +27,7 @@ from poppy_tui.agent.store.connection import now_utc, parse_stamp
 from poppy_tui.agent.store.sign_ins import get_sign_in
 from poppy_tui.cli.exit_codes import Exit
 from tests.cli.cli_support import run_process, start_process
+from tests.waiting import wait_until, wait_until_blocking
 
 WINDOW_SECONDS = 1  # the smallest retry window config.toml takes
 
@@ -44,17 +44,15 @@ def approve_device_when_asked(served) -> threading.Thread:
     known = set(served.devices)
 
     def work() -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            fresh = [e for code, e in list(served.devices.items()) if code not in known]
-            if fresh:
-                with httpx.Client(trust_env=False) as browser:
-                    browser.post(
-                        f"{served.base_url}/device",
-                        data=served.approve_device_form(fresh[0]["user_code"]),
-                    )
-                return
-            time.sleep(0.02)
+        fresh = wait_until_blocking(
+            lambda: [e for code, e in list(served.devices.items()) if code not in known],
+            timeout=30,
+            describe="a device sign-in asking",
+        )
+        with httpx.Client(trust_env=False) as browser:
+            browser.post(
+                f"{served.base_url}/device", data=served.approve_device_form(fresh[0]["user_code"])
+            )
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
@@ -80,20 +78,6 @@ def past_the_window(store: Store, op_row: int) -> bool:
     return now_utc() > first + timedelta(seconds=2 * WINDOW_SECONDS)
 
 
-async def until(check, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(0.02)
-
-
-def wait_until(check, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.02)
-
-
 async def test_a_revoked_token_is_cleared_and_a_sign_in_in_another_process_sends_the_approval(
     home, served, cli
 ):
@@ -113,10 +97,12 @@ async def test_a_revoked_token_is_cleared_and_a_sign_in_in_another_process_sends
         dispatcher = asyncio.create_task(agent.run_dispatcher(stop))
         try:
             # The approval met 401 invalid_token: kept, waiting for sign-in, and the dead sign-in cleared.
-            await until(lambda: agent.store.get_operation(op.id).waiting_sign_in is not None)
+            await wait_until(
+                lambda: agent.store.get_operation(op.id).waiting_sign_in is not None, timeout=30
+            )
             assert served.order_answers[-1] == "invalid_token"
             assert get_sign_in(agent.store, company.id) is None
-            await until(lambda: past_the_window(agent.store, op.id))
+            await wait_until(lambda: past_the_window(agent.store, op.id), timeout=30)
             assert agent.store.get_operation(op.id).status == Status.SENDING
             # The person signs in again with the CLI, another process: a real sign-in, not "already signed in".
             thread = approve_device_when_asked(served)
@@ -126,10 +112,12 @@ async def test_a_revoked_token_is_cleared_and_a_sign_in_in_another_process_sends
             assert signed.out.startswith("signed in to Juniper Outfitters"), signed.out
             # The running dispatcher notices the new sign-in through the store, but can't show it
             # to be the operation's account: held, and the person asked; nothing goes.
-            await until(lambda: unconfirmed(agent.store, op.id))
+            await wait_until(lambda: unconfirmed(agent.store, op.id), timeout=30)
             assert served.order_answers[-1] == "invalid_token"
             agent.confirm_account(op.id)  # the person, in the review: this sign-in is mine
-            await until(lambda: agent.store.get_operation(op.id).status == Status.PERFORMED)
+            await wait_until(
+                lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=30
+            )
         finally:
             stop.set()
             await dispatcher
@@ -157,16 +145,20 @@ def test_send_watch_sends_once_the_person_signs_in_with_the_cli(home, served, cl
     watcher = start_process("send", "--watch", home=home)
     try:
         with Store.open(paths.database) as store:
-            wait_until(lambda: store.get_operation(row).waiting_sign_in is not None)
+            wait_until_blocking(
+                lambda: store.get_operation(row).waiting_sign_in is not None, timeout=30
+            )
             company_id = store.get_operation(row).company.id
             # The sign-in it could not renew is cleared, so `signin` below really signs in.
-            wait_until(lambda: get_sign_in(store, company_id) is None)
-            wait_until(lambda: past_the_window(store, row))
+            wait_until_blocking(lambda: get_sign_in(store, company_id) is None, timeout=30)
+            wait_until_blocking(lambda: past_the_window(store, row), timeout=30)
             out = sign_in_here(cli, served)
             assert out.startswith("signed in to Juniper Outfitters"), out
-            wait_until(lambda: unconfirmed(store, row))
+            wait_until_blocking(lambda: unconfirmed(store, row), timeout=30)
             store.confirm_account(row)  # the person's word, as the review records it
-            wait_until(lambda: store.get_operation(row).status == Status.PERFORMED)
+            wait_until_blocking(
+                lambda: store.get_operation(row).status == Status.PERFORMED, timeout=30
+            )
             assert [a.outcome for a in store.attempts(row)] == ["sign_in_required", "performed"]
     finally:
         watcher.send_signal(signal.SIGTERM)
@@ -248,13 +240,16 @@ async def test_a_renewed_token_refused_again_ends_the_sign_in_without_a_loop(hom
 
 async def until_async_settled(agent: Agent, row: int) -> None:
     """Dispatch until the approval has met the Company twice or gave up waiting for it."""
-    deadline = time.monotonic() + 20
-    while len(agent.store.attempts(row)) < 2 or get_sign_in(
-        agent.store, agent.store.get_operation(row).company.id
-    ):
-        assert time.monotonic() < deadline, "timed out waiting"
+
+    async def met_twice_or_gave_up() -> bool:
+        if len(agent.store.attempts(row)) >= 2 and not get_sign_in(
+            agent.store, agent.store.get_operation(row).company.id
+        ):
+            return True
         await agent.dispatch_once()
-        await asyncio.sleep(0.02)
+        return False
+
+    await wait_until(met_twice_or_gave_up, timeout=20, describe="two attempts, signed out")
 
 
 def test_send_without_watch_reports_an_approval_waiting_for_sign_in_and_exits(home, served, cli):

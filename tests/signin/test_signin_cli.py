@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+
+from tests.waiting import wait_until_blocking
 
 from poppy_tui.agent.signin import flows
 from poppy_tui.cli.exit_codes import Exit
@@ -29,9 +30,7 @@ def _in_background(work) -> threading.Thread:
 
 
 def _approve_when_asked(served) -> None:
-    deadline = time.monotonic() + 20
-    while not served.devices and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until_blocking(lambda: served.devices, timeout=20, describe="a device sign-in asking")
     entry = next(iter(served.devices.values()))
     with httpx.Client(trust_env=False) as browser:
         browser.post(

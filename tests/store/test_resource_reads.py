@@ -7,7 +7,7 @@ from datetime import datetime, UTC
 
 from poppy_tui.agent.store import Store
 from poppy_tui.agent.store.resource_reads import ResourceRead
-from poppy_tui.agent.store.schema import MIGRATIONS, SCHEMA_VERSION
+from poppy_tui.agent.store.schema import MIGRATIONS
 from tests.store.test_revision_checks import _record
 
 RESOURCE_READS_MIGRATION = next(i for i, sql in enumerate(MIGRATIONS, 1) if "resource_reads" in sql)
@@ -45,22 +45,6 @@ def test_a_read_is_kept_with_when_and_where_and_replaced_by_the_next(tmp_path):
         read = store.resource_read(row)
         assert read is not None and not read.ok and read.body is None and read.problem == "HTTP 500"
         assert read.to_json()["problem"] == "HTTP 500"
-
-
-def test_a_store_from_before_the_reads_opens_with_everything_kept(tmp_path):
-    path = tmp_path / "poppy.db"
-    with Store.open(path) as store:
-        row = _record(store, "op_old", "r1", "Old terms")
-    db = sqlite3.connect(path)
-    db.execute("DROP TABLE resource_reads")
-    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
-    db.execute(f"PRAGMA user_version={RESOURCE_READS_MIGRATION - 1}")
-    db.commit()
-    db.close()
-    with Store.open(path) as store:
-        assert store.get_operation(row).current.summary == "Old terms"
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert store.resource_read(row) is None
 
 
 def test_a_damaged_row_is_no_read(tmp_path):

@@ -12,7 +12,6 @@ import pytest
 import poppy_tui.agent.revision_checks as revision_checks
 from poppy_tui.agent.revision_checks import check_missing
 from poppy_tui.agent.store import Store
-from poppy_tui.agent.store.schema import SCHEMA_VERSION
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest
@@ -136,24 +135,6 @@ def test_a_damaged_stored_check_reads_as_a_danger(store):
     db.close()
     (finding,) = store.current_checks([row], CHECKER_VERSION)[row].findings
     assert finding.severity == "danger"
-
-
-def test_a_database_from_before_the_checks_gains_the_table_with_everything_kept(tmp_path):
-    path = tmp_path / "poppy.db"
-    with Store.open(path) as store:
-        row = _record(store, "op_old", "r1", "Old **terms**")
-    db = sqlite3.connect(path)
-    db.execute("DROP TABLE revision_checks")
-    db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
-    db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
-    db.execute("PRAGMA user_version=4")  # the schema before migration 5 made revision_checks
-    db.commit()
-    db.close()
-    with Store.open(path) as store:
-        assert store.get_operation(row).current.summary == "Old **terms**"
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        _check(store.path, [row], [])
-        assert set(store.current_checks([row], CHECKER_VERSION)) == {row}
 
 
 def test_expire_due_keeps_the_soonest_expiry_and_still_expires_on_time(tmp_path):

@@ -610,19 +610,6 @@ def test_claim_due_many_skips_what_is_not_due(store):
     ] == [rows[0]]
 
 
-def test_the_claims_index_is_made_for_an_older_file(tmp_path):
-    path = tmp_path / "poppy.db"
-    with Store.open(path) as s:
-        s._db.execute("DROP INDEX operations_due")
-        s._db.execute("ALTER TABLE revisions DROP COLUMN session_id")  # migration 7's
-        s._db.execute("ALTER TABLE operations DROP COLUMN account")  # migration 9's
-        s._db.execute("PRAGMA user_version=5")
-    with Store.open(path) as s:
-        names = [r[1] for r in s._db.execute("PRAGMA index_list(operations)").fetchall()]
-        assert "operations_due" in names
-        assert s.claim_due_many("a", 30, 1) == []
-
-
 def test_an_attempt_is_refused_with_its_reason_and_nothing_written(store):
     rows = _approved_operations(store, 2)
     claimed = store.claim_due_many("a", 30, 2)

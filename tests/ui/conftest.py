@@ -5,7 +5,7 @@ import time
 import pytest
 
 from poppy_tui.agent.store import Store
-from tests.ui.ui_sample import ui_config
+from tests.ui.ui_sample import agents_on
 
 
 @pytest.fixture(autouse=True)
@@ -25,28 +25,13 @@ def store(tmp_path):
 
 
 @pytest.fixture
-def make_agent(store, tmp_path):
-    """make_agent(**config): the real Agent on the store fixture's file (a connection of its own,
-    as the TUI has), with ui_config(**config) and a signing key in memory: the tests never touch
-    the person's keyring. Its dispatcher runs in the app, as in use."""
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    from poppy_tui.agent.agent import Agent
-    from poppy_tui.agent.paths import Paths
-
-    made = []
-
-    def make(**config):
-        paths = Paths(config_dir=tmp_path / "config", data_dir=store.path.parent)
-        assert paths.database == store.path
-        made.append(
-            Agent.open(paths, ui_config(**config), key=ec.generate_private_key(ec.SECP256R1()))
-        )
-        return made[-1]
-
-    yield make
-    for real in made:
-        real.store.close()
+def make_agent(store):
+    """make_agent(config=None, **overrides): the real Agent on the store fixture's file (a
+    connection of its own, as the TUI has), with ui_config(**overrides) or config with them, and
+    a signing key in memory (tests/ui/ui_sample.py open_agent). Its dispatcher runs in the app,
+    as in use. Each one's store is closed after the test."""
+    with agents_on(store.path) as make:
+        yield make
 
 
 @pytest.fixture

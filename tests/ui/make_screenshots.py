@@ -16,7 +16,14 @@ from collections.abc import Awaitable, Callable
 
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, build_sample, freeze_times, steady, ui_config
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    build_sample,
+    freeze_times,
+    open_agent,
+    steady,
+    without_reads,
+)
 
 SIZE = (120, 36)
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "screenshots"
@@ -33,17 +40,17 @@ async def shoot(
     before: Callable[..., Awaitable[None]] | None = None,
     size: tuple[int, int] = SIZE,
 ) -> Path:
-    app = PoppyApp(
-        StoreAgent(store, ui_config(arm_delay_seconds=0)),
-        initial_screen=initial_screen,
-        clock=lambda: FIXED_NOW,
-    )
-    async with app.run_test(size=size) as pilot:
-        await steady(pilot)
-        if before is not None:
-            await before(pilot)
+    agent = open_agent(store.path, arm_delay_seconds=0)  # the real Agent on the sample's file
+    app = PoppyApp(without_reads(agent), initial_screen=initial_screen, clock=lambda: FIXED_NOW)
+    try:
+        async with app.run_test(size=size) as pilot:
             await steady(pilot)
-        return Path(app.save_screenshot(f"{name}.svg", str(output)))
+            if before is not None:
+                await before(pilot)
+                await steady(pilot)
+            return Path(app.save_screenshot(f"{name}.svg", str(output)))
+    finally:
+        agent.store.close()
 
 
 async def main(output: Path) -> list[Path]:

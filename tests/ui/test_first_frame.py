@@ -27,7 +27,12 @@ from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.stylesheet import StableStylesheet
 from poppy_tui.ui.widgets.operation_list import OperationTable
-from tests.ui.ui_sample import FIXED_NOW, StoreAgent, add_company, add_operation, ui_config
+from tests.ui.ui_sample import (
+    FIXED_NOW,
+    add_company,
+    add_operation,
+    wait_for,
+)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -256,30 +261,31 @@ async def every_row_shown(pilot, app) -> OperationTable:
     """The inbox's table once the rows added after the first frame are all in (10 s at most):
     the whole list read (not only the first frame's rows) and each of its rows added."""
     table = app.screen.query_one("#pending-table", OperationTable)
-    for _ in range(200):
-        await pilot.pause(0.05)
-        if table.complete and not app.screen.partial:
-            break
+    await wait_for(
+        pilot,
+        lambda: table.complete and not app.screen.partial,
+        describe=lambda: f"every row shown ({table.row_count} so far)",
+    )
     return table
 
 
 async def every_row_checked(pilot, app) -> OperationTable:
     """The inbox's table once every row has its checks (computed and stored by the checks' thread)."""
     table = await every_row_shown(pilot, app)
-    for _ in range(400):
-        if all(item.checked for item in table.items.values()):
-            break
-        await pilot.pause(0.05)
+    await wait_for(
+        pilot,
+        lambda: all(item.checked for item in table.items.values()),
+        20,
+        describe=lambda: f"{sum(not i.checked for i in table.items.values())} rows unchecked",
+    )
     return table
 
 
-async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store):
+async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(store, make_agent):
     rows = fill(store, 150)
-    async with PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW).run_test(
-        size=(120, 36)
-    ) as pilot:
+    async with PoppyApp(make_agent(), clock=lambda: FIXED_NOW).run_test(size=(120, 36)) as pilot:
         await every_row_checked(pilot, pilot.app)  # a first run stores every revision's checks
-    app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = FirstFrameApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
         assert app.loaded_at_ready and app.rows_at_ready is not None
@@ -298,12 +304,12 @@ async def test_a_long_inbox_shows_a_screenful_first_then_every_row_in_order(stor
         assert expiries == sorted(expiries)
 
 
-async def test_only_the_rows_of_the_first_frame_are_read_and_built_before_it(store):
+async def test_only_the_rows_of_the_first_frame_are_read_and_built_before_it(store, make_agent):
     # The whole list (500 rows, their summaries told apart) was read and made into items before
     # the first frame, which shows a screenful: ~10 ms of it. The title still counts them all,
     # and the first rows are the complete list's first rows, soonest to expire first.
     rows = fill(store, 150)
-    app = FirstFrameApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = FirstFrameApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
         assert 0 < app.rows_at_ready <= len(app.items_at_ready) < len(rows)
@@ -334,18 +340,15 @@ def test_the_first_rows_are_the_whole_lists_first_in_expiry_order(store):
     assert store.soonest_to_expire(INBOX_STATUSES, 0, limit=30)[0] == []
 
 
-async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again(store):
+async def test_the_cursor_stays_on_its_operation_when_a_long_inbox_is_read_again(store, make_agent):
     fill(store, 150)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
         table.move_cursor(row=120)
         chosen = table.selected_row_key()
         app.notify_store_changed()  # rebuilt: row 120 comes back only after the first chunks
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if table.complete:
-                break
+        await wait_for(pilot, lambda: table.complete, describe=lambda: "the table rebuilt")
         assert table.row_count == 150
         assert table.selected_row_key() == chosen
 
@@ -412,10 +415,10 @@ def screens_css_read(app: PoppyApp) -> bool:
     return app.stylesheet.has_source(SCREENS_CSS, "")
 
 
-async def test_other_screens_css_waits_for_the_first_of_them_and_then_styles_it(store):
+async def test_other_screens_css_waits_for_the_first_of_them_and_then_styles_it(store, make_agent):
     # The inbox's first frame parses poppy.tcss only; screens.tcss comes with the first other screen.
     rows = fill(store, 2)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert not screens_css_read(app)
@@ -426,11 +429,9 @@ async def test_other_screens_css_waits_for_the_first_of_them_and_then_styles_it(
         assert header.styles.border_bottom[0] == "heavy"  # a rule of screens.tcss
 
 
-async def test_another_first_screen_has_its_css(store):
+async def test_another_first_screen_has_its_css(store, make_agent):
     fill(store, 2)
-    app = PoppyApp(
-        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
-    )
+    app = PoppyApp(make_agent(), initial_screen="history", clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert screens_css_read(app)
@@ -444,24 +445,19 @@ async def test_another_first_screen_has_its_css(store):
         assert app.screen.query_one("#history-table").styles.height.unit.name == "FRACTION"
 
 
-async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(store):
+async def test_an_empty_inbox_builds_no_table_columns_until_an_operation_comes(store, make_agent):
     # Nothing pending: the tables are hidden and the words say so; measuring their headers
     # (Rich, per column) was most of the empty inbox's refresh before its first frame.
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(100):  # mounted right after the first frame (hidden, empty)
-            if app.screen.query("#pending-table"):
-                break
-            await pilot.pause(0.05)
+        # Mounted right after the first frame (hidden, empty).
+        await wait_for(pilot, lambda: app.screen.query("#pending-table"))
         pending = app.screen.query_one("#pending-table", OperationTable)
         assert app.screen.query_one("#pending-empty").display and not pending.display
         assert not pending.columns
         fill(store, 2)
         app.notify_store_changed()
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if pending.row_count == 2:
-                break
+        await wait_for(pilot, lambda: pending.row_count == 2)
         assert pending.display and pending.row_count == 2
         assert [column.label.plain for column in pending.columns.values()][0] == "Company"
 
@@ -504,19 +500,17 @@ class ProgressAtReadyApp(PoppyApp):
 
 
 async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_shows_what_arrives(
-    store,
+    store, make_agent
 ):
     # It was composed (a second table, styled and laid out while hidden) before the first frame
     # even with nothing on its way.
     rows = fill(store, 2)
-    app = ProgressAtReadyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = ProgressAtReadyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         await every_row_shown(pilot, app)
         assert app.progress_at_ready is None
-        for _ in range(100):  # mounted right after the first frame, hidden while empty
-            if app.screen.query("#progress-table"):
-                break
-            await pilot.pause(0.05)
+        # Mounted right after the first frame, hidden while empty.
+        await wait_for(pilot, lambda: app.screen.query("#progress-table"))
         progress = app.screen.query_one("#progress-table", OperationTable)
         assert not progress.display and not app.screen.query_one("#progress-title").display
         # Between the pending rows and the hint, as it was composed before.
@@ -529,18 +523,15 @@ async def test_an_empty_in_progress_section_is_built_after_the_first_frame_and_s
         )
         app.agent.approve(rows[0], store.get_operation(rows[0]).current.id)
         app.notify_store_changed()
-        for _ in range(100):
-            if str(rows[0]) in progress.items:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: str(rows[0]) in progress.items)
         assert progress.display and list(progress.items) == [str(rows[0])]
         assert str(app.screen.query_one("#progress-title").render()) == "In progress (1)"
 
 
-async def test_what_is_in_progress_at_start_is_in_the_first_frame(store):
+async def test_what_is_in_progress_at_start_is_in_the_first_frame(store, make_agent):
     rows = fill(store, 3)
     store.approve(rows[1], store.get_operation(rows[1]).current.id, 30)
-    app = ProgressAtReadyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = ProgressAtReadyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         await every_row_shown(pilot, app)
         assert app.progress_at_ready == [rows[1]]
@@ -558,7 +549,9 @@ def test_a_bare_start_that_never_opens_the_tui_gives_the_collector_back_unfrozen
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
-async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothing(store):
+async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothing(
+    store, make_agent
+):
     # Drawing a cell ran Rich's word wrapping over lines already wrapped to the column (~3 ms of
     # a first frame's rows); a line wider in cells than in characters still needs it.
     from rich.console import Console
@@ -572,7 +565,7 @@ async def test_summary_cells_skip_rich_wrapping_only_where_it_would_change_nothi
     ]
     for n, summary in enumerate(summaries):
         add_operation(store, company, f"op_{n}", summary)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 36)) as pilot:
         table = await every_row_shown(pilot, app)
         width = table.summary_chars()

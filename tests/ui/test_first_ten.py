@@ -29,7 +29,6 @@ from tests.ui.ui_sample import (
     record_notifications,
     FIXED_NOW,
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     build_sample,
@@ -37,7 +36,6 @@ from tests.ui.ui_sample import (
     review_shown,
     send_through,
     started,
-    ui_config,
     wait_for,
 )
 
@@ -45,8 +43,14 @@ NARROW = (80, 24)
 WIDE = (160, 48)
 
 
-def make_app(store, **config) -> PoppyApp:
-    return PoppyApp(StoreAgent(store, ui_config(**config)), clock=lambda: FIXED_NOW)
+@pytest.fixture
+def make_app(make_agent):
+    """make_app(store, **config): the app on the real Agent over the store fixture's file."""
+
+    def make(store, **config) -> PoppyApp:
+        return PoppyApp(make_agent(**config), clock=lambda: FIXED_NOW)
+
+    return make
 
 
 async def settle(pilot) -> None:
@@ -63,7 +67,7 @@ def row_text(table: DataTable, index: int) -> str:
 
 
 @pytest.mark.parametrize("size", [NARROW, WIDE])
-async def test_the_inbox_shows_every_waiting_row_and_no_sideways_scrollbar(store, size):
+async def test_the_inbox_shows_every_waiting_row_and_no_sideways_scrollbar(store, size, make_app):
     build_sample(store)
     app = make_app(store)
     async with app.run_test(size=size) as pilot:
@@ -79,7 +83,7 @@ async def test_the_inbox_shows_every_waiting_row_and_no_sideways_scrollbar(store
         assert summary.width >= 28
 
 
-async def test_at_80_columns_the_summary_wraps_so_rows_read_differently(store):
+async def test_at_80_columns_the_summary_wraps_so_rows_read_differently(store, make_app):
     company = add_company(store, "Manzanita Outfitters", 8401)
     start = "Move your jacket fitting (bkg_2Fm8) at Manzanita Outfitters Portland from Sat, Dec 5 at 10:00 AM to "
     add_operation(
@@ -104,7 +108,7 @@ async def test_at_80_columns_the_summary_wraps_so_rows_read_differently(store):
         assert "Mon, Dec 7" in shown[0] and "Fri, Dec 4" in shown[1]
 
 
-async def test_history_rows_at_80_columns_carry_their_summaries(store):
+async def test_history_rows_at_80_columns_carry_their_summaries(store, make_app):
     company = add_company(store, "Manzanita Outfitters", 8401)
     add_operation(store, company, "exc_1", "Exchange the socks for size L.")
     add_operation(store, company, "cnl_1", "Cancel the Trailhead Coffee Club.")
@@ -127,7 +131,7 @@ async def test_history_rows_at_80_columns_carry_their_summaries(store):
 
 
 @pytest.mark.parametrize("size", [NARROW, WIDE])
-async def test_the_help_dialog_fits_the_screen(store, size):
+async def test_the_help_dialog_fits_the_screen(store, size, make_app):
     app = make_app(store)
     async with app.run_test(size=size) as pilot:
         await pilot.press("question_mark")
@@ -137,7 +141,7 @@ async def test_the_help_dialog_fits_the_screen(store, size):
         assert dialog.region.right <= size[0] and dialog.region.x >= 0
 
 
-async def test_the_navigation_bar_names_every_screen_at_80_columns(store):
+async def test_the_navigation_bar_names_every_screen_at_80_columns(store, make_app):
     app = make_app(store)
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
@@ -167,7 +171,7 @@ def test_a_wrapped_summary_keeps_the_part_that_differs():
 # ---- 3-4: navigation --------------------------------------------------------------------------
 
 
-async def test_a_global_key_always_shows_its_screen_at_the_top(store):
+async def test_a_global_key_always_shows_its_screen_at_the_top(store, make_app):
     company = add_company(store, "Manzanita Outfitters", 8401, talk=True)
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
@@ -186,7 +190,7 @@ async def test_a_global_key_always_shows_its_screen_at_the_top(store):
         assert isinstance(app.screen, CompaniesScreen)  # not the Talk screen it once led to
 
 
-async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store):
+async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store, make_app):
     rows = build_sample(store)
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
@@ -203,7 +207,7 @@ async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store):
         assert len(app.screen_stack) == 1
 
 
-async def test_letters_typed_on_new_request_never_navigate_or_quit(store):
+async def test_letters_typed_on_new_request_never_navigate_or_quit(store, make_app):
     add_company(store, "Manzanita Outfitters", 8401)
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
@@ -220,7 +224,7 @@ async def test_letters_typed_on_new_request_never_navigate_or_quit(store):
         assert isinstance(app.screen, InboxScreen)
 
 
-async def test_esc_leaves_the_history_search_box_so_keys_are_keys_again(store):
+async def test_esc_leaves_the_history_search_box_so_keys_are_keys_again(store, make_app):
     app = make_app(store)
     async with app.run_test(size=WIDE) as pilot:
         await pilot.press("h")
@@ -236,7 +240,7 @@ async def test_esc_leaves_the_history_search_box_so_keys_are_keys_again(store):
         assert isinstance(app.screen, InboxScreen) and search.value == "x"
 
 
-async def test_new_request_from_companies_and_back_with_n_keeps_the_company(store):
+async def test_new_request_from_companies_and_back_with_n_keeps_the_company(store, make_app):
     add_company(store, "Larkspur Air", 8402)
     company = add_company(store, "Manzanita Outfitters", 8401)
     app = make_app(store)
@@ -263,7 +267,7 @@ async def test_new_request_from_companies_and_back_with_n_keeps_the_company(stor
 # ---- 5-8: deciding and being told -------------------------------------------------------------
 
 
-async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store):
+async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store, make_app):
     from textual.widgets._footer import FooterKey
 
     rows = build_sample(store)
@@ -278,7 +282,9 @@ async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store):
         assert shown == {"Yes, approve", "Cancel"}
 
 
-async def test_the_review_header_keeps_via_and_its_interface_together_at_80_columns(store):
+async def test_the_review_header_keeps_via_and_its_interface_together_at_80_columns(
+    store, make_app
+):
     # With the demo's ID lengths the one long line broke between "via" and "MCP" at 80 columns.
     from poppy_tui.protocol.requests import McpRequest
 
@@ -301,7 +307,9 @@ async def test_the_review_header_keeps_via_and_its_interface_together_at_80_colu
         assert shown[1].startswith("via MCP   received "), shown
 
 
-async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tuple[str, list[str]]:
+async def a_pressed_on_review(
+    store, row: str, arm_delay_seconds: float, make_app
+) -> tuple[str, list[str]]:
     """Open the review of the sample's `row` and press a once: (its banner before the key, the
     toasts said). The confirmation must not have opened."""
     rows = build_sample(store)
@@ -316,11 +324,11 @@ async def a_pressed_on_review(store, row: str, arm_delay_seconds: float) -> tupl
         await wait_for(pilot, lambda: any("Nothing was approved" in m for m in notes))
         await settle(pilot)
         assert app.screen is screen  # no confirmation
-        return banner, [m for m in notes]
+        return banner, list(notes)
 
 
-async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
-    banner, said = await a_pressed_on_review(store, "jacket", arm_delay_seconds=30)
+async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store, make_app):
+    banner, said = await a_pressed_on_review(store, "jacket", 30, make_app)
     assert "approve… (available in" in banner
     assert any(
         m.startswith("Not yet: approve is available in") and "Nothing was approved" in m
@@ -339,7 +347,9 @@ async def test_the_arming_delay_is_visible_and_an_early_a_says_why(store):
         ),
     ],
 )
-async def test_key_help_reads_whole_on_a_line_at_80_columns(store, screen, selector, line):
+async def test_key_help_reads_whole_on_a_line_at_80_columns(
+    store, screen, selector, line, make_app
+):
     # Run together, the Companies help wrapped "s/o:" onto the end of one line and "sign in/out"
     # onto the next, and Help's example broke between 'approve =' and '"A"'.
     build_sample(store)
@@ -359,15 +369,15 @@ async def test_key_help_reads_whole_on_a_line_at_80_columns(store, screen, selec
         assert line in lines
 
 
-async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store):
+async def test_a_on_a_settled_operation_says_it_never_can_not_not_yet(store, make_app):
     # "Not yet: it is not waiting for a decision (it is performed)" promised a later that never comes.
-    _, said = await a_pressed_on_review(store, "performed", arm_delay_seconds=0)
+    _, said = await a_pressed_on_review(store, "performed", 0, make_app)
     assert said == [
         "Can't approve: it is not waiting for a decision (it is performed). Nothing was approved."
     ]
 
 
-async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
+async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path, make_app):
     rows = build_sample(store)
     app = make_app(store)
     notes = record_notifications(app)
@@ -384,14 +394,14 @@ async def test_an_approval_completing_is_told_from_the_inbox(store, tmp_path):
         )
         app.notify_store_changed()
         await wait_for(pilot, lambda: any(m.startswith("Performed:") for m in notes))
-        said = [m for m in notes]
+        said = list(notes)
         assert any(
             m.startswith("Performed: Manzanita Outfitters confirmed it did this.") and "Beanie" in m
             for m in said
         )
 
 
-async def test_a_performed_operation_shows_no_live_countdown(store):
+async def test_a_performed_operation_shows_no_live_countdown(store, make_app):
     rows = build_sample(store)
     send_through(store, rows["jacket"], FIXED_NOW, Status.PERFORMED, "Done.")
     app = make_app(store)
@@ -418,7 +428,7 @@ def test_cli_history_shows_no_countdown_for_a_decided_operation(store):
 # ---- 9-11: what the screens say ---------------------------------------------------------------
 
 
-async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
+async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store, make_app):
     company = add_company(store, "Manzanita Outfitters", 8401)
     row = add_operation(
         store,
@@ -463,7 +473,7 @@ async def test_only_a_new_expiry_is_called_new_expiry_not_new_terms(store):
         assert "NEW TERMS" in str(app.screen.query_one("#changes").render())
 
 
-async def test_one_time_format_with_the_zone_in_header_terms_and_record(store):
+async def test_one_time_format_with_the_zone_in_header_terms_and_record(store, make_app):
     company = add_company(store, "Manzanita Outfitters", 8401)
     row = add_operation(
         store,
@@ -498,10 +508,10 @@ def test_the_history_status_filter_has_no_duplicate_labels():
     assert len(labels) == len(set(labels))
 
 
-async def test_the_grace_toast_has_no_number_that_would_stand_still(store):
+async def test_the_grace_toast_has_no_number_that_would_stand_still(store, make_agent):
     rows = build_sample(store)
     # The real clock: the store stamps the grace period with it.
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=30)))
+    app = PoppyApp(make_agent(arm_delay_seconds=0, grace_seconds=30))
     notes = record_notifications(app)
     async with app.run_test(size=WIDE, notifications=True) as pilot:
         app.open_review(rows["jacket"])
@@ -519,10 +529,12 @@ async def test_the_grace_toast_has_no_number_that_would_stand_still(store):
 # ---- 14: the theme is kept --------------------------------------------------------------------
 
 
-async def test_a_theme_picked_is_written_to_config_toml_and_used_next_time(store, tmp_path):
+async def test_a_theme_picked_is_written_to_config_toml_and_used_next_time(
+    store, tmp_path, make_agent
+):
     config_file = tmp_path / "config.toml"
     config_file.write_text('# mine\ngrace_seconds = 5\n\n[keybindings]\napprove = "A"\n')
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW, config_file=config_file)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW, config_file=config_file)
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
         app.theme = "nord"
@@ -532,7 +544,7 @@ async def test_a_theme_picked_is_written_to_config_toml_and_used_next_time(store
         saved.theme == "nord" and saved.grace_seconds == 5 and saved.keybindings == {"approve": "A"}
     )
     assert config_file.read_text().startswith("# mine\n")
-    again = PoppyApp(StoreAgent(store, saved), clock=lambda: FIXED_NOW, config_file=config_file)
+    again = PoppyApp(make_agent(config=saved), clock=lambda: FIXED_NOW, config_file=config_file)
     async with again.run_test(size=NARROW) as pilot:
         await settle(pilot)
         assert again.theme == "nord"
@@ -544,11 +556,13 @@ def test_with_theme_replaces_only_the_top_level_line():
     assert with_theme("", "nord") == 'theme = "nord"\n'
 
 
-async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_period(store):
+async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_period(
+    store, make_agent
+):
     from textual.widgets._footer import FooterKey
 
     rows = build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config(arm_delay_seconds=0, grace_seconds=600)))
+    app = PoppyApp(make_agent(arm_delay_seconds=0, grace_seconds=600))
     async with app.run_test(size=NARROW) as pilot:
         app.open_review(rows["jacket"])
         screen = await review_shown(pilot)

@@ -9,14 +9,14 @@ from textual.widgets import Static
 
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.help import HelpScreen, binding_groups
-from tests.ui.ui_sample import StoreAgent, ui_config, wait_for
+from tests.ui.ui_sample import wait_for
 
 LONG_KEYS = ("up/down/pgup/pgdn", "enter (in a field)", "enter (in the box)")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
-async def test_keys_stay_whole_and_ids_line_up(store, size):
-    app = PoppyApp(StoreAgent(store, ui_config()))
+async def test_keys_stay_whole_and_ids_line_up(store, size, make_agent):
+    app = PoppyApp(make_agent())
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: app.painted)
         await pilot.press("question_mark")

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
-from tests.ui.ui_sample import StoreAgent, build_sample, ui_config, wait_for
+from tests.ui.ui_sample import build_sample, wait_for
 
 
 def hold_in_worker_threads(monkeypatch, method: str) -> tuple[threading.Event, threading.Event]:
@@ -29,11 +29,13 @@ def hold_in_worker_threads(monkeypatch, method: str) -> tuple[threading.Event, t
     return entered, release
 
 
-async def test_the_first_page_shows_while_the_records_are_still_being_counted(store, monkeypatch):
+async def test_the_first_page_shows_while_the_records_are_still_being_counted(
+    store, monkeypatch, make_agent
+):
     build_sample(store)
     total = Store.count_operations(store)
     _, release = hold_in_worker_threads(monkeypatch, "count_operations")
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
+    app = PoppyApp(make_agent(), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
         table = screen.query_one("#history-table", DataTable)
@@ -48,7 +50,7 @@ async def test_the_first_page_shows_while_the_records_are_still_being_counted(st
 
 
 async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_reader(
-    store, monkeypatch
+    store, monkeypatch, make_agent
 ):
     """on_unmount takes the reader's lock on the event loop; a loader that held it while waiting
     for the loop (call_from_thread) would wait for on_unmount, and on_unmount for it, for good."""
@@ -63,7 +65,7 @@ async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_
         return real(self, callback, *args, **kwargs)
 
     monkeypatch.setattr(PoppyApp, "call_from_thread", watching)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
+    app = PoppyApp(make_agent(), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: not screen.fetching)
@@ -73,11 +75,11 @@ async def test_the_page_loader_never_waits_for_the_event_loop_while_holding_the_
 
 
 async def test_closing_while_a_page_is_being_read_waits_for_that_read_and_shows_nothing_after(
-    store, monkeypatch
+    store, monkeypatch, make_agent
 ):
     build_sample(store)
     entered, release = hold_in_worker_threads(monkeypatch, "list_operations")
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="history")
+    app = PoppyApp(make_agent(), initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
         await wait_for(pilot, entered.is_set)

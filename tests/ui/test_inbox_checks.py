@@ -8,18 +8,15 @@ import threading
 from datetime import timedelta
 
 import poppy_tui.ui.screens.inbox as inbox_module
-from poppy_tui.agent.store import Store
 from poppy_tui.safety.checker import CHECKER_VERSION
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
     FIXED_NOW,
-    StoreAgent,
     add_operation,
     build_sample,
     checks_shown,
     poll_seen,
-    ui_config,
     wait_for,
 )
 
@@ -34,7 +31,9 @@ async def _wait_rows(pilot, table: OperationTable) -> None:
     await wait_for(pilot, lambda: table.row_count)
 
 
-async def test_rows_show_while_their_checks_are_still_being_computed(store, monkeypatch):
+async def test_rows_show_while_their_checks_are_still_being_computed(
+    store, monkeypatch, make_agent
+):
     rows = build_sample(store)
     release = threading.Event()
     real = inbox_module.check_missing
@@ -44,16 +43,13 @@ async def test_rows_show_while_their_checks_are_still_being_computed(store, monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(inbox_module, "check_missing", held)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         pending = app.screen.query_one("#pending-table", OperationTable)
         await _wait_rows(pilot, pending)
         # The checks' thread starts once the first frame is on screen, which may be a moment
         # after the rows are in the table.
-        for _ in range(100):
-            if app.screen.checking:
-                break
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: app.screen.checking, describe=lambda: "the checks started")
         # The rows are on screen while no check has finished: the badge says so.
         assert str(rows["flight"]) in pending.items and app.screen.checking
         assert "checking…" in _row_text(pending, rows["flight"])
@@ -68,10 +64,10 @@ async def test_rows_show_while_their_checks_are_still_being_computed(store, monk
 
 
 async def test_a_second_start_reads_the_stored_checks_without_computing_them(
-    store, tmp_path, monkeypatch
+    store, tmp_path, monkeypatch, make_agent
 ):
     rows = build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await _wait_rows(pilot, app.screen.query_one("#pending-table", OperationTable))
         await checks_shown(pilot)
@@ -81,17 +77,16 @@ async def test_a_second_start_reads_the_stored_checks_without_computing_them(
         "check_missing",
         lambda path, operation_rows, *a, **k: computed.append(operation_rows),
     )
-    with Store.open(store.path) as again:
-        app = PoppyApp(StoreAgent(again, ui_config()), clock=lambda: FIXED_NOW)
-        async with app.run_test(size=SIZE) as pilot:
-            pending = app.screen.query_one("#pending-table", OperationTable)
-            await _wait_rows(pilot, pending)
-            await checks_shown(pilot)
-            assert "DANGER" in _row_text(pending, rows["flight"])
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)  # a second start: its own connection
+    async with app.run_test(size=SIZE) as pilot:
+        pending = app.screen.query_one("#pending-table", OperationTable)
+        await _wait_rows(pilot, pending)
+        await checks_shown(pilot)
+        assert "DANGER" in _row_text(pending, rows["flight"])
     assert computed == []
 
 
-async def test_countdowns_tick_only_for_rows_on_screen(store):
+async def test_countdowns_tick_only_for_rows_on_screen(store, make_agent):
     build_sample(store)
     company = store.find_company("Manzanita Outfitters")
     for n in range(30):
@@ -102,7 +97,7 @@ async def test_countdowns_tick_only_for_rows_on_screen(store):
             f"Exchange number {n}",
             expires_at=FIXED_NOW + timedelta(hours=2, minutes=n),
         )
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=(120, 12)) as pilot:
         pending = app.screen.query_one("#pending-table", OperationTable)
         await _wait_rows(pilot, pending)
@@ -122,10 +117,10 @@ async def test_countdowns_tick_only_for_rows_on_screen(store):
         assert set(looked) == set(visible)
 
 
-async def test_a_countdown_that_reads_the_same_is_not_redrawn(store):
+async def test_a_countdown_that_reads_the_same_is_not_redrawn(store, make_agent):
     build_sample(store)
     now = [FIXED_NOW]
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: now[0])
+    app = PoppyApp(make_agent(), clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
         pending = app.screen.query_one("#pending-table", OperationTable)
         await _wait_rows(pilot, pending)
@@ -140,9 +135,9 @@ async def test_a_countdown_that_reads_the_same_is_not_redrawn(store):
         assert written
 
 
-async def test_a_resize_that_keeps_the_width_does_not_reread_the_store(store):
+async def test_a_resize_that_keeps_the_width_does_not_reread_the_store(store, make_agent):
     build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await _wait_rows(pilot, app.screen.query_one("#pending-table", OperationTable))
         await checks_shown(pilot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta, UTC
+from datetime import datetime, UTC
 
 import pytest
 
@@ -16,7 +16,6 @@ from poppy_tui.ui.notifications import OperationWatcher, desktop_protocol, deskt
 from tests.ui.ui_sample import (
     record_notifications,
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     jacket_terms,
@@ -122,16 +121,18 @@ def test_the_watcher_reports_new_operations_revisions_and_settled_sends(store: S
 # ---- in the TUI ------------------------------------------------------------------------------
 
 
-async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_notification(store):
+async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_notification(
+    store, make_agent
+):
     company = add_company(store, HOSTILE_NAME, 8401)
-    app = RecordingApp(StoreAgent(store, with_notifications("osc777")))
+    app = RecordingApp(make_agent(config=with_notifications("osc777")))
     notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
         row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
         await wait_for(pilot, lambda: app.bells)
         await poll_seen(pilot)
-        toasts = [m for m in notes]
+        toasts = list(notes)
     (toast,) = [m for m in toasts if "asks for your approval" in m]
     assert "USD 70.00" in toast and f"operation {row}" in toast
     assert "\\x1b]0;pwned\\x07" in toast and not SEQUENCE_ENDERS.search(toast)
@@ -141,10 +142,10 @@ async def test_a_new_operation_while_open_gives_a_toast_a_bell_and_a_desktop_not
     assert not any(SEQUENCE_ENDERS.search(body) for body in payloads(sequence))
 
 
-async def test_a_settled_send_is_announced(store):
+async def test_a_settled_send_is_announced(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
     row = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
-    app = RecordingApp(StoreAgent(store, with_notifications("osc9")))
+    app = RecordingApp(make_agent(config=with_notifications("osc9")))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
         send_through(store, row, datetime.now(UTC), Status.PERFORMED, "performed", {"ok": True})
@@ -155,9 +156,9 @@ async def test_a_settled_send_is_announced(store):
     ]
 
 
-async def test_every_channel_can_be_turned_off(store):
+async def test_every_channel_can_be_turned_off(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
-    app = RecordingApp(StoreAgent(store, with_notifications("off", toast=False, bell=False)))
+    app = RecordingApp(make_agent(config=with_notifications("off", toast=False, bell=False)))
     notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await started(pilot)
@@ -165,7 +166,7 @@ async def test_every_channel_can_be_turned_off(store):
         # The poll saw the new operation and the notifier was told of it: it stayed quiet.
         await poll_seen(pilot)
         await wait_for(pilot, lambda: app.screen.query_one("#pending-table").row_count == 1)
-        toasts = [m for m in notes]
+        toasts = list(notes)
     assert app.bells == 0 and app.written == []
     assert not any("asks for your approval" in m for m in toasts)
 
@@ -181,11 +182,11 @@ def approved_in_grace(store) -> int:
     return row
 
 
-async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
+async def test_quit_with_an_approval_in_its_grace_period_asks_first(store, make_agent):
     from poppy_tui.ui.screens.quit_dialog import QuitScreen
 
     row = approved_in_grace(store)
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
@@ -203,32 +204,44 @@ async def test_quit_with_an_approval_in_its_grace_period_asks_first(store):
     )  # still queued for the next dispatcher
 
 
-async def test_quit_and_send_waits_until_the_approval_has_an_answer(store):
+async def test_quit_and_send_waits_until_the_approval_has_an_answer(make_agent, start):
+    """The real dispatcher sends the approval to the demo Company, which takes 3 s to perform it:
+    the quit dialog says it is sending until the answer is in, then the app quits."""
     from poppy_tui.ui.screens.quit_dialog import QuitScreen
 
-    row = approved_in_grace(store)
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    shop = start("perform_seconds=3")
+    agent = make_agent()
+    company = await agent.add_company(shop.base_url)
+    asked = await agent.call_api(
+        company,
+        "POST",
+        "/api/orders/ord_7Hk2/exchanges",
+        {"item_id": "itm_4Qa", "replacement_sku": "stormline-insulated-m"},
+    )
+    row = asked.operation_row
+    agent.store.approve(row, agent.store.get_operation(row).current.id, grace_seconds=600)
+    app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
-        await pilot.press("s")
+        await pilot.press("s")  # send now: the grace period is cut short
         await wait_for(
             pilot,
             lambda: "Sending... 1 left" in str(app.screen.query_one("#quit-progress").render()),
         )
         assert isinstance(app.screen, QuitScreen) and app.is_running  # still sending
-        later = datetime.now(UTC) + timedelta(seconds=601)  # the grace period over
-        send_through(store, row, later, Status.PERFORMED, "performed")  # the dispatcher's part
-        await wait_for(pilot, lambda: not app.is_running)
+        await wait_for(pilot, lambda: not app.is_running, 30, describe=lambda: "the app quit")
+    assert agent.store.get_operation(row).status == Status.PERFORMED
+    assert shop.state.performed("exc_5Rt2") == 1
 
 
-async def test_quit_with_nothing_in_flight_quits_at_once(store):
+async def test_quit_with_nothing_in_flight_quits_at_once(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
     add_operation(
         store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms()
     )  # pending: not ours to send
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")

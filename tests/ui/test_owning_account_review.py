@@ -15,7 +15,6 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
-from poppy_tui.agent.store.sign_ins import save_sign_in
 from poppy_tui.safety.account_owner import (
     OTHER_ACCOUNT_CODE,
     UNCONFIRMED_CODE,
@@ -25,7 +24,8 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.screens.signin import SignInScreen
-from tests.companies.account_company import NAME, AccountCompany
+from tests.companies.account_company import NAME
+from tests.signed_in import SignedIn
 from tests.ui.ui_sample import record_notifications, wait_for
 
 SIZE = (120, 36)
@@ -35,34 +35,6 @@ CONFIG = Config(
 ALICE, BOB = "alice@birch.test", "bob@birch.test"
 # What a hostile Company could put in an account name: a screen-clearing escape and a bidi override.
 HOSTILE = "mallory\x1b[2J\u202e@birch.test"
-
-
-class SignedIn:
-    def __init__(self, agent) -> None:
-        self.agent, self.token, self.company = agent, None, None
-
-    async def __call__(self, company) -> str | None:
-        return self.token
-
-    def as_(self, token: str, account: str | None) -> None:
-        self.token = token
-        save_sign_in(
-            self.agent.store,
-            self.company.id,
-            self.company.base_url,
-            "mediated",
-            ("orders",),
-            account,
-        )
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("orders",))
-    company.state.tokens["tok_bob"] = ("bob", ("orders",))
-    yield company
-    company.stop()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from poppy_tui.agent.store import Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.history import PAGE_SIZE
-from tests.ui.ui_sample import StoreAgent, add_company, add_operation, ui_config
+from tests.ui.ui_sample import add_company, add_operation, open_agent, wait_for
 
 RECORDS = 100_000
 
@@ -62,19 +62,24 @@ def big_store(tmp_path):
         yield store
 
 
+@pytest.fixture
+def big_agent(big_store):
+    """The real Agent on the big store's file."""
+    agent = open_agent(big_store.path)
+    yield agent
+    agent.store.close()
+
+
 @pytest.mark.slow
-async def test_history_with_100k_records_pages_and_never_blocks(big_store):
-    app = PoppyApp(StoreAgent(big_store, ui_config()), initial_screen="history")
+async def test_history_with_100k_records_pages_and_never_blocks(big_agent):
+    app = PoppyApp(big_agent, initial_screen="history")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen
         table = screen.query_one("#history-table", DataTable)
 
-        async def loaded(timeout: float = 20.0) -> None:
-            for _ in range(int(timeout / 0.05)):
-                await pilot.pause(0.05)
-                if not screen.fetching:
-                    return
-            raise AssertionError("the page never arrived")
+        async def loaded() -> None:
+            await pilot.pause()  # a key's fetch starts once the key is handled
+            await wait_for(pilot, lambda: not screen.fetching, 20, describe=lambda: "the page")
 
         await loaded()
         assert screen.total == RECORDS + 1 and table.row_count == PAGE_SIZE

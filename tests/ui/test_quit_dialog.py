@@ -16,7 +16,6 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
 from tests.ui.ui_sample import (
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     jacket_terms,
@@ -63,13 +62,18 @@ async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tm
         agent.store.close()
 
 
-async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
+async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store, make_agent):
     company = add_company(store, "Manzanita Outfitters", 8401)
     kept = add_operation(store, company, "exc_5Rt2", JACKET_SUMMARY, terms=jacket_terms())
     taken_back = add_operation(store, company, "exc_8Lm3", JACKET_SUMMARY, terms=jacket_terms())
     for row in (kept, taken_back):
         store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
-    app = PoppyApp(StoreAgent(store, ui_config()))  # no dispatcher: what "s" itself records
+    agent = make_agent()
+    # The real Agent with its dispatcher switched off: the test is about what "s" itself records,
+    # which a running dispatcher would act on at once (tests/ui/test_notifications.py has the
+    # quit-and-send with the dispatcher sending to a Company).
+    agent.run_dispatcher = None
+    app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
@@ -99,14 +103,16 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store):
 
 
 @pytest.mark.parametrize("approved", [1, 2])
-async def test_the_quit_choices_speak_of_one_approval_as_one_and_fit_80_columns(store, approved):
+async def test_the_quit_choices_speak_of_one_approval_as_one_and_fit_80_columns(
+    store, approved, make_agent
+):
     # "send them now and wait until each has an answer" for a single approval, and a help line
     # that wrapped at 80 columns to begin the next with "or by".
     company = add_company(store, "Manzanita Outfitters", 8401)
     for n in range(approved):
         row = add_operation(store, company, f"exc_{n}Rt2", JACKET_SUMMARY, terms=jacket_terms())
         store.approve(row, store.get_operation(row).current.id, grace_seconds=GRACE)
-    app = PoppyApp(StoreAgent(store, ui_config()))
+    app = PoppyApp(make_agent())
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await pilot.press("q")

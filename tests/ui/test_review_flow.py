@@ -44,12 +44,8 @@ async def open_review(app: PoppyApp, pilot, row: int) -> ReviewScreen:
 
 
 async def wait_armed(pilot, screen: ReviewScreen, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if screen.can_approve():
-            await pilot.pause()
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("approve never became available")
+    await wait_for(pilot, screen.can_approve, timeout, describe=lambda: "approve available")
+    await pilot.pause()
 
 
 def decisions(store: Store, row: int) -> list[str]:
@@ -337,10 +333,12 @@ async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(
                 terms=jacket_terms("95.00"),
                 revision="r2",
             )
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if screen.shown_revision_id == store.get_operation(row).current.id:
-                break
+        await wait_for(
+            pilot,
+            lambda: screen.shown_revision_id == store.get_operation(row).current.id,
+            step=0.02,
+            describe=lambda: "the new revision shown",
+        )
         await pilot.pause()
         assert app.screen is screen  # the confirmation for r1 is gone
         assert screen.check_action("approve", ()) is None  # armed again from zero

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -21,13 +22,11 @@ from tests.ui.ui_sample import (
     checks_shown,
     FIXED_NOW,
     JACKET_SUMMARY,
-    StoreAgent,
     add_company,
     add_operation,
     build_sample,
     jacket_terms,
     started,
-    ui_config,
     wait_for,
 )
 
@@ -46,20 +45,23 @@ def plain_text(renderable) -> str:
 
     if isinstance(renderable, str) or hasattr(renderable, "plain"):
         return str(getattr(renderable, "plain", renderable))
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
 
 async def shown_text_once(pilot, app, marker: str, timeout: float = 10.0) -> str:
     """The screen's text once `marker` is in it (the record builds after the screen mounts)."""
-    text = ""
-    for _ in range(int(timeout / 0.05)):
-        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
-        if marker in text:
-            break
-        await pilot.pause(0.05)
-    return text
+
+    def text() -> str:
+        return " ".join(str(w.render()) for w in app.screen.query("Static"))
+
+    return await wait_for(
+        pilot,
+        lambda: marker in (shown := text()) and shown,
+        timeout,
+        describe=lambda: f"{marker!r} shown; the screen says {text()!r}",
+    )
 
 
 async def settle(pilot) -> None:
@@ -113,9 +115,9 @@ async def test_a_first_start_with_no_company_says_how_to_begin(store, agent, tmp
         )
 
 
-async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
+async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store, make_agent):
     rows = build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config()), clock=lambda: FIXED_NOW)
+    app = PoppyApp(make_agent(), clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         pending = app.screen.query_one("#pending-table", OperationTable)
@@ -138,11 +140,9 @@ async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store):
         assert app.screen.operation_row == rows["flight"]
 
 
-async def test_history_filters_by_status_company_and_text(store):
+async def test_history_filters_by_status_company_and_text(store, make_agent):
     rows = build_sample(store)
-    app = PoppyApp(
-        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
-    )
+    app = PoppyApp(make_agent(), initial_screen="history", clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -182,14 +182,12 @@ async def test_history_filters_by_status_company_and_text(store):
 
 @pytest.mark.parametrize("width", [180, 200, 220, 250])
 async def test_history_on_a_wide_terminal_adds_decided_and_outcome_only_beside_a_wide_summary(
-    store, width
+    store, width, make_agent
 ):
     # At 200 columns both columns used to join at once and left the summary 30 cells, narrower
     # than at 180 (68): the terminal grew and the one column that says what was done shrank.
     build_sample(store)
-    app = PoppyApp(
-        StoreAgent(store, ui_config()), initial_screen="history", clock=lambda: FIXED_NOW
-    )
+    app = PoppyApp(make_agent(), initial_screen="history", clock=lambda: FIXED_NOW)
     async with app.run_test(size=(width, 40)) as pilot:
         await settle(pilot)
         table = app.screen.query_one("#history-table", DataTable)
@@ -249,9 +247,9 @@ async def test_history_pages_instead_of_loading_everything(store, make_agent):
         await wait_for(pilot, lambda: table.row_count == PAGE_SIZE and screen.page == 0)
 
 
-async def test_companies_view_lists_interfaces_and_extension_support(store):
+async def test_companies_view_lists_interfaces_and_extension_support(store, make_agent):
     build_sample(store)
-    app = PoppyApp(StoreAgent(store, ui_config()), initial_screen="companies")
+    app = PoppyApp(make_agent(), initial_screen="companies")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = table_text(app.screen.query_one("#companies-table", DataTable))
@@ -389,29 +387,31 @@ async def test_composer_and_talk_preselect_the_only_company(store, make_agent):
         assert select.value == company.id and options.option_count == 3
 
 
-async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypatch):
+async def test_a_failed_dispatcher_is_reported_and_started_again(store, monkeypatch, make_agent):
     import poppy_tui.ui.app as app_module
 
     monkeypatch.setattr(app_module, "DISPATCHER_RESTART_SECONDS", 0.2)
     starts: list[int] = []
+    agent = make_agent()
 
-    class FailingAgent(StoreAgent):
-        async def run_dispatcher(self, stop):
-            starts.append(1)
-            raise RuntimeError("network \x1b[2J gone")
+    async def failing_dispatcher(stop):  # the real Agent's, failing as a broken network would
+        starts.append(1)
+        raise RuntimeError("network \x1b[2J gone")
 
-    app = PoppyApp(FailingAgent(store, ui_config()))
+    agent.run_dispatcher = failing_dispatcher
+    app = PoppyApp(agent)
     notes = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         # Waits for behaviour, not for a time: a loaded machine may take several seconds
         # to run the restart timer twice.
-        for _ in range(400):
-            await pilot.pause(0.05)
-            # The restart and its toast are separate messages: wait for both, not just the first.
-            if len(starts) >= 2 and any("Sending stopped" in m for m in notes):
-                break
-        assert len(starts) >= 2
-        messages = [m for m in notes]
+        # The restart and its toast are separate messages: wait for both, not just the first.
+        await wait_for(
+            pilot,
+            lambda: len(starts) >= 2 and any("Sending stopped" in m for m in notes),
+            20,
+            describe=lambda: f"{len(starts)} starts, toasts {notes}",
+        )
+        messages = list(notes)
         assert any("Sending stopped" in m and "\\x1b" in m and "\x1b" not in m for m in messages)
 
 

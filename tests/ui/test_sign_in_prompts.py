@@ -17,7 +17,8 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.screens.signin import SignInScreen
-from tests.companies.account_company import NAME, AccountCompany
+from tests.companies.account_company import NAME
+from tests.signed_in import Tokens
 from tests.ui.test_company_flows import pick_action
 from tests.ui.ui_sample import started, wait_for, record_notifications
 
@@ -25,22 +26,6 @@ SIZE = (120, 36)
 CONFIG = Config(
     grace_seconds=0.0, arm_delay_seconds=0.2, request_timeout_seconds=5.0, retry_window_seconds=20.0
 )
-
-
-class Tokens:
-    def __init__(self) -> None:
-        self.token: str | None = None
-
-    async def __call__(self, company) -> str | None:
-        return self.token
-
-
-@pytest.fixture
-def birch():
-    company = AccountCompany()
-    company.state.tokens["tok_alice"] = ("alice", ("orders",))
-    yield company
-    company.stop()
 
 
 @pytest.fixture
@@ -151,7 +136,7 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
         await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "talk-input")
         await pilot.press(*"order oats", "enter")
         await wait_for(pilot, lambda: screen.awaiting_sign_in is not None, timeout=15)
-        messages = [m for m in notes]
+        messages = list(notes)
         assert any(
             f"Sign in to {NAME} to continue (scopes orders)" in m and "Ctrl+G" in m
             for m in messages

@@ -11,11 +11,11 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen, ConfirmDeclineScreen
 from tests.ui.ui_sample import (
     FIXED_NOW,
-    StoreAgent,
     build_sample,
     freeze_times,
+    open_agent,
+    without_reads,
     steady,
-    ui_config,
     wait_for,
 )
 
@@ -35,12 +35,22 @@ def sample(tmp_path):
     store.close()
 
 
+_opened: list = []  # the Agents make_app opened, closed after each test
+
+
+@pytest.fixture(autouse=True)
+def _close_agents():
+    yield
+    while _opened:
+        _opened.pop().store.close()
+
+
 def make_app(store: Store, initial_screen: str = "inbox") -> PoppyApp:
-    # No arming delay: the footer then shows Approve as it looks once armed.
+    """The app on the real Agent over the sample's file. No arming delay: the footer then shows
+    Approve as it looks once armed."""
+    _opened.append(open_agent(store.path, arm_delay_seconds=0))
     return PoppyApp(
-        StoreAgent(store, ui_config(arm_delay_seconds=0)),
-        initial_screen=initial_screen,
-        clock=lambda: FIXED_NOW,
+        without_reads(_opened[-1]), initial_screen=initial_screen, clock=lambda: FIXED_NOW
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, UTC
 from pathlib import Path
@@ -13,6 +15,7 @@ from poppy_tui.agent.store import CompanyRecord, Status, Store
 from poppy_tui.protocol.discovery import parse_poppy_json
 from poppy_tui.protocol.operation import parse_operation
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
+from tests.waiting import wait_until
 
 # Snapshots and screenshots freeze time here: far enough ahead that no real dispatcher expires it.
 FIXED_NOW = datetime(2030, 1, 15, 12, 0, 0, tzinfo=UTC)
@@ -27,17 +30,13 @@ HOSTILE_SUMMARY = (
 
 async def wait_for(
     pilot, condition, timeout: float = 10.0, step: float = 0.05, describe=None
-) -> None:
+) -> Any:
     """Let the app run until `condition()` holds; fail after `timeout` seconds, with `describe()`
-    (what the screen shows, say) in the message when given."""
-    for _ in range(int(timeout / step)):
-        if condition():
-            return
-        await pilot.pause(step)
-    if not condition():
-        raise AssertionError(
-            "timed out waiting" + (f": {describe()}" if describe is not None else "")
-        )
+    (what the screen shows, say) in the message when given (tests/waiting.py, stepping with the
+    Pilot's pause so the app handles its messages and timers meanwhile)."""
+    return await wait_until(
+        condition, timeout=timeout, step=step, describe=describe, pause=pilot.pause
+    )
 
 
 def record_notifications(app) -> list[str]:
@@ -437,29 +436,48 @@ def freeze_times(path: Path, now: datetime = FIXED_NOW) -> None:
         db.close()
 
 
-class StoreAgent:
-    """The decision half of the Agent facade over a real Store (docs/architecture.md), for screens
-    that need no Company. Tests that talk to a Company use the real Agent."""
+def open_agent(database: Path, config: Config | None = None, **overrides: Any) -> Any:
+    """The real Agent (agent/agent.py) on the store file `database` (poppy.db in its data folder),
+    with a connection of its own as the TUI has; its config `config` (else ui_config()) with
+    `overrides`, and a signing key made in memory: the tests never touch the person's keyring. Its
+    dispatcher runs in the app, as in use. Close its store when done (tests/ui/conftest.py
+    make_agent does)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
 
-    def __init__(self, store: Store, config: Config | None = None) -> None:
-        self.store = store
-        self.config = config or Config()
+    from poppy_tui.agent.agent import Agent
+    from poppy_tui.agent.paths import Paths
 
-    @property
-    def reader(self) -> Store:
-        return self.store  # as Agent.reader once its store is open
+    paths = Paths(config_dir=database.parent / "config", data_dir=database.parent)
+    assert paths.database == database, f"the Agent's store is {paths.database}, not {database}"
+    chosen = replace(config, **overrides) if config is not None else ui_config(**overrides)
+    return Agent.open(paths, chosen, key=ec.generate_private_key(ec.SECP256R1()))
 
-    def approve(self, operation_row: int, revision_id: int):
-        return self.store.approve(operation_row, revision_id, self.config.grace_seconds)
 
-    def decline(self, operation_row: int, revision_id: int):
-        return self.store.decline(operation_row, revision_id)
+def without_reads(agent: Any) -> Any:
+    """The real Agent, but reading no resource from its Companies (agent/resource_read.py): the
+    review reads the resource an operation changes when it opens and before an approval, and the
+    sample's Companies (build_sample) are not running, so what a snapshot or a screenshot shows
+    would depend on what answers on their loopback ports. The screens then show the stored read,
+    as with an agent that doesn't read (ui/screens/review_resource.py `_can_read`)."""
+    agent.read_resource = None
+    return agent
 
-    def withdraw(self, operation_row: int):
-        return self.store.withdraw(operation_row)
 
-    def resolve_unknown(self, operation_row: int, performed: bool):
-        return self.store.resolve_unknown(operation_row, performed)
+@contextmanager
+def agents_on(database: Path) -> Iterator[Callable[..., Any]]:
+    """`with agents_on(path) as make_agent:` make_agent(config=None, **overrides) opens the real
+    Agent on that store file (open_agent); every one opened is closed when the block ends."""
+    made: list[Any] = []
+
+    def make(config: Config | None = None, **overrides: Any) -> Any:
+        made.append(open_agent(database, config, **overrides))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for agent in made:
+            agent.store.close()
 
 
 def ui_config(**overrides: Any) -> Config:
@@ -471,13 +489,15 @@ __all__ = [
     "ConversationRequest",
     "FIXED_NOW",
     "HOSTILE_SUMMARY",
-    "StoreAgent",
     "add_company",
     "add_operation",
     "build_sample",
     "checks_shown",
     "freeze_times",
+    "agents_on",
     "jacket_terms",
+    "open_agent",
+    "without_reads",
     "record_notifications",
     "ui_config",
 ]
@@ -485,10 +505,11 @@ __all__ = [
 
 async def checks_shown(pilot) -> None:
     """Wait until the inbox's badges are in: checks are computed in a thread after the rows show."""
-    for _ in range(200):
-        if not any(getattr(s, "checking", False) for s in pilot.app.screen_stack):
-            break
-        await pilot.pause(0.05)
+    await wait_for(
+        pilot,
+        lambda: not any(getattr(s, "checking", False) for s in pilot.app.screen_stack),
+        describe="the inbox's checks never finished",
+    )
     await pilot.pause()
 
 
@@ -503,10 +524,13 @@ async def steady(pilot) -> None:
         widget.cursor_blink = False
     screens = [s for s in app.screen_stack if isinstance(s, ReviewScreen)]
     await checks_shown(pilot)
-    for _ in range(100):
-        if all(s.record is None or not s.record.status.is_open or s.can_approve() for s in screens):
-            break
-        await pilot.pause(0.05)
+    await wait_for(
+        pilot,
+        lambda: all(
+            s.record is None or not s.record.status.is_open or s.can_approve() for s in screens
+        ),
+        describe="a review never became approvable",
+    )
     await workers_done(pilot)
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()

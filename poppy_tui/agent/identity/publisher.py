@@ -10,17 +10,27 @@ daemon thread, started on first use and kept for the life of the process:
   the terminal (the TUI owns it).
 
 If the port is already taken, whoever holds it is asked for this identity's documents (plain
-HTTP to 127.0.0.1, no proxy, no redirect followed): only when it serves this home's very CIMD and
+HTTP to 127.0.0.1 with httpx2, no proxy, no redirect followed): only when it serves this home's very CIMD and
 JWKS, i.e. this home's own public key (another poppy-tui process using the same home), is it used.
 Anything else (another program, another key, a redirect, silence) is PortTaken, and the caller
 moves the identity to another port and records it (identity/__init__.py).
+
+Why not uvicorn and Starlette, which serve `poppy-tui mcp --http` and the demo: every command
+that sends a request with a development identity (the default) serves it in its own process
+before it signs, so the server's cost is each request's. Measured on 2026-12-07 (importing and
+starting the publisher in a fresh interpreter that had already imported what a request imports,
+median of 30, machine under load): 18 ms for this one, 63 ms for a two-route Starlette app on
+uvicorn with the same watch on idle connections (uvicorn times a connection out only after an
+answer, and answers 503 past its limit rather than closing an idle one, so that watch stays ours
+either way): 45 ms more for every `poppy-tui call`, about 15% of it, where `call` is held to
+httpie's time (docs/benchmarks.md). uvicorn's import brings click, Starlette's most of its
+middleware. What is hand-written here is the connection handling; h11 parses every request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
-import http.client
 import json
 import os
 import socket
@@ -205,21 +215,27 @@ def serve(
 
 def _serves_exactly(port: int, path: str, expected: dict[str, Any]) -> bool:
     """Whether whoever holds 127.0.0.1:port answers GET `path` with 200 and exactly `expected`.
-    http.client: no proxy from the environment, no redirect followed, a bounded read."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=CHECK_TIMEOUT_SECONDS)
+    httpx2 (the agent's one HTTP client) with no proxy from the environment, no redirect
+    followed, a bounded read."""
+    import httpx2
+
+    body = b""
     try:
-        connection.request("GET", path, headers={"Accept": "application/json"})
-        response = connection.getresponse()
-        if response.status != 200:
-            return False
-        return (
-            json.loads(response.read(MAX_CHECKED_DOCUMENT_BYTES + 1)[:MAX_CHECKED_DOCUMENT_BYTES])
-            == expected
-        )
-    except (OSError, ValueError, http.client.HTTPException):
+        with httpx2.Client(
+            trust_env=False, follow_redirects=False, timeout=CHECK_TIMEOUT_SECONDS
+        ) as client:
+            with client.stream(
+                "GET", f"http://127.0.0.1:{port}{path}", headers={"Accept": "application/json"}
+            ) as answer:
+                if answer.status_code != 200:
+                    return False
+                for chunk in answer.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_CHECKED_DOCUMENT_BYTES:
+                        return False
+        return bool(json.loads(body) == expected)
+    except (httpx2.HTTPError, ValueError):
         return False
-    finally:
-        connection.close()
 
 
 def publish(settings: Any, metadata: dict[str, Any], jwks: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ import httpx2
 
 from poppy_tui.agent.net.netguard import guarded_client_options, pool_limits
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
-from poppy_tui.protocol.jsonlimits import DuplicateMember, json_depth, loads_strict
+from poppy_tui.protocol.jsonlimits import MalformedJson, json_depth, loads_strict
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 
 USER_AGENT = "poppy-tui/0.1"
@@ -83,7 +83,7 @@ def make_client(
     the same netguard transport: one HTTP library. Redirects are never followed implicitly: a redirected approval would leave the
     interface that returned the operation, and discovery checks every hop.
     `while_waiting` runs each time a request has been sent, while its answer is awaited (netguard)."""
-    options = guarded_client_options(httpx2, allow_loopback, pool_limits(httpx2), while_waiting)
+    options = guarded_client_options(allow_loopback, pool_limits(), while_waiting)
     return httpx2.AsyncClient(
         **options,
         timeout=httpx2.Timeout(
@@ -95,7 +95,7 @@ def make_client(
         # A user's proxy settings are honoured, but never for loopback: the demo and tests
         # run there, and a proxy in between would see every Session header.
         trust_env=True,
-        mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
+        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
     )
 
 
@@ -163,7 +163,7 @@ def parse_json_body(raw: bytes) -> Any:
         return None
     try:
         value = loads_strict(raw)
-    except DuplicateMember as exc:
+    except MalformedJson as exc:
         raise ValueError(f"the body is malformed: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"the body is not valid JSON ({exc})") from None

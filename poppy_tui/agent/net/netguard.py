@@ -20,16 +20,17 @@ resolves to here, before the request, which is the best a client behind a proxy 
 from __future__ import annotations
 
 import contextvars
-import functools
 import select
 import socket
+import ssl
 import urllib.request
-from types import ModuleType
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
-from collections.abc import Callable, Iterable
 
 import anyio
 import h11
+import httpcore2
+import httpx2
 
 from poppy_tui.protocol.addresses import (
     address_problem,
@@ -39,11 +40,17 @@ from poppy_tui.protocol.addresses import (
 )
 
 __all__ = [
+    "AnswerFollower",
+    "AnswerStream",
     "DestinationRefused",
+    "GuardedBackend",
+    "GuardedStream",
+    "GuardedTransport",
     "address_problem",
     "addresses_to_connect",
     "check_destination",
     "guarded_client_options",
+    "guarded_transport",
     "pool_limits",
     "request_guard",
     "resolve_checked",
@@ -192,291 +199,190 @@ class AnswerFollower:
             self.machine = None
 
 
-@functools.lru_cache(maxsize=2)
-def _stream_class(httpcore: ModuleType) -> type:
-    """httpcore2's network stream interface, implemented over the backend's own stream."""
+class GuardedStream(httpcore2.AsyncNetworkStream):
+    """httpcore2's network stream interface, implemented over the backend's own stream.
 
-    class GuardedStream(httpcore.AsyncNetworkStream):  # type: ignore[name-defined]
-        # Why the socket is kept: before every request, and again when each answer is closed,
-        # httpcore's pool asks every pooled connection whether its socket is readable
-        # (has_expired). The anyio stream answers by building its whole dict of extra attributes
-        # (a getpeername() and a dozen lambdas) to pick the raw socket out of it: about a third of
-        # the pool's cost per request with eight connections open. The socket never changes, so
-        # it is looked up once here; the check itself (a zero-timeout poll) is the same.
-        #
-        # Why writes wait for the next read: h11 hands over a request's head and its body as
-        # separate writes, which made two send() calls, and woke the Company twice, for every
-        # request. An HTTP/1.1 client reads after it has written all of a request, so what was
-        # written is sent, as one send(), when the answer is first read (or once
-        # COALESCE_BYTES have gathered, so a large body is not held in memory).
-        #
-        # `while_waiting` runs right after a request has been sent, before its answer is awaited:
-        # the client would only wait there, so short work done then (the agent signs the next
-        # Session JWT, sessions.py) costs the next request nothing. It must not raise or block.
-        def __init__(self, stream: Any, while_waiting: Callable[[], None] | None) -> None:
-            self.inner = stream
-            self.raw_socket = stream.get_extra_info("socket")
-            self.unsent: list[bytes] = []
-            self.unsent_bytes = 0
-            self.write_timeout: float | None = None
-            self.while_waiting = while_waiting
-            self.follower = AnswerFollower()
+    Why the socket is kept: before every request, and again when each answer is closed,
+    httpcore's pool asks every pooled connection whether its socket is readable (has_expired).
+    The anyio stream answers by building its whole dict of extra attributes (a getpeername() and
+    a dozen lambdas) to pick the raw socket out of it: about a third of the pool's cost per
+    request with eight connections open. The socket never changes, so it is looked up once here;
+    the check itself (a zero-timeout poll) is the same.
 
-        async def send_unsent(self) -> None:
-            data = b"".join(self.unsent) if len(self.unsent) > 1 else self.unsent[0]
-            self.unsent.clear()
-            self.unsent_bytes = 0
-            exchange = _CURRENT_EXCHANGE.get()
-            if exchange is not None:
-                exchange.sent = True  # from here on, part of the request may have left
-            await self.inner.write(data, self.write_timeout)
+    Why writes wait for the next read: h11 hands over a request's head and its body as separate
+    writes, which made two send() calls, and woke the Company twice, for every request. An
+    HTTP/1.1 client reads after it has written all of a request, so what was written is sent, as
+    one send(), when the answer is first read (or once COALESCE_BYTES have gathered, so a large
+    body is not held in memory).
 
-        async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-            if self.unsent:
-                try:
-                    await self.send_unsent()
-                except httpcore.WriteError:
-                    # As httpcore does with a write error while it sends a request: read on,
-                    # a Company may have answered (say, 413) before closing its end.
-                    pass
-                else:
-                    if self.while_waiting is not None:
-                        self.while_waiting()
-            data = await self.inner.read(max_bytes, timeout)
-            self.follower.received(data)
-            return data
+    `while_waiting` runs right after a request has been sent, before its answer is awaited: the
+    client would only wait there, so short work done then (the agent signs the next Session JWT,
+    sessions.py) costs the next request nothing. It must not raise or block."""
 
-        async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-            if not buffer:
-                return
-            self.follower.request_begins(buffer)
-            self.unsent.append(buffer)
-            self.unsent_bytes += len(buffer)
-            self.write_timeout = timeout
-            if self.unsent_bytes >= COALESCE_BYTES:
+    def __init__(
+        self, stream: httpcore2.AsyncNetworkStream, while_waiting: Callable[[], None] | None
+    ) -> None:
+        self.inner = stream
+        self.raw_socket: socket.socket | None = stream.get_extra_info("socket")
+        self.unsent: list[bytes] = []
+        self.unsent_bytes = 0
+        self.write_timeout: float | None = None
+        self.while_waiting = while_waiting
+        self.follower = AnswerFollower()
+
+    async def send_unsent(self) -> None:
+        data = b"".join(self.unsent) if len(self.unsent) > 1 else self.unsent[0]
+        self.unsent.clear()
+        self.unsent_bytes = 0
+        exchange = _CURRENT_EXCHANGE.get()
+        if exchange is not None:
+            exchange.sent = True  # from here on, part of the request may have left
+        await self.inner.write(data, self.write_timeout)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self.unsent:
+            try:
                 await self.send_unsent()
+            except httpcore2.WriteError:
+                # As httpcore does with a write error while it sends a request: read on,
+                # a Company may have answered (say, 413) before closing its end.
+                pass
+            else:
+                if self.while_waiting is not None:
+                    self.while_waiting()
+        data = await self.inner.read(max_bytes, timeout)
+        self.follower.received(data)
+        return data
 
-        async def aclose(self) -> None:
-            # Whatever is unsent belonged to a request abandoned before its answer was read; it
-            # never leaves (the caller already counts such a request as possibly delivered).
-            self.unsent.clear()
-            self.unsent_bytes = 0
-            await self.inner.aclose()
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        self.follower.request_begins(buffer)
+        self.unsent.append(buffer)
+        self.unsent_bytes += len(buffer)
+        self.write_timeout = timeout
+        if self.unsent_bytes >= COALESCE_BYTES:
+            await self.send_unsent()
 
-        async def start_tls(
-            self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
-        ) -> Any:
-            if self.unsent:
-                await self.send_unsent()
-            return GuardedStream(
-                await self.inner.start_tls(ssl_context, server_hostname, timeout),
-                self.while_waiting,
-            )
+    async def aclose(self) -> None:
+        # Whatever is unsent belonged to a request abandoned before its answer was read; it
+        # never leaves (the caller already counts such a request as possibly delivered).
+        self.unsent.clear()
+        self.unsent_bytes = 0
+        await self.inner.aclose()
 
-        def get_extra_info(self, info: str) -> Any:
-            if info == "is_readable":
-                return self.follower.spoilt or socket_readable(self.raw_socket)
-            if info == "socket":
-                return self.raw_socket
-            return self.inner.get_extra_info(info)
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> GuardedStream:
+        if self.unsent:
+            await self.send_unsent()
+        return GuardedStream(
+            await self.inner.start_tls(ssl_context, server_hostname, timeout),
+            self.while_waiting,
+        )
 
-    return GuardedStream
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            return self.follower.spoilt or socket_readable(self.raw_socket)
+        if info == "socket":
+            return self.raw_socket
+        return self.inner.get_extra_info(info)
 
 
-def _guarded_backend(
-    httpcore: ModuleType, allow_loopback: bool, while_waiting: Callable[[], None] | None = None
-) -> Any:
+class GuardedBackend(httpcore2.AsyncNetworkBackend):
     """An httpcore2 network backend that connects only to addresses it has checked."""
-    stream_class = _stream_class(httpcore)
 
-    class GuardedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[name-defined]
-        def __init__(self) -> None:
-            self.inner = httpcore.AnyIOBackend()
+    def __init__(
+        self, allow_loopback: bool, while_waiting: Callable[[], None] | None = None
+    ) -> None:
+        self.inner = httpcore2.AnyIOBackend()
+        self.allow_loopback = allow_loopback
+        self.while_waiting = while_waiting
 
-        async def connect_tcp(
-            self,
-            host: str,
-            port: int,
-            timeout: float | None = None,
-            local_address: str | None = None,
-            socket_options: Iterable[Any] | None = None,
-        ) -> Any:
-            # `host` is the URL's host as httpx encoded it (an IDN as its IDNA 2008 A-label):
-            # the name resolved here is the name TLS sends (SNI) and checks the certificate for.
-            addresses = await addresses_to_connect(
-                host, port, allow_loopback, timeout, httpcore.ConnectError, httpcore.ConnectTimeout
-            )
-            failure: Exception | None = None
-            for address in addresses:  # the checked addresses, and only those
-                try:
-                    stream = await self.inner.connect_tcp(
-                        address,
-                        port,
-                        timeout=timeout,
-                        local_address=local_address,
-                        socket_options=socket_options,
-                    )
-                except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                    failure = exc
-                    continue
-                return stream_class(stream, while_waiting)
-            assert failure is not None
-            raise failure
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore2.SOCKET_OPTION] | None = None,
+    ) -> GuardedStream:
+        # `host` is the URL's host as httpx encoded it (an IDN as its IDNA 2008 A-label):
+        # the name resolved here is the name TLS sends (SNI) and checks the certificate for.
+        addresses = await addresses_to_connect(
+            host,
+            port,
+            self.allow_loopback,
+            timeout,
+            httpcore2.ConnectError,
+            httpcore2.ConnectTimeout,
+        )
+        failure: Exception | None = None
+        for address in addresses:  # the checked addresses, and only those
+            try:
+                stream = await self.inner.connect_tcp(
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
+                failure = exc
+                continue
+            return GuardedStream(stream, self.while_waiting)
+        assert failure is not None
+        raise failure
 
-        async def connect_unix_socket(
-            self, path: str, timeout: float | None = None, socket_options: Any = None
-        ) -> Any:
-            raise httpcore.ConnectError("poppy-tui connects to Companies over TCP only")
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore2.SOCKET_OPTION] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        raise httpcore2.ConnectError("poppy-tui connects to Companies over TCP only")
 
-        async def sleep(self, seconds: float) -> None:
-            await self.inner.sleep(seconds)
-
-    return GuardedBackend()
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
 
 
-# httpcore's exceptions and the httpx ones they become, by name (the same in httpx2/httpcore2),
-# most specific first: what http.py reads to say whether a request may have reached the Company.
-_MAPPED_ERRORS = (
-    "ConnectTimeout",
-    "ReadTimeout",
-    "WriteTimeout",
-    "PoolTimeout",
-    "ConnectError",
-    "ReadError",
-    "WriteError",
-    "ProxyError",
-    "UnsupportedProtocol",
-    "LocalProtocolError",
-    "RemoteProtocolError",
-    "NetworkError",
-    "ProtocolError",
-    "TimeoutException",
+# httpcore2's exceptions and the httpx2 ones they become, most specific first: what http.py reads
+# to say whether a request may have reached the Company. httpx2's own transport keeps the same
+# table to itself; a transport of our own needs one too.
+_MAPPED_ERRORS: tuple[tuple[type[Exception], type[httpx2.TransportError]], ...] = (
+    (httpcore2.ConnectTimeout, httpx2.ConnectTimeout),
+    (httpcore2.ReadTimeout, httpx2.ReadTimeout),
+    (httpcore2.WriteTimeout, httpx2.WriteTimeout),
+    (httpcore2.PoolTimeout, httpx2.PoolTimeout),
+    (httpcore2.ConnectError, httpx2.ConnectError),
+    (httpcore2.ReadError, httpx2.ReadError),
+    (httpcore2.WriteError, httpx2.WriteError),
+    (httpcore2.ProxyError, httpx2.ProxyError),
+    (httpcore2.UnsupportedProtocol, httpx2.UnsupportedProtocol),
+    (httpcore2.LocalProtocolError, httpx2.LocalProtocolError),
+    (httpcore2.RemoteProtocolError, httpx2.RemoteProtocolError),
+    (httpcore2.NetworkError, httpx2.NetworkError),
+    (httpcore2.ProtocolError, httpx2.ProtocolError),
+    (httpcore2.TimeoutException, httpx2.TimeoutException),
+    # httpcore lets h11's own error out when h11 refuses a piece of a request's body.
+    (h11.LocalProtocolError, httpx2.LocalProtocolError),
 )
 
 
-def _transport_class(httpx: ModuleType, httpcore: ModuleType) -> type:
-    errors = [(getattr(httpcore, name), getattr(httpx, name)) for name in _MAPPED_ERRORS]
-    # httpcore lets h11's own error out when h11 refuses a piece of a request's body.
-    errors.append((h11.LocalProtocolError, httpx.LocalProtocolError))
-
-    def translated(exc: Exception, request: Any, exchange: _Exchange) -> Exception:
-        for core_error, client_error in errors:
-            if isinstance(exc, core_error):
-                if client_error is httpx.LocalProtocolError and exchange.sent:
-                    # Refused while writing a body whose first part had left: maybe delivered.
-                    return httpx.WriteError(
-                        f"the request could not be finished ({exc})", request=request
-                    )
-                return client_error(str(exc), request=request)
-        return exc
-
-    class AnswerStream(httpx.AsyncByteStream):  # type: ignore[name-defined]
-        """httpcore's response body as httpx reads it, its failures as httpx's exceptions."""
-
-        def __init__(self, inner: Any, request: Any) -> None:
-            self.inner = inner
-            self.request = request
-
-        async def __aiter__(self) -> Any:
-            try:
-                async for part in self.inner:
-                    yield part
-            except Exception as exc:
-                mapped = translated(exc, self.request, _SENT)
-                if mapped is exc:
-                    raise
-                raise mapped from None
-
-        async def aclose(self) -> None:
-            closer = getattr(self.inner, "aclose", None)
-            if closer is not None:
-                try:
-                    await closer()
-                except Exception as exc:
-                    mapped = translated(exc, self.request, _SENT)
-                    if mapped is exc:
-                        raise
-                    raise mapped from None
-
-    class GuardedTransport(httpx.AsyncBaseTransport):  # type: ignore[name-defined]
-        """httpx's transport interface over httpcore connection pools whose connections go
-        through the guarded backend, built from both libraries' public API (as httpx's own
-        AsyncHTTPTransport is, which offers no way to choose the network backend). Without a
-        proxy: proxies get their own mounts. Two pools, by scheme, so the TLS context (loading
-        the CA bundle costs more than a whole request to a loopback Company, which never needs
-        it) is made when the first https request goes out; httpcore offers it ALPN (http/1.1),
-        SNI and the certificate check for the URL's host as httpx encoded it."""
-
-        def __init__(self, backend: Any, limits: Any) -> None:
-            self.backend = backend
-            self.limits = limits
-            self.plain = self.new_pool(None)
-            self.tls: Any = None
-
-        def new_pool(self, ssl_context: Any) -> Any:
-            return httpcore.AsyncConnectionPool(
-                ssl_context=ssl_context,
-                max_connections=self.limits.max_connections,
-                max_keepalive_connections=self.limits.max_keepalive_connections,
-                keepalive_expiry=self.limits.keepalive_expiry,
-                http1=True,
-                http2=False,
-                network_backend=self.backend,
-            )
-
-        async def handle_async_request(self, request: Any) -> Any:
-            url = request.url
-            if url.scheme == "https":
-                if self.tls is None:
-                    self.tls = self.new_pool(httpx.create_ssl_context(trust_env=True))
-                pool = self.tls
-            elif url.scheme == "http":
-                pool = self.plain
-            else:
-                raise httpx.UnsupportedProtocol(
-                    f"poppy-tui speaks http and https, not {url.scheme!r}", request=request
+def translated(exc: Exception, request: httpx2.Request, exchange: _Exchange) -> Exception:
+    """httpcore2's (or h11's) failure as the httpx2 exception http.py reads; others unchanged."""
+    for core_error, client_error in _MAPPED_ERRORS:
+        if isinstance(exc, core_error):
+            if client_error is httpx2.LocalProtocolError and exchange.sent:
+                # Refused while writing a body whose first part had left: maybe delivered.
+                return httpx2.WriteError(
+                    f"the request could not be finished ({exc})", request=request
                 )
-            core_request = httpcore.Request(
-                method=request.method,
-                url=httpcore.URL(
-                    scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
-                ),
-                headers=request.headers.raw,
-                content=request.stream,
-                extensions=request.extensions,
-            )
-            exchange = _Exchange()
-            token = _CURRENT_EXCHANGE.set(exchange)
-            try:
-                answer = await pool.handle_async_request(core_request)
-            except Exception as exc:
-                mapped = translated(exc, request, exchange)
-                if mapped is exc:
-                    raise
-                raise mapped from None
-            finally:
-                _CURRENT_EXCHANGE.reset(token)
-            names = {name.lower() for name, _ in answer.headers}
-            if b"transfer-encoding" in names and b"content-length" in names:
-                # RFC 9112 6.3: such an answer "ought to be handled as an error" (it is how
-                # responses are split and smuggled); what its body is depends on who reads it.
-                await answer.aclose()
-                raise httpx.RemoteProtocolError(
-                    "the answer has both Content-Length and Transfer-Encoding", request=request
-                )
-            return httpx.Response(
-                status_code=answer.status,
-                headers=answer.headers,
-                stream=AnswerStream(answer.stream, request),
-                extensions=answer.extensions,
-            )
-
-        async def aclose(self) -> None:
-            await self.plain.aclose()
-            if self.tls is not None:
-                await self.tls.aclose()
-
-    return GuardedTransport
+            return client_error(str(exc), request=request)
+    return exc
 
 
 # Reading an answer's body happens after every byte of the request left.
@@ -484,36 +390,137 @@ _SENT = _Exchange()
 _SENT.sent = True
 
 
-@functools.lru_cache(maxsize=2)
-def _transport_class_for(httpx: ModuleType, httpcore: ModuleType) -> type:
-    return _transport_class(httpx, httpcore)
+class AnswerStream(httpx2.AsyncByteStream):
+    """httpcore's response body as httpx reads it, its failures as httpx's exceptions."""
+
+    def __init__(self, inner: AsyncIterable[bytes], request: httpx2.Request) -> None:
+        self.inner = inner
+        self.request = request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for part in self.inner:
+                yield part
+        except Exception as exc:
+            mapped = translated(exc, self.request, _SENT)
+            if mapped is exc:
+                raise
+            raise mapped from None
+
+    async def aclose(self) -> None:
+        closer: Callable[[], Awaitable[None]] | None = getattr(self.inner, "aclose", None)
+        if closer is not None:
+            try:
+                await closer()
+            except Exception as exc:
+                mapped = translated(exc, self.request, _SENT)
+                if mapped is exc:
+                    raise
+                raise mapped from None
 
 
-def _guarded_transport(
-    httpx: ModuleType,
-    httpcore: ModuleType,
+class GuardedTransport(httpx2.AsyncBaseTransport):
+    """httpx's transport interface over httpcore connection pools whose connections go through
+    the guarded backend, built from both libraries' public API (as httpx's own
+    AsyncHTTPTransport is, which offers no way to choose the network backend). Without a proxy:
+    proxies get their own mounts. Two pools, by scheme, so the TLS context (loading the CA bundle
+    costs more than a whole request to a loopback Company, which never needs it) is made when the
+    first https request goes out; httpcore offers it ALPN (http/1.1), SNI and the certificate
+    check for the URL's host as httpx encoded it."""
+
+    def __init__(self, backend: GuardedBackend, limits: httpx2.Limits) -> None:
+        self.backend = backend
+        self.limits = limits
+        self.plain = self.new_pool(None)
+        self.tls: httpcore2.AsyncConnectionPool | None = None
+
+    def new_pool(self, ssl_context: ssl.SSLContext | None) -> httpcore2.AsyncConnectionPool:
+        return httpcore2.AsyncConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=self.limits.max_connections,
+            max_keepalive_connections=self.limits.max_keepalive_connections,
+            keepalive_expiry=self.limits.keepalive_expiry,
+            http1=True,
+            http2=False,
+            network_backend=self.backend,
+        )
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        url = request.url
+        if url.scheme == "https":
+            if self.tls is None:
+                self.tls = self.new_pool(httpx2.create_ssl_context(trust_env=True))
+            pool = self.tls
+        elif url.scheme == "http":
+            pool = self.plain
+        else:
+            raise httpx2.UnsupportedProtocol(
+                f"poppy-tui speaks http and https, not {url.scheme!r}", request=request
+            )
+        core_request = httpcore2.Request(
+            method=request.method,
+            url=httpcore2.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        exchange = _Exchange()
+        token = _CURRENT_EXCHANGE.set(exchange)
+        try:
+            answer = await pool.handle_async_request(core_request)
+        except Exception as exc:
+            mapped = translated(exc, request, exchange)
+            if mapped is exc:
+                raise
+            raise mapped from None
+        finally:
+            _CURRENT_EXCHANGE.reset(token)
+        names = {name.lower() for name, _ in answer.headers}
+        if b"transfer-encoding" in names and b"content-length" in names:
+            # RFC 9112 6.3: such an answer "ought to be handled as an error" (it is how
+            # responses are split and smuggled); what its body is depends on who reads it.
+            await answer.aclose()
+            raise httpx2.RemoteProtocolError(
+                "the answer has both Content-Length and Transfer-Encoding", request=request
+            )
+        # An async pool's answer streams asynchronously (as httpx2's own transport asserts).
+        assert isinstance(answer.stream, AsyncIterable)
+        return httpx2.Response(
+            status_code=answer.status,
+            headers=answer.headers,
+            stream=AnswerStream(answer.stream, request),
+            extensions=answer.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.plain.aclose()
+        if self.tls is not None:
+            await self.tls.aclose()
+
+
+def guarded_transport(
     allow_loopback: bool,
-    limits: Any,
+    limits: httpx2.Limits,
     while_waiting: Callable[[], None] | None = None,
-) -> Any:
+) -> GuardedTransport:
     """A transport for httpx2.AsyncClient that connects only to checked addresses."""
-    return _transport_class_for(httpx, httpcore)(
-        _guarded_backend(httpcore, allow_loopback, while_waiting), limits
-    )
+    return GuardedTransport(GuardedBackend(allow_loopback, while_waiting), limits)
 
 
-def request_guard(connect_error: Any, allow_loopback: bool) -> Callable[[Any], Any]:
+def request_guard(allow_loopback: bool) -> Callable[[httpx2.Request], Awaitable[None]]:
     """An async `request` event hook: checks what the URL's host resolves to here, and raises the
     client's own ConnectError, so a refused destination counts as "not sent". Needed only where a
     proxy will do the connecting (the backend above can't see the Company's name there)."""
 
-    async def guard(request: Any) -> None:
+    async def guard(request: httpx2.Request) -> None:
         url = request.url
         port = url.port or (443 if url.scheme == "https" else 80)
         try:
             await check_destination(url.host, port, allow_loopback)
         except DestinationRefused as exc:
-            raise connect_error(f"refused to connect: {exc}", request=request) from None
+            raise httpx2.ConnectError(f"refused to connect: {exc}", request=request) from None
 
     return guard
 
@@ -525,11 +532,11 @@ def request_guard(connect_error: Any, allow_loopback: bool) -> Callable[[Any], A
 MAX_CONNECTIONS = 20
 
 
-def pool_limits(module: Any) -> Any:
+def pool_limits() -> httpx2.Limits:
     """httpx2.Limits: every connection the pool may open is kept alive too. httpcore closes an
     idle connection whenever more than `max_keepalive_connections` are open, so a smaller number
     made every round of concurrent sends reopen (for https, handshake again) the ones it closed."""
-    return module.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
+    return httpx2.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
 
 
 def _proxies_configured() -> bool:
@@ -537,19 +544,15 @@ def _proxies_configured() -> bool:
 
 
 def guarded_client_options(
-    httpx: ModuleType,
     allow_loopback: bool,
-    limits: Any = None,
+    limits: httpx2.Limits | None = None,
     while_waiting: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Keyword arguments for `httpx2.AsyncClient` (pass the module): the guarded transport, plus
-    the name check before each request when a proxy may be used.
+    """Keyword arguments for `httpx2.AsyncClient`: the guarded transport, plus the name check
+    before each request when a proxy may be used.
     `while_waiting`: called each time a request has been sent and its answer is awaited."""
-    import httpcore2 as httpcore
-
-    limits = limits or pool_limits(httpx)
-    hooks = [request_guard(httpx.ConnectError, allow_loopback)] if _proxies_configured() else []
+    hooks = [request_guard(allow_loopback)] if _proxies_configured() else []
     return {
-        "transport": _guarded_transport(httpx, httpcore, allow_loopback, limits, while_waiting),
+        "transport": guarded_transport(allow_loopback, limits or pool_limits(), while_waiting),
         "event_hooks": {"request": hooks},
     }

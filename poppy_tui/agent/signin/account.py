@@ -62,7 +62,8 @@ async def _userinfo(
             headers={"Authorization": f"Bearer {access_token}", "Accept": "application/json"},
             limit=MAX_SIGNIN_ANSWER_BYTES,
         )
-    except Exception:  # noqa: BLE001 - no account learnt is all a failure here means
+    # A failure here means only that no account is learnt; its traceback goes to the log.
+    except Exception:
         log.warning("reading the userinfo endpoint failed", exc_info=True)
         return None
     if not isinstance(answer, HttpAnswer) or answer.status != 200:

@@ -25,6 +25,7 @@ import httpx2
 from poppy_tui.safety.secret_fields import GuardedField, guard_fields, redact
 from poppy_tui.safety.web_host import ShownHost
 from poppy_tui.safety.wording import possessive
+from poppy_tui.agent import logfile
 from poppy_tui.agent.net.http import HttpAnswer, request
 from poppy_tui.agent.signin.errors import CodeRejected, SignInError
 from poppy_tui.agent.signin.identity import ClientIdentity
@@ -466,6 +467,8 @@ class MediatedSignIn(_Flow):
         account = next((values[f.name] for f in self.fields if f.account and not f.secret), None)
         self._account = account
         secrets = [values[f.name] for f in self.fields if f.secret]
+        for value in secrets:
+            logfile.secret(value)  # never written to the log, whoever would quote it
         return await self._answer(await self._post(self.endpoint, body), account, secrets)
 
     async def submit_code(self, code: str) -> Grant | CodeRequired:
@@ -479,6 +482,7 @@ class MediatedSignIn(_Flow):
         self._code_step = None
         url = f"{self.endpoint.rstrip('/')}/{quote(step.sign_in_id, safe='')}"
         body = {"code": code.strip(), **self._client_authentication()}
+        logfile.secret(code.strip())
         return await self._answer(
             await self._post(url, body), self._account, [code.strip()], code_step=step
         )

@@ -115,10 +115,10 @@ def oauth_client(
         scope=scope,
         timeout=httpx2.Timeout(timeout_seconds),
         follow_redirects=False,
-        **guarded_client_options(httpx2, allow_loopback),
+        **guarded_client_options(allow_loopback),
         headers={"User-Agent": USER_AGENT},
         trust_env=True,
-        mounts={pattern: None for pattern in _LOOPBACK_PATTERNS},
+        mounts=dict.fromkeys(_LOOPBACK_PATTERNS),
     )
 
     def private_key_jwt(

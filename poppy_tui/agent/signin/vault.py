@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from poppy_tui.agent import logfile
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.keys import KEYRING_SERVICE, KeyStorageError, keyring_problem, storage_mode
 from poppy_tui.agent.paths import Paths
@@ -61,6 +62,7 @@ class TokenVault:
     def keep_access(
         self, issuer: str, token: str, expires_in: int | None, signed_in_at: str | None = None
     ) -> AccessToken:
+        logfile.secret(token)  # never written to the log, whoever would quote it
         kept = AccessToken(
             token, None if expires_in is None else time.time() + expires_in, signed_in_at
         )
@@ -104,9 +106,11 @@ class TokenVault:
                 token_problem(stored),
             )
             return None
+        logfile.secret(stored)
         return stored
 
     def keep_refresh_token(self, issuer: str, token: str) -> None:
+        logfile.secret(token)
         path = self._file()
         if path is not None:
             tokens = _read_tokens(path)

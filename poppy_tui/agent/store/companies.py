@@ -95,10 +95,11 @@ class CompanyStore(StoreBase):
 
     def unsettled_operations(self, company_id: int) -> int:
         """Operations with this Company that still wait for a person or for an outcome."""
-        return self._db.execute(
+        counted: int = self._db.execute(
             "SELECT count(*) FROM operations WHERE company_id=? AND status IN (?,?,?,?,?)",
             (company_id, "pending", "withdrawn", "approved", "sending", "outcome_unknown"),
         ).fetchone()[0]
+        return counted
 
     def remove_company(self, company_id: int) -> CompanyRecord:
         """Forget a Company for lists and look-ups. Its records (requests, operations, decisions)

@@ -25,10 +25,11 @@ class ConversationStore(StoreBase):
                 " DO UPDATE SET cursor=coalesce(excluded.cursor, cursor), updated_at=excluded.updated_at",
                 (company_id, endpoint, conversation_id, cursor, at, at),
             )
-            return db.execute(
+            row: int = db.execute(
                 "SELECT id FROM conversations WHERE company_id=? AND conversation_id=?",
                 (company_id, conversation_id),
             ).fetchone()[0]
+            return row
 
     def latest_conversation(self, company_id: int) -> tuple[int, str, str, str | None] | None:
         """(row, endpoint, conversation_id, cursor) of the newest conversation with a Company."""

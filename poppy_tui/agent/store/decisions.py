@@ -1,21 +1,55 @@
-"""Decisions: only the person at the TUI makes these."""
+"""Decisions: only the person at the TUI makes these.
+
+Each is decided by the lifecycle (agent/lifecycle: `step` with the person's event) from the
+operation as read under this transaction's write lock, and persisted here; the UPDATE's WHERE
+repeats the state it moves from, so a change another process made first can't be overwritten.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timedelta
+from datetime import datetime
+from typing import Any
 
+from poppy_tui.agent.lifecycle.events import (
+    Approve,
+    Decline,
+    Event,
+    ResolveUnknown,
+    SendNow,
+    Withdraw,
+)
+from poppy_tui.agent.lifecycle.machine import Do, Step, step
 from poppy_tui.agent.store.connection import StateError, now_utc, stamp
-from poppy_tui.agent.store.same_action import SameActionStore
 from poppy_tui.agent.store.durability import Durability
-from poppy_tui.agent.store.owning_account import other_account
+from poppy_tui.agent.store.lifecycle_facts import FactsStore, facts_of
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.agent.store.rows import _OPERATION_SELECT, _operation
 from poppy_tui.protocol.ids import new_id
 
 
-class DecisionStore(SameActionStore):
-    """Approve, decline, withdraw, resolve an unknown outcome."""
+class DecisionStore(FactsStore):
+    """Approve, decline, withdraw, resolve an unknown outcome, end a grace period."""
+
+    def _decided(
+        self,
+        db: Any,
+        operation_row: int,
+        event: Event,
+        now: datetime,
+        verb: str,
+        holds: bool = False,
+    ) -> tuple[OperationRecord, Step]:
+        """The operation as it is under the write lock, and the lifecycle's Step for `event`;
+        StateError (nothing written) when the lifecycle refuses it."""
+        row = db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()
+        if row is None:
+            raise StateError("no such operation")
+        op = _operation(row)
+        decided = step(facts_of(op, holds=self.holds_on(op) if holds else None), event, now)
+        if decided.do == Do.REFUSE:
+            raise StateError(decided.detail or self._why_not(operation_row, verb))
+        return op, decided
 
     def approve(
         self,
@@ -27,32 +61,11 @@ class DecisionStore(SameActionStore):
     ) -> OperationRecord:
         now = now or now_utc()
         with self._write(Durability.SOON) as db:
-            # The whole record, read under the write lock: checked here, and returned as the
-            # UPDATE below leaves it, without reading it again.
-            row = db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()
-            if row is None:
-                raise StateError("no such operation")
-            op = _operation(row)
-            if op.current.id != revision_id:
-                raise StateError(
-                    "a newer revision of these terms arrived; review it before approving"
-                )
-            if not op.status.is_open:
-                raise StateError(f"the operation is {op.status.value}; it can't be approved now")
-            if op.current.expires_at <= now:
-                raise StateError("this revision has expired; it can no longer be approved")
-            held = self.earlier_in_doubt(operation_row)
-            if held:
-                # Ops 7: no approval for the same action until the earlier outcome is known.
-                from poppy_tui.safety.request_reuse import in_doubt_reason
-
-                raise StateError(in_doubt_reason(held))
-            elsewhere = other_account(db, op)
-            if elsewhere is not None and op.account is not None:
-                # Ops 3: the account's operation is approved while signed in to the same account.
-                from poppy_tui.safety.account_owner import other_account_reason
-
-                raise StateError(other_account_reason(op.company.name, op.account, elsewhere))
+            # The holds (the same action in doubt, Ops 7; another account signed in, Ops 3) are
+            # read in the same transaction: the approval is refused while either holds.
+            op, decided = self._decided(
+                db, operation_row, Approve(revision_id, grace_seconds), now, "approved", True
+            )
             interface = op.request.interface
             # The key is generated once per approval and reused on every resend. For a
             # conversation it is the approval message's own ID (at least 128 random bits, as
@@ -60,24 +73,35 @@ class DecisionStore(SameActionStore):
             import uuid  # here: uuid loads platform, which read-only commands don't need
 
             key = new_id("msg_") if interface == "conversation" else str(uuid.uuid4())
-            send_after, updated_at = (
-                stamp(now + timedelta(seconds=max(0.0, grace_seconds))),
-                stamp(now),
-            )
+            assert decided.at is not None
+            # The approved revision's own timers start now: its send time here; its retry
+            # window at its first attempt (lifecycle/facts.py), never an earlier revision's.
+            send_after, updated_at = stamp(decided.at), stamp(now)
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=?, send_after=?, idempotency_key=?,"
-                " next_attempt_at=NULL, lease_owner=NULL, lease_until=NULL, updated_at=? WHERE id=?",
-                (Status.APPROVED, revision_id, send_after, key, updated_at, operation_row),
+                " next_attempt_at=NULL, waiting_sign_in=NULL, lease_owner=NULL, lease_until=NULL,"
+                " updated_at=? WHERE id=? AND status IN (?,?)",
+                (
+                    decided.to,
+                    revision_id,
+                    send_after,
+                    key,
+                    updated_at,
+                    operation_row,
+                    Status.PENDING,
+                    Status.WITHDRAWN,
+                ),
             )
             self._decision(operation_row, revision_id, "approved", actor, None, now)
-            self._event(operation_row, "approved", f"grace {grace_seconds:g}s", now)
+            self._event(operation_row, "approved", decided.detail, now)
         return dataclasses.replace(
             op,
-            status=Status.APPROVED,
+            status=decided.to,
             approved_revision_id=revision_id,
             send_after=send_after,
             idempotency_key=key,
             next_attempt_at=None,
+            waiting_sign_in=None,
             updated_at=updated_at,
         )
 
@@ -95,6 +119,12 @@ class DecisionStore(SameActionStore):
         ended: list[int] = []
         with self._write() as db:
             for operation_row in operation_rows:
+                try:
+                    _, decided = self._decided(db, operation_row, SendNow(), now, "sent now")
+                except StateError:
+                    continue  # gone meanwhile
+                if decided.do != Do.END_GRACE:
+                    continue
                 cursor = db.execute(
                     "UPDATE operations SET send_after=?, updated_at=? WHERE id=? AND status=? AND send_after > ?",
                     (at, at, operation_row, Status.APPROVED, at),
@@ -108,11 +138,14 @@ class DecisionStore(SameActionStore):
         self, operation_row: int, revision_id: int, actor: str = "tui", note: str | None = None
     ) -> OperationRecord:
         with self._write() as db:
+            _, decided = self._decided(
+                db, operation_row, Decline(revision_id), now_utc(), "declined"
+            )
             cursor = db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
                 " lease_until=NULL, updated_at=? WHERE id=? AND current_revision_id=? AND status IN (?,?,?)",
                 (
-                    Status.DECLINED,
+                    decided.to,
                     stamp(),
                     operation_row,
                     revision_id,
@@ -130,18 +163,14 @@ class DecisionStore(SameActionStore):
     def withdraw(self, operation_row: int, actor: str = "tui") -> OperationRecord:
         """Take an approval back. Possible only until the first send attempt starts."""
         with self._write() as db:
-            row = db.execute(
-                "SELECT approved_revision_id FROM operations WHERE id=? AND status=?",
-                (operation_row, Status.APPROVED),
-            ).fetchone()
-            if row is None:
-                raise StateError(self._why_not(operation_row, "withdrawn"))
+            op, decided = self._decided(db, operation_row, Withdraw(), now_utc(), "withdrawn")
             db.execute(
                 "UPDATE operations SET status=?, approved_revision_id=NULL, send_after=NULL, lease_owner=NULL,"
-                " lease_until=NULL, updated_at=? WHERE id=?",
-                (Status.WITHDRAWN, stamp(), operation_row),
+                " lease_until=NULL, updated_at=? WHERE id=? AND status=?",
+                (decided.to, stamp(), operation_row, Status.APPROVED),
             )
-            self._decision(operation_row, row[0], "withdrawn", actor, None)
+            assert op.approved_revision_id is not None
+            self._decision(operation_row, op.approved_revision_id, "withdrawn", actor, None)
             self._event(operation_row, "withdrawn")
         return self.get_operation(operation_row)
 
@@ -150,38 +179,26 @@ class DecisionStore(SameActionStore):
     ) -> OperationRecord:
         """The person found out (e.g. from the order) whether an unknown send took effect."""
         with self._write() as db:
-            row = db.execute(
-                "SELECT approved_revision_id, current_revision_id FROM operations WHERE id=? AND status=?",
-                (operation_row, Status.OUTCOME_UNKNOWN),
-            ).fetchone()
-            if row is None:
-                raise StateError(self._why_not(operation_row, "resolved"))
-            approved_id, current_id = row
-            if performed:
-                status = Status.PERFORMED
-            elif current_id != approved_id:
-                status = Status.PENDING  # a newer revision may now be decided on
-            else:
-                status = Status.NOT_PERFORMED
-            db.execute(
-                "UPDATE operations SET status=?, lease_owner=NULL, lease_until=NULL, next_attempt_at=NULL,"
-                " outcome_detail=?, updated_at=? WHERE id=?",
-                (
-                    status,
-                    note or ("confirmed performed" if performed else "confirmed not performed"),
-                    stamp(),
-                    operation_row,
-                ),
+            op, decided = self._decided(
+                db, operation_row, ResolveUnknown(performed), now_utc(), "resolved"
             )
+            self._resolve(db, op, decided, note)
             self._decision(
                 operation_row,
-                approved_id or current_id,
+                op.approved_revision_id or op.current.id,
                 "resolved_performed" if performed else "resolved_not_performed",
                 actor,
                 note,
             )
-            self._event(operation_row, "resolved", status.value)
+            self._event(operation_row, "resolved", decided.to.value)
         return self.get_operation(operation_row)
+
+    def _resolve(self, db: Any, op: OperationRecord, decided: Step, note: str | None) -> None:
+        db.execute(
+            "UPDATE operations SET status=?, lease_owner=NULL, lease_until=NULL, next_attempt_at=NULL,"
+            " outcome_detail=?, updated_at=? WHERE id=? AND status=?",
+            (decided.to, note or decided.detail, stamp(), op.id, Status.OUTCOME_UNKNOWN),
+        )
 
     def _decision(
         self,

@@ -389,7 +389,7 @@ class DispatchStore(OperationStore, ExpiryStore):
         operation's final state are kept together or not at all."""
         self._settle_one((attempt, operation_row, owner, status, outcome, detail, probe_after))
 
-    def _settle_one(self, settle: tuple) -> None:
+    def _settle_one(self, settle: tuple[Any, ...]) -> None:
         (problem,) = self.settle_many([settle])
         if problem is not None:
             raise problem

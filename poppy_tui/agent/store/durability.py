@@ -31,8 +31,12 @@ import threading
 from enum import Enum
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import logging
 
-def _log():
+
+def _log() -> logging.Logger:
     # logging (and traceback with it) loads only when there is something to say: every CLI
     # command opens the store, and most never warn.
     import logging

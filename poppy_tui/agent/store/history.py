@@ -148,11 +148,12 @@ class HistoryStore(StoreBase):
         text: str | None = None,
     ) -> int:
         where, params = self._filters(statuses, company_id, text)
-        return self._db.execute(
+        counted: int = self._db.execute(
             f"SELECT count(*) FROM operations o JOIN companies c ON c.id = o.company_id"
             f" JOIN revisions r ON r.id = o.current_revision_id {where}",
             params,
         ).fetchone()[0]
+        return counted
 
     @staticmethod
     def _filters(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from poppy_tui.agent.store.connection import StateError, stamp
+from poppy_tui.agent.store.connection import StateError, parse_stamp, stamp
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.records import (
     AttemptRecord,
@@ -202,23 +202,21 @@ class OperationStore(RequestStore):
         )
         assert cursor.lastrowid is not None  # set by every INSERT
         revision_id = cursor.lastrowid
-        new_status = status
+        new_status, superseded = status, False
         if not new_operation:
             self._event(op_row, "new_revision", f"revision {operation.revision}")
-            if status in (
-                Status.PENDING,
-                Status.WITHDRAWN,
-                Status.DECLINED,
-                Status.EXPIRED,
-                Status.NOT_PERFORMED,
-            ):
-                new_status = Status.PENDING
-            elif status == Status.APPROVED:
-                # The approval was for other terms: it must not be sent (spec 5).
-                new_status = Status.PENDING
-                self._event(
-                    op_row, "superseded", "a new revision arrived before sending; approve again"
-                )
+            # What the new terms do is the lifecycle's (its rules "new terms ..."): an approval of
+            # other terms must not be sent (spec 5); once sent, the revision is only recorded.
+            from poppy_tui.agent.lifecycle.events import NewRevision
+            from poppy_tui.agent.lifecycle.facts import Facts
+            from poppy_tui.agent.lifecycle.machine import Do, step
+
+            decided = step(
+                Facts(status, previous or 0, operation.expires_at), NewRevision(), parse_stamp(at)
+            )
+            new_status, superseded = decided.to, decided.do == Do.SUPERSEDE
+            if superseded:
+                self._event(op_row, "superseded", decided.detail)
         # `interface` follows the current revision: an approval of it goes back through the
         # interface of the request that returned it (Ops 6), whichever returned the first one.
         # So does `session_id`: a revision returned signed out is approved in its own Session
@@ -234,14 +232,14 @@ class OperationStore(RequestStore):
                 at,
                 interface,
                 session_id,
-                int(status == Status.APPROVED),
-                int(status == Status.APPROVED),
+                int(superseded),
+                int(superseded),
                 op_row,
             ),
         )
         return RecordResult(
             op_row, revision_id, new_operation, True, previous, new_status
-        ), status == Status.APPROVED
+        ), superseded
 
     def get_operation(self, operation_row: int) -> OperationRecord:
         row = self._db.execute(f"{_OPERATION_SELECT} WHERE o.id=?", (operation_row,)).fetchone()

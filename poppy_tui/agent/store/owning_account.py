@@ -144,9 +144,11 @@ def other_account_now(store: Any, op: OperationRecord) -> str | None:
 
 
 def account_standing_now(store: Any, op: OperationRecord) -> AccountStanding | None:
-    return store.account_standing(op)
+    standing: AccountStanding | None = store.account_standing(op)
+    return standing
 
 
 def account_signed_in_now(store: Any, company_id: int) -> str | None:
     """signed_in_account, read through a Store."""
-    return store.signed_in_account_at(company_id)
+    account: str | None = store.signed_in_account_at(company_id)
+    return account

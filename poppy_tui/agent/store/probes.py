@@ -94,6 +94,22 @@ class ProbeStore(OperationStore):
         again (None: no more). False when the person resolved it meanwhile (their word stands)."""
         at = stamp()
         with self._write(Durability.SOON) as db:
+            # What the finding does is the lifecycle's (its rules "found out ..."), decided from
+            # the status as it is under this write lock.
+            from poppy_tui.agent.lifecycle.events import FoundOut
+            from poppy_tui.agent.lifecycle.facts import Facts
+            from poppy_tui.agent.lifecycle.machine import Do, step
+
+            row = db.execute(
+                "SELECT status FROM operations WHERE id=?", (operation_row,)
+            ).fetchone()
+            if row is None:
+                return False
+            now = parse_stamp(at)
+            decided = step(Facts(Status(row[0]), 0, now), FoundOut(settle, next_probe_at), now)
+            if decided.do == Do.REFUSE:
+                return False
+            settle = decided.to if decided.do == Do.SETTLE else None
             if settle is not None:
                 cursor = db.execute(
                     "UPDATE operations SET status=?, outcome_json=?, outcome_detail=?, lease_owner=NULL,"
@@ -114,7 +130,7 @@ class ProbeStore(OperationStore):
                     " updated_at=? WHERE id=? AND status=? AND lease_owner=?",
                     (
                         detail,
-                        stamp(next_probe_at) if next_probe_at else None,
+                        stamp(decided.at) if decided.at else None,
                         at,
                         operation_row,
                         Status.OUTCOME_UNKNOWN,

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from poppy_tui.agent.store.status import OperationRow, Status, loads  # noqa: F401 (imported from here too)
+# Imported from here too: re-exported by name (`X as X`), as mypy's strict mode wants.
+from poppy_tui.agent.store.status import OperationRow as OperationRow
+from poppy_tui.agent.store.status import Status as Status
+from poppy_tui.agent.store.status import loads as loads
 
 if TYPE_CHECKING:
     # The protocol's parsers load when a record is turned back into one, not with the records.

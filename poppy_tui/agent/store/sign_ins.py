@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.store import Store, stamp
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass(frozen=True)
 class SignInRecord:
@@ -24,7 +28,7 @@ class SignInRecord:
 _COLUMNS = "company_id, issuer, kind, scopes, account, signed_in_at, updated_at"
 
 
-def _record(row: tuple) -> SignInRecord:
+def _record(row: tuple[Any, ...]) -> SignInRecord:
     return SignInRecord(
         row[0], row[1], row[2], tuple(s for s in row[3].split(" ") if s), row[4], row[5], row[6]
     )

@@ -6,30 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import namedtuple
-from enum import StrEnum
-
-
-class Status(StrEnum):
-    """The approval state machine (docs/state-machine.md)."""
-
-    PENDING = "pending"  # waiting for the person
-    APPROVED = "approved"  # decision committed; grace period before the first send
-    SENDING = "sending"  # at least one send attempt started; retries use the same approval
-    PERFORMED = "performed"
-    NOT_PERFORMED = "not_performed"
-    OUTCOME_UNKNOWN = "outcome_unknown"  # sent, no definite answer: no new approval until resolved
-    DECLINED = "declined"
-    WITHDRAWN = "withdrawn"  # approval taken back before any send; may be decided again
-    EXPIRED = "expired"
-
-    @property
-    def is_open(self) -> bool:
-        """Waiting for a person to decide."""
-        return self in (Status.PENDING, Status.WITHDRAWN)
-
-    @property
-    def is_final(self) -> bool:
-        return self in (Status.PERFORMED, Status.NOT_PERFORMED, Status.DECLINED, Status.EXPIRED)
+from poppy_tui.agent.lifecycle.states import Status as Status  # the lifecycle's, read from here too
 
 
 TYPE_CHECKING = False  # typing is not imported on `pending`'s path (docs/architecture.md)

@@ -152,7 +152,7 @@ class McpTransport:
         # Each MCP call is several HTTP requests, each with its own Session JWT: the next one is
         # signed while the one before waits (Sessions.sign_spares).
         options = guarded_client_options(
-            httpx2, self._allow_loopback, while_waiting=self._sessions.sign_spares
+            self._allow_loopback, while_waiting=self._sessions.sign_spares
         )
         options["transport"] = StrictJsonTransport(options["transport"], auth.note_malformed)
         return httpx2.AsyncClient(
@@ -187,7 +187,7 @@ class McpTransport:
                             outcome = await work(session)
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:  # noqa: BLE001 - the SDK raises exception groups and its own errors
+        except BaseException as exc:  # the SDK raises exception groups and its own errors
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             failure = exc

@@ -2,7 +2,8 @@
 
 The MCP SDK parses JSON-RPC with pydantic, which keeps the last of two members with the same
 name: a tool result with two `summary` members would be read one way by us and maybe another
-way by the Company. Every other Company document is parsed with `loads_strict`
+way by the Company. It also reads NaN and Infinity, which JSON doesn't have (I-JSON refuses
+them, and so does `loads_strict`). Every other Company document is parsed with `loads_strict`
 (protocol/jsonlimits.py); here the same check runs on the bytes of each JSON answer and each
 server-sent event as they pass from the network to the SDK. A duplicate is reported to
 `on_malformed` (the MCP transport turns it into a malformed-answer outcome naming the member)
@@ -18,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 import httpx2
 
 from poppy_tui.protocol.conventions import MAX_RESPONSE_BYTES
-from poppy_tui.protocol.jsonlimits import DuplicateMember, loads_strict
+from poppy_tui.protocol.jsonlimits import MalformedJson, loads_strict
 
 
 class MalformedMessage(httpx2.RemoteProtocolError):
@@ -28,7 +29,7 @@ class MalformedMessage(httpx2.RemoteProtocolError):
 def _check(text: str | bytes) -> None:
     try:
         loads_strict(text)
-    except DuplicateMember:
+    except MalformedJson:
         raise
     except (ValueError, RecursionError):
         pass  # not JSON at all: the SDK reports that itself
@@ -53,14 +54,14 @@ class _CheckedStream(httpx2.AsyncByteStream):
                         self._pending = (
                             b""  # past the bound nothing is kept; http.py refuses such bodies
                         )
-            except DuplicateMember as exc:
+            except MalformedJson as exc:
                 self._on_malformed(str(exc))
                 raise MalformedMessage(f"the MCP server sent a malformed message: {exc}") from None
             yield chunk
         if not self._event_stream and self._pending:
             try:
                 _check(self._pending)
-            except DuplicateMember as exc:
+            except MalformedJson as exc:
                 # The last bytes are already with the SDK; recording it is what makes the
                 # transport refuse the result it parsed.
                 self._on_malformed(str(exc))

@@ -136,7 +136,7 @@ class AgentDirectory:
     async def prefetch(self, client_id: str, kid: str | None = None) -> DemoClient:
         try:
             metadata = await self.registry.metadata(client_id)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever the agent's documents do wrong, it is told
             raise UnknownAgent(
                 f"the agent's Client ID Metadata Document {client_id} could not be used: {exc}"
             ) from None
@@ -150,7 +150,7 @@ class AgentDirectory:
                 key = as_jose_key(await self.registry.key_for(client_id, kid))
             except UnknownAgent:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever the agent's JWKS does wrong, it is told
                 raise UnknownAgent(
                     f"no usable key {kid!r} in the JWKS of {client_id}: {exc}"
                 ) from None

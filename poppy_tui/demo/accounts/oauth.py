@@ -226,7 +226,7 @@ class DemoAuthorizationServer(AuthorizationServer):
     def handle_response(
         self, status: int, body: Any, headers: Iterable[tuple[str, str]]
     ) -> Response:
-        header_map = {k: v for k, v in headers}
+        header_map = dict(headers)
         if status == 401 and isinstance(body, dict):
             # authlib names Basic, which this server doesn't take: say what it does take.
             header_map["WWW-Authenticate"] = client_challenge(

@@ -216,7 +216,7 @@ class CompaniesScreen(PoppyScreen):
     async def add_company(self, text: str) -> None:
         try:
             company: Any = await self.agent.add_company(text)
-        except Exception as exc:  # discovery errors name the field; they may quote the Company
+        except Exception as exc:  # noqa: BLE001 - said in a toast: discovery errors name the field (they may quote the Company)
             self.notify(
                 f"Could not add {plain_line(text)}: {plain_line(exc)}",
                 severity="error",

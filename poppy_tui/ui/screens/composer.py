@@ -151,12 +151,12 @@ class ComposerScreen(PoppyScreen):
         if "API" in offered:
             try:
                 actions += api_actions(await self.agent.fetch_openapi(company))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - said on the screen; the other interface may still work
                 problems.append(f"OpenAPI: {exc}")
         if "MCP" in offered:
             try:
                 actions += tool_actions(await self.agent.list_tools(company))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - said on the screen; the other interface may still work
                 problems.append(f"MCP: {exc}")
         self.actions = actions
         listing.clear_options()
@@ -303,7 +303,7 @@ class ComposerScreen(PoppyScreen):
                 result = await self.agent.call_tool(
                     company, action.name, built.arguments, origin="tui"
                 )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - said on the screen as the call's result
             result_view.update(Content.assemble(("FAILED — ", "bold"), safe_content(str(exc))))
             return
         finally:

@@ -286,7 +286,7 @@ class ConversationScreen(PoppyScreen):
             result = await self.agent.say(
                 company, text, conversation_row=self.conversation_row, origin="tui"
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - said in a toast; the message stays to send again
             self._ask_sign_in(company, text, getattr(exc, "challenge", None))
             self.notify(f"Not sent: {plain_line(exc)}", severity="error", markup=False, timeout=10)
             return
@@ -333,7 +333,7 @@ class ConversationScreen(PoppyScreen):
     async def refresh_conversation(self, conversation_row: int) -> None:
         try:
             await self.agent.refresh_conversation(conversation_row)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - said in a toast; the next look tries again
             self.notify(
                 f"Could not check for replies: {plain_line(exc)}", severity="error", markup=False
             )

@@ -584,9 +584,7 @@ class ReviewScreen(AccountSection, ResourceSection, PoppyScreen):
             return
         try:
             self.agent.approve(operation_row, revision_id)
-        except (
-            Exception
-        ) as exc:  # StateError from the store: expired, superseded, decided elsewhere
+        except Exception as exc:  # noqa: BLE001 - said in a toast (StateError: expired, superseded, decided elsewhere)
             self.notify(f"Not approved: {plain_line(exc)}", severity="error", markup=False)
         else:
             # No number here: a toast can't count down, and the banner above does.
@@ -623,7 +621,7 @@ class ReviewScreen(AccountSection, ResourceSection, PoppyScreen):
     def _decline(self, operation_row: int, revision_id: int) -> None:
         try:
             self.agent.decline(operation_row, revision_id)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - said in a toast; nothing was decided
             self.notify(f"Not declined: {plain_line(exc)}", severity="error", markup=False)
         # Done: the banner says so, once.
         self.refresh_data()
@@ -633,7 +631,7 @@ class ReviewScreen(AccountSection, ResourceSection, PoppyScreen):
             return
         try:
             self.agent.withdraw(self.record.id)
-        except Exception as exc:  # too late: the first attempt already started
+        except Exception as exc:  # noqa: BLE001 - said in a toast: too late, the first attempt started
             self.notify(f"Could not withdraw: {plain_line(exc)}", severity="error", markup=False)
         else:
             # The "Approved. It is sent when the countdown ends" toast would outlive what it says.
@@ -653,7 +651,7 @@ class ReviewScreen(AccountSection, ResourceSection, PoppyScreen):
                 return
             try:
                 self.agent.resolve_unknown(row, performed)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - said in a toast; nothing was recorded
                 self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
             self.refresh_data()
 

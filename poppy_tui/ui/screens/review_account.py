@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
+from poppy_tui.agent.store.connection import StateError
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.safety.account_owner import account_findings
 from poppy_tui.ui.safe import plain_line
@@ -89,7 +90,7 @@ class AccountSection(Screen):
             return
         try:
             self.agent.confirm_account(record.id)
-        except Exception as exc:  # StateError: the sign-in changed, or it was settled meanwhile
+        except StateError as exc:  # the sign-in changed, or it was settled meanwhile
             self.notify(f"Not recorded: {plain_line(exc)}", severity="error", markup=False)
         else:
             self.notify(

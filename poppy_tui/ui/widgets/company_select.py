@@ -43,6 +43,6 @@ class CompanySelect(Select[int]):
             return True
         try:
             self.value = company_id
-        except Exception:  # Select refuses a value it doesn't offer
+        except Exception:  # noqa: BLE001 - Select refuses a value it doesn't offer (InvalidSelectValueError)
             return False
         return True

@@ -245,7 +245,7 @@ class OperationTable(DataTable):
             return None
         try:
             return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
-        except Exception:
+        except Exception:  # noqa: BLE001 - no cell under the cursor (CellDoesNotExist): no row
             return None
 
     def tick(self) -> None:
@@ -266,7 +266,7 @@ class OperationTable(DataTable):
         try:
             if self.get_cell(key, column) == value:
                 return
-        except Exception:  # the row went away between the refresh and this tick
+        except Exception:  # noqa: BLE001 - the row went away between the refresh and this tick
             return
         self.update_cell(key, column, value)
 
@@ -368,5 +368,5 @@ class OperationTable(DataTable):
         # Rich Text can't resolve $variables, so take the theme's value (themes change colours, not meaning).
         try:
             return self.app.theme_variables.get(name, "red")
-        except Exception:
+        except Exception:  # noqa: BLE001 - no app or theme yet: the default colour
             return "red"

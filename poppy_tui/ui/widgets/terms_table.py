@@ -33,7 +33,7 @@ def _value(value: str, now: datetime) -> Text:
     if _STAMP.match(value.strip()):
         try:
             moment = parse_rfc3339(value.strip())
-        except Exception:
+        except ValueError:  # only shaped like a timestamp: shown as written
             return text
         text.append(f"\n= {time_with_relative(moment, now)}", style="dim")
     return text

@@ -7,7 +7,7 @@ The request goes through the interface POPPY_TEST_INTERFACE names: api (default)
 conversation; each asks for the same jacket exchange.
 
 The engine offers no pause hook, so the steps that happen inside a send are reached by
-overriding Agent._send_approval (the one function the dispatcher calls to put a request on
+overriding Agent.send_approval (the one function the dispatcher calls to put a request on
 the wire), in this child only:
 
   approved     approve (grace 0), print "approved ROW", then idle without dispatching
@@ -46,7 +46,7 @@ async def until_killed() -> None:
 class SteppedAgent(Agent):
     step = "run"
 
-    async def _send_approval(self, op, approval):  # type: ignore[override]
+    async def send_approval(self, op, approval):  # type: ignore[override]
         if (
             self.step == "probe"
             and self.store.get_operation(op.id).status.value == "outcome_unknown"
@@ -58,7 +58,7 @@ class SteppedAgent(Agent):
             await until_killed()
         if self.step == "in-flight":
             say("sending", op.id, op.attempt_count)
-        exchange = await super()._send_approval(op, approval)
+        exchange = await super().send_approval(op, approval)
         if self.step == "answered":
             say("answered", op.id, outcome_name(exchange.outcome))
             await until_killed()

@@ -81,7 +81,7 @@ def main() -> None:
                         # Each called in its turn below, in this iteration (B023 doesn't apply).
                         (
                             "approve",
-                            lambda: store.approve(  # noqa: B023
+                            lambda: store.approve(
                                 last_row.operation_row,  # noqa: B023
                                 last_row.revision_id,  # noqa: B023
                                 0.0,
@@ -89,7 +89,7 @@ def main() -> None:
                         ),
                         (
                             "decline",
-                            lambda: store.decline(  # noqa: B023
+                            lambda: store.decline(
                                 last_row.operation_row,  # noqa: B023
                                 last_row.revision_id,  # noqa: B023
                             ),
