@@ -217,6 +217,34 @@ async def test_another_person_signed_in_unnamed_never_carries_it_and_the_owner_i
     assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
 
 
+async def test_a_held_approval_is_explained_as_held_not_as_on_its_way(make_agent, birch):
+    """Through the lifecycle's sending path (agent/sending/), the hold takes effect and
+    Agent.explain (the words of `show`'s "Where it stands:") says the approval is not on its way,
+    with the hold's own line; once the person vouches for the sign-in it goes."""
+    from poppy_tui.agent.lifecycle import Why
+    from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
+
+    agent, company, signed = await setup(make_agent, birch, account=None)
+    op = await order(agent, company)
+    agent.approve(op.id, op.current.id)
+    signed.as_(None, None)
+    signed.as_("tok_bob", None)  # someone else's sign-in, that names no account
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    await agent.dispatch_once()
+    said = agent.explain(op.id)
+    assert not said.on_its_way and said.why == Why.SIGN_IN
+    assert UNCONFIRMED_WAIT_PREFIX in said.sentence()
+    assert approvals_by(birch) == []
+    signed.as_("tok_alice", None)  # the owner signs in again (named neither): asked again
+    await agent.dispatch_once()
+    assert not agent.explain(op.id).on_its_way and approvals_by(birch) == []
+    agent.confirm_account(op.id)
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+    assert agent.explain(op.id).why == Why.PERFORMED
+
+
 async def test_the_persons_word_is_for_that_sign_in_only_and_survives_a_restart(
     make_agent, birch, tmp_path
 ):
