@@ -229,6 +229,9 @@ async def test_a_held_approval_is_explained_as_held_not_as_on_its_way(make_agent
     agent.approve(op.id, op.current.id)
     signed.as_(None, None)
     signed.as_("tok_bob", None)  # someone else's sign-in, that names no account
+    before = agent.explain(op.id)  # before any pass: not "being sent now"
+    assert not before.on_its_way and before.why == Why.SIGN_IN
+    assert UNCONFIRMED_WAIT_PREFIX in before.sentence()
     waiting = await agent.wait_for_outcome(op.id, timeout=10)
     assert waiting.status == Status.SENDING and waiting.waiting_sign_in
     await agent.dispatch_once()
