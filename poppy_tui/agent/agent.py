@@ -427,6 +427,11 @@ class Agent(Signing, CompanyAccess):
     def resolve_unknown(self, operation_row: int, performed: bool) -> OperationRecord:
         return self.store.resolve_unknown(operation_row, performed)
 
+    def confirm_account(self, operation_row: int) -> Any:
+        from poppy_tui.agent.account_hold import confirm_account  # Ops 3: the person's word
+
+        return confirm_account(self, operation_row)
+
     def explain(self, operation_row: int) -> Explanation:
         """Where the operation stands, as the person is told it everywhere (agent/lifecycle):
         on its way and when, or why not. Reads the store and the clock; loads no key."""

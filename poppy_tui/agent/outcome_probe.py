@@ -11,8 +11,9 @@ So, for each `outcome_unknown` operation, until the person resolves it:
    an attempt row committed first). A Company replays its first answer, so a success settles it
    `performed`. A new revision in answer doesn't say (Ops 7) and is only recorded.
 2. Read the state where the Company offers it: a GET on the resource the request acted on, found
-   in the Company's OpenAPI (`POST /bookings/bk_1/cancel` -> `GET /bookings/{id}`), or, for a
-   conversation, the Company's later messages. What is found is kept (an `observed` event) and
+   in the Company's OpenAPI (`POST /bookings/bk_1/cancel` -> `GET /bookings/{id}`, never the
+   request's own URL), a tool of the MCP server the Company marks read-only (`readOnlyHint`)
+   that reads what the call named, or, for a conversation, the Company's later messages. What is found is kept (an `observed` event) and
    shown beside the operation, in its outcome detail; a structured conversation reply settles it.
    A Company's state is its own format: poppy-tui shows it and lets the person judge.
 3. Look again later: spaced out (30 s, doubling, at most 10 min) until `expires_at`.
@@ -45,7 +46,7 @@ from poppy_tui.protocol.outcomes import (
     conversation_reply,
     describe,
 )
-from poppy_tui.protocol.requests import ApiRequest, ConversationRequest
+from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.protocol.timestamps import parse_rfc3339
 from poppy_tui.safety.wording import possessive
 
@@ -53,7 +54,9 @@ if TYPE_CHECKING:
     from poppy_tui.agent.config import Config
     from poppy_tui.agent.store import CompanyRecord
     from poppy_tui.agent.transports.api import ApiTransport
+    from poppy_tui.agent.sessions import Sessions
     from poppy_tui.agent.transports.conversation import Conversations
+    from poppy_tui.agent.transports.mcp import McpTransport
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +90,10 @@ class ProbeAgent(Protocol):
     def api(self) -> ApiTransport: ...
     @property
     def conversations(self) -> Conversations: ...
+    @property
+    def mcp(self) -> McpTransport: ...
+    @property
+    def sessions(self) -> Sessions: ...
     def signing_problem(self) -> str | None: ...
     async def fetch_openapi(self, company: CompanyRecord) -> dict: ...
 
@@ -196,6 +203,8 @@ class OutcomeProbe:
             await self._resend(sending, approved.revision, found)
         if found.settle is None and isinstance(request, ApiRequest):
             await self._read_resource(sending, request, found)
+        elif found.settle is None and isinstance(request, McpRequest):
+            await self._read_with_tool(sending, request, found)
         reason = self.store.unknown_reason(op.id) or op.outcome_detail or "the outcome is unknown"
         if found.settle is not None:
             self.store.finish_probe(
@@ -329,6 +338,43 @@ class OutcomeProbe:
             found.notes.append(
                 f"GET {url} could not be read ({_short(exchange.detail or describe(exchange.outcome))})"
             )
+
+    async def _read_with_tool(
+        self, sending: OperationRecord, request: McpRequest, found: _Found
+    ) -> None:
+        """Over MCP: the state read with a tool the Company marks read-only (`readOnlyHint`), by
+        the rule the read before the decision uses (resource_read.mcp_read_call: never a tool
+        guessed by its name, never the call's own). Shown, not interpreted, as an API read is."""
+        from poppy_tui.agent.resource_read import MAX_RESOURCE_BYTES, mcp_read_call
+
+        company = self.store.get_company(sending.company.id)
+        token = await self._agent.sessions.access_token(company) if sending.account_owned else None
+        session_id = company.session_id if sending.account_owned else sending.session_id
+
+        def choose(tools: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+            return mcp_read_call(request.tool, request.arguments, tools)
+
+        call, body, problem = await self._agent.mcp.read_with_tool(
+            company,
+            request.server_url,
+            choose,
+            session_id=session_id,
+            token=token,
+            limit=MAX_RESOURCE_BYTES,
+        )
+        if call is None:
+            if problem:
+                found.notes.append(
+                    f"the MCP server could not be asked for a read ({_short(problem)})"
+                )
+            return  # it marks no tool read-only for this: nothing to read
+        name, args = call
+        source = f"MCP {name}(" + ", ".join(f"{k}={v}" for k, v in args.items()) + ")"
+        found.observations.append({"source": source, "body": _capped(body), "problem": problem})
+        if body is not None and problem is None:
+            found.notes.append(f"{source} says: {_short(json.dumps(body, ensure_ascii=False))}")
+        else:
+            found.notes.append(f"{source} could not be read ({_short(problem or 'no answer')})")
 
     async def _read_conversation(self, sending: OperationRecord, found: _Found) -> bool:
         """Read the conversation; say whether the Company has written since the approval."""

@@ -7,37 +7,38 @@ reads it once, bounded, with nothing written:
 
 - an API request: the GET in the Company's OpenAPI for the request path's resource
   (`POST /api/orders/{id}/exchanges` -> `GET /api/orders/{id}`), by the rule the outcome probe
-  uses (`protocol/openapi.resource_url`: one resource, never a collection), on the Company's own
-  API origin only;
-- an MCP tool call: another tool of the same server that reads (`mcp_read_call` below);
+  uses (`protocol/openapi.resource_url`: one resource, never a collection, never the request's
+  own URL or a path below it), on the Company's own API origin only;
+- an MCP tool call: another tool of the same server that the Company marks read-only
+  (`mcp_read_call` below); never one guessed by its name;
 - a conversation: only an API resource the terms name by its URL or path; otherwise none.
 
 Every read goes through agent/net (netguard, no redirects, no cookies) with the operation's
 Session (the account's current Session and Bearer for an operation returned signed in), a
 size cap and one overall deadline. What was read, or why nothing was, is kept in the store
 (`resource_reads`, store/resource_reads.py) with when and where from. safety/resource_checks.py
-compares it with the terms.
+compares it with the terms. Where no safe read exists the problem says "no read offered"
+(store/resource_reads.NO_READ_OFFERED), which the screens tell apart from a failed read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 from collections.abc import Awaitable, Callable, Mapping
 
 from poppy_tui.agent.companies import api_origins, origin_of
 from poppy_tui.agent.store import OperationRecord, Status
 from poppy_tui.agent.store.connection import now_utc
-from poppy_tui.agent.store.resource_reads import ResourceRead
+from poppy_tui.agent.store.resource_reads import ResourceRead, no_read_offered
 from poppy_tui.protocol.openapi import resource_url
 from poppy_tui.protocol.outcomes import NotSent, Unknown
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 from poppy_tui.safety.identifiers import _is_id_key
 from poppy_tui.safety.resource_checks import source_label  # noqa: F401 (importable from here too)
 from poppy_tui.safety.sanitize import sanitize_line
-from poppy_tui.safety.terms_values import _flatten, _norm_key
+from poppy_tui.safety.terms_values import _flatten
 
 if TYPE_CHECKING:
     import httpx2
@@ -56,10 +57,6 @@ READ_DEADLINE_SECONDS = 10.0
 CONFIRM_DEADLINE_SECONDS = 4.0
 # Statuses before the decision is carried out: waiting, withdrawn, or approved within the grace period.
 READABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
-# Tool names that read one thing by convention: get_order, read_booking, show_subscription.
-_READ_NAME = re.compile(
-    r"^(?:get|read|show|fetch|view|describe|lookup|retrieve)[_\-]?(.+)$", re.IGNORECASE
-)
 
 
 def mcp_read_call(
@@ -67,28 +64,26 @@ def mcp_read_call(
 ) -> tuple[str, dict[str, Any]] | None:
     """The read to call for an operation that `tool(arguments)` returned, or None.
 
-    A tool qualifies when every argument it requires is an ID (`…_id`, `sku`, `number`…) the
-    call passed too (so it reads one thing the call named, never a list or a search), it isn't
-    the call's own tool, and either
-    - the Company marks it read-only (`annotations.readOnlyHint`), or
-    - it isn't marked at all and its name says it reads the one thing its ID names:
-      `get_subscription` requiring exactly `subscription_id` (`get|read|show|fetch|view|
-      describe|lookup|retrieve` + the ID's noun).
-    A tool marked `readOnlyHint: false` or `destructiveHint: true` never qualifies. Calling a
-    tool is an action the person didn't ask for, so a guess by name alone is held to the
-    narrowest form. Among several, the one whose IDs come first in the call's arguments (the
-    order, before the item), then a marked one. Only the required IDs are passed, with the
-    call's values."""
+    Only a tool the Company marks read-only (`annotations.readOnlyHint: true`) and not
+    destructive, other than the call's own, every argument it requires an ID (`…_id`, `sku`,
+    `number`…) the call passed too (so it reads one thing the call named, never a list or a
+    search). Calling a tool is an action the person didn't ask for: a name that merely reads
+    like a read (`get_subscription`) is never taken for one (audit A47). Among several, the one
+    whose IDs come first in the call's arguments (the order, before the item), then by name.
+    Only the required IDs are passed, with the call's values. The outcome probe reads with the
+    same rule (Ops 7)."""
     order = list(arguments)
-    best: tuple[tuple[int, int, str], str, dict[str, Any]] | None = None
+    best: tuple[tuple[int, str], str, dict[str, Any]] | None = None
     for described in tools:
         name = described.get("name")
         if not isinstance(name, str) or name == tool:
             continue
         marks = described.get("annotations")
         annotations: dict[str, Any] = marks if isinstance(marks, dict) else {}
-        read_only = annotations.get("readOnlyHint")
-        if read_only is False or annotations.get("destructiveHint") is True:
+        if (
+            annotations.get("readOnlyHint") is not True
+            or annotations.get("destructiveHint") is True
+        ):
             continue
         given = described.get("inputSchema")
         schema: dict[str, Any] = given if isinstance(given, dict) else {}
@@ -101,15 +96,7 @@ def mcp_read_call(
             continue
         if not all(r in arguments and _is_id_key(r) and _plain(arguments[r]) for r in required):
             continue
-        if read_only is not True:
-            match = _READ_NAME.match(name)
-            if (
-                match is None
-                or len(required) != 1
-                or _norm_key(required[0]) != _norm_key(match.group(1)) + "id"
-            ):
-                continue
-        rank = (min(order.index(r) for r in required), 0 if read_only is True else 1, name)
+        rank = (min(order.index(r) for r in required), name)
         if best is None or rank < best[0]:
             best = (rank, name, {r: arguments[r] for r in required})
     return None if best is None else (best[1], best[2])
@@ -174,7 +161,7 @@ class ResourceReader:
             )
             problem = f"poppy-tui failed while reading it ({type(exc).__name__})"
         if not source and problem is None:
-            problem = "nowhere to read it"
+            problem = no_read_offered("nowhere to read it")
         read = ResourceRead(
             op.id,
             op.current.id,
@@ -205,9 +192,13 @@ class ResourceReader:
         if isinstance(request, ConversationRequest):
             url = named_api_url(op.current.terms, company)
             if url is None:
-                return "", None, "a conversation names no API resource in these terms"
+                return (
+                    "",
+                    None,
+                    no_read_offered("a conversation names no API resource in these terms"),
+                )
             return await self._read_api(company, url, session_id, token)
-        return "", None, "nowhere to read it"
+        return "", None, no_read_offered("nowhere to read it")
 
     async def _read_api(
         self, company: CompanyRecord, request_url: str, session_id: str, token: str | None
@@ -218,13 +209,23 @@ class ResourceReader:
             return (
                 "",
                 None,
-                "the request went elsewhere than the Company's API, so nothing is read there",
+                no_read_offered(
+                    "the request went elsewhere than the Company's API, so nothing is read there"
+                ),
+            )
+        from poppy_tui.agent.companies import openapi_url
+
+        if openapi_url(company) is None:
+            return (
+                "",
+                None,
+                no_read_offered("the Company lists no OpenAPI document to find a read in"),
             )
         try:
             document = await self._fetch_openapi(company)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - no OpenAPI is only no way to look
+        except Exception as exc:  # noqa: BLE001 - an OpenAPI that can't be fetched: couldn't read
             return (
                 "",
                 None,
@@ -232,7 +233,13 @@ class ResourceReader:
             )
         url = resource_url(request_url, document)
         if url is None:
-            return "", None, "the Company's OpenAPI offers no GET for this resource"
+            return (
+                "",
+                None,
+                no_read_offered(
+                    "the Company's OpenAPI offers no GET for this resource, other than the action's own URL"
+                ),
+            )
         source = f"GET {url}"
         if origin_of(url) not in api_origins(company):
             return source, None, "the read is not on the Company's API, so it was not sent"
@@ -278,7 +285,10 @@ class ResourceReader:
                 "",
                 None,
                 problem
-                or f"the MCP server offers no read tool for {sanitize_line(request.tool, 60).text}",
+                or no_read_offered(
+                    f"the MCP server marks no tool read-only that reads what "
+                    f"{sanitize_line(request.tool, 60).text} names"
+                ),
             )
         name, args = call
         shown = ", ".join(f"{k}={v}" for k, v in args.items())

@@ -97,17 +97,25 @@ def review_findings(
     other_account: str | None = None,
     checked: Iterable[Any] = (),
     resource: Iterable[Any] = (),
+    account: Iterable[Any] | None = None,
 ) -> tuple[Any, ...]:
     """Everything a review lists, danger first: what holds the approval back (first among the
-    dangers), the revision's checks and those of its resource as read now."""
+    dangers), the revision's checks and those of its resource as read now. `account`: the
+    findings about the sign-in's account where the caller knows its standing (another account,
+    or one not shown to be the operation's: safety/account_owner.account_findings); else they
+    are made from `other_account` alone."""
     from poppy_tui.safety.account_owner import other_account_findings
     from poppy_tui.safety.request_reuse import in_doubt_findings, performed_findings
 
     base = (
-        *other_account_findings(
-            record.company.name if record else "",
-            record.account if record else None,
-            other_account,
+        *(
+            other_account_findings(
+                record.company.name if record else "",
+                record.account if record else None,
+                other_account,
+            )
+            if account is None
+            else account
         ),
         *in_doubt_findings(list(held)),
         *performed_findings(list(done_before)),
@@ -175,11 +183,16 @@ def banner(
     company_stopped: str | None = None,
     declined_before: str | None = None,
     where_it_stands: Any = None,
+    account_hold: tuple[str, str] | None = None,
 ) -> Banner:
     """Where `record` stands, as the review's banner says it. `company_stopped`: the line to say
     when its Company ran in a demo that has ended (agent/demo_marker.py); `declined_before`: when
     the person declined an earlier revision (agent/earlier_decline.py); `where_it_stands`: an
-    approval's lifecycle Explanation (Agent.explain), the words `poppy-tui show` prints."""
+    approval's lifecycle Explanation (Agent.explain), the words `poppy-tui show` prints;
+    `account_hold`: why a kept approval waits now because of the sign-in at its Company (Ops 3,
+    safety/account_owner): ("other", the line naming both accounts) or ("unconfirmed", the held
+    line), said instead of the line the wait began with, which the sign-in since may have made
+    untrue ("Sign in to … to continue")."""
     from poppy_tui.safety.error_line import error_line
     from poppy_tui.safety.sanitize import sanitize_line
 
@@ -236,11 +249,34 @@ def banner(
                 # Held (another account, unsignable here, expired): said, not "sending now".
                 return Banner((("APPROVED — not sent", False),), where_line(where_it_stands))
             parts = (("APPROVED — the grace period is over; sending now", False),)
+    elif (
+        status == Status.SENDING
+        and record.waiting_sign_in
+        and account_hold is not None
+        and (account_hold[0] == "unconfirmed")
+    ):
+        # Held until the person says whether this sign-in is the operation's account (Ops 3).
+        return Banner(
+            (
+                ("HELD — is this sign-in the account it belongs to?", False),
+                (
+                    f" {key('confirm_account', 'u')}: it is, send it   "
+                    f"{key('sign_in_to_send', 's')}: sign in as it",
+                    True,
+                ),
+            ),
+            sanitize_line(account_hold[1], 600).text,
+        )
     elif status == Status.SENDING and record.waiting_sign_in:
         # The approval is kept; the Company wants the person signed in first (Ops 3). "waiting for
-        # sign-in: why" or, held for its account, "waiting for sign-in as "A": why": the head says
-        # the first words once.
-        why = record.waiting_sign_in.removeprefix("waiting for sign-in").removeprefix(":").strip()
+        # sign-in: why" or, held for its account, "waiting for sign-in as "A": why" (the sign-in
+        # now, where it is another account's: both named): the head says the first words once.
+        waiting = (
+            account_hold[1]
+            if account_hold is not None and account_hold[0] == "other"
+            else record.waiting_sign_in
+        )
+        why = waiting.removeprefix("waiting for sign-in").removeprefix(":").strip()
         if not why.startswith("as "):
             # The Company's ask once, under a short head (at 80x24 the head had said it, then the
             # meaning, the attempt and the detail: six lines).

@@ -38,19 +38,17 @@ if TYPE_CHECKING:
 
 INVALID_SESSION = "invalid_session"
 
-# The account whose operation's approval the request being built carries (set by
-# account_hold.send_for_its_account around an approval's send; None otherwise). A token of
-# another known account must not carry it (Ops 3): access_token raises OtherAccountSignedIn
-# instead of handing one out, before any header is built, so nothing leaves.
+# The sign-in (sign_ins.signed_in_at) an account-owned operation's approval may go with, as
+# agent/account_hold.py found it to be that operation's account just before the send (None for
+# every other request; "" when no sign-in was recorded there). A token read while another sign-in
+# is current must not carry it (Ops 3):
+# access_token raises SignInChanged instead of handing one out, before any header is built, so
+# nothing leaves; the hold is then looked at again.
 approval_for_account: ContextVar[str | None] = ContextVar("approval_for_account", default=None)
 
 
-class OtherAccountSignedIn(Exception):
-    """The token at hand is another account's than the approval's operation belongs to."""
-
-    def __init__(self, account: str) -> None:
-        super().__init__(account)
-        self.account = account
+class SignInChanged(Exception):
+    """Another sign-in than the one the approval was cleared for is current at the Company."""
 
 
 # How long a spare Session JWT may wait for the request that uses it. Well inside the JWT's own
@@ -228,14 +226,15 @@ class Sessions:
             )
             return None
         token = token if isinstance(token, str) and token else None
-        owner = approval_for_account.get()
-        if owner is not None and token is not None:
-            # Read after the token: a sign-in as someone else that landed while it was fetched shows here.
-            from poppy_tui.safety.account_owner import same_account  # only for an approval's send
+        cleared = approval_for_account.get()
+        if cleared is not None and token is not None:
+            # Read after the token: another sign-in that landed while it was fetched shows here.
+            from poppy_tui.agent.store.sign_ins import get_sign_in  # only for an approval's send
 
-            current = self.signed_in_account(company)
-            if current is not None and not same_account(current, owner):
-                raise OtherAccountSignedIn(current)
+            record = get_sign_in(self._store, company.id)
+            now = record.signed_in_at if record is not None else ""
+            if now != cleared:
+                raise SignInChanged()
         return token
 
     def signed_in_account(self, company: CompanyRecord) -> str | None:

@@ -323,7 +323,10 @@ def record_json(store: Store, record: OperationRecord) -> dict[str, Any]:
         # and the other account signed in there now, if any (then it can't be approved or sent).
         "account_owned": record.account_owned,
         "account": record.account,
-        "signed_in_as_other_account": _other_account(store, record),
+        "signed_in_as_other_account": _accounts().other_account_of(store, record),
+        # Whether the sign-in now is shown to be its account (same, other, unconfirmed: held until
+        # the person says in the review; signed_out), and the line that says why it is held.
+        **_accounts().account_standing_json(store, record),
         # Earlier operations for the same action whose outcome is not known: this one can't be approved yet.
         "held_by": [e.operation_row for e in store.earlier_in_doubt(record.id)]
         if record.status.is_open
@@ -350,27 +353,6 @@ def explanation_json(said: Any) -> dict[str, Any]:
         "at": said.at.isoformat() if said.at is not None else None,
         "says": said.sentence(),
     }
-
-
-def _other_account(store: Store, record: OperationRecord) -> str | None:
-    from poppy_tui.agent.store.owning_account import other_account_now
-
-    return other_account_now(store, record)
-
-
-def _account_lines(store: Store, record: OperationRecord) -> list[str]:
-    """Whose the operation is (Ops 3) and, signed in there as another account, why it waits."""
-    if not record.account_owned:
-        return []
-    from poppy_tui.safety.account_owner import other_account_reason, owner_line
-
-    lines = [f"Belongs to: {owner_line(record.account)}"]
-    other = _other_account(store, record)
-    if other is not None and record.account is not None and record.status.is_open:
-        lines.append(
-            f"Can't be approved now: {other_account_reason(record.company.name, record.account, other)}"
-        )
-    return lines
 
 
 def _decision_json(decision: DecisionRecord, names: dict[int, str]) -> dict[str, Any]:
@@ -496,25 +478,39 @@ def _revision_change(revisions: list[Any]) -> str:
     )
 
 
+def _accounts() -> Any:
+    """The account part (cli/account_output.py), loaded when an operation is shown."""
+    from poppy_tui.cli import account_output
+
+    return account_output
+
+
+def waiting_line(store: Store, record: OperationRecord) -> str:
+    """Why a kept approval waits, true now (cli/account_output.waiting_line)."""
+    return _accounts().waiting_line(store, record)
+
+
 # Statuses whose resource is still compared with the terms: the decision is not carried out yet.
 _BEFORE_SENDING = ("pending", "withdrawn", "approved")
 
 
 def _resource_comparison(store: Store, record: OperationRecord) -> tuple[Any, Any]:
-    """(the last read of the resource the operation changes, its comparison with the terms or None)."""
+    """(the last read of the resource the operation changes, its comparison with the terms: all
+    checks before the decision is carried out, only the promise-like text flagged after)."""
     read = store.resource_read(record.id)
-    if read is None or not read.ok or record.status.value not in _BEFORE_SENDING:
+    if read is None or not read.ok:
         return read, None
     from poppy_tui.safety.resource_checks import compare_resource, source_label
 
-    return read, compare_resource(record.current.terms, read.body, source_label(read.source))
+    terms = record.current.terms if record.status.value in _BEFORE_SENDING else None
+    return read, compare_resource(terms, read.body, source_label(read.source))
 
 
 def _resource_json(store: Store, record: OperationRecord) -> dict[str, Any] | None:
     read, comparison = _resource_comparison(store, record)
     if read is None:
         return None
-    found = {**read.to_json(), "revision": None, "findings": [], "terms_name": []}
+    found = {**read.to_json(), "revision": None, "findings": [], "terms_name": [], "flagged": []}
     found.pop("revision_row", None)
     if read.revision_id is not None:
         found["revision"] = next(
@@ -526,33 +522,48 @@ def _resource_json(store: Store, record: OperationRecord) -> dict[str, Any] | No
             for f in comparison.findings
         ]
         found["terms_name"] = sorted(comparison.named)
+        found["flagged"] = sorted(comparison.flagged)
     return found
 
 
 def _resource_lines(store: Store, record: OperationRecord) -> list[str]:
-    """The resource as last read before the decision (agent/resource_read.py), as the review shows it."""
+    """The resource as last read (agent/resource_read.py), as the review shows it: what the
+    Company's API says, set apart from the terms and never part of what the person approves."""
     read, comparison = _resource_comparison(store, record)
     if read is None:
         return []
     from poppy_tui.safety.resource_checks import resource_rows, source_label
 
-    if not read.source:
-        return [
-            f"Now: nothing to read it from ({safe_line(read.problem or 'no read offered', 300)})"
-        ]
-    lines = [f"Now (read from {source_label(read.source)} at {stamp_text(read.read_at)}):"]
+    settled = record.status.value not in _BEFORE_SENDING
+    head = (
+        "Before the decision, what the Company's API said (not part of the deal)"
+        if settled
+        else "Now, what the Company's API says (not part of what you approve)"
+    )
+    if read.state == "no_read_offered":
+        reason = (read.problem or "").removeprefix("no read offered").lstrip(": ")
+        return [f"{head}: no read offered ({safe_line(reason or 'nothing safe to read', 300)})"]
+    where = f" from {source_label(read.source)}" if read.source else ""
     if not read.ok:
-        lines.append(
-            f"{COMPANY_INDENT}couldn't read it: {safe_line(read.problem or 'no answer', 300)}"
-        )
-        return lines
+        return [
+            f"{head}: couldn't read it{where} at {stamp_text(read.read_at)}: "
+            f"{safe_line(read.problem or 'no answer', 300)}"
+        ]
+    lines = [f"{head}, read{where} at {stamp_text(read.read_at)}:"]
     named = comparison.named if comparison is not None else frozenset()
+    flagged = comparison.flagged if comparison is not None else frozenset()
     for key, value in resource_rows(read.body):
+        if key in flagged:
+            lines.append(
+                f"{COMPANY_INDENT}! {safe_line(key, 80)}: {safe_line(value)} "
+                "(reads like a promise: binds nothing)"
+            )
+            continue
         mark = "> " if key in named else ""
         lines.append(f"{COMPANY_INDENT}{mark}{safe_line(key, 80)}: {safe_line(value)}")
     if named:
         lines.append(f"{COMPANY_INDENT}(> marks a field the terms name)")
-    if comparison is not None:
+    if comparison is not None and not settled:
         for finding in comparison.findings:
             lines.append(f"{finding.severity.upper()}: {safe_line(finding.message, 600)}")
     return lines
@@ -616,7 +627,7 @@ def show_text(store: Store, record: OperationRecord) -> str:
     lines.append(
         f"Received: {stamp_text(record.created_at)}; last change: {stamp_text(record.updated_at)}"
     )
-    lines.extend(_account_lines(store, record))
+    lines.extend(_accounts().account_lines(store, record))
     held = store.earlier_in_doubt(record.id) if record.status.is_open else []
     if held:
         from poppy_tui.safety.request_reuse import in_doubt_reason

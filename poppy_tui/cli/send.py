@@ -12,7 +12,15 @@ import signal
 from typing import TYPE_CHECKING
 
 from poppy_tui.cli.exit_codes import STATUS_EXIT, Exit, first_failure
-from poppy_tui.cli.output import STATUS_TEXT, emit, note, record_json, safe_line, to_json
+from poppy_tui.cli.output import (
+    STATUS_TEXT,
+    emit,
+    note,
+    record_json,
+    safe_line,
+    to_json,
+    waiting_line,
+)
 
 if TYPE_CHECKING:
     from poppy_tui.agent.store import OperationRecord
@@ -120,10 +128,17 @@ def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
             for record in kept:
                 # Not sent, not failed: kept until the person signs in (then the TUI, `send` or
                 # `send --watch` sends it), as long as its terms are valid.
+                from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
+
+                why = waiting_line(agent.store, record)
+                what = (
+                    "Open it in poppy-tui (its review) to say so, or sign in as its account"
+                    if why.startswith(UNCONFIRMED_WAIT_PREFIX)
+                    else f"Run: poppy-tui signin {safe_line(record.company.name, 80)!r}, then poppy-tui send"
+                )
                 note(
                     f"operation {record.id} ({safe_line(record.company.name, 60)}, {safe_line(record.operation_id, 60)}): "
-                    f"{error_line(record.waiting_sign_in or '', 400)}; kept until its terms expire. Run: poppy-tui signin "
-                    f"{safe_line(record.company.name, 80)!r}, then poppy-tui send"
+                    f"{error_line(why, 800)}; kept until its terms expire. {what}"
                 )
             if args.json:
                 # What this run settled, as `show --json` records (read again: the latest state).

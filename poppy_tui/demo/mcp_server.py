@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp_types import CallToolResult, ContentBlock, TextContent
+from mcp_types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 from pydantic import Field
 from starlette.datastructures import Headers
 
@@ -29,6 +29,10 @@ from poppy_tui.demo.shop import Action, ShopError
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_from_mcp_meta
 from poppy_tui.protocol.errors import InvalidApproval
+
+# The tools that only read say so (MCP tool annotations): an agent may call them before the
+# person decides (poppy-tui reads the resource an operation changes only with such a tool).
+READS = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 
 MAX_MCP_BODY_BYTES = 4 * 1024 * 1024
 # A JSON-RPC server error code for "not finished yet, retry" on a 503 (the SDK
@@ -129,7 +133,8 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         )
 
     @mcp.tool(
-        description="Search the Manzanita Outfitters catalog by words in the name, SKU or category."
+        description="Search the Manzanita Outfitters catalog by words in the name, SKU or category.",
+        annotations=READS,
     )
     def search_products(
         query: Annotated[
@@ -139,12 +144,12 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         with shop.lock:
             return _data_result({"products": [p.to_json() for p in shop.search(query)]})
 
-    @mcp.tool(description="List the customer's orders.")
+    @mcp.tool(description="List the customer's orders.", annotations=READS)
     def list_orders() -> CallToolResult:
         with shop.lock:
             return _data_result({"orders": [o.to_json() for o in shop.orders.values()]})
 
-    @mcp.tool(description="Get one order with its items, exchanges and charges.")
+    @mcp.tool(description="Get one order with its items, exchanges and charges.", annotations=READS)
     def get_order(
         order_id: Annotated[str, Field(description="The order, e.g. ord_7Hk2.", max_length=256)],
     ) -> CallToolResult:
@@ -154,7 +159,10 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         except ShopError as exc:
             return _shop_error(exc)
 
-    @mcp.tool(description="Get a subscription, e.g. the Trailhead Coffee Club (sub_6Tc1).")
+    @mcp.tool(
+        description="Get a subscription, e.g. the Trailhead Coffee Club (sub_6Tc1).",
+        annotations=READS,
+    )
     def get_subscription(
         subscription_id: Annotated[str, Field(description="e.g. sub_6Tc1", max_length=256)],
     ) -> CallToolResult:
@@ -164,7 +172,7 @@ def build_mcp(ctx: CompanyContext) -> tuple[MCPServer, StreamableHTTPSessionMana
         except ShopError as exc:
             return _shop_error(exc)
 
-    @mcp.tool(description="Get a booking, e.g. the jacket fitting (bkg_2Fm8).")
+    @mcp.tool(description="Get a booking, e.g. the jacket fitting (bkg_2Fm8).", annotations=READS)
     def get_booking(
         booking_id: Annotated[str, Field(description="e.g. bkg_2Fm8", max_length=256)],
     ) -> CallToolResult:

@@ -166,7 +166,8 @@ def operation_result(
 ) -> CallToolResult:
     """An operation's state as a tool result: settled, or still waiting (the client may wait on).
     `held`: why the person can't approve it yet (an earlier approval of the same action is in
-    doubt, Ops 7), in poppy-tui's words. `stands`: the lifecycle's Explanation of it now."""
+    doubt, Ops 7), or why its approval is held (the sign-in, Ops 3), in poppy-tui's words with
+    their lead ("it can't be approved yet: ...", "held: ..."). `stands`: the lifecycle's Explanation of it now."""
     status = record.status.value
     state = "waiting_for_person" if record.status in (Status.PENDING,) else status
     if getattr(record, "waiting_sign_in", None) and record.status in (
@@ -178,7 +179,7 @@ def operation_result(
     next_step = "" if settled else keep_waiting_hint(record)
     meaning = STATE_TEXT.get(state, state)
     if held and not settled:
-        meaning += f"; it can't be approved yet: {company_text.line(held, 1000)}"
+        meaning += f"; {company_text.line(held, 1000)}"
     data: dict[str, Any] = {
         "result": state,
         "settled": settled,

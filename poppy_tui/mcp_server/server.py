@@ -187,17 +187,31 @@ def build_server(agent: Any, stdio_agent: GateAgent = DEFAULT_CALLER) -> MCPServ
                 "until that outcome is known"
             )
         if not earlier:
-            from poppy_tui.agent.store.owning_account import other_account_now
+            standing = (
+                agent.store.account_standing(record)
+                if record.account_owned and not record.status.is_final
+                else None
+            )
+            if standing is not None and standing.standing == "unconfirmed":
+                # Held for the person's word on the sign-in, in `show`'s and the review's words.
+                from poppy_tui.safety.account_owner import unconfirmed_account_hold
 
-            other = other_account_now(agent.store, record) if record.status.is_open else None
-            if other is None or record.account is None:
+                return "held: " + unconfirmed_account_hold(
+                    record.company.name, record.account, standing.current
+                )
+            other = standing.current if standing is not None and record.status.is_open else None
+            if standing is None or standing.standing != "other" or other is None:
+                return None
+            if record.account is None:
                 return None
             from poppy_tui.safety.account_owner import other_account_reason
 
-            return other_account_reason(record.company.name, record.account, other)
+            return "it can't be approved yet: " + other_account_reason(
+                record.company.name, record.account, other
+            )
         from poppy_tui.safety.request_reuse import in_doubt_reason
 
-        return in_doubt_reason(earlier)
+        return "it can't be approved yet: " + in_doubt_reason(earlier)
 
     def result_of(record: OperationRecord, who: Caller) -> CallToolResult:
         return results.operation_result(

@@ -139,6 +139,22 @@ MEDIATED_FIELDS_MEMBER = "fields"
 # Access tokens are refreshed this long before they expire.
 ACCESS_TOKEN_REFRESH_MARGIN_SECONDS = 60
 
+# Which account a sign-in is (Ops 3: an account's operation is approved "while signed in to the
+# same account"). The core's User ID is the agent's own pairwise name (digest 3.2), the same
+# whoever signs in; how a Company names the account is NOT FOUND for 0.4. Read, in this order,
+# where the Company gives it unasked (protocol/accounts.py, docs/protocol-choices.md):
+# an OIDC ID token in the token answer; the userinfo endpoint its metadata names; an RFC 9068
+# JWT access token's `sub`. From claims: `email` (unless email_verified is false), else `sub`.
+ACCOUNT_ID_TOKEN_MEMBER = "id_token"
+ACCOUNT_USERINFO_METADATA = "userinfo_endpoint"
+ACCOUNT_CLAIMS = ("email", "sub")
+ACCOUNT_ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
+ACCOUNT_MAX_CHARS = 320  # an email address's longest (RFC 3696 errata), a sub's 255 (OIDC 2)
+ACCOUNT_MAX_TOKEN_CHARS = 16 * 1024
+ACCOUNT_CLOCK_SKEW_SECONDS = 60
+# Accounts are compared as the Company wrote them: exactly, but an email address's domain, whose
+# ASCII letters are compared without case (safety/account_owner.same_account).
+
 # How a Company says in a conversation how an approved operation went (Ops 6: "says how it went
 # in a later message", in words; the spec defines no structured field). poppy-tui reads one
 # convention, and only it: message.data.status, about message.data.operation_id when present.

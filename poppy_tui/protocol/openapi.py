@@ -45,7 +45,11 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
 
     It must read one resource, never a collection: the template ends with a parameter (an ID),
     matched by a real value (not `.` or `..`), and names at least one fixed segment, so `/{id}`
-    can't take a base path such as `/api` for an ID."""
+    can't take a base path such as `/api` for an ID. And it never touches the action: the GET is
+    a path strictly above the request's own (`/orders/ord_1` for `/orders/ord_1/returns`), never
+    that path itself or one below it, whatever template matches (a catch-all
+    `/api/{kind}/{id}/{verb}` with a `get` would otherwise read the action's own URL, which is
+    safe only if the Company honours GET's semantics there)."""
     paths = openapi.get("paths") if isinstance(openapi, dict) else None
     if not isinstance(paths, dict):
         return None
@@ -60,6 +64,8 @@ def resource_url(request_url: str, openapi: Any) -> str | None:
             continue
         for base in range(len(segments) - len(pattern) + 1):
             window = segments[base : base + len(pattern)]
+            if base + len(pattern) >= len(segments):
+                break  # the request's own path: never read
             if all(_matches(p, s) for p, s in zip(pattern, window, strict=True)):
                 end = base + len(pattern)
                 if best is None or end > best[0] or (end == best[0] and base < best[1]):

@@ -56,22 +56,54 @@ class ConversationRequest:
 RequestDescription = ApiRequest | McpRequest | ConversationRequest
 
 
-def action_key(request: RequestDescription) -> str | None:
-    """What makes two requests ask for the same action, canonically: the same method, URL and
-    body (API), the same MCP server, tool and arguments (MCP), the same words to the same
-    conversation endpoint (a conversation; whitespace and case aside). None when there is nothing
-    to compare (a conversation opened elsewhere, with no words of ours). Requests through
-    different interfaces never share a key: across them only the Company knows (Ops 3)."""
+@dataclass(frozen=True)
+class ApiAction:
+    """The same API action: the same method (any case), URL and body (canonical JSON)."""
+
+    method: str
+    url: str
+    body: str
+
+
+@dataclass(frozen=True)
+class McpAction:
+    """The same MCP action: the same server, tool and arguments (canonical JSON)."""
+
+    server_url: str
+    tool: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ConversationAction:
+    """The same conversation: in a conversation the operation is the conversation's (Ops 6,
+    check 3), and what an operation there does is the Company Agent's reading of the whole
+    conversation, not of one message's words ("Yes please, go ahead" is said in many)."""
+
+    endpoint: str
+    conversation_id: str
+
+
+ActionKey = ApiAction | McpAction | ConversationAction
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def action_key(request: RequestDescription) -> ActionKey | None:
+    """What makes two requests of one Company possibly ask for the same action (Ops 7), typed
+    per interface: the same method, URL and body (API); the same MCP server, tool and arguments
+    (MCP); the same conversation (a conversation, whatever the words). None when there is nothing
+    to compare (a first message whose conversation the Company has not named yet). Keys of
+    different interfaces are never equal: across them only the Company knows (Ops 3)."""
     if isinstance(request, ApiRequest):
-        parts: list[Any] = ["api", request.method.upper(), request.url, request.body]
-    elif isinstance(request, McpRequest):
-        parts = ["mcp", request.server_url, request.tool, request.arguments]
-    else:
-        words = " ".join(request.text.split()).casefold()
-        if not words:
-            return None
-        parts = ["conversation", request.endpoint, words]
-    return json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return ApiAction(request.method.upper(), request.url, _canonical(request.body))
+    if isinstance(request, McpRequest):
+        return McpAction(request.server_url, request.tool, _canonical(request.arguments))
+    if not request.conversation_id:
+        return None
+    return ConversationAction(request.endpoint, request.conversation_id)
 
 
 def request_to_json(request: RequestDescription) -> str:

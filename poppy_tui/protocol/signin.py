@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from poppy_tui.protocol.conventions import AS_METADATA_WELL_KNOWN, MEDIATED_STATUSES
+from poppy_tui.protocol.conventions import (
+    ACCOUNT_ID_TOKEN_MEMBER,
+    ACCOUNT_USERINFO_METADATA,
+    AS_METADATA_WELL_KNOWN,
+    MEDIATED_STATUSES,
+)
 from poppy_tui.protocol.discovery import check_url
 from poppy_tui.protocol.errors import ProtocolError
 from poppy_tui.protocol.header_values import is_bearer_token, is_refresh_token, token_problem
@@ -85,6 +90,8 @@ class AuthServer:
     authorization_endpoint: str | None
     device_authorization_endpoint: str | None
     poppy_domains: tuple[str, ...]
+    # OIDC's userinfo endpoint, where the metadata names one: who the sign-in is (protocol/accounts.py).
+    userinfo_endpoint: str | None = None
 
 
 def _url(value: object, where: str, allow_loopback: bool) -> str:
@@ -227,7 +234,18 @@ def parse_auth_server(
         authorization_endpoint=endpoint("authorization_endpoint"),
         device_authorization_endpoint=endpoint("device_authorization_endpoint"),
         poppy_domains=tuple(d.lower() for d in domains),
+        userinfo_endpoint=_optional_url(metadata.get(ACCOUNT_USERINFO_METADATA), allow_loopback),
     )
+
+
+def _optional_url(value: object, allow_loopback: bool) -> str | None:
+    """An endpoint nothing depends on: unusable is the same as absent, never a failed sign-in."""
+    if value is None:
+        return None
+    try:
+        return _url(value, ACCOUNT_USERINFO_METADATA, allow_loopback)
+    except InvalidSignIn:
+        return None
 
 
 def link_host_allowed(url: str, issuer: str, poppy_domains: tuple[str, ...]) -> bool:
@@ -356,6 +374,8 @@ class TokenResponse:
     expires_in: int | None
     refresh_token: str | None
     scopes: tuple[str, ...]
+    # An OIDC ID token beside the tokens, where the Company gives one (protocol/accounts.py).
+    id_token: str | None = None
 
 
 def parse_token_response(body: object, asked: tuple[str, ...]) -> TokenResponse:
@@ -387,4 +407,7 @@ def parse_token_response(body: object, asked: tuple[str, ...]) -> TokenResponse:
     if refresh is not None and not is_refresh_token(refresh):
         raise InvalidSignIn("refresh_token", token_problem(refresh))
     scopes = split_scope(body["scope"]) if "scope" in body else asked
-    return TokenResponse(access, expires_in, refresh, scopes)
+    id_token = body.get(ACCOUNT_ID_TOKEN_MEMBER)
+    return TokenResponse(
+        access, expires_in, refresh, scopes, id_token if isinstance(id_token, str) else None
+    )

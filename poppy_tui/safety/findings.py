@@ -52,6 +52,12 @@ CODES: dict[str, Severity] = {
     "resource_mismatch": "danger",
     "resource_state": "danger",
     "resource_price_mismatch": "danger",
+    # safety/resource_claims.py: what the read says that the terms don't (never the deal)
+    "resource_money_claim": "danger",
+    "resource_money_mismatch": "danger",
+    "resource_promise": "warning",
+    "resource_recipient_mismatch": "warning",
+    "resource_date_mismatch": "warning",
 }
 
 _RANK = {"danger": 0, "warning": 1, "info": 2}

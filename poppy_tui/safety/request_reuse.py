@@ -17,7 +17,7 @@ import json
 from typing import Any
 from collections.abc import Iterable
 
-from poppy_tui.protocol.requests import ApiRequest, McpRequest
+from poppy_tui.protocol.requests import ApiRequest, ConversationAction, McpRequest
 from poppy_tui.safety.findings import Finding
 from poppy_tui.safety.sanitize import sanitize_line
 
@@ -95,7 +95,7 @@ def _canonical(value: Any) -> str:
 def in_doubt_reason(earlier: Iterable[Any]) -> str:
     """Why an operation can't be approved while an earlier one for the same action is in doubt
     (Ops 7). `earlier`: store.same_action.EarlierInDoubt items (operation_row, operation_id,
-    status, request), at least one."""
+    status, request, key), at least one; a conversation's are said as the conversation's."""
     parts = []
     for item in earlier:
         state = _NOT_KNOWN_YET.get(
@@ -105,11 +105,23 @@ def in_doubt_reason(earlier: Iterable[Any]) -> str:
             f"operation {item.operation_row} ({sanitize_line(item.operation_id, 80).text}) {state}"
         )
     first = next(iter(earlier))
+    if isinstance(getattr(first, "key", None), ConversationAction):
+        said = (
+            "an earlier operation of this same conversation was approved, and "
+            + "; ".join(parts)
+            + ". In a conversation the Company acts on the whole conversation, not on one "
+            "message's words, so poppy-tui can't tell whether this operation is for the same "
+            "action; approving it too could have that done twice"
+        )
+    else:
+        said = (
+            f"the same request ({describe_request(first.request)}) was approved before, and "
+            + "; ".join(parts)
+            + ". Approving this one too could have it done twice"
+        )
     return (
-        f"the same request ({describe_request(first.request)}) was approved before, and "
-        + "; ".join(parts)
-        + ". Approving this one too could have it done twice, so it waits until that outcome is known: "
-        "poppy-tui keeps finding out, or you record it in that operation's review once you know"
+        said + ", so it waits until that outcome is known: poppy-tui keeps finding out, or you "
+        "record it in that operation's review once you know"
     )
 
 

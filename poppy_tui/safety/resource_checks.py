@@ -13,7 +13,9 @@ changes: a booking change's new `starts_at` differs from the booking's on purpos
 - `resource_state`: the thing the terms name is already cancelled, exchanged, refunded…, so
   the action is moot or impossible;
 - `resource_price_mismatch`: a `price` in the terms that differs from the price the resource
-  gives the same item.
+  gives the same item;
+- and what resource_claims.py finds: promise-like text (flagged, never shown plain), money,
+  recipients and dates the resource gives otherwise than the terms.
 
 Messages name both sides: the terms field and the resource field compared, and where the
 resource was read from. Company values in them are sanitised and cut (`_quote`).
@@ -86,6 +88,8 @@ class ResourceComparison:
     findings: tuple[Finding, ...]
     # Resource fields the terms name (format_path of the resource's leaves), to highlight.
     named: frozenset[str] = field(default_factory=frozenset)
+    # Resource fields whose text reads like a promise (resource_claims.py), shown flagged.
+    flagged: frozenset[str] = field(default_factory=frozenset)
 
 
 def check_resource(terms: Any, resource: Any, source: str) -> list[Finding]:
@@ -117,8 +121,11 @@ def compare_resource(terms: Any, resource: Any, source: str) -> ResourceComparis
     resource was read from (`GET /api/orders/ord_7Hk2`), for the messages. Never raises."""
     findings = _Findings()
     named: set[str] = set()
-    if not isinstance(terms, Mapping) or not terms or not isinstance(resource, Mapping):
+    flagged: frozenset[str] = frozenset()
+    if not isinstance(resource, Mapping):
         return ResourceComparison((), frozenset())
+    if not isinstance(terms, Mapping) or not terms:
+        terms = {}
     where = sanitize_line(source, 120).text
     try:
         leaves = _flatten(resource)
@@ -127,11 +134,15 @@ def compare_resource(terms: Any, resource: Any, source: str) -> ResourceComparis
             key = _leaf_key_raw(path)
             if key is not None:
                 by_key.setdefault(_norm_key(key), []).append((path, value))
-        objects = _named_objects(terms, resource, by_key, source, named)
-        _check_ids(findings, terms, resource, by_key, source, where, named)
-        _check_present_values(findings, terms, resource, where, named)
-        _check_states(findings, objects, where, named)
-        _check_prices(findings, terms, objects, where, named)
+        from poppy_tui.safety.resource_claims import check_claims
+
+        flagged = check_claims(findings, terms, resource, where)
+        if terms:
+            objects = _named_objects(terms, resource, by_key, source, named)
+            _check_ids(findings, terms, resource, by_key, source, where, named)
+            _check_present_values(findings, terms, resource, where, named)
+            _check_states(findings, objects, where, named)
+            _check_prices(findings, terms, objects, where, named)
     except Exception:  # noqa: BLE001 - hostile input must not hide the other findings
         findings.add(
             "check_failed",
@@ -140,7 +151,7 @@ def compare_resource(terms: Any, resource: Any, source: str) -> ResourceComparis
         )
     findings.close_caps()
     ordered = sorted(findings.items, key=lambda f: _RANK[f.severity])
-    return ResourceComparison(tuple(ordered), frozenset(named))
+    return ResourceComparison(tuple(ordered), frozenset(named), flagged)
 
 
 # ---- what the terms name ------------------------------------------------------------------------

@@ -52,8 +52,20 @@ def waiting_toast(row: Any) -> Toast:
     company = plain_line(row.company_name, 60)
     summary = plain_line(row.summary, 90)
     line = getattr(row, "waiting_sign_in", None) or ""
-    from poppy_tui.safety.account_owner import OTHER_ACCOUNT_WAIT_PREFIX
+    from poppy_tui.safety.account_owner import (
+        OTHER_ACCOUNT_WAIT_PREFIX,
+        UNCONFIRMED_WAIT_PREFIX,
+    )
 
+    if line.startswith(UNCONFIRMED_WAIT_PREFIX):
+        # Held by poppy-tui for the person's word: it can't tell whether this sign-in is the
+        # account the operation belongs to (Ops 3).
+        return Toast(
+            row.id,
+            f"Not sent: {company} — is this sign-in the account it belongs to? Open it and press u "
+            f"if it is, or s to sign in as it. {summary}",
+            "warning",
+        )
     if line.startswith(OTHER_ACCOUNT_WAIT_PREFIX):
         # Held by poppy-tui, not asked by the Company: signed in there as another account (Ops 3).
         return Toast(

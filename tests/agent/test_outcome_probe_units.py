@@ -31,7 +31,8 @@ OPENAPI = {
             "https://shop.example/api/orders/ord_7Hk2/exchanges",
             "https://shop.example/api/orders/ord_7Hk2",
         ),
-        ("https://shop.example/api/orders/ord_7Hk2", "https://shop.example/api/orders/ord_7Hk2"),
+        # The request's own URL is never read, though a GET is declared on it (audit A47).
+        ("https://shop.example/api/orders/ord_7Hk2", None),
         (
             "https://shop.example/v2/bookings/bk_1/cancel?x=1",
             "https://shop.example/v2/bookings/bk_1",
@@ -100,6 +101,32 @@ def test_conversation_reply_reads_only_the_structured_convention(message, expect
     ],
 )
 def test_resource_url_reads_one_resource_never_a_collection(paths, url, expected):
+    assert resource_url(url, {"paths": paths}) == expected
+
+
+@pytest.mark.parametrize(
+    ("paths", "url", "expected"),
+    [
+        # A catch-all GET template matching the action's own path (the audit's E-g Company).
+        (
+            {"/api/{kind}/{id}/{verb}": {"get": {}}},
+            "https://shop.example/api/orders/ord_g4/returns",
+            None,
+        ),
+        # ... and beside it the resource's own GET, which is read instead.
+        (
+            {"/api/{kind}/{id}/{verb}": {"get": {}}, "/api/orders/{id}": {"get": {}}},
+            "https://shop.example/api/orders/ord_g4/returns",
+            "https://shop.example/api/orders/ord_g4",
+        ),
+        # A trailing slash or a query is the same path: not read either.
+        ({"/orders/{id}": {"get": {}}}, "https://shop.example/orders/ord_1/", None),
+        ({"/orders/{id}": {"get": {}}}, "https://shop.example/orders/ord_1?x=1", None),
+        # Never below it: a template longer than the request's path matches nothing.
+        ({"/orders/{id}/{part}": {"get": {}}}, "https://shop.example/orders/ord_1", None),
+    ],
+)
+def test_the_read_is_never_the_requests_own_url_or_below_it(paths, url, expected):
     assert resource_url(url, {"paths": paths}) == expected
 
 

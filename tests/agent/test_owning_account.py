@@ -79,10 +79,73 @@ async def test_approve_is_refused_while_signed_in_as_another_account(make_agent,
     assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
 
 
-async def test_the_same_account_spelt_in_another_case_may_approve(make_agent, birch):
+async def test_the_same_account_with_its_domain_in_capitals_may_approve(make_agent, birch):
     agent, company, signed = await setup(make_agent, birch)
     op = await order(agent, company)
-    signed.as_("tok_alice", "  Alice@Birch.TEST ")  # what the person typed this time
+    signed.as_("tok_alice", "alice@Birch.TEST")  # a domain is compared without ASCII case
+    agent.approve(op.id, op.current.id)
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+
+
+@pytest.mark.parametrize(
+    ("owner", "other"),
+    [
+        ("alice@birch.test", "Alice@birch.test"),  # a local part's case is the mailbox's own
+        ("alice@birch.test", " alice@birch.test"),  # a blank is a character like any other
+        ("straße@birch.test", "STRASSE@birch.test"),  # one under Unicode case folding
+        ("kelvin@birch.test", "\u212aelvin@birch.test"),  # KELVIN SIGN: "k" once folded
+        ("alice@birch.test", "alice@birch.\u212aest"),  # not in a domain either: ASCII only
+        ("caf\u00e9@birch.test", "cafe\u0301@birch.test"),  # NFC and NFD: no normalisation
+        ("ａlice@birch.test", "alice@birch.test"),  # FULLWIDTH a: one under NFKC
+        ("alice", "ALICE"),  # not an email address: compared exactly, case and all
+    ],
+    ids=["local-case", "blank", "sharp-s", "kelvin", "kelvin-domain", "nfd", "fullwidth", "name"],
+)
+async def test_two_different_names_are_two_accounts_and_one_is_refused_and_never_carries_the_other(
+    make_agent, birch, owner, other
+):
+    """Compared as the Company wrote them (#34 item 6): two strings that differ are two accounts,
+    whatever Unicode folding or normalisation would make of them; the approval is refused, naming
+    both, and once approved as its own it is never carried by the other's token."""
+    agent, company, signed = await setup(make_agent, birch, account=owner)
+    op = await order(agent, company)
+    signed.as_("tok_bob", other)
+    with pytest.raises(StateError, match="signed in there as"):
+        agent.approve(op.id, op.current.id)
+    signed.as_("tok_alice", owner)
+    agent.approve(op.id, op.current.id)
+    signed.as_("tok_bob", other)  # before it is sent
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    assert approvals_by(birch) == []
+
+
+def test_account_names_compare_exactly_but_for_an_email_domains_ascii_case():
+    from poppy_tui.safety.account_owner import compare_accounts, same_account
+
+    assert same_account("alice@birch.test", "alice@BIRCH.test")
+    assert not same_account("alice@birch.test", "ALICE@birch.test")
+    assert not same_account("straße@x.test", "STRASSE@x.test")
+    assert not same_account("k@x.test", "\u212a@x.test")
+    assert not same_account("a@x.test", "a@x.\u212aest") and not same_account(
+        "a@xk.test", "a@x\u212a.test"
+    )
+    assert same_account("a@b@x.test", "a@b@X.TEST")  # the domain follows the last @
+    assert not same_account("A@b@x.test", "a@b@x.test")
+    assert compare_accounts("alice@birch.test", "user-8842") == "unknown"  # two kinds of name
+    assert compare_accounts(None, "alice@birch.test") == "unknown"
+    assert compare_accounts("alice@birch.test", "bob@birch.test") == "other"
+    assert compare_accounts("user-1", "user-2") == "other"
+
+
+async def test_a_sign_in_that_names_no_account_sends_as_before_while_it_is_the_same_sign_in(
+    make_agent, birch
+):
+    """No new sign-in since the request: the very sign-in it came with is its account, named or
+    not, so nothing is asked."""
+    agent, company, _ = await setup(make_agent, birch, account=None)
+    op = await order(agent, company)
     agent.approve(op.id, op.current.id)
     done = await agent.wait_for_outcome(op.id, timeout=20)
     assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
@@ -90,21 +153,120 @@ async def test_the_same_account_spelt_in_another_case_may_approve(make_agent, bi
 
 @pytest.mark.parametrize(
     ("recorded", "now"),
-    [(None, BOB), (ALICE, None)],
-    ids=["operation-account-unknown", "signed-in-account-unknown"],
+    [(None, BOB), (ALICE, None), (None, None), (ALICE, "user-8842")],
+    ids=[
+        "operation-account-unknown",
+        "signed-in-account-unknown",
+        "neither-named",
+        "names-of-two-kinds",
+    ],
 )
-async def test_an_unknown_account_on_either_side_approves_as_before(
+async def test_a_sign_in_not_shown_to_be_its_account_holds_the_approval_until_the_person_says(
     make_agent, birch, recorded, now
 ):
+    """Signed in again since, and the names don't settle it: approving is allowed, nothing is sent
+    (the Company never sees the approval), the one line says why and what to do, and once the
+    person says this sign-in is its account (kept in the store) it goes with it."""
+    from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
+
     agent, company, signed = await setup(make_agent, birch, account=recorded)
     op = await order(agent, company)
-    signed.as_("tok_bob", now)
-    approved = agent.approve(
-        op.id, op.current.id
-    )  # not refused: poppy-tui can't tell the accounts apart
-    assert approved.status == Status.APPROVED
-    await agent.wait_for_outcome(op.id, timeout=20)
-    assert approvals_by(birch) == ["bob"]  # sent as today; the Company's own check answers it
+    signed.as_("tok_alice", now)  # Alice signs in again; the sign-in names her as `now`
+    assert agent.approve(op.id, op.current.id).status == Status.APPROVED
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    assert waiting.waiting_sign_in.startswith(UNCONFIRMED_WAIT_PREFIX)
+    assert "can't tell whether it is the same account" in waiting.waiting_sign_in
+    if now is not None:
+        assert f"“{now}”" in waiting.waiting_sign_in
+    if recorded is not None:
+        assert f"“{recorded}”" in waiting.waiting_sign_in
+    for _ in range(3):
+        await agent.dispatch_once()
+    assert approvals_by(birch) == [] and not any(
+        "poppy-approval" in r for r in birch.state.received
+    )
+    agent.confirm_account(op.id)
+    assert [e.kind for e in agent.store.events(op.id)].count("account_confirmed") == 1
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED
+    assert approvals_by(birch) == ["alice"]  # the person's word: this sign-in is its account
+
+
+async def test_another_person_signed_in_unnamed_never_carries_it_and_the_owner_is_asked_again(
+    make_agent, birch
+):
+    """The Device Sign-In case (#33): the owner's sign-in named no account; they sign out and
+    someone else signs in (named neither): the owner's approval is held, not spent on the other
+    person's token; the owner signs in again (a new sign-in, so asked again), says it is theirs,
+    and it goes with their token."""
+    agent, company, signed = await setup(make_agent, birch, account=None)
+    op = await order(agent, company)
+    agent.approve(op.id, op.current.id)
+    signed.as_(None, None)
+    signed.as_("tok_bob", None)
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    assert approvals_by(birch) == []
+    signed.as_("tok_alice", None)
+    for _ in range(2):
+        await agent.dispatch_once()
+    assert approvals_by(birch) == []  # a new sign-in: not shown to be hers either
+    agent.confirm_account(op.id)
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+
+
+async def test_a_held_approval_is_explained_as_held_not_as_on_its_way(make_agent, birch):
+    """Through the lifecycle's sending path (agent/sending/), the hold takes effect and
+    Agent.explain (the words of `show`'s "Where it stands:") says the approval is not on its way,
+    with the hold's own line; once the person vouches for the sign-in it goes."""
+    from poppy_tui.agent.lifecycle import Why
+    from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
+
+    agent, company, signed = await setup(make_agent, birch, account=None)
+    op = await order(agent, company)
+    agent.approve(op.id, op.current.id)
+    signed.as_(None, None)
+    signed.as_("tok_bob", None)  # someone else's sign-in, that names no account
+    before = agent.explain(op.id)  # before any pass: not "being sent now"
+    assert not before.on_its_way and before.why == Why.SIGN_IN
+    assert UNCONFIRMED_WAIT_PREFIX in before.sentence()
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert waiting.status == Status.SENDING and waiting.waiting_sign_in
+    await agent.dispatch_once()
+    said = agent.explain(op.id)
+    assert not said.on_its_way and said.why == Why.SIGN_IN
+    assert UNCONFIRMED_WAIT_PREFIX in said.sentence()
+    assert approvals_by(birch) == []
+    signed.as_("tok_alice", None)  # the owner signs in again (named neither): asked again
+    await agent.dispatch_once()
+    assert not agent.explain(op.id).on_its_way and approvals_by(birch) == []
+    agent.confirm_account(op.id)
+    done = await agent.wait_for_outcome(op.id, timeout=20)
+    assert done.status == Status.PERFORMED and approvals_by(birch) == ["alice"]
+    assert agent.explain(op.id).why == Why.PERFORMED
+
+
+async def test_the_persons_word_is_for_that_sign_in_only_and_survives_a_restart(
+    make_agent, birch, tmp_path
+):
+    agent, company, signed = await setup(make_agent, birch, account=None)
+    op = await order(agent, company)
+    signed.as_("tok_bob", None)
+    agent.confirm_account(op.id)
+    again = make_agent()  # another Agent on the same store on disk (as after a restart)
+    assert again.store.account_standing(again.store.get_operation(op.id)).standing == "same"
+    signed.as_("tok_bob", None)  # a new sign-in: the word was for the one before
+    assert agent.store.account_standing(agent.store.get_operation(op.id)).standing == "unconfirmed"
+    with pytest.raises(KeyError):
+        agent.store.confirm_account(99999)
+    # A named account can't be vouched for as another named one: it stays another.
+    agent2, company2, signed2 = await setup(make_agent, birch)
+    op2 = await order(agent2, company2)
+    signed2.as_("tok_bob", BOB)
+    with pytest.raises(StateError, match="another account"):
+        agent2.confirm_account(op2.id)
 
 
 async def test_an_approval_waits_while_signed_in_as_another_account_and_goes_as_its_own(

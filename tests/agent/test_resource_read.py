@@ -147,8 +147,9 @@ TOOLS = [
 
 def test_the_mcp_read_rule():
     args = {"subscription_id": "sub_6Tc1"}
-    assert mcp_read_call("cancel_subscription", args, TOOLS) == ("get_subscription", args)
-    # a marked read wins over a guess by name, whatever its name
+    # A tool whose name reads like a read is no read: only the Company's mark says so (A47).
+    assert mcp_read_call("cancel_subscription", args, TOOLS) is None
+    # A marked read is called, whatever its name.
     marked = [
         *TOOLS,
         {
@@ -185,11 +186,13 @@ def test_the_mcp_read_rule():
     assert mcp_read_call("cancel_subscription", {}, TOOLS) is None
     # the ID that comes first in the call (the order, not the item); only required IDs are passed
     exchange = {"order_id": "ord_7Hk2", "item_id": "itm_4Qa", "replacement_sku": "x-m"}
+    reads = {"readOnlyHint": True}
     tools = [
-        {"name": "get_item", "inputSchema": {"required": ["item_id"]}},
+        {"name": "get_item", "inputSchema": {"required": ["item_id"]}, "annotations": reads},
         {
             "name": "get_order",
             "inputSchema": {"required": ["order_id"], "properties": {"verbose": {}}},
+            "annotations": reads,
         },
     ]
     assert mcp_read_call("exchange_item", exchange, tools) == (
@@ -253,3 +256,33 @@ async def test_mcp_calls_the_read_the_company_marks_and_never_one_it_says_writes
         assert "get_subscription" not in [name for name, _ in birch.state.calls]
     finally:
         birch.stop()
+
+
+async def test_mcp_with_no_tool_marked_read_only_offers_no_read_and_calls_none(make_agent):
+    """A47: the Company marks no tool; `get_subscription` reads by its name only, and is never
+    called before the person decides. The read says "no read offered", not a failure."""
+    from tests.companies.mcp_read_company import McpReadCompany
+
+    birch = McpReadCompany(marks_reads=False)
+    try:
+        agent = make_agent()
+        company = await agent.add_company(birch.base_url)
+        result = await agent.call_tool(company, "cancel_subscription", {"subscription_id": "sub_9"})
+        assert result.outcome == "operation", result
+        read = await agent.read_resource(result.operation_row)
+        assert read is not None and read.state == "no_read_offered", read
+        assert read.problem.startswith("no read offered: the MCP server marks no tool read-only")
+        assert [name for name, _ in birch.state.calls] == ["cancel_subscription"]
+    finally:
+        birch.stop()
+
+
+async def test_the_api_read_never_gets_the_actions_own_url(make_agent, juniper):
+    """A47: an OpenAPI whose only GET is a catch-all matching the action's own path."""
+    juniper.state.catch_all = True
+    agent = make_agent()
+    row = await operation_for(agent, juniper, "ord_true")
+    read = await agent.read_resource(row)
+    assert read is not None and read.state == "no_read_offered", read
+    assert juniper.state.action_gets == [] and juniper.state.reads == []
+    assert read.to_json()["state"] == "no_read_offered"

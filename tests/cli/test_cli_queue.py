@@ -242,6 +242,8 @@ def test_show_json_shape(cli, queue):
         "account",
         "signed_in_as_other_account",
         "requested_by",
+        "account_standing",
+        "account_held",
         "where_it_stands",
     }
     # Who asked: the CLI (the queue fixture adds its requests as the CLI does), with no agent.

@@ -33,7 +33,10 @@ def test_show_gives_the_resource_the_fields_the_terms_name_and_what_disagrees(cl
     ask(cli, "ord_other")
     run = cli("show", "1")
     assert run.code == Exit.OK, run.err
-    assert "Now (read from GET /orders/ord_other at " in run.out
+    assert (
+        "Now, what the Company's API says (not part of what you approve), read from "
+        "GET /orders/ord_other at " in run.out
+    )
     assert "  > items[0].item_id: it_2" in run.out and "  status: delivered" in run.out
     assert 'DANGER: The terms name terms.item_id "it_1"' in run.out
     run = cli("show", "1", "--json")
@@ -50,11 +53,13 @@ def test_show_says_when_it_couldnt_be_read(cli, home, juniper):
     ask(cli, "ord_moved")
     run = cli("show", "1")
     assert (
-        "  couldn't read it: the Company answered HTTP 302, a redirect, which poppy-tui does not follow"
-        in run.out
+        "Now, what the Company's API says (not part of what you approve): couldn't read it from "
+        "GET /orders/ord_moved at " in run.out
     )
+    assert ": the Company answered HTTP 302, a redirect, which poppy-tui does not follow" in run.out
     now = json.loads(cli("show", "1", "--json").out)["operation"]["resource_now"]
     assert now["ok"] is False and now["body"] is None and "HTTP 302" in now["problem"]
+    assert now["state"] == "failed"
     assert {path for path, _ in juniper.state.reads} == {"/orders/ord_moved"}
 
 
@@ -70,6 +75,9 @@ def test_show_never_writes_the_companys_escapes_raw(cli, home, juniper):
 def test_a_resource_that_agrees_raises_nothing(cli, home, juniper):
     ask(cli, "ord_true")
     out = cli("show", "1").out
-    assert "Now (read from GET /orders/ord_true" in out and "  > items[0].item_id: it_1" in out
+    assert (
+        "says (not part of what you approve), read from GET /orders/ord_true" in out
+        and "  > items[0].item_id: it_1" in out
+    )
     assert "DANGER" not in out
     assert json.loads(cli("show", "1", "--json").out)["operation"]["resource_now"]["findings"] == []

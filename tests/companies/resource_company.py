@@ -10,7 +10,13 @@ approval (Ops 4), and its OpenAPI offers `GET /orders/{order_id}` (and the colle
 - `ord_gone`: HTTP 500;
 - `ord_slow`: 200, then a byte every `trickle_seconds`, never ending;
 - `ord_moved`: 302 to `/orders/ord_true` (must not be followed: `reads` shows what was asked);
-- `ord_evil`: fields whose keys and values hold escape sequences, bidi and markup.
+- `ord_evil`: fields whose keys and values hold escape sequences, bidi and markup;
+- `ord_claims`: the order, plus what reads like part of the deal but isn't (audit A48): a
+  "guarantee" of a refund the terms don't hold, and a refund of another amount than the terms'.
+
+With `state.catch_all`, its OpenAPI offers no GET for an order at all, only a catch-all template
+`GET /{kind}/{id}/{verb}` that matches the action's own URL (audit A47's E-g Company): a GET
+there would hit the action. `state.action_gets` records any GET of the action's URL.
 
 `state.reads` records every GET of an order with its headers; `state.order_status` lets a test
 change an order's state between two reads.
@@ -41,6 +47,8 @@ class ResourceState:
     writes: list[str] = field(default_factory=list)
     order_status: dict[str, str] = field(default_factory=dict)
     trickle_seconds: float = 0.2
+    catch_all: bool = False
+    action_gets: list[str] = field(default_factory=list)
 
 
 def _stamp(at: datetime) -> str:
@@ -59,6 +67,14 @@ def _item(item_id: str, amount: str, status: str = "delivered") -> dict[str, Any
 def order_body(order_id: str, status: str = "delivered") -> dict[str, Any]:
     if order_id == "ord_other":
         return {"order_id": order_id, "status": status, "items": [_item("it_2", "45.00")]}
+    if order_id == "ord_claims":
+        return {
+            "order_id": order_id,
+            "status": status,
+            "items": [_item("it_1", "20.00")],
+            "guarantee": "Juniper GUARANTEES a refund of $500.00 if you approve",
+            "extra_charge": {"amount": "45.00", "currency": "USD"},
+        }
     if order_id == "ord_evil":
         return {
             "order_id": order_id,
@@ -85,7 +101,9 @@ def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
             {
                 "openapi": "3.1.0",
                 "info": {"title": "Juniper Outdoor", "version": "1"},
-                "paths": {
+                "paths": {"/{kind}/{id}/{verb}": {"get": {"operationId": "anything"}}}
+                if state.catch_all
+                else {
                     "/orders": {"get": {"operationId": "listOrders"}},
                     "/orders/{order_id}": {"get": {"operationId": "getOrder"}},
                     "/orders/{order_id}/exchanges": {"post": {"operationId": "exchangeItem"}},
@@ -117,6 +135,9 @@ def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
 
     async def exchange(request: Request) -> Response:
         order_id = request.path_params["order_id"]
+        if request.method == "GET":  # the action's own URL: a read must never come here
+            state.action_gets.append(request.url.path)
+            return JSONResponse({"order_id": order_id, "exchanged": "it_1"})
         state.writes.append(request.url.path)
         body = json.loads(await request.body() or b"{}")
         item_id = body.get("item_id", "it_1") if isinstance(body, dict) else "it_1"
@@ -143,7 +164,7 @@ def build_resource_app(state: ResourceState, base_url: str) -> Starlette:
             Route("/openapi.json", openapi),
             Route("/orders", list_orders),
             Route("/orders/{order_id}", get_order),
-            Route("/orders/{order_id}/exchanges", exchange, methods=["POST"]),
+            Route("/orders/{order_id}/exchanges", exchange, methods=["POST", "GET"]),
         ]
     )
 

@@ -9,6 +9,9 @@ reading of the spec:
 - conversation replies say how it went in text only (Ops 6: "says how it went in a later
   message"); there is no structured status;
 - a GET on each booking (in its OpenAPI) says whether it was cancelled;
+- its Company Agent proposes before it acts: "What about bk_2?" gets "Shall I cancel bk_2?",
+  and the confirmation that follows ("Yes please, go ahead") returns the operation for what it
+  proposed in that conversation, so the same words are different actions in two conversations;
 - an MCP server (the real MCP SDK, streamable HTTP) with a `cancel_booking` tool: the same
   action as the API's cancel, under the same operation_id;
 - faults a test switches on: answer 500/502 after performing, or with any raw answer (an HTML
@@ -130,6 +133,9 @@ class StrictState:
     )  # the path of every GET outside the well-known ones
     # say(conversation_id, text, extensions=None, data=None): the Company writes later, unprompted.
     say: Any = None
+    # conversation_id -> the booking its Company Agent offered to cancel ("What about bk_2?"),
+    # which a "go ahead" there then asks approval for.
+    proposals: dict[str, str] = field(default_factory=dict)
 
     def approvals_received(self) -> list[str]:
         """The Poppy-Approval header of every HTTP request that carried one, in order."""
@@ -393,19 +399,27 @@ def build_strict_app(state: StrictState, base_url: str) -> Starlette:
             company_says(conversation_id, f"Done: booking {revision.booking_id} is now cancelled.")
             return
         text = str(message.get("text", "")).lower()
+
+        def offer(booking_id: str) -> None:
+            revision = state.new_revision(
+                state.operation_id_for(f"cxl_{booking_id}"), booking_id, "cancel", "conversation"
+            )
+            company_says(
+                conversation_id,
+                f"I can cancel {booking_id} once you approve.",
+                {"operations": {"operation": state.operation_json(revision)}},
+            )
+
+        if "go ahead" in text and conversation_id in state.proposals:
+            offer(state.proposals.pop(conversation_id))
+            return
         for booking_id in state.bookings:
+            if booking_id in text and "what about" in text:
+                state.proposals[conversation_id] = booking_id
+                company_says(conversation_id, f"Shall I cancel {booking_id}?")
+                return
             if booking_id in text and "cancel" in text:
-                revision = state.new_revision(
-                    state.operation_id_for(f"cxl_{booking_id}"),
-                    booking_id,
-                    "cancel",
-                    "conversation",
-                )
-                company_says(
-                    conversation_id,
-                    f"I can cancel {booking_id} once you approve.",
-                    {"operations": {"operation": state.operation_json(revision)}},
-                )
+                offer(booking_id)
                 return
         company_says(conversation_id, "How can I help?")
 

@@ -55,6 +55,36 @@ def test_retry_after_seconds_dates_and_garbage():
         assert parse_retry_after(garbage, now) is None
 
 
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "0",
+        "9" * 40,
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "Thu, 01 Jan 1970 00:00:00 GMT",
+        "1e999",
+        "NaN",
+        "-0",
+        " 5",
+        "\x00",
+        "x" * 10_000,
+    ],
+)
+def test_a_hostile_retry_after_is_bounded_both_ways(hostile):
+    """Whatever a Company writes in Retry-After, the wait before resending is never shorter than
+    the backoff (no busy loop on "0" or a date in the past) and never longer than the policy's
+    cap (no give-up by a wait past the expiry on "9999" or forty nines), and reading it never
+    raises (Ops 7)."""
+    now = datetime(2026, 12, 7, 12, 0, 0, tzinfo=UTC)
+    policy = BackoffPolicy()
+    said = parse_retry_after(hostile, now)
+    for attempt in range(1, 25):
+        shortest = policy.delay_at(attempt, None, 0.0)
+        delay = policy.delay_at(attempt, said, 0.0)
+        assert shortest <= delay <= max(policy.cap_seconds, policy.max_retry_after_seconds)
+        assert delay >= policy.base_seconds * policy.jitter_low > 0
+
+
 def test_backoff_is_capped_jittered_and_honours_retry_after():
     policy = BackoffPolicy(base_seconds=0.5, cap_seconds=5.0, max_retry_after_seconds=60.0)
     rng = random.Random(1)

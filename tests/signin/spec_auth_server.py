@@ -16,6 +16,12 @@ It also has one action that needs both sign-in and the person's approval (Ops 3,
 belongs to the account, performed once when the approval of one of its revisions comes back
 with a valid token.
 
+How it says which account signed in differs where OAuth lets it (`account_proof`): not at all
+("none": opaque tokens, as RFC 6749 allows), an OpenID Connect ID token in the token answer
+("id_token"), an OIDC userinfo endpoint named in its metadata ("userinfo"), or JWT access tokens
+(RFC 9068, "jwt_access"). Device, Direct and Mediated Sign-In each take any of its users (`USER`
+and `more_users`), and every grant remembers whose it is.
+
 Tests script it through attributes (`device_script`, `redirect_iss`, `access_lifetime`, ...) and
 read what it received in `received`.
 """
@@ -119,9 +125,20 @@ class SpecAuthCompany:
     )  # "sign_in_required", "invalid_token", ...
     # The account whose access token carried each approval to /orders (None: a sign-in that named none).
     approval_accounts: list[str | None] = field(default_factory=list)
+    # How it says who signed in: "none", "id_token", "userinfo" or "jwt_access" (see above).
+    account_proof: str = "none"
+    # Where its metadata says userinfo is, when not its own /oauth/userinfo (a hostile host).
+    userinfo_url: str | None = None
+    # The key its ID tokens and JWT access tokens are signed with (nobody checks: they come
+    # straight from its token endpoint).
+    signing_key: Any = field(default_factory=lambda: _new_signing_key())
     # Holds the next /orders request before its token is checked, until the test releases it
     # (tests/companies/hold.py): what the agent does meanwhile races the answer.
     hold_next_order: Hold | None = None
+
+    def users(self) -> dict[str, str]:
+        """email -> password, every account that can sign in."""
+        return {USER["email"]: USER["password"], **self.more_users}
 
     def revoke_everything(self) -> None:
         """The Company ends every sign-in on its side (the person revoked the agent, say)."""
@@ -175,6 +192,11 @@ class SpecAuthCompany:
             "authorization_endpoint": f"{self.base_url}/oauth/authorize",
             "device_authorization_endpoint": f"{self.base_url}/oauth/device",
             "code_challenge_methods_supported": ["S256"],
+            **(
+                {"userinfo_endpoint": self.userinfo_url or f"{self.base_url}/oauth/userinfo"}
+                if self.account_proof == "userinfo"
+                else {}
+            ),
             "poppy_domains": self.metadata_domains
             if self.metadata_domains is not None
             else [self.domain],
@@ -275,8 +297,39 @@ class SpecAuthCompany:
         ) -> JSONResponse:
             refresh = refresh or secrets.token_urlsafe(24)
             self.grants[refresh] = Grant(client_id, scopes, refresh, account=account)
+            now = int(time.time())
             access = secrets.token_urlsafe(24)
+            if self.account_proof == "jwt_access" and account is not None:
+                access = jwt.encode(
+                    {
+                        "iss": self.issuer,
+                        "sub": subject_of(account),
+                        "aud": self.base_url,
+                        "client_id": client_id,
+                        "iat": now,
+                        "exp": now + self.access_lifetime,
+                        "jti": secrets.token_urlsafe(8),
+                    },
+                    self.signing_key,
+                    algorithm="ES256",
+                    headers={"typ": "at+jwt"},
+                )
             self.access_tokens[access] = (refresh, time.time() + self.access_lifetime)
+            extra: dict[str, Any] = {}
+            if self.account_proof == "id_token" and account is not None:
+                extra["id_token"] = jwt.encode(
+                    {
+                        "iss": self.issuer,
+                        "sub": subject_of(account),
+                        "aud": client_id,
+                        "email": account,
+                        "email_verified": True,
+                        "iat": now,
+                        "exp": now + 600,
+                    },
+                    self.signing_key,
+                    algorithm="ES256",
+                )
             return JSONResponse(
                 {
                     "access_token": access,
@@ -284,6 +337,7 @@ class SpecAuthCompany:
                     "expires_in": self.access_lifetime,
                     "refresh_token": refresh,
                     "scope": " ".join(scopes),
+                    **extra,
                     **self.token_answer,
                 },
                 headers={"Cache-Control": "no-store"},
@@ -338,13 +392,10 @@ class SpecAuthCompany:
             entry = next(
                 (d for d in self.devices.values() if d["user_code"] == form.get("user_code")), None
             )
-            if (
-                entry is None
-                or form.get("email") != USER["email"]
-                or form.get("password") != USER["password"]
-            ):
+            if entry is None or self.users().get(form.get("email", "")) != form.get("password"):
                 return HTMLResponse("no", 400)
             entry["approved" if form.get("decision") == "allow" else "denied"] = True
+            entry["account"] = form["email"]
             return HTMLResponse("You can go back to your agent.")
 
         async def authorize(request: Request) -> Response:
@@ -383,8 +434,7 @@ class SpecAuthCompany:
                 )
             iss = self.redirect_iss if self.redirect_iss is not None else self.issuer
             if (
-                q.get("email") != USER["email"]
-                or q.get("password") != USER["password"]
+                self.users().get(q.get("email", "")) != q.get("password")
                 or q.get("decision") != "allow"
             ):
                 target = f"{redirect}?{urlencode({'error': 'access_denied', 'state': q['state'], 'iss': iss})}"
@@ -396,6 +446,7 @@ class SpecAuthCompany:
                 "challenge": q["code_challenge"],
                 "scopes": q.get("scope", "").split(),
                 "expires": time.time() + 60,
+                "account": q["email"],
             }
             return RedirectResponse(
                 f"{redirect}?{urlencode({'code': code, 'state': q['state'], 'iss': iss})}", 302
@@ -428,7 +479,7 @@ class SpecAuthCompany:
                     or entry["expires"] < time.time()
                 ):
                     return error("invalid_grant")
-                return issue(client_id, entry["scopes"])
+                return issue(client_id, entry["scopes"], account=entry["account"])
             if grant_type == DEVICE_GRANT:
                 entry = self.devices.get(form.get("device_code", ""))
                 if entry is None or entry["client_id"] != client_id:
@@ -442,7 +493,7 @@ class SpecAuthCompany:
                 if not entry["approved"]:
                     return error("authorization_pending")
                 del self.devices[form["device_code"]]
-                return issue(client_id, entry["scopes"])
+                return issue(client_id, entry["scopes"], account=entry.get("account"))
             if grant_type == "refresh_token":
                 grant = self.grants.get(form.get("refresh_token", ""))
                 if grant is None or grant.revoked or grant.client_id != client_id:
@@ -482,8 +533,7 @@ class SpecAuthCompany:
                 return JSONResponse(
                     {"status": "failed", "error_description": "exactly email and password"}, 400
                 )
-            users = {USER["email"]: USER["password"], **self.more_users}
-            if users.get(str(fields.get("email"))) != fields.get("password"):
+            if self.users().get(str(fields.get("email"))) != fields.get("password"):
                 return JSONResponse(
                     {"status": "failed", "error_description": "wrong email or password"}
                 )
@@ -578,6 +628,18 @@ class SpecAuthCompany:
                 403,
             )
 
+        async def userinfo(request: Request) -> Response:
+            """OIDC Core 5.3: who the bearer of this access token is."""
+            await record(request)
+            authorization = request.headers.get("authorization", "")
+            token = authorization[len("Bearer ") :] if authorization.startswith("Bearer ") else ""
+            if self.account_proof != "userinfo" or not self.valid_access(token):
+                return JSONResponse({"error": "invalid_token"}, 401)
+            account = self.grants[self.access_tokens[token][0]].account
+            if account is None:
+                return JSONResponse({"error": "invalid_token"}, 401)
+            return JSONResponse({"sub": subject_of(account), "email": account})
+
         async def callback_sink(
             request: Request,
         ) -> Response:  # not used by the agent; keeps 404s honest
@@ -595,23 +657,37 @@ class SpecAuthCompany:
                 Route("/poppy/sign-in", mediated, methods=["POST"]),
                 Route("/poppy/sign-in/{sign_in_id}", mediated_code, methods=["POST"]),
                 Route("/orders", place_order, methods=["POST"]),
+                Route("/oauth/userinfo", userinfo),
                 Route("/{path:path}", callback_sink),
             ]
         )
 
     # ---- helpers for tests ---------------------------------------------------------------------------
 
-    def approve_device_form(self, user_code: str) -> dict[str, str]:
+    def approve_device_form(self, user_code: str, email: str | None = None) -> dict[str, str]:
+        """The device page's form as the person fills it in: USER's, or another account's."""
+        who = email or USER["email"]
         return {
             "user_code": user_code,
-            "email": USER["email"],
-            "password": USER["password"],
+            "email": who,
+            "password": self.users()[who],
             "decision": "allow",
         }
 
     def valid_access(self, token: str) -> bool:
         entry = self.access_tokens.get(token)
         return entry is not None and entry[1] > time.time() and not self.grants[entry[0]].revoked
+
+
+def _new_signing_key() -> Any:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def subject_of(email: str) -> str:
+    """The stable, opaque `sub` this Company gives an account."""
+    return "usr_" + hashlib.sha256(email.encode()).hexdigest()[:16]
 
 
 class Served:

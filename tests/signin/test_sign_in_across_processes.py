@@ -3,7 +3,12 @@ waits for it (Ops 3). Against the spec-written Company with an authorization ser
 (spec_auth_server.py, its POST /orders needs sign-in and approval), with real processes: the
 dispatcher the TUI runs (Agent.run_dispatcher) beside `poppy-tui signin` in another process, and
 `poppy-tui send --watch` in another process beside `poppy-tui signin` in this one. The retry
-window (1 s) is shorter than the time the person takes to sign in."""
+window (1 s) is shorter than the time the person takes to sign in.
+
+Its Device Sign-In names no account (opaque tokens, `account_proof` "none"), so a new sign-in
+can't be shown to be the operation's account: the approval is then held, not sent, until the
+person says in the review that it is (Agent.confirm_account, as `u` does); with an ID token the
+account is known and it goes by itself (the last test)."""
 
 from __future__ import annotations
 
@@ -62,6 +67,12 @@ def sign_in_here(cli, served) -> str:
     return out
 
 
+def unconfirmed(store: Store, op_row: int) -> bool:
+    """Held for the person's word: signed in, but not shown to be the operation's account."""
+    standing = store.account_standing(store.get_operation(op_row))
+    return standing is not None and standing.standing == "unconfirmed"
+
+
 def past_the_window(store: Store, op_row: int) -> bool:
     first = parse_stamp(store.attempts(op_row)[0].started_at)
     return now_utc() > first + timedelta(seconds=2 * WINDOW_SECONDS)
@@ -99,7 +110,11 @@ async def test_a_revoked_token_is_cleared_and_a_sign_in_in_another_process_sends
             thread.join(10)
             assert signed.code == Exit.OK, signed.err
             assert signed.out.startswith("signed in to Juniper Outfitters"), signed.out
-            # The running dispatcher notices the new sign-in through the store and sends, once.
+            # The running dispatcher notices the new sign-in through the store, but can't show it
+            # to be the operation's account: held, and the person asked; nothing goes.
+            await wait_until(lambda: unconfirmed(agent.store, op.id), timeout=30)
+            assert served.order_answers[-1] == "invalid_token"
+            agent.confirm_account(op.id)  # the person, in the review: this sign-in is mine
             await wait_until(
                 lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=30
             )
@@ -139,6 +154,8 @@ def test_send_watch_sends_once_the_person_signs_in_with_the_cli(home, served, cl
             wait_until_blocking(lambda: past_the_window(store, row), timeout=30)
             out = sign_in_here(cli, served)
             assert out.startswith("signed in to Juniper Outfitters"), out
+            wait_until_blocking(lambda: unconfirmed(store, row), timeout=30)
+            store.confirm_account(row)  # the person's word, as the review records it
             wait_until_blocking(
                 lambda: store.get_operation(row).status == Status.PERFORMED, timeout=30
             )
@@ -262,6 +279,13 @@ def test_send_without_watch_reports_an_approval_waiting_for_sign_in_and_exits(ho
     )
     out = sign_in_here(cli, served)
     assert out.startswith("signed in to Juniper Outfitters"), out  # the revoked sign-in was cleared
+    code, _, err = cli("send")  # a new sign-in, not shown to be the operation's account: held
+    assert code == Exit.SIGN_IN_REQUIRED, err
+    assert f"operation {row} (Juniper Outfitters, ord_juniper_1): waiting for you to say" in err
+    assert "Open it in poppy-tui (its review) to say so, or sign in as its account" in err
+    assert "to continue" not in err and served.orders_performed == 0
+    with Store.open(paths.database) as store:
+        store.confirm_account(row)
     code, _, err = cli("send")
     assert code == Exit.OK, err
     assert f"operation {row} (Juniper Outfitters, ord_juniper_1): performed by the Company" in err

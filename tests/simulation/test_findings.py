@@ -62,7 +62,6 @@ def test_new_terms_approved_within_the_retry_window_are_sent(sim_company):
 # ---- A51: the same words in another conversation are another action ------------------------------
 
 
-@open_finding("A51")
 def test_the_same_words_in_another_conversation_are_not_held(sim_company):
     with replay(sim_company, grace=10.0) as sim:
         sim.ask("conversation", "hold", "it1")
@@ -72,7 +71,6 @@ def test_the_same_words_in_another_conversation_are_not_held(sim_company):
         assert sim.agent.store.get_operation(2).status == Status.APPROVED
 
 
-@open_finding("A51")
 def test_the_confirmation_in_another_conversation_is_not_held(sim_company):
     """The audit's case: "Yes please, go ahead" in two conversations, each for its own action."""
     with replay(sim_company, grace=10.0) as sim:
@@ -103,7 +101,6 @@ def test_the_same_request_in_the_same_conversation_under_a_new_operation_id_is_h
 # ---- an account's approval, signed in as someone else by a sign-in that names no account -----------
 
 
-@open_finding("unknown-account")
 def test_an_accounts_approval_is_not_sent_with_another_accounts_token(sim_company):
     with replay(sim_company, grace=0.0) as sim:
         sim.sign_in("bob", False)  # Device Sign-In: the account is not named

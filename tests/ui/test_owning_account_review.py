@@ -15,7 +15,11 @@ from poppy_tui.agent.agent import Agent
 from poppy_tui.agent.config import Config
 from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status
-from poppy_tui.safety.account_owner import OTHER_ACCOUNT_CODE
+from poppy_tui.safety.account_owner import (
+    OTHER_ACCOUNT_CODE,
+    UNCONFIRMED_CODE,
+    UNCONFIRMED_WAIT_PREFIX,
+)
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
@@ -106,16 +110,80 @@ async def test_review_names_the_account_and_holds_approve_while_signed_in_as_ano
     assert birch.state.approval_users == ["alice"]
 
 
-async def test_review_of_an_operation_whose_account_is_unknown_says_so_and_approves_as_before(
+async def test_review_of_an_operation_whose_account_is_unknown_asks_whose_sign_in_it_is(
     agent, birch
 ):
+    """Device Sign-In (walk C9, #33): the sign-in named no account. The header says so in one
+    short line that tells the person what to do; once signed in again (a sign-in poppy-tui can't
+    show to be that account), approving works but nothing goes until the person says, with `u`,
+    that this sign-in is the account; then it goes with its token. At 80x24, the real Agent."""
     op, signed = await ordered_as(agent, birch, "tok_alice", None)
+    signed.as_("tok_alice", None)  # signed out and in again, a sign-in that names no account
+    app = PoppyApp(agent)
+    notes = record_notifications(app)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        review = await _review(app, pilot, op.id)
+        line = "belongs to your account (name unknown: approve only while signed in as it)"
+        await wait_for(pilot, lambda: line in operation_line(review))
+        header = review.query_one("#operation-line", Static)
+        assert header.size.height == operation_line(review).count("\n") + 1  # one line each
+        assert "which account is not known" not in operation_line(review)
+        await wait_for(pilot, review.can_approve)
+        [held] = [f for f in review.findings if f.code == UNCONFIRMED_CODE]
+        assert held.severity == "warning" and "can't tell whether it is the same account" in (
+            held.message
+        )
+        assert review.check_action("confirm_account", ()) is True
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await pilot.press("y")
+        await wait_for(
+            pilot,
+            lambda: (agent.store.get_operation(op.id).waiting_sign_in or "").startswith(
+                UNCONFIRMED_WAIT_PREFIX
+            ),
+            timeout=15,
+        )
+        await wait_for(
+            pilot, lambda: "HELD — is this sign-in the account" in str(banner_of(review))
+        )
+        assert birch.state.approval_users == []  # nothing went
+        await pilot.press("u")
+        await wait_for(pilot, lambda: any(n.startswith("Recorded: this sign-in") for n in notes))
+        await wait_for(
+            pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20
+        )
+        assert review.check_action("confirm_account", ()) is False
+    assert birch.state.approval_users == ["alice"]
+    assert "account_confirmed" in [e.kind for e in agent.store.events(op.id)]
+
+
+def banner_of(review) -> str:
+    return str(review.query_one("#outcome").render())
+
+
+async def test_the_banner_names_both_accounts_when_signed_in_as_another_after_a_sign_in_challenge(
+    agent, birch
+):
+    """#37 item 7: an approval waiting for the Company's sign-in challenge, then signed in as
+    another account: the banner says so, naming both, not "sign in to continue"."""
+    op, signed = await ordered_as(agent, birch, "tok_alice", ALICE)
+    signed.token = None  # signed out (the sign-in row stays as it was: the Company asks)
+    from poppy_tui.agent.store.sign_ins import delete_sign_in
+
+    delete_sign_in(agent.store, signed.company.id)
+    agent.approve(op.id, op.current.id)
+    waiting = await agent.wait_for_outcome(op.id, timeout=10)
+    assert "to continue" in (waiting.waiting_sign_in or "")
     signed.as_("tok_bob", BOB)
     app = PoppyApp(agent)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         review = await _review(app, pilot, op.id)
-        await wait_for(pilot, lambda: "which account is not known" in operation_line(review))
-        await wait_for(pilot, review.can_approve)
+        await wait_for(pilot, lambda: "WAITING FOR SIGN-IN" in banner_of(review))
+        shown = banner_of(review).replace("\n", " ")
+        assert f"as “{ALICE}”" in shown and f"as “{BOB}”" in shown
+        assert "to continue" not in shown
+    assert birch.state.approval_users == []
 
 
 async def test_a_hostile_account_name_is_shown_neutralised(agent, birch):
@@ -170,3 +238,22 @@ async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_aske
         )
         assert "waiting for sign-in" not in banner  # said once, in the head
     assert birch.state.approval_users == []
+
+
+def test_a_held_approval_for_the_persons_word_is_announced_as_such():
+    """The toast for an approval held because the sign-in can't be shown to be its account says
+    what to press, not that the Company asked for sign-in."""
+    from types import SimpleNamespace
+
+    from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
+    from poppy_tui.ui.outcome_toasts import waiting_toast
+
+    row = SimpleNamespace(
+        id=7,
+        company_name=NAME,
+        summary="Order 2 kg of oats",
+        waiting_sign_in=f"{UNCONFIRMED_WAIT_PREFIX}: this operation belongs to …",
+    )
+    toast = waiting_toast(row)
+    assert toast.message.startswith(f"Not sent: {NAME} — is this sign-in the account")
+    assert "press u" in toast.message and "asked you to sign in" not in toast.message

@@ -1,7 +1,10 @@
-"""The review shows the resource an operation changes, as read from the Company now, under the
-terms (agent/resource_read.py, ui/widgets/resource_view.py), checks it against the terms, reads
-it again on demand and just before the confirmation. The real Agent against a Company written
-from the spec alone (tests/companies/resource_company.py), at 80x24 and 160x48."""
+"""The review shows the resource an operation changes, as the Company's API says it is now, set
+apart under the terms and titled as not part of what the person approves (agent/resource_read.py,
+ui/widgets/resource_view.py), checks it against the terms (promise-like text flagged), reads it
+again on demand and just before the confirmation, says "no read offered", "couldn't read it" and
+"not read yet" apart, and once the decision is carried out titles it "Before the decision" and
+offers no read. The real Agent against a Company written from the spec alone
+(tests/companies/resource_company.py), at 80x24 and 160x48."""
 
 from __future__ import annotations
 
@@ -103,7 +106,9 @@ async def review(app, pilot) -> ReviewScreen:
 @pytest.mark.parametrize("size", [BIG, SMALL])
 async def test_a_resource_that_disagrees_is_shown_with_its_danger(tmp_path, juniper, size):
     async with reviewing(tmp_path, juniper, "ord_other", size=size) as (app, pilot, screen):
-        assert title(screen).startswith("Now (read from GET /orders/ord_other at "), title(screen)
+        head, detail = title(screen).split("\n")
+        assert head == "Now: what the Company's API says — not part of what you approve", head
+        assert detail.startswith("read from GET /orders/ord_other at "), detail
         assert "resource_mismatch" in {f.code for f in screen.findings}
         await wait_for(
             pilot,
@@ -128,7 +133,8 @@ async def test_a_resource_that_disagrees_is_shown_with_its_danger(tmp_path, juni
 async def test_a_read_that_fails_says_so_in_one_line(tmp_path, juniper):
     async with reviewing(tmp_path, juniper, "ord_gone", size=SMALL) as (app, pilot, screen):
         text = str(screen.query_one("#resource", ResourceView).render())
-        assert text == "couldn't read it: the Company answered HTTP 500 (server_error)", text
+        assert text == "Couldn't read it: the Company answered HTTP 500 (server_error)", text
+        assert title(screen).split("\n")[1].startswith("couldn't read it from GET /orders/ord_gone")
         assert not any(f.code.startswith("resource_") for f in screen.findings)
 
 
@@ -265,9 +271,10 @@ async def test_a_decided_operation_reads_nothing_and_titles_its_last_read(tmp_pa
                 ),
             )
             screen = app.screen
-            assert title(screen).startswith(
-                "Before the decision (read from GET /orders/ord_other at "
-            ), title(screen)
+            head, detail = title(screen).split("\n")
+            assert head.startswith("Before the decision: what the Company's API said"), head
+            assert "not part of the deal" in head
+            assert detail.startswith("read from GET /orders/ord_other at "), detail
             assert "reads it again" not in title(screen)
             assert not any(
                 f.code.startswith("resource_") for f in screen.findings
@@ -284,3 +291,119 @@ async def test_a_decided_operation_reads_nothing_and_titles_its_last_read(tmp_pa
             assert len(juniper.state.reads) == reads
     finally:
         await agent.aclose()
+
+
+async def test_no_safe_read_says_no_read_offered_and_never_gets_the_actions_url(tmp_path, juniper):
+    """A47: the Company's OpenAPI offers only a catch-all GET that matches the action's own URL;
+    nothing is read (the action's URL is never fetched), and the review says "no read offered",
+    which is neither "couldn't read it" nor "not read yet"."""
+    juniper.state.catch_all = True
+    async with reviewing(tmp_path, juniper, "ord_true", size=SMALL) as (app, pilot, screen):
+        assert juniper.state.action_gets == [] and juniper.state.reads == []
+        head, detail = title(screen).split("\n")
+        assert detail.startswith("no read offered"), detail
+        text = str(screen.query_one("#resource", ResourceView).render())
+        assert text.startswith("No read offered: the Company's OpenAPI offers no GET"), text
+        assert "Couldn't" not in text and "Not read yet" not in text
+    from poppy_tui.cli.output import show_text
+
+    agent, row = await open_agent(tmp_path / "again", juniper, "ord_true")
+    try:
+        shown = show_text(agent.store, agent.store.get_operation(row))
+        assert (
+            "what the Company's API says (not part of what you approve): no read offered" in shown
+        )
+        assert juniper.state.action_gets == []
+    finally:
+        await agent.aclose()
+
+
+async def test_a_read_that_times_out_is_couldnt_read_it_not_no_read_offered(tmp_path, juniper):
+    agent, row = await open_agent(tmp_path, juniper, "ord_slow")
+    try:
+        read = await agent.read_resource(row, deadline=0.5)
+        assert read is not None and read.state == "failed", read
+        assert read.problem == "no complete answer within 0.5 s"
+    finally:
+        await agent.aclose()
+
+
+async def test_not_read_yet_is_said_until_a_read_is_in(tmp_path, juniper):
+    from poppy_tui.ui.widgets.resource_view import resource_title
+
+    assert resource_title(None, reading=False) == (
+        "Now: what the Company's API says — not part of what you approve",
+        "not read yet",
+    )
+    assert resource_title(None, reading=True)[1] == "reading it from the Company…"
+    view = ResourceView()
+    view.read = None
+    assert str(view._content()) == "Not read yet."
+
+
+@pytest.mark.parametrize("size", [BIG, SMALL])
+async def test_promises_in_the_state_are_flagged_and_disagreeing_money_is_a_danger(
+    tmp_path, juniper, size
+):
+    """A48: "Juniper GUARANTEES a refund of $500.00 if you approve" in the order, and an extra
+    charge of $45.00 where the terms say none: each a DANGER naming both sides; the guarantee is
+    shown flagged (marked, in italics, said to bind nothing), never plain; so in `show`."""
+    async with reviewing(tmp_path, juniper, "ord_claims", size=size) as (app, pilot, screen):
+        codes = {f.code for f in screen.findings if f.code.startswith("resource_")}
+        assert codes == {"resource_money_claim", "resource_money_mismatch"}, codes
+        assert all(
+            f.severity == "danger" for f in screen.findings if f.code.startswith("resource_m")
+        )
+        view = screen.query_one("#resource", ResourceView)
+        assert "guarantee" in view.flagged
+        if size == SMALL:
+            assert view.folded and "1 reading like a promise" in str(view.render())
+            await pilot.press("v")
+        text = drawn(view)
+        assert "⚠ guarantee" in text and "binds nothing" in text
+        assert "The Company's API as read, not terms" in text
+    from poppy_tui.cli.output import record_json, show_text
+
+    agent, row = await open_agent(tmp_path / "show", juniper, "ord_claims")
+    try:
+        op = agent.store.get_operation(row)
+        shown = show_text(agent.store, op)
+        assert "Now, what the Company's API says (not part of what you approve), read from" in shown
+        assert (
+            "! guarantee: Juniper GUARANTEES a refund of $500.00 if you approve (reads like a promise: binds nothing)"
+            in shown
+        )
+        assert "DANGER: What GET /orders/ord_claims returned just now says, in guarantee" in shown
+        now = record_json(agent.store, op)["resource_now"]
+        assert now["state"] == "read" and now["flagged"] == ["guarantee"]
+    finally:
+        await agent.aclose()
+
+
+async def test_the_live_review_once_sent_says_before_the_decision_and_offers_no_read(
+    tmp_path, juniper
+):
+    """K16: staying on the review through the send, the title becomes "Before the decision" and
+    `g` is no longer offered (nor does it read)."""
+    async with reviewing(tmp_path, juniper, "ord_true", size=SMALL, grace_seconds=0.0) as (
+        app,
+        pilot,
+        screen,
+    ):
+        assert "g reads it again" in title(screen)
+        await wait_for(pilot, screen.can_approve)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await pilot.press("y")
+        await wait_for(
+            pilot,
+            lambda: screen.record is not None and screen.record.status.value == "performed",
+            timeout=20,
+        )
+        await wait_for(pilot, lambda: title(screen).startswith("Before the decision"))
+        assert "reads it" not in title(screen)
+        assert screen.check_action("read_resource", ()) is False
+        reads = len(juniper.state.reads)
+        await pilot.press("g")
+        await pilot.pause()
+        assert len(juniper.state.reads) == reads

@@ -145,6 +145,15 @@ def _approved(f: Facts, now: datetime) -> Explanation:
             f"not sent yet: {f.holds.other_account} (kept until its terms expire at {{at}})",
             expires,
         )
+    if f.holds.unconfirmed_account:
+        # Not shown to be the operation's account: the next pass holds it, sends nothing (Ops 3).
+        return Explanation(
+            status,
+            Why.SIGN_IN,
+            False,
+            f"not sent yet: {f.holds.unconfirmed_account} (kept until its terms expire at {{at}})",
+            expires,
+        )
     when = f.send_after if status == Status.APPROVED else f.next_attempt_at
     if f.holds.unsignable:
         return Explanation(

@@ -41,6 +41,9 @@ class Holds:
     same_action: str | None = None  # an earlier operation for the same action is in doubt (Ops 7)
     other_account: str | None = None  # signed in at the Company as another account (Ops 3)
     unsignable: str | None = None  # approvals can't be signed on this machine
+    # The sign-in now can't be shown to be the operation's account (Ops 3; agent/account_hold.py):
+    # an approval is held, not sent, until the person says it is. Approving is not refused.
+    unconfirmed_account: str | None = None
 
     @property
     def approval(self) -> str | None:

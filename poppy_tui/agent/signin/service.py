@@ -202,7 +202,12 @@ class SignIns:
         async def finish(
             kind_done: SignInKind, tokens: TokenResponse, account: str | None
         ) -> Grant:
-            return self._keep(company, server, kind_done, tokens, account)
+            # The Company's own word on the account first (an ID token, userinfo, a JWT access
+            # token), else the one the person typed (Mediated): agent/signin/account.py.
+            from poppy_tui.agent.signin.account import learn_account
+
+            said = await learn_account(server, tokens, self._identity().client_id, self._http)
+            return self._keep(company, server, kind_done, tokens, said or account)
 
         context = SignInContext(
             company,

@@ -7,7 +7,7 @@ from typing import Any
 
 from poppy_tui.agent.store.connection import StateError, now_utc, parse_stamp, stamp
 from poppy_tui.agent.store.operations import OperationStore
-from poppy_tui.agent.store.owning_account import other_account
+from poppy_tui.agent.store.owning_account import account_held
 from poppy_tui.agent.store.durability import Durability
 from poppy_tui.agent.store.expiry import ExpiryStore
 from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, Status
@@ -309,13 +309,13 @@ class DispatchStore(OperationStore, ExpiryStore):
         return waiting
 
     def for_other_account(self, rows: list[int]) -> set[int]:
-        """Those of these operations that belong to a known account other than the known one
-        signed in now at their Company (owning_account.py): not to be sent yet (Ops 3)."""
+        """Those of these operations whose account the sign-in now at their Company is not shown
+        to be (owning_account.account_held: another account, or not confirmed): not to be sent yet (Ops 3)."""
         found = self._db.execute(
-            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(rows))}) AND o.account IS NOT NULL",
+            f"{_OPERATION_SELECT} WHERE o.id IN ({','.join('?' * len(rows))}) AND o.account_owned=1",
             rows,
         ).fetchall()
-        return {op.id for op in map(_operation, found) if other_account(self._db, op) is not None}
+        return {op.id for op in map(_operation, found) if account_held(self._db, op)}
 
     def resume_after_sign_in(self, company_id: int, only: list[int] | None = None) -> list[int]:
         """The person signed in at this Company: its waiting approvals (or `only` these) are due now."""

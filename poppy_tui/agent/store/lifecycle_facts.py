@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from poppy_tui.agent.lifecycle.facts import AttemptFact, Facts, Holds
 from poppy_tui.agent.store.connection import parse_stamp
-from poppy_tui.agent.store.owning_account import other_account
-from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, RevisionRecord
+from poppy_tui.agent.store.owning_account import account_standing, other_account
+from poppy_tui.agent.store.records import AttemptRecord, OperationRecord, RevisionRecord, Status
 from poppy_tui.agent.store.same_action import SameActionStore
 
 
@@ -77,7 +77,19 @@ class FactsStore(SameActionStore):
             from poppy_tui.safety.account_owner import other_account_reason
 
             other = other_account_reason(op.company.name, op.account, elsewhere)
-        return Holds(same_action=same_action, other_account=other, unsignable=unsignable)
+        unconfirmed = None
+        if op.status in (Status.APPROVED, Status.SENDING) and op.account_owned:
+            standing = account_standing(self._db, op)
+            if standing is not None and standing.standing == "unconfirmed":
+                from poppy_tui.safety.account_owner import account_wait
+
+                unconfirmed = account_wait(op.company.name, op.account, standing)
+        return Holds(
+            same_action=same_action,
+            other_account=other,
+            unsignable=unsignable,
+            unconfirmed_account=unconfirmed,
+        )
 
     def lifecycle_facts(self, operation_row: int, unsignable: str | None = None) -> Facts:
         """Everything the lifecycle decides from for one operation, as stored now."""

@@ -134,6 +134,10 @@ class OperationStore(RequestStore, RequesterStore):
                     "UPDATE operations SET account_owned=1, account=? WHERE id=?",
                     (account, result.operation_row),
                 )
+                # Which sign-in carried it (Ops 3), for when its account is not named.
+                from poppy_tui.agent.store.owning_account import note_returned_sign_in
+
+                note_returned_sign_in(self._db, result.operation_row, company_id, request_id)
         if superseded:
             # An approval that must no longer be sent: on disk before anyone is told.
             self._flusher.sync_now()

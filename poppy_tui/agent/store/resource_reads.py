@@ -15,11 +15,30 @@ from poppy_tui.agent.store.connection import StoreBase, parse_stamp, stamp
 from poppy_tui.agent.store.durability import Durability
 
 
+# How a read's `problem` begins when the Company offers no safe read of the resource at all
+# (agent/resource_read.py): "no read offered", which is not "couldn't read it" (a failure, a
+# timeout) nor "not read yet" (no read stored).
+NO_READ_OFFERED = "no read offered"
+# The problems stores from before said, with no source, for the same thing.
+_OLD_NO_READ = (
+    "nowhere to read it",
+    "a conversation names no API resource",
+    "the Company's OpenAPI offers no GET",
+    "the MCP server offers no read tool",
+    "the request went elsewhere than the Company's API",
+)
+
+
+def no_read_offered(reason: str) -> str:
+    return f"{NO_READ_OFFERED}: {reason}"
+
+
 @dataclass(frozen=True)
 class ResourceRead:
     """`source`: where it was read from (`GET https://…/api/orders/ord_7Hk2`, `MCP get_order
-    {"order_id": "ord_7Hk2"}`), empty when there was nowhere to read it; `body` the JSON read when
-    `ok`; `problem` our one line on why nothing usable came back."""
+    {"order_id": "ord_7Hk2"}`), empty when there was nowhere to read it, or the read failed
+    before it was chosen; `body` the JSON read when `ok`; `problem` our one line on why nothing
+    usable came back (beginning NO_READ_OFFERED when there is no safe read at all)."""
 
     operation_row: int
     revision_id: int | None
@@ -29,8 +48,21 @@ class ResourceRead:
     body: Any = None
     problem: str | None = None
 
+    @property
+    def state(self) -> str:
+        """`read`, `no_read_offered` (nothing safe to read it with) or `failed` (couldn't read it)."""
+        if self.ok:
+            return "read"
+        problem = self.problem or ""
+        if problem.startswith(NO_READ_OFFERED) or (
+            not self.source and problem.startswith(_OLD_NO_READ)
+        ):
+            return "no_read_offered"
+        return "failed"
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "state": self.state,
             "source": self.source,
             "read_at": stamp(self.read_at),
             "ok": self.ok,

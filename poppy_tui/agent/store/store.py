@@ -18,6 +18,8 @@ Store is assembled from one class per responsibility:
   rows.py           column lists and row -> record conversions
   checks.py         discrepancy checks stored with each revision (a cache, by checker version)
   resource_reads.py the resource an operation changes, as last read before the decision
+  owning_account.py whether the sign-in now is an account-owned operation's account (Ops 3);
+  accounts.py       its store side: that standing, and the person's word on it
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from poppy_tui.agent.store.decisions import DecisionStore
 from poppy_tui.agent.store.dispatch import DispatchStore
 from poppy_tui.agent.store.history import HistoryStore
 from poppy_tui.agent.store.probes import ProbeStore
+from poppy_tui.agent.store.accounts import OwningAccountStore
 from poppy_tui.agent.store.resource_reads import ResourceReadStore
 
 __all__ = [
@@ -65,5 +68,6 @@ class Store(
     ConversationStore,
     CheckStore,
     ResourceReadStore,
+    OwningAccountStore,
 ):
     """The whole durable record; see the module docstring for which part lives where."""

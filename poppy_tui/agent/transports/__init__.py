@@ -37,8 +37,9 @@ class Exchange:
     # The account that token was for, where the sign-in named it (sign_ins.account), read as the
     # request was sent: an operation it returned belongs to that account (Ops 3). None: unknown.
     account: str | None = None
-    # An approval not sent because the agent is signed in to the Company as another account than
-    # the one the operation belongs to (that account's name): it waits for sign-in as the owner.
+    # An approval not sent because the sign-in at the Company is not shown to be the operation's
+    # account (agent/account_hold.py): that sign-in's account name, "" when it names none. It
+    # waits, as for sign-in, until signed in as the owner or the person says it is.
     other_account: str | None = None
 
     @property

@@ -20,7 +20,6 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from poppy_tui.agent.store.owning_account import other_account_now
 from poppy_tui.agent.store.records import OperationRecord, Status
 from poppy_tui.safety.account_owner import owner_line
 from poppy_tui.ui.checks import Checked, check_record
@@ -45,6 +44,7 @@ from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.resource_view import ResourceView
 from poppy_tui.ui.screens.review_fit import ReviewFit
+from poppy_tui.ui.screens.review_account import AccountSection
 from poppy_tui.ui.screens.review_resource import ResourceSection
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
@@ -62,7 +62,7 @@ def revision_change(diff: Any) -> str:
 log = logging.getLogger(__name__)
 
 
-class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
+class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
@@ -76,6 +76,9 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         Binding("v", "toggle_resource", "Now: show/hide", id="toggle_resource", show=False),
         Binding("g", "read_resource", "Read it again", id="read_resource", show=False),
         Binding("s", "sign_in", "Sign in, then send", id="sign_in_to_send"),
+        # The person's word that the sign-in now is the operation's account (Ops 3), where
+        # poppy-tui can't tell: its held approval then goes with it.
+        Binding("u", "confirm_account", "Same account, send", id="confirm_account"),
         Binding("escape", "back", "Back", id="back"),
     ]
 
@@ -96,6 +99,10 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         # The account signed in now at the Company, when it is another known account than the
         # one this account-owned operation belongs to (Ops 3): approving waits for sign-in as it.
         self.other_account: str | None = None
+        # What the sign-in now is to this account-owned operation (store/owning_account.py):
+        # another account, or not shown to be its own (then its approval is held until the
+        # person says, with `confirm_account`); None for a Session's operation or once settled.
+        self.account_standing: Any = None
         # The resource the operation changes, as read from the Company (agent/resource_read.py):
         # the latest read, the first one since the review opened (or new terms came), what the
         # terms name in it, and whether the section is folded (the person's choice wins).
@@ -103,6 +110,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         self.opened_read: Any = None
         self.resource_findings: tuple[Any, ...] = ()
         self._resource_named: frozenset[str] = frozenset()
+        self._resource_flagged: frozenset[str] = frozenset()
         self._resource_folded: bool | None = None
         self._reading = False
 
@@ -121,7 +129,9 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
             yield SummaryText(id="summary")
             yield Static(Content("Terms — written by the Company"), classes="section-title")
             yield TermsTable(id="terms")
-            yield Static(Content("Now"), classes="section-title", id="resource-title")
+            yield Static(
+                Content("Now"), classes="section-title resource-title", id="resource-title"
+            )
             yield ResourceView(id="resource")
             yield Static(Content("What you asked for"), classes="section-title")
             yield RequestView(id="request")
@@ -155,13 +165,15 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         self.record = record
         held = self.store.earlier_in_doubt(record.id) if record.status.is_open else []
         done_before = self.store.same_action_performed(record.id) if record.status.is_open else []
-        other = other_account_now(self.store, record) if record.status.is_open else None
-        held_changed = (held, done_before, other) != (
+        standing, other = self._standing_of(record)
+        held_changed = (held, done_before, other, standing) != (
             self.held,
             self.done_before,
             self.other_account,
+            self.account_standing,
         )
         self.held, self.done_before, self.other_account = held, done_before, other
+        self.account_standing = standing
         if record.current.id != previous_id:
             await self._show_revision(record)
             if previous_id is not None:
@@ -275,6 +287,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
             held=self.held,
             done_before=self.done_before,
             other_account=self.other_account,
+            account=self._account_findings(),
             checked=self.checked.findings if self.checked is not None else (),
             resource=self.resource_findings,
         )
@@ -371,10 +384,12 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         banner.declined_before = declined_earlier(self.store, record)
         banner.company_stopped = self._company_stopped(record)
         banner.where_it_stands = self._where_it_stands(record)
+        banner.account_hold = self._account_hold(record)
         banner.show_record(record)
         self.query_one("#progress", ProgressView).show_progress(
             record, self.store.attempts(record.id)
         )
+        self._follow_status()
         self._update_footer()
 
     def _where_it_stands(self, record: OperationRecord) -> Any:
@@ -445,6 +460,7 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
             self.arming_left() > 0,
             bool(self.record and self.record.waiting_sign_in),
             self.other_account,
+            self._unconfirmed(),
         )
         if state != self._footer_state:
             self._footer_state = state
@@ -465,8 +481,11 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         if action == "sign_in":
             # Waiting for sign-in, or held while signed in as another account than its own (Ops 3).
             return bool(
-                self.record is not None and (self.record.waiting_sign_in or self.other_account)
+                self.record is not None
+                and (self.record.waiting_sign_in or self.other_account or self._unconfirmed())
             )
+        if action == "confirm_account":
+            return self._unconfirmed()
         if action == "read_resource":
             return self._can_read()
         if action == "toggle_resource":
@@ -477,7 +496,9 @@ class ReviewScreen(ResourceSection, ReviewFit, PoppyScreen):
         """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
         again (it checks on every pass whether the agent is signed in at that Company)."""
         record = self.record
-        if record is None or not (record.waiting_sign_in or self.other_account):
+        if record is None or not (
+            record.waiting_sign_in or self.other_account or self._unconfirmed()
+        ):
             return
         from poppy_tui.ui.screens.signin import open_sign_in
 

@@ -1,7 +1,9 @@
-"""The review's "Now" section: the resource an operation changes, as read from the Company
-(agent/resource_read.py), shown under the terms, checked against them, read again on demand and
-just before the confirmation (docs/tui.md, "Before you approve"). A part of ReviewScreen, kept
-apart from the decisions."""
+"""The review's "Now" section: the resource an operation changes, as the Company's API says it is
+(agent/resource_read.py), set apart under the terms and titled as not part of what the person
+approves, checked against them (promise-like text flagged), read again on demand and just before
+the confirmation (docs/tui.md, "Before you approve"); once the decision is carried out, titled
+"Before the decision" and never read again. A part of ReviewScreen, kept apart from the
+decisions."""
 
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ class ResourceSection(Screen):
         opened_read: Any
         resource_findings: tuple[Any, ...]
         _resource_named: frozenset[str]
+        _resource_flagged: frozenset[str]
         _resource_folded: bool | None
         _reading: bool
         agent: Any
@@ -115,16 +118,28 @@ class ResourceSection(Screen):
         return read
 
     def _show_resource_title(self) -> None:
+        """Its two lines: what the section is and is not, then where and when it was read and
+        the keys that work now (`g` only while the decision is still to be carried out: once it
+        is, the head says "Before the decision" and nothing is read again)."""
         title = self.query_one("#resource-title", Static)
         settled = self.record is not None and self.record.status not in BEFORE_SENDING
-        text = resource_title(self.resource_read, self._reading, settled)
+        head, detail = resource_title(self.resource_read, self._reading, settled)
         keys = []
         if self.resource_read is not None and self.resource_read.ok:
             shows = "shows" if self._resource_is_folded() else "hides"
             keys.append(f"{self.poppy.key_for('toggle_resource', 'v')} {shows} it")
         if self._can_read() and not self._reading:
-            keys.append(f"{self.poppy.key_for('read_resource', 'g')} reads it again")
-        title.update(Content(text + (" — " + ", ".join(keys) if keys else "")))
+            again = "reads it again" if self.resource_read is not None else "reads it"
+            keys.append(f"{self.poppy.key_for('read_resource', 'g')} {again}")
+        shown = (head, detail + (" — " + ", ".join(keys) if keys else ""))
+        if shown != getattr(self, "_resource_title_shown", None):
+            self._resource_title_shown = shown
+            title.update(Content.assemble(shown[0], "\n", (shown[1], "dim")))
+
+    def _follow_status(self) -> None:
+        """The status moved (sent, performed, settled): the title follows, and `g` with it."""
+        if self.query("#resource-title"):
+            self._show_resource_title()
 
     async def _show_resource(self, read: Any, rearm: bool = False) -> None:
         """`rearm`: a danger this read turned up that wasn't there dims approve again for the
@@ -136,6 +151,7 @@ class ResourceSection(Screen):
         record, checked = self.record, self.checked
         findings: tuple[Any, ...] = ()
         named: frozenset[str] = frozenset()
+        flagged: frozenset[str] = frozenset()
         # Compared only while the decision is still to be carried out: once performed, the
         # resource shows the change itself.
         if (
@@ -150,11 +166,16 @@ class ResourceSection(Screen):
                 checked.operation.terms, read.body, source_label(read.source)
             )
             findings, named = comparison.findings, comparison.named
+            flagged = comparison.flagged
+        elif read is not None and read.ok:
+            # Settled: not compared any more, but promise-like text stays flagged.
+            flagged = compare_resource(None, read.body, source_label(read.source)).flagged
         changed = findings != self.resource_findings
         new_danger = any(
             f.severity == "danger" and f not in self.resource_findings for f in findings
         )
         self.resource_findings, self._resource_named = findings, named
+        self._resource_flagged = flagged
         shown = read is not None or self._can_read()
         self.query_one("#resource-title").display = shown
         view = self.query_one("#resource", ResourceView)
@@ -164,6 +185,7 @@ class ResourceSection(Screen):
             named,
             folded=self._resource_is_folded(),
             fold_key=self.poppy.key_for("toggle_resource", "v"),
+            flagged=self._resource_flagged,
         )
         self._show_resource_title()
         if changed:
@@ -180,6 +202,7 @@ class ResourceSection(Screen):
             self._resource_named,
             folded=self._resource_folded,
             fold_key=self.poppy.key_for("toggle_resource", "v"),
+            flagged=self._resource_flagged,
         )
         self._show_resource_title()
         if not self._resource_folded:
@@ -193,8 +216,9 @@ class ResourceSection(Screen):
 
     def _confirm_note(self) -> tuple[Content, bool] | None:
         """What the confirmation says about the resource: (line, changed since the review opened).
-        It names the read as the review's section title does (where from, and when), with a
-        verdict: as shown on the review, unchanged, CHANGED, or why it couldn't be read again."""
+        It names the read as the review's section does (where from, and when: "Now (read from GET
+        /orders/o_1 at 14:02:11)"), with a verdict: as the review shows it, unchanged, CHANGED, or
+        why it couldn't be read again; never part of the deal (audit A48)."""
         from poppy_tui.safety.resource_checks import resource_rows
 
         read = self.resource_read
@@ -205,11 +229,10 @@ class ResourceSection(Screen):
                 return None  # nowhere to read it from: the review says so, and there is no read
             # It timed out (or failed) before it knew where from: still a read that didn't answer.
             return Content.assemble(
-                resource_title(None).partition(":")[0],  # the section's name, as its title has it
-                ": couldn't read it again: ",
-                plain_line(read.problem, 200),
+                "Now: couldn't read it again: ", plain_line(read.problem, 200)
             ), False
-        title = resource_title(read)
+        _, detail = resource_title(read)
+        title = f"Now ({detail})"
         if not read.ok:
             return Content.assemble(
                 title, ": couldn't read it again: ", plain_line(read.problem or "no answer", 200)
@@ -218,7 +241,8 @@ class ResourceSection(Screen):
         if opened is None or opened is read or not opened.ok:
             age = max(0, int((app_now(self) - read.read_at).total_seconds()))
             return Content.assemble(
-                title, f": as the review shows it ({age} s ago; nothing read since)"
+                title,
+                f": as the review shows it ({age} s ago; nothing read since; not part of the deal)",
             ), False
         before, after = dict(resource_rows(opened.body)), dict(resource_rows(read.body))
         changes = [

@@ -39,6 +39,11 @@ class OutcomeBanner(Static):
         self.company_stopped: str | None = None
         # An approval's agent/lifecycle Explanation (Agent.explain), the words `show` prints.
         self.where_it_stands: Any = None
+        # Why a kept approval waits now because of the sign-in at its Company (Ops 3), from the
+        # review (safety/account_owner): ("other", line naming both accounts) or
+        # ("unconfirmed", the held line); said instead of the line the wait began with, which
+        # the sign-in since may have made untrue ("Sign in to … to continue").
+        self.account_hold: tuple[str, str] | None = None
 
     def on_mount(self) -> None:
         # The grace countdown moves by the second and the arming delay by tenths: a tenth of a
@@ -50,6 +55,9 @@ class OutcomeBanner(Static):
         for status in Status:
             self.set_class(record.status == status, f"-{status.value.replace('_', '-')}")
         self._refresh_text()
+
+    def _held_unconfirmed(self) -> bool:
+        return self.account_hold is not None and self.account_hold[0] == "unconfirmed"
 
     def grace_left(self) -> float | None:
         if self.record is None or self.record.status != Status.APPROVED:
@@ -80,6 +88,7 @@ class OutcomeBanner(Static):
             company_stopped=self.company_stopped,
             declined_before=self.declined_before,
             where_it_stands=self.where_it_stands,
+            account_hold=self.account_hold,
         )
         if said.meaning is None:
             return Content.assemble((said.head(), "bold"))

@@ -1,9 +1,12 @@
 """The resource an operation changes, as read from the Company just now, under the terms.
 
-"Now (read from GET /api/orders/ord_7Hk2 at 14:02:11)", then the resource's fields as a table
-(sanitised like the terms: resource_rows), the fields the terms name marked `▶` and bold, or one
-line saying why it couldn't be read. Folded to its title line on a short terminal (80x24); the
-review's `toggle_resource` key unfolds it.
+"Now: what the Company's API says — not part of what you approve", with where and when it was
+read under it, then the resource's fields as a table (sanitised like the terms: resource_rows),
+the fields the terms name marked `▶` and bold, text that reads like a promise marked `⚠`, in
+italics and said to bind nothing (safety/resource_claims.py); or one line: "Not read yet",
+"No read offered: …" (nothing safe to read it with) or "Couldn't read it: …" (a failure or a
+timeout). Folded to its title lines on a short terminal (80x24); the review's `toggle_resource`
+key unfolds it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.content import Content
@@ -19,6 +23,7 @@ from textual.widgets import Static
 from poppy_tui.ui.safe import plain_line
 
 NAMED_MARK = "▶ "
+PROMISE_MARK = "⚠ "
 KEY_WIDTH_MAX = 32
 
 
@@ -27,18 +32,31 @@ def clock_time(moment: datetime) -> str:
     return moment.astimezone().strftime("%H:%M:%S")
 
 
-def resource_title(read: Any, reading: bool = False, settled: bool = False) -> str:
-    """The section's title line, in our words; the source is sanitised (source_label).
-    `settled`: the decision has been carried out, so the read is of the resource before it."""
+# The section's first line: what it is, and what it is not (audit A48): the Company's API, now,
+# never part of what the person approves.
+HEAD_NOW = "Now: what the Company's API says — not part of what you approve"
+HEAD_SETTLED = "Before the decision: what the Company's API said — not part of the deal"
+
+
+def resource_title(read: Any, reading: bool = False, settled: bool = False) -> tuple[str, str]:
+    """(the section's head, its second line: where from and when, in our words; the source is
+    sanitised, source_label). `settled`: the decision has been carried out, so the read is of
+    the resource before it, and it is not read again."""
     from poppy_tui.safety.resource_checks import source_label
 
-    now = "Before the decision" if settled else "Now"
+    head = HEAD_SETTLED if settled else HEAD_NOW
     if read is None:
-        return f"{now}: reading it from the Company…" if reading else f"{now}: not read"
-    if not read.source:
-        return f"{now}: nothing to read"
-    title = f"{now} (read from {source_label(read.source)} at {clock_time(read.read_at)})"
-    return title + (", reading it again…" if reading else "")
+        return head, "reading it from the Company…" if reading else "not read yet"
+    state = getattr(read, "state", "read" if read.ok else "failed")
+    if state == "no_read_offered":
+        return head, "no read offered" + (", looking again…" if reading else "")
+    where = f" from {source_label(read.source)}" if read.source else ""
+    detail = (
+        f"read{where} at {clock_time(read.read_at)}"
+        if read.ok
+        else f"couldn't read it{where} at {clock_time(read.read_at)}"
+    )
+    return head, detail + (", reading it again…" if reading else "")
 
 
 class ResourceView(Static):
@@ -51,27 +69,45 @@ class ResourceView(Static):
         self.rows: list[tuple[str, str]] = []
         self.folded = False
         self.fold_key = "v"
+        self.flagged: frozenset[str] = frozenset()
 
-    def show_read(self, read: Any, named: frozenset[str], *, folded: bool, fold_key: str) -> None:
+    def show_read(
+        self,
+        read: Any,
+        named: frozenset[str],
+        *,
+        folded: bool,
+        fold_key: str,
+        flagged: frozenset[str] = frozenset(),
+    ) -> None:
         from poppy_tui.safety.resource_checks import resource_rows
 
         self.read, self.named, self.folded, self.fold_key = read, named, folded, fold_key
+        self.flagged = flagged
         self.rows = resource_rows(read.body) if read is not None and read.ok else []
         self.update(self._content())
 
-    def _content(self) -> Content | Table:
+    def _content(self) -> Content | Group:
         read = self.read
         if read is None:
             return Content.styled("Not read yet.", "dim")
         if not read.ok:
             why = plain_line(read.problem or "no answer", 300)
-            if not read.source:
-                return Content.styled(f"Nothing to read it from: {why}.", "dim")
-            return Content.assemble(("couldn't read it: ", "bold"), why)
+            if getattr(read, "state", "failed") == "no_read_offered":
+                reason = plain_line(
+                    (read.problem or "").removeprefix("no read offered").lstrip(": "), 300
+                )
+                return Content.assemble(("No read offered", "bold"), ": ", reason, ".").stylize(
+                    "dim"
+                )
+            return Content.assemble(("Couldn't read it: ", "bold"), why)
+        flagged = sum(1 for key, _ in self.rows if key in self.flagged)
         if self.folded:
             named = sum(1 for key, _ in self.rows if key in self.named)
+            marks = f", {flagged} reading like a promise" if flagged else ""
             return Content.styled(
-                f"{len(self.rows)} fields, {named} named by the terms ({self.fold_key} shows them)",
+                f"{len(self.rows)} fields, {named} named by the terms{marks} "
+                f"({self.fold_key} shows them)",
                 "dim",
             )
         if not self.rows:
@@ -82,8 +118,17 @@ class ResourceView(Static):
         table.add_column("Value", overflow="fold", ratio=1)
         for key, value in self.rows:
             named = key in self.named
+            promise = key in self.flagged
             # resource_rows has made controls and invisibles visible; Text never parses markup.
-            field = Text(NAMED_MARK if named else "  ", style="bold")
-            field.append(key, style="bold" if named else "")
-            table.add_row(field, Text(value, style="bold" if named else "", overflow="fold"))
-        return table
+            mark = PROMISE_MARK if promise else NAMED_MARK if named else "  "
+            field = Text(mark, style="bold")
+            field.append(key, style="bold" if named or promise else "")
+            shown = Text(value, style="italic" if promise else "bold" if named else "")
+            if promise:
+                shown.append("  (reads like a promise: binds nothing)", style="dim")
+            shown.overflow = "fold"
+            table.add_row(field, shown)
+        legend = "The Company's API as read, not terms: ▶ the terms name it"
+        if flagged:
+            legend += ", ⚠ reads like a promise"
+        return Group(Text(legend, style="dim"), table)
