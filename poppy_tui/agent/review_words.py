@@ -345,3 +345,49 @@ def declined_before_line(stamp: str) -> str:
         f"You declined an earlier revision on {local_time(stamp)}; the Company sent this new one "
         "(to a later request). Nothing has been done."
     )
+
+
+# ---- the sign-in's account (Ops 3, "while signed in to the same account") -----------------------
+
+
+def account_standing_of(store: Any, record: Any) -> tuple[Any, str | None]:
+    """(the sign-in's standing to this operation, agent/store/owning_account.py: None for a
+    Session's operation or a settled one; the other account signed in, while it waits for a
+    decision). What the TUI's review and the web page both read."""
+    standing = (
+        store.account_standing(record)
+        if record.account_owned and not record.status.is_final
+        else None
+    )
+    other = (
+        standing.current
+        if standing is not None and standing.standing == "other" and record.status.is_open
+        else None
+    )
+    return standing, other
+
+
+def account_findings_of(record: Any, standing: Any, other_account: str | None) -> list[Any]:
+    """Another account: a DANGER while it waits for a decision; a sign-in not shown to be its
+    account: a WARNING (its approval is held) until settled."""
+    from poppy_tui.safety.account_owner import account_findings
+
+    if record is None or standing is None:
+        return []
+    if standing.standing != "unconfirmed" and other_account is None:
+        return []
+    return account_findings(record.company.name, record.account, standing)
+
+
+def account_hold_of(record: Any, standing: Any) -> tuple[str, str] | None:
+    """What the banner says of the sign-in now, for a kept approval (banner's `account_hold`)."""
+    from poppy_tui.safety.account_owner import other_account_wait, unconfirmed_account_hold
+
+    if standing is None:
+        return None
+    if standing.standing == "other" and record.account and standing.current:
+        return "other", other_account_wait(record.company.name, record.account, standing.current)
+    if standing.standing == "unconfirmed":
+        hold = unconfirmed_account_hold(record.company.name, record.account, standing.current)
+        return "unconfirmed", hold[0].upper() + hold[1:]
+    return None

@@ -201,7 +201,11 @@ def review(
     (None when it is shown now for the first time: then the current one); `arming_left`: seconds
     of the arming delay for this device and revision."""
     from poppy_tui.agent.revision_checks import check_record
-    from poppy_tui.agent.store.owning_account import other_account_now
+    from poppy_tui.agent.review_words import (
+        account_findings_of,
+        account_hold_of,
+        account_standing_of,
+    )
     from poppy_tui.safety.account_owner import owner_line
     from poppy_tui.safety.terms_values import terms_rows
 
@@ -212,7 +216,9 @@ def review(
     is_open = record.status.is_open
     held = store.earlier_in_doubt(record.id) if is_open else []
     done_before = store.same_action_performed(record.id) if is_open else []
-    other = other_account_now(store, record) if is_open else None
+    # The sign-in's account as the TUI's review reads it: another account, or one not shown to
+    # be the operation's (its approval held until the person says whose sign-in this is).
+    standing, other = account_standing_of(store, record)
     checked = check_record(store, record, now, agent.config.min_read_seconds)
     resource = _resource(store, record, checked)
     findings = review_findings(
@@ -220,6 +226,7 @@ def review(
         held=held,
         done_before=done_before,
         other_account=other,
+        account=account_findings_of(record, standing, other),
         checked=checked.findings,
         resource=resource["findings"] if resource else (),
     )
@@ -266,6 +273,7 @@ def review(
         # approval's standing in the lifecycle's words (Agent.explain).
         declined_before=declined_earlier(store, record),
         where_it_stands=explained if record.status in (Status.APPROVED, Status.SENDING) else None,
+        account_hold=account_hold_of(record, standing),
     )
     revisions = store.revisions(record.id)
     number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))

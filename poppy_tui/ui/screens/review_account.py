@@ -11,7 +11,6 @@ from textual.screen import Screen
 
 from poppy_tui.agent.store.connection import StateError
 from poppy_tui.agent.store.records import OperationRecord, Status
-from poppy_tui.safety.account_owner import account_findings
 from poppy_tui.ui.safe import plain_line
 
 
@@ -30,28 +29,18 @@ class AccountSection(Screen):
 
     def _standing_of(self, record: OperationRecord) -> tuple[Any, str | None]:
         """(the sign-in's standing to this operation, or None for a Session's or a settled one;
-        the other account signed in, while it waits for a decision)."""
-        standing = (
-            self.store.account_standing(record)
-            if record.account_owned and not record.status.is_final
-            else None
-        )
-        other = (
-            standing.current
-            if standing is not None and standing.standing == "other" and record.status.is_open
-            else None
-        )
-        return standing, other
+        the other account signed in, while it waits for a decision): agent/review_words.py's,
+        which the web page reads too."""
+        from poppy_tui.agent.review_words import account_standing_of
+
+        return account_standing_of(self.store, record)
 
     def _account_findings(self) -> list[Any]:
         """Another account: a DANGER while it waits for a decision; a sign-in not shown to be its
         account: a WARNING (its approval is held) until settled."""
-        record, standing = self.record, self.account_standing
-        if record is None or standing is None:
-            return []
-        if standing.standing != "unconfirmed" and self.other_account is None:
-            return []
-        return account_findings(record.company.name, record.account, standing)
+        from poppy_tui.agent.review_words import account_findings_of
+
+        return account_findings_of(self.record, self.account_standing, self.other_account)
 
     def _unconfirmed(self) -> bool:
         standing = self.account_standing
@@ -59,19 +48,9 @@ class AccountSection(Screen):
 
     def _account_hold(self, record: OperationRecord) -> tuple[str, str] | None:
         """What the banner says of the sign-in now, for a kept approval (OutcomeBanner.account_hold)."""
-        from poppy_tui.safety.account_owner import other_account_wait, unconfirmed_account_hold
+        from poppy_tui.agent.review_words import account_hold_of
 
-        standing = self.account_standing
-        if standing is None:
-            return None
-        if standing.standing == "other" and record.account and standing.current:
-            return "other", other_account_wait(
-                record.company.name, record.account, standing.current
-            )
-        if standing.standing == "unconfirmed":
-            hold = unconfirmed_account_hold(record.company.name, record.account, standing.current)
-            return "unconfirmed", hold[0].upper() + hold[1:]
-        return None
+        return account_hold_of(record, self.account_standing)
 
     def action_confirm_account(self) -> None:
         """The person says the sign-in now is this operation's account: kept, and a held
