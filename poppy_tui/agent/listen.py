@@ -107,7 +107,13 @@ def parse_listen(text: str) -> Listen:
         host, colon, port_text = text.rpartition(":")
         if not colon or ":" in host:
             port_text = None
-    if not host or port_text is None or not port_text.isdigit() or int(port_text) > 65535:
+    if host and port_text is not None and port_text.isdigit() and int(port_text) > 65535:
+        # Said as what it is, as `companies add` says it of a URL's port (walk K13).
+        raise ListenError(
+            f"--listen: the port must be a number from 0 to 65535 (0 picks a free one), "
+            f"got {port_text[:20]!r} in {text[:100]!r}"
+        )
+    if not host or port_text is None or not port_text.isdigit():
         raise ListenError(
             f"--listen wants HOST:PORT (e.g. 127.0.0.1:8765, [::1]:8765; port 0 picks a free one), "
             f"got {text[:100]!r}"

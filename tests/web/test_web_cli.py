@@ -36,6 +36,7 @@ def home_env(web_home, monkeypatch):
         (["web", "--listen", "10.1.2.3:0"], "is not a loopback address"),
         (["web", "--listen", "10.1.2.3:0", "--allow-remote"], "needs --tls-cert and --tls-key"),
         (["web", "--listen", "nonsense"], "--listen wants HOST:PORT"),
+        (["web", "--listen", "127.0.0.1:70000"], "the port must be a number from 0 to 65535"),
         (["web", "--tls-cert", "c.pem"], "go together"),
         (["web", "--allow-host", "a/b"], "--allow-host wants a host name"),
         (["web", "--require-passkey", "--public-url", "https://10.0.0.1"], "not an IP address"),
