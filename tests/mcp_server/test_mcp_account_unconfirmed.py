@@ -48,7 +48,8 @@ async def test_operation_status_says_the_approval_is_held_for_the_persons_word(
         await agent.aclose()
     hold = unconfirmed_account_hold(NAME, None, None)
     assert f"Held: {hold}" in shown
-    async with mcp_client(home, tmp_path) as session:
+    # The request was the CLI's, so only an agent allowed to see every operation sees it.
+    async with mcp_client(home, tmp_path, "--see-all") as session:
         status = await session.call_tool("operation_status", {"operation": str(row)})
     data = status.structured_content
     assert data["result"] == "waiting_for_person" and data["held"] is True, data
