@@ -210,15 +210,26 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _every_column(con: sqlite3.Connection, table: str) -> str:
+    count = len(con.execute(f"SELECT * FROM {table} LIMIT 0").description)
+    return ", ".join(str(n) for n in range(1, count + 1))
+
+
 def table_snapshot(path: Path) -> dict[str, list[tuple]]:
     """Every row of every table, read with plain sqlite3 (read-only)."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
     try:
-        tables = [
-            r[0]
-            for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
-        ]
-        return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}
+        tables = con.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type='table' ORDER BY name"
+        ).fetchall()
+        # A table WITHOUT ROWID (store migration 10's) is ordered by every column instead.
+        return {
+            name: con.execute(
+                f"SELECT * FROM {name} ORDER BY "
+                + ("rowid" if "WITHOUT ROWID" not in sql.upper() else _every_column(con, name))
+            ).fetchall()
+            for name, sql in tables
+        }
     finally:
         con.close()
 

@@ -71,16 +71,20 @@ def test_unreadable_retry_after_is_none_or_a_number(value):
     assert seconds is None or seconds >= 0
 
 
-def test_leap_second_at_the_end_of_time_is_invalid_operation():
-    with pytest.raises(InvalidOperation):
-        parse_operation(_op("9999-12-31T23:59:60Z"))
+# Once a crash (the leap second overflowed datetime), then refused as invalid; since audit A49
+# every RFC 3339 time is an expiry (§3), this one too: kept as sent, counted as the far future it
+# is (the last moment datetime can count with), never a crash.
+def test_leap_second_at_the_end_of_time_is_an_expiry_kept_as_sent():
+    op = parse_operation(_op("9999-12-31T23:59:60Z"))
+    assert op.expires_at_text == "9999-12-31T23:59:60Z"
+    assert op.expires_at.year == 9999 and op.expires_at.tzinfo is not None
 
 
-def test_api_refusal_with_that_operation_is_invalid_operation():
-    with pytest.raises(InvalidOperation):
-        operation_from_api_body(
-            403, {"error": "approval_required", "operation": _op("9999-12-31T23:59:60Z")}
-        )
+def test_api_refusal_with_that_operation_is_an_operation():
+    answer = operation_from_api_body(
+        403, {"error": "approval_required", "operation": _op("9999-12-31T23:59:60Z")}
+    )
+    assert answer.expires_at_text == "9999-12-31T23:59:60Z"
 
 
 @pytest.mark.parametrize("url", ["http://[", "http://[zz]/"])
