@@ -1,21 +1,18 @@
-"""Conversations with the Company Agent (0.2 layout, see conventions.py) and the
-scripted agent that answers them.
+"""Conversations with the Company Agent (0.2 layout, see conventions.py): the routes that
+serve them.
 
-The agent understands a handful of requests (exchange the Stormline jacket, a
-different size, cancel the coffee subscription, move the fitting, order
-status). When it would perform an action it proposes an operation in
-`extensions.operations.operation`; it performs only on a message carrying
-`extensions.operations.approval` that passes the checks, and says how it went
-in a later message with `data: {"operation_id": ..., "status": "performed"}`.
-A message's text never approves anything.
+POST creates a conversation with its first message, POST .../messages sends one, GET
+.../events reads them (long poll). A repeated message ID gets the original response and adds
+nothing (Ops 7). The conversation's record and event shapes are in conversation_events.py; the
+scripted Company Agent that answers (proposing operations, performing approved ones, and saying
+how it went in a later message; a message's text never approves anything) is company_agent.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -23,70 +20,29 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from poppy_tui.demo.accounts.guard import Caller, Challenge
-from poppy_tui.demo.accounts.users import ACTION_NEEDS, READ_NEEDS
+from poppy_tui.demo.accounts.users import READ_NEEDS
 from poppy_tui.demo.api import error, guarded, json_body
+from poppy_tui.demo.company_agent import CompanyAgent
 from poppy_tui.demo.context import RETRY_AFTER_SECONDS, CompanyContext, request_flags
-from poppy_tui.demo.operations import AsIfNoApproval, InProgress, Perform, Renew, Replay
-from poppy_tui.demo.sessions import Refusal
-from poppy_tui.demo.shop import (
-    STORE_TZ,
-    Action,
-    Item,
-    Proposal,
-    ShopError,
-    local_rfc3339,
-    local_text,
+from poppy_tui.demo.conversation_events import (
+    Conversation,
+    Reply,
+    authorization_event,
+    company_event,
+    user_event,
 )
+from poppy_tui.demo.sessions import Refusal
 from poppy_tui.protocol import conventions as c
 from poppy_tui.protocol.approval import Approval, approval_from_message
 from poppy_tui.protocol.errors import InvalidApproval
 from poppy_tui.protocol.ids import id_problem, new_id
 from poppy_tui.protocol.jsonlimits import canonical_json
 from poppy_tui.protocol.session_jwt import VerifiedSession
-from poppy_tui.protocol.timestamps import format_rfc3339, utcnow
 
 MAX_WAIT_SECONDS = 30.0
 PAGE_SIZE = 100
 MAX_TEXT_CHARS = 8000
 _CURSOR_RE = re.compile(r"^c_(\d{1,9})$")
-
-
-@dataclass
-class Conversation:
-    conversation_id: str
-    owner: tuple[str, str]  # (client_id, user_id): whose conversation it is
-    events: list[dict[str, Any]] = field(default_factory=list)
-    pending: dict[str, Action] = field(
-        default_factory=dict
-    )  # operation_id -> what was last proposed
-    latest: dict[str, str] = field(default_factory=dict)  # operation_id -> revision last sent
-    exchange_op: str | None = None  # the exchange under discussion, for "size L instead"
-    account: str | None = None  # the account it used, once a signed-in message came (accounts only)
-
-    _loop: Any = field(default=None, repr=False)
-    _changed: asyncio.Condition | None = field(default=None, repr=False)
-    _turn: asyncio.Lock | None = field(default=None, repr=False)
-
-    @property
-    def channel(self) -> str:
-        return f"conversation:{self.conversation_id}"
-
-    def _primitives(self) -> tuple[asyncio.Condition, asyncio.Lock]:
-        # asyncio primitives belong to one loop; a Company restarted on the same
-        # state (tests do this) serves from a new one.
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._changed is None or self._turn is None:
-            self._loop, self._changed, self._turn = loop, asyncio.Condition(), asyncio.Lock()
-        return self._changed, self._turn
-
-    @property
-    def changed(self) -> asyncio.Condition:
-        return self._primitives()[0]
-
-    @property
-    def turn(self) -> asyncio.Lock:
-        """One message at a time, in order."""
-        return self._primitives()[1]
 
 
 @dataclass
@@ -268,7 +224,7 @@ class Conversations:
                 self._conversations[conversation.conversation_id] = conversation
             async with conversation.turn:
                 start = len(conversation.events)
-                await self._append(conversation, _user_event(message))
+                await self._append(conversation, user_event(message))
                 caller = request_flags(request.scope)["caller"]
                 if caller.token is not None and conversation.account is None:
                     conversation.account = caller.token.account_id
@@ -277,8 +233,8 @@ class Conversations:
                 )
                 for reply in replies:
                     if reply.challenge is not None:
-                        await self._append(conversation, _authorization_event(reply.challenge))
-                    await self._append(conversation, _company_event(reply))
+                        await self._append(conversation, authorization_event(reply.challenge))
+                    await self._append(conversation, company_event(reply))
             cursor_param = request.query_params.get("cursor")
             if cursor_param:
                 start = parse_cursor(cursor_param, conversation)
@@ -319,393 +275,13 @@ def _wait_seconds(value: str | None) -> float:
     return min(seconds, MAX_WAIT_SECONDS)
 
 
-def _now_text() -> str:
-    return format_rfc3339(utcnow().replace(microsecond=0))
-
-
-def _user_event(message: dict[str, Any]) -> dict[str, Any]:
-    echoed: dict[str, Any] = {
-        "id": message["id"],
-        "role": "user",
-        "author": message.get("author") or {"type": "agent"},
-    }
-    for name in ("text", "data", "extensions"):
-        if name in message:
-            echoed[name] = message[name]
-    return {"id": new_id("evt_"), "type": "message", "created_at": _now_text(), "message": echoed}
-
-
-@dataclass
-class Reply:
-    text: str
-    operation: dict[str, Any] | None = None
-    data: dict[str, Any] | None = None
-    challenge: Challenge | None = None  # sent as an `authorization` event before the message
-
-
-def _authorization_event(challenge: Challenge) -> dict[str, Any]:
-    """0.2's sign-in mid-conversation: an `authorization` event, and a message saying so."""
-    return {
-        "id": new_id("evt_"),
-        "type": c.CONVERSATION_AUTHORIZATION_EVENT,
-        "created_at": _now_text(),
-        **challenge.event_fields(),
-    }
-
-
-def _challenge_reply(challenge: Challenge) -> Reply:
-    return Reply(
-        f"{challenge.description} Your agent can start the sign-in; then ask me again.",
-        challenge=challenge,
-    )
-
-
-def _company_event(reply: Reply) -> dict[str, Any]:
-    message: dict[str, Any] = {
-        "id": new_id("msg_"),
-        "role": "company",
-        "author": {"type": "agent"},
-        "text": reply.text,
-    }
-    if reply.data is not None:
-        message["data"] = reply.data
-    if reply.operation is not None:
-        message["extensions"] = {c.EXTENSION_NAME: {"operation": reply.operation}}
-    return {"id": new_id("evt_"), "type": "message", "created_at": _now_text(), "message": message}
-
-
-# ----- the scripted Company Agent ------------------------------------------------
-
-_APPROVAL_WORDS = re.compile(
-    r"\b(approve[ds]?|approval|yes|yep|yeah|do it|go ahead|confirm(?:ed|s)?|ok(?:ay)?|sure|agreed?|accept(?:ed)?)\b"
-)
-_SIZE_RE = re.compile(r"\bsize\s*\(?(s|m|l|xl)\)?(?![a-z])|\((s|m|l|xl)\)|\b(small|medium|large)\b")
-_SIZE_WORDS = {"small": "s", "medium": "m", "large": "l"}
-_EXCHANGE_RE = re.compile(r"\b(exchange|swap|switch|trade|replace)\b|\binsulated\b")
-_JACKET_RE = re.compile(r"\b(jacket|stormline|coat|it)\b")
-_CANCEL_RE = re.compile(r"\b(cancel|stop|end|unsubscribe)\b")
-_SUB_RE = re.compile(r"\b(coffee|subscription|club|membership)\b")
-_MOVE_RE = re.compile(r"\b(move|change|reschedule|push|shift|rebook)\b")
-_BOOKING_RE = re.compile(r"\b(fitting|appointment|booking)\b")
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_DAY_RE = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow)\b")
-_TIME_RE = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\bat\s+(\d{1,2}):(\d{2})\b")
-_STATUS_RE = re.compile(r"\b(orders?|status|where|track|delivered|shipped)\b")
-
-_WHAT = {
-    "exchange": "exchange your jacket",
-    "cancel_subscription": "cancel your subscription",
-    "change_booking": "move your fitting",
-}
-
-HELP = (
-    "I'm the Manzanita Outfitters assistant. I can exchange your Stormline jacket (for example for the insulated one, "
-    "or another size), cancel your Trailhead Coffee Club subscription, move your fitting appointment, "
-    "or tell you about your orders."
-)
-
-
-def _size_in(text: str) -> str | None:
-    match = _SIZE_RE.search(text)
-    if not match:
-        return None
-    raw = next(g for g in match.groups() if g)
-    return _SIZE_WORDS.get(raw, raw)
-
-
-class CompanyAgent:
-    def __init__(self, ctx: CompanyContext) -> None:
-        self.ctx = ctx
-
-    async def respond(
-        self,
-        conv: Conversation,
-        message: dict[str, Any],
-        approval: Approval | None,
-        caller: Caller,
-        uses_ext: bool,
-    ) -> tuple[list[Reply], bool]:
-        """The Company Agent's replies to one message, and whether it performed an operation."""
-        if approval is not None:
-            handled = await self._approval(conv, approval, caller)
-            if handled is not None:
-                return handled
-        try:
-            return self._text(conv, (message.get("text") or "").lower(), caller, uses_ext), False
-        except Challenge as challenge:
-            return [_challenge_reply(challenge)], False
-
-    # -- approvals --
-
-    async def _approval(
-        self, conv: Conversation, approval: Approval, caller: Caller
-    ) -> tuple[list[Reply], bool] | None:
-        desk = self.ctx.desk
-        op_id = approval.operation_id
-        known = conv.pending.get(op_id)
-        if known is None:
-            issued = desk.issued(approval.revision)
-            known = issued.action if issued is not None and issued.operation_id == op_id else None
-        if known is not None:
-            # Token checks before the extension's (Ops 6): an account's operation approved
-            # signed out gets a challenge, never a silent "as if no approval".
-            try:
-                self.ctx.require(caller, ACTION_NEEDS[known.kind], _WHAT[known.kind])
-            except Challenge as challenge:
-                return [_challenge_reply(challenge)], False
-
-        def compute() -> Proposal:
-            action = conv.pending.get(op_id)
-            if action is None:
-                issued = desk.issued(approval.revision)
-                action = (
-                    issued.action if issued is not None and issued.operation_id == op_id else None
-                )
-            if action is None:
-                raise ShopError(
-                    404, "operation_not_found", f"I don't have an operation {op_id} for you."
-                )
-            return self.ctx.shop.propose(action)
-
-        try:
-            decision = desk.evaluate(
-                approval,
-                caller.owner,
-                conv.channel,
-                compute,
-                current_revision=conv.latest.get(op_id),
-            )
-        except ShopError as exc:
-            return [
-                Reply(
-                    f"I haven't done anything: {exc.description}",
-                    data={"operation_id": op_id, "status": "not_performed", "error": exc.code},
-                )
-            ], False
-        if isinstance(decision, AsIfNoApproval):
-            return None
-        if isinstance(decision, Replay):
-            outcome = decision.record.outcome
-            assert outcome is not None
-            return [
-                Reply(
-                    f"That's already done. {outcome.text}",
-                    data=_performed_data(op_id, outcome.result),
-                )
-            ], False
-        if isinstance(decision, InProgress):
-            return [
-                Reply(
-                    "I'm already on it; I'll tell you here when it's done.",
-                    data={"operation_id": op_id, "status": "performing"},
-                )
-            ], False
-        if isinstance(decision, Renew):
-            operation = self._propose(conv, decision.proposal, caller, avoid=approval.revision)
-            text = (
-                f"I haven't done anything: {decision.reason}. Here are the terms as they stand now; "
-                "I'll go ahead once you approve them."
-            )
-            return [Reply(text, operation=operation)], False
-        assert isinstance(decision, Perform)
-        try:
-            outcome = await desk.perform(decision)
-        except ShopError as exc:
-            return [
-                Reply(
-                    f"I couldn't do it: {exc.description}",
-                    data={"operation_id": op_id, "status": "failed", "error": exc.code},
-                )
-            ], False
-        conv.pending.pop(op_id, None)
-        conv.latest.pop(op_id, None)
-        return [Reply(outcome.text, data=_performed_data(op_id, outcome.result))], True
-
-    def _propose(
-        self, conv: Conversation, proposal: Proposal, caller: Caller, avoid: str | None = None
-    ) -> dict[str, Any]:
-        operation = self.ctx.desk.issue(proposal, caller.owner, conv.channel, avoid=avoid)
-        conv.pending[proposal.operation_id] = proposal.action
-        conv.latest[proposal.operation_id] = operation["revision"]
-        if proposal.action.kind == "exchange":
-            conv.exchange_op = proposal.operation_id
-        return operation
-
-    # -- text --
-
-    def _text(self, conv: Conversation, text: str, session: Caller, uses_ext: bool) -> list[Reply]:
-        size = _size_in(text)
-        day = _DAY_RE.search(text)
-        if _APPROVAL_WORDS.search(text) and not size and not day:
-            if conv.pending:
-                return [
-                    Reply(
-                        "I can't take a message as approval, so I haven't done anything. I'll go ahead once your agent "
-                        "sends the approval of the terms I proposed."
-                    )
-                ]
-            return [Reply("There's nothing waiting for your approval right now. " + HELP)]
-        if _CANCEL_RE.search(text) and _SUB_RE.search(text):
-            return self._offer(
-                conv,
-                Action.of("cancel_subscription", subscription_id="sub_6Tc1"),
-                session,
-                uses_ext,
-                "",
-            )
-        if _MOVE_RE.search(text) and _BOOKING_RE.search(text) or (day and _BOOKING_RE.search(text)):
-            return self._booking(conv, text, session, uses_ext)
-        if (
-            _EXCHANGE_RE.search(text)
-            and (_JACKET_RE.search(text) or size)
-            or (size and conv.exchange_op)
-        ):
-            return self._exchange(conv, text, size, session, uses_ext)
-        if _STATUS_RE.search(text):
-            self.ctx.require(session, READ_NEEDS, "see your orders")
-            return [self._orders_reply()]
-        return [Reply(HELP)]
-
-    def _offer(
-        self, conv: Conversation, action: Action, session: Caller, uses_ext: bool, lead: str
-    ) -> list[Reply]:
-        self.ctx.require(session, ACTION_NEEDS[action.kind], _WHAT[action.kind])
-        shop = self.ctx.shop
-        try:
-            with shop.lock:
-                proposal = shop.propose(action)
-        except ShopError as exc:
-            return [Reply(f"{lead}I can't do that: {exc.description}")]
-        if not uses_ext:
-            # Spec 2: no operations for a request that doesn't declare the extension.
-            return [
-                Reply(
-                    f"{lead}I can {proposal.short}. I need your approval first, and your agent hasn't said it can handle "
-                    "approvals (the operations extension), so please approve it on our website."
-                )
-            ]
-        revised = proposal.operation_id in conv.pending
-        operation = self._propose(conv, proposal, session)
-        then = (
-            "I'll do it once you approve this new version."
-            if revised
-            else "I'll do it once you approve."
-        )
-        return [Reply(f"{lead}I can {proposal.short}. {then}", operation=operation)]
-
-    def _exchange(
-        self, conv: Conversation, text: str, size: str | None, session: Caller, uses_ext: bool
-    ) -> list[Reply]:
-        shop = self.ctx.shop
-        with shop.lock:
-            found = self._jacket()
-            if found is None:
-                return [
-                    Reply(
-                        "Your Stormline jacket was already exchanged, so there's nothing left to exchange. "
-                        + self._orders_reply().text
-                    )
-                ]
-            order_id, item = found
-            previous = conv.pending.get(conv.exchange_op) if conv.exchange_op else None
-            previous_sku = previous.args["replacement_sku"] if previous else None
-        insulated = "insulated" in text or (
-            previous_sku is not None and "insulated" in previous_sku and "not insulated" not in text
-        )
-        current_size = item.sku.rsplit("-", 1)[1]
-        if size in ("s", "xl"):
-            return [Reply("The Stormline comes in M and L only. Which would you like?")]
-        if size is None:
-            size = previous_sku.rsplit("-", 1)[1] if previous_sku else current_size
-        if not insulated and size == current_size:
-            return [
-                Reply(
-                    f"What would you like instead of your {item.name}? The Stormline Insulated Jacket is $199.00 in M "
-                    "and $209.00 in L, and the Stormline also comes in L."
-                )
-            ]
-        sku = f"stormline-insulated-{size}" if insulated else f"stormline-{size}"
-        lead = (
-            f"Sure, size {size.upper()} instead. " if previous_sku and sku != previous_sku else ""
-        )
-        return self._offer(
-            conv,
-            Action.of("exchange", order_id=order_id, item_id=item.item_id, replacement_sku=sku),
-            session,
-            uses_ext,
-            lead,
-        )
-
-    def _jacket(self) -> tuple[str, Item] | None:
-        for order in self.ctx.shop.orders.values():
-            for item in order.items:
-                if (
-                    item.category == "jackets"
-                    and item.status == "delivered"
-                    and item.replaces is None
-                ):
-                    return order.order_id, item
-        return None
-
-    def _booking(
-        self, conv: Conversation, text: str, session: Caller, uses_ext: bool
-    ) -> list[Reply]:
-        shop = self.ctx.shop
-        with shop.lock:
-            booking = shop.bookings["bkg_2Fm8"]
-            current = booking.starts_at.astimezone(STORE_TZ)
-        today = utcnow().astimezone(STORE_TZ).date()
-        day = _DAY_RE.search(text)
-        hour_minute = _time_in(text)
-        if day is None and hour_minute is None:
-            return [
-                Reply(
-                    f"Your fitting is on {local_text(current)}. Which day and time would you like instead?"
-                )
-            ]
-        if day is None:
-            date = current.date()
-        elif day.group(1) == "tomorrow":
-            date = today + timedelta(days=1)
-        else:
-            ahead = (_DAYS.index(day.group(1)) - today.weekday()) % 7 or 7
-            date = today + timedelta(days=ahead)
-        hour, minute = hour_minute or (current.hour, current.minute)
-        when = datetime.combine(date, time(hour, minute), tzinfo=STORE_TZ)
-        action = Action.of(
-            "change_booking", booking_id=booking.booking_id, starts_at=local_rfc3339(when)
-        )
-        return self._offer(conv, action, session, uses_ext, "")
-
-    def _orders_reply(self) -> Reply:
-        shop = self.ctx.shop
-        with shop.lock:
-            lines = []
-            for order in shop.orders.values():
-                items = ", ".join(f"{i.name} ({i.status})" for i in order.items)
-                lines.append(f"{order.order_id}: {items}")
-            orders = [o.to_json() for o in shop.orders.values()]
-        return Reply("Your orders: " + "; ".join(lines) + ".", data={"orders": orders})
-
-
-def _time_in(text: str) -> tuple[int, int] | None:
-    match = _TIME_RE.search(text)
-    if not match:
-        return None
-    if match.group(1):
-        hour, minute, half = int(match.group(1)), int(match.group(2) or 0), match.group(3)
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if half == "pm" else 0)
-    else:
-        hour, minute = int(match.group(4)), int(match.group(5))
-    if hour > 23 or minute > 59:
-        return None
-    return hour, minute
-
-
-def _performed_data(operation_id: str, result: dict[str, Any]) -> dict[str, Any]:
-    return {"operation_id": operation_id, "status": "performed", "result": result}
-
-
-__all__ = ["CompanyAgent", "Conversations", "MAX_WAIT_SECONDS"]
+__all__ = [
+    "CompanyAgent",
+    "Conversation",
+    "Conversations",
+    "MAX_WAIT_SECONDS",
+    "Reply",
+    "cursor_for",
+    "parse_cursor",
+    "validate_message",
+]

@@ -1,39 +1,35 @@
-"""The conversation interface (spec 8; 0.2 layout, see conventions.CONVERSATION_*).
-
-POST {endpoint}                          create, with the first message     -> 201
-POST {endpoint}/{id}/messages            send a message                      -> 202
-GET  {endpoint}/{id}/events?cursor=&wait= read events (long poll)           -> 200
+"""The conversation service: what the person says, and the approvals sent in a conversation
+(spec 8; Ops 6).
 
 Every message carries an ID we chose, kept in the store before it is sent, so a retry after a
 timeout is the same message (the Company answers a repeated ID with the original response
 and adds nothing). A 2xx here means "accepted", not "done": what a message led to comes in
-later Company messages.
+later Company messages, read by conversation_events.ConversationReader. The HTTP exchanges
+themselves are conversation_http.ConversationTransport's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Awaitable, Callable
-from urllib.parse import quote
 
-import httpx2
-
-from poppy_tui.agent.net import http
-from poppy_tui.agent.sessions import Sessions
 from poppy_tui.agent.store import CompanyRecord, OperationRecord, Store
 from poppy_tui.agent.store.requests import Requester
 from poppy_tui.agent.transports import Exchange
-from poppy_tui.agent.transports.signed import signed_exchange
-from poppy_tui.protocol import conventions as c
-from poppy_tui.protocol.approval import Approval, approval_to_message_extensions
-from poppy_tui.protocol.challenges import (
-    SIGN_IN_REQUIRED,
-    Challenge,
-    challenge_from_fields,
+from poppy_tui.agent.transports.conversation_events import (
+    MAX_PAGES_PER_READ,
+    ConversationReader,
+    EventPage,
+    Ingested,
+    parse_event_page,
 )
+from poppy_tui.agent.transports.conversation_http import (
+    MAX_WAIT_SECONDS,
+    ConversationTransport,
+)
+from poppy_tui.protocol.approval import Approval, approval_to_message_extensions
 from poppy_tui.protocol.errors import InvalidMessage, ProtocolError
 from poppy_tui.protocol.ids import is_valid_id, new_id
 from poppy_tui.protocol.operation import operation_from_message
@@ -46,13 +42,27 @@ from poppy_tui.protocol.outcomes import (
     RetryLater,
     Unknown,
     conversation_reply,
-    describe,
 )
 from poppy_tui.protocol.requests import ConversationRequest
-from poppy_tui.protocol.retry import BackoffPolicy, parse_retry_after
+from poppy_tui.protocol.retry import BackoffPolicy
 
-# How long one events read may hold the connection open (the guide suggests ~30 s long polls).
-MAX_WAIT_SECONDS = 25
+__all__ = [
+    "APPROVAL_MESSAGE_TEXT",
+    "MAX_MESSAGE_RETRY_DELAY",
+    "MAX_MESSAGE_SENDS",
+    "MAX_PAGES_PER_READ",
+    "MAX_WAIT_SECONDS",
+    "ConversationReader",
+    "ConversationTransport",
+    "Conversations",
+    "EventPage",
+    "Ingested",
+    "Said",
+    "agent_message",
+    "conversation_id_of",
+    "parse_event_page",
+]
+
 # Text of the agent message that carries an approval. The text approves nothing (Ops 6);
 # the approval is in extensions.operations.approval.
 APPROVAL_MESSAGE_TEXT = "The user approved this operation."
@@ -65,42 +75,6 @@ def agent_message(
     if extensions:
         message["extensions"] = extensions
     return message
-
-
-@dataclass(frozen=True)
-class EventPage:
-    conversation_id: str | None
-    events: list[dict[str, Any]]
-    cursor: str | None
-    has_more: bool
-    status: str | None
-    problems: list[str]
-
-
-def parse_event_page(body: Any) -> EventPage:
-    """Read an events page leniently: events we can't read are skipped and named, never fatal."""
-    if not isinstance(body, dict):
-        raise InvalidMessage("events", "the events answer must be a JSON object")
-    problems: list[str] = []
-    raw_events = body.get("events", [])
-    if not isinstance(raw_events, list):
-        raise InvalidMessage("events", "must be an array")
-    events = []
-    for i, event in enumerate(raw_events):
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            problems.append(f"events[{i}] is not an event object; skipped")
-            continue
-        events.append(event)
-    cursor = body.get("cursor")
-    conversation_id = body.get("conversation_id")
-    return EventPage(
-        conversation_id=conversation_id if isinstance(conversation_id, str) else None,
-        events=events,
-        cursor=cursor if isinstance(cursor, str) else None,
-        has_more=body.get("has_more") is True,
-        status=body.get("status") if isinstance(body.get("status"), str) else None,
-        problems=problems,
-    )
 
 
 def conversation_id_of(body: Any) -> str | None:
@@ -119,157 +93,10 @@ def conversation_id_of(body: Any) -> str | None:
     return None
 
 
-class ConversationTransport:
-    def __init__(
-        self, client: Callable[[], Awaitable[httpx2.AsyncClient]], sessions: Sessions
-    ) -> None:
-        self._client = client
-        self._sessions = sessions
-
-    def describe(self, company: CompanyRecord, challenge: Challenge) -> str:
-        return self._sessions.challenge_detail(company, challenge)
-
-    @staticmethod
-    def messages_url(endpoint: str, conversation_id: str) -> str:
-        return endpoint.rstrip("/") + c.CONVERSATION_MESSAGES_PATH.format(
-            conversation_id=quote(conversation_id, safe="")
-        )
-
-    @staticmethod
-    def events_url(endpoint: str, conversation_id: str) -> str:
-        return endpoint.rstrip("/") + c.CONVERSATION_EVENTS_PATH.format(
-            conversation_id=quote(conversation_id, safe="")
-        )
-
-    async def create(
-        self, company: CompanyRecord, endpoint: str, message: dict[str, Any], session_id: str
-    ) -> Exchange:
-        url = endpoint.rstrip("/") + c.CONVERSATION_CREATE_PATH
-        return await self._exchange(company, "POST", url, session_id, False, {"message": message})
-
-    async def send_message(
-        self,
-        company: CompanyRecord,
-        endpoint: str,
-        conversation_id: str,
-        message: dict[str, Any],
-        session_id: str,
-        carries_approval: bool = False,
-        account_owned: bool = False,
-    ) -> Exchange:
-        url = self.messages_url(endpoint, conversation_id)
-        return await self._exchange(
-            company,
-            "POST",
-            url,
-            session_id,
-            carries_approval,
-            {"message": message},
-            account_owned=account_owned,
-        )
-
-    async def read_events(
-        self,
-        company: CompanyRecord,
-        endpoint: str,
-        conversation_id: str,
-        cursor: str | None,
-        wait: float,
-        session_id: str,
-    ) -> Exchange:
-        params = {"wait": str(int(max(0, min(wait, MAX_WAIT_SECONDS))))}
-        if cursor:
-            params["cursor"] = cursor
-        return await self._exchange(
-            company,
-            "GET",
-            self.events_url(endpoint, conversation_id),
-            session_id,
-            False,
-            None,
-            params,
-            read_timeout_extra=float(params["wait"]),
-        )
-
-    async def _exchange(
-        self,
-        company: CompanyRecord,
-        method: str,
-        url: str,
-        session_id: str,
-        carries_approval: bool,
-        payload: dict[str, Any] | None,
-        params: dict[str, str] | None = None,
-        read_timeout_extra: float = 0.0,
-        account_owned: bool = False,
-    ) -> Exchange:
-        client = await self._client()
-        content = (
-            None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        )
-
-        async def send(sent: dict[str, str]) -> http.HttpAnswer | NotSent | Unknown:
-            return await http.request(
-                client,
-                method,
-                url,
-                headers=sent,
-                content=content,
-                params=params,
-                extra_read_seconds=read_timeout_extra,
-            )
-
-        return await signed_exchange(
-            self._sessions,
-            company,
-            session_id,
-            send,
-            lambda _company, answer: _classify(answer),
-            json_body=content is not None,
-            carries_approval=carries_approval,
-            account_owned=account_owned,
-        )
-
-
-def _classify(answer: http.HttpAnswer):
-    status = answer.status
-    if 200 <= status < 300:
-        if answer.error:
-            return BadResponse(ProtocolError("response", answer.error), status)
-        return Performed(status, answer.body)
-    if status in (503, 429):
-        return RetryLater(parse_retry_after(answer.headers.get("retry-after")), f"HTTP {status}")
-    if status in (502, 504):
-        return Unknown(f"HTTP {status} from a gateway")
-    body = answer.body
-    error = body.get("error") if isinstance(body, dict) else None
-    code = error if isinstance(error, str) else f"http_{status}"
-    return NotPerformed(status, code, body)
-
-
-# ---- the conversation service: keeping messages, reading replies, sending approvals -----------
-
 # How a Company says how an approved operation went: conventions.CONVERSATION_OUTCOME_*
 # (read by outcomes.conversation_reply).
 MAX_MESSAGE_SENDS = 4
-MAX_PAGES_PER_READ = 100  # a Company that always says has_more can't keep us reading forever
 MAX_MESSAGE_RETRY_DELAY = 10.0
-
-
-@dataclass
-class Ingested:
-    messages: list[dict[str, Any]] = field(default_factory=list)  # new Company messages, as sent
-    operation_rows: list[int] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    challenges: list[Challenge] = field(
-        default_factory=list
-    )  # `authorization` events: sign-in asked for
-
-    def extend(self, other: Ingested) -> None:
-        self.messages.extend(other.messages)
-        self.operation_rows.extend(r for r in other.operation_rows if r not in self.operation_rows)
-        self.problems.extend(other.problems)
-        self.challenges.extend(other.challenges)
 
 
 @dataclass
@@ -294,17 +121,9 @@ class Conversations:
         self._transport = transport
         self._backoff = backoff or BackoffPolicy(cap_seconds=MAX_MESSAGE_RETRY_DELAY)
         self.reply_wait_seconds = reply_wait_seconds
+        self._reader = ConversationReader(store, transport)
 
-    # ---- keeping what the Company says ----------------------------------------------------------
-
-    def _request_for(self, company: CompanyRecord, endpoint: str, conversation_id: str) -> int:
-        request_id = self._store.last_conversation_request(company.id, conversation_id)
-        if request_id is None:
-            # A conversation we never wrote in (opened elsewhere): operations still need a request row.
-            request_id = self._store.add_request(
-                company.id, ConversationRequest(endpoint, conversation_id, "", ""), "refresh"
-            )
-        return request_id
+    # ---- reading what the Company says (conversation_events.py) ------------------------------
 
     def ingest(
         self,
@@ -317,103 +136,17 @@ class Conversations:
         session_id: str | None = None,
         account: str | None = None,
     ) -> Ingested:
-        """Keep every message once; record the operations Company messages carry.
-
-        Only the operation object is read from a Company message: its text never approves
-        anything, and an `approval` a Company puts in its own message is ignored.
-        `session_id`: the Session of the exchange that delivered these events (after any renewal
-        inside it): an operation returned signed out is approved only there (Ops 3). `account`: the
-        account that exchange was signed in as, where known: an operation returned signed in is its.
-        """
-        got = Ingested()
-        for event in events:
-            if event.get("type") == c.CONVERSATION_AUTHORIZATION_EVENT:
-                # The Company needs the person signed in (or more scopes) to go on: shown, not skipped.
-                challenge = challenge_from_fields(event) or Challenge("sign_in", SIGN_IN_REQUIRED)
-                got.challenges.append(challenge)
-                # Kept, so Talk and the inbox can offer the sign-in after this call returns (and
-                # in another process): what it asks is read from it again (open_sign_in_asks).
-                kept = {
-                    **event,
-                    "id": f"authorization:{event.get('id') or new_id('evt_')}",
-                }  # apart from message ids
-                self._store.add_message(conversation_row, kept, "authorization")
-                got.problems.append(self._transport.describe(company, challenge))
-                continue
-            if event.get("type") != "message":
-                continue  # state and unknown types are skipped (spec 8)
-            message = event.get("message")
-            if not isinstance(message, dict):
-                got.problems.append(f"event {event.get('id')!r} has no message object; skipped")
-                continue
-            if message.get("role") == "user":
-                self._store.add_message(conversation_row, message, "user")
-                continue
-            if not self._store.add_message(conversation_row, message, "company"):
-                continue  # already kept (an earlier read, or another process)
-            got.messages.append(message)
-            try:
-                operation = operation_from_message(message)
-            except ProtocolError as exc:
-                got.problems.append(
-                    f"message {message.get('id')!r} carries an operation that can't be used: {exc}"
-                )
-                continue
-            if operation is None:
-                continue
-            if not company.supports_operations:
-                got.problems.append(
-                    f"message {message.get('id')!r} carries an operation, but operations were not negotiated "
-                    "(the Company does not list operations v2); ignored"
-                )
-                continue
-            text = message.get("text") if isinstance(message.get("text"), str) else None
-            result = self._store.record_operation(
-                company.id,
-                self._request_for(company, endpoint, conversation_id),
-                session_id or company.session_id,
-                operation,
-                text,
-                "conversation",
-                account_owned=signed_in,
-                account=account if signed_in else None,
-            )
-            if result.operation_row not in got.operation_rows:
-                got.operation_rows.append(result.operation_row)
-        return got
-
-    def _ingest_body(
-        self,
-        company: CompanyRecord,
-        conversation_row: int,
-        endpoint: str,
-        conversation_id: str,
-        body: Any,
-        signed_in: bool = False,
-        session_id: str | None = None,
-        account: str | None = None,
-    ) -> Ingested:
-        """POST answers may carry events too (the 0.2 `?wait=` form)."""
-        if not isinstance(body, dict) or "events" not in body:
-            return Ingested()
-        try:
-            page = parse_event_page(body)
-        except ProtocolError as exc:
-            return Ingested(problems=[str(exc)])
-        got = self.ingest(
+        """Keep every message once; record the operations Company messages carry (the reader's)."""
+        return self._reader.ingest(
             company,
             conversation_row,
             endpoint,
             conversation_id,
-            page.events,
+            events,
             signed_in,
             session_id,
             account,
         )
-        got.problems.extend(page.problems)
-        if page.cursor:
-            self._store.set_cursor(conversation_row, page.cursor)
-        return got
 
     async def read(
         self,
@@ -423,71 +156,8 @@ class Conversations:
         until: Callable[[], bool] | None = None,
         stop_on_challenge: bool = False,
     ) -> Ingested:
-        """Read new events; with `until`, keep long-polling until it holds or `wait` runs out
-        (or, with `stop_on_challenge`, an `authorization` event arrives)."""
-        _, _, endpoint, conversation_id, cursor = self._store.get_conversation(conversation_row)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait
-        got = Ingested()
-        restarted = False
-        pages = 0
-        session_id = company.session_id
-        while True:
-            remaining = max(0.0, deadline - loop.time())
-            exchange = await self._transport.read_events(
-                company, endpoint, conversation_id, cursor, remaining if until else 0.0, session_id
-            )
-            session_id = (
-                exchange.session_id
-            )  # a new one when the Company ended ours during the read
-            outcome = exchange.outcome
-            if (
-                isinstance(outcome, NotPerformed)
-                and outcome.error == "cursor_expired"
-                and not restarted
-            ):
-                got.problems.append(
-                    "the Company no longer has part of this conversation; read again from the start"
-                )
-                cursor, restarted = None, True
-                self._store.set_cursor(conversation_row, None)
-                continue
-            if not isinstance(outcome, Performed):
-                got.problems.append(
-                    f"could not read the conversation: {exchange.detail or describe(outcome)}"
-                )
-                return got
-            try:
-                page = parse_event_page(outcome.body)
-            except ProtocolError as exc:
-                got.problems.append(str(exc))
-                return got
-            got.extend(
-                self.ingest(
-                    company,
-                    conversation_row,
-                    endpoint,
-                    conversation_id,
-                    page.events,
-                    exchange.signed_in,
-                    session_id,
-                    exchange.account,
-                )
-            )
-            got.problems.extend(page.problems)
-            if page.cursor and page.cursor != cursor:
-                cursor = page.cursor
-                self._store.set_cursor(conversation_row, cursor)
-            pages += 1
-            if page.has_more and page.events and pages < MAX_PAGES_PER_READ:
-                continue
-            if (
-                until is None
-                or until()
-                or loop.time() >= deadline
-                or (stop_on_challenge and got.challenges)
-            ):
-                return got
+        """Read new events (the reader's long poll: conversation_events.ConversationReader.read)."""
+        return await self._reader.read(company, conversation_row, wait, until, stop_on_challenge)
 
     # ---- what the person says --------------------------------------------------------------------
 
@@ -571,7 +241,7 @@ class Conversations:
                     conversation_row, conversation_id, request_id, False, exchange, Ingested()
                 )
         company = self._store.get_company(company.id)  # the Session may have been renewed
-        got = self._ingest_body(
+        got = self._reader.ingest_body(
             company,
             conversation_row,
             endpoint,
@@ -637,7 +307,7 @@ class Conversations:
         )
         if not isinstance(exchange.outcome, Performed):
             return exchange  # not accepted: the dispatcher resends, or settles on a refusal
-        got = self._ingest_body(
+        got = self._reader.ingest_body(
             company,
             conversation_row,
             endpoint,
