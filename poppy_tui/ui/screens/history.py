@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any, TypedDict
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -25,7 +26,7 @@ from poppy_tui.ui.format import (
     record_status_label,
     status_label,
 )
-from poppy_tui.ui.safe import CELL_MAX, cell, company_label, first_line_text, wrapped_first_line
+from poppy_tui.ui.safe import CELL_MAX, cell, company_label, fit_line, wrapped_first_line
 from poppy_tui.ui.screens.base import PoppyScreen
 from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.company_select import CompanySelect
@@ -77,6 +78,8 @@ COMPACT_COLUMNS = (
     ("summary", "Summary", 0),
 )
 COMPACT_LINES = 3
+# Wider, a summary that doesn't fit its line takes a second one, keeping its beginning and end.
+WIDE_LINES = 2
 # Decided, then Outcome, join the others only where the summary keeps at least this many cells
 # beside them: a wider terminal must never leave the summary narrower than a smaller one does.
 OPTIONAL_COLUMNS = ("decided", "outcome")
@@ -104,6 +107,30 @@ def wide_columns(width: int) -> tuple[tuple[str, str, int], ...]:
 
 def page_count(total: int) -> int:
     return max(1, -(-total // PAGE_SIZE))
+
+
+def fitted_widths(
+    columns: tuple[tuple[str, str, int], ...], cells: list[dict[str, Text]]
+) -> dict[str, int]:
+    """Each column but the summary as wide as its label or the page's widest cell, never wider
+    than its own width: what a column doesn't use goes to the summary (walk K9: at 250 columns
+    Outcome kept 40 cells for "performed" while the summary was cut at 67)."""
+    return {
+        key: min(
+            width, max([cell_len(label)] + [line.cell_len for line in (c[key] for c in cells)])
+        )
+        for key, label, width in columns
+        if key != "summary"
+    }
+
+
+def decision_cell(row: OperationRow, width: int) -> str:
+    """The decision with the approved revision's id where the whole id fits, never a cut one
+    ("approved 1796609170-w…" read as neither)."""
+    whole = decision_text(row)
+    if cell_len(fit_line(whole, CELL_MAX)) <= width:
+        return whole
+    return decision_text(row, with_revision=False)
 
 
 def decision_text(row: OperationRow, with_revision: bool = True) -> str:
@@ -304,60 +331,84 @@ class HistoryScreen(PoppyScreen):
         table = self.query_one("#history-table", DataTable)
         selected = table.cursor_row
         width = self.app.size.width
-        compact = width < COMPACT_BELOW
-        columns = COMPACT_COLUMNS if compact else wide_columns(width)
-        summary = remaining_width(
-            width,
-            (w for k, _, w in columns if k != "summary"),
-            minimum=20 if compact else 30,
-            chrome=4 if compact else WIDE_CHROME,
-        )
-        set_columns(
-            table, [(k, label, summary if k == "summary" else w) for k, label, w in columns]
-        )
-        table.clear()
-        for row in rows:
-            values = {
-                "updated": local_time(row.updated_at),
-                "company": company_label(
-                    row.company_name, row.company_domain, CELL_MAX
-                ).marked_name,  # ⚠ look-alike
-                "status": record_status_label(row),
-                "decision": decision_text(row),
-                "via": interface_label(row.interface),
-                "asked": short_requester(row.origin, row.requester),
-                "decided": local_time(row.decided_at) if row.decided_at else "—",
-                "outcome": row.outcome_detail or "—",
-            }
-            if compact:
-                table.add_row(
-                    Text.assemble(cell(values["updated"], 23), "\n", cell(values["status"], 23)),
-                    Text.assemble(
-                        cell(values["company"], 20),
-                        "\n",
-                        cell(decision_text(row, with_revision=False), 20),
-                        "\n",
-                        cell(f"via {values['via']}, {values['asked']}", 20),
-                    ),
-                    Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
-                    key=str(row.id),
-                    height=COMPACT_LINES,
-                )
-                continue
-            table.add_row(
-                *(
-                    first_line_text(row.summary, summary)
-                    if k == "summary"
-                    else cell(f"{values['via']}, {values['asked']}" if k == "via" else values[k], w)
-                    for k, _, w in columns
-                ),
-                key=str(row.id),
-            )
+        if width < COMPACT_BELOW:
+            self._show_compact(table, rows, width)
+        else:
+            self._show_wide(table, rows, width)
         if rows:
             table.move_cursor(row=min(selected, len(rows) - 1))
         self._show_pager(total)
         if total is not None:
             self.fetching = False
+
+    def _show_compact(self, table: DataTable, rows: list[OperationRow], width: int) -> None:
+        columns = COMPACT_COLUMNS
+        summary = remaining_width(width, (w for k, _, w in columns if k != "summary"), chrome=4)
+        set_columns(
+            table, [(k, label, summary if k == "summary" else w) for k, label, w in columns]
+        )
+        table.clear()
+        for row in rows:
+            table.add_row(
+                Text.assemble(
+                    cell(local_time(row.updated_at), 23), "\n", cell(record_status_label(row), 23)
+                ),
+                Text.assemble(
+                    cell(
+                        company_label(row.company_name, row.company_domain, CELL_MAX).marked_name,
+                        20,
+                    ),
+                    "\n",
+                    cell(decision_text(row, with_revision=False), 20),
+                    "\n",
+                    cell(f"via {self._via(row)}", 20),
+                ),
+                Text(wrapped_first_line(row.summary, summary, COMPACT_LINES)),
+                key=str(row.id),
+                height=COMPACT_LINES,
+            )
+
+    def _show_wide(self, table: DataTable, rows: list[OperationRow], width: int) -> None:
+        columns = wide_columns(width)
+        cells = [
+            {
+                key: cell(text, w)
+                for key, text, w in (
+                    (k, self._wide_value(row, k, w), w) for k, _, w in columns if k != "summary"
+                )
+            }
+            for row in rows
+        ]
+        widths = fitted_widths(columns, cells)
+        summary = remaining_width(width, widths.values(), minimum=30, chrome=WIDE_CHROME)
+        set_columns(table, [(k, label, widths.get(k, summary)) for k, label, _ in columns])
+        table.clear()
+        for row, shown in zip(rows, cells, strict=True):
+            text = wrapped_first_line(row.summary, summary, WIDE_LINES)
+            table.add_row(
+                *(Text(text) if k == "summary" else shown[k] for k, _, _ in columns),
+                key=str(row.id),
+                height=text.count("\n") + 1,
+            )
+
+    @staticmethod
+    def _via(row: OperationRow) -> str:
+        return f"{interface_label(row.interface)}, {short_requester(row.origin, row.requester)}"
+
+    def _wide_value(self, row: OperationRow, key: str, width: int) -> str:
+        if key == "updated":
+            return local_time(row.updated_at)
+        if key == "company":
+            return company_label(row.company_name, row.company_domain, CELL_MAX).marked_name
+        if key == "status":
+            return record_status_label(row)
+        if key == "decision":
+            return decision_cell(row, width)
+        if key == "via":
+            return self._via(row)
+        if key == "decided":
+            return local_time(row.decided_at) if row.decided_at else "—"
+        return row.outcome_detail or "—"
 
     def on_unmount(self) -> None:
         self.unmounted = True

@@ -10,6 +10,16 @@ PALETTE_HINT_FROM = 100
 
 
 class PoppyFooter(Footer):
+    # Hidden by a class, not by Footer's show_command_palette: that setting is read only when
+    # Footer builds its keys (when the screen's bindings change), so after a resize the hint
+    # stayed on screen at 80 columns, or stayed away at 160 (walk N34). A class applies at once
+    # and to every rebuild, with no second rebuild racing Footer's own.
+    DEFAULT_CSS = """
+    PoppyFooter.-narrow FooterKey.-command-palette {
+        display: none;
+    }
+    """
+
     def on_mount(self) -> None:
         self.fit()
 
@@ -17,6 +27,4 @@ class PoppyFooter(Footer):
         self.fit()
 
     def fit(self) -> None:
-        wanted = self.app.size.width >= PALETTE_HINT_FROM
-        if self.show_command_palette != wanted:
-            self.show_command_palette = wanted
+        self.set_class(self.app.size.width < PALETTE_HINT_FROM, "-narrow")
