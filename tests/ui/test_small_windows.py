@@ -32,8 +32,10 @@ async def _review(app, pilot, row):
     app.open_review(row)
     review = await review_shown(pilot)
     await wait_for(pilot, lambda: review.can_approve())
-    review.check_fit()
+    # The review's own look at what fits, after the layout of the revision it shows (a look
+    # made here at once could read the layout from before the terms were filled in).
     await pilot.pause()
+    await wait_for(pilot, lambda: not review.fit_pending)
     return review
 
 

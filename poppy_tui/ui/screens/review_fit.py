@@ -9,12 +9,18 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from poppy_tui.ui.screens.confirm_approve import SHORT_BELOW_LINES
 
 if TYPE_CHECKING:
     from poppy_tui.ui.widgets.summary_view import SummaryView
+
+
+# At most this many looks again, 50 ms apart, for a layout still catching up with the revision
+# shown (a few seconds; a widget that never fits its content's height is not looked at for ever).
+LAYOUT_LOOKS = 60
 
 
 class ReviewFit(Screen):
@@ -42,6 +48,7 @@ class ReviewFit(Screen):
         return self.query_one("#summary-view", SummaryView)
 
     fit_pending = False  # a look is scheduled (tests wait for it to settle)
+    _layout_looks = 0  # looks again while the layout catches up, since the revision was shown
 
     def _fit_later(self, *_: object) -> None:
         self.fit_pending = True
@@ -50,6 +57,7 @@ class ReviewFit(Screen):
     def new_revision_shown(self) -> None:
         """New terms are unread again, wherever the body was scrolled."""
         self.summary_seen = False
+        self._layout_looks = 0
         self._fit_later()
 
     def check_fit(self) -> None:
@@ -63,7 +71,23 @@ class ReviewFit(Screen):
             # below the view (or not laid out yet): not seen, whatever the summary's place.
             end = self.query_one("#summary")
         visible = view.region
-        if visible.height > 0 and end.region.bottom <= visible.bottom and end.region.height > 0:
+        # Nothing is seen before the revision is shown and laid out: until then the terms are
+        # the one-line placeholder they are built with, and under load a look came first (even
+        # after a refresh, with their new content not yet laid out) and "saw" them end.
+        revision_shown = getattr(self, "shown_revision_id", None) is not None and _laid_out(end)
+        if (
+            not revision_shown
+            and getattr(self, "shown_revision_id", None) is not None
+            and self._layout_looks < LAYOUT_LOOKS
+        ):
+            self._layout_looks += 1
+            self.set_timer(0.05, self.check_fit)  # look again once the layout has caught up
+        if (
+            revision_shown
+            and visible.height > 0
+            and end.region.bottom <= visible.bottom
+            and end.region.height > 0
+        ):
             self.summary_seen = True
         more = self.query_one("#review-more", Static)
         hidden = max(0, view.virtual_size.height - int(view.scroll_y) - view.size.height)
@@ -74,3 +98,13 @@ class ReviewFit(Screen):
         if more.display != shown:
             more.display = shown
             self._fit_later()  # the body is a line shorter (or longer) now: count again
+
+
+def _laid_out(widget: Widget) -> bool:
+    """Whether the widget's place on screen is for the content it has now: the height its
+    content takes at its width is the height it was given (public Widget.get_content_height)."""
+    width = widget.content_size.width
+    if width <= 0:
+        return False
+    wanted = widget.get_content_height(widget.content_size, widget.app.size, width)
+    return wanted == widget.content_size.height
