@@ -140,7 +140,7 @@ def check_company_side(world: World, agent: Agent, model: Model, findings: Findi
             # operation_id and revision, a Company bug Ops 3 forbids) to a sign-in as another.
             reassigned = op.account is not None and op.account == got.user
             findings.broken(
-                "reassigned-account" if reassigned else None,
+                "reassigned-account" if reassigned else _stamp_taken_for_the_word(agent, op.id),
                 f"step {got.step}: the approval of {got.operation_id}, the account "
                 f"{got.owner[1] if got.owner else '?'}'s, was carried by {got.user}'s token "
                 f"(agent's record of its account: {op.account!r})",
@@ -151,7 +151,7 @@ def check_company_side(world: World, agent: Agent, model: Model, findings: Findi
             came_with = got.token in world.returned_with.get(got.operation_id, set())
             if not (vouched or came_with or model.named_tokens.get(got.token, False)):
                 findings.broken(
-                    None,
+                    _stamp_taken_for_the_word(agent, op.id),
                     f"step {got.step}: the approval of {got.operation_id} went with the token of "
                     f"a sign-in ({got.user}'s) that names no account, didn't return it, and that "
                     f"the person never said is its account (vouched for: "
@@ -324,6 +324,14 @@ def check_the_word_no_longer_holds(
             f"taken for its account (standing {standing}) on the person's word for an earlier one "
             f"({[t for _, t in words]})",
         )
+
+
+def _stamp_taken_for_the_word(agent: Agent, row: int) -> str | None:
+    """ "vouched-sign-in-stamp" when the sign-in now has the stamp of one the person vouched for:
+    the open finding (the word is kept by that stamp), not another break."""
+    standing = agent.store.account_standing(agent.store.get_operation(row))
+    stamped = standing is not None and standing.sign_in in _vouched_stamps(agent, row)
+    return "vouched-sign-in-stamp" if stamped else None
 
 
 def _vouched_stamps(agent: Agent, row: int) -> set[str]:

@@ -43,7 +43,8 @@ SIGN_INS = (None, ("alice", True), ("alice", False), ("bob", True), ("bob", Fals
 KILLS = ("between steps", "mid-send, before performing", "mid-send, after performing")
 DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 # The moves of a step, weighted by repetition: time and the person's approvals drive every
-# lifecycle, so they come most often.
+# lifecycle, so they come most often; the word on a sign-in is offered only while an approval is
+# held for it, and then the person mostly gives it (as the review's banner asks them to).
 MOVES = (
     "time passes",
     "approve",
@@ -58,6 +59,7 @@ MOVES = (
     "sign in or out",
     "confirm account",
     "the company will",
+    "confirm account",
     "kill and restart",
 )
 
