@@ -170,6 +170,6 @@ def sim_config(grace: float, window: float) -> Config:
         Config(),
         grace_seconds=grace,
         retry_window_seconds=window,
-        request_timeout_seconds=5.0,
+        request_timeout_seconds=60.0,
         allow_loopback=True,
     )

@@ -14,7 +14,9 @@ from poppy_tui.agent.agent import SETTLED, Agent
 from poppy_tui.agent.lifecycle import Why
 from poppy_tui.agent.store import OperationRecord, Status
 from poppy_tui.agent.store.connection import parse_stamp
+from poppy_tui.agent.store.owning_account import CONFIRMED, SIGN_IN_PREFIX
 from poppy_tui.cli.output import where_it_stands
+from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX, compare_accounts
 from poppy_tui.protocol.requests import ApiRequest, ConversationRequest, McpRequest
 
 from .known_findings import Findings
@@ -37,12 +39,19 @@ class Model:
     decisions: dict[int, list[tuple[int, str, str | None]]] = field(default_factory=dict)
     conversations: list[tuple[int, str]] = field(default_factory=list)  # (row, conversation_id)
     kills: list[datetime] = field(default_factory=list)
-    named_tokens: dict[str, bool] = field(
-        default_factory=dict
-    )  # token -> its sign-in named the account
+    # token -> its sign-in named the account
+    named_tokens: dict[str, bool] = field(default_factory=dict)
+    # operation row -> (step, token): the sign-ins the person said are its account (`u`)
+    vouched: dict[int, list[tuple[int, str | None]]] = field(default_factory=dict)
 
     def decide(self, step: int, row: int, kind: str, revision: str | None) -> None:
         self.decisions.setdefault(row, []).append((step, kind, revision))
+
+    def vouch(self, step: int, row: int, token: str | None) -> None:
+        self.vouched.setdefault(row, []).append((step, token))
+
+    def vouched_before(self, row: int, step: int) -> set[str | None]:
+        return {token for at, token in self.vouched.get(row, []) if at < step}
 
 
 def same_action(a: object, b: object) -> bool:
@@ -125,14 +134,29 @@ def check_company_side(world: World, agent: Agent, model: Model, findings: Findi
                 f"step {got.step}: an approval of {got.operation_id} {got.revision} was sent at "
                 f"{got.at:%H:%M:%S}, after its expires_at {got.expires_at:%H:%M:%S}",
             )
-        if got.check1 == "other_account":
-            unknown = op.account is None or not model.named_tokens.get(got.token or "", False)
+        vouched = got.token in model.vouched_before(op.id, got.step)
+        if got.check1 == "other_account" and not vouched:  # vouched: the person's own mistake
+            # The agent took the operation for the token's account: returned again (the same
+            # operation_id and revision, a Company bug Ops 3 forbids) to a sign-in as another.
+            reassigned = op.account is not None and op.account == got.user
             findings.broken(
-                "unknown-account" if unknown else None,
+                "reassigned-account" if reassigned else _stamp_taken_for_the_word(agent, op.id),
                 f"step {got.step}: the approval of {got.operation_id}, the account "
                 f"{got.owner[1] if got.owner else '?'}'s, was carried by {got.user}'s token "
                 f"(agent's record of its account: {op.account!r})",
             )
+        if got.owner is not None and got.owner[0] == "account" and got.token is not None:
+            # A sign-in that names no account is the operation's only as the one it came with,
+            # or one the person vouched for (Ops 3): any other may be anyone's.
+            came_with = got.token in world.returned_with.get(got.operation_id, set())
+            if not (vouched or came_with or model.named_tokens.get(got.token, False)):
+                findings.broken(
+                    _stamp_taken_for_the_word(agent, op.id),
+                    f"step {got.step}: the approval of {got.operation_id} went with the token of "
+                    f"a sign-in ({got.user}'s) that names no account, didn't return it, and that "
+                    f"the person never said is its account (vouched for: "
+                    f"{sorted(map(str, model.vouched_before(op.id, got.step)))})",
+                )
         if got.check1 == "other_session":
             findings.broken(
                 None,
@@ -261,6 +285,62 @@ def check_hold_names_the_same_action(
                 f"operation row {row} was approved while row {other_row} "
                 f"({other.operation_id}), for the same request, is {other.status.value} (Ops 7)",
             )
+
+
+def check_the_word_releases(agent: Agent, row: int, findings: Findings) -> None:
+    """Right after the person said the sign-in now is the operation's account, its approval is
+    no longer held for that word: nobody is told to press `u` again for the same sign-in."""
+    said = agent.explain(row)
+    if UNCONFIRMED_WAIT_PREFIX in said.line:
+        findings.broken(
+            None,
+            f"operation row {row}: the person said the sign-in is its account, and is still "
+            f"told {said.sentence()!r}",
+        )
+
+
+def check_the_word_no_longer_holds(
+    agent: Agent, model: Model, findings: Findings, token: str
+) -> None:
+    """After a new sign-in, the person's word for an earlier one no longer holds (Ops 3): an
+    approval released by it is held again, unless the new sign-in names its account."""
+    for row, words in sorted(model.vouched.items()):
+        if token in {t for _, t in words}:
+            continue
+        op = agent.store.get_operation(row)
+        if op.status not in (Status.APPROVED, Status.SENDING):
+            continue
+        standing = agent.store.account_standing(op)
+        if standing is None or standing.standing != "same":
+            continue
+        if (
+            model.named_tokens.get(token, False)
+            and compare_accounts(op.account, standing.current) == "same"
+        ):
+            continue  # shown by name
+        findings.broken(
+            "vouched-sign-in-stamp" if standing.sign_in in _vouched_stamps(agent, row) else None,
+            f"operation row {row}: after a new sign-in (token {token}), the sign-in now is still "
+            f"taken for its account (standing {standing}) on the person's word for an earlier one "
+            f"({[t for _, t in words]})",
+        )
+
+
+def _stamp_taken_for_the_word(agent: Agent, row: int) -> str | None:
+    """ "vouched-sign-in-stamp" when the sign-in now has the stamp of one the person vouched for:
+    the open finding (the word is kept by that stamp), not another break."""
+    standing = agent.store.account_standing(agent.store.get_operation(row))
+    stamped = standing is not None and standing.sign_in in _vouched_stamps(agent, row)
+    return "vouched-sign-in-stamp" if stamped else None
+
+
+def _vouched_stamps(agent: Agent, row: int) -> set[str]:
+    """The signed_in_at stamps the person's words name (the store's `account_confirmed` events)."""
+    return {
+        event.detail.removeprefix(SIGN_IN_PREFIX)
+        for event in agent.store.events(row)
+        if event.kind == CONFIRMED and event.detail
+    }
 
 
 def _approved_revision(agent: Agent, op: OperationRecord):

@@ -5,8 +5,9 @@ on a clock it moves by hand, and checks the invariants (invariants.py) after eve
 A world is drawn first (the agent's grace period and retry window, how long the Company's terms
 last, how it mints operation_ids, and the script of its answers to approvals); then steps:
 requests over the API, MCP and conversations; the person's approvals, withdrawals, declines,
-approvals again and resolutions of unknown outcomes (the `Agent` methods the TUI calls); sign-ins
-as the same or another account, named or not; the clock moving, with a dispatcher pass after it;
+approvals again and resolutions of unknown outcomes, and the word that the sign-in now is a held
+approval's account (the `Agent` methods the TUI calls); sign-ins as the same or another account,
+named or not (Device Sign-In); the clock moving, with a dispatcher pass after it;
 kills, idle or mid-send (before or after the Company performed), and restarts on the same home.
 """
 
@@ -23,8 +24,10 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from poppy_tui.agent import clock
 from poppy_tui.agent.agent import AgentError
 from poppy_tui.agent.identity import publisher
+from poppy_tui.agent.lifecycle import Why
 from poppy_tui.agent.store import Status
 from poppy_tui.agent.store.connection import StateError
+from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
 
 from . import invariants
 from .company import SendHold, SimCompany
@@ -40,7 +43,8 @@ SIGN_INS = (None, ("alice", True), ("alice", False), ("bob", True), ("bob", Fals
 KILLS = ("between steps", "mid-send, before performing", "mid-send, after performing")
 DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
 # The moves of a step, weighted by repetition: time and the person's approvals drive every
-# lifecycle, so they come most often.
+# lifecycle, so they come most often; the word on a sign-in is offered only while an approval is
+# held for it, and then the person mostly gives it (as the review's banner asks them to).
 MOVES = (
     "time passes",
     "approve",
@@ -53,7 +57,9 @@ MOVES = (
     "take back",
     "resolve unknown",
     "sign in or out",
+    "confirm account",
     "the company will",
+    "confirm account",
     "kill and restart",
 )
 
@@ -125,6 +131,14 @@ class LifecycleMachine(RuleBasedStateMachine):
         seen = {f"answered {got.interface} approval: {got.answer}" for got in self.world.received}
         seen |= {f"ended {self.agent.store.get_operation(r).status.value}" for r in self.model.rows}
         seen |= {f"open finding met: {key}" for key in self.findings.noted}
+        if self.model.vouched:
+            seen.add("the person said a sign-in is an operation's account")
+        vouched = {t for words in self.model.vouched.values() for _, t in words}
+        seen |= {
+            f"sent on the person's word, {'rightly' if got.check1 == 'ok' else got.check1}"
+            for got in self.world.received
+            if got.token in vouched
+        }
         seen |= (
             {f"restarted {min(self.driver.restarts, 3)}+ times"} if self.driver.restarts else set()
         )
@@ -142,14 +156,6 @@ class LifecycleMachine(RuleBasedStateMachine):
     def agent(self):
         assert self.driver is not None
         return self.driver.agent
-
-    # ---- requests --------------------------------------------------------------------------------
-
-    def _asked(self, request_id, interface, verb, item, qty=1, conversation_id=None) -> None:
-        from .world import Asked
-
-        if request_id is not None:
-            self.model.asked[request_id] = Asked(interface, verb, item, qty, conversation_id)
 
     # ---- one step ----------------------------------------------------------------------------------
 
@@ -173,6 +179,8 @@ class LifecycleMachine(RuleBasedStateMachine):
             return self._any(Status.OUTCOME_UNKNOWN)
         if move == "say again":
             return bool(self.model.conversations)
+        if move == "confirm account":
+            return bool(self._held_for_the_word())
         return True
 
     # ---- requests --------------------------------------------------------------------------------
@@ -282,6 +290,42 @@ class LifecycleMachine(RuleBasedStateMachine):
             return
         self.model.decide(self.step, op.id, "resolve", None)
 
+    def _held_for_the_word(self) -> list[int]:
+        """The approvals held until the person says whose the sign-in is: what the review offers
+        its `u` for (the sign-in now can't be shown to be the operation's account), and what the
+        agent tells the person of it (Why.SIGN_IN, the hold's own line)."""
+        if self.driver is None:
+            return []
+        held = []
+        for row in sorted(self.model.rows):
+            op = self.agent.store.get_operation(row)
+            if op.status not in (Status.APPROVED, Status.SENDING):
+                continue
+            standing = self.agent.store.account_standing(op)
+            if standing is None or standing.standing != "unconfirmed":
+                continue
+            said = self.agent.explain(row)
+            if said.why == Why.SIGN_IN and UNCONFIRMED_WAIT_PREFIX in said.line:
+                held.append(row)
+        return held
+
+    def confirm_account(self, data) -> None:
+        """The person says, in the review (`u`), that the sign-in now is the operation's account:
+        rightly or not (whose it is, the Company knows; the simulation doesn't make the person
+        check), so an approval released this way goes with that sign-in's token, and only it."""
+        row = data.draw(st.sampled_from(self._held_for_the_word()), label="operation")
+        token = self.driver.vault.token
+        try:
+            self.agent.confirm_account(row)
+        except StateError as exc:
+            self.findings.broken(
+                None,
+                f"confirming the account of operation row {row}, held for it, was refused: {exc}",
+            )
+            return
+        self.model.vouch(self.step, row, token)
+        invariants.check_the_word_releases(self.agent, row, self.findings)
+
     # ---- sign-ins --------------------------------------------------------------------------------
 
     def sign_in_or_out(self, data) -> None:
@@ -294,6 +338,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         token = self.world.issue_token(user)
         self.model.named_tokens[token] = named
         self.driver.sign_in(token, user, named)
+        invariants.check_the_word_no_longer_holds(self.agent, self.model, self.findings, token)
 
     # ---- the Company's next answers ----------------------------------------------------------------
 

@@ -46,6 +46,10 @@ class Replay:
     def world(self):
         return self.machine.world
 
+    @property
+    def driver(self):
+        return self.machine.driver
+
     def ask(self, interface: str, verb: str, item: str, qty: int = 1) -> None:
         self._move("ask", interface, verb, item, qty)
 
@@ -61,6 +65,10 @@ class Replay:
 
     def resolve_unknown(self, row: int) -> None:
         self._move("resolve_unknown", row)
+
+    def confirm_account(self, row: int) -> None:
+        """The person's word (the review's `u`) that the sign-in now is operation `row`'s account."""
+        self._move("confirm_account", row)
 
     def sign_in(self, user: str, named: bool) -> None:
         self._move("sign_in_or_out", (user, named))

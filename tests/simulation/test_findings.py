@@ -123,3 +123,99 @@ def test_signed_in_as_another_named_account_the_approval_waits_for_its_own(sim_c
         sim.time_passes("a second")
         assert sim.agent.store.get_operation(1).status == Status.PERFORMED
         assert [got.user for got in sim.world.received] == ["bob"]
+
+
+# ---- the person's word that the sign-in now is the operation's account (`u`) ---------------------
+
+
+def test_a_held_approval_goes_with_the_sign_in_the_person_vouched_for(sim_company):
+    with replay(sim_company, grace=0.0) as sim:
+        sim.sign_in("bob", False)  # Device Sign-In: the account is not named
+        sim.ask("api", "hold", "it1")  # made in the sign-in's instant: not shown to be its
+        sim.approve(1)
+        sim.time_passes("a second")
+        assert sim.machine._held_for_the_word() == [1]
+        sim.confirm_account(1)
+        sim.time_passes("a second")
+        assert sim.agent.store.get_operation(1).status == Status.PERFORMED
+        assert [got.token for got in sim.world.received] == [sim.driver.vault.token]
+
+
+@open_finding("vouched-sign-in-stamp")
+def test_the_word_for_one_sign_in_does_not_hold_for_another_stamped_the_same(sim_company):
+    """The person vouched for bob's sign-in; alice signs in, by a sign-in that names no account,
+    in the same instant by the clock (the store stamps a sign-in to the microsecond: on a clock
+    set back, or a coarse one, two sign-ins can share a stamp). The word was for bob's sign-in:
+    bob's approval must wait again, not go with alice's token."""
+    with replay(sim_company, grace=0.0) as sim:
+        sim.sign_in("bob", False)
+        sim.ask("api", "hold", "it1")
+        sim.approve(1)
+        sim.confirm_account(1)  # rightly: the sign-in now is bob's
+        sim.sign_in("alice", False)  # vouched-sign-in-stamp: still taken for bob's
+        sim.time_passes("a second")  # (and then sent with alice's token)
+        assert sim.agent.store.get_operation(1).status == Status.SENDING
+        assert sim.world.received == []
+
+
+def test_the_word_for_one_sign_in_does_not_hold_for_a_later_one(sim_company):
+    """The neighbour: the same, with time between the sign-ins: held again, sent once the person
+    says so of the new sign-in, with its token."""
+    with replay(sim_company, grace=0.0, window=300.0, script=[Directive("busy")]) as sim:
+        sim.sign_in("bob", False)
+        sim.ask("api", "hold", "it1")
+        sim.approve(1)
+        sim.confirm_account(1)
+        sim.time_passes("a second")  # sent with bob's token; the Company is busy
+        sim.sign_in("bob", False)  # signed in again, as bob, naming no account
+        sim.time_passes("a second")
+        assert sim.machine._held_for_the_word() == [1]
+        sim.sign_in("alice", False)
+        sim.time_passes("a resend's wait")
+        assert sim.machine._held_for_the_word() == [1]  # never sent with alice's token
+        sim.sign_in("bob", False)
+        sim.time_passes("a second")
+        sim.confirm_account(1)
+        sim.time_passes("a second")
+        assert sim.agent.store.get_operation(1).status == Status.PERFORMED
+        assert [got.user for got in sim.world.received] == ["bob", "bob"]
+
+
+# ---- an account's operation, returned again to a sign-in as another account ------------------------
+
+
+@open_finding("reassigned-account")
+def test_an_accounts_operation_returned_to_another_account_keeps_its_account(sim_company):
+    """A Company that gives one operation_id to every hold request (a bug Ops 3 forbids) returns
+    alice's approved operation, the same revision, to bob's request: poppy-tui takes it for
+    bob's (store/operations.py record_operation sets its account to the request's sign-in's) and
+    sends alice's approval with bob's token. It must stay alice's: held for a sign-in as her."""
+    script = [Directive("invalid_token")]  # the Company revokes alice's token
+    with replay(sim_company, grace=0.0, expiry=120.0, reuse_ids=True, script=script) as sim:
+        sim.sign_in("alice", True)
+        sim.ask("api", "hold", "it1")
+        sim.approve(1)
+        sim.time_passes("a second")  # sent; alice's token refused: it waits for sign-in
+        sim.sign_in("bob", True)
+        sim.ask("api", "hold", "it1")  # the same operation_id and revision, to bob's request
+        sim.time_passes("a second")  # reassigned-account: sent with bob's token
+        op = sim.agent.store.get_operation(1)
+        assert op.account == "alice" and op.status == Status.SENDING and op.waiting_sign_in
+
+
+def test_an_accounts_operation_returned_again_to_its_own_account_is_sent_with_its_token(
+    sim_company,
+):
+    """The neighbour: the same, with alice signing in again and asking again: the approval goes
+    with her new token."""
+    script = [Directive("invalid_token")]
+    with replay(sim_company, grace=0.0, expiry=120.0, reuse_ids=True, script=script) as sim:
+        sim.sign_in("alice", True)
+        sim.ask("api", "hold", "it1")
+        sim.approve(1)
+        sim.time_passes("a second")
+        sim.sign_in("alice", True)
+        sim.ask("api", "hold", "it1")
+        sim.time_passes("a second")
+        assert sim.agent.store.get_operation(1).status == Status.PERFORMED
+        assert [got.user for got in sim.world.received] == ["alice", "alice"]

@@ -135,6 +135,8 @@ class World:
     ops: dict[str, Op] = field(default_factory=dict)
     revisions: dict[tuple[str, str], Rev] = field(default_factory=dict)
     received: list[Received] = field(default_factory=list)
+    # operation_id -> the tokens of the requests it was returned to (its own sign-ins' tokens)
+    returned_with: dict[str, set[str | None]] = field(default_factory=dict)
     performs: list[Performed] = field(default_factory=list)
     conversations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     topics: dict[str, tuple[str, str]] = field(default_factory=dict)  # conversation -> (verb, item)
@@ -237,7 +239,12 @@ class World:
             return Answer("invalid_token", status=401)
         if asked.verb in NEEDS_SIGN_IN and user is None:
             return Answer("challenge", status=401)
-        return self.operation_for(asked, self.owner_of(user, sid))
+        return self._returned(self.operation_for(asked, self.owner_of(user, sid)), token)
+
+    def _returned(self, answer: Answer, token: str | None) -> Answer:
+        if answer.kind == "operation" and answer.operation_id is not None:
+            self.returned_with.setdefault(answer.operation_id, set()).add(token)
+        return answer
 
     def approval(
         self,
@@ -273,7 +280,7 @@ class World:
                 answer.kind,
             )
         )
-        return answer
+        return self._returned(answer, token)
 
     def _check1(self, rev: Rev | None, user: str | None, sid: str | None) -> str:
         if rev is None:
