@@ -184,7 +184,6 @@ def test_the_word_for_one_sign_in_does_not_hold_for_a_later_one(sim_company):
 # ---- an account's operation, returned again to a sign-in as another account ------------------------
 
 
-@open_finding("reassigned-account")
 def test_an_accounts_operation_returned_to_another_account_keeps_its_account(sim_company):
     """A Company that gives one operation_id to every hold request (a bug Ops 3 forbids) returns
     alice's approved operation, the same revision, to bob's request: poppy-tui takes it for

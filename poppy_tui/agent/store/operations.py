@@ -130,8 +130,13 @@ class OperationStore(RequestStore, RequesterStore):
                 at,
             )
             if account_owned:
+                # Whose it is changes only while nobody's approval of it is under way: a Company
+                # that gives one operation_id to two accounts (Ops 3 forbids it) must not turn an
+                # approval one account made into the other's, to be sent with its token.
                 self._db.execute(
-                    "UPDATE operations SET account_owned=1, account=? WHERE id=?",
+                    "UPDATE operations SET account_owned=1, account=CASE "
+                    "WHEN status IN ('pending', 'withdrawn') OR account_owned=0 THEN ? "
+                    "ELSE account END WHERE id=?",
                     (account, result.operation_row),
                 )
                 # Which sign-in carried it (Ops 3), for when its account is not named.
