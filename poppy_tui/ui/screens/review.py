@@ -5,11 +5,18 @@
 - Findings come first; focus starts on the scrollable body, never on a button.
 - Approve (`a`) is dimmed for `arm_delay_seconds` after the screen opens or the terms
   change, and while the operation is expired or not open; it then asks for `y` in a modal.
+
+This module lays the screen out, loads the operation, gathers the findings and says which keys
+work when; its parts are the bases of ReviewScreen, each in a module of its own:
+review_header.py (the fixed header), review_changes.py (what a new revision changed),
+review_status.py (the banner and the sending-and-outcome section), review_decisions.py
+(approve, decline, withdraw, resolve, sign in, and their dialogs), review_account.py (the
+sign-in's account), review_resource.py (the resource as read now) and review_fit.py (a small
+window's "more below" line).
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any
 
@@ -21,48 +28,38 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from poppy_tui.agent.store.records import OperationRecord, Status
-from poppy_tui.safety.account_owner import owner_line
 from poppy_tui.ui.checks import Checked, check_record
-from poppy_tui.ui.format import interface_label, local_time, status_label
-from poppy_tui.ui.safe import (
-    company_content,
-    company_label,
-    diff_revisions,
-    json_content,
-    plain_error,
-    plain_line,
-    safe_content,
-    safe_line_content,
-    strong,
-)
+from poppy_tui.ui.safe import json_content
 from poppy_tui.ui.screens.base import PoppyScreen
-from poppy_tui.ui.who_asked import asked_by_parts
-from poppy_tui.ui.widgets.footer import PoppyFooter
+from poppy_tui.ui.screens.review_account import AccountSection
+from poppy_tui.ui.screens.review_changes import RevisionChanges, revision_change
+from poppy_tui.ui.screens.review_decisions import DECLINABLE, ReviewDecisions
+from poppy_tui.ui.screens.review_fit import ReviewFit
+from poppy_tui.ui.screens.review_header import ReviewHeader
+from poppy_tui.ui.screens.review_resource import ResourceSection
+from poppy_tui.ui.screens.review_status import StatusSection
 from poppy_tui.ui.widgets.countdown import Countdown, app_now
-from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel, badge_counts
+from poppy_tui.ui.widgets.discrepancy_panel import DiscrepancyPanel
+from poppy_tui.ui.widgets.footer import PoppyFooter
 from poppy_tui.ui.widgets.outcome_view import OutcomeBanner, ProgressView
 from poppy_tui.ui.widgets.request_view import RequestView
 from poppy_tui.ui.widgets.resource_view import ResourceView
-from poppy_tui.ui.screens.review_fit import ReviewFit
-from poppy_tui.ui.screens.review_account import AccountSection
-from poppy_tui.ui.screens.review_resource import ResourceSection
 from poppy_tui.ui.widgets.summary_view import SummaryText, SummaryView
 from poppy_tui.ui.widgets.terms_table import TermsTable
 
-DECLINABLE = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
+__all__ = ["DECLINABLE", "ReviewScreen", "revision_change"]
 
 
-def revision_change(diff: Any) -> str:
-    """ "new terms" when the summary or terms changed, "new expiry" when only the expiry did
-    (poppy_tui.safety's RevisionKind), "same" otherwise."""
-    label = diff.kind.label
-    return label if label in ("new terms", "new expiry") else "same"
-
-
-log = logging.getLogger(__name__)
-
-
-class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
+class ReviewScreen(
+    ReviewDecisions,
+    StatusSection,
+    RevisionChanges,
+    ReviewHeader,
+    AccountSection,
+    ResourceSection,
+    ReviewFit,
+    PoppyScreen,
+):
     TITLE_TEXT = "Review"
     AUTO_FOCUS = "#summary-view"
     BINDINGS = [
@@ -178,17 +175,7 @@ class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
             await self._show_revision(record)
             if previous_id is not None:
                 self._cancel_confirm()
-                what = self._change_kind()
-                self.notify(
-                    "The Company sent a new expiry for the same terms. An approval covers one revision only, "
-                    "so this one needs your decision."
-                    if what == "new expiry"
-                    else "The Company sent new terms. Read them again; an approval covers one revision only.",
-                    title="New revision",
-                    severity="warning",
-                    markup=False,
-                    timeout=8,
-                )
+                self._say_new_revision()  # ui/screens/review_changes.py
         elif held_changed and self.checked is not None:
             await self._show_findings()
         self._show_status(record)
@@ -198,72 +185,14 @@ class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
 
     async def _show_revision(self, record: OperationRecord) -> None:
         current = record.current
-        company = record.company
-        revisions = self.store.revisions(record.id)
         self.checked = check_record(
             self.store, record, app_now(self), self.agent.config.min_read_seconds
         )
-
-        self.query_one("#company-line", Static).update(
-            Content.assemble(
-                ("Company  ", "dim"),
-                company_content(
-                    company.name, company.domain, 80, with_domain=False
-                ),  # the domain follows
-                ("   discovered at  ", "dim"),
-                strong(company.domain, 80),
-                ("   ", ""),
-                safe_line_content(company.base_url, 80).stylize("dim"),
-                "" if company.supports_operations else "   (does not advertise operations v2)",
-                "\n" + warning
-                if (warning := company_label(company.name, company.domain).warning)
-                else "",
-            )
-        )
-        number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))
-        what = self._change_kind()
-        of = f"  ({number} of {len(revisions)}" + (
-            f", {what} only)" if what == "new expiry" else ")"
-        )
-        self.query_one("#operation-line", Static).update(
-            Content.assemble(
-                ("Operation  ", "dim"),
-                safe_line_content(record.operation_id, 80),
-                ("   revision  ", "dim"),
-                safe_line_content(current.revision, 80),
-                (of, "dim"),
-                # A line of its own: run on, it wrapped at 80 columns wherever the IDs' lengths put
-                # the edge, "via" / "MCP" among others (Textual breaks at any space, no-break ones too).
-                ("\nvia ", "dim"),
-                interface_label(record.interface),
-                ("   received ", "dim"),
-                local_time(current.received_at),
-                *asked_by_parts(self.store.asked_by(record.id)),  # ui/who_asked.py
-                # Returned signed in: the account's (Ops 3), and which one, where known.
-                *(
-                    (("\nbelongs to ", "dim"), owner_line(record.account))
-                    if record.account_owned
-                    else ()
-                ),
-            )
-        )
-        self.query_one("#review-expiry", Countdown).set_target(current.expires_at)
+        self._show_header(record)  # ui/screens/review_header.py
         self.opened_read = None
         self.resource_findings = ()
         await self._show_findings()
-        changes = self.query_one("#changes", Static)
-        checked = self.checked
-        if (
-            checked.previous_operation is not None
-        ):  # implies a readable current and a previous revision
-            changes.update(
-                self._changes_content(
-                    checked.previous, checked.previous_operation, checked.operation
-                )
-            )
-            changes.display = True
-        else:
-            changes.display = False
+        self._show_changes()  # ui/screens/review_changes.py
         self.query_one("#summary", SummaryText).show_summary(current.summary)
         self.query_one("#terms", TermsTable).show_terms(current.terms)
         self.query_one("#request", RequestView).show_request(record.request)
@@ -274,7 +203,7 @@ class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
         self.arm()
         await self._begin_resource(record)
 
-    # ---- the resource, as read now ---------------------------------------------------------
+    # ---- findings -----------------------------------------------------------------------
 
     @property
     def findings(self) -> tuple[Any, ...]:
@@ -295,123 +224,6 @@ class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
     async def _show_findings(self) -> None:
         """The checks of the revision shown, after what holds it back (a DANGER, so it goes first)."""
         await self.query_one("#discrepancies", DiscrepancyPanel).set_findings(self.findings)
-
-    def _change_kind(self) -> str | None:
-        checked = self.checked
-        if checked is None or checked.previous_operation is None or checked.operation is None:
-            return None
-        return revision_change(diff_revisions(checked.previous_operation, checked.operation))
-
-    def _changes_content(self, previous: Any, previous_operation: Any, operation: Any) -> Content:
-        seen = "you saw" if previous.seen_at else "before this one (you did not open it)"
-        what = revision_change(diff_revisions(previous_operation, operation))
-        label = {"new terms": "NEW TERMS: ", "new expiry": "NEW EXPIRY: "}.get(
-            what, "NEW REVISION: "
-        )
-        lines: list[Content | str | tuple[str, str]] = [
-            (label, "bold"),
-            "only the expiry changed since revision "
-            if what == "new expiry"
-            else "changed since revision ",
-            safe_line_content(previous.revision, 80),
-            f" {seen}. An approval covers one revision, so this one needs your decision.\n",
-        ]
-        diff = diff_revisions(previous_operation, operation)
-        if not diff.changed:
-            lines.append(Content.styled("The summary, terms and expiry are the same.", "dim"))
-        for change in diff.terms_changes:
-            old = (
-                safe_content(change.old)
-                if change.old is not None
-                else Content.styled("(absent)", "dim")
-            )
-            new = (
-                safe_content(change.new)
-                if change.new is not None
-                else Content.styled("(absent)", "dim")
-            )
-            lines += [
-                ("  " + change.path, "bold"),
-                f"  {change.kind}\n",
-                ("    was  ", "dim"),
-                old,
-                "\n",
-                ("    now  ", "dim"),
-                new,
-                "\n",
-            ]
-        if diff.expires_changed:
-            lines += [
-                ("  expires_at", "bold"),
-                "  changed\n",
-                ("    was  ", "dim"),
-                safe_content(previous_operation.expires_at_text),
-                (f"  = {local_time(previous_operation.expires_at)}", "dim"),
-                "\n",
-                ("    now  ", "dim"),
-                safe_content(operation.expires_at_text),
-                (f"  = {local_time(operation.expires_at)}", "dim"),
-                "\n",
-            ]
-        if diff.summary_diff:
-            lines.append(("  summary (- was, + now)\n", "bold"))
-            for line in diff.summary_diff:
-                if line.startswith(("--- ", "+++ ")):
-                    continue
-                style = (
-                    "$error"
-                    if line.startswith("-")
-                    else "$success"
-                    if line.startswith("+")
-                    else "dim"
-                )
-                lines += ["    ", safe_content(line).stylize(style), "\n"]
-        return Content.assemble(*lines)
-
-    def _show_status(self, record: OperationRecord) -> None:
-        expiry = self.query_one("#review-expiry", Countdown)
-        # Once decided for good, the expiry no longer matters: a live countdown would say it does.
-        expiry.settle(
-            status_label(record.status)
-            if record.status.is_final and record.status != Status.EXPIRED
-            else None
-        )
-        banner = self.query_one("#outcome", OutcomeBanner)
-        banner.arming_left = self.arming_left
-        banner.unsignable = lambda: getattr(self.app, "unsignable", None)
-        from poppy_tui.agent.earlier_decline import declined_earlier
-
-        banner.declined_before = declined_earlier(self.store, record)
-        banner.company_stopped = self._company_stopped(record)
-        banner.where_it_stands = self._where_it_stands(record)
-        banner.account_hold = self._account_hold(record)
-        banner.show_record(record)
-        self.query_one("#progress", ProgressView).show_progress(
-            record, self.store.attempts(record.id)
-        )
-        self._follow_status()
-        self._update_footer()
-
-    def _where_it_stands(self, record: OperationRecord) -> Any:
-        """The lifecycle's explanation of an approval on its way or held (Agent.explain): the
-        words `poppy-tui show` prints, so the two can't disagree. None for other states."""
-        explain = getattr(self.agent, "explain", None)
-        if explain is None or record.status not in (Status.APPROVED, Status.SENDING):
-            return None
-        try:
-            return explain(record.id)
-        except Exception:  # logged: a locked store; the banner says the status alone
-            log.warning("explaining operation %s failed", record.id, exc_info=True)
-            return None
-
-    def _company_stopped(self, record: OperationRecord) -> str | None:
-        """Its Company ran in a demo that has ended (agent/demo_marker.py): what to say, or None."""
-        stopped = getattr(self.app, "stopped_demo", None)
-        if stopped is None or not self.poppy.stopped_company(record.company.base_url):
-            return None
-        from poppy_tui.agent.demo_marker import stopped_demo_line
-
-        return stopped_demo_line(stopped, plain_line(record.company.name, 60))
 
     # ---- arming ---------------------------------------------------------------------------
 
@@ -491,203 +303,6 @@ class ReviewScreen(AccountSection, ResourceSection, ReviewFit, PoppyScreen):
         if action == "toggle_resource":
             return bool(self.resource_read is not None and self.resource_read.ok)
         return True
-
-    def action_sign_in(self) -> None:
-        """The approval met a sign-in challenge and is kept: sign in, and the dispatcher sends it
-        again (it checks on every pass whether the agent is signed in at that Company)."""
-        record = self.record
-        if record is None or not (
-            record.waiting_sign_in or self.other_account or self._unconfirmed()
-        ):
-            return
-        from poppy_tui.ui.screens.signin import open_sign_in
-
-        def done(signed_in: bool | None) -> None:
-            if signed_in and record.waiting_sign_in:
-                self.notify("Signed in. The approval is being sent again.", markup=False)
-            self.refresh_data()
-
-        open_sign_in(self.app, record.company.id, None, done)
-
-    # ---- decisions ------------------------------------------------------------------------
-
-    def on_key(self, event: Any) -> None:
-        # A dimmed binding lets its key through to here: a key that does nothing says why, or a
-        # person who pressed it early may think they approved.
-        if event.key != self.poppy.key_for("approve", "a") or self.app.screen is not self:
-            return
-        blocked = self._approve_blocked()
-        if blocked is not None:
-            event.stop()
-            self._say_why_not_approved(blocked)
-
-    def _say_why_not_approved(self, blocked: tuple[str, bool]) -> None:
-        from poppy_tui.agent.review_words import not_approved_message
-
-        self.notify(not_approved_message(blocked), severity="warning", markup=False, timeout=3)
-
-    def action_approve(self) -> None:
-        blocked = self._approve_blocked()
-        if blocked is not None:
-            # A key that does nothing says why: a person who pressed it early may think it approved.
-            self._say_why_not_approved(blocked)
-            return
-        if self.record is None or self.checked is None or self.shown_revision_id is None:
-            return
-        # Refused at `a` when nothing could sign (so send) the approval; the message says the fix.
-        signing_problem = getattr(self.agent, "signing_problem", None)
-        problem = signing_problem() if signing_problem is not None else None
-        if problem:
-            self.poppy.unsignable = (
-                problem  # the banner says why, and the fix, where the person looks
-            )
-            self.refresh_data()
-            self.notify(
-                "Can't approve: approvals can't be signed on this machine (the banner above says "
-                "why and how to fix it). Nothing was approved.",
-                severity="error",
-                markup=False,
-                timeout=8,
-            )
-            return
-        if self._can_read():
-            # Read the resource again first, so the person confirms against a read seconds old.
-            self.run_worker(
-                self._confirm_after_reading(self.record.id, self.shown_revision_id),
-                group="confirm-read",
-                exclusive=True,
-            )
-            return
-        self._open_confirm(None)
-
-    def _open_confirm(self, resource_note: tuple[Content, bool] | None) -> None:
-        if self.record is None or self.checked is None or self.shown_revision_id is None:
-            return
-        from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
-
-        record = self.record
-        revision_id = self.shown_revision_id
-        dangers, warnings = badge_counts(self.findings)
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._approve(record.id, revision_id)
-
-        self.app.push_screen(
-            ConfirmApproveScreen(
-                operation_row=record.id,
-                company_name=record.company.name,
-                company_domain=record.company.domain,
-                amount=self.checked.amount,
-                dangers=dangers,
-                warnings=warnings,
-                operation_id=record.operation_id,
-                revision=record.current.revision,
-                revision_id=revision_id,
-                expires_at=record.current.expires_at,
-                grace_seconds=self.agent.config.grace_seconds,
-                resource_note=resource_note,
-                asked_by=tuple(self.store.asked_by(record.id)),
-                unseen=self.is_short() and not self.summary_seen,
-            ),
-            confirmed,
-        )
-
-    def _approve(self, operation_row: int, revision_id: int) -> None:
-        # The modal showed one revision; if another replaced it meanwhile, that one is unreviewed.
-        if revision_id != self.shown_revision_id:
-            self.notify(
-                "New terms arrived while you were confirming; nothing was approved.",
-                severity="warning",
-                markup=False,
-            )
-            return
-        try:
-            self.agent.approve(operation_row, revision_id)
-        except Exception as exc:  # noqa: BLE001 - said in a toast (StateError: expired, superseded, decided elsewhere)
-            self.notify(f"Not approved: {plain_error(exc)}", severity="error", markup=False)
-        else:
-            # No number here: a toast can't count down, and the banner above does.
-            self.notify(
-                f"Approved. It is sent when the countdown above ends; press "
-                f"{self.poppy.key_for('withdraw', 'w')} to withdraw before then.",
-                markup=False,
-            )
-        self.refresh_data()
-
-    def action_decline(self) -> None:
-        """Declining is final, so it asks once (one key) with the Company and summary repeated."""
-        if self.record is None or self.record.status not in DECLINABLE:
-            return
-        from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
-
-        record = self.record
-        revision_id = record.current.id
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._decline(record.id, revision_id)
-
-        self.app.push_screen(
-            ConfirmDeclineScreen(
-                company_name=record.company.name,
-                company_domain=record.company.domain,
-                summary=record.current.summary,
-                approved=record.status == Status.APPROVED,
-                operation_row=record.id,
-                revision_id=revision_id,
-                send_after=record.send_after,
-            ),
-            confirmed,
-        )
-
-    def _decline(self, operation_row: int, revision_id: int) -> None:
-        try:
-            self.agent.decline(operation_row, revision_id)
-        except Exception as exc:  # noqa: BLE001 - said in a toast; nothing was decided
-            self.notify(f"Not declined: {plain_error(exc)}", severity="error", markup=False)
-        # Done: the banner says so, once.
-        self.refresh_data()
-
-    def action_withdraw(self) -> None:
-        if self.record is None or self.record.status != Status.APPROVED:
-            return
-        try:
-            self.agent.withdraw(self.record.id)
-        except Exception as exc:  # noqa: BLE001 - said in a toast: too late, the first attempt started
-            self.notify(f"Could not withdraw: {plain_error(exc)}", severity="error", markup=False)
-        else:
-            # The "Approved. It is sent when the countdown ends" toast would outlive what it says.
-            self.app.clear_notifications()
-        # Done: the banner says "WITHDRAWN — nothing was sent", once.
-        self.refresh_data()
-
-    def action_resolve(self) -> None:
-        if self.record is None or self.record.status != Status.OUTCOME_UNKNOWN:
-            return
-        from poppy_tui.ui.screens.confirm_approve import ResolveOutcomeScreen
-
-        row = self.record.id
-
-        def answered(performed: bool | None) -> None:
-            if performed is None:
-                return
-            try:
-                self.agent.resolve_unknown(row, performed)
-            except Exception as exc:  # noqa: BLE001 - said in a toast; nothing was recorded
-                self.notify(f"Not recorded: {plain_error(exc)}", severity="error", markup=False)
-            self.refresh_data()
-
-        self.app.push_screen(ResolveOutcomeScreen(self.record.company.name, row), answered)
-
-    def _cancel_confirm(self) -> None:
-        from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
-
-        from poppy_tui.ui.screens.confirm_approve import ConfirmDeclineScreen
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, (ConfirmApproveScreen, ConfirmDeclineScreen)):
-                screen.dismiss(False)
 
     # ---- viewing --------------------------------------------------------------------------
 
