@@ -138,8 +138,30 @@ def _same_value(a: Any, b: Any) -> bool:
     return False
 
 
+# Deeper than this is never shown: the protocol caps terms at 32 levels. Counted here, not left
+# to json.dumps's RecursionError: from Python 3.12 on the C encoder's limit is not the
+# interpreter's, and on 3.13 a value 5,000 deep is encoded whole.
+SHOWN_DEPTH_MAX = 64
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and mappings more than `limit` deep (without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, Mapping):
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend((child, depth + 1) for child in node)
+    return False
+
+
 def _canonical(value: Any) -> str:
     try:
+        if _deeper_than(value, SHOWN_DEPTH_MAX):
+            raise RecursionError
         return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except RecursionError:
         return (

@@ -10,6 +10,8 @@ import ast
 import ipaddress
 from pathlib import Path
 
+import poppy_tui
+
 import pytest
 
 from poppy_tui.protocol.addresses import address_refusal, is_loopback_host, parse_address
@@ -167,7 +169,8 @@ _TABLES = {
     "path", ["protocol/addresses.py", "protocol/special_addresses.py", "agent/net/netguard.py"]
 )
 def test_the_rules_read_no_interpreter_table(path):
-    source = Path(__file__).parents[2] / "poppy_tui" / path
+    # The package under test (the installed one in CI's other-Python runs, not the checkout).
+    source = Path(poppy_tui.__file__).parent / path
     read = {
         node.attr
         for node in ast.walk(ast.parse(source.read_text()))
