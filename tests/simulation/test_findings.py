@@ -141,7 +141,6 @@ def test_a_held_approval_goes_with_the_sign_in_the_person_vouched_for(sim_compan
         assert [got.token for got in sim.world.received] == [sim.driver.vault.token]
 
 
-@open_finding("vouched-sign-in-stamp")
 def test_the_word_for_one_sign_in_does_not_hold_for_another_stamped_the_same(sim_company):
     """The person vouched for bob's sign-in; alice signs in, by a sign-in that names no account,
     in the same instant by the clock (the store stamps a sign-in to the microsecond: on a clock

@@ -55,8 +55,8 @@ def save_sign_in(
     scopes: tuple[str, ...],
     account: str | None,
 ) -> SignInRecord:
-    at = stamp()
     with store._write(Durability.NOW) as db:
+        at = _new_sign_in_stamp(db, company_id)
         db.execute(
             "INSERT INTO sign_ins (company_id, issuer, kind, scopes, account, signed_in_at, updated_at)"
             " VALUES (?,?,?,?,?,?,?) ON CONFLICT (company_id) DO UPDATE SET issuer=excluded.issuer,"
@@ -67,6 +67,32 @@ def save_sign_in(
     record = get_sign_in(store, company_id)
     assert record is not None
     return record
+
+
+def _new_sign_in_stamp(db: Any, company_id: int) -> str:
+    """A new sign-in's signed_in_at: now, but always later than every stamp this Company's
+    sign-ins have had, the current one and those its operations' events name (the sign-in an
+    operation came with, the one the person vouched for). The stamp is what names a sign-in
+    there (agent/store/owning_account.py), so two sign-ins must never share one: not in the same
+    microsecond, nor after the clock was set back."""
+    from datetime import timedelta
+
+    from poppy_tui.agent.store.connection import parse_stamp
+    from poppy_tui.agent.store.owning_account import CONFIRMED, RETURNED_UNDER, SIGN_IN_PREFIX
+
+    at = stamp()
+    current = db.execute(
+        "SELECT signed_in_at FROM sign_ins WHERE company_id=?", (company_id,)
+    ).fetchone()
+    named = db.execute(
+        "SELECT max(substr(e.detail, ?)) FROM events e JOIN operations o ON o.id = e.operation_row"
+        " WHERE o.company_id=? AND e.kind IN (?, ?)",
+        (len(SIGN_IN_PREFIX) + 1, company_id, RETURNED_UNDER, CONFIRMED),
+    ).fetchone()
+    latest = max((row[0] for row in (current, named) if row and row[0]), default=None)
+    if latest is not None and at <= latest:
+        at = stamp(parse_stamp(latest) + timedelta(microseconds=1))
+    return at
 
 
 def update_scopes(store: Store, company_id: int, scopes: tuple[str, ...]) -> None:
