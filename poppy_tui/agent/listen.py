@@ -9,9 +9,13 @@ Standard library only: the servers' commands check their options before anything
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
+import signal
 import socket
 import ssl
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,3 +194,39 @@ def bind(listen: Listen) -> socket.socket:
         ) from None
     sock.setblocking(False)
     return sock
+
+
+def origin_parts(origin: str) -> tuple[str, str, int | None] | None:
+    """An `Origin` header as (scheme, host key, port or None), or None when it is not a bare
+    origin (a path, a query or user info in it, no host, a port that is not one): what the MCP
+    gate and the web page compare with the address they serve."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname or parts.path or parts.query or parts.username is not None:
+        return None
+    return parts.scheme, host_key(parts.hostname), port
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM stop a server of ours gracefully (uvicorn's own handling raises them
+    again after its shutdown, which would end the process before the Agent is closed). Where the
+    loop can't take signal handlers (not the main thread, Windows), nothing is installed."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(number, stop)
+            installed.append(number)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        yield
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)

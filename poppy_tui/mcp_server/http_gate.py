@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import ssl
 from typing import Any
 from collections.abc import Callable, Iterator
@@ -34,6 +33,7 @@ from poppy_tui.agent.listen import (  # noqa: F401 (imported from here by the CL
     host_key,
     parse_listen,
     served_names,
+    stop_on_signals,
     tls_context,
 )
 from poppy_tui.agent.gate.credentials import Credentials
@@ -96,25 +96,6 @@ def build_app(
     )
     limits = agent_limits or AgentLimits(session_idle_seconds=session_idle_seconds)
     return HttpGuard(app, credentials, served, connections=connections, limits=limits, path=PATH)
-
-
-@contextlib.contextmanager
-def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
-    """SIGINT and SIGTERM stop the server gracefully (uvicorn's own handling raises them again
-    after its shutdown, which would end the process before the Agent is closed)."""
-    loop = asyncio.get_running_loop()
-    installed = []
-    for number in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(number, stop)
-            installed.append(number)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-    try:
-        yield
-    finally:
-        for number in installed:
-            loop.remove_signal_handler(number)
 
 
 class _ShutdownNoise(logging.Filter):
@@ -187,7 +168,7 @@ async def serve_http(
                     self.force_exit = True  # a second Ctrl-C: don't wait for requests in flight
                 self.should_exit = True
 
-            with _stop_on_signals(stop):
+            with stop_on_signals(stop):
                 yield
 
     server = Server(config)

@@ -38,10 +38,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Awaitable, Callable, Iterable
-from urllib.parse import urlsplit
 
 from poppy_tui.agent.gate.credentials import Credentials, GateAgent
-from poppy_tui.agent.listen import Served, host_key, split_host
+from poppy_tui.agent.listen import Served, origin_parts, split_host
 from poppy_tui.mcp_server.callers import scope_user
 from poppy_tui.mcp_server.http_connections import ConnectionPool
 
@@ -397,14 +396,8 @@ class HttpGuard:
         return agent
 
     def _own_origin(self, origin: str) -> bool:
-        try:
-            parts = urlsplit(origin.strip())
-            port = parts.port
-        except ValueError:
-            return False
-        if not parts.hostname or parts.path or parts.query or parts.username is not None:
-            return False
-        return self.served.is_own_origin(parts.scheme, host_key(parts.hostname), port)
+        parts = origin_parts(origin)
+        return parts is not None and self.served.is_own_origin(*parts)
 
     def _log(self, status: int, scope: Scope, message: str) -> None:
         kind = str(status)

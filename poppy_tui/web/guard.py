@@ -24,9 +24,8 @@ import logging
 import time
 from typing import Any
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlsplit
 
-from poppy_tui.agent.listen import Served, host_key, split_host
+from poppy_tui.agent.listen import Served, origin_parts, split_host
 
 log = logging.getLogger(__name__)
 
@@ -144,18 +143,14 @@ class WebGuard:
         return None
 
     def own_origin(self, origin: str) -> bool:
-        try:
-            parts = urlsplit(origin.strip())
-            port = parts.port
-        except ValueError:
+        parts = origin_parts(origin)
+        if parts is None:
             return False
-        if not parts.hostname or parts.path or parts.query or parts.username is not None:
-            return False
-        name = host_key(parts.hostname)
-        default = 443 if parts.scheme == "https" else 80
-        if (parts.scheme, name, port if port is not None else default) in self.extra_origins:
+        scheme, name, port = parts
+        default = 443 if scheme == "https" else 80
+        if (scheme, name, port if port is not None else default) in self.extra_origins:
             return True
-        return self.served.is_own_origin(parts.scheme, name, port)
+        return self.served.is_own_origin(scheme, name, port)
 
     def _log(self, status: int, scope: Scope, message: str) -> None:
         now = time.monotonic()

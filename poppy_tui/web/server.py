@@ -13,14 +13,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import ssl
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
-from poppy_tui.agent.listen import Listen, ListenError, Served, bind, host_key, served_names
+from poppy_tui.agent.listen import (
+    Listen,
+    ListenError,
+    Served,
+    bind,
+    host_key,
+    served_names,
+    stop_on_signals,
+)
 
 log = logging.getLogger(__name__)
 
@@ -130,23 +137,6 @@ def build_guarded(
     return web, guard
 
 
-@contextlib.contextmanager
-def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
-    loop = asyncio.get_running_loop()
-    installed = []
-    for number in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(number, stop)
-            installed.append(number)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-    try:
-        yield
-    finally:
-        for number in installed:
-            loop.remove_signal_handler(number)
-
-
 def quiet_server_logs() -> None:
     """Warnings and errors of the serving side on stderr, one line each; no access log."""
     handler = logging.StreamHandler()
@@ -215,7 +205,7 @@ async def serve(
                 self.should_exit = True
                 web.stopping.set()
 
-            with _stop_on_signals(stop):
+            with stop_on_signals(stop):
                 yield
 
     server = Server(config)
