@@ -22,6 +22,11 @@ class CompanySelect(Select[int]):
 
     def show_companies(self, companies: Iterable[CompanyRecord]) -> None:
         companies = list(companies)
+        if not self.children:
+            # Its own parts are not mounted yet (a screen's on_mount ran first, as it can under
+            # load): Select.set_options would look for its overlay and fail. Once they are.
+            self.call_after_refresh(self.show_companies, companies)
+            return
         token = tuple((c.id, c.name, c.domain) for c in companies)
         if token == self._token:
             return
@@ -40,6 +45,11 @@ class CompanySelect(Select[int]):
     def choose(self, company_id: int) -> bool:
         """Select this Company if it is offered here; False when it isn't (the list is filtered)."""
         if self.value == company_id:
+            return True
+        if not self.children and self._token is None:
+            # The options are not shown yet (show_companies waits for the parts): picked when
+            # they are, where offered.
+            self._preselect = company_id
             return True
         try:
             self.value = company_id
