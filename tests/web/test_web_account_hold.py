@@ -11,6 +11,7 @@ from poppy_tui.agent.store import Status
 from poppy_tui.safety.account_owner import UNCONFIRMED_WAIT_PREFIX
 from poppy_tui.web.views import review
 from tests.agent.conftest import make_agent, paths  # noqa: F401 (fixtures)
+from tests.keyring_support import memory_keyring  # noqa: F401 (the autouse in-memory keyring)
 from tests.companies.account_company import NAME
 from tests.signed_in import SignedIn
 
