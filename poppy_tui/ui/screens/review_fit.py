@@ -74,16 +74,13 @@ class ReviewFit(Screen):
         # Nothing is seen before the revision is shown and laid out: until then the terms are
         # the one-line placeholder they are built with, and under load a look came first (even
         # after a refresh, with their new content not yet laid out) and "saw" them end.
-        revision_shown = getattr(self, "shown_revision_id", None) is not None and _laid_out(end)
-        if (
-            not revision_shown
-            and getattr(self, "shown_revision_id", None) is not None
-            and self._layout_looks < LAYOUT_LOOKS
-        ):
+        revision_shown = getattr(self, "shown_revision_id", None) is not None
+        laid_out = revision_shown and _laid_out(end)
+        if revision_shown and not laid_out and self._layout_looks < LAYOUT_LOOKS:
             self._layout_looks += 1
             self.set_timer(0.05, self.check_fit)  # look again once the layout has caught up
         if (
-            revision_shown
+            laid_out
             and visible.height > 0
             and end.region.bottom <= visible.bottom
             and end.region.height > 0
