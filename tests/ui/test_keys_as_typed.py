@@ -66,6 +66,9 @@ async def app_on(tmp_path, strict, screen: str, size):
         async with app.run_test(size=size) as pilot:
             await wait_for(pilot, lambda: app.painted)
             yield app, pilot, company
+            # A test may end just after a key opened a screen (Talk, say): the app is closed only
+            # once that screen has mounted, or its widgets would be torn down half built.
+            await wait_for(pilot, lambda: app.screen.is_mounted)
     finally:
         await agent.aclose()
 

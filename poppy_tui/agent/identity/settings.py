@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,10 +163,45 @@ def write_settings(
     return settings
 
 
+# IANA's dynamic and private ports (RFC 6335 6): no service is registered on them.
+DYNAMIC_PORTS = range(49152, 65536)
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+PORT_TRIES = 32
+
+
+def ephemeral_ports() -> range | None:
+    """The ports the kernel hands to outgoing connections, where it says (Linux); else None."""
+    try:
+        low, high = (int(part) for part in EPHEMERAL_RANGE_FILE.read_text().split())
+    except (OSError, ValueError):
+        return None
+    return range(low, high + 1)
+
+
 def free_loopback_port() -> int:
+    """A port free on 127.0.0.1 now, chosen where an outgoing connection won't take it.
+
+    The development identity's port is recorded and bound again each time poppy-tui starts. A
+    port in the kernel's ephemeral range can be in use as some loopback connection's own end
+    while poppy-tui is stopped; the identity then moves, and every Session a Company bound to the
+    old client_id ends (an approval waiting to be resent in one included). So, where the kernel
+    says which ports it gives out (Linux: 32768-60999 by default), the port is picked among the
+    dynamic ports above them; elsewhere (the ranges coincide) the kernel picks.
+    """
+    ephemeral = ephemeral_ports()
+    candidates = (
+        [] if ephemeral is None else [port for port in DYNAMIC_PORTS if port not in ephemeral]
+    )
+    for port in random.sample(candidates, min(PORT_TRIES, len(candidates))):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        return int(sock.getsockname()[1])
 
 
 def development_settings(port: int) -> IdentitySettings:
