@@ -538,5 +538,40 @@ async def steady(pilot) -> None:
         describe="a review never became approvable",
     )
     await workers_done(pilot)
+    await screens_below_settled(pilot)
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+async def screens_below_settled(pilot) -> None:
+    """The screens under the current one (the inbox under Help, the review under a dialog) have
+    handled what they were sent and drawn it too: a snapshot shows them through a dialog, and
+    pilot.pause() waits only for the screen on top. Under load the inbox's last rows or its
+    relayout could still be queued there when the picture was taken."""
+    from poppy_tui.ui.widgets.operation_list import OperationTable
+
+    app = pilot.app
+    for screen in app.screen_stack[:-1]:
+        lists = list(screen.query(OperationTable))
+        await wait_for(
+            pilot,
+            lambda lists=lists: all(table.complete for table in lists),
+            describe="a list under the dialog never got all its rows",
+        )
+        await messages_handled(pilot, screen)
+
+
+async def messages_handled(pilot, screen) -> None:
+    """Every widget of `screen` has handled what was queued for it, and the display was redrawn."""
+    pending = 0
+
+    def handled() -> None:
+        nonlocal pending
+        pending -= 1
+
+    for widget in [screen, *screen.walk_children()]:
+        if widget.call_after_refresh(handled):
+            pending += 1
+    await wait_for(
+        pilot, lambda: pending <= 0, describe="a screen under the dialog never handled its messages"
+    )
