@@ -274,6 +274,7 @@ def review(
         declined_before=declined_earlier(store, record),
         where_it_stands=explained if record.status in (Status.APPROVED, Status.SENDING) else None,
         account_hold=account_hold_of(record, standing),
+        company_stopped=_company_stopped(agent, company),
     )
     revisions = store.revisions(record.id)
     number = next((i for i, r in enumerate(revisions, 1) if r.id == current.id), len(revisions))
@@ -367,6 +368,20 @@ def review(
 # While the decision is still to be carried out, the resource as read from the Company now is
 # compared with the terms (safety/resource_checks.py), as on the TUI's review.
 BEFORE_SENDING = (Status.PENDING, Status.WITHDRAWN, Status.APPROVED)
+
+
+def _company_stopped(agent: Any, company: Any) -> str | None:
+    """What the TUI's review says of an approval for a demo's Company once the demo has ended
+    (agent/demo_marker.py): nothing can reach it, so it will not be sent. Read on every page, as
+    the page may be open in another process while the demo stops."""
+    from poppy_tui.agent.demo_marker import stopped_demo, stopped_demo_line
+
+    paths = getattr(agent, "paths", None)
+    run = stopped_demo(paths.data_dir) if paths is not None else None
+    if run is None or run.base_url.rstrip("/") != company.base_url.rstrip("/"):
+        return None
+    # The name is the Company's: the template's `clean` neutralises the whole line.
+    return stopped_demo_line(run, str(company.name)[:60])
 
 
 def _resource(store: Any, record: Any, checked: Any) -> dict[str, Any] | None:
