@@ -3,6 +3,9 @@ without the command-palette hint, so at 80 columns the keys that decide are neve
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.screen import Screen
 from textual.widgets import Footer
 
 # Below this many columns ctrl+p stays available but isn't advertised (the help lists it).
@@ -20,8 +23,47 @@ class PoppyFooter(Footer):
     }
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._keys_built: tuple[Any, ...] | None = None  # what the keys were last built from
+
     def on_mount(self) -> None:
         self.fit()
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        """Rebuild the keys only when what they show has changed. Footer rebuilds them on every
+        change of focus, removing each key and mounting a new one: the inbox's cursor moving
+        between its parts did it, for the same keys, and a rebuild landing while a test waits for
+        every widget to handle its messages left that wait on keys that no longer exist."""
+        keys = self._keys_from(screen)
+        if keys is not None and keys == self._keys_built:
+            return
+        shown = screen.app.app_focus and self.is_attached and screen is self.screen
+        self._keys_built = keys if shown else None  # Footer builds nothing unless shown
+        super().bindings_changed(screen)
+
+    def _keys_from(self, screen: Screen[Any]) -> tuple[Any, ...] | None:
+        try:
+            active = screen.active_bindings
+        except Exception:  # noqa: BLE001 - not ready to say: let Footer decide, as before
+            return None
+        return (
+            self.show_command_palette,
+            self.compact,
+            tuple(
+                (
+                    key,
+                    binding.action,
+                    binding.description,
+                    binding.show,
+                    binding.group,
+                    self.app.get_key_display(binding),
+                    enabled,
+                    tooltip,
+                )
+                for key, (_node, binding, enabled, tooltip) in active.items()
+            ),
+        )
 
     def on_resize(self) -> None:
         self.fit()
