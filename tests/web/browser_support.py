@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import weakref
 from typing import Any
 
 import pytest
@@ -54,7 +55,8 @@ def browser(
     options.binary_location = CHROMIUM
     for flag in FLAGS:
         options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='poppy-chromium-')}")
+    profile = tempfile.mkdtemp(prefix="poppy-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
     if resolve:
         rules = ", ".join(f"MAP {name} {address}" for name, address in resolve.items())
         options.add_argument(f"--host-resolver-rules={rules}")
@@ -67,7 +69,14 @@ def browser(
         )
     else:
         options.add_argument(f"--window-size={size[0]},{size[1]}")
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    try:
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    except BaseException:
+        shutil.rmtree(profile, ignore_errors=True)
+        raise
+    # The profile goes with the browser (every test's quit() drops the last reference), or at
+    # the latest when the worker exits: each run left a dozen profiles in the temp folder.
+    weakref.finalize(driver, shutil.rmtree, profile, ignore_errors=True)
     driver.set_page_load_timeout(60)
     return driver
 
