@@ -29,6 +29,10 @@ class DemoRun:
     def stopped(self) -> bool:
         return self.stopped_at is not None or not _alive(self.pid)
 
+    def served(self, base_url: str) -> bool:
+        """This demo's Company is the one at `base_url` (a trailing slash either side or not)."""
+        return self.base_url.rstrip("/") == base_url.rstrip("/")
+
 
 def _alive(pid: int) -> bool:
     try:

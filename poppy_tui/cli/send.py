@@ -87,8 +87,7 @@ def cmd_send(ctx: Context, args: argparse.Namespace) -> int:
                 row
                 for row in waiting
                 if stopped is not None
-                and agent.store.get_operation(row).company.base_url.rstrip("/")
-                == stopped.base_url.rstrip("/")
+                and stopped.served(agent.store.get_operation(row).company.base_url)
             ]
             for row in never:
                 assert stopped is not None

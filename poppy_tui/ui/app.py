@@ -300,7 +300,7 @@ class PoppyApp(App[None]):
     def stopped_company(self, base_url: str) -> bool:
         """This Company ran in a demo that has ended: nothing can reach it any more."""
         stopped = self.stopped_demo
-        return stopped is not None and stopped.base_url.rstrip("/") == base_url.rstrip("/")
+        return stopped is not None and stopped.served(base_url)
 
     def _start_dispatcher(self) -> None:
         run = getattr(self.agent, "run_dispatcher", None)

@@ -376,9 +376,8 @@ def _company_stopped(agent: Any, company: Any) -> str | None:
     the page may be open in another process while the demo stops."""
     from poppy_tui.agent.demo_marker import stopped_demo, stopped_demo_line
 
-    paths = getattr(agent, "paths", None)
-    run = stopped_demo(paths.data_dir) if paths is not None else None
-    if run is None or run.base_url.rstrip("/") != company.base_url.rstrip("/"):
+    run = stopped_demo(agent.paths.data_dir)
+    if run is None or not run.served(company.base_url):
         return None
     # The name is the Company's: the template's `clean` neutralises the whole line.
     return stopped_demo_line(run, str(company.name)[:60])
