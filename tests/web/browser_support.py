@@ -74,8 +74,8 @@ def browser(
     except BaseException:
         shutil.rmtree(profile, ignore_errors=True)
         raise
-    # The profile goes with the browser (every test's quit() drops the last reference), or at
-    # the latest when the worker exits: each run left a dozen profiles in the temp folder.
+    # The profile is removed once the driver is collected (after the test that used it quit it),
+    # or at the latest when the worker exits: each run left a dozen profiles in the temp folder.
     weakref.finalize(driver, shutil.rmtree, profile, ignore_errors=True)
     driver.set_page_load_timeout(60)
     return driver

@@ -36,17 +36,14 @@ class PoppyFooter(Footer):
         between its parts did it, for the same keys, and a rebuild landing while a test waits for
         every widget to handle its messages left that wait on keys that no longer exist."""
         keys = self._keys_from(screen)
-        if keys is not None and keys == self._keys_built:
+        if keys == self._keys_built:
             return
         shown = screen.app.app_focus and self.is_attached and screen is self.screen
         self._keys_built = keys if shown else None  # Footer builds nothing unless shown
         super().bindings_changed(screen)
 
-    def _keys_from(self, screen: Screen[Any]) -> tuple[Any, ...] | None:
-        try:
-            active = screen.active_bindings
-        except Exception:  # noqa: BLE001 - not ready to say: let Footer decide, as before
-            return None
+    def _keys_from(self, screen: Screen[Any]) -> tuple[Any, ...]:
+        """What Footer builds its keys from (Footer.compose reads the same)."""
         return (
             self.show_command_palette,
             self.compact,
@@ -61,7 +58,7 @@ class PoppyFooter(Footer):
                     enabled,
                     tooltip,
                 )
-                for key, (_node, binding, enabled, tooltip) in active.items()
+                for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items()
             ),
         )
 
