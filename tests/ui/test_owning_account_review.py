@@ -26,7 +26,7 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.screens.signin import SignInScreen
 from tests.companies.account_company import NAME
 from tests.signed_in import SignedIn
-from tests.ui.ui_sample import record_notifications, wait_for
+from tests.ui.ui_sample import record_notifications, review_shown, wait_for
 
 SIZE = (120, 36)
 CONFIG = Config(
@@ -61,11 +61,10 @@ def operation_line(screen) -> str:
 
 
 async def _review(app, pilot, op_row: int) -> ReviewScreen:
-    """The review of operation `op_row`, once it has its record."""
+    """The review of operation `op_row`, once its load is over (its record is set before the
+    banner and the findings are drawn from it)."""
     app.open_review(op_row)
-    await wait_for(
-        pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None
-    )
+    await review_shown(pilot)
     return app.screen
 
 
@@ -95,14 +94,18 @@ async def test_review_names_the_account_and_holds_approve_while_signed_in_as_ano
         assert agent.store.get_operation(op.id).status == Status.PENDING
         assert review.check_action("sign_in", ()) is True  # `s` signs in, here as well
         await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted
+        )
         signed.as_("tok_alice", ALICE)  # the person signs in as the owning account: the hold lifts
         app.screen.dismiss(True)
         await wait_for(pilot, lambda: app.screen is review)
         await wait_for(pilot, review.can_approve)
         assert not any(f.code == OTHER_ACCOUNT_CODE for f in review.findings)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         await pilot.press("y")
         await wait_for(
             pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20
@@ -135,7 +138,9 @@ async def test_review_of_an_operation_whose_account_is_unknown_asks_whose_sign_i
         )
         assert review.check_action("confirm_account", ()) is True
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         await pilot.press("y")
         await wait_for(
             pilot,
@@ -228,9 +233,7 @@ async def test_an_approval_held_for_its_account_is_announced_as_held_not_as_aske
         assert f"“{ALICE}”" in message and f"“{BOB}”" in message and severity == "warning"
         assert "asked you to sign in" not in message
         app.open_review(op.id)
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.record is not None
-        )
+        await review_shown(pilot)
         banner = str(app.screen.query_one("#outcome").render())
         assert (
             f"WAITING FOR SIGN-IN as “{ALICE}”" in banner

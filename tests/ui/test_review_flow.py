@@ -197,7 +197,9 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
+        )
         dialog = app.screen
         assert isinstance(dialog, ConfirmDeclineScreen)
         said = " ".join(str(w.render()) for w in dialog.query("Static"))
@@ -208,7 +210,9 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
         await wait_for(pilot, lambda: app.screen is screen)
         assert store.get_operation(row).status == Status.PENDING
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
+        )
         await pilot.press("enter")  # Enter is not the confirming key
         await workers_done(pilot)  # the key was handled: the dialog is still up, nothing recorded
         assert isinstance(app.screen, ConfirmDeclineScreen)
@@ -232,12 +236,16 @@ async def test_decline_during_the_grace_period_also_asks_first(store, make_agent
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         await pilot.press("y")
         await wait_for(pilot, lambda: "APPROVED" in str(screen.query_one("#outcome").render()))
         assert store.get_operation(row).status == Status.APPROVED
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
+        )
         said = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "withdrawn before it is sent" in said
         assert store.get_operation(row).status == Status.APPROVED
@@ -339,8 +347,9 @@ async def test_a_new_revision_rearms_shows_changes_and_cancels_the_confirmation(
             step=0.02,
             describe=lambda: "the new revision shown",
         )
-        await pilot.pause()
-        assert app.screen is screen  # the confirmation for r1 is gone
+        # The load goes on after the revision is shown (its resource read, then the confirmation
+        # for r1 is cancelled), so one pause is not enough to see the dialog gone.
+        await wait_for(pilot, lambda: app.screen is screen, describe="the confirmation for r1 gone")
         assert screen.check_action("approve", ()) is None  # armed again from zero
         changes = str(screen.query_one("#changes").render())
         assert "NEW TERMS" in changes and "95.00" in changes and "70.00" in changes
