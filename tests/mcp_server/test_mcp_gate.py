@@ -134,7 +134,10 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
                 await open_review(app, pilot, number)
                 # Declining asks once more (docs/tui.md, "Approving is deliberate"): y confirms.
                 await pilot.press("d")
-                await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
+                await wait_for(
+                    pilot,
+                    lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted,
+                )
                 await pilot.press("y")
                 result = await asyncio.wait_for(waiting, 60)
         finally:

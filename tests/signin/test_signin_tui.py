@@ -39,7 +39,9 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
         assert "no" in _companies_row(app)
         await pilot.press("s")
         await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog"
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted,
+            describe=lambda: "the dialog",
         )
         dialog = app.screen
         assert "Juniper Outfitters" in _text(dialog) and setup.auth.domain in _text(dialog)
@@ -139,7 +141,9 @@ async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setu
 
         app.run_worker(caller())
         await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog"
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted,
+            describe=lambda: "the dialog",
         )
         await pilot.press("b")
         await wait_for(
@@ -171,7 +175,9 @@ async def test_issuer_binding_failure_is_shown_and_cancel_returns_false(setup):
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, on_done=results.append)
         await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen), describe=lambda: "the dialog"
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted,
+            describe=lambda: "the dialog",
         )
         await pilot.press("d")
         await wait_for(

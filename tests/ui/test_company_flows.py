@@ -103,7 +103,9 @@ async def test_composer_sends_an_api_request_and_opens_the_operations_review(mak
         assert {f.name for f in screen.field_ids.values()} == set(EXCHANGE)
         fill(screen, EXCHANGE)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
+        )
         review = app.screen
         record = agent.store.get_operation(review.operation_row)
         assert record.interface == "api" and record.operation_id == "exc_5Rt2"
@@ -134,7 +136,9 @@ async def test_composer_calls_an_mcp_tool_and_shows_a_plain_result(make_agent, s
         await pick_action(pilot, screen, "tool exchange_item")
         fill(screen, EXCHANGE)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
+        )
         assert agent.store.get_operation(app.screen.operation_row).interface == "mcp"
 
 
@@ -220,7 +224,9 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
         card = screen.query_one(OperationCard)
         card.focus()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
+        )
         assert app.screen.operation_row == row
 
 

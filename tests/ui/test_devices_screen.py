@@ -22,7 +22,9 @@ async def test_pair_a_phone_from_the_companies_screen_and_revoke_it(agent):
     async with app.run_test(size=SIZE) as pilot:
         await workers_done(pilot)
         await pilot.press("p")
-        await wait_for(pilot, lambda: isinstance(app.screen, DevicesScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, DevicesScreen) and app.screen.is_mounted
+        )
         assert "poppy-tui web is not running" in shown(app)
         announce_server(data_dir, "http://127.0.0.1:9", passkey=False)
         try:

@@ -84,7 +84,9 @@ def send_now(agent, row: int) -> None:
 
 async def open_decline(app, pilot) -> ConfirmDeclineScreen:
     await pilot.press("d")
-    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen))
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
+    )
     return app.screen
 
 
@@ -214,7 +216,9 @@ async def test_a_confirmation_open_past_the_expiry_says_expired_and_approves_not
         review = app.screen
         await wait_for(pilot, lambda: review.can_approve())
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         assert "sent in" in text(app, "#confirm-help")
         clock.now = agent.store.get_operation(row).current.expires_at + timedelta(seconds=1)
         await wait_for(
@@ -244,7 +248,9 @@ async def test_a_confirmation_closes_when_another_window_declines(tmp_path, stri
         review = app.screen
         await wait_for(pilot, lambda: review.can_approve())
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         dialog = app.screen
         with Store.open(agent.store.path) as elsewhere:
             elsewhere.decline(row, elsewhere.get_operation(row).current.id)
@@ -270,7 +276,9 @@ async def test_the_outcome_dialog_closes_when_the_outcome_is_found_out(tmp_path,
         )
         await wait_for(pilot, lambda: app.screen.record.status == Status.OUTCOME_UNKNOWN)
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ResolveOutcomeScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ResolveOutcomeScreen) and app.screen.is_mounted
+        )
         dialog = app.screen
         # Recorded in another window.
         with Store.open(agent.store.path) as elsewhere, contextlib.suppress(StateError):

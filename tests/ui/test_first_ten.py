@@ -198,10 +198,12 @@ async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store, make_
         await review_shown(pilot)
         assert isinstance(app.screen, ReviewScreen)
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.is_mounted
+        )
         await settle(pilot)
         await pilot.press("i")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.is_mounted)
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen)
         assert len(app.screen_stack) == 1
@@ -276,7 +278,9 @@ async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store, make_app
         app.open_review(rows["jacket"])
         await review_shown(pilot)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         await settle(pilot)
         shown = {key.description for key in app.screen.query(FooterKey)}
         assert shown == {"Yes, approve", "Cancel"}
@@ -523,7 +527,9 @@ async def test_the_grace_toast_has_no_number_that_would_stand_still(store, make_
         app.open_review(rows["jacket"])
         screen = await review_shown(pilot)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         await pilot.press("y")
         await wait_for(pilot, lambda: "sending in" in str(screen.query_one("#outcome").render()))
         await wait_for(pilot, lambda: any(m.startswith("Approved.") for m in notes))
@@ -573,7 +579,9 @@ async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_
         app.open_review(rows["jacket"])
         screen = await review_shown(pilot)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
+        )
         await pilot.press("y")
         await wait_for(
             pilot,

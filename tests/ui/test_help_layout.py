@@ -20,7 +20,7 @@ async def test_keys_stay_whole_and_ids_line_up(store, size, make_agent):
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: app.painted)
         await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
         tables = list(app.screen.query(".help-keys").results(Static))
         assert tables
         lines = []

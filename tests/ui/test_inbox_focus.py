@@ -65,7 +65,9 @@ async def test_enter_opens_the_first_operation_of_an_inbox_that_started_empty(ag
         )
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen), describe=lambda: _shown(app)
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
+            describe=lambda: _shown(app),
         )
         assert app.screen.operation_row == row
 
@@ -93,7 +95,9 @@ async def test_enter_opens_a_new_operation_after_every_earlier_one_was_decided(a
         )
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen), describe=lambda: _shown(app)
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
+            describe=lambda: _shown(app),
         )
         assert app.screen.operation_row == second
 
@@ -114,7 +118,9 @@ async def test_enter_opens_an_operation_on_its_way_when_nothing_waits(agent):
         )
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen), describe=lambda: _shown(app)
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
+            describe=lambda: _shown(app),
         )
         assert app.screen.operation_row == row
 
@@ -144,6 +150,8 @@ async def test_an_arriving_operation_does_not_take_the_keys_from_another_screen(
         await wait_for(pilot, lambda: app.screen is inbox, describe=lambda: _shown(app))
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen), describe=lambda: _shown(app)
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
+            describe=lambda: _shown(app),
         )
         assert app.screen.operation_row == row

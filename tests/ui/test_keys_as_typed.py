@@ -107,7 +107,11 @@ async def test_esc_from_the_review_new_request_opened_leaves_no_field_focused(
     async with app_on(tmp_path, strict, "compose", size) as (app, pilot, company):
         first, second = await rebook_form(app, pilot, company)
         await pilot.press(*"bk_1", "tab", *"2026-12-05", "ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), timeout=20)
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
+            timeout=20,
+        )
         await wait_for(pilot, lambda: app.screen.shown_revision_id is not None)
         composer = app.screen_stack[-2]
         await pilot.press("escape")

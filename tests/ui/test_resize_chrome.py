@@ -66,7 +66,9 @@ async def test_title_and_footer_follow_a_resize_like_a_fresh_start(sample_agent)
         await wait_for(pilot, lambda: app.painted and shows_palette(app))
         assert "New request" in chrome(app)[0]
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
+        )
         await wait_for(pilot, lambda: shows_palette(app), describe=lambda: repr(chrome(app)))
         await pilot.resize_terminal(80, 24)
         await wait_for(
@@ -75,7 +77,7 @@ async def test_title_and_footer_follow_a_resize_like_a_fresh_start(sample_agent)
             describe=lambda: repr(chrome(app)),
         )
         await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.is_mounted)
         await wait_for(pilot, lambda: chrome(app) == at_80, describe=lambda: repr(chrome(app)))
 
 

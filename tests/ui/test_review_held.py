@@ -92,6 +92,9 @@ async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_ea
             )
             assert f"operation {first} (" in panel_text(screen)
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted,
+            )
     finally:
         await agent.aclose()

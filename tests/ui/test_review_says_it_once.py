@@ -72,7 +72,10 @@ async def test_withdrawing_clears_the_approved_toast(tmp_path, strict):
             review = app.screen
             await wait_for(pilot, lambda: review.approve_blocker() is None)  # loaded and armed
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmApproveScreen))
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted,
+            )
             await pilot.press("y")
             await wait_for(
                 pilot,

@@ -66,7 +66,7 @@ def _footer_keys(app) -> set[str]:
 
 async def _confirm_device_in_a_browser(pilot, app) -> None:
     """Device Sign-In in the dialog, confirmed on the demo Company's page as the demo user."""
-    await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen))
+    await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted)
     dialog = app.screen
     await wait_for(pilot, lambda: bool(dialog.offered))
     if not dialog.query("#sign-in-code"):

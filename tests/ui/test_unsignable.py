@@ -65,7 +65,9 @@ async def test_start_up_warns_briefly_and_the_review_says_why_and_the_fix(
                 KEY_STORAGE_ENV not in warning and len(warning) < 200
             )  # short: the review has the rest
             app.open_review(row)
-            await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
+            )
             screen = app.screen
             await wait_for(pilot, lambda: bool(screen.query("#outcome")))
             banner = screen.query_one("#outcome")
