@@ -19,7 +19,7 @@ from tests.mcp_server.conftest import (
     person_agent,
     wait_for_status,
 )
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import screen_up, wait_for
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -134,10 +134,7 @@ async def test_short_timeout_gets_the_operation_at_once_then_waits_with_the_wait
                 await open_review(app, pilot, number)
                 # Declining asks once more (docs/tui.md, "Approving is deliberate"): y confirms.
                 await pilot.press("d")
-                await wait_for(
-                    pilot,
-                    lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted,
-                )
+                await screen_up(pilot, ConfirmDeclineScreen)
                 await pilot.press("y")
                 result = await asyncio.wait_for(waiting, 60)
         finally:

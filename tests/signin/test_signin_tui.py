@@ -13,7 +13,7 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.signin import SignInScreen, open_sign_in, sign_in
 
 from spec_auth_server import USER
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import screen_up, wait_for
 
 SIZE = (120, 50)
 
@@ -38,12 +38,7 @@ async def test_mediated_sign_in_from_the_companies_screen_masks_the_secret(setup
         )
         assert "no" in _companies_row(app)
         await pilot.press("s")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted,
-            describe=lambda: "the dialog",
-        )
-        dialog = app.screen
+        dialog = await screen_up(pilot, SignInScreen, describe=lambda: "the dialog")
         assert "Juniper Outfitters" in _text(dialog) and setup.auth.domain in _text(dialog)
         await pilot.press("m")
         await wait_for(
@@ -140,11 +135,7 @@ async def test_direct_sign_in_by_pasting_the_redirect_and_the_push_function(setu
             outcome.append(await sign_in(app, setup.company.id, ["orders"]))
 
         app.run_worker(caller())
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted,
-            describe=lambda: "the dialog",
-        )
+        await screen_up(pilot, SignInScreen, describe=lambda: "the dialog")
         await pilot.press("b")
         await wait_for(
             pilot,
@@ -174,11 +165,7 @@ async def test_issuer_binding_failure_is_shown_and_cancel_returns_false(setup):
     results: list[bool] = []
     async with app.run_test(size=SIZE) as pilot:
         open_sign_in(app, setup.company.id, on_done=results.append)
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted,
-            describe=lambda: "the dialog",
-        )
+        await screen_up(pilot, SignInScreen, describe=lambda: "the dialog")
         await pilot.press("d")
         await wait_for(
             pilot, lambda: "issuer binding" in _text(app.screen), describe=lambda: "the error"

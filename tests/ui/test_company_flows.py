@@ -17,7 +17,14 @@ from poppy_tui.ui.screens.composer import ComposerScreen
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.conversation import ConversationScreen, MessageView, OperationCard
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import review_shown, started, wait_for, workers_done, record_notifications
+from tests.ui.ui_sample import (
+    record_notifications,
+    review_shown,
+    screen_up,
+    started,
+    wait_for,
+    workers_done,
+)
 
 SIZE = (120, 36)
 CONFIG = Config(
@@ -103,10 +110,7 @@ async def test_composer_sends_an_api_request_and_opens_the_operations_review(mak
         assert {f.name for f in screen.field_ids.values()} == set(EXCHANGE)
         fill(screen, EXCHANGE)
         await pilot.press("ctrl+s")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-        )
-        review = app.screen
+        review = await screen_up(pilot, ReviewScreen)
         record = agent.store.get_operation(review.operation_row)
         assert record.interface == "api" and record.operation_id == "exc_5Rt2"
         assert record.request.url.endswith("/api/orders/ord_7Hk2/exchanges")
@@ -136,9 +140,7 @@ async def test_composer_calls_an_mcp_tool_and_shows_a_plain_result(make_agent, s
         await pick_action(pilot, screen, "tool exchange_item")
         fill(screen, EXCHANGE)
         await pilot.press("ctrl+s")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ReviewScreen)
         assert agent.store.get_operation(app.screen.operation_row).interface == "mcp"
 
 
@@ -224,9 +226,7 @@ async def test_conversation_shows_messages_and_operation_cards_and_words_never_a
         card = screen.query_one(OperationCard)
         card.focus()
         await pilot.press("enter")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ReviewScreen)
         assert app.screen.operation_row == row
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from poppy_tui.agent.paired_devices import DeviceBook, announce_server, forget_server
 from poppy_tui.ui.app import PoppyApp
-from tests.ui.ui_sample import wait_for, workers_done
+from tests.ui.ui_sample import screen_up, wait_for, workers_done
 
 SIZE = (120, 48)
 
@@ -22,9 +22,7 @@ async def test_pair_a_phone_from_the_companies_screen_and_revoke_it(agent):
     async with app.run_test(size=SIZE) as pilot:
         await workers_done(pilot)
         await pilot.press("p")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, DevicesScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, DevicesScreen)
         assert "poppy-tui web is not running" in shown(app)
         announce_server(data_dir, "http://127.0.0.1:9", passkey=False)
         try:

@@ -32,7 +32,7 @@ from poppy_tui.ui.screens.confirm_approve import (
 )
 from poppy_tui.ui.sizes import SMALLEST
 from tests.companies.strict_company import RawAnswer
-from tests.ui.ui_sample import record_notifications, review_shown, ui_config, wait_for
+from tests.ui.ui_sample import record_notifications, review_shown, screen_up, ui_config, wait_for
 
 GRACE = 3600.0  # far longer than any test runs: only a send made elsewhere ends it
 SIZES = [(80, 24), SMALLEST]
@@ -84,9 +84,7 @@ def send_now(agent, row: int) -> None:
 
 async def open_decline(app, pilot) -> ConfirmDeclineScreen:
     await pilot.press("d")
-    await wait_for(
-        pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
-    )
+    await screen_up(pilot, ConfirmDeclineScreen)
     return app.screen
 
 
@@ -216,9 +214,7 @@ async def test_a_confirmation_open_past_the_expiry_says_expired_and_approves_not
         review = app.screen
         await wait_for(pilot, lambda: review.can_approve())
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         assert "sent in" in text(app, "#confirm-help")
         clock.now = agent.store.get_operation(row).current.expires_at + timedelta(seconds=1)
         await wait_for(
@@ -248,10 +244,7 @@ async def test_a_confirmation_closes_when_another_window_declines(tmp_path, stri
         review = app.screen
         await wait_for(pilot, lambda: review.can_approve())
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
-        dialog = app.screen
+        dialog = await screen_up(pilot, ConfirmApproveScreen)
         with Store.open(agent.store.path) as elsewhere:
             elsewhere.decline(row, elsewhere.get_operation(row).current.id)
         await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmApproveScreen))
@@ -276,10 +269,7 @@ async def test_the_outcome_dialog_closes_when_the_outcome_is_found_out(tmp_path,
         )
         await wait_for(pilot, lambda: app.screen.record.status == Status.OUTCOME_UNKNOWN)
         await pilot.press("r")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ResolveOutcomeScreen) and app.screen.is_mounted
-        )
-        dialog = app.screen
+        dialog = await screen_up(pilot, ResolveOutcomeScreen)
         # Recorded in another window.
         with Store.open(agent.store.path) as elsewhere, contextlib.suppress(StateError):
             elsewhere.resolve_unknown(row, True)

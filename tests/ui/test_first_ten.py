@@ -26,14 +26,15 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.theme_setting import with_theme
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
-    record_notifications,
     FIXED_NOW,
     JACKET_SUMMARY,
     add_company,
     add_operation,
     build_sample,
     jacket_terms,
+    record_notifications,
     review_shown,
+    screen_up,
     send_through,
     started,
     wait_for,
@@ -198,12 +199,10 @@ async def test_a_review_left_with_a_global_key_is_closed_on_the_way(store, make_
         await review_shown(pilot)
         assert isinstance(app.screen, ReviewScreen)
         await pilot.press("h")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, HistoryScreen)
         await settle(pilot)
         await pilot.press("i")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.is_mounted)
+        await screen_up(pilot, InboxScreen)
         await settle(pilot)
         assert isinstance(app.screen, InboxScreen)
         assert len(app.screen_stack) == 1
@@ -278,9 +277,7 @@ async def test_the_confirm_dialog_footer_shows_its_own_keys_only(store, make_app
         app.open_review(rows["jacket"])
         await review_shown(pilot)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await settle(pilot)
         shown = {key.description for key in app.screen.query(FooterKey)}
         assert shown == {"Yes, approve", "Cancel"}
@@ -527,9 +524,7 @@ async def test_the_grace_toast_has_no_number_that_would_stand_still(store, make_
         app.open_review(rows["jacket"])
         screen = await review_shown(pilot)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await pilot.press("y")
         await wait_for(pilot, lambda: "sending in" in str(screen.query_one("#outcome").render()))
         await wait_for(pilot, lambda: any(m.startswith("Approved.") for m in notes))
@@ -579,9 +574,7 @@ async def test_at_80_columns_the_footer_shows_every_review_key_during_the_grace_
         app.open_review(rows["jacket"])
         screen = await review_shown(pilot)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await pilot.press("y")
         await wait_for(
             pilot,

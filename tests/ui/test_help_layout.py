@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.help import HelpScreen, binding_groups
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import screen_up, wait_for
 
 LONG_KEYS = ("up/down/pgup/pgdn", "enter (in a field)", "enter (in the box)")
 
@@ -20,7 +20,7 @@ async def test_keys_stay_whole_and_ids_line_up(store, size, make_agent):
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: app.painted)
         await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await screen_up(pilot, HelpScreen)
         tables = list(app.screen.query(".help-keys").results(Static))
         assert tables
         lines = []

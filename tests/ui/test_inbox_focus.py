@@ -16,10 +16,11 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
     JACKET_SUMMARY,
-    record_notifications,
     add_company,
     add_operation,
     jacket_terms,
+    record_notifications,
+    screen_up,
     ui_config,
     wait_for,
 )
@@ -64,11 +65,7 @@ async def test_enter_opens_the_first_operation_of_an_inbox_that_started_empty(ag
             pilot, lambda: _rows(app, "pending-table") == 1, describe=lambda: _shown(app)
         )
         await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
-            describe=lambda: _shown(app),
-        )
+        await screen_up(pilot, ReviewScreen, describe=lambda: _shown(app))
         assert app.screen.operation_row == row
 
 
@@ -94,11 +91,7 @@ async def test_enter_opens_a_new_operation_after_every_earlier_one_was_decided(a
             pilot, lambda: _rows(app, "pending-table") == 1, describe=lambda: _shown(app)
         )
         await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
-            describe=lambda: _shown(app),
-        )
+        await screen_up(pilot, ReviewScreen, describe=lambda: _shown(app))
         assert app.screen.operation_row == second
 
 
@@ -117,11 +110,7 @@ async def test_enter_opens_an_operation_on_its_way_when_nothing_waits(agent):
             pilot, lambda: _rows(app, "progress-table") == 1, describe=lambda: _shown(app)
         )
         await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
-            describe=lambda: _shown(app),
-        )
+        await screen_up(pilot, ReviewScreen, describe=lambda: _shown(app))
         assert app.screen.operation_row == row
 
 
@@ -149,9 +138,5 @@ async def test_an_arriving_operation_does_not_take_the_keys_from_another_screen(
         app.action_show_inbox()
         await wait_for(pilot, lambda: app.screen is inbox, describe=lambda: _shown(app))
         await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
-            describe=lambda: _shown(app),
-        )
+        await screen_up(pilot, ReviewScreen, describe=lambda: _shown(app))
         assert app.screen.operation_row == row

@@ -20,7 +20,7 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.sizes import SMALLEST
-from tests.ui.ui_sample import ui_config, wait_for
+from tests.ui.ui_sample import screen_up, ui_config, wait_for
 
 SIZES = [(80, 24), SMALLEST]
 CHARACTERS = {"tab": "\t", "enter": "\r"}
@@ -107,11 +107,7 @@ async def test_esc_from_the_review_new_request_opened_leaves_no_field_focused(
     async with app_on(tmp_path, strict, "compose", size) as (app, pilot, company):
         first, second = await rebook_form(app, pilot, company)
         await pilot.press(*"bk_1", "tab", *"2026-12-05", "ctrl+s")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted,
-            timeout=20,
-        )
+        await screen_up(pilot, ReviewScreen, timeout=20)
         await wait_for(pilot, lambda: app.screen.shown_revision_id is not None)
         composer = app.screen_stack[-2]
         await pilot.press("escape")

@@ -14,12 +14,13 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.notifications import OperationWatcher, desktop_protocol, desktop_sequence
 from tests.ui.ui_sample import (
-    record_notifications,
     JACKET_SUMMARY,
     add_company,
     add_operation,
     jacket_terms,
     poll_seen,
+    record_notifications,
+    screen_up,
     send_through,
     started,
     ui_config,
@@ -217,13 +218,13 @@ async def test_quit_with_an_approval_in_its_grace_period_asks_first(store, make_
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted)
+        await screen_up(pilot, QuitScreen)
         assert app.is_running
         await pilot.press("escape")  # don't quit
         await wait_for(pilot, lambda: not isinstance(app.screen, QuitScreen))
         assert app.is_running
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted)
+        await screen_up(pilot, QuitScreen)
         await pilot.press("l")  # leave it queued
         await wait_for(pilot, lambda: not app.is_running)
     assert (
@@ -251,7 +252,7 @@ async def test_quit_and_send_waits_until_the_approval_has_an_answer(make_agent, 
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted)
+        await screen_up(pilot, QuitScreen)
         await pilot.press("s")  # send now: the grace period is cut short
         await wait_for(
             pilot,

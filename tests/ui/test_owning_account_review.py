@@ -26,7 +26,7 @@ from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.screens.signin import SignInScreen
 from tests.companies.account_company import NAME
 from tests.signed_in import SignedIn
-from tests.ui.ui_sample import record_notifications, review_shown, wait_for
+from tests.ui.ui_sample import record_notifications, review_shown, screen_up, wait_for
 
 SIZE = (120, 36)
 CONFIG = Config(
@@ -94,18 +94,14 @@ async def test_review_names_the_account_and_holds_approve_while_signed_in_as_ano
         assert agent.store.get_operation(op.id).status == Status.PENDING
         assert review.check_action("sign_in", ()) is True  # `s` signs in, here as well
         await pilot.press("s")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, SignInScreen)
         signed.as_("tok_alice", ALICE)  # the person signs in as the owning account: the hold lifts
         app.screen.dismiss(True)
         await wait_for(pilot, lambda: app.screen is review)
         await wait_for(pilot, review.can_approve)
         assert not any(f.code == OTHER_ACCOUNT_CODE for f in review.findings)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await pilot.press("y")
         await wait_for(
             pilot, lambda: agent.store.get_operation(op.id).status == Status.PERFORMED, timeout=20
@@ -138,9 +134,7 @@ async def test_review_of_an_operation_whose_account_is_unknown_asks_whose_sign_i
         )
         assert review.check_action("confirm_account", ()) is True
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await pilot.press("y")
         await wait_for(
             pilot,

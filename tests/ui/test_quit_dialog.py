@@ -19,6 +19,7 @@ from tests.ui.ui_sample import (
     add_company,
     add_operation,
     jacket_terms,
+    screen_up,
     started,
     ui_config,
     wait_for,
@@ -46,9 +47,7 @@ async def test_send_now_sends_at_once_instead_of_waiting_out_the_grace_period(tm
         async with app.run_test(size=SIZE) as pilot:
             await started(pilot)
             await pilot.press("q")
-            await wait_for(
-                pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted
-            )
+            await screen_up(pilot, QuitScreen)
             await pilot.press("s")
             # The app quits by itself once the Company has answered the approval.
             await wait_for(
@@ -79,7 +78,7 @@ async def test_send_now_is_recorded_and_leaves_withdrawn_approvals_alone(store, 
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted)
+        await screen_up(pilot, QuitScreen)
         store.withdraw(taken_back)  # in another window, while the dialog is open
         await pilot.press("s")
         # "s" recorded "send now" (the positive sign), and nothing sends here: the dialog waits.
@@ -118,7 +117,7 @@ async def test_the_quit_choices_speak_of_one_approval_as_one_and_fit_80_columns(
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted)
+        await screen_up(pilot, QuitScreen)
         choices = app.screen.query_one("#quit-help")
         lines = str(choices.render()).splitlines()
         assert all(len(line) <= choices.content_region.width for line in lines), lines
@@ -160,9 +159,7 @@ async def test_send_now_does_not_wait_on_an_approval_that_waits_for_sign_in(tmp_
         app = PoppyApp(agent)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("q")
-            await wait_for(
-                pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted
-            )
+            await screen_up(pilot, QuitScreen)
             await pilot.press("s")
             progress = app.screen.query_one("#quit-progress")
             await wait_for(pilot, lambda: "sign in" in str(progress.render()))
@@ -198,7 +195,7 @@ async def test_the_quit_dialog_keeps_a_moves_new_time(make_agent, store, size):
     async with app.run_test(size=size) as pilot:
         await wait_for(pilot, lambda: app.painted)
         await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted)
+        await screen_up(pilot, QuitScreen)
         line = app.screen.query_one(f"#quit-operation-{row}")
         shown = " ".join(str(line.render()).split())
         assert "to Tue, Dec 8 at 2:00 PM" in shown, shown

@@ -17,7 +17,7 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.quit_dialog import QuitScreen
-from tests.ui.ui_sample import ui_config, wait_for
+from tests.ui.ui_sample import screen_up, ui_config, wait_for
 
 GRACE = 3600.0  # far longer than any test runs: only a send made elsewhere ends it
 
@@ -60,9 +60,7 @@ async def test_an_approval_sent_behind_the_dialog_is_said_and_the_stale_choices_
         async with app.run_test(size=size) as pilot:
             await wait_for(pilot, lambda: app.painted)
             await pilot.press("q")
-            await wait_for(
-                pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted
-            )
+            await screen_up(pilot, QuitScreen)
             assert "1 approved operation not sent yet" in text_of(app, "#quit-title")
             assert footer_keys(app) == {
                 "s",
@@ -99,9 +97,7 @@ async def test_in_the_demo_leaving_it_queued_says_it_is_never_sent(tmp_path, str
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: app.painted)
             await pilot.press("q")
-            await wait_for(
-                pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted
-            )
+            await screen_up(pilot, QuitScreen)
             choices = app.screen.query_one("#quit-help")
             help_text = str(choices.render())
             assert "the demo Company stops now" in help_text and "never be sent" in help_text
@@ -123,9 +119,7 @@ async def test_in_the_demo_l_withdraws_what_it_says_will_never_be_sent(tmp_path,
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: app.painted)
             await pilot.press("q")
-            await wait_for(
-                pilot, lambda: isinstance(app.screen, QuitScreen) and app.screen.is_mounted
-            )
+            await screen_up(pilot, QuitScreen)
             await pilot.press("l")
             await wait_for(pilot, lambda: not app.is_running)
         assert agent.store.get_operation(row).status == Status.WITHDRAWN

@@ -15,7 +15,7 @@ from poppy_tui.agent.paths import Paths
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.inbox import InboxScreen
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import build_sample, ui_config, wait_for
+from tests.ui.ui_sample import build_sample, screen_up, ui_config, wait_for
 
 
 def footer_keys(app) -> tuple[str, ...]:
@@ -66,9 +66,7 @@ async def test_title_and_footer_follow_a_resize_like_a_fresh_start(sample_agent)
         await wait_for(pilot, lambda: app.painted and shows_palette(app))
         assert "New request" in chrome(app)[0]
         await pilot.press("enter")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ReviewScreen)
         await wait_for(pilot, lambda: shows_palette(app), describe=lambda: repr(chrome(app)))
         await pilot.resize_terminal(80, 24)
         await wait_for(
@@ -77,7 +75,7 @@ async def test_title_and_footer_follow_a_resize_like_a_fresh_start(sample_agent)
             describe=lambda: repr(chrome(app)),
         )
         await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.is_mounted)
+        await screen_up(pilot, InboxScreen)
         await wait_for(pilot, lambda: chrome(app) == at_80, describe=lambda: repr(chrome(app)))
 
 

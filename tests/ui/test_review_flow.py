@@ -18,6 +18,7 @@ from tests.ui.ui_sample import (
     add_company,
     add_operation,
     jacket_terms,
+    screen_up,
     send_through,
     wait_for,
     workers_done,
@@ -197,10 +198,7 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(app, pilot, row)
         await pilot.press("d")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
-        )
-        dialog = app.screen
+        dialog = await screen_up(pilot, ConfirmDeclineScreen)
         assert isinstance(dialog, ConfirmDeclineScreen)
         said = " ".join(str(w.render()) for w in dialog.query("Static"))
         assert "Manzanita Outfitters" in said and "Stormline Insulated Jacket" in said
@@ -210,9 +208,7 @@ async def test_decline_asks_once_repeating_company_and_summary_then_records_it(s
         await wait_for(pilot, lambda: app.screen is screen)
         assert store.get_operation(row).status == Status.PENDING
         await pilot.press("d")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmDeclineScreen)
         await pilot.press("enter")  # Enter is not the confirming key
         await workers_done(pilot)  # the key was handled: the dialog is still up, nothing recorded
         assert isinstance(app.screen, ConfirmDeclineScreen)
@@ -236,16 +232,12 @@ async def test_decline_during_the_grace_period_also_asks_first(store, make_agent
         screen = await open_review(app, pilot, row)
         await wait_armed(pilot, screen)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await pilot.press("y")
         await wait_for(pilot, lambda: "APPROVED" in str(screen.query_one("#outcome").render()))
         assert store.get_operation(row).status == Status.APPROVED
         await pilot.press("d")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmDeclineScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmDeclineScreen)
         said = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "withdrawn before it is sent" in said
         assert store.get_operation(row).status == Status.APPROVED

@@ -17,7 +17,7 @@ from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from tests.companies.strict_company import RawAnswer, StrictCompany
-from tests.ui.ui_sample import ui_config, wait_for
+from tests.ui.ui_sample import screen_up, ui_config, wait_for
 
 SIZE = (120, 40)
 
@@ -80,10 +80,16 @@ async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_ea
             assert agent.store.get_operation(second).status == Status.PENDING
             # The person finds out and records it in the earlier operation's review (here, directly).
             agent.resolve_unknown(first, performed=True)
+            # The hold lifts before the panel is drawn again (the review's load sets what holds it
+            # back, then awaits the panel's new lines), so each is waited for on its own.
+            await wait_for(
+                pilot,
+                lambda: "Can't be approved yet" not in panel_text(screen),
+                describe=lambda: panel_text(screen),
+            )
             await wait_for(
                 pilot, lambda: screen.approve_blocker() is None, describe=screen.approve_blocker
             )
-            assert "Can't be approved yet" not in panel_text(screen)
             # Performed: approving the new one does it again, which the review says (a warning).
             await wait_for(
                 pilot,
@@ -92,9 +98,6 @@ async def test_a_held_operation_shows_the_danger_refuses_a_and_lifts_once_the_ea
             )
             assert f"operation {first} (" in panel_text(screen)
             await pilot.press("a")
-            await wait_for(
-                pilot,
-                lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted,
-            )
+            await screen_up(pilot, ConfirmApproveScreen)
     finally:
         await agent.aclose()

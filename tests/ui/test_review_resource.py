@@ -26,7 +26,7 @@ from poppy_tui.ui.screens.help import HelpScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.resource_view import ResourceView
 from tests.companies.resource_company import ResourceCompany
-from tests.ui.ui_sample import ui_config, wait_for, workers_done
+from tests.ui.ui_sample import screen_up, ui_config, wait_for, workers_done
 
 BIG, SMALL = (160, 48), (80, 24)
 
@@ -182,9 +182,7 @@ async def test_read_again_on_demand_and_before_the_confirmation(tmp_path, junipe
         )
         await wait_for(pilot, lambda: screen.can_approve())
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         assert len(juniper.state.reads) == reads + 2
         note = str(app.screen.query_one("#confirm-resource", Static).render())
         assert note.startswith("CHANGED since you opened the review"), note
@@ -204,9 +202,7 @@ async def test_unchanged_state_is_said_in_the_confirmation(tmp_path, juniper, re
             screen.resource_read, read_at=datetime.now(UTC) - timedelta(seconds=read_ago)
         )
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         note = str(app.screen.query_one("#confirm-resource", Static).render())
         # Named as the review's section names it (where from, when), with a verdict (walk K2:
         # "Now read at 02:01:44" said neither).
@@ -231,11 +227,7 @@ async def test_a_read_that_times_out_before_the_confirmation_is_named_and_said(
     async with reviewing(tmp_path, juniper, "ord_slow", size=SMALL) as (app, pilot, screen):
         await wait_for(pilot, lambda: screen.can_approve())
         await pilot.press("a")
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted,
-            timeout=20,
-        )
+        await screen_up(pilot, ConfirmApproveScreen, timeout=20)
         note = str(app.screen.query_one("#confirm-resource", Static).render())
         assert note.startswith("Now"), note  # the section's name, as the review's title says it
         assert "couldn't read it again: no complete answer within 0.5 s" in note, note
@@ -256,7 +248,7 @@ async def test_the_keys_are_remappable_and_listed_in_help(tmp_path, juniper):
         await pilot.press("R")
         await wait_for(pilot, lambda: len(juniper.state.reads) == reads + 1)
         await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await screen_up(pilot, HelpScreen)
         from poppy_tui.ui.screens.help import binding_groups
 
         bindings, extra = next((b, e) for group, b, e in binding_groups() if group == "Review")
@@ -401,9 +393,7 @@ async def test_the_live_review_once_sent_says_before_the_decision_and_offers_no_
         assert "g reads it again" in title(screen)
         await wait_for(pilot, screen.can_approve)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         await pilot.press("y")
         await wait_for(
             pilot,

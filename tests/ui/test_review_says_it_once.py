@@ -14,7 +14,7 @@ from poppy_tui.agent.store import Status, Store
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.confirm_approve import ConfirmApproveScreen
 from poppy_tui.ui.screens.review import ReviewScreen
-from tests.ui.ui_sample import ui_config, wait_for
+from tests.ui.ui_sample import screen_up, ui_config, wait_for
 
 
 async def open_agent(tmp_path, strict, grace: float) -> tuple[Agent, int]:
@@ -72,10 +72,7 @@ async def test_withdrawing_clears_the_approved_toast(tmp_path, strict):
             review = app.screen
             await wait_for(pilot, lambda: review.approve_blocker() is None)  # loaded and armed
             await pilot.press("a")
-            await wait_for(
-                pilot,
-                lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted,
-            )
+            await screen_up(pilot, ConfirmApproveScreen)
             await pilot.press("y")
             await wait_for(
                 pilot,

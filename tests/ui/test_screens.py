@@ -18,14 +18,15 @@ from poppy_tui.ui.screens.history_detail import HistoryDetailScreen
 from poppy_tui.ui.screens.review import ReviewScreen
 from poppy_tui.ui.widgets.operation_list import OperationTable
 from tests.ui.ui_sample import (
-    record_notifications,
-    checks_shown,
     FIXED_NOW,
     JACKET_SUMMARY,
     add_company,
     add_operation,
     build_sample,
+    checks_shown,
     jacket_terms,
+    record_notifications,
+    screen_up,
     started,
     wait_for,
 )
@@ -136,9 +137,7 @@ async def test_inbox_sections_badges_countdowns_and_enter_opens_review(store, ma
         assert "OUTCOME UNKNOWN" in table_text(progress)
         assert "sends in 5s" in table_text(progress)
         await pilot.press("enter")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ReviewScreen)
         assert app.screen.operation_row == rows["flight"]
 
 
@@ -179,9 +178,7 @@ async def test_history_filters_by_status_company_and_text(store, make_agent):
         await pilot.press("enter")  # leaves the search box for the table
         await wait_for(pilot, lambda: isinstance(app.focused, DataTable))
         await pilot.press("enter")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, HistoryDetailScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, HistoryDetailScreen)
 
 
 @pytest.mark.parametrize("width", [180, 200, 220, 250])
@@ -294,7 +291,7 @@ async def test_help_lists_every_binding_with_its_id(store, agent):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await screen_up(pilot, HelpScreen)
         await settle(pilot)
         text = " ".join(plain_text(w.content) for w in app.screen.query("Static"))
         for binding_id in (
@@ -319,7 +316,7 @@ async def test_navigation_keys_do_nothing_behind_a_dialog(store, agent):
     app = PoppyApp(agent)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted)
+        await screen_up(pilot, HelpScreen)
         await settle(pilot)
         await pilot.press("h")
         await settle(
@@ -428,4 +425,4 @@ async def test_escape_leaves_talk_and_the_composer_even_while_typing(store, mode
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.is_mounted)
+        await screen_up(pilot, InboxScreen)

@@ -23,7 +23,7 @@ from poppy_tui.demo.accounts.users import DEMO_ONE_TIME_CODE, DEMO_PASSWORD, DEM
 from poppy_tui.ui.app import PoppyApp
 from poppy_tui.ui.screens.conversation import ConversationScreen
 from poppy_tui.ui.screens.signin import SignInScreen
-from tests.ui.ui_sample import wait_for
+from tests.ui.ui_sample import screen_up, wait_for
 
 FITTING = "Could you move my fitting appointment to tomorrow at 2pm?"
 SIZES = [(80, 24), (160, 48)]
@@ -66,8 +66,7 @@ def _footer_keys(app) -> set[str]:
 
 async def _confirm_device_in_a_browser(pilot, app) -> None:
     """Device Sign-In in the dialog, confirmed on the demo Company's page as the demo user."""
-    await wait_for(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted)
-    dialog = app.screen
+    dialog = await screen_up(pilot, SignInScreen)
     await wait_for(pilot, lambda: bool(dialog.offered))
     if not dialog.query("#sign-in-code"):
         await pilot.press("d")

@@ -20,7 +20,7 @@ from poppy_tui.ui.screens.signin import SignInScreen
 from tests.companies.account_company import NAME
 from tests.signed_in import Tokens
 from tests.ui.test_company_flows import pick_action
-from tests.ui.ui_sample import record_notifications, review_shown, started, wait_for
+from tests.ui.ui_sample import record_notifications, review_shown, screen_up, started, wait_for
 
 SIZE = (120, 36)
 CONFIG = Config(
@@ -53,14 +53,10 @@ async def test_composer_challenge_then_one_key_signs_in_and_sends_again(agent, b
         shown = str(screen.query_one("#composer-result", Static).render())
         assert f"Sign in to {NAME} to continue (scopes orders)" in shown and "Ctrl+G" in shown
         await pilot.press("ctrl+g")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, SignInScreen)
         agent.access_token_source.token = "tok_alice"  # the person completes the sign-in
         app.screen.dismiss(True)
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ReviewScreen)
         op = agent.store.get_operation(app.screen.operation_row)
         assert op.account_owned and op.status == Status.PENDING
         sent = [r for r in birch.state.received if r["path"] == "/orders"]
@@ -112,9 +108,7 @@ async def test_review_offers_sign_in_for_an_approval_waiting_for_it(agent, birch
         attempts = str(review.query_one("#progress").render())
         assert "asked for sign-in" in attempts and "not_performed" not in attempts
         await pilot.press("s")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, SignInScreen)
         agent.access_token_source.token = "tok_alice"
         app.screen.dismiss(True)
         await wait_for(
@@ -149,9 +143,7 @@ async def test_talk_shows_an_authorization_event_and_offers_sign_in(agent, birch
         )
         assert screen.check_action("sign_in_and_resend", ()) is True
         await pilot.press("ctrl+g")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, SignInScreen)
 
 
 class RecordingApp(PoppyApp):

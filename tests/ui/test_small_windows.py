@@ -19,6 +19,7 @@ from tests.ui.ui_sample import (
     add_operation,
     jacket_terms,
     review_shown,
+    screen_up,
     wait_for,
 )
 
@@ -55,10 +56,7 @@ async def test_at_the_smallest_size_the_review_says_what_is_below_and_the_confir
         assert "more lines below" in str(more.render()) and _on_screen(app, more)
         assert not review.summary_seen
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
-        dialog = app.screen
+        dialog = await screen_up(pilot, ConfirmApproveScreen)
         await pilot.pause()
         unseen = dialog.query_one("#confirm-unseen")
         assert "part of the summary and terms was not on screen" in str(unseen.render())
@@ -87,9 +85,7 @@ async def test_once_the_summary_and_terms_were_on_screen_nothing_more_is_said(
         assert review.summary_seen
         await wait_for(pilot, lambda: not more.display)
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         assert not app.screen.query("#confirm-unseen")
         assert _on_screen(app, app.screen.query_one("#confirm-help"))
 
@@ -105,7 +101,5 @@ async def test_at_80x24_the_review_keeps_its_lines_for_the_body(make_agent, stor
         assert not review.summary_seen  # the terms are below: only the line is not said
         assert not review.query_one("#review-more").display
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         assert not app.screen.query("#confirm-unseen")

@@ -20,6 +20,7 @@ from tests.ui.ui_sample import (
     add_company,
     add_operation,
     jacket_terms,
+    screen_up,
     ui_config,
     wait_for,
 )
@@ -65,10 +66,7 @@ async def test_start_up_warns_briefly_and_the_review_says_why_and_the_fix(
                 KEY_STORAGE_ENV not in warning and len(warning) < 200
             )  # short: the review has the rest
             app.open_review(row)
-            await wait_for(
-                pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.is_mounted
-            )
-            screen = app.screen
+            screen = await screen_up(pilot, ReviewScreen)
             await wait_for(pilot, lambda: bool(screen.query("#outcome")))
             banner = screen.query_one("#outcome")
             await wait_for(

@@ -22,6 +22,7 @@ from tests.ui.ui_sample import (
     add_operation,
     jacket_terms,
     record_notifications,
+    screen_up,
     started,
     wait_for,
     without_reads,
@@ -90,9 +91,7 @@ async def test_the_inbox_review_and_confirmation_name_who_asked(store, make_agen
         )
         assert "\x1b" not in header and "\x07" not in header
         await pilot.press("a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmApproveScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, ConfirmApproveScreen)
         asked = str(app.screen.query_one("#confirm-asked").render())
         assert asked.startswith("Asked by NEW agent «laptop»") and "then the CLI" in asked
         await pilot.press("escape")
@@ -129,9 +128,7 @@ async def test_the_agents_screen_lists_each_agent_and_revokes_after_a_confirmati
     async with app.run_test(size=SMALL) as pilot:
         await started(pilot)
         await pilot.press("m")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, AgentsScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, AgentsScreen)
         table = app.screen.query_one("#agents-table", DataTable)
         await wait_for(pilot, lambda: table.row_count == 3)
         rows = rows_text(table).splitlines()
@@ -141,21 +138,15 @@ async def test_the_agents_screen_lists_each_agent_and_revokes_after_a_confirmati
         assert rows[2].startswith("odd\\x1b[31m") and " | none | " in rows[2]
         # Revoking asks first: n (or Esc) keeps the token.
         await pilot.press("r")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, RevokeAgentScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, RevokeAgentScreen)
         dialog = screen_text(app)
         assert "laptop" in dialog and "Its 1 operation waiting for you stay in the queue." in dialog
         await pilot.press("n")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, AgentsScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, AgentsScreen)
         assert [e.name for e in read_entries(registry_path(data_dir))] == ["laptop", "overseer"]
         # y revokes it: the token is gone from the file (a running gate refuses it at once).
         await pilot.press("r")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, RevokeAgentScreen) and app.screen.is_mounted
-        )
+        await screen_up(pilot, RevokeAgentScreen)
         await pilot.press("y")
         await wait_for(
             pilot, lambda: [e.name for e in read_entries(registry_path(data_dir))] == ["overseer"]

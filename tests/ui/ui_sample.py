@@ -105,6 +105,21 @@ async def review_shown(pilot, timeout: float = 10.0) -> Any:
     return app.screen
 
 
+async def screen_up(pilot, kind: type, timeout: float = 10.0, describe=None) -> Any:
+    """Wait until the app's screen is a `kind` and is mounted, and return it. A pushed screen is
+    app.screen before its compose has run; once it is mounted (after Compose and Mount, which waits
+    for every child), what it composed is there to query."""
+    app = pilot.app
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, kind) and app.screen.is_mounted,
+        timeout,
+        describe=describe
+        or (lambda: f"the screen is {type(app.screen).__name__}, mounted: {app.screen.is_mounted}"),
+    )
+    return app.screen
+
+
 async def poll_seen(pilot, timeout: float = 10.0) -> None:
     """Wait until the app's store poll has seen the latest commit (another process's, or the test's
     own writes through a second Store), and the screens and notifications have handled it."""
